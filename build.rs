@@ -1,0 +1,137 @@
+//! Builds the UI with npm + Vite into OUT_DIR, so rust-embed can bake it into the binary.
+//!
+//! `CXWATCH_UI_DIST=<dir>` uses a UI built beforehand instead. The npm packages are
+//! installed when `node_modules` is missing or older than `package-lock.json`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=CXWATCH_UI_DIST");
+    let dist = match std::env::var_os("CXWATCH_UI_DIST") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if !dir.join("index.html").is_file() {
+                fail(&format!(
+                    "CXWATCH_UI_DIST={} has no index.html: build the UI there first (cd ui && npm run build -- --outDir {0})",
+                    dir.display()
+                ));
+            }
+            println!("cargo:rerun-if-changed={}", dir.display());
+            dir
+        }
+        None => build_ui(),
+    };
+    write_gzip_siblings(&dist);
+    report_size(&dist);
+    println!("cargo:rustc-env=CXWATCH_UI_DIR={}", dist.display());
+}
+
+fn build_ui() -> PathBuf {
+    let ui = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("ui");
+    for p in [
+        "src",
+        "index.html",
+        "public",
+        "package.json",
+        "package-lock.json",
+        "vite.config.ts",
+        "tsconfig.json",
+        "lingui.config.ts",
+    ] {
+        println!("cargo:rerun-if-changed=ui/{p}");
+    }
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("ui-dist");
+
+    let npm = if cfg!(windows) { "npm.cmd" } else { "npm" };
+    if Command::new(npm).arg("--version").output().is_err() {
+        fail("npm not found: install Node.js 20+ with npm, or set CXWATCH_UI_DIST to a UI built beforehand");
+    }
+    let lock = ui.join("package-lock.json");
+    let marker = ui.join("node_modules/.package-lock.json");
+    if is_stale(&marker, &lock) {
+        run(Command::new(npm)
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&ui));
+    }
+    run(Command::new(npm)
+        .args(["run", "build", "--", "--outDir"])
+        .arg(&out)
+        .arg("--emptyOutDir")
+        .current_dir(&ui));
+    out
+}
+
+fn is_stale(marker: &Path, source: &Path) -> bool {
+    let time = |p: &Path| p.metadata().and_then(|m| m.modified()).ok();
+    match (time(marker), time(source)) {
+        (Some(m), Some(s)) => m < s,
+        _ => true,
+    }
+}
+
+fn run(cmd: &mut Command) {
+    let status = cmd.status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => fail(&format!(
+            "UI build step {cmd:?} failed with {s}; run it in ui/ to see why"
+        )),
+        Err(e) => fail(&format!("UI build step {cmd:?} could not start: {e}")),
+    }
+}
+
+/// Hashed assets get a `.gz` sibling so the server can send them compressed without work.
+fn write_gzip_siblings(dist: &Path) {
+    let Ok(entries) = walk(dist) else { return };
+    for path in entries {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !matches!(ext, "js" | "css" | "html" | "svg" | "json" | "map" | "txt") {
+            continue;
+        }
+        let gz = path.with_extension(format!("{ext}.gz"));
+        if is_stale(&gz, &path) {
+            let data = std::fs::read(&path).unwrap();
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            enc.write_all(&data).unwrap();
+            std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        }
+    }
+}
+
+/// Prints the figure the bundle budget is checked against: all JS and CSS, gzipped.
+fn report_size(dist: &Path) {
+    let Ok(entries) = walk(dist) else { return };
+    let total: u64 = entries
+        .iter()
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".js.gz") || name.ends_with(".css.gz")
+        })
+        .filter_map(|p| p.metadata().ok().map(|m| m.len()))
+        .sum();
+    println!(
+        "cargo:warning=UI bundle: {:.1} kB of JavaScript and CSS, gzipped",
+        total as f64 / 1000.0
+    );
+}
+
+fn walk(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            out.extend(walk(&path)?);
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(out)
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    println!("cargo:warning={msg}");
+    std::process::exit(1);
+}

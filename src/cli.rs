@@ -1,0 +1,160 @@
+//! Command line: parse, load config, hand over.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{ApiMode, Config, LogFormat, Overrides};
+use crate::store::Store;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cxwatch",
+    version,
+    about = "Console for watching automated contact-centre test calls"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: Common,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options every subcommand takes.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Common {
+    /// Config file (default: /etc/cxwatch/config.toml when it exists).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Data directory (database, certificate, recordings); overrides `data_dir`.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Serve the console (the default).
+    Serve(ServeArgs),
+    /// Call /healthz of the running server; exit 0 when it answers.
+    Healthcheck,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ServeArgs {
+    /// Address and port to listen on; overrides `server.listen`.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<SocketAddr>,
+    /// Run a demo site: a throw-away data directory (unless --data-dir is given),
+    /// demo accounts and demo data.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("cxwatch: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let serve_args = match &cli.command {
+        Some(Command::Serve(a)) => a.clone(),
+        _ => ServeArgs::default(),
+    };
+    let overrides = Overrides {
+        config: cli.common.config.clone(),
+        data_dir: cli.common.data_dir.clone(),
+        listen: serve_args.listen,
+    };
+    let config = Config::load(&overrides)?;
+    init_logging(&config);
+    let runtime = tokio::runtime::Runtime::new()?;
+    match cli.command {
+        None | Some(Command::Serve(_)) => runtime.block_on(serve(config, serve_args, &cli.common)),
+        Some(Command::Healthcheck) => runtime.block_on(healthcheck(&config)),
+    }
+}
+
+async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::Result<ExitCode> {
+    let _demo_dir;
+    if args.demo && common.data_dir.is_none() {
+        let dir = tempfile_dir()?;
+        config.data_dir = dir.clone();
+        _demo_dir = TempDir(dir);
+    }
+    let store = match config.api.mode {
+        ApiMode::Embedded => Some(Store::open(&config.data_dir)?),
+        ApiMode::Proxy => None,
+    };
+    crate::server::serve(Arc::new(config), crate::server::ServeOptions { store }).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
+    let scheme = if config.server.plain_http {
+        "http"
+    } else {
+        "https"
+    };
+    let mut addr = config.server.listen;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let client = reqwest::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .timeout(std::time::Duration::from_secs(5))
+        .build()?;
+    let resp = client
+        .get(format!("{scheme}://{addr}/healthz"))
+        .send()
+        .await?;
+    if resp.status().is_success() {
+        println!("ok");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("cxwatch healthcheck: {}", resp.status());
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+/// A data directory for `--demo` that is removed when the server stops.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("cxwatch-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn init_logging(config: &Config) {
+    use std::io::IsTerminal;
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CXWATCH_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&config.log.level));
+    let json = match config.log.format {
+        LogFormat::Json => true,
+        LogFormat::Text => false,
+        LogFormat::Auto => !std::io::stderr().is_terminal(),
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
+}

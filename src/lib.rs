@@ -1,0 +1,12 @@
+//! cxwatch: a console for watching automated contact-centre test calls.
+//!
+//! The binary serves the UI (baked in with rust-embed) over TLS and answers `/api`
+//! either from its own store (`embedded`) or by forwarding to a tenant's upstream (`proxy`).
+
+pub mod api;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod ingest;
+pub mod server;
+pub mod store;

@@ -1,0 +1,230 @@
+//! The embedded store: one SQLite file in the data directory (WAL), schema upgraded at
+//! start-up by the numbered migrations in `store/migrations/`, one transaction each.
+//!
+//! SQL lives here and in the submodules, never in handlers. Blocking SQLite work runs on
+//! tokio's blocking pool through [`Store::read`] and [`Store::write`].
+
+pub mod auth;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use include_dir::{include_dir, Dir};
+use rusqlite::Connection;
+
+static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/migrations");
+
+/// File name of the database inside the data directory.
+pub const DB_FILE: &str = "cxwatch.db";
+/// Reader connections kept open at most.
+const MAX_IDLE_READERS: usize = 8;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("database {path}: schema version {found} is newer than this cxwatch knows ({known}); run the newer cxwatch or restore a backup")]
+    TooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("store I/O: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("store task failed: {0}")]
+    Task(String),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Handle to the database; cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl Store {
+    /// Opens (or creates) the database in `data_dir` and applies pending migrations.
+    pub fn open(data_dir: &Path) -> StoreResult<Store> {
+        std::fs::create_dir_all(data_dir)?;
+        let path = data_dir.join(DB_FILE);
+        let mut writer = connect(&path)?;
+        migrate(&mut writer, &path)?;
+        Ok(Store {
+            inner: Arc::new(Inner {
+                path,
+                writer: Mutex::new(writer),
+                readers: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `f` on a reader connection, off the async threads.
+    pub async fn read<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.with_reader(f))
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+
+    /// Runs `f` inside one write transaction, committed when `f` returns `Ok`.
+    pub async fn write<T, F>(&self, f: F) -> StoreResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&rusqlite::Transaction) -> StoreResult<T> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.with_writer(f))
+            .await
+            .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+
+    /// Blocking variant of [`Store::read`] for command-line tools and benchmarks.
+    pub fn read_blocking<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        self.inner.with_reader(f)
+    }
+
+    /// Blocking variant of [`Store::write`] for command-line tools and benchmarks.
+    pub fn write_blocking<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        self.inner.with_writer(f)
+    }
+}
+
+impl Inner {
+    fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
+        let conn = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let conn = match conn {
+            Some(c) => c,
+            None => connect(&self.path)?,
+        };
+        let result = f(&conn);
+        let mut idle = self.readers.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE_READERS {
+            idle.push(conn);
+        }
+        result
+    }
+
+    fn with_writer<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction) -> StoreResult<T>,
+    ) -> StoreResult<T> {
+        let mut conn = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+fn connect(path: &Path) -> StoreResult<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    // WAL: readers never block the writer. synchronous=NORMAL in WAL mode loses nothing
+    // when the process is killed; only a power cut may drop the last commits.
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA foreign_keys = ON;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA cache_size = -65536;",
+    )?;
+    Ok(conn)
+}
+
+/// The migrations compiled in, ordered by their number prefix.
+fn migrations() -> Vec<(&'static str, &'static str)> {
+    let mut files: Vec<_> = MIGRATIONS
+        .files()
+        .filter_map(|f| Some((f.path().to_str()?, f.contents_utf8()?)))
+        .filter(|(name, _)| name.ends_with(".sql"))
+        .collect();
+    files.sort_by_key(|(name, _)| *name);
+    files
+}
+
+/// Applies every migration above the database's `user_version`, one transaction each.
+/// A database from a newer cxwatch is refused.
+fn migrate(conn: &mut Connection, path: &Path) -> StoreResult<()> {
+    let all = migrations();
+    let known = all.len() as i64;
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found > known {
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            known,
+        });
+    }
+    for (i, (name, sql)) in all.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)
+            .map_err(|e| StoreError::Invalid(format!("migration {name}: {e}")))?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+        tx.commit()?;
+        tracing::info!(migration = name, "database schema upgraded");
+    }
+    Ok(())
+}
+
+/// Seconds since the Unix epoch, the unit of every `*_at` column.
+pub fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_database_gets_every_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let v: i64 = store
+            .read_blocking(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(v, migrations().len() as i64);
+        // Opening again applies nothing and keeps the data.
+        drop(store);
+        Store::open(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn newer_database_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Store::open(dir.path()).unwrap());
+        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        conn.execute_batch("PRAGMA user_version = 999").unwrap();
+        drop(conn);
+        let err = Store::open(dir.path()).err().unwrap();
+        assert!(err.to_string().contains("newer"), "{err}");
+    }
+}

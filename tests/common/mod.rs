@@ -1,0 +1,150 @@
+//! Starts the real `cxwatch` binary on a free port with a temporary data directory and
+//! drives it over HTTPS. Shared by the integration tests.
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_cxwatch");
+
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub base: String,
+    pub data_dir: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Options for [`start`].
+#[derive(Default, Clone)]
+pub struct Opts {
+    /// Extra TOML appended to the generated config.
+    pub toml: String,
+    /// Extra arguments after `serve`.
+    pub args: Vec<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// Reuse this data directory instead of a fresh one.
+    pub data_dir: Option<PathBuf>,
+    /// Plain HTTP instead of TLS.
+    pub plain_http: bool,
+}
+
+pub fn start(opts: Opts) -> Server {
+    let tmp = if opts.data_dir.is_none() {
+        Some(tempfile::tempdir().unwrap())
+    } else {
+        None
+    };
+    let data_dir = opts
+        .data_dir
+        .clone()
+        .unwrap_or_else(|| tmp.as_ref().unwrap().path().to_path_buf());
+    let port = free_port();
+    let config = data_dir.join("config.toml");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = {}\n[log]\nformat = \"text\"\n{}",
+            data_dir.to_str().unwrap(),
+            opts.plain_http,
+            opts.toml
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(BIN);
+    cmd.arg("--config").arg(&config).arg("serve").args(&opts.args);
+    for (k, v) in &opts.env {
+        cmd.env(k, v);
+    }
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let scheme = if opts.plain_http { "http" } else { "https" };
+    let server = Server {
+        child,
+        port,
+        base: format!("{scheme}://127.0.0.1:{port}"),
+        data_dir,
+        _tmp: tmp,
+    };
+    server.wait_ready();
+    server
+}
+
+pub fn config_path(dir: &Path) -> PathBuf {
+    dir.join("config.toml")
+}
+
+impl Server {
+    fn wait_ready(&self) {
+        let client = client();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(r) = client.get(format!("{}/healthz", self.base)).send() {
+                if r.status().is_success() {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("cxwatch did not become ready on {}", self.base);
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// SIGKILL, no chance to clean up.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A blocking HTTPS client that accepts the self-signed certificate.
+pub fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+}
+
+/// Runs the binary with `args` (and standard input), returns (status, stdout, stderr).
+pub fn run_cli(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
