@@ -6,6 +6,7 @@
 pub mod api;
 pub mod cli;
 pub mod config;
+pub mod domain;
 pub mod error;
 pub mod ingest;
 pub mod server;
