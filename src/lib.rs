@@ -8,5 +8,6 @@ pub mod cli;
 pub mod config;
 pub mod error;
 pub mod ingest;
+pub mod proxy;
 pub mod server;
 pub mod store;
