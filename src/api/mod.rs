@@ -29,6 +29,8 @@ pub enum ApiTags {
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Store,
+    /// Failed sign-ins per username (in memory).
+    pub throttle: Arc<crate::auth::Throttle>,
 }
 
 /// The OpenAPI service of every embedded resource.
