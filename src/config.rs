@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/cxwatch/config.toml";
 /// Prefix of the environment variables that override config keys.
 pub const ENV_PREFIX: &str = "CXWATCH_";
-/// Environment variables with the prefix that are not config keys (build-time switches).
-const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "LOG"];
+/// Environment variables with the prefix that are not config keys: build-time switches
+/// (`UI_DIR` is set by build.rs and cargo passes it on to test runs) and the log filter.
+const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "UI_DIR", "LOG"];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]

@@ -101,11 +101,8 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
 fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
     let username = check_username(&args.username).map_err(anyhow::Error::msg)?;
     let lookup = username.clone();
-    if store
-        .read_blocking(|c| db::user_by_username(c, &lookup))?
-        .is_some()
-    {
-        bail!("a user named {username} already exists");
+    if let Some(existing) = store.read_blocking(|c| db::user_by_username(c, &lookup))? {
+        bail!("a user named {} already exists", existing.username);
     }
     let password = read_password(args.password_file.as_deref())?;
     check_new_password(&password).map_err(anyhow::Error::msg)?;
