@@ -80,8 +80,8 @@ pub struct SiteConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthConfig {
-    /// Lifetime of a console token, in minutes.
-    pub token_ttl_minutes: u64,
+    /// Lifetime of a console token, in seconds (embedded mode).
+    pub token_ttl_secs: u64,
     /// Lifetime of a token when Remember Me is checked, in days.
     pub remember_ttl_days: u64,
 }
@@ -166,7 +166,7 @@ impl Default for SiteConfig {
 impl Default for AuthConfig {
     fn default() -> Self {
         AuthConfig {
-            token_ttl_minutes: 12 * 60,
+            token_ttl_secs: 12 * 60 * 60,
             remember_ttl_days: 30,
         }
     }
@@ -315,8 +315,8 @@ impl Config {
         if self.proxy.timeout_secs == 0 {
             return invalid("proxy.timeout_secs: must be at least 1".into());
         }
-        if self.auth.token_ttl_minutes == 0 {
-            return invalid("auth.token_ttl_minutes: must be at least 1".into());
+        if self.auth.token_ttl_secs == 0 {
+            return invalid("auth.token_ttl_secs: must be at least 1 (seconds)".into());
         }
         if self.auth.remember_ttl_days == 0 {
             return invalid("auth.remember_ttl_days: must be at least 1".into());
@@ -718,6 +718,17 @@ mod tests {
     fn empty_values_mean_unset() {
         let c = load("", &[("CXWATCH_TLS__CERT", ""), ("CXWATCH_TLS__KEY", "")]).unwrap();
         assert_eq!(c.tls, TlsConfig::default());
+    }
+
+    #[test]
+    fn token_lifetimes_must_be_positive() {
+        let c = load("[auth]\ntoken_ttl_secs = 5\n", &[]).unwrap();
+        assert_eq!(c.auth.token_ttl_secs, 5);
+        assert_eq!(c.auth.remember_ttl_days, 30);
+        let err = load("[auth]\ntoken_ttl_secs = 0\n", &[]).unwrap_err();
+        assert!(err.contains("auth.token_ttl_secs"), "{err}");
+        let err = load("", &[("CXWATCH_AUTH__REMEMBER_TTL_DAYS", "0")]).unwrap_err();
+        assert!(err.contains("auth.remember_ttl_days"), "{err}");
     }
 
     #[test]

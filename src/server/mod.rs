@@ -50,6 +50,7 @@ pub fn app(
         (ApiMode::Embedded, Some(store)) => crate::api::boxed(AppState {
             config: config.clone(),
             store,
+            throttle: Default::default(),
         }),
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
         (ApiMode::Proxy, _) => crate::proxy::Proxy::new(config.clone())?.boxed(),
