@@ -561,6 +561,12 @@ fn describe(err: figment::Error, figment: &Figment) -> String {
                     format!("unknown key (known here: {})", expected.join(", "))
                 }
             }
+            figment::error::Kind::UnknownVariant(found, expected) => {
+                format!(
+                    "unknown value `{found}` (use one of: {})",
+                    expected.join(", ")
+                )
+            }
             kind => kind.to_string(),
         };
         let key = path.join(".");
@@ -679,7 +685,10 @@ mod tests {
         assert!(err.contains("server.plain_http"), "{err}");
         assert!(err.contains("CXWATCH_SERVER__PLAIN_HTTP"), "{err}");
         let err = load("[api]\nmode = \"sideways\"\n", &[]).unwrap_err();
-        assert!(err.contains("api.mode"), "{err}");
+        assert!(
+            err.contains("api.mode: unknown value `sideways` (use one of: embedded, proxy)"),
+            "{err}"
+        );
         let err = load("[site]\ntimezone = \"Mars/Olympus\"\n", &[]).unwrap_err();
         assert!(err.contains("site.timezone"), "{err}");
         let err = load("[proxy]\ntimeout_secs = 0\n", &[]).unwrap_err();
