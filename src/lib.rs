@@ -6,6 +6,7 @@
 pub mod api;
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod error;
 pub mod ingest;
 pub mod server;
