@@ -40,6 +40,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Call /healthz of the running server; exit 0 when it answers.
     Healthcheck,
+    /// Manage console users (embedded mode).
+    #[command(subcommand)]
+    User(crate::auth::cli::UserCommand),
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -80,6 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         None | Some(Command::Serve(_)) => runtime.block_on(serve(config, serve_args, &cli.common)),
         Some(Command::Healthcheck) => runtime.block_on(healthcheck(&config)),
+        Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
     }
 }
 
@@ -94,6 +98,24 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
         ApiMode::Embedded => Some(Store::open(&config.data_dir)?),
         ApiMode::Proxy => None,
     };
+    if let Some(store) = &store {
+        if args.demo {
+            let s = store.clone();
+            let accounts =
+                tokio::task::spawn_blocking(move || crate::demo_accounts::ensure_demo_accounts(&s))
+                    .await??;
+            let url = crate::demo_accounts::console_url(&config);
+            print!("{}", crate::demo_accounts::credentials_box(&url, &accounts));
+        }
+        let config_path = common.config.clone().or_else(|| {
+            Some(PathBuf::from(crate::config::DEFAULT_CONFIG_PATH)).filter(|p| p.exists())
+        });
+        crate::auth::cli::hint_first_admin(
+            store,
+            config_path.as_deref(),
+            common.data_dir.as_deref(),
+        )?;
+    }
     crate::server::serve(Arc::new(config), crate::server::ServeOptions { store }).await?;
     Ok(ExitCode::SUCCESS)
 }

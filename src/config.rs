@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/cxwatch/config.toml";
 /// Prefix of the environment variables that override config keys.
 pub const ENV_PREFIX: &str = "CXWATCH_";
-/// Environment variables with the prefix that are not config keys (build-time switches).
-const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "LOG"];
+/// Environment variables with the prefix that are not config keys: build-time switches
+/// (`UI_DIR` is set by build.rs and cargo passes it on to test runs) and the log filter.
+const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "UI_DIR", "LOG"];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -79,9 +80,9 @@ pub struct SiteConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthConfig {
-    /// Lifetime of a console token, in minutes.
-    pub token_ttl_minutes: u64,
-    /// Lifetime of a token when Remember Me is checked, in days.
+    /// Lifetime of a console token, in seconds (embedded mode).
+    pub token_ttl_secs: u64,
+    /// Lifetime of a token when Remember Me is checked, in days (embedded mode).
     pub remember_ttl_days: u64,
 }
 
@@ -160,7 +161,7 @@ impl Default for SiteConfig {
 impl Default for AuthConfig {
     fn default() -> Self {
         AuthConfig {
-            token_ttl_minutes: 12 * 60,
+            token_ttl_secs: 12 * 60 * 60,
             remember_ttl_days: 30,
         }
     }
@@ -238,6 +239,16 @@ impl Config {
                 "site.timezone: unknown time zone '{}' (use an IANA name such as America/Toronto)",
                 self.site.timezone
             )));
+        }
+        if self.auth.token_ttl_secs == 0 {
+            return Err(ConfigError::Invalid(
+                "auth.token_ttl_secs: must be at least 1 (seconds)".into(),
+            ));
+        }
+        if self.auth.remember_ttl_days == 0 {
+            return Err(ConfigError::Invalid(
+                "auth.remember_ttl_days: must be at least 1 (days)".into(),
+            ));
         }
         if self.tls.cert.is_some() != self.tls.key.is_some() {
             return Err(ConfigError::Invalid(
@@ -406,6 +417,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.site.timezone, "Europe/Paris");
+    }
+
+    #[test]
+    fn token_lifetimes_must_be_positive() {
+        let c = load("[auth]\ntoken_ttl_secs = 5\n", &[]).unwrap();
+        assert_eq!(c.auth.token_ttl_secs, 5);
+        assert_eq!(c.auth.remember_ttl_days, 30);
+        let err = load("[auth]\ntoken_ttl_secs = 0\n", &[]).unwrap_err();
+        assert!(err.contains("auth.token_ttl_secs"), "{err}");
+        let err = load("", &[("CXWATCH_AUTH__REMEMBER_TTL_DAYS", "0")]).unwrap_err();
+        assert!(err.contains("auth.remember_ttl_days"), "{err}");
     }
 
     #[test]

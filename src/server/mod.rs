@@ -33,6 +33,7 @@ pub fn app(
         (ApiMode::Embedded, Some(store)) => crate::api::boxed(AppState {
             config: config.clone(),
             store,
+            throttle: Default::default(),
         }),
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
         (ApiMode::Proxy, _) => anyhow::bail!("proxy mode is not built yet"),
