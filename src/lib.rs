@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod demo_accounts;
+pub mod domain;
 pub mod error;
 pub mod ingest;
 pub mod server;
