@@ -954,6 +954,23 @@ mod tests {
         let _ = absent_utterance;
     }
 
+    #[test]
+    fn every_run_passes_ingest_validation() {
+        // Real recording ids are SHA-256 hex, as the store hands them out.
+        let recordings = ClipId::ALL
+            .iter()
+            .map(|c| (*c, crate::store::auth::hash_secret(c.name())))
+            .collect();
+        let g = Generator::new(4, chrono_tz::America::Toronto, anchor(), recordings);
+        for inc in g.incidents() {
+            for r in g.runs_ending_in(inc.from, inc.from + Duration::hours(3)) {
+                if let Err(e) = r.validate() {
+                    panic!("{}: {e}", r.engine_run_id);
+                }
+            }
+        }
+    }
+
     fn window_runs(g: &Generator, kind: IncidentKind) -> (Incident, Vec<IngestRun>) {
         let inc = g
             .incidents()
