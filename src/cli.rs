@@ -38,11 +38,39 @@ pub struct Common {
 pub enum Command {
     /// Serve the console (the default).
     Serve(ServeArgs),
-    /// Call /healthz of the running server; exit 0 when it answers.
-    Healthcheck,
+    /// Call /healthz of the running server (address from the config); exit 0 when it
+    /// answers, 1 otherwise. For systemd and container health checks.
+    Healthcheck(HealthcheckArgs),
     /// Manage console users (embedded mode).
     #[command(subcommand)]
     User(crate::auth::cli::UserCommand),
+    /// Manage the API keys test engines use for /api/ingest/v1.
+    #[command(subcommand)]
+    Apikey(ApikeyCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApikeyCommand {
+    /// Make a key and print it (only its hash is kept: it cannot be shown again).
+    Add {
+        /// A name for the key, e.g. the engine that uses it.
+        #[arg(long)]
+        name: String,
+    },
+    /// List the keys' names and creation times.
+    List,
+    /// Remove a key: engines using it are refused from then on.
+    Remove {
+        #[arg(long)]
+        name: String,
+    },
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct HealthcheckArgs {
+    /// Address and port of the server; overrides `server.listen`.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<SocketAddr>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -75,18 +103,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Serve(a)) => a.clone(),
         _ => ServeArgs::default(),
     };
+    let listen = match &cli.command {
+        Some(Command::Healthcheck(a)) => a.listen,
+        _ => serve_args.listen,
+    };
     let overrides = Overrides {
         config: cli.common.config.clone(),
         data_dir: cli.common.data_dir.clone(),
-        listen: serve_args.listen,
+        listen,
     };
     let config = Config::load(&overrides)?;
     init_logging(&config);
+    crate::server::tls::install_crypto_provider();
     let runtime = tokio::runtime::Runtime::new()?;
     match cli.command {
         None | Some(Command::Serve(_)) => runtime.block_on(serve(config, serve_args, &cli.common)),
-        Some(Command::Healthcheck) => runtime.block_on(healthcheck(&config)),
+        Some(Command::Healthcheck(_)) => runtime.block_on(healthcheck(&config)),
         Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
+        Some(Command::Apikey(cmd)) => apikey(&config, cmd),
     }
 }
 
@@ -135,23 +169,55 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
     };
     let mut addr = config.server.listen;
     if addr.ip().is_unspecified() {
-        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        match addr {
+            SocketAddr::V4(_) => addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into()),
+            SocketAddr::V6(_) => addr.set_ip(std::net::Ipv6Addr::LOCALHOST.into()),
+        }
     }
+    let url = format!("{scheme}://{addr}/healthz");
+    // A liveness probe of the local server, whose certificate may be self-signed.
     let client = reqwest::Client::builder()
         .danger_accept_invalid_certs(true)
+        .no_proxy()
         .timeout(std::time::Duration::from_secs(5))
         .build()?;
-    let resp = client
-        .get(format!("{scheme}://{addr}/healthz"))
-        .send()
-        .await?;
-    if resp.status().is_success() {
-        println!("ok");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!("cxwatch healthcheck: {}", resp.status());
-        Ok(ExitCode::FAILURE)
+    match client.get(&url).send().await {
+        Ok(resp) if resp.status().is_success() => {
+            println!("ok");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(resp) => {
+            eprintln!("cxwatch healthcheck: {url} answered {}", resp.status());
+            Ok(ExitCode::FAILURE)
+        }
+        Err(e) => {
+            eprintln!("cxwatch healthcheck: {url} did not answer: {e}");
+            Ok(ExitCode::FAILURE)
+        }
     }
+}
+
+fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
+    use crate::store::api_keys;
+    let store = Store::open(&config.data_dir)?;
+    match cmd {
+        ApikeyCommand::Add { name } => {
+            let key = store.write_blocking(|tx| api_keys::add(tx, &name))?;
+            println!("{key}");
+            eprintln!("API key {name:?} created. Keep it now: it cannot be shown again.");
+        }
+        ApikeyCommand::List => {
+            for (name, created) in store.read_blocking(api_keys::list)? {
+                let when = chrono::DateTime::from_timestamp(created, 0).unwrap_or_default();
+                println!("{name}\t{}", when.to_rfc3339());
+            }
+        }
+        ApikeyCommand::Remove { name } => {
+            store.write_blocking(|tx| api_keys::remove(tx, &name))?;
+            eprintln!("API key {name:?} removed.");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A data directory for `--demo` that is removed when the server stops.
@@ -180,6 +246,7 @@ fn init_logging(config: &Config) {
     };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = if json {
         builder.json().try_init()

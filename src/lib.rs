@@ -12,5 +12,6 @@ pub mod demo_accounts;
 pub mod domain;
 pub mod error;
 pub mod ingest;
+pub mod proxy;
 pub mod server;
 pub mod store;

@@ -30,7 +30,7 @@ pub struct SignInRequest {
     pub remember: Option<bool>,
 }
 
-/// The logged-in user (spec §3), as the UI keeps it, with the token to send as
+/// The logged-in user, as the UI keeps it, with the token to send as
 /// `Authorization: Bearer <accessToken>`.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]

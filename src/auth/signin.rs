@@ -11,6 +11,10 @@ use crate::store::{now_secs, Store, StoreError};
 pub const BAD_CREDENTIALS: &str =
     "Please check your credentials and try again, otherwise contact support";
 
+/// Password checks running at once. Each takes about 19 MiB and a core for tens of
+/// milliseconds, so a flood of sign-ins waits here instead of exhausting memory.
+static VERIFY_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
 /// How long tokens live, from `[auth]` in the config.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenLifetimes {
@@ -79,7 +83,11 @@ pub async fn sign_in(
     throttle.attempt(username).map_err(SignInError::Throttled)?;
     let name = username.to_string();
     let user = store.read(move |c| db::user_by_username(c, &name)).await?;
-    let (user, ok) = tokio::task::spawn_blocking(move || match user {
+    let slot = VERIFY_SLOTS
+        .acquire()
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?;
+    let checked = tokio::task::spawn_blocking(move || match user {
         Some(u) => {
             let ok = verify_password(&password, &u.password_hash);
             (Some(u), ok)
@@ -89,8 +97,9 @@ pub async fn sign_in(
             (None, false)
         }
     })
-    .await
-    .map_err(|e| StoreError::Task(e.to_string()))?;
+    .await;
+    drop(slot);
+    let (user, ok) = checked.map_err(|e| StoreError::Task(e.to_string()))?;
     let user = match (user, ok) {
         (Some(u), true) => u,
         (known, _) => {
