@@ -204,10 +204,21 @@ pub fn ingest_history(
             });
         }
         drop(send);
-        let mut stored = 0;
+        let (mut stored, mut batches) = (0, 0);
+        let mut writing = std::time::Duration::ZERO;
         for runs in receive {
+            let t = Instant::now();
             stored += ingest(store, tz, runs)?;
+            writing += t.elapsed();
+            batches += 1;
         }
+        tracing::info!(
+            runs = stored,
+            transactions = batches,
+            generator_threads = workers,
+            ingest_secs = writing.as_secs_f64(),
+            "demo history ingested"
+        );
         Ok(stored)
     })
 }
