@@ -3,6 +3,7 @@ import {
   appsOfChannel,
   combineStates,
   componentState,
+  lastRunTime,
   failureCount,
   flagState,
   journeyFor,
@@ -95,5 +96,14 @@ describe('componentState', () => {
     expect(componentState(c, app({ appStatus: off() }))).toBe('disabled');
     expect(componentState({ ...c, enabled: false }, app())).toBe('disabled');
     expect(componentState({ ...c, hasComponent: false }, app())).toBe('disabled');
+  });
+});
+
+describe('lastRunTime', () => {
+  it('reads a plain timestamp or a {runTime} object', () => {
+    expect(lastRunTime(app({ lastRun: '2024-05-01T18:00:00Z' }))).toBe('2024-05-01T18:00:00Z');
+    expect(lastRunTime(app({ lastRun: { runTime: '2024-05-01T18:00:00Z' } }))).toBe('2024-05-01T18:00:00Z');
+    expect(lastRunTime(app({ lastRun: null }))).toBeNull();
+    expect(lastRunTime(app({ lastRun: {} }))).toBeNull();
   });
 });

@@ -23,7 +23,8 @@ export interface ComponentPresence {
 export interface ClientAppHealth {
   clientEndPoint: string;
   channel: string;
-  lastRun?: string | null;
+  /** The last run: a timestamp, or an object with runTime (spec §3 'lastRun (runTime)'). */
+  lastRun?: string | number | { runTime?: string | number | null } | null;
   appStatus?: StatusFlag | null;
   telcoStatus?: StatusFlag | null;
   agentStatus?: StatusFlag | null;
@@ -112,4 +113,12 @@ export function componentState(c: ComponentPresence, app: ClientAppHealth): Node
   if (!c.hasComponent || !c.enabled) return 'disabled';
   const s = flagState(app.appStatus);
   return s;
+}
+
+/** The last run time of an application, whichever way the API wrote it. */
+export function lastRunTime(app: ClientAppHealth): string | number | null {
+  const v = app.lastRun;
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'object') return v.runTime ?? null;
+  return v;
 }

@@ -45,7 +45,7 @@ describe('padHours', () => {
     const s = padHours([{ hourly: '2024-07-01 03:00:00', successCount: 2, warningCount: 1, failureCount: 0 }]);
     expect(s).toHaveLength(24);
     expect(s[3]).toEqual({ success: 2, warning: 1, failure: 0 });
-    expect(s.filter((x, i) => i !== 3).every((x) => x.success + x.warning + x.failure === 0)).toBe(true);
+    expect(s.filter((_, i) => i !== 3).every((x) => x.success + x.warning + x.failure === 0)).toBe(true);
     expect(padHours(null)).toHaveLength(24);
     expect(padHours([])).toHaveLength(24);
   });
