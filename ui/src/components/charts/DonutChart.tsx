@@ -34,7 +34,7 @@ export function DonutChart({ slices, height, tooltip, children }: DonutChartProp
       type: "donut",
       animate: 0,
       height,
-      strokeWidth: 22,
+      strokeWidth: 20,
       colors: slices.map((s) => s.color),
       data: { labels: slices.map((s) => s.label), datasets: [{ values: slices.map((s) => s.value) }] },
       tooltip: (i) => tip.current(i),
@@ -46,12 +46,12 @@ export function DonutChart({ slices, height, tooltip, children }: DonutChartProp
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, empty]);
 
-  const ring = height - 40;
+  const ring = height;
   return (
     <div class="cx-donut" style={{ height: `${height}px` }}>
       {empty ? (
         <svg class="cx-donut-empty" width={ring} height={ring} viewBox="0 0 100 100" aria-hidden="true">
-          <circle cx="50" cy="50" r="40" fill="none" stroke={DISABLED_COLOR} stroke-width="12" opacity="0.45" />
+          <circle cx="50" cy="50" r="44" fill="none" stroke={DISABLED_COLOR} stroke-width="10" opacity="0.45" />
         </svg>
       ) : (
         <div ref={box} class="cx-donut-chart" />

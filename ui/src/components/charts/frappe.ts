@@ -109,9 +109,14 @@ export class PlainDonut extends DonutChart {
   setMeasures(options: FrappeOptions): void {
     super.setMeasures(options);
     this.config.showLegend = 0;
-    this.measures.legendHeight = 0;
-    this.measures.paddings.bottom = 10;
-    this.measures.paddings.top = 10;
+    // The ring fills its box: no room kept for axes, title or legend.
+    const m = this.measures;
+    m.legendHeight = 0;
+    m.titleHeight = 0;
+    for (const side of ["top", "bottom", "left", "right"]) {
+      m.margins[side] = 0;
+      m.paddings[side] = 0;
+    }
   }
 
   renderLegend(): void {}

@@ -42,19 +42,22 @@ export function GroupTable(p: GroupTableProps) {
     e.preventDefault();
     p.onOpen(id);
   };
-  const chart = (r: GroupRow) => (
+  const chart = (r: GroupRow) => {
+    const name = r.name;
+    return (
     <div
       class="chart-open"
       role="button"
       tabIndex={0}
-      aria-label={t`Open the hourly chart of ${r.name}`}
+      aria-label={t`Open the hourly chart of ${name}`}
       onClick={open(r.id)}
       onKeyDown={open(r.id)}
       data-testid="group-chart"
     >
       <GroupChart hours={r.hours} filter={p.filter} height={chartHeight} lazy={p.lazy} />
     </div>
-  );
+    );
+  };
 
   if (p.rows.length === 0) {
     return (
