@@ -3,12 +3,12 @@ import { ACTIVITY_EVENTS, IDLE_TIMEOUT_MS, startIdleTimer } from "./idle";
 
 describe("idle sign-out timer", () => {
   let target: EventTarget;
-  let onIdle: ReturnType<typeof vi.fn>;
+  let onIdle: ReturnType<typeof vi.fn<() => void>>;
 
   beforeEach(() => {
     vi.useFakeTimers();
     target = new EventTarget();
-    onIdle = vi.fn();
+    onIdle = vi.fn<() => void>();
   });
   afterEach(() => vi.useRealTimers());
 
