@@ -261,6 +261,12 @@ export default async function shell({ server, browser, users, test }) {
     assertEqual(await nav.getByText("Admin Settings").count(), 0, "Admin Settings on a phone");
     await screenshot(page, "shell-phone-en-menu");
     await page.keyboard.press("Escape");
+    await nav.waitFor({ state: "hidden" });
+    await page.getByTestId("open-menu").click();
+    await nav.getByRole("button", { name: "Settings" }).waitFor();
+    if ((await nav.getByRole("link", { name: "Alert Settings" }).count()) === 0) {
+      await nav.getByRole("button", { name: "Settings" }).click();
+    }
     await nav.getByRole("link", { name: "Alert Settings" }).click();
     await page.waitForURL("**/settings/alert-settings/1");
     assert(!(await nav.isVisible()), "menu closes after navigating");

@@ -30,10 +30,18 @@ export async function exchangeSsoId(id: string): Promise<LoggedInUser> {
   return toLoggedInUser(r, r.remember === true);
 }
 
-/** Best effort: the session is cleared locally whatever the server says. */
-export async function signOutOnServer(): Promise<void> {
+/**
+ * Ends the token's session on the server. Best effort, and given the token explicitly: the
+ * browser's copy is cleared at once, whatever the server says.
+ */
+export async function signOutOnServer(token: string): Promise<void> {
   try {
-    await api.post("auth/signout", undefined, { quiet: true, background: true, timeoutMs: 5000 });
+    await api.post("auth/signout", undefined, {
+      quiet: true,
+      background: true,
+      timeoutMs: 5000,
+      headers: { Authorization: `Bearer ${token}` },
+    });
   } catch {
     // ignored
   }

@@ -87,7 +87,7 @@ export function createClient(deps: ClientDeps) {
 
     const headers: Record<string, string> = { Accept: "application/json", ...opts.headers };
     const token = deps.token();
-    if (token) headers.Authorization = `Bearer ${token}`;
+    if (token && !headers.Authorization) headers.Authorization = `Bearer ${token}`;
     let body: BodyInit | undefined;
     if (opts.body instanceof FormData) {
       body = opts.body;

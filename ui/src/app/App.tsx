@@ -8,14 +8,14 @@ import { Shell } from "../components/Shell";
 import { NotFoundPage } from "../pages/NotFound";
 import { startIdleTimer } from "./idle";
 import { routes } from "./routes";
-import { endSession, session } from "./session";
+import { session, signOut } from "./session";
 import { useStore } from "./store";
 
-/** Signs the user out after 15 minutes without activity, while signed in. */
+/** Signs the user out after 15 minutes without activity, while signed in (spec §4). */
 function useIdleSignOut(signedIn: boolean) {
   useEffect(() => {
     if (!signedIn) return;
-    return startIdleTimer({ target: window, onIdle: endSession });
+    return startIdleTimer({ target: window, onIdle: signOut });
   }, [signedIn]);
 }
 

@@ -1,7 +1,7 @@
 // The signed-in user: kept in local storage, observed by the shell and the routes.
 import { navigate } from "wouter/use-browser-location";
 import { signOutOnServer } from "../api/auth";
-import { clearAll, getUser, saveSession } from "../api/storage";
+import { clearAll, getToken, getUser, saveSession } from "../api/storage";
 import type { LoggedInUser } from "../api/types";
 import { dismissAll } from "./banners";
 import { createStore } from "./store";
@@ -31,9 +31,13 @@ export function endSession(): void {
   navigate("/", { replace: true });
 }
 
-/** Sign out: tells the server (best effort), then ends the session. */
-export async function signOut(): Promise<void> {
+/**
+ * Sign out (the menu item, and the idle time-out): ends the session here at once and tells
+ * the server, best effort, so the token stops working there too.
+ */
+export function signOut(): void {
+  const token = getToken();
   dismissAll();
-  await signOutOnServer();
   endSession();
+  if (token) void signOutOnServer(token);
 }

@@ -1,13 +1,13 @@
 // The side navigation (spec §2): on desktop a rail of icons that expands while the pointer
 // (or the keyboard focus) is on it; on a phone a drawer opened from the top bar.
 import { useLingui } from "@lingui/react/macro";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { isActive, isGroup, sideNav } from "../app/nav";
 import { session, signOut } from "../app/session";
 import { useStore } from "../app/store";
 import { VERSION } from "../app/version";
-import { ChevronDownIcon, LogoIcon } from "./icons";
+import { ChevronDownIcon, CloseIcon, LogoIcon } from "./icons";
 import { NavIcon } from "./NavIcon";
 
 export interface SideNavProps {
@@ -31,6 +31,16 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
   }, [inSettings]);
 
   const expanded = mobile ? open : hovered || focused;
+  const closeButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!mobile || !open) return;
+    closeButton.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") onClose?.();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [mobile, open]);
   const close = () => {
     setHovered(false);
     onClose?.();
@@ -57,6 +67,17 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
       <div class="sidenav-brand">
         <LogoIcon size={26} />
         <span class="sidenav-label brand-name">cxwatch</span>
+        {mobile ? (
+          <button
+            ref={closeButton}
+            type="button"
+            class="icon-button"
+            onClick={close}
+            aria-label={t`Close menu`}
+          >
+            <CloseIcon size={20} />
+          </button>
+        ) : null}
       </div>
       <nav class="sidenav-items">
         <ul>
@@ -114,7 +135,7 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
               class="nav-item"
               onClick={() => {
                 close();
-                void signOut();
+                signOut();
               }}
               title={expanded ? undefined : t`Sign out`}
               data-testid="sign-out"
