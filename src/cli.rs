@@ -38,8 +38,19 @@ pub struct Common {
 pub enum Command {
     /// Serve the console (the default).
     Serve(ServeArgs),
-    /// Call /healthz of the running server; exit 0 when it answers.
-    Healthcheck,
+    /// Call /healthz of the running server (address from the config); exit 0 when it
+    /// answers, 1 otherwise. For systemd and container health checks.
+    Healthcheck(HealthcheckArgs),
+    /// Manage console users (embedded mode).
+    #[command(subcommand)]
+    User(crate::auth::cli::UserCommand),
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct HealthcheckArgs {
+    /// Address and port of the server; overrides `server.listen`.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub listen: Option<SocketAddr>,
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -69,17 +80,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Serve(a)) => a.clone(),
         _ => ServeArgs::default(),
     };
+    let listen = match &cli.command {
+        Some(Command::Healthcheck(a)) => a.listen,
+        _ => serve_args.listen,
+    };
     let overrides = Overrides {
         config: cli.common.config.clone(),
         data_dir: cli.common.data_dir.clone(),
-        listen: serve_args.listen,
+        listen,
     };
     let config = Config::load(&overrides)?;
     init_logging(&config);
+    crate::server::tls::install_crypto_provider();
     let runtime = tokio::runtime::Runtime::new()?;
     match cli.command {
         None | Some(Command::Serve(_)) => runtime.block_on(serve(config, serve_args, &cli.common)),
-        Some(Command::Healthcheck) => runtime.block_on(healthcheck(&config)),
+        Some(Command::Healthcheck(_)) => runtime.block_on(healthcheck(&config)),
+        Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
     }
 }
 
@@ -94,6 +111,24 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
         ApiMode::Embedded => Some(Store::open(&config.data_dir)?),
         ApiMode::Proxy => None,
     };
+    if let Some(store) = &store {
+        if args.demo {
+            let s = store.clone();
+            let accounts =
+                tokio::task::spawn_blocking(move || crate::demo_accounts::ensure_demo_accounts(&s))
+                    .await??;
+            let url = crate::demo_accounts::console_url(&config);
+            print!("{}", crate::demo_accounts::credentials_box(&url, &accounts));
+        }
+        let config_path = common.config.clone().or_else(|| {
+            Some(PathBuf::from(crate::config::DEFAULT_CONFIG_PATH)).filter(|p| p.exists())
+        });
+        crate::auth::cli::hint_first_admin(
+            store,
+            config_path.as_deref(),
+            common.data_dir.as_deref(),
+        )?;
+    }
     crate::server::serve(Arc::new(config), crate::server::ServeOptions { store }).await?;
     Ok(ExitCode::SUCCESS)
 }
@@ -106,22 +141,31 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
     };
     let mut addr = config.server.listen;
     if addr.ip().is_unspecified() {
-        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        match addr {
+            SocketAddr::V4(_) => addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into()),
+            SocketAddr::V6(_) => addr.set_ip(std::net::Ipv6Addr::LOCALHOST.into()),
+        }
     }
+    let url = format!("{scheme}://{addr}/healthz");
+    // A liveness probe of the local server, whose certificate may be self-signed.
     let client = reqwest::Client::builder()
         .danger_accept_invalid_certs(true)
+        .no_proxy()
         .timeout(std::time::Duration::from_secs(5))
         .build()?;
-    let resp = client
-        .get(format!("{scheme}://{addr}/healthz"))
-        .send()
-        .await?;
-    if resp.status().is_success() {
-        println!("ok");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        eprintln!("cxwatch healthcheck: {}", resp.status());
-        Ok(ExitCode::FAILURE)
+    match client.get(&url).send().await {
+        Ok(resp) if resp.status().is_success() => {
+            println!("ok");
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(resp) => {
+            eprintln!("cxwatch healthcheck: {url} answered {}", resp.status());
+            Ok(ExitCode::FAILURE)
+        }
+        Err(e) => {
+            eprintln!("cxwatch healthcheck: {url} did not answer: {e}");
+            Ok(ExitCode::FAILURE)
+        }
     }
 }
 
@@ -151,6 +195,7 @@ fn init_logging(config: &Config) {
     };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let _ = if json {
         builder.json().try_init()

@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/cxwatch/config.toml";
 /// Prefix of the environment variables that override config keys.
 pub const ENV_PREFIX: &str = "CXWATCH_";
-/// Environment variables with the prefix that are not config keys (build-time switches).
-const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "LOG"];
+/// Environment variables with the prefix that are not config keys: the log filter and the
+/// build-time UI switches (cargo also sets `CXWATCH_UI_DIR` when it runs tests).
+const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "UI_DIR", "LOG"];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -79,8 +80,8 @@ pub struct SiteConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthConfig {
-    /// Lifetime of a console token, in minutes.
-    pub token_ttl_minutes: u64,
+    /// Lifetime of a console token, in seconds (embedded mode).
+    pub token_ttl_secs: u64,
     /// Lifetime of a token when Remember Me is checked, in days.
     pub remember_ttl_days: u64,
 }
@@ -121,6 +122,11 @@ pub struct TenantConfig {
     pub upstream: Option<String>,
     /// Address of the single sign-on identity service; empty hides the SSO button.
     pub sso_url: Option<String>,
+    /// Proxy mode: PEM file of the certificate authority (or the self-signed certificate)
+    /// the upstream's certificate is checked against, besides the usual public roots.
+    pub upstream_ca: Option<PathBuf>,
+    /// Proxy mode: accept any upstream certificate. Only for tests; never in production.
+    pub upstream_insecure: bool,
 }
 
 impl Default for Config {
@@ -160,7 +166,7 @@ impl Default for SiteConfig {
 impl Default for AuthConfig {
     fn default() -> Self {
         AuthConfig {
-            token_ttl_minutes: 12 * 60,
+            token_ttl_secs: 12 * 60 * 60,
             remember_ttl_days: 30,
         }
     }
@@ -193,6 +199,14 @@ pub struct Overrides {
 pub enum ConfigError {
     #[error("config file {0} does not exist")]
     Missing(PathBuf),
+    #[error("environment variable {var}: cannot read the file {path}: {source}")]
+    EnvFile {
+        var: String,
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("environment variable {0} does not name a config key (use CXWATCH_SECTION__KEY, e.g. CXWATCH_SERVER__LISTEN)")]
+    EnvName(String),
     #[error("config: {0}")]
     Invalid(String),
 }
@@ -206,10 +220,20 @@ impl Config {
             Some(path) => Some(path.clone()),
             None => Some(PathBuf::from(DEFAULT_CONFIG_PATH)).filter(|p| p.exists()),
         };
-        Self::figment(file.as_deref(), std::env::vars(), overrides)
-            .extract::<Config>()
-            .map_err(|e| ConfigError::Invalid(describe(e)))
-            .and_then(|c| c.validate())
+        Self::load_from(file.as_deref(), std::env::vars(), overrides)
+    }
+
+    /// [`Config::load`] with the file and the environment given, for tests.
+    pub fn load_from(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+        overrides: &Overrides,
+    ) -> Result<Config, ConfigError> {
+        let figment = Self::figment(file, env, overrides)?;
+        figment
+            .extract_lossy::<Config>()
+            .map_err(|e| ConfigError::Invalid(describe(e, &figment)))?
+            .validate()
     }
 
     /// The layers, with the environment passed in so tests can give their own.
@@ -217,48 +241,137 @@ impl Config {
         file: Option<&Path>,
         env: impl IntoIterator<Item = (String, String)>,
         overrides: &Overrides,
-    ) -> Figment {
+    ) -> Result<Figment, ConfigError> {
         let mut fig = Figment::from(Serialized::defaults(Config::default()));
         if let Some(path) = file {
             fig = fig.merge(Toml::file_exact(path));
         }
-        fig = fig.merge(env_layer(env));
+        for var in env_vars(env)? {
+            fig = fig.merge(var);
+        }
         if let Some(dir) = &overrides.data_dir {
-            fig = fig.merge(Serialized::default("data_dir", dir));
+            fig = fig.merge(KeyValue {
+                source: "--data-dir".into(),
+                key: "data_dir".into(),
+                value: dir.to_string_lossy().into_owned().into(),
+            });
         }
         if let Some(listen) = &overrides.listen {
-            fig = fig.merge(Serialized::default("server.listen", listen.to_string()));
+            fig = fig.merge(KeyValue {
+                source: "--listen".into(),
+                key: "server.listen".into(),
+                value: listen.to_string().into(),
+            });
         }
-        fig
+        Ok(fig)
     }
 
-    fn validate(self) -> Result<Config, ConfigError> {
+    fn validate(mut self) -> Result<Config, ConfigError> {
+        let invalid = |msg: String| Err(ConfigError::Invalid(msg));
+        // An empty value (e.g. `CXWATCH_TLS__CERT=`) means "not set".
+        let empty_path = |p: &Option<PathBuf>| p.as_ref().is_some_and(|p| p.as_os_str().is_empty());
+        if empty_path(&self.tls.cert) {
+            self.tls.cert = None;
+        }
+        if empty_path(&self.tls.key) {
+            self.tls.key = None;
+        }
+        for t in &mut self.tenants {
+            if t.sso_url.as_deref().is_some_and(|u| u.trim().is_empty()) {
+                t.sso_url = None;
+            }
+            if t.upstream.as_deref().is_some_and(|u| u.trim().is_empty()) {
+                t.upstream = None;
+            }
+            if empty_path(&t.upstream_ca) {
+                t.upstream_ca = None;
+            }
+        }
+
+        if self.data_dir.as_os_str().is_empty() {
+            return invalid("data_dir: must not be empty".into());
+        }
         if self.site.timezone.parse::<chrono_tz::Tz>().is_err() {
-            return Err(ConfigError::Invalid(format!(
+            return invalid(format!(
                 "site.timezone: unknown time zone '{}' (use an IANA name such as America/Toronto)",
                 self.site.timezone
-            )));
+            ));
+        }
+        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.level) {
+            return invalid(format!(
+                "log.level: '{}' is not a valid filter: {e}",
+                self.log.level
+            ));
+        }
+        if self.server.hostnames.iter().any(|h| !valid_host(h)) {
+            return invalid(format!(
+                "server.hostnames: {:?} must be host names or IP addresses without port",
+                self.server.hostnames
+            ));
         }
         if self.tls.cert.is_some() != self.tls.key.is_some() {
-            return Err(ConfigError::Invalid(
-                "tls.cert and tls.key: give both or neither".into(),
-            ));
+            return invalid("tls.cert and tls.key: give both or neither".into());
+        }
+        if self.proxy.timeout_secs == 0 {
+            return invalid("proxy.timeout_secs: must be at least 1".into());
+        }
+        if self.auth.token_ttl_secs == 0 {
+            return invalid("auth.token_ttl_secs: must be at least 1 (seconds)".into());
+        }
+        if self.auth.remember_ttl_days == 0 {
+            return invalid("auth.remember_ttl_days: must be at least 1".into());
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for (i, t) in self.tenants.iter().enumerate() {
+            if t.name.trim().is_empty() {
+                return invalid(format!("tenants[{i}].name: must not be empty"));
+            }
+            if t.hosts.is_empty() {
+                return invalid(format!(
+                    "tenants[{i}].hosts: give at least one host name of tenant '{}'",
+                    t.name
+                ));
+            }
+            for h in &t.hosts {
+                if !valid_host(h) {
+                    return invalid(format!(
+                        "tenants[{i}].hosts: '{h}' must be a host name or IP address without port"
+                    ));
+                }
+                let h = normalize_host(h);
+                if seen.contains(&h) {
+                    return invalid(format!(
+                        "tenants[{i}].hosts: '{h}' is already used by another tenant"
+                    ));
+                }
+                seen.push(h);
+            }
+            if let Some(u) = t.upstream.as_deref() {
+                if let Err(msg) = check_upstream(u) {
+                    return invalid(format!("tenants[{i}].upstream: {msg}"));
+                }
+            }
+            if let Some(u) = t.sso_url.as_deref() {
+                if !(u.starts_with("https://") || u.starts_with("http://")) {
+                    return invalid(format!(
+                        "tenants[{i}].sso_url: '{u}' must be an http:// or https:// address"
+                    ));
+                }
+            }
         }
         if self.api.mode == ApiMode::Proxy {
             if self.tenants.is_empty() {
-                return Err(ConfigError::Invalid(
+                return invalid(
                     "tenants: proxy mode needs at least one [[tenants]] with hosts and upstream"
                         .into(),
-                ));
+                );
             }
             for (i, t) in self.tenants.iter().enumerate() {
-                match t.upstream.as_deref() {
-                    Some(u) if u.starts_with("http://") || u.starts_with("https://") => {}
-                    _ => {
-                        return Err(ConfigError::Invalid(format!(
-                            "tenants[{i}].upstream: proxy mode needs an http:// or https:// address"
-                        )))
-                    }
+                if t.upstream.is_none() {
+                    return invalid(format!(
+                        "tenants[{i}].upstream: proxy mode needs the upstream address of tenant '{}'",
+                        t.name
+                    ));
                 }
             }
         }
@@ -275,24 +388,113 @@ impl Config {
 
     /// The tenant whose host names include `host` (port ignored, case-insensitive).
     pub fn tenant_for_host(&self, host: &str) -> Option<&TenantConfig> {
-        let host = strip_port(host);
+        let host = normalize_host(strip_port(host));
         self.tenants
             .iter()
-            .find(|t| t.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)))
+            .find(|t| t.hosts.iter().any(|h| normalize_host(h) == host))
+    }
+
+    /// Every host name the console answers for: `server.hostnames` and the tenants' hosts.
+    pub fn all_hostnames(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let all = self.server.hostnames.iter();
+        for h in all.chain(self.tenants.iter().flat_map(|t| t.hosts.iter())) {
+            let h = normalize_host(h);
+            if !names.contains(&h) {
+                names.push(h);
+            }
+        }
+        names
     }
 }
 
-fn strip_port(host: &str) -> &str {
+/// The host part of a `Host` header or authority: `[::1]:8443` -> `::1`, `a.test:8443` -> `a.test`.
+pub fn strip_port(host: &str) -> &str {
     if let Some(rest) = host.strip_prefix('[') {
         return rest.split(']').next().unwrap_or(rest);
     }
-    host.rsplit_once(':').map_or(host, |(h, _)| h)
+    match host.rsplit_once(':') {
+        // More than one colon without brackets: a bare IPv6 address.
+        Some((h, _)) if h.contains(':') => host,
+        Some((h, _)) => h,
+        None => host,
+    }
+}
+
+/// Lower case, without a trailing dot.
+fn normalize_host(host: &str) -> String {
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+fn valid_host(h: &str) -> bool {
+    if h.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    !h.is_empty()
+        && h.len() <= 253
+        && h.split('.').filter(|l| !l.is_empty()).all(|l| {
+            l.len() <= 63
+                && l.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+        && !h.starts_with('.')
+}
+
+fn check_upstream(u: &str) -> Result<(), String> {
+    let url = reqwest::Url::parse(u).map_err(|e| format!("'{u}' is not an address: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("'{u}' must start with http:// or https://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("'{u}' has no host"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("'{u}' must not have a query or fragment"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!("'{u}' must not contain credentials"));
+    }
+    if url.path().trim_end_matches('/').ends_with("/api") {
+        return Err(format!(
+            "'{u}' must be the base address without /api (the request's /api/... path is appended)"
+        ));
+    }
+    Ok(())
+}
+
+/// One key set by an environment variable or a command-line option, as a figment
+/// provider named after it, so errors say where a bad value came from.
+struct KeyValue {
+    source: String,
+    key: String,
+    value: figment::value::Value,
+}
+
+impl figment::Provider for KeyValue {
+    fn metadata(&self) -> figment::Metadata {
+        figment::Metadata::named(self.source.clone())
+    }
+
+    fn data(
+        &self,
+    ) -> Result<figment::value::Map<figment::Profile, figment::value::Dict>, figment::Error> {
+        match figment::util::nest(&self.key, self.value.clone()).into_dict() {
+            Some(dict) => Ok(figment::Profile::Default.collect(dict)),
+            None => Err(figment::Error::from(format!(
+                "{} does not name a config key",
+                self.source
+            ))),
+        }
+    }
 }
 
 /// `CXWATCH_A__B=v` sets `a.b`; `CXWATCH_A__B_FILE=/path` sets `a.b` to the file's content
-/// (trailing newline removed).
-fn env_layer(env: impl IntoIterator<Item = (String, String)>) -> Figment {
-    let mut fig = Figment::new();
+/// (trailing newline removed). Values are strings (turned into numbers or booleans where the
+/// key wants one); a value starting with `[` or `{` is read as an array or table.
+fn env_vars(env: impl IntoIterator<Item = (String, String)>) -> Result<Vec<KeyValue>, ConfigError> {
+    let mut vars: Vec<KeyValue> = Vec::new();
+    let mut env: Vec<(String, String)> = env.into_iter().collect();
+    env.sort();
     for (name, value) in env {
         let Some(key) = name.strip_prefix(ENV_PREFIX) else {
             continue;
@@ -302,43 +504,94 @@ fn env_layer(env: impl IntoIterator<Item = (String, String)>) -> Figment {
         }
         let (key, value) = match key.strip_suffix("_FILE") {
             Some(k) => match std::fs::read_to_string(&value) {
-                Ok(content) => (k, content.trim_end_matches(['\r', '\n']).to_string()),
-                Err(e) => {
-                    let msg = format!("{name}: cannot read {value}: {e}");
-                    return Figment::from(Serialized::default("__error", msg));
+                Ok(content) => (
+                    k,
+                    figment::value::Value::from(content.trim_end_matches(['\r', '\n']).to_string()),
+                ),
+                Err(source) => {
+                    return Err(ConfigError::EnvFile {
+                        var: name,
+                        path: value,
+                        source,
+                    })
                 }
             },
-            None => (key, value),
+            None => (key, parse_env_value(&value)),
         };
         let path = key.to_ascii_lowercase().replace("__", ".");
-        fig = fig.merge(Serialized::default(&path, parse_env_value(&value)));
+        let well_formed = !path.is_empty()
+            && path.split('.').all(|seg| {
+                !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            });
+        if !well_formed {
+            return Err(ConfigError::EnvName(name));
+        }
+        vars.push(KeyValue {
+            source: format!("environment variable {name}"),
+            key: path,
+            value,
+        });
     }
-    fig
+    Ok(vars)
 }
 
-/// Env values are parsed like figment does: numbers, booleans and arrays `[a, b]` typed.
 fn parse_env_value(v: &str) -> figment::value::Value {
-    v.parse::<figment::value::Value>()
-        .unwrap_or_else(|_| figment::value::Value::from(v.to_string()))
+    let t = v.trim_start();
+    if t.starts_with('[') || t.starts_with('{') {
+        // Never fails: what is not an array or table stays a string.
+        let Ok(parsed) = v.parse::<figment::value::Value>();
+        return parsed;
+    }
+    figment::value::Value::from(v.to_string())
 }
 
-/// One line that names the key and what is wrong with it.
-fn describe(err: figment::Error) -> String {
+/// One line per problem, each naming the key, what is wrong, and where the value came from.
+fn describe(err: figment::Error, figment: &Figment) -> String {
     let mut lines = Vec::new();
     for e in err {
-        let key = if e.path.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", e.path.join("."))
+        let mut path = e.path.clone();
+        let what = match &e.kind {
+            figment::error::Kind::UnknownField(name, expected) => {
+                if path.last() != Some(name) {
+                    path.push(name.clone());
+                }
+                if expected.is_empty() {
+                    "unknown key".to_string()
+                } else {
+                    format!("unknown key (known here: {})", expected.join(", "))
+                }
+            }
+            figment::error::Kind::UnknownVariant(found, expected) => {
+                format!(
+                    "unknown value `{found}` (use one of: {})",
+                    expected.join(", ")
+                )
+            }
+            kind => kind.to_string(),
         };
-        let source = e
-            .metadata
-            .as_ref()
-            .map(|m| format!(" (from {})", m.name))
+        let key = path.join(".");
+        // The provider that set the key; for unknown keys the error's own metadata is the
+        // enclosing table's, which may come from another layer.
+        let source = figment
+            .find_metadata(&key)
+            .or(e.metadata.as_ref())
+            .map(source_name)
+            .map(|s| format!(" (from {s})"))
             .unwrap_or_default();
-        lines.push(format!("{key}{}{source}", e.kind));
+        if key.is_empty() {
+            lines.push(format!("{what}{source}"));
+        } else {
+            lines.push(format!("{key}: {what}{source}"));
+        }
     }
     lines.join("; ")
+}
+
+fn source_name(m: &figment::Metadata) -> String {
+    match &m.source {
+        Some(figment::Source::File(path)) => format!("{} {}", m.name, path.display()),
+        _ => m.name.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -350,10 +603,7 @@ mod tests {
         let path = dir.path().join("c.toml");
         std::fs::write(&path, toml).unwrap();
         let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string()));
-        Config::figment(Some(&path), env, &Overrides::default())
-            .extract::<Config>()
-            .map_err(describe)
-            .and_then(|c| c.validate().map_err(|e| e.to_string()))
+        Config::load_from(Some(&path), env, &Overrides::default()).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -362,37 +612,93 @@ mod tests {
         assert_eq!(c, Config::default());
         assert_eq!(c.site.timezone, "America/Toronto");
         assert_eq!(c.proxy.timeout_secs, 30);
+        assert_eq!(c.server.listen.to_string(), "0.0.0.0:8443");
     }
 
     #[test]
     fn file_then_env_then_overrides() {
-        let c = load(
-            "data_dir = \"/srv/x\"\n[server]\nlisten = \"127.0.0.1:9000\"\n",
-            &[
-                ("CXWATCH_SERVER__PLAIN_HTTP", "true"),
-                ("CXWATCH_DATA_DIR", "/srv/y"),
-            ],
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(
+            &path,
+            "data_dir = \"/srv/x\"\n[server]\nlisten = \"127.0.0.1:9000\"\n[proxy]\ntimeout_secs = 5\n",
         )
         .unwrap();
+        let env = [
+            ("CXWATCH_SERVER__PLAIN_HTTP", "true"),
+            ("CXWATCH_DATA_DIR", "/srv/y"),
+            ("CXWATCH_PROXY__TIMEOUT_SECS", "7"),
+            ("CXWATCH_SERVER__HOSTNAMES", "[a.test, b.test]"),
+            ("CXWATCH_LOG", "debug"),
+            ("OTHER", "x"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let c = Config::load_from(Some(&path), env.clone(), &Overrides::default()).unwrap();
         assert_eq!(c.server.listen.to_string(), "127.0.0.1:9000");
         assert!(c.server.plain_http);
         assert_eq!(c.data_dir, PathBuf::from("/srv/y"));
+        assert_eq!(c.proxy.timeout_secs, 7);
+        assert_eq!(c.server.hostnames, vec!["a.test", "b.test"]);
+
+        let overrides = Overrides {
+            config: None,
+            data_dir: Some("/srv/z".into()),
+            listen: Some("127.0.0.1:9100".parse().unwrap()),
+        };
+        let c = Config::load_from(Some(&path), env, &overrides).unwrap();
+        assert_eq!(c.data_dir, PathBuf::from("/srv/z"));
+        assert_eq!(c.server.listen.to_string(), "127.0.0.1:9100");
+    }
+
+    #[test]
+    fn string_keys_keep_numeric_env_values() {
+        let c = load(
+            "",
+            &[("CXWATCH_LOG__LEVEL", "info"), ("CXWATCH_DATA_DIR", "2024")],
+        )
+        .unwrap();
+        assert_eq!(c.data_dir, PathBuf::from("2024"));
     }
 
     #[test]
     fn unknown_key_is_named() {
         let err = load("[server]\nlisen = \"1.2.3.4:1\"\n", &[]).unwrap_err();
-        assert!(err.contains("lisen"), "{err}");
+        assert!(err.contains("server.lisen: unknown key"), "{err}");
+        assert!(err.contains("TOML file"), "{err}");
+        let err = load("colour = 1\n", &[]).unwrap_err();
+        assert!(err.contains("colour: unknown key"), "{err}");
         let err = load("", &[("CXWATCH_SERVER__PORT", "1")]).unwrap_err();
-        assert!(err.contains("port"), "{err}");
+        assert!(err.contains("server.port: unknown key"), "{err}");
+        assert!(
+            err.contains("environment variable CXWATCH_SERVER__PORT"),
+            "{err}"
+        );
+        let err = load("", &[("CXWATCH_SERVER__", "1")]).unwrap_err();
+        assert!(err.contains("CXWATCH_SERVER__"), "{err}");
     }
 
     #[test]
     fn bad_value_is_named() {
         let err = load("[server]\nlisten = \"nowhere\"\n", &[]).unwrap_err();
         assert!(err.contains("server.listen"), "{err}");
+        let err = load("", &[("CXWATCH_SERVER__PLAIN_HTTP", "maybe")]).unwrap_err();
+        assert!(err.contains("server.plain_http"), "{err}");
+        assert!(err.contains("CXWATCH_SERVER__PLAIN_HTTP"), "{err}");
+        let err = load("[api]\nmode = \"sideways\"\n", &[]).unwrap_err();
+        assert!(
+            err.contains("api.mode: unknown value `sideways` (use one of: embedded, proxy)"),
+            "{err}"
+        );
         let err = load("[site]\ntimezone = \"Mars/Olympus\"\n", &[]).unwrap_err();
         assert!(err.contains("site.timezone"), "{err}");
+        let err = load("[proxy]\ntimeout_secs = 0\n", &[]).unwrap_err();
+        assert!(err.contains("proxy.timeout_secs"), "{err}");
+        let err = load("[log]\nlevel = \"cxwatch=loud\"\n", &[]).unwrap_err();
+        assert!(err.contains("log.level"), "{err}");
+        let err = load("[tls]\ncert = \"/x.pem\"\n", &[]).unwrap_err();
+        assert!(err.contains("tls.key"), "{err}");
+        let err = load("[server]\nhostnames = [\"a.test:443\"]\n", &[]).unwrap_err();
+        assert!(err.contains("server.hostnames"), "{err}");
     }
 
     #[test]
@@ -409,15 +715,102 @@ mod tests {
     }
 
     #[test]
+    fn unreadable_file_variant_names_the_variable() {
+        let err = load("", &[("CXWATCH_SITE__TIMEZONE_FILE", "/nonexistent/tz")]).unwrap_err();
+        assert!(
+            err.starts_with("environment variable CXWATCH_SITE__TIMEZONE_FILE: cannot read the file /nonexistent/tz"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn empty_values_mean_unset() {
+        let c = load("", &[("CXWATCH_TLS__CERT", ""), ("CXWATCH_TLS__KEY", "")]).unwrap();
+        assert_eq!(c.tls, TlsConfig::default());
+    }
+
+    #[test]
+    fn token_lifetimes_must_be_positive() {
+        let c = load("[auth]\ntoken_ttl_secs = 5\n", &[]).unwrap();
+        assert_eq!(c.auth.token_ttl_secs, 5);
+        assert_eq!(c.auth.remember_ttl_days, 30);
+        let err = load("[auth]\ntoken_ttl_secs = 0\n", &[]).unwrap_err();
+        assert!(err.contains("auth.token_ttl_secs"), "{err}");
+        let err = load("", &[("CXWATCH_AUTH__REMEMBER_TTL_DAYS", "0")]).unwrap_err();
+        assert!(err.contains("auth.remember_ttl_days"), "{err}");
+    }
+
+    #[test]
     fn proxy_needs_upstreams() {
         let err = load("[api]\nmode = \"proxy\"\n", &[]).unwrap_err();
         assert!(err.contains("tenants"), "{err}");
+        let err = load(
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.contains("tenants[0].upstream"), "{err}");
+        let err = load(
+            "[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\nupstream = \"ftp://up.test\"\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.contains("tenants[0].upstream"), "{err}");
+        let err = load(
+            "[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\nupstream = \"https://up.test/api\"\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.contains("without /api"), "{err}");
+        let err = load(
+            "[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\n[[tenants]]\nname = \"b\"\nhosts = [\"A.test\"]\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.contains("tenants[1].hosts"), "{err}");
+        let err = load(
+            "[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\nupstream_tls = 1\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.contains("upstream_tls: unknown key"), "{err}");
         let ok = load(
-            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\nupstream = \"https://up.test\"\n",
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"a\"\nhosts = [\"a.test\", \"10.0.0.1\"]\nupstream = \"https://up.test\"\n",
             &[],
         )
         .unwrap();
-        assert_eq!(ok.tenant_for_host("A.test:8443").unwrap().name, "a");
-        assert!(ok.tenant_for_host("b.test").is_none());
+        assert_eq!(ok.tenants[0].upstream.as_deref(), Some("https://up.test"));
+        assert!(!ok.tenants[0].upstream_insecure);
+    }
+
+    #[test]
+    fn host_matching_ignores_port_case_and_trailing_dot() {
+        let c = load(
+            "[[tenants]]\nname = \"a\"\nhosts = [\"a.test\", \"::1\", \"10.0.0.1\"]\n[[tenants]]\nname = \"b\"\nhosts = [\"B.test\"]\n",
+            &[],
+        )
+        .unwrap();
+        let name = |h: &str| c.tenant_for_host(h).map(|t| t.name.clone());
+        assert_eq!(name("A.test:8443").as_deref(), Some("a"));
+        assert_eq!(name("a.test.").as_deref(), Some("a"));
+        assert_eq!(name("b.test").as_deref(), Some("b"));
+        assert_eq!(name("[::1]:8443").as_deref(), Some("a"));
+        assert_eq!(name("10.0.0.1:1").as_deref(), Some("a"));
+        assert_eq!(name("c.test"), None);
+        assert_eq!(name("a.test.evil"), None);
+        assert_eq!(name(""), None);
+        assert_eq!(
+            c.all_hostnames(),
+            vec!["localhost", "a.test", "::1", "10.0.0.1", "b.test"]
+        );
+    }
+
+    #[test]
+    fn strip_port_forms() {
+        assert_eq!(strip_port("a.test:1"), "a.test");
+        assert_eq!(strip_port("a.test"), "a.test");
+        assert_eq!(strip_port("[::1]:8443"), "::1");
+        assert_eq!(strip_port("[::1]"), "::1");
+        assert_eq!(strip_port("::1"), "::1");
     }
 }

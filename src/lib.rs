@@ -4,9 +4,12 @@
 //! either from its own store (`embedded`) or by forwarding to a tenant's upstream (`proxy`).
 
 pub mod api;
+pub mod auth;
 pub mod cli;
 pub mod config;
+pub mod demo_accounts;
 pub mod error;
 pub mod ingest;
+pub mod proxy;
 pub mod server;
 pub mod store;

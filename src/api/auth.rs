@@ -1,14 +1,79 @@
-//! `api/auth`: sign-in, one-time id exchange (single sign-on) and sign-out.
+//! `api/auth`: sign-in, one-time id exchange (single sign-on) and sign-out. The logic is in
+//! `crate::auth`; these handlers check input and shape the answers (see `docs/api.md`).
 
+use chrono::{DateTime, Utc};
 use poem::web::Data;
+use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
-use poem_openapi::{ApiResponse, OpenApi};
+use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::AppState;
-use crate::error::{ApiResult, Envelope};
+use crate::auth::password::MAX_PASSWORD_LEN;
+use crate::auth::signin::{self, BAD_CREDENTIALS};
+use crate::auth::throttle::too_many_message;
+use crate::auth::{SignInError, SignedIn, TokenLifetimes};
+use crate::error::{ApiError, ApiResult, Envelope};
 use crate::store::auth::Session;
 
+/// Longest username looked up at sign-in (an e-mail address).
+const MAX_USERNAME_LEN: usize = 254;
+
 pub struct AuthApi;
+
+/// Body of POST /api/auth/signin.
+#[derive(Debug, Object)]
+pub struct SignInRequest {
+    /// The user's username (an e-mail address).
+    pub username: Option<String>,
+    pub password: Option<String>,
+    /// Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`.
+    pub remember: Option<bool>,
+}
+
+/// The logged-in user, as the UI keeps it, with the token to send as
+/// `Authorization: Bearer <accessToken>`.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct SignedInUser {
+    /// Bearer token for every other `/api` call.
+    pub access_token: String,
+    pub id: i64,
+    pub username: String,
+    /// `ROLE_ADMIN` or `ROLE_USER`; a first role `ROLE_USER` means restricted.
+    pub roles: Vec<String>,
+    /// `read-write` or `read-only`.
+    pub access_type: String,
+    /// Whether the token got the longer Remember Me lifetime.
+    pub remember: bool,
+    pub first_name: String,
+    pub last_name: String,
+    /// When the token stops working (RFC 3339, UTC).
+    pub expires_at: DateTime<Utc>,
+}
+
+impl From<SignedIn> for SignedInUser {
+    fn from(s: SignedIn) -> Self {
+        SignedInUser {
+            access_token: s.token,
+            id: s.user.id,
+            username: s.user.username,
+            roles: s.user.roles,
+            access_type: s.user.access_type,
+            remember: s.remember,
+            first_name: s.user.first_name,
+            last_name: s.user.last_name,
+            expires_at: DateTime::from_timestamp(s.expires_at, 0)
+                .unwrap_or(DateTime::<Utc>::MAX_UTC),
+        }
+    }
+}
+
+#[derive(ApiResponse)]
+enum SignInResponse {
+    /// Signed in: the token and the user.
+    #[oai(status = 200)]
+    Ok(Json<Envelope<SignedInUser>>),
+}
 
 #[derive(ApiResponse)]
 enum SignOutResponse {
@@ -17,8 +82,88 @@ enum SignOutResponse {
     Ok(Json<Envelope<bool>>),
 }
 
+/// The value of a required text field, trimmed, or a message naming it.
+fn required<'a>(value: &'a Option<String>, field: &str, problems: &mut Vec<String>) -> &'a str {
+    match value.as_deref().map(str::trim) {
+        Some(v) if !v.is_empty() => v,
+        _ => {
+            problems.push(format!("{field} is required"));
+            ""
+        }
+    }
+}
+
 #[OpenApi(prefix_path = "/auth", tag = "super::ApiTags::Auth")]
 impl AuthApi {
+    /// Signs in with a username and password. Wrong credentials (unknown user or wrong
+    /// password alike) answer 401; after repeated failures for a username, 429 until the
+    /// wait it names is over.
+    #[oai(path = "/signin", method = "post", operation_id = "signin")]
+    async fn signin(
+        &self,
+        state: Data<&AppState>,
+        body: Json<SignInRequest>,
+    ) -> ApiResult<SignInResponse> {
+        let body = body.0;
+        let mut problems = Vec::new();
+        let username = required(&body.username, "username", &mut problems).to_string();
+        required(&body.password, "password", &mut problems);
+        if !problems.is_empty() {
+            return Err(ApiError::bad_request_all(problems));
+        }
+        // Not trimmed: spaces may be part of a password.
+        let password = body.password.unwrap_or_default();
+        if username.chars().count() > MAX_USERNAME_LEN {
+            return Err(ApiError::bad_request(format!(
+                "username is too long (at most {MAX_USERNAME_LEN} characters)"
+            )));
+        }
+        if password.chars().count() > MAX_PASSWORD_LEN {
+            return Err(ApiError::bad_request(format!(
+                "password is too long (at most {MAX_PASSWORD_LEN} characters)"
+            )));
+        }
+        let lifetimes = TokenLifetimes::from_config(&state.config.auth);
+        let remember = body.remember.unwrap_or(false);
+        match signin::sign_in(
+            &state.store,
+            &state.throttle,
+            lifetimes,
+            &username,
+            password,
+            remember,
+        )
+        .await
+        {
+            Ok(s) => Ok(SignInResponse::Ok(Envelope::ok(s.into()))),
+            Err(SignInError::BadCredentials) => Err(ApiError::unauthorized(BAD_CREDENTIALS)),
+            Err(SignInError::Throttled(secs)) => Err(ApiError::too_many(too_many_message(secs))),
+            Err(SignInError::Store(e)) => Err(e.into()),
+        }
+    }
+
+    /// Exchanges a one-time id (from single sign-on or an admin's login link) for a token.
+    /// Each id works once, within two minutes; otherwise 401.
+    #[oai(path = "/getToken", method = "get", operation_id = "getToken")]
+    async fn get_token(
+        &self,
+        state: Data<&AppState>,
+        /// The one-time id from the `/callback?id=` address.
+        id: Query<Option<String>>,
+    ) -> ApiResult<SignInResponse> {
+        let id = match id.0.as_deref().map(str::trim) {
+            Some(id) if !id.is_empty() => id.to_string(),
+            _ => return Err(ApiError::bad_request("id is required")),
+        };
+        let lifetimes = TokenLifetimes::from_config(&state.config.auth);
+        match signin::exchange_one_time_id(&state.store, lifetimes, id).await? {
+            Some(s) => Ok(SignInResponse::Ok(Envelope::ok(s.into()))),
+            None => Err(ApiError::unauthorized(
+                "This sign-in link is unknown, already used or expired",
+            )),
+        }
+    }
+
     /// Ends the caller's session: its token stops working at once.
     #[oai(path = "/signout", method = "post", operation_id = "signout")]
     async fn signout(
@@ -26,14 +171,7 @@ impl AuthApi {
         state: Data<&AppState>,
         session: Data<&Session>,
     ) -> ApiResult<SignOutResponse> {
-        let hash = session.token_hash.clone();
-        state
-            .store
-            .write(move |tx| {
-                tx.execute("DELETE FROM tokens WHERE token_hash = ?1", [hash])?;
-                Ok(())
-            })
-            .await?;
+        signin::sign_out(&state.store, session.token_hash.clone()).await?;
         Ok(SignOutResponse::Ok(Envelope::ok(true)))
     }
 }

@@ -29,6 +29,8 @@ pub enum ApiTags {
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Store,
+    /// Failed sign-ins per username (in memory).
+    pub throttle: Arc<crate::auth::Throttle>,
 }
 
 /// The OpenAPI service of every embedded resource.
@@ -52,6 +54,11 @@ pub fn routes(state: AppState) -> impl Endpoint {
         )
         .data(state)
         .catch_all_error(|err: poem::Error| async move {
+            // An `ApiError` (or other `ApiResponse`) already is the JSON error shape: keep
+            // its body, which names the problem.
+            if err.is_from_response() {
+                return err.into_response();
+            }
             let status = err.status();
             let code = match status {
                 StatusCode::NOT_FOUND => "NOT_FOUND",

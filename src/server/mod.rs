@@ -1,17 +1,33 @@
 //! `cxwatch serve`: the console over TLS (or plain HTTP when asked), `/api` embedded or
-//! proxied, `/healthz`, the embedded UI, graceful shutdown.
+//! proxied, `/healthz`, `/tenant-config`, the embedded UI, security headers on every
+//! response, graceful shutdown on SIGTERM/SIGINT and systemd readiness.
+//!
+//! | path | answered by |
+//! |---|---|
+//! | `/healthz` | [`healthz`] |
+//! | `/tenant-config` | [`tenant::tenant_config`] |
+//! | `/api`, `/api/*` | `crate::api` (embedded) or `crate::proxy` (proxy); never the UI |
+//! | anything else | [`assets::UiEndpoint`] |
 
 pub mod assets;
+pub mod headers;
+pub mod systemd;
+pub mod tenant;
 pub mod tls;
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use poem::listener::{Listener, TcpListener};
+use poem::listener::{Acceptor, Listener, TcpListener};
 use poem::{get, handler, EndpointExt, Route, Server};
 
 use crate::api::AppState;
 use crate::config::{ApiMode, Config};
 use crate::store::Store;
+
+/// How long open requests may take to finish after SIGTERM.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// What `serve` needs beyond the config.
 pub struct ServeOptions {
@@ -19,6 +35,7 @@ pub struct ServeOptions {
     pub store: Option<Store>,
 }
 
+/// Liveness: the server accepts and answers requests.
 #[handler]
 fn healthz() -> &'static str {
     "ok"
@@ -33,50 +50,85 @@ pub fn app(
         (ApiMode::Embedded, Some(store)) => crate::api::boxed(AppState {
             config: config.clone(),
             store,
+            throttle: Default::default(),
         }),
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
-        (ApiMode::Proxy, _) => anyhow::bail!("proxy mode is not built yet"),
+        (ApiMode::Proxy, _) => crate::proxy::Proxy::new(config.clone())?.boxed(),
     };
     let route = Route::new()
         .at("/healthz", get(healthz))
+        .at(
+            "/tenant-config",
+            get(tenant::tenant_config).data(config.clone()),
+        )
         .nest("/api", api)
-        .nest("/", assets::UiEndpoint);
+        .nest("/", assets::UiEndpoint::embedded())
+        .with(headers::SecurityHeaders {
+            tls: !config.server.plain_http,
+        });
     Ok(route.boxed())
 }
 
-/// Runs until SIGTERM or SIGINT.
+/// Runs until SIGTERM or SIGINT, then lets open requests finish.
 pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()> {
     let app = app(config.clone(), opts.store)?;
     let listen = config.server.listen;
-    let shutdown = shutdown_signal();
+    let shutdown = shutdown_signal()?;
+    let cannot_listen =
+        |e: std::io::Error| anyhow::anyhow!("server.listen: cannot listen on {listen}: {e}");
     if config.server.plain_http {
+        let acceptor = TcpListener::bind(listen)
+            .into_acceptor()
+            .await
+            .map_err(cannot_listen)?;
         tracing::warn!(%listen, "serving plain HTTP: put a TLS-terminating proxy in front");
-        Server::new(TcpListener::bind(listen))
-            .run_with_graceful_shutdown(app, shutdown, Some(std::time::Duration::from_secs(10)))
+        ready(&acceptor, "http");
+        Server::new_with_acceptor(acceptor)
+            .run_with_graceful_shutdown(app, shutdown, Some(SHUTDOWN_GRACE))
             .await?;
     } else {
         let tls = tls::load_or_generate(&config)?;
-        tracing::info!(%listen, "serving HTTPS");
-        Server::new(TcpListener::bind(listen).rustls(tls))
-            .run_with_graceful_shutdown(app, shutdown, Some(std::time::Duration::from_secs(10)))
+        let acceptor = TcpListener::bind(listen)
+            .rustls(tls)
+            .into_acceptor()
+            .await
+            .map_err(cannot_listen)?;
+        ready(&acceptor, "https");
+        Server::new_with_acceptor(acceptor)
+            .run_with_graceful_shutdown(app, shutdown, Some(SHUTDOWN_GRACE))
             .await?;
     }
     tracing::info!("stopped");
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("SIGTERM handler");
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
+fn ready(acceptor: &impl Acceptor, scheme: &str) {
+    for addr in acceptor.local_addr() {
+        if let Some(addr) = addr.as_socket_addr() {
+            tracing::info!(%addr, "serving {scheme}://{addr}/");
         }
     }
-    #[cfg(not(unix))]
-    let _ = ctrl_c.await;
-    tracing::info!("shutting down");
+    systemd::notify("READY=1\nSTATUS=serving");
+}
+
+/// Resolves on SIGTERM or SIGINT. The handlers are installed at once, so a signal that
+/// arrives while the server starts is not lost.
+fn shutdown_signal() -> anyhow::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| anyhow::anyhow!("cannot install the SIGTERM handler: {e}"))?;
+    #[cfg(unix)]
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| anyhow::anyhow!("cannot install the SIGINT handler: {e}"))?;
+    Ok(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+        systemd::notify("STOPPING=1");
+    })
 }

@@ -1,52 +1,219 @@
 //! TLS: the configured certificate, or a self-signed one generated once for the configured
 //! host names and kept in the data directory.
+//!
+//! Two rustls crypto providers are compiled in (aws-lc-rs through poem, ring through
+//! reqwest and rcgen); with both present rustls cannot pick one by itself and panics on
+//! `ServerConfig::builder()`. [`install_crypto_provider`] makes aws-lc-rs the process
+//! default once, at start-up, before anything builds a TLS config.
+
+use std::path::{Path, PathBuf};
 
 use poem::listener::{RustlsCertificate, RustlsConfig};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::config::Config;
 
 /// File names of the generated certificate in the data directory.
 pub const SELF_SIGNED_CERT: &str = "tls/self-signed.crt";
 pub const SELF_SIGNED_KEY: &str = "tls/self-signed.key";
+/// The host names the generated certificate was made for, one a line.
+pub const SELF_SIGNED_NAMES: &str = "tls/self-signed.names";
 
+/// Makes aws-lc-rs the process-wide rustls provider. Idempotent; never panics.
+pub fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Err only when another thread installed one first: that one is used.
+        let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
+    }
+}
+
+/// The server's TLS settings: the configured certificate and key, or the generated one.
 pub fn load_or_generate(config: &Config) -> anyhow::Result<RustlsConfig> {
+    install_crypto_provider();
     let (cert, key) = match (&config.tls.cert, &config.tls.key) {
         (Some(cert), Some(key)) => (
-            std::fs::read(cert).map_err(|e| anyhow::anyhow!("tls.cert {}: {e}", cert.display()))?,
-            std::fs::read(key).map_err(|e| anyhow::anyhow!("tls.key {}: {e}", key.display()))?,
+            std::fs::read(cert)
+                .map_err(|e| anyhow::anyhow!("tls.cert: cannot read {}: {e}", cert.display()))?,
+            std::fs::read(key)
+                .map_err(|e| anyhow::anyhow!("tls.key: cannot read {}: {e}", key.display()))?,
         ),
         _ => self_signed(config)?,
     };
+    check_pem(&cert, &key).map_err(|e| match &config.tls.cert {
+        Some(path) => anyhow::anyhow!("{e} (tls.cert = {})", path.display()),
+        None => anyhow::anyhow!(
+            "{e} (generated certificate in {})",
+            config.data_dir.display()
+        ),
+    })?;
     Ok(RustlsConfig::new().fallback(RustlsCertificate::new().cert(cert).key(key)))
 }
 
-fn self_signed(config: &Config) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
-    let cert_path = config.data_dir.join(SELF_SIGNED_CERT);
-    let key_path = config.data_dir.join(SELF_SIGNED_KEY);
-    if cert_path.exists() && key_path.exists() {
-        return Ok((std::fs::read(&cert_path)?, std::fs::read(&key_path)?));
+/// A clear error at start-up instead of a failed handshake later.
+fn check_pem(cert: &[u8], key: &[u8]) -> anyhow::Result<()> {
+    let certs = CertificateDer::pem_slice_iter(cert)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("tls.cert: not a PEM certificate chain: {e}"))?;
+    if certs.is_empty() {
+        anyhow::bail!("tls.cert: no certificate found in the PEM file");
     }
-    let mut names = config.server.hostnames.clone();
-    for extra in ["localhost", "127.0.0.1"] {
+    PrivateKeyDer::from_pem_slice(key)
+        .map_err(|e| anyhow::anyhow!("tls.key: not a PEM private key: {e}"))?;
+    Ok(())
+}
+
+/// The names the generated certificate covers: the configured ones plus loopback.
+pub fn self_signed_names(config: &Config) -> Vec<String> {
+    let mut names = config.all_hostnames();
+    for extra in ["localhost", "127.0.0.1", "::1"] {
         if !names.iter().any(|n| n == extra) {
             names.push(extra.into());
         }
     }
-    let generated = rcgen::generate_simple_self_signed(names.clone())?;
-    let cert = generated.cert.pem();
-    let key = generated.key_pair.serialize_pem();
-    std::fs::create_dir_all(cert_path.parent().unwrap_or(&config.data_dir))?;
-    std::fs::write(&cert_path, &cert)?;
-    write_private(&key_path, key.as_bytes())?;
+    names
+}
+
+fn self_signed(config: &Config) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let dir = config.data_dir.join("tls");
+    let cert_path = config.data_dir.join(SELF_SIGNED_CERT);
+    let key_path = config.data_dir.join(SELF_SIGNED_KEY);
+    let names_path = config.data_dir.join(SELF_SIGNED_NAMES);
+    let names = self_signed_names(config);
+    let names_text = names.join("\n") + "\n";
+    if cert_path.exists() && key_path.exists() {
+        let same_names = std::fs::read_to_string(&names_path).is_ok_and(|n| n == names_text);
+        if same_names {
+            return Ok((read(&cert_path)?, read(&key_path)?));
+        }
+        tracing::info!(hosts = ?names, "host names changed: generating a new self-signed certificate");
+    }
+    let (cert, key) = generate(&names)?;
+    create_private_dir(&dir)?;
+    write_file(&key_path, key.as_bytes(), 0o600)?;
+    write_file(&cert_path, cert.as_bytes(), 0o644)?;
+    write_file(&names_path, names_text.as_bytes(), 0o644)?;
     tracing::info!(path = %cert_path.display(), hosts = ?names, "generated a self-signed certificate");
     Ok((cert.into_bytes(), key.into_bytes()))
 }
 
-fn write_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+/// A self-signed certificate (PEM) and its key (PEM) for `names`.
+fn generate(names: &[String]) -> anyhow::Result<(String, String)> {
+    let mut params = rcgen::CertificateParams::new(names.to_vec())?;
+    let mut dn = rcgen::DistinguishedName::new();
+    dn.push(
+        rcgen::DnType::CommonName,
+        names.first().map_or("cxwatch", String::as_str),
+    );
+    dn.push(rcgen::DnType::OrganizationName, "cxwatch (self-signed)");
+    params.distinguished_name = dn;
+    let key_pair = rcgen::KeyPair::generate()?;
+    let cert = params.self_signed(&key_pair)?;
+    Ok((cert.pem(), key_pair.serialize_pem()))
+}
+
+fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
+}
+
+fn create_private_dir(dir: &PathBuf) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    Ok(())
+}
+
+/// Writes through a temporary file and a rename, so a crash never leaves half a key.
+fn write_file(path: &Path, data: &[u8], mode: u32) -> anyhow::Result<()> {
     use std::io::Write;
+    let tmp = path.with_extension("tmp");
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-    opts.open(path)?.write_all(data)
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
+    let result = opts
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(data).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    result.map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(dir: &Path, hosts: &[&str]) -> Config {
+        let mut c = Config {
+            data_dir: dir.to_path_buf(),
+            ..Config::default()
+        };
+        c.server.hostnames = hosts.iter().map(|h| h.to_string()).collect();
+        c
+    }
+
+    #[test]
+    fn provider_install_is_idempotent_and_config_builds() {
+        install_crypto_provider();
+        install_crypto_provider();
+        // Panics when no default provider can be chosen.
+        let _ = rustls::ServerConfig::builder();
+        let _ = rustls::ClientConfig::builder();
+    }
+
+    #[test]
+    fn generated_once_then_reused_and_renewed_when_names_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), &["console.test"]);
+        load_or_generate(&c).unwrap();
+        let first = std::fs::read(dir.path().join(SELF_SIGNED_CERT)).unwrap();
+        load_or_generate(&c).unwrap();
+        let second = std::fs::read(dir.path().join(SELF_SIGNED_CERT)).unwrap();
+        assert_eq!(first, second);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join(SELF_SIGNED_KEY))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let names = std::fs::read_to_string(dir.path().join(SELF_SIGNED_NAMES)).unwrap();
+        assert_eq!(names, "console.test\nlocalhost\n127.0.0.1\n::1\n");
+
+        let c2 = config(dir.path(), &["other.test"]);
+        load_or_generate(&c2).unwrap();
+        let third = std::fs::read(dir.path().join(SELF_SIGNED_CERT)).unwrap();
+        assert_ne!(first, third);
+    }
+
+    #[test]
+    fn configured_files_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = config(dir.path(), &["console.test"]);
+        let cert = dir.path().join("c.pem");
+        let key = dir.path().join("k.pem");
+        std::fs::write(&cert, "not a certificate").unwrap();
+        std::fs::write(&key, "not a key").unwrap();
+        c.tls.cert = Some(cert.clone());
+        c.tls.key = Some(dir.path().join("missing.pem"));
+        let err = load_or_generate(&c).err().unwrap().to_string();
+        assert!(err.starts_with("tls.key: cannot read"), "{err}");
+        c.tls.key = Some(key.clone());
+        let err = load_or_generate(&c).err().unwrap().to_string();
+        assert!(err.contains("tls.cert"), "{err}");
+
+        let (good_cert, good_key) = generate(&["console.test".into()]).unwrap();
+        std::fs::write(&cert, good_cert).unwrap();
+        let err = load_or_generate(&c).err().unwrap().to_string();
+        assert!(err.contains("tls.key: not a PEM private key"), "{err}");
+        std::fs::write(&key, good_key).unwrap();
+        load_or_generate(&c).unwrap();
+    }
 }

@@ -64,7 +64,10 @@ pub fn start(opts: Opts) -> Server {
     )
     .unwrap();
     let mut cmd = Command::new(BIN);
-    cmd.arg("--config").arg(&config).arg("serve").args(&opts.args);
+    cmd.arg("--config")
+        .arg(&config)
+        .arg("serve")
+        .args(&opts.args);
     for (k, v) in &opts.env {
         cmd.env(k, v);
     }
@@ -140,11 +143,76 @@ pub fn run_cli(args: &[&str], stdin: &str) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Like [`run_cli`] with extra environment variables and no standard input; the process is
+/// killed after `timeout` (status -1 then). For commands expected to stop by themselves,
+/// such as `serve` with a bad config.
+pub fn run_cli_env(
+    args: &[&str],
+    env: &[(&str, &str)],
+    timeout: Duration,
+) -> (i32, String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + timeout;
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+impl Server {
+    /// Sends SIGTERM and waits up to `within` for the process to exit. `None` if it did not.
+    pub fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -TERM failed");
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// What the process wrote to standard error (after it exited).
+    pub fn stderr(&mut self) -> String {
+        use std::io::Read;
+        let mut s = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    }
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every test of cxwatch: formatting and lints, Rust unit and integration tests
+# (they start the real binary), UI type check and unit tests, and the browser
+# end-to-end tests in Debian's Chromium. Installs what the tests need when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+step "Tools"
+if ! command -v chromium >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if ! cargo nextest --version >/dev/null 2>&1; then
+  cargo install cargo-nextest --locked
+fi
+if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+  (cd ui && npm ci --no-audit --no-fund)
+fi
+
+step "Formatting, lints, type check"
+cargo fmt --check
+(cd ui && npm run --silent typecheck)
+cargo clippy --all-targets --locked -- -D warnings
+
+step "UI unit tests"
+(cd ui && npm test --silent)
+
+step "Rust unit and integration tests"
+cargo nextest run --locked --no-fail-fast
+
+step "Browser end-to-end tests"
+(cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent e2e)

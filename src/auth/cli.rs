@@ -1,0 +1,294 @@
+//! `cxwatch user ...`: console users of the embedded store, from the command line, and the
+//! start-up hint that tells a fresh install how to create its first administrator.
+
+use std::io::{BufRead, IsTerminal};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::password::{check_new_password, hash_password};
+use super::{check_username, Access, Role};
+use crate::config::{ApiMode, Config};
+use crate::store::auth::{self as db, NewUser};
+use crate::store::{now_secs, Store};
+
+#[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Create a console user. The password is the first line of standard input (or of
+    /// --password-file), never an argument; at least 8 characters.
+    Add(AddArgs),
+    /// Print a one-time sign-in address (/callback?id=...) for a user: it works once,
+    /// within two minutes, on the console's own address.
+    #[command(hide = true)]
+    LoginLink(LoginLinkArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    /// The user's e-mail address, used to sign in.
+    #[arg(long)]
+    pub username: String,
+    /// `admin` (ROLE_ADMIN: all groups, settings, users) or `user` (ROLE_USER: assigned
+    /// groups only).
+    #[arg(long, value_enum)]
+    pub role: RoleArg,
+    /// `read-write` or `read-only`.
+    #[arg(long, value_enum)]
+    pub access: AccessArg,
+    #[arg(long, default_value = "")]
+    pub first_name: String,
+    #[arg(long, default_value = "")]
+    pub last_name: String,
+    /// Read the password from the first line of this file instead of standard input.
+    #[arg(long, value_name = "PATH")]
+    pub password_file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct LoginLinkArgs {
+    /// The user to sign in as.
+    #[arg(long)]
+    pub username: String,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoleArg {
+    Admin,
+    User,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessArg {
+    ReadWrite,
+    ReadOnly,
+}
+
+impl From<RoleArg> for Role {
+    fn from(r: RoleArg) -> Role {
+        match r {
+            RoleArg::Admin => Role::Admin,
+            RoleArg::User => Role::User,
+        }
+    }
+}
+
+impl From<AccessArg> for Access {
+    fn from(a: AccessArg) -> Access {
+        match a {
+            AccessArg::ReadWrite => Access::ReadWrite,
+            AccessArg::ReadOnly => Access::ReadOnly,
+        }
+    }
+}
+
+/// Runs a `cxwatch user` command.
+pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
+    if config.api.mode != ApiMode::Embedded {
+        bail!(
+            "users live in the upstream service in proxy mode; `cxwatch user` needs api.mode = \"embedded\""
+        );
+    }
+    let store = Store::open(&config.data_dir)
+        .with_context(|| format!("cannot open the store in {}", config.data_dir.display()))?;
+    match cmd {
+        UserCommand::Add(args) => add(&store, args),
+        UserCommand::LoginLink(args) => login_link(&store, &args.username),
+    }
+}
+
+fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
+    let username = check_username(&args.username).map_err(anyhow::Error::msg)?;
+    let lookup = username.clone();
+    if let Some(existing) = store.read_blocking(|c| db::user_by_username(c, &lookup))? {
+        bail!("a user named {} already exists", existing.username);
+    }
+    let password = read_password(args.password_file.as_deref())?;
+    check_new_password(&password).map_err(anyhow::Error::msg)?;
+    let hash = hash_password(&password)?;
+    let role = Role::from(args.role);
+    let roles = role.roles();
+    let access = Access::from(args.access).as_str();
+    let id = store.write_blocking(|tx| {
+        db::create_user(
+            tx,
+            &NewUser {
+                username: &username,
+                first_name: args.first_name.trim(),
+                last_name: args.last_name.trim(),
+                password_hash: &hash,
+                roles: &roles,
+                access_type: access,
+            },
+            now_secs(),
+        )
+    })?;
+    tracing::info!(%username, id, roles = %roles.join(","), access, "user created");
+    println!(
+        "Created user {username} (id {id}, {}, {access}).",
+        roles.join(",")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn login_link(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
+    let username = username.trim().to_string();
+    let id = store.write_blocking(|tx| {
+        let Some(user) = db::user_by_username(tx, &username)? else {
+            return Ok(None);
+        };
+        db::create_one_time_id(tx, user.id, now_secs()).map(Some)
+    })?;
+    let Some(id) = id else {
+        bail!("there is no user named {username}");
+    };
+    println!("/callback?id={id}");
+    eprintln!(
+        "Open this path on the console's address within {} seconds; it works once.",
+        db::ONE_TIME_ID_TTL_SECS
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The password: the first line of `file`, or of standard input (asked for twice, without
+/// echo, when standard input is a terminal).
+fn read_password(file: Option<&Path>) -> anyhow::Result<String> {
+    let line = match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the password file {}", path.display()))?;
+            first_line(&text)
+        }
+        None if std::io::stdin().is_terminal() => {
+            let first = rpassword::prompt_password("Password: ")?;
+            let again = rpassword::prompt_password("Password again: ")?;
+            if first != again {
+                bail!("the two passwords differ; no user was created");
+            }
+            first
+        }
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .lock()
+                .read_line(&mut text)
+                .context("cannot read the password from standard input")?;
+            first_line(&text)
+        }
+    };
+    if line.is_empty() {
+        bail!(
+            "no password given: put it on the first line of standard input or of --password-file"
+        );
+    }
+    Ok(line)
+}
+
+/// The first line without its line ending (nothing else is trimmed).
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or("").to_string()
+}
+
+/// The command that creates the first administrator, with the options this server runs
+/// with (`--config`, `--data-dir`) so it reaches the same store.
+pub fn first_admin_command(config_path: Option<&Path>, data_dir: Option<&Path>) -> String {
+    let mut cmd = String::from("cxwatch");
+    if let Some(p) = config_path {
+        cmd.push_str(&format!(
+            " --config {}",
+            shell_quote(&p.display().to_string())
+        ));
+    }
+    if let Some(d) = data_dir {
+        cmd.push_str(&format!(
+            " --data-dir {}",
+            shell_quote(&d.display().to_string())
+        ));
+    }
+    cmd.push_str(" user add --username admin@example.com --role admin --access read-write");
+    cmd
+}
+
+/// Quotes a path for a POSIX shell when it needs it.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:=@,".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// On a store without users: logs (warn) and prints to standard error how to create the
+/// first administrator. Returns whether it did.
+pub fn hint_first_admin(
+    store: &Store,
+    config_path: Option<&Path>,
+    data_dir: Option<&Path>,
+) -> anyhow::Result<bool> {
+    if store.read_blocking(db::user_count)? > 0 {
+        return Ok(false);
+    }
+    let command = first_admin_command(config_path, data_dir);
+    tracing::warn!(
+        %command,
+        "no users yet: create the first administrator (password on standard input)"
+    );
+    eprintln!(
+        "\nNo users yet. Create the first administrator with (the password is read from standard input):\n\n    {command}\n"
+    );
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_keeps_spaces_drops_line_end() {
+        assert_eq!(first_line(" pass word \r\nsecond"), " pass word ");
+        assert_eq!(first_line("pw\n"), "pw");
+        assert_eq!(first_line(""), "");
+    }
+
+    #[test]
+    fn first_admin_command_names_the_config() {
+        assert_eq!(
+            first_admin_command(Some(Path::new("/etc/cxwatch/config.toml")), None),
+            "cxwatch --config /etc/cxwatch/config.toml user add --username admin@example.com --role admin --access read-write"
+        );
+        assert_eq!(
+            first_admin_command(None, Some(Path::new("/srv/my data"))),
+            "cxwatch --data-dir '/srv/my data' user add --username admin@example.com --role admin --access read-write"
+        );
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn hint_only_without_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(hint_first_admin(&store, None, None).unwrap());
+        let roles = Role::Admin.roles();
+        store
+            .write_blocking(|tx| {
+                db::create_user(
+                    tx,
+                    &NewUser {
+                        username: "a@b.test",
+                        first_name: "",
+                        last_name: "",
+                        password_hash: "h",
+                        roles: &roles,
+                        access_type: "read-write",
+                    },
+                    0,
+                )
+            })
+            .unwrap();
+        assert!(!hint_first_admin(&store, None, None).unwrap());
+    }
+}

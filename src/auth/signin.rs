@@ -1,0 +1,333 @@
+//! Sign-in, one-time id exchange and sign-out, on top of the store. The HTTP handlers in
+//! `api::auth` only check input and shape answers.
+
+use super::password::{verify_dummy, verify_password};
+use super::Throttle;
+use crate::config::AuthConfig;
+use crate::store::auth::{self as db, UserRecord};
+use crate::store::{now_secs, Store, StoreError};
+
+/// The one answer to a wrong password and to an unknown username (spec §8).
+pub const BAD_CREDENTIALS: &str =
+    "Please check your credentials and try again, otherwise contact support";
+
+/// Password checks running at once. Each takes about 19 MiB and a core for tens of
+/// milliseconds, so a flood of sign-ins waits here instead of exhausting memory.
+static VERIFY_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
+/// How long tokens live, from `[auth]` in the config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenLifetimes {
+    pub normal_secs: i64,
+    pub remember_secs: i64,
+}
+
+impl TokenLifetimes {
+    pub fn from_config(auth: &AuthConfig) -> Self {
+        let normal = i64::try_from(auth.token_ttl_secs).unwrap_or(i64::MAX / 4);
+        let remember = i64::try_from(auth.remember_ttl_days)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(86_400)
+            .min(i64::MAX / 4);
+        TokenLifetimes {
+            normal_secs: normal,
+            // Remember Me never shortens a session.
+            remember_secs: remember.max(normal),
+        }
+    }
+
+    /// Lifetime in seconds of a token with or without Remember Me.
+    pub fn secs(&self, remember: bool) -> i64 {
+        if remember {
+            self.remember_secs
+        } else {
+            self.normal_secs
+        }
+    }
+}
+
+/// A new session.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub user: UserRecord,
+    /// The bearer token; only its hash is stored.
+    pub token: String,
+    pub remember: bool,
+    /// Seconds since the epoch when the token stops working.
+    pub expires_at: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// Unknown username or wrong password: the same answer for both.
+    #[error("{BAD_CREDENTIALS}")]
+    BadCredentials,
+    /// Too many failures for this username; try again after this many seconds.
+    #[error("{}", super::throttle::too_many_message(*.0))]
+    Throttled(u64),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Checks `username` and `password` and starts a session. Unknown usernames cost the same
+/// time as wrong passwords; repeated failures for a username are throttled. Expired tokens
+/// and one-time ids are swept on the way.
+pub async fn sign_in(
+    store: &Store,
+    throttle: &Throttle,
+    lifetimes: TokenLifetimes,
+    username: &str,
+    password: String,
+    remember: bool,
+) -> Result<SignedIn, SignInError> {
+    throttle.attempt(username).map_err(SignInError::Throttled)?;
+    let name = username.to_string();
+    let user = store.read(move |c| db::user_by_username(c, &name)).await?;
+    let slot = VERIFY_SLOTS
+        .acquire()
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?;
+    let checked = tokio::task::spawn_blocking(move || match user {
+        Some(u) => {
+            let ok = verify_password(&password, &u.password_hash);
+            (Some(u), ok)
+        }
+        None => {
+            verify_dummy(&password);
+            (None, false)
+        }
+    })
+    .await;
+    drop(slot);
+    let (user, ok) = checked.map_err(|e| StoreError::Task(e.to_string()))?;
+    let user = match (user, ok) {
+        (Some(u), true) => u,
+        (known, _) => {
+            tracing::warn!(username, known_user = known.is_some(), "sign-in failed");
+            return Err(SignInError::BadCredentials);
+        }
+    };
+    throttle.succeeded(username);
+    let signed_in = start_session(store, user, remember, lifetimes).await?;
+    tracing::info!(username = %signed_in.user.username, remember, "signed in");
+    Ok(signed_in)
+}
+
+/// Exchanges a one-time id for a session (no Remember Me). `None` when the id is unknown,
+/// used or expired.
+pub async fn exchange_one_time_id(
+    store: &Store,
+    lifetimes: TokenLifetimes,
+    id: String,
+) -> Result<Option<SignedIn>, StoreError> {
+    let now = now_secs();
+    let expires_at = now + lifetimes.secs(false);
+    let found = store
+        .write(move |tx| {
+            db::delete_expired(tx, now)?;
+            let Some(user_id) = db::consume_one_time_id(tx, &id, now)? else {
+                return Ok(None);
+            };
+            let Some(user) = db::user_by_id(tx, user_id)? else {
+                return Ok(None);
+            };
+            let token = db::create_token(tx, user.id, false, now, expires_at)?;
+            Ok(Some((user, token)))
+        })
+        .await?;
+    Ok(found.map(|(user, token)| {
+        tracing::info!(username = %user.username, "signed in with a one-time id");
+        SignedIn {
+            user,
+            token,
+            remember: false,
+            expires_at,
+        }
+    }))
+}
+
+/// Ends the session whose token has this hash.
+pub async fn sign_out(store: &Store, token_hash: String) -> Result<(), StoreError> {
+    store
+        .write(move |tx| db::delete_token(tx, &token_hash).map(|_| ()))
+        .await
+}
+
+async fn start_session(
+    store: &Store,
+    user: UserRecord,
+    remember: bool,
+    lifetimes: TokenLifetimes,
+) -> Result<SignedIn, StoreError> {
+    let now = now_secs();
+    let expires_at = now + lifetimes.secs(remember);
+    let user_id = user.id;
+    let token = store
+        .write(move |tx| {
+            db::delete_expired(tx, now)?;
+            db::create_token(tx, user_id, remember, now, expires_at)
+        })
+        .await?;
+    Ok(SignedIn {
+        user,
+        token,
+        remember,
+        expires_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::password::hash_password;
+    use crate::store::auth::{NewUser, ROLE_USER};
+
+    #[test]
+    fn remember_is_longer_never_shorter() {
+        let l = TokenLifetimes::from_config(&AuthConfig {
+            token_ttl_secs: 3600,
+            remember_ttl_days: 30,
+        });
+        assert_eq!(l.secs(false), 3600);
+        assert_eq!(l.secs(true), 30 * 86_400);
+        let l = TokenLifetimes::from_config(&AuthConfig {
+            token_ttl_secs: 90 * 86_400,
+            remember_ttl_days: 30,
+        });
+        assert_eq!(l.secs(true), 90 * 86_400);
+        let l = TokenLifetimes::from_config(&AuthConfig {
+            token_ttl_secs: u64::MAX,
+            remember_ttl_days: u64::MAX,
+        });
+        assert!(l.secs(true) > 0 && now_secs().checked_add(l.secs(true)).is_some());
+    }
+
+    async fn with_user() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let hash = hash_password("right-password").unwrap();
+        store
+            .write(move |tx| {
+                create_user_for_test(tx, &hash)?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        (dir, store)
+    }
+
+    fn create_user_for_test(tx: &rusqlite::Connection, hash: &str) -> Result<i64, StoreError> {
+        let roles = vec![ROLE_USER.to_string()];
+        db::create_user(
+            tx,
+            &NewUser {
+                username: "u@x.test",
+                first_name: "U",
+                last_name: "X",
+                password_hash: hash,
+                roles: &roles,
+                access_type: "read-only",
+            },
+            now_secs(),
+        )
+    }
+
+    const L: TokenLifetimes = TokenLifetimes {
+        normal_secs: 60,
+        remember_secs: 600,
+    };
+
+    #[tokio::test]
+    async fn sign_in_checks_password_and_starts_a_session() {
+        let (_d, store) = with_user().await;
+        let throttle = Throttle::default();
+        let s = sign_in(
+            &store,
+            &throttle,
+            L,
+            "U@x.test",
+            "right-password".into(),
+            true,
+        )
+        .await
+        .unwrap();
+        assert_eq!(s.user.username, "u@x.test");
+        assert!(s.remember);
+        assert!((s.expires_at - now_secs() - 600).abs() <= 2);
+        let token = s.token.clone();
+        let session = store
+            .read(move |c| db::session_for_token(c, &token, now_secs()))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(session.roles, vec!["ROLE_USER"]);
+        assert!(!session.can_write());
+
+        for (name, pw) in [("u@x.test", "wrong-password"), ("nobody@x.test", "x")] {
+            let err = sign_in(&store, &throttle, L, name, pw.into(), false)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, SignInError::BadCredentials), "{err}");
+            assert_eq!(err.to_string(), BAD_CREDENTIALS);
+        }
+
+        sign_out(&store, session.token_hash.clone()).await.unwrap();
+        let token = s.token;
+        assert!(store
+            .read(move |c| db::session_for_token(c, &token, now_secs()))
+            .await
+            .unwrap()
+            .is_none());
+    }
+
+    #[tokio::test]
+    async fn repeated_failures_are_throttled_even_with_the_right_password() {
+        let (_d, store) = with_user().await;
+        let throttle = Throttle::default();
+        for _ in 0..5 {
+            let err = sign_in(&store, &throttle, L, "u@x.test", "bad".into(), false)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, SignInError::BadCredentials));
+        }
+        let err = sign_in(
+            &store,
+            &throttle,
+            L,
+            "u@x.test",
+            "right-password".into(),
+            false,
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(err, SignInError::Throttled(s) if (29..=30).contains(&s)),
+            "{err}"
+        );
+        assert!(err
+            .to_string()
+            .starts_with("Too many failed sign-in attempts"));
+    }
+
+    #[tokio::test]
+    async fn one_time_id_exchange() {
+        let (_d, store) = with_user().await;
+        let otid = store
+            .write(|tx| {
+                let u = db::user_by_username(tx, "u@x.test")?.unwrap();
+                db::create_one_time_id(tx, u.id, now_secs())
+            })
+            .await
+            .unwrap();
+        let s = exchange_one_time_id(&store, L, otid.clone())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(s.user.username, "u@x.test");
+        assert!(!s.remember);
+        assert!(exchange_one_time_id(&store, L, otid)
+            .await
+            .unwrap()
+            .is_none());
+    }
+}

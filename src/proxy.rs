@@ -1,0 +1,538 @@
+//! Proxy mode (`api.mode = "proxy"`): `/api/*` is forwarded to the upstream of the tenant
+//! the request's host belongs to.
+//!
+//! - The tenant is chosen by the request's host (port ignored) among the configured
+//!   `[[tenants]]`; an unknown host gets a 404 JSON answer and nothing is forwarded.
+//! - Only the request's path and query are appended to the configured upstream address;
+//!   an absolute URL or authority in the request is never followed, nor are redirects.
+//! - Bodies stream both ways. Hop-by-hop headers are dropped; `X-Forwarded-For`,
+//!   `-Proto` and `-Host` are set.
+//! - Upstream unreachable: 502 `BAD_GATEWAY`; no answer within `proxy.timeout_secs`:
+//!   504 `GATEWAY_TIMEOUT`. The detail goes to the log.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use poem::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use poem::http::{Method, StatusCode, Version};
+use poem::{Body, Endpoint, Request, Response};
+use reqwest::Url;
+
+use crate::config::{Config, TenantConfig};
+use crate::error::json_error;
+
+/// Forwards `/api/*` to the tenants' upstreams.
+pub struct Proxy {
+    config: Arc<Config>,
+    upstreams: Vec<Upstream>,
+    timeout: Duration,
+    /// Scheme the console is reached with, for `X-Forwarded-Proto`.
+    proto: &'static str,
+}
+
+struct Upstream {
+    name: String,
+    base: Url,
+    client: reqwest::Client,
+}
+
+impl Proxy {
+    /// One HTTP client per tenant, with the tenant's certificate settings.
+    pub fn new(config: Arc<Config>) -> anyhow::Result<Proxy> {
+        let timeout = Duration::from_secs(config.proxy.timeout_secs);
+        let mut upstreams = Vec::new();
+        for (i, tenant) in config.tenants.iter().enumerate() {
+            upstreams.push(Upstream::new(i, tenant, timeout)?);
+        }
+        Ok(Proxy {
+            proto: if config.server.plain_http {
+                "http"
+            } else {
+                "https"
+            },
+            config,
+            upstreams,
+            timeout,
+        })
+    }
+
+    fn upstream_for(&self, host: &str) -> Option<&Upstream> {
+        let tenant = self.config.tenant_for_host(host)?;
+        let i = self
+            .config
+            .tenants
+            .iter()
+            .position(|t| std::ptr::eq(t, tenant))?;
+        self.upstreams.get(i)
+    }
+}
+
+impl Upstream {
+    fn new(i: usize, tenant: &TenantConfig, timeout: Duration) -> anyhow::Result<Upstream> {
+        let key = |k: &str| format!("tenants[{i}].{k}");
+        let base = tenant
+            .upstream
+            .as_deref()
+            .ok_or_else(|| anyhow::anyhow!("{}: proxy mode needs an upstream", key("upstream")))?;
+        let base = Url::parse(base).map_err(|e| anyhow::anyhow!("{}: {e}", key("upstream")))?;
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .connect_timeout(timeout)
+            .read_timeout(timeout)
+            .pool_idle_timeout(Duration::from_secs(60));
+        if let Some(ca) = &tenant.upstream_ca {
+            let pem = std::fs::read(ca).map_err(|e| {
+                anyhow::anyhow!("{}: cannot read {}: {e}", key("upstream_ca"), ca.display())
+            })?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                anyhow::anyhow!("{}: {} is not PEM: {e}", key("upstream_ca"), ca.display())
+            })?;
+            if certs.is_empty() {
+                anyhow::bail!(
+                    "{}: no certificate found in {}",
+                    key("upstream_ca"),
+                    ca.display()
+                );
+            }
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        if tenant.upstream_insecure {
+            tracing::warn!(
+                tenant = %tenant.name,
+                "tenants[{i}].upstream_insecure = true: the upstream's certificate is not checked"
+            );
+            builder = builder.danger_accept_invalid_certs(true);
+        }
+        let client = builder
+            .build()
+            .map_err(|e| anyhow::anyhow!("tenant '{}': HTTP client: {e}", tenant.name))?;
+        Ok(Upstream {
+            name: tenant.name.clone(),
+            base,
+            client,
+        })
+    }
+}
+
+impl Endpoint for Proxy {
+    type Output = Response;
+
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let Some(host) = request_host(&req) else {
+            return Ok(json_error(
+                StatusCode::NOT_FOUND,
+                "NOT_FOUND",
+                "The request names no host, so no tenant can be chosen.",
+            ));
+        };
+        let Some(upstream) = self.upstream_for(&host) else {
+            tracing::info!(%host, path = %req.original_uri().path(), "proxy: no tenant for host");
+            return Ok(json_error(
+                StatusCode::NOT_FOUND,
+                "NOT_FOUND",
+                &format!("No tenant is configured for host '{}'.", strip_host(&host)),
+            ));
+        };
+        let pq = req
+            .original_uri()
+            .path_and_query()
+            .map_or("/", |pq| pq.as_str())
+            .to_string();
+        let url = match upstream_url(&upstream.base, &pq) {
+            Some(url) => url,
+            None => {
+                return Ok(json_error(
+                    StatusCode::BAD_REQUEST,
+                    "BAD_REQUEST",
+                    "The request path cannot be forwarded.",
+                ))
+            }
+        };
+        let client_ip = req.remote_addr().as_socket_addr().map(|a| a.ip());
+        let headers = forward_request_headers(req.headers(), client_ip, &host, self.proto);
+        let method = req.method().clone();
+        let mut outgoing = upstream
+            .client
+            .request(method.clone(), url.clone())
+            .headers(headers);
+        if has_body(&req) {
+            let body = req.take_body().into_bytes_stream();
+            outgoing = outgoing.body(reqwest::Body::wrap_stream(body));
+        }
+        let started = std::time::Instant::now();
+        let result = tokio::time::timeout(self.timeout, outgoing.send()).await;
+        let resp = match result {
+            Ok(Ok(resp)) => resp,
+            Ok(Err(e)) if e.is_timeout() => return Ok(self.timed_out(upstream, &url)),
+            Ok(Err(e)) => {
+                tracing::warn!(tenant = %upstream.name, %url, error = %error_chain(&e),
+                    "proxy: upstream unreachable");
+                return Ok(json_error(
+                    StatusCode::BAD_GATEWAY,
+                    "BAD_GATEWAY",
+                    "The upstream service could not be reached; the cause is in the console's log.",
+                ));
+            }
+            Err(_) => return Ok(self.timed_out(upstream, &url)),
+        };
+        tracing::debug!(tenant = %upstream.name, %method, path = %url.path(),
+            status = resp.status().as_u16(), ms = started.elapsed().as_millis() as u64, "proxied");
+        let mut out = Response::builder().status(resp.status()).finish();
+        *out.headers_mut() = filter_response_headers(resp.headers());
+        if method == Method::HEAD {
+            return Ok(out);
+        }
+        out.set_body(Body::from_bytes_stream(
+            resp.bytes_stream().map_err(std::io::Error::other),
+        ));
+        Ok(out)
+    }
+}
+
+impl Proxy {
+    fn timed_out(&self, upstream: &Upstream, url: &Url) -> Response {
+        tracing::warn!(tenant = %upstream.name, %url, timeout_secs = self.timeout.as_secs(),
+            "proxy: upstream timed out");
+        json_error(
+            StatusCode::GATEWAY_TIMEOUT,
+            "GATEWAY_TIMEOUT",
+            &format!(
+                "The upstream service did not answer within {} s.",
+                self.timeout.as_secs()
+            ),
+        )
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(inner) = source {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    s
+}
+
+/// The host the request was made to: the authority of an absolute-form or HTTP/2 request,
+/// else the `Host` header. Only used to pick a configured tenant, never to connect.
+pub fn request_host(req: &Request) -> Option<String> {
+    if let Some(authority) = req.original_uri().authority() {
+        return Some(authority.as_str().to_string());
+    }
+    let host = req.headers().get(header::HOST)?.to_str().ok()?.trim();
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+fn strip_host(host: &str) -> &str {
+    crate::config::strip_port(host)
+}
+
+/// Whether the request carries a body to stream on.
+fn has_body(req: &Request) -> bool {
+    let h = req.headers();
+    if h.contains_key(header::TRANSFER_ENCODING) {
+        return true;
+    }
+    if let Some(len) = h.get(header::CONTENT_LENGTH) {
+        return len.to_str().ok().and_then(|l| l.parse::<u64>().ok()) != Some(0);
+    }
+    // HTTP/2 has no framing headers; a body may follow any method that takes one.
+    req.version() == Version::HTTP_2
+        && !matches!(
+            *req.method(),
+            Method::GET | Method::HEAD | Method::OPTIONS | Method::DELETE
+        )
+}
+
+/// The upstream address for a request's path and query: the configured base with the path
+/// appended. `None` when the result would leave the base (it never should).
+pub fn upstream_url(base: &Url, path_and_query: &str) -> Option<Url> {
+    let (path, query) = match path_and_query.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (path_and_query, None),
+    };
+    if !path.starts_with('/') || path.contains('#') || query.is_some_and(|q| q.contains('#')) {
+        return None;
+    }
+    // Dot segments (also percent-encoded) would be resolved away and could leave the base.
+    let dot = |seg: &str| {
+        let seg = seg.to_ascii_lowercase().replace("%2e", ".");
+        seg == "." || seg == ".."
+    };
+    if path.split('/').any(dot) {
+        return None;
+    }
+    let mut url = base.clone();
+    let prefix = base.path().trim_end_matches('/');
+    url.set_path(&format!("{prefix}{path}"));
+    url.set_query(query);
+    url.set_fragment(None);
+    let same_origin = url.scheme() == base.scheme()
+        && url.host_str() == base.host_str()
+        && url.port_or_known_default() == base.port_or_known_default()
+        && url.username() == base.username()
+        && url.password() == base.password();
+    same_origin.then_some(url)
+}
+
+/// Headers that belong to one connection, never forwarded.
+const HOP_BY_HOP: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "trailers",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// Whether `name` is hop-by-hop: the fixed list, any `Proxy-*`, or one named in `Connection`.
+pub fn is_hop_by_hop(name: &HeaderName, connection_named: &[String]) -> bool {
+    let n = name.as_str();
+    HOP_BY_HOP.contains(&n) || n.starts_with("proxy-") || connection_named.iter().any(|c| c == n)
+}
+
+/// Header names listed in `Connection` (lower case).
+fn connection_tokens(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().to_ascii_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The headers sent upstream: the client's end-to-end headers, without `Host` (the
+/// upstream's is used), with `X-Forwarded-For` extended and `X-Forwarded-Proto/-Host` set.
+pub fn forward_request_headers(
+    incoming: &HeaderMap,
+    client_ip: Option<IpAddr>,
+    host: &str,
+    proto: &str,
+) -> HeaderMap {
+    let named = connection_tokens(incoming);
+    let xff = HeaderName::from_static("x-forwarded-for");
+    let xfp = HeaderName::from_static("x-forwarded-proto");
+    let xfh = HeaderName::from_static("x-forwarded-host");
+    let mut out = HeaderMap::with_capacity(incoming.len() + 3);
+    for (name, value) in incoming {
+        if is_hop_by_hop(name, &named)
+            || name == header::HOST
+            || name == xff
+            || name == xfp
+            || name == xfh
+        {
+            continue;
+        }
+        out.append(name.clone(), value.clone());
+    }
+    let earlier: Vec<&str> = incoming
+        .get_all(&xff)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
+    let mut chain = earlier.join(", ");
+    if let Some(ip) = client_ip {
+        if !chain.is_empty() {
+            chain.push_str(", ");
+        }
+        chain.push_str(&ip.to_string());
+    }
+    if let Ok(v) = HeaderValue::from_str(&chain) {
+        if !chain.is_empty() {
+            out.insert(xff, v);
+        }
+    }
+    out.insert(
+        xfp,
+        HeaderValue::from_static(if proto == "http" { "http" } else { "https" }),
+    );
+    if let Ok(v) = HeaderValue::from_str(host) {
+        out.insert(xfh, v);
+    }
+    out
+}
+
+/// The upstream's answer headers without the hop-by-hop ones.
+pub fn filter_response_headers(upstream: &HeaderMap) -> HeaderMap {
+    let named = connection_tokens(upstream);
+    let mut out = HeaderMap::with_capacity(upstream.len());
+    for (name, value) in upstream {
+        if !is_hop_by_hop(name, &named) {
+            out.append(name.clone(), value.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(
+                HeaderName::from_bytes(k.as_bytes()).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn hop_by_hop_headers_are_dropped_both_ways() {
+        let incoming = map(&[
+            ("host", "console.test:8443"),
+            ("connection", "keep-alive, X-Secret-Hop"),
+            ("keep-alive", "timeout=5"),
+            ("proxy-authorization", "Basic eA=="),
+            ("proxy-foo", "1"),
+            ("te", "trailers"),
+            ("trailer", "x"),
+            ("transfer-encoding", "chunked"),
+            ("upgrade", "h2c"),
+            ("x-secret-hop", "1"),
+            ("authorization", "Bearer t"),
+            ("accept", "application/json"),
+            ("cookie", "a=1"),
+            ("content-type", "application/json"),
+            ("content-length", "12"),
+        ]);
+        let out = forward_request_headers(&incoming, None, "console.test:8443", "https");
+        for gone in [
+            "host",
+            "connection",
+            "keep-alive",
+            "proxy-authorization",
+            "proxy-foo",
+            "te",
+            "trailer",
+            "transfer-encoding",
+            "upgrade",
+            "x-secret-hop",
+        ] {
+            assert!(!out.contains_key(gone), "{gone} was forwarded");
+        }
+        for kept in [
+            "authorization",
+            "accept",
+            "cookie",
+            "content-type",
+            "content-length",
+        ] {
+            assert_eq!(out.get(kept), incoming.get(kept), "{kept}");
+        }
+
+        let upstream = map(&[
+            ("connection", "close, x-up-hop"),
+            ("x-up-hop", "1"),
+            ("transfer-encoding", "chunked"),
+            ("proxy-authenticate", "Basic"),
+            ("content-type", "application/json"),
+            ("set-cookie", "a=1"),
+            ("set-cookie", "b=2"),
+        ]);
+        let out = filter_response_headers(&upstream);
+        assert_eq!(out.len(), 3, "{out:?}");
+        assert_eq!(out.get_all("set-cookie").iter().count(), 2);
+    }
+
+    #[test]
+    fn forwarded_headers_are_set_and_extended() {
+        let ip: IpAddr = "192.0.2.7".parse().unwrap();
+        let out = forward_request_headers(
+            &map(&[
+                ("x-forwarded-proto", "gopher"),
+                ("x-forwarded-host", "evil.test"),
+            ]),
+            Some(ip),
+            "console.test",
+            "https",
+        );
+        assert_eq!(out.get("x-forwarded-for").unwrap(), "192.0.2.7");
+        assert_eq!(out.get("x-forwarded-proto").unwrap(), "https");
+        assert_eq!(out.get("x-forwarded-host").unwrap(), "console.test");
+
+        let out = forward_request_headers(
+            &map(&[
+                ("x-forwarded-for", "203.0.113.1"),
+                ("x-forwarded-for", "10.0.0.2"),
+            ]),
+            Some(ip),
+            "console.test:8443",
+            "http",
+        );
+        assert_eq!(
+            out.get("x-forwarded-for").unwrap(),
+            "203.0.113.1, 10.0.0.2, 192.0.2.7"
+        );
+        assert_eq!(out.get_all("x-forwarded-for").iter().count(), 1);
+        assert_eq!(out.get("x-forwarded-proto").unwrap(), "http");
+        assert_eq!(out.get("x-forwarded-host").unwrap(), "console.test:8443");
+    }
+
+    #[test]
+    fn only_path_and_query_are_appended_to_the_upstream() {
+        let base = Url::parse("https://up.test:9443").unwrap();
+        let url = |pq: &str| upstream_url(&base, pq).map(|u| u.to_string());
+        assert_eq!(
+            url("/api/trs/v1/groups?a=1&b=%20").as_deref(),
+            Some("https://up.test:9443/api/trs/v1/groups?a=1&b=%20")
+        );
+        assert_eq!(
+            url("//evil.test/api/x").as_deref(),
+            Some("https://up.test:9443//evil.test/api/x")
+        );
+        assert_eq!(
+            url("/api/@evil.test:1/x").as_deref(),
+            Some("https://up.test:9443/api/@evil.test:1/x")
+        );
+        assert_eq!(url("http://evil.test/api/x"), None);
+        assert_eq!(url("evil.test/api"), None);
+        assert_eq!(url("/api/x#frag"), None);
+        assert_eq!(url("/api/../x"), None);
+        assert_eq!(url("/api/%2E%2e/x"), None);
+        assert_eq!(url("/api/./x"), None);
+
+        let prefixed = Url::parse("https://up.test/console/").unwrap();
+        assert_eq!(
+            upstream_url(&prefixed, "/api/auth/signin")
+                .map(|u| u.to_string())
+                .as_deref(),
+            Some("https://up.test/console/api/auth/signin")
+        );
+    }
+
+    #[test]
+    fn hop_by_hop_names() {
+        let named = vec!["x-a".to_string()];
+        for n in [
+            "connection",
+            "te",
+            "proxy-anything",
+            "x-a",
+            "upgrade",
+            "trailer",
+        ] {
+            assert!(is_hop_by_hop(&HeaderName::from_static(n), &named), "{n}");
+        }
+        for n in ["authorization", "content-length", "x-b", "x-forwarded-for"] {
+            assert!(!is_hop_by_hop(&HeaderName::from_static(n), &named), "{n}");
+        }
+    }
+}

@@ -1,0 +1,729 @@
+//! Sign-in, sessions, users and demo accounts, driven through the real binary over HTTPS.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::time::{Duration, Instant};
+
+use common::{client, config_path, run_cli, start, Opts, Server};
+use serde_json::{json, Value};
+
+const BAD_CREDENTIALS: &str =
+    "Please check your credentials and try again, otherwise contact support";
+
+fn denied() -> Value {
+    json!({"code": "UNAUTHORIZED", "messages": ["Access is denied!"]})
+}
+
+/// `cxwatch --config <server's config> <args>` with `stdin`.
+fn cli(server: &Server, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let config = config_path(&server.data_dir);
+    let mut all = vec!["--config", config.to_str().unwrap()];
+    all.extend_from_slice(args);
+    run_cli(&all, stdin)
+}
+
+/// Creates a user through `cxwatch user add`, password on standard input.
+fn add_user(server: &Server, username: &str, role: &str, access: &str, password: &str) {
+    let (code, out, err) = cli(
+        server,
+        &[
+            "user",
+            "add",
+            "--username",
+            username,
+            "--role",
+            role,
+            "--access",
+            access,
+            "--first-name",
+            "Ada",
+            "--last-name",
+            "Lovelace",
+        ],
+        &format!("{password}\n"),
+    );
+    assert_eq!(code, 0, "user add failed: {out} {err}");
+}
+
+fn signin(server: &Server, body: Value) -> (u16, Value) {
+    let resp = client()
+        .post(server.url("/api/auth/signin"))
+        .json(&body)
+        .send()
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().unwrap())
+}
+
+fn signin_ok(server: &Server, username: &str, password: &str, remember: bool) -> Value {
+    let (status, body) = signin(
+        server,
+        json!({"username": username, "password": password, "remember": remember}),
+    );
+    assert_eq!(status, 200, "{body}");
+    body["data"].clone()
+}
+
+/// (status, body) of `method path` with an optional bearer token.
+fn call(server: &Server, method: &str, path: &str, token: Option<&str>) -> (u16, Value) {
+    let c = client();
+    let mut req = match method {
+        "POST" => c.post(server.url(path)),
+        "PUT" => c.put(server.url(path)),
+        "DELETE" => c.delete(server.url(path)),
+        _ => c.get(server.url(path)),
+    };
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let resp = req.send().unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.text().unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// Paths that need a token: existing, future and unknown ones.
+const PROTECTED: &[(&str, &str)] = &[
+    ("POST", "/api/auth/signout"),
+    ("GET", "/api/users"),
+    ("GET", "/api/trs/v1/groups"),
+    ("GET", "/api/trs/v1/groups/1/metric?level=case"),
+    ("GET", "/api/alerts/events?pageNo=0&pageSize=10"),
+    ("PUT", "/api/alerts/settings/1"),
+    ("DELETE", "/api/reports/1"),
+    ("GET", "/api/no/such/thing"),
+];
+
+fn assert_denied_everywhere(server: &Server, token: Option<&str>, what: &str) {
+    for (method, path) in PROTECTED {
+        let (status, body) = call(server, method, path, token);
+        assert_eq!(status, 401, "{what}: {method} {path}: {body}");
+        assert_eq!(body, denied(), "{what}: {method} {path}");
+    }
+}
+
+/// A valid token gets past the guard (the path itself may not exist yet: 404 then).
+fn assert_token_works(server: &Server, token: &str) {
+    for (method, path) in PROTECTED.iter().filter(|(_, p)| *p != "/api/auth/signout") {
+        let (status, body) = call(server, method, path, Some(token));
+        assert_ne!(status, 401, "{method} {path}: {body}");
+    }
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+fn expires_at(data: &Value) -> i64 {
+    let s = data["expiresAt"].as_str().unwrap();
+    chrono::DateTime::parse_from_rfc3339(s)
+        .unwrap_or_else(|e| panic!("expiresAt {s}: {e}"))
+        .timestamp()
+}
+
+#[test]
+fn signin_returns_the_logged_in_user_and_a_working_token() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "correct horse",
+    );
+    let resp = client()
+        .post(server.url("/api/auth/signin"))
+        .json(
+            &json!({"username": "Ada@Example.com", "password": "correct horse", "remember": false}),
+        )
+        .send()
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    // The token is in the body, not in a header or cookie.
+    assert!(resp.headers().get("authorization").is_none());
+    assert!(resp.headers().get("set-cookie").is_none());
+    let body: Value = resp.json().unwrap();
+    assert_eq!(body["code"], "OK");
+    assert_eq!(body["messages"], json!([]));
+    let data = &body["data"];
+    let token = data["accessToken"].as_str().unwrap();
+    assert_eq!(token.len(), 43, "32 random bytes, base64url");
+    assert!(data["id"].as_i64().unwrap() > 0);
+    assert_eq!(data["username"], "ada@example.com");
+    assert_eq!(data["roles"], json!(["ROLE_ADMIN"]));
+    assert_eq!(data["accessType"], "read-write");
+    assert_eq!(data["remember"], false);
+    assert_eq!(data["firstName"], "Ada");
+    assert_eq!(data["lastName"], "Lovelace");
+    let mut keys: Vec<_> = data.as_object().unwrap().keys().cloned().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "accessToken",
+            "accessType",
+            "expiresAt",
+            "firstName",
+            "id",
+            "lastName",
+            "remember",
+            "roles",
+            "username"
+        ]
+    );
+    // Default lifetime: 12 hours.
+    assert!((expires_at(data) - now_secs() - 12 * 3600).abs() <= 5);
+    assert_token_works(&server, token);
+
+    // Only the SHA-256 of the token is stored.
+    let db = rusqlite::Connection::open(server.data_dir.join("cxwatch.db")).unwrap();
+    let stored: Vec<String> = db
+        .prepare("SELECT token_hash FROM tokens")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_ne!(stored[0], token);
+    assert_eq!(stored[0].len(), 64);
+    let hash: String = db
+        .query_row("SELECT password_hash FROM users", [], |r| r.get(0))
+        .unwrap();
+    assert!(hash.starts_with("$argon2id$"), "{hash}");
+}
+
+#[test]
+fn wrong_credentials_and_missing_fields() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "correct horse",
+    );
+    let expected = json!({"code": "UNAUTHORIZED", "messages": [BAD_CREDENTIALS]});
+    // Wrong password and unknown user: the same answer.
+    for (user, pw) in [
+        ("ada@example.com", "correct horse!"),
+        ("ada@example.com", "Correct horse"),
+        ("nobody@example.com", "correct horse"),
+    ] {
+        let (status, body) = signin(&server, json!({"username": user, "password": pw}));
+        assert_eq!(status, 401, "{user}");
+        assert_eq!(body, expected, "{user}");
+    }
+    // Missing or blank fields are named.
+    let (status, body) = signin(&server, json!({"password": "x"}));
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        json!({"code": "BAD_REQUEST", "messages": ["username is required"]})
+    );
+    let (status, body) = signin(
+        &server,
+        json!({"username": "ada@example.com", "password": ""}),
+    );
+    assert_eq!(status, 400);
+    assert_eq!(body["messages"], json!(["password is required"]));
+    let (status, body) = signin(&server, json!({"username": "  ", "password": "   "}));
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["messages"],
+        json!(["username is required", "password is required"])
+    );
+    let resp = client()
+        .post(server.url("/api/auth/signin"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 400);
+    let body: Value = resp.json().unwrap();
+    assert_eq!(body["code"], "BAD_REQUEST");
+    // The right password still works afterwards (three failures are under the limit).
+    signin_ok(&server, "ada@example.com", "correct horse", false);
+}
+
+fn retry_secs(body: &Value) -> u64 {
+    let msg = body["messages"][0].as_str().unwrap();
+    let rest = msg
+        .strip_prefix("Too many failed sign-in attempts; try again in ")
+        .unwrap_or_else(|| panic!("{msg}"));
+    rest.strip_suffix(" seconds").unwrap().parse().unwrap()
+}
+
+#[test]
+fn repeated_failures_are_throttled_per_username() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "correct horse",
+    );
+    add_user(
+        &server,
+        "bob@example.com",
+        "user",
+        "read-only",
+        "battery staple",
+    );
+    for i in 0..5 {
+        let (status, body) = signin(
+            &server,
+            json!({"username": "ada@example.com", "password": format!("guess {i}")}),
+        );
+        assert_eq!(status, 401, "failure {i}: {body}");
+    }
+    // Now even the right password waits.
+    let (status, body) = signin(
+        &server,
+        json!({"username": "ADA@example.com", "password": "correct horse"}),
+    );
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["code"], "TOO_MANY_REQUESTS");
+    let wait = retry_secs(&body);
+    assert!((1..=30).contains(&wait), "{wait}");
+    // Other users are unaffected.
+    let data = signin_ok(&server, "bob@example.com", "battery staple", false);
+    assert_eq!(data["roles"], json!(["ROLE_USER"]));
+    // Unknown usernames are throttled the same way (nothing tells them apart).
+    for _ in 0..5 {
+        let (status, _) = signin(
+            &server,
+            json!({"username": "ghost@example.com", "password": "nope nope"}),
+        );
+        assert_eq!(status, 401);
+    }
+    let (status, body) = signin(
+        &server,
+        json!({"username": "ghost@example.com", "password": "nope nope"}),
+    );
+    assert_eq!(status, 429);
+    assert!((1..=30).contains(&retry_secs(&body)));
+}
+
+#[test]
+fn protected_paths_need_a_valid_token() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "correct horse",
+    );
+    assert_denied_everywhere(&server, None, "no token");
+    assert_denied_everywhere(&server, Some("not-a-token"), "bad token");
+    let token = signin_ok(&server, "ada@example.com", "correct horse", false)["accessToken"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Another scheme than Bearer, or a tampered token, is no good either.
+    let resp = client()
+        .get(server.url("/api/users"))
+        .header("authorization", format!("Basic {token}"))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 401);
+    let mut tampered = token.clone();
+    tampered.replace_range(0..1, if token.starts_with('A') { "B" } else { "A" });
+    assert_denied_everywhere(&server, Some(&tampered), "tampered token");
+    assert_token_works(&server, &token);
+    // The OpenAPI document and sign-in stay public.
+    let (status, spec) = call(&server, "GET", "/api/openapi.json", None);
+    assert_eq!(status, 200);
+    assert!(spec["paths"]["/auth/signin"].is_object(), "{spec}");
+    assert!(spec["paths"]["/auth/getToken"].is_object());
+}
+
+#[test]
+fn signout_ends_only_that_session() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "correct horse",
+    );
+    let first = signin_ok(&server, "ada@example.com", "correct horse", false);
+    let second = signin_ok(&server, "ada@example.com", "correct horse", true);
+    let first = first["accessToken"].as_str().unwrap();
+    let second = second["accessToken"].as_str().unwrap();
+    assert_ne!(first, second);
+    let (status, body) = call(&server, "POST", "/api/auth/signout", Some(first));
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"code": "OK", "data": true, "messages": []}));
+    assert_denied_everywhere(&server, Some(first), "signed-out token");
+    assert_token_works(&server, second);
+}
+
+#[test]
+fn tokens_expire_and_remember_lasts_longer() {
+    let server = start(Opts {
+        toml: "[auth]\ntoken_ttl_secs = 3\nremember_ttl_days = 2\n".into(),
+        ..Opts::default()
+    });
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "correct horse",
+    );
+    let before = now_secs();
+    let short = signin_ok(&server, "ada@example.com", "correct horse", false);
+    let long = signin_ok(&server, "ada@example.com", "correct horse", true);
+    let after = now_secs();
+    assert_eq!(short["remember"], false);
+    assert_eq!(long["remember"], true);
+    let short_exp = expires_at(&short);
+    assert!((before + 3..=after + 3).contains(&short_exp), "{short_exp}");
+    let long_exp = expires_at(&long);
+    assert!(
+        (before + 2 * 86_400..=after + 2 * 86_400).contains(&long_exp),
+        "{long_exp}"
+    );
+    let short = short["accessToken"].as_str().unwrap();
+    let long = long["accessToken"].as_str().unwrap();
+    // The store keeps the remember flag and the expiry with the token's hash.
+    let db = rusqlite::Connection::open(server.data_dir.join("cxwatch.db")).unwrap();
+    let rows: Vec<(i64, i64)> = db
+        .prepare("SELECT remember, expires_at FROM tokens ORDER BY expires_at")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(rows, vec![(0, short_exp), (1, long_exp)]);
+
+    assert_token_works(&server, short);
+    // Wait until the short token is past its expiry.
+    while now_secs() <= short_exp {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_denied_everywhere(&server, Some(short), "expired token");
+    assert_token_works(&server, long);
+    // The next sign-in sweeps the expired token away.
+    signin_ok(&server, "ada@example.com", "correct horse", false);
+    let expired: i64 = db
+        .query_row(
+            "SELECT COUNT(*) FROM tokens WHERE expires_at <= ?1",
+            [now_secs()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(expired, 0);
+}
+
+#[test]
+fn user_add_reads_the_password_from_stdin_or_a_file() {
+    let server = start(Opts::default());
+    let user_add = |username: &str, extra: &[&str], stdin: &str| {
+        let mut args = vec![
+            "user",
+            "add",
+            "--username",
+            username,
+            "--role",
+            "user",
+            "--access",
+            "read-only",
+        ];
+        args.extend_from_slice(extra);
+        cli(&server, &args, stdin)
+    };
+    // Standard input: the first line, spaces kept.
+    let (code, out, err) = user_add("bob@example.com", &[], "  two words  \nignored\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Created user bob@example.com"), "{out}");
+    let data = signin_ok(&server, "bob@example.com", "  two words  ", false);
+    assert_eq!(data["roles"], json!(["ROLE_USER"]));
+    assert_eq!(data["accessType"], "read-only");
+    assert_eq!(data["firstName"], "");
+    // A file.
+    let file = server.data_dir.join("pw.txt");
+    std::fs::write(&file, "from-a-file\r\n").unwrap();
+    let (code, _, err) = user_add(
+        "carol@example.com",
+        &["--password-file", file.to_str().unwrap()],
+        "not this one\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    signin_ok(&server, "carol@example.com", "from-a-file", false);
+    let (status, _) = signin(
+        &server,
+        json!({"username": "carol@example.com", "password": "not this one"}),
+    );
+    assert_eq!(status, 401);
+
+    // Too short.
+    let (code, _, err) = user_add("dan@example.com", &[], "short\n");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("the password is too short: 5 characters, at least 8 are needed"),
+        "{err}"
+    );
+    // No password at all.
+    let (code, _, err) = user_add("dan@example.com", &[], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("no password given"), "{err}");
+    // Duplicate (any case).
+    let (code, _, err) = user_add("BOB@example.com", &[], "another password\n");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("a user named bob@example.com already exists"),
+        "{err}"
+    );
+    // Not an e-mail address.
+    let (code, _, err) = user_add("bob", &[], "another password\n");
+    assert_eq!(code, 1);
+    assert!(err.contains("is not an e-mail address"), "{err}");
+    // Unknown role.
+    let (code, _, err) = cli(
+        &server,
+        &[
+            "user",
+            "add",
+            "--username",
+            "e@example.com",
+            "--role",
+            "root",
+            "--access",
+            "read-only",
+        ],
+        "password1\n",
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("possible values: admin, user"), "{err}");
+    // None of the failures created a user.
+    let db = rusqlite::Connection::open(server.data_dir.join("cxwatch.db")).unwrap();
+    let n: i64 = db
+        .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 2);
+    // The password never appears in the command's output.
+    assert!(!out.contains("two words"));
+}
+
+#[test]
+fn one_time_ids_are_exchanged_once() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-only",
+        "correct horse",
+    );
+    let (code, out, err) = cli(
+        &server,
+        &["user", "login-link", "--username", "ada@example.com"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let path = out.trim();
+    let id = path
+        .strip_prefix("/callback?id=")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(id.len(), 43);
+
+    let (status, body) = call(&server, "GET", &format!("/api/auth/getToken?id={id}"), None);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["code"], "OK");
+    let data = &body["data"];
+    assert_eq!(data["username"], "ada@example.com");
+    assert_eq!(data["roles"], json!(["ROLE_ADMIN"]));
+    assert_eq!(data["accessType"], "read-only");
+    assert_eq!(data["remember"], false);
+    assert!(data["id"].as_i64().unwrap() > 0);
+    let token = data["accessToken"].as_str().unwrap();
+    assert_token_works(&server, token);
+
+    // Single use.
+    let (status, body) = call(&server, "GET", &format!("/api/auth/getToken?id={id}"), None);
+    assert_eq!(status, 401);
+    assert_eq!(body["code"], "UNAUTHORIZED");
+    assert_eq!(
+        body["messages"],
+        json!(["This sign-in link is unknown, already used or expired"])
+    );
+    let (status, _) = call(&server, "GET", "/api/auth/getToken?id=made-up", None);
+    assert_eq!(status, 401);
+    let (status, body) = call(&server, "GET", "/api/auth/getToken", None);
+    assert_eq!(status, 400);
+    assert_eq!(body["messages"], json!(["id is required"]));
+    // Only the hash of an id is stored, and a used id is gone.
+    let db = rusqlite::Connection::open(server.data_dir.join("cxwatch.db")).unwrap();
+    let n: i64 = db
+        .query_row("SELECT COUNT(*) FROM one_time_ids", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 0);
+
+    let (code, _, err) = cli(
+        &server,
+        &["user", "login-link", "--username", "x@example.com"],
+        "",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("there is no user named x@example.com"),
+        "{err}"
+    );
+}
+
+/// Reads the demo box from the server's standard output: (url, [(username, password)]).
+fn read_demo_box(server: &mut Server) -> (String, Vec<(String, String)>) {
+    let stdout = server.child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let mut rules = 0;
+    let mut url = String::new();
+    let mut accounts = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while rules < 2 && Instant::now() < deadline {
+        let line = lines.next().unwrap().unwrap();
+        let inner = line.trim_matches(|c| c == '|' || c == ' ');
+        if line.starts_with("+--") {
+            rules += 1;
+        } else if let Some(u) = inner.strip_prefix("URL") {
+            url = u.trim().to_string();
+        } else if let Some(u) = inner.strip_prefix("username") {
+            accounts.push((u.trim().to_string(), String::new()));
+        } else if let Some(p) = inner.strip_prefix("password") {
+            accounts.last_mut().unwrap().1 = p.trim().to_string();
+        }
+    }
+    (url, accounts)
+}
+
+#[test]
+fn demo_accounts_are_printed_usable_and_renewed() {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("demo");
+    let opts = Opts {
+        args: vec![
+            "--demo".into(),
+            "--data-dir".into(),
+            data_dir.to_str().unwrap().into(),
+        ],
+        data_dir: Some(data_dir.clone()),
+        ..Opts::default()
+    };
+    let mut server = start(opts.clone());
+    let (url, accounts) = read_demo_box(&mut server);
+    assert_eq!(url, format!("https://127.0.0.1:{}/", server.port));
+    assert_eq!(accounts.len(), 2, "{accounts:?}");
+    assert_eq!(accounts[0].0, "admin@demo.cxwatch");
+    assert_eq!(accounts[1].0, "viewer@demo.cxwatch");
+    assert!(accounts.iter().all(|(_, p)| p.len() >= 12), "{accounts:?}");
+    let admin = signin_ok(&server, &accounts[0].0, &accounts[0].1, false);
+    assert_eq!(admin["roles"], json!(["ROLE_ADMIN"]));
+    assert_eq!(admin["accessType"], "read-write");
+    let viewer = signin_ok(&server, &accounts[1].0, &accounts[1].1, false);
+    assert_eq!(viewer["roles"], json!(["ROLE_USER"]));
+    assert_eq!(viewer["accessType"], "read-only");
+    let old_token = viewer["accessToken"].as_str().unwrap().to_string();
+    server.kill();
+    // No first-admin hint when accounts exist.
+    let mut err = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("No users yet"), "{err}");
+
+    // Same data directory: new passwords, the old ones and their sessions stop working.
+    let mut server = start(opts);
+    let (_, renewed) = read_demo_box(&mut server);
+    assert_eq!(renewed.len(), 2);
+    assert_ne!(renewed[0].1, accounts[0].1);
+    assert_ne!(renewed[1].1, accounts[1].1);
+    let (status, _) = signin(
+        &server,
+        json!({"username": accounts[0].0, "password": accounts[0].1}),
+    );
+    assert_eq!(status, 401);
+    signin_ok(&server, &renewed[0].0, &renewed[0].1, false);
+    signin_ok(&server, &renewed[1].0, &renewed[1].1, false);
+    assert_denied_everywhere(&server, Some(&old_token), "token from before the reset");
+}
+
+#[test]
+fn fresh_install_says_how_to_create_the_first_admin() {
+    let mut server = start(Opts::default());
+    server.kill();
+    let mut err = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let config = config_path(&server.data_dir);
+    let command = format!(
+        "cxwatch --config {} user add --username admin@example.com --role admin --access read-write",
+        config.display()
+    );
+    // Printed on its own line, and logged at warn.
+    assert!(
+        err.lines().any(|l| l.trim() == command),
+        "no hint line in: {err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.contains("WARN") && l.contains("no users yet") && l.contains(&command)),
+        "no warn log in: {err}"
+    );
+    assert!(
+        err.contains("password is read from standard input"),
+        "{err}"
+    );
+
+    // Following the hint works, and the next start says nothing.
+    let (code, _, e) = run_cli(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "user",
+            "add",
+            "--username",
+            "admin@example.com",
+            "--role",
+            "admin",
+            "--access",
+            "read-write",
+        ],
+        "first admin password\n",
+    );
+    assert_eq!(code, 0, "{e}");
+    let mut server = start(Opts {
+        data_dir: Some(server.data_dir.clone()),
+        ..Opts::default()
+    });
+    signin_ok(&server, "admin@example.com", "first admin password", false);
+    server.kill();
+    let mut err = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("No users yet"), "{err}");
+}

@@ -1,0 +1,276 @@
+//! Configuration: `config.example.toml` matches the built-in defaults and documents every
+//! key with its environment variable; the real binary refuses a bad config at start-up with
+//! a message naming the key.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use cxwatch::config::{Config, Overrides, TenantConfig};
+
+fn example_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("config.example.toml")
+}
+
+fn example() -> String {
+    std::fs::read_to_string(example_path()).unwrap()
+}
+
+/// `section.key` of every leaf of a serialized value.
+fn leaves(prefix: &str, value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaves(&key, v, out);
+            }
+        }
+        _ => out.push(prefix.to_string()),
+    }
+}
+
+#[test]
+fn example_loads_as_the_defaults() {
+    let config =
+        Config::load_from(Some(&example_path()), Vec::new(), &Overrides::default()).unwrap();
+    assert_eq!(config, Config::default());
+}
+
+#[test]
+fn example_shows_the_real_defaults() {
+    // Uncomment every `#key = value` line outside [tls] (examples, not defaults) and the
+    // [[tenants]] block: the result must still be the built-in defaults.
+    let mut section = String::new();
+    let mut uncommented = String::new();
+    let mut count = 0;
+    for line in example().lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            section = trimmed.to_string();
+        }
+        if trimmed.starts_with("#[[tenants]]") {
+            break;
+        }
+        let is_setting = trimmed.starts_with('#')
+            && !trimmed.starts_with("##")
+            && trimmed[1..]
+                .split_once(" = ")
+                .is_some_and(|(k, _)| k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+        if is_setting && section != "[tls]" {
+            uncommented.push_str(&trimmed[1..]);
+            count += 1;
+        } else {
+            uncommented.push_str(line);
+        }
+        uncommented.push('\n');
+    }
+    assert!(count >= 11, "only {count} settings found");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.toml");
+    std::fs::write(&path, &uncommented).unwrap();
+    let config = Config::load_from(Some(&path), Vec::new(), &Overrides::default())
+        .unwrap_or_else(|e| panic!("{e}\n{uncommented}"));
+    assert_eq!(config, Config::default(), "{uncommented}");
+}
+
+#[test]
+fn example_documents_every_key_and_its_environment_variable() {
+    let text = example();
+    let mut keys = Vec::new();
+    let mut value = serde_json::to_value(Config::default()).unwrap();
+    value.as_object_mut().unwrap().remove("tenants");
+    leaves("", &value, &mut keys);
+    assert!(keys.len() >= 13, "{keys:?}");
+    for key in &keys {
+        let leaf = key.rsplit('.').next().unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start_matches('#').starts_with(&format!("{leaf} = "))),
+            "{key} has no line in config.example.toml"
+        );
+        let env = format!("CXWATCH_{}", key.to_ascii_uppercase().replace('.', "__"));
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("## Env:") && l.split([' ', ',']).any(|w| w == env)),
+            "{key}: {env} is not documented"
+        );
+    }
+    let mut tenant_keys = Vec::new();
+    leaves(
+        "",
+        &serde_json::to_value(TenantConfig::default()).unwrap(),
+        &mut tenant_keys,
+    );
+    let tenants = &text[text.find("#[[tenants]]").expect("a [[tenants]] example")..];
+    for key in tenant_keys {
+        assert!(
+            tenants
+                .lines()
+                .any(|l| l.starts_with(&format!("#{key} = "))),
+            "tenants.{key} has no line in config.example.toml"
+        );
+    }
+}
+
+#[test]
+fn example_tenant_block_is_valid_when_uncommented() {
+    let text = example();
+    let start = text.find("#[[tenants]]").unwrap();
+    let block: String = text[start..]
+        .lines()
+        .filter(|l| !l.starts_with("##"))
+        .map(|l| format!("{}\n", l.trim_start_matches('#')))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    let block = block.replace("/etc/cxwatch/acme-ca.pem", ca.to_str().unwrap());
+    let path = dir.path().join("c.toml");
+    std::fs::write(&path, format!("[api]\nmode = \"proxy\"\n{block}")).unwrap();
+    let config = Config::load_from(Some(&path), Vec::new(), &Overrides::default())
+        .unwrap_or_else(|e| panic!("{e}\n{block}"));
+    assert_eq!(config.tenants.len(), 1);
+    assert_eq!(
+        config.tenants[0].upstream.as_deref(),
+        Some("https://trs.acme.example")
+    );
+}
+
+fn write_config(dir: &std::path::Path, extra: &str) -> String {
+    let path = dir.join("config.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "data_dir = {:?}\n[log]\nformat = \"text\"\n{extra}",
+            dir.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Runs `serve` with a config that must be refused; returns the last line of standard
+/// error, the one that says why.
+fn refused(extra_toml: &str, env: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_config(dir.path(), extra_toml);
+    let (code, _out, err) = common::run_cli_env(
+        &["--config", &config, "serve"],
+        env,
+        Duration::from_secs(20),
+    );
+    assert_ne!(code, -1, "still running: the config was accepted\n{err}");
+    assert_ne!(code, 0, "{err}");
+    let last = err.trim_end().lines().last().unwrap_or("").to_string();
+    assert!(last.starts_with("cxwatch: "), "{err}");
+    last
+}
+
+#[test]
+fn unknown_key_in_file_stops_start_up() {
+    let err = refused("[server]\nlisen = \"127.0.0.1:1\"\n", &[]);
+    assert!(err.contains("server.lisen: unknown key"), "{err}");
+    assert!(err.contains("config.toml"), "{err}");
+}
+
+#[test]
+fn unknown_key_in_environment_stops_start_up() {
+    let err = refused("", &[("CXWATCH_SERVER__LISTN", "127.0.0.1:1")]);
+    assert!(err.contains("server.listn: unknown key"), "{err}");
+    assert!(
+        err.contains("environment variable CXWATCH_SERVER__LISTN"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_values_stop_start_up() {
+    let err = refused("[server]\nlisten = \"nowhere\"\n", &[]);
+    assert!(err.contains("server.listen"), "{err}");
+    let err = refused("", &[("CXWATCH_PROXY__TIMEOUT_SECS", "soon")]);
+    assert!(err.contains("proxy.timeout_secs"), "{err}");
+    assert!(err.contains("CXWATCH_PROXY__TIMEOUT_SECS"), "{err}");
+    let err = refused("[api]\nmode = \"proxy\"\n", &[]);
+    assert!(err.contains("tenants"), "{err}");
+    let err = refused(
+        "[tls]\ncert = \"/nonexistent/c.pem\"\nkey = \"/nonexistent/k.pem\"\n",
+        &[],
+    );
+    assert!(err.contains("tls.cert"), "{err}");
+}
+
+#[test]
+fn unreadable_file_variable_is_named() {
+    let err = refused(
+        "",
+        &[("CXWATCH_SITE__TIMEZONE_FILE", "/nonexistent/secret")],
+    );
+    assert!(
+        err.contains("environment variable CXWATCH_SITE__TIMEZONE_FILE: cannot read the file /nonexistent/secret"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_config_file_is_named() {
+    let (code, _, err) = common::run_cli_env(
+        &["--config", "/nonexistent/cxwatch.toml", "serve"],
+        &[],
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("/nonexistent/cxwatch.toml does not exist"),
+        "{err}"
+    );
+}
+
+#[test]
+fn file_variable_and_command_line_override_the_file() {
+    // `--listen` and `--data-dir` win over the file; a `_FILE` variable is read.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let config = write_config(
+        dir.path(),
+        "[server]\nlisten = \"127.0.0.1:1\"\nplain_http = true\n",
+    );
+    let tz = dir.path().join("tz");
+    std::fs::write(&tz, "Europe/Paris\n").unwrap();
+    let port = common::free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(common::BIN)
+        .args(["--config", &config, "--data-dir", data.to_str().unwrap()])
+        .args(["serve", "--listen", &listen])
+        .env("CXWATCH_SITE__TIMEZONE_FILE", &tz)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let c = common::client();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut up = false;
+    while std::time::Instant::now() < deadline && !up {
+        up = c
+            .get(format!("http://{listen}/healthz"))
+            .send()
+            .is_ok_and(|r| r.status().is_success());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (code, out, err) = common::run_cli_env(
+        &["--config", &config, "healthcheck", "--listen", &listen],
+        &[],
+        Duration::from_secs(20),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(up, "not serving on --listen {listen}");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        data.join(cxwatch::store::DB_FILE).exists(),
+        "--data-dir not used"
+    );
+}
