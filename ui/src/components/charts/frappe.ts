@@ -55,7 +55,18 @@ export class StackedHourlyBars extends AxisChart {
   setMeasures(options: FrappeOptions): void {
     super.setMeasures(options);
     this.config.showLegend = 0;
-    this.measures.legendHeight = 0;
+    // Tight frame: room for the y-axis numbers at the left and the hour labels below.
+    const m = this.measures;
+    m.legendHeight = 0;
+    m.titleHeight = 0;
+    m.margins.top = 4;
+    m.margins.bottom = 0;
+    m.margins.left = 10;
+    m.margins.right = 6;
+    m.paddings.top = 10;
+    m.paddings.bottom = 24;
+    m.paddings.left = 24;
+    m.paddings.right = 4;
   }
 
   // Real values from the first frame.

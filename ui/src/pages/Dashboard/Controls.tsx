@@ -26,6 +26,9 @@ export interface ControlsProps {
   variant: "main" | "sticky";
 }
 
+const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+const sortedByName = (groups: GroupInfo[]) => [...groups].sort((a, b) => collator.compare(a.name, b.name) || a.id - b.id);
+
 export function Controls(p: ControlsProps) {
   const { t } = useLingui();
   const rateNames = [t`Pass Rate`, t`Warning Rate`, t`Failure Rate`];
@@ -60,7 +63,7 @@ export function Controls(p: ControlsProps) {
       <MultiSelect
         class="control control-groups"
         label={t`Test Case Groups`}
-        options={p.groups.map((g) => ({
+        options={sortedByName(p.groups).map((g) => ({
           value: g.id,
           label: g.name,
           icon: g.channel === "web" ? <ChatIcon size={16} title={t`Digital`} /> : <PhoneIcon size={16} title={t`Voice`} />,

@@ -36,7 +36,7 @@ export function GroupTable(p: GroupTableProps) {
   );
   const count = (r: GroupRow) =>
     p.loading.has(r.id) ? <span class="muted">…</span> : p.failed.has(r.id) ? <span class="muted" title={t`Could not be loaded`}>—</span> : i18n.number(r.count);
-  const chartHeight = p.isPhone ? 130 : 120;
+  const chartHeight = p.isPhone ? 120 : 104;
   const open = (id: number) => (e: Event) => {
     if (e instanceof KeyboardEvent && e.key !== "Enter" && e.key !== " ") return;
     e.preventDefault();
@@ -54,7 +54,11 @@ export function GroupTable(p: GroupTableProps) {
       onKeyDown={open(r.id)}
       data-testid="group-chart"
     >
-      <GroupChart hours={r.hours} filter={p.filter} height={chartHeight} lazy={p.lazy} />
+      {p.loading.has(r.id) ? (
+        <div class="cx-chart chart-pending" style={{ minHeight: `${chartHeight}px` }} />
+      ) : (
+        <GroupChart hours={r.hours} filter={p.filter} height={chartHeight} lazy={p.lazy} />
+      )}
     </div>
     );
   };
@@ -82,7 +86,7 @@ export function GroupTable(p: GroupTableProps) {
             <li class="group-card" key={r.id} data-testid="group-row" data-group-id={r.id} data-count={r.count}>
               <div class="group-card-head">
                 <ChannelMark channel={r.channel} />
-                <span class="group-name" data-testid="group-name">
+                <span class="group-name" data-testid="group-name" title={r.name}>
                   {r.name}
                 </span>
                 <span class="group-count" data-testid="group-count">
@@ -119,7 +123,7 @@ export function GroupTable(p: GroupTableProps) {
               <td class="col-name">
                 <span class="group-name-cell">
                   <ChannelMark channel={r.channel} />
-                  <span class="group-name" data-testid="group-name">
+                  <span class="group-name" data-testid="group-name" title={r.name}>
                     {r.name}
                   </span>
                 </span>

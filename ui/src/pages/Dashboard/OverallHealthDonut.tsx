@@ -23,7 +23,7 @@ export function OverallHealthDonut({ health, loading, isPhone }: { health: Overa
       <div class="health-body">
         <DonutChart
           slices={slices}
-          height={isPhone ? 170 : 190}
+          height={isPhone ? 150 : 180}
           tooltip={(i) => ({ title: `${rows[i].label}: `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` })}
         >
           <span class="donut-total" data-testid="total-calls">
@@ -36,8 +36,10 @@ export function OverallHealthDonut({ health, loading, isPhone }: { health: Overa
             <li key={r.key} data-testid={`share-${r.key}`} data-count={r.share.count} data-percent={r.share.percent}>
               <span class="dot" style={{ background: r.color }} aria-hidden="true" />
               <span class="legend-label">{r.label}</span>
-              <span class="legend-percent">{r.share.percent}%</span>
-              <span class="legend-count">{num(r.share.count)}</span>
+              <span class="legend-figures">
+                <span class="legend-percent">{r.share.percent}%</span>
+                <span class="legend-count">({num(r.share.count)})</span>
+              </span>
             </li>
           ))}
         </ul>

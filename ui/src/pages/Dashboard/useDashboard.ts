@@ -24,6 +24,9 @@ import { isIsoDate, siteToday } from "./time";
 export const POLL_MS = 30000;
 /** At most this many metric calls in flight. */
 export const METRIC_CONCURRENCY = 6;
+/** Metrics that arrive within this many ms are shown together. */
+const FLUSH_MS = 100;
+const nameCollator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 
 interface Metrics {
   /** `${date}|${runType}` the sums belong to. */
@@ -96,30 +99,50 @@ export function useDashboard(isPhone: boolean): DashboardState {
     setMetrics(m);
   }, []);
 
-  /** Fetches the metrics of `ids` for `key`, at most METRIC_CONCURRENCY at once. */
+  /**
+   * Fetches the metrics of `ids` for `key`, at most METRIC_CONCURRENCY at once, in the order of
+   * the groups' names (the table's default order, so the rows in view fill first). Results are
+   * shown as they come, a few at a time.
+   */
   const loadMetrics = useCallback(
     async (ids: number[], k: string, announce: boolean): Promise<boolean> => {
       const [d, r] = k.split("|") as [string, RunType];
-      ids.forEach((id) => inflight.current.add(`${k}#${id}`));
-      const results = await mapLimit(ids, METRIC_CONCURRENCY, (id) =>
-        fetchGroupMetric(id, d, r, { background: true, quiet: true }),
-      );
-      ids.forEach((id) => inflight.current.delete(`${k}#${id}`));
-      if (!live.current.mounted || metricsRef.current.key !== k) return false;
-      const sums = new Map(metricsRef.current.sums);
-      const failed = new Set(metricsRef.current.failed);
-      let firstError: unknown;
-      results.forEach((res, i) => {
-        const id = ids[i];
-        if (res.ok) {
-          sums.set(id, sumEntities(res.value));
-          failed.delete(id);
-        } else {
-          failed.add(id);
-          if (firstError === undefined) firstError = res.error;
+      const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
+      const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
+      ordered.forEach((id) => inflight.current.add(`${k}#${id}`));
+      let pending: [number, GroupSums | null][] = [];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const flush = () => {
+        timer = undefined;
+        const batch = pending;
+        pending = [];
+        batch.forEach(([id]) => inflight.current.delete(`${k}#${id}`));
+        if (!batch.length || !live.current.mounted || metricsRef.current.key !== k) return;
+        const sums = new Map(metricsRef.current.sums);
+        const failed = new Set(metricsRef.current.failed);
+        for (const [id, sum] of batch) {
+          if (sum) {
+            sums.set(id, sum);
+            failed.delete(id);
+          } else failed.add(id);
         }
+        commitMetrics({ key: k, sums, failed });
+      };
+      let firstError: unknown;
+      await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
+        // Await first: `pending` is swapped by each flush.
+        let sum: GroupSums | null = null;
+        try {
+          sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }));
+        } catch (e) {
+          if (firstError === undefined) firstError = e;
+        }
+        pending.push([id, sum]);
+        if (timer === undefined) timer = setTimeout(flush, FLUSH_MS);
       });
-      commitMetrics({ key: k, sums, failed });
+      clearTimeout(timer);
+      flush();
+      if (!live.current.mounted || metricsRef.current.key !== k) return false;
       if (firstError !== undefined) {
         const msgs = messagesOf(firstError);
         setProblem(msgs.join(" "));
@@ -162,9 +185,18 @@ export function useDashboard(isPhone: boolean): DashboardState {
           setHealth((prev) => prev ?? []);
         }
         if (reason === "initial") {
-          // The chosen groups' metrics load once the group list is in (effect below).
           if (g.status === "rejected") setGroups([]);
           if (!ok) setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
+          if (g.status === "rejected") return;
+          // Start on the chosen groups' metrics at once, without waiting for a render.
+          live.current.groups = g.value;
+          const k = keyOf(live.current.date, live.current.runType);
+          if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
+          const metricsOk = await loadMetrics(reconcileGroups(g.value, live.current.choice), k, true);
+          if (metricsOk && live.current.mounted) {
+            setLastRefreshed(new Date());
+            live.current.lastLoad = Date.now();
+          }
           return;
         }
         const groupsNow = g.status === "fulfilled" ? g.value : live.current.groups ?? [];
