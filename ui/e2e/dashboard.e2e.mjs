@@ -135,6 +135,17 @@ async function chooseGroups(page, testId, names) {
   await closeMultiSelect(page);
 }
 
+/** Scrolls to the bottom and back so that every lazily drawn chart is drawn (full-page shots). */
+async function scrollThrough(page) {
+  const h = await page.evaluate(() => document.documentElement.scrollHeight);
+  for (let y = 0; y < h; y += 400) {
+    await page.evaluate((y) => window.scrollTo(0, y), y);
+    await sleep(40);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await sleep(150);
+}
+
 async function noHorizontalScroll(page, what) {
   const { sw, cw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
   assert(sw <= cw, `${what}: page scrolls sideways (${sw} > ${cw})`);
@@ -173,6 +184,8 @@ export default async function dashboard({ server, browser, users, test }) {
       assertEqual((await page.textContent("[data-testid=ivr-failures]")).trim(), `${failing}/${enabled.length}`, "IVR x/y");
     }
     await screenshot(page, "dashboard-desktop-en");
+    await scrollThrough(page);
+    await screenshot(page, "dashboard-desktop-en-full", { fullPage: true });
   });
 
   await test("dashboard (desktop): health modal lists each client application", async () => {
@@ -325,6 +338,7 @@ export default async function dashboard({ server, browser, users, test }) {
       const widths = await p.$$eval("[data-testid=group-chart] svg", (s) => s.map((x) => x.getBoundingClientRect().right));
       assert(widths.every((r) => r <= 390), `charts fit the width (${Math.max(...widths)})`);
       await screenshot(p, `dashboard-phone-${lang}`);
+      await scrollThrough(p);
       await screenshot(p, `dashboard-phone-${lang}-full`, { fullPage: true });
       await p.click("[data-testid=health-details]");
       await p.waitForSelector("[data-testid=health-modal]");
