@@ -5,7 +5,7 @@
 // Nothing is installed here: Chromium is expected at /usr/bin/chromium (scripts/test.sh
 // installs it), the binary at $CXWATCH_BIN (default ../target/debug/cxwatch).
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import https from "node:https";
 import http from "node:http";
 import net from "node:net";
@@ -66,15 +66,22 @@ export function httpGet(url, { timeoutMs = 3000, headers = {} } = {}) {
 
 /**
  * Starts `cxwatch --data-dir <tmp> serve --demo --listen 127.0.0.1:<port>` and waits for
- * /healthz. Returns { url, dataDir, cli(args, stdin), stop(), logs() }.
+ * /healthz. `config` is the text of a TOML config file to use (e.g. with [[tenants]]).
+ * Returns { url, dataDir, cli(args, stdin), stop(), logs() }.
  */
-export async function startServer({ args = ["--demo"], env = {}, startupMs = 60000 } = {}) {
+export async function startServer({ args = ["--demo"], env = {}, config, startupMs = 60000 } = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "cxwatch-e2e-"));
+  const global = ["--data-dir", dataDir];
+  if (config !== undefined) {
+    const file = path.join(dataDir, "config.toml");
+    writeFileSync(file, config);
+    global.push("--config", file);
+  }
   const port = await freePort();
   const plain = env.CXWATCH_SERVER__PLAIN_HTTP === "true";
   const url = `${plain ? "http" : "https"}://127.0.0.1:${port}`;
   let output = "";
-  const child = spawn(BIN, ["--data-dir", dataDir, "serve", ...args, "--listen", `127.0.0.1:${port}`], {
+  const child = spawn(BIN, [...global, "serve", ...args, "--listen", `127.0.0.1:${port}`], {
     env: serverEnv({ CXWATCH_LOG__FORMAT: "text", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -109,7 +116,7 @@ export async function startServer({ args = ["--demo"], env = {}, startupMs = 600
     logs: () => output,
     /** Runs `cxwatch --data-dir <dataDir> <args>` with `stdin`; throws on failure. */
     cli(cliArgs, stdin = "") {
-      const r = spawnSync(BIN, ["--data-dir", dataDir, ...cliArgs], {
+      const r = spawnSync(BIN, [...global, ...cliArgs], {
         input: stdin,
         encoding: "utf8",
         env: serverEnv(env),
@@ -135,6 +142,14 @@ export async function startServer({ args = ["--demo"], env = {}, startupMs = 600
 export function addUser(server, { username, password, role = "admin", access = "read-write" }) {
   server.cli(["user", "add", "--username", username, "--role", role, "--access", access], `${password}\n`);
   return { username, password, role, access };
+}
+
+/** A one-time sign-in address (`/callback?id=...`) for a user, made with the CLI. */
+export function loginLink(server, username) {
+  const out = server.cli(["user", "login-link", "--username", username]);
+  const link = out.split(/\s+/).find((w) => w.startsWith("/callback?id="));
+  if (!link) throw new Error(`no /callback?id= address in: ${out}`);
+  return link;
 }
 
 export function launchBrowser() {

@@ -5,7 +5,9 @@ import {
   assertEqual,
   chooseLanguage,
   closePage,
+  loginLink,
   newPage,
+  startServer,
   screenshot,
   signIn,
   sleep,
@@ -275,6 +277,67 @@ export default async function shell({ server, browser, users, test }) {
     await footer.getByText("Tableau de bord").waitFor();
     await screenshot(page, "shell-phone-fr");
     await closePage(page);
+  });
+
+  await test("keyboard: Tab into the side navigation shows its labels", async () => {
+    const page = await open();
+    await signIn(page, admin);
+    const nav = page.getByTestId("sidenav");
+    await page.mouse.move(900, 500);
+    await page.locator("#main").focus();
+    await page.getByTestId("nav-dashboard").focus();
+    await page.keyboard.press("Tab");
+    await sleep(400);
+    assert((await nav.boundingBox()).width >= 200, "expanded while focused from the keyboard");
+    await closePage(page);
+  });
+
+  await test("single sign-on return: /callback?id= signs in once and lands on /dashboard", async () => {
+    const page = await open();
+    const link = loginLink(server, admin.username);
+    await page.goto(link);
+    await page.waitForURL("**/dashboard", { timeout: 15000 });
+    const u = await storedUser(page);
+    assertEqual([u.username, u.remember], [admin.username, false], "user from the one-time id");
+    await closePage(page);
+    // The same id does not work twice: back to the login page; a 401 reads 'Access is denied!'.
+    const again = await open();
+    await again.goto(link);
+    await again.waitForURL((url) => url.pathname === "/");
+    await again.getByTestId("banner-error").filter({ hasText: "Access is denied!" }).waitFor();
+    assertEqual(await storedUser(again), null, "no user after a used id");
+    await closePage(again);
+  });
+
+  await test("single sign-on button: desktop only, when the tenant has an ssoUrl; returns to <origin>/callback", async () => {
+    const sso = await startServer({
+      config: `[[tenants]]\nname = "acme"\nhosts = ["127.0.0.1"]\nsso_url = "https://sso.example.test/login?realm=ops"\n`,
+    });
+    try {
+      const page = await newPage(browser, sso);
+      let reached = null;
+      await page.route("https://sso.example.test/**", (route) => {
+        reached = route.request().url();
+        return route.fulfill({ status: 200, contentType: "text/html", body: "<p>identity service</p>" });
+      });
+      await page.goto("/");
+      const button = page.getByTestId("sso-button");
+      await button.waitFor();
+      await screenshot(page, "login-desktop-en-sso");
+      await button.click();
+      await page.waitForURL("https://sso.example.test/**");
+      const url = new URL(reached);
+      assertEqual(url.searchParams.get("realm"), "ops", "the address's own query");
+      assertEqual(url.searchParams.get("redirect_uri"), `${sso.url}/callback`, "redirect_uri");
+      await closePage(page);
+      const phone = await newPage(browser, sso, { viewport: "phone" });
+      await phone.goto("/");
+      await phone.getByTestId("login-form").waitFor();
+      assertEqual(await phone.getByTestId("sso-button").count(), 0, "SSO button on a phone");
+      await closePage(phone);
+    } finally {
+      await sso.stop();
+    }
   });
 
   await test("no page error, refused content or request to another origin on any page", async () => {

@@ -53,8 +53,22 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
       aria-label={t`Main menu`}
       hidden={mobile && !open}
       onMouseEnter={mobile ? undefined : () => setHovered(true)}
-      onMouseLeave={mobile ? undefined : () => setHovered(false)}
-      onFocusIn={mobile ? undefined : () => setFocused(true)}
+      onMouseLeave={
+        mobile
+          ? undefined
+          : () => {
+              setHovered(false);
+              setFocused(false);
+            }
+      }
+      onFocusIn={
+        mobile
+          ? undefined
+          : (e: FocusEvent) => {
+              // Keyboard users get the labels too; a mouse click keeps the spec's behaviour.
+              if ((e.target as HTMLElement).matches(":focus-visible")) setFocused(true);
+            }
+      }
       onFocusOut={
         mobile
           ? undefined
