@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
 import { showError } from "../../app/banners";
+import { createBatcher } from "./batch";
 import { fetchGroupMetric, fetchGroups, fetchHealth } from "./data";
 import type { ChannelHealth } from "./health";
 import { mapLimit } from "./pool";
@@ -110,14 +111,9 @@ export function useDashboard(isPhone: boolean): DashboardState {
       const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
       const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
       ordered.forEach((id) => inflight.current.add(`${k}#${id}`));
-      let pending: [number, GroupSums | null][] = [];
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const flush = () => {
-        timer = undefined;
-        const batch = pending;
-        pending = [];
+      const batcher = createBatcher<[number, GroupSums | null]>(FLUSH_MS, (batch) => {
         batch.forEach(([id]) => inflight.current.delete(`${k}#${id}`));
-        if (!batch.length || !live.current.mounted || metricsRef.current.key !== k) return;
+        if (!live.current.mounted || metricsRef.current.key !== k) return;
         const sums = new Map(metricsRef.current.sums);
         const failed = new Set(metricsRef.current.failed);
         for (const [id, sum] of batch) {
@@ -127,21 +123,18 @@ export function useDashboard(isPhone: boolean): DashboardState {
           } else failed.add(id);
         }
         commitMetrics({ key: k, sums, failed });
-      };
+      });
       let firstError: unknown;
       await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
-        // Await first: `pending` is swapped by each flush.
         let sum: GroupSums | null = null;
         try {
           sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }));
         } catch (e) {
           if (firstError === undefined) firstError = e;
         }
-        pending.push([id, sum]);
-        if (timer === undefined) timer = setTimeout(flush, FLUSH_MS);
+        batcher.add([id, sum]);
       });
-      clearTimeout(timer);
-      flush();
+      batcher.done();
       if (!live.current.mounted || metricsRef.current.key !== k) return false;
       if (firstError !== undefined) {
         const msgs = messagesOf(firstError);
