@@ -100,7 +100,7 @@ export function Controls(p: ControlsProps) {
           {p.problem ? (
             <span class="refresh-problem" title={p.problem}>
               {" "}
-              {t`(refresh failed)`}
+              {time ? t`(refresh failed)` : t`The data could not be loaded.`}
             </span>
           ) : null}
         </span>
