@@ -44,6 +44,26 @@ pub enum Command {
     /// Manage console users (embedded mode).
     #[command(subcommand)]
     User(crate::auth::cli::UserCommand),
+    /// Manage the API keys test engines use for /api/ingest/v1.
+    #[command(subcommand)]
+    Apikey(ApikeyCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApikeyCommand {
+    /// Make a key and print it (only its hash is kept: it cannot be shown again).
+    Add {
+        /// A name for the key, e.g. the engine that uses it.
+        #[arg(long)]
+        name: String,
+    },
+    /// List the keys' names and creation times.
+    List,
+    /// Remove a key: engines using it are refused from then on.
+    Remove {
+        #[arg(long)]
+        name: String,
+    },
 }
 
 #[derive(Args, Debug, Clone, Default)]
@@ -97,6 +117,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         None | Some(Command::Serve(_)) => runtime.block_on(serve(config, serve_args, &cli.common)),
         Some(Command::Healthcheck(_)) => runtime.block_on(healthcheck(&config)),
         Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
+        Some(Command::Apikey(cmd)) => apikey(&config, cmd),
     }
 }
 
@@ -167,6 +188,29 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
+    use crate::store::api_keys;
+    let store = Store::open(&config.data_dir)?;
+    match cmd {
+        ApikeyCommand::Add { name } => {
+            let key = store.write_blocking(|tx| api_keys::add(tx, &name))?;
+            println!("{key}");
+            eprintln!("API key {name:?} created. Keep it now: it cannot be shown again.");
+        }
+        ApikeyCommand::List => {
+            for (name, created) in store.read_blocking(api_keys::list)? {
+                let when = chrono::DateTime::from_timestamp(created, 0).unwrap_or_default();
+                println!("{name}\t{}", when.to_rfc3339());
+            }
+        }
+        ApikeyCommand::Remove { name } => {
+            store.write_blocking(|tx| api_keys::remove(tx, &name))?;
+            eprintln!("API key {name:?} removed.");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A data directory for `--demo` that is removed when the server stops.

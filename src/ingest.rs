@@ -181,3 +181,291 @@ pub struct ComponentPresence {
     pub has_component: bool,
     pub enabled: bool,
 }
+
+impl Channel {
+    pub const ALL: [Channel; 2] = [Channel::Voice, Channel::Web];
+
+    /// The id used in the API and the database: `voice` or `web`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Voice => "voice",
+            Channel::Web => "web",
+        }
+    }
+
+    /// How the console shows it: 'Voice' or 'Digital'.
+    pub fn label(self) -> &'static str {
+        match self {
+            Channel::Voice => "Voice",
+            Channel::Web => "Digital",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Channel> {
+        match s {
+            "voice" => Some(Channel::Voice),
+            "web" => Some(Channel::Web),
+            _ => None,
+        }
+    }
+}
+
+impl RunStatus {
+    pub const ALL: [RunStatus; 4] = [
+        RunStatus::Pass,
+        RunStatus::Warn,
+        RunStatus::Fail,
+        RunStatus::Stopped,
+    ];
+
+    /// Stored code: 0 pass, 1 warn, 2 fail, 3 stopped (higher is worse).
+    pub fn code(self) -> u8 {
+        match self {
+            RunStatus::Pass => 0,
+            RunStatus::Warn => 1,
+            RunStatus::Fail => 2,
+            RunStatus::Stopped => 3,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<RunStatus> {
+        RunStatus::ALL.get(usize::from(code)).copied()
+    }
+
+    /// The alert-status id of spec §9: pass 3, warning 4, failure 7 (fail and stopped).
+    pub fn status_id(self) -> i64 {
+        match self {
+            RunStatus::Pass => 3,
+            RunStatus::Warn => 4,
+            RunStatus::Fail | RunStatus::Stopped => 7,
+        }
+    }
+
+    /// The ingest spelling: `pass`, `warn`, `fail`, `stopped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Pass => "pass",
+            RunStatus::Warn => "warn",
+            RunStatus::Fail => "fail",
+            RunStatus::Stopped => "stopped",
+        }
+    }
+}
+
+impl RunType {
+    pub const ALL: [RunType; 2] = [RunType::Manual, RunType::Schedule];
+
+    /// Stored code: 0 Manual, 1 Schedule.
+    pub fn code(self) -> u8 {
+        match self {
+            RunType::Manual => 0,
+            RunType::Schedule => 1,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<RunType> {
+        RunType::ALL.get(usize::from(code)).copied()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunType::Manual => "Manual",
+            RunType::Schedule => "Schedule",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RunType> {
+        match s {
+            "Manual" => Some(RunType::Manual),
+            "Schedule" => Some(RunType::Schedule),
+            _ => None,
+        }
+    }
+}
+
+/// Limits an ingested run must respect (see `docs/ingest.md`).
+pub mod limits {
+    /// Longest `engineRunId`.
+    pub const ENGINE_RUN_ID: usize = 128;
+    /// Longest name (test case, IVR application, segment, step type, display text).
+    pub const NAME: usize = 200;
+    /// Longest prompt or utterance.
+    pub const TEXT: usize = 10_000;
+    /// Most segments in a run, and most steps in a run.
+    pub const SEGMENTS: usize = 100;
+    pub const STEPS: usize = 500;
+    /// Longest run duration and recording duration, seconds (one day).
+    pub const DURATION_SECS: f64 = 86_400.0;
+    /// Largest latency, limit, timeout or barge-in time, ms (one day).
+    pub const MILLIS: i64 = 86_400_000;
+    /// Runs per batch.
+    pub const BATCH: usize = 10_000;
+}
+
+fn check_name(what: &str, s: &str) -> Result<(), String> {
+    if s.trim().is_empty() {
+        return Err(format!("{what} is empty"));
+    }
+    if s.chars().count() > limits::NAME {
+        return Err(format!("{what} is longer than {} characters", limits::NAME));
+    }
+    Ok(())
+}
+
+fn check_time(what: &str, t: &chrono::DateTime<chrono::Utc>) -> Result<(), String> {
+    use chrono::Datelike;
+    if !(2000..2100).contains(&t.year()) {
+        return Err(format!(
+            "{what} {} is not between 2000 and 2099",
+            t.to_rfc3339()
+        ));
+    }
+    Ok(())
+}
+
+fn check_millis(what: &str, v: Option<i64>) -> Result<(), String> {
+    match v {
+        Some(v) if !(0..=limits::MILLIS).contains(&v) => {
+            Err(format!("{what} {v} is outside 0 to {} ms", limits::MILLIS))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_text(what: &str, v: &Option<String>) -> Result<(), String> {
+    match v {
+        Some(s) if s.chars().count() > limits::TEXT => {
+            Err(format!("{what} is longer than {} characters", limits::TEXT))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_recording(what: &str, v: &Option<String>) -> Result<(), String> {
+    match v {
+        Some(id) if !crate::store::recordings::is_id(id) => Err(format!(
+            "{what} {id:?} is not a recording id (64 lowercase hex digits from POST /api/ingest/v1/recordings)"
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl IngestRun {
+    /// Checks the rules serde cannot: lengths, ranges, unique segment ids. The error names
+    /// the field and the problem.
+    pub fn validate(&self) -> Result<(), String> {
+        let id = &self.engine_run_id;
+        if id.trim().is_empty() {
+            return Err("engineRunId is empty".into());
+        }
+        if id.chars().count() > limits::ENGINE_RUN_ID {
+            return Err(format!(
+                "engineRunId is longer than {} characters",
+                limits::ENGINE_RUN_ID
+            ));
+        }
+        check_name("testCase.name", &self.test_case.name)?;
+        check_name("testCase.ivr.name", &self.test_case.ivr.name)?;
+        check_time("runTime", &self.run_time)?;
+        if !self.run_duration.is_finite()
+            || !(0.0..=limits::DURATION_SECS).contains(&self.run_duration)
+        {
+            return Err(format!(
+                "runDuration {} is outside 0 to {} seconds",
+                self.run_duration,
+                limits::DURATION_SECS
+            ));
+        }
+        if let Some(m) = self.mos_cq_in {
+            if !m.is_finite() || !(1.0..=5.0).contains(&m) {
+                return Err(format!("mosCqIn {m} is outside 1 to 5"));
+            }
+        }
+        check_recording("recordingId", &self.recording_id)?;
+        if self.segments.len() > limits::SEGMENTS {
+            return Err(format!("more than {} segments", limits::SEGMENTS));
+        }
+        let steps: usize = self.segments.iter().map(|s| s.steps.len()).sum();
+        if steps > limits::STEPS {
+            return Err(format!("more than {} steps", limits::STEPS));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (i, seg) in self.segments.iter().enumerate() {
+            let at = format!("segments[{i}]");
+            if !seen.insert(seg.segment_id) {
+                return Err(format!(
+                    "{at}.segmentId {} appears more than once",
+                    seg.segment_id
+                ));
+            }
+            check_name(&format!("{at}.segmentName"), &seg.segment_name)?;
+            for (j, step) in seg.steps.iter().enumerate() {
+                step.validate(&format!("{at}.steps[{j}]"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl IngestStep {
+    fn validate(&self, at: &str) -> Result<(), String> {
+        check_name(&format!("{at}.stepType"), &self.step_type)?;
+        if self.type_display_text.chars().count() > limits::NAME {
+            return Err(format!(
+                "{at}.typeDisplayText is longer than {} characters",
+                limits::NAME
+            ));
+        }
+        check_text(&format!("{at}.prompt"), &self.prompt)?;
+        check_millis(&format!("{at}.promptLatencyMin"), self.prompt_latency_min)?;
+        check_millis(&format!("{at}.promptLatencyMax"), self.prompt_latency_max)?;
+        check_millis(&format!("{at}.incompleteTimeout"), self.incomplete_timeout)?;
+        check_millis(&format!("{at}.completeTimeout"), self.complete_timeout)?;
+        check_millis(&format!("{at}.bargeInTime"), self.barge_in_time)?;
+        check_recording(&format!("{at}.recordingId"), &self.recording_id)?;
+        let r = &self.test_result;
+        let at = format!("{at}.testResult");
+        check_text(&format!("{at}.utterance"), &r.utterance)?;
+        check_millis(&format!("{at}.latency"), r.latency)?;
+        if let Some(c) = r.confidence {
+            if !c.is_finite() || !(0.0..=1.0).contains(&c) {
+                return Err(format!("{at}.confidence {c} is outside 0 to 1"));
+            }
+        }
+        if let Some(d) = r.recording_duration {
+            if !d.is_finite() || !(0.0..=limits::DURATION_SECS).contains(&d) {
+                return Err(format!(
+                    "{at}.recordingDuration {d} is outside 0 to {} seconds",
+                    limits::DURATION_SECS
+                ));
+            }
+        }
+        if let Some(t) = &r.start_time {
+            check_time(&format!("{at}.startTime"), t)?;
+        }
+        if let Some(t) = &r.end_time {
+            check_time(&format!("{at}.endTime"), t)?;
+        }
+        if let (Some(s), Some(e)) = (&r.start_time, &r.end_time) {
+            if e < s {
+                return Err(format!("{at}.endTime is before its startTime"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses one item of a batch, naming the field of a parse error
+/// (e.g. `segments[0].steps[1].testResult.status: unknown variant ...`), then validates it.
+pub fn parse_run(item: &serde_json::Value) -> Result<IngestRun, String> {
+    let run: IngestRun = serde_path_to_error::deserialize(item).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
+    })?;
+    run.validate()?;
+    Ok(run)
+}

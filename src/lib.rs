@@ -8,6 +8,7 @@ pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod demo_accounts;
+pub mod domain;
 pub mod error;
 pub mod ingest;
 pub mod proxy;

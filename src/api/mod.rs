@@ -3,6 +3,11 @@
 //! `/api/docs`. Envelope and errors: `crate::error`, documented in `docs/api.md`.
 
 pub mod auth;
+pub mod files;
+pub mod groups;
+pub mod ingest;
+pub mod params;
+pub mod runs;
 
 use std::sync::Arc;
 
@@ -22,6 +27,14 @@ use crate::store::Store;
 pub enum ApiTags {
     /// Sign-in and sessions
     Auth,
+    /// Test case groups, channels, IVR applications, health and group metrics
+    Groups,
+    /// Test runs of a test case and run detail
+    Runs,
+    /// Recordings and attachments
+    Files,
+    /// What test engines post (API key, not a console token)
+    Ingest,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -35,7 +48,18 @@ pub struct AppState {
 
 /// The OpenAPI service of every embedded resource.
 pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
-    OpenApiService::new(auth::AuthApi, "cxwatch", env!("CARGO_PKG_VERSION")).server("/api")
+    OpenApiService::new(
+        (
+            auth::AuthApi,
+            groups::GroupsApi,
+            runs::RunsApi,
+            files::FilesApi,
+            ingest::IngestApi,
+        ),
+        "cxwatch",
+        env!("CARGO_PKG_VERSION"),
+    )
+    .server("/api")
 }
 
 /// `/api` in embedded mode: the resources, the OpenAPI document and docs.

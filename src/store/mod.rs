@@ -4,7 +4,15 @@
 //! SQL lives here and in the submodules, never in handlers. Blocking SQLite work runs on
 //! tokio's blocking pool through [`Store::read`] and [`Store::write`].
 
+pub mod api_keys;
 pub mod auth;
+pub mod catalog;
+pub mod health;
+pub mod metrics;
+pub mod recordings;
+pub mod rollups;
+pub mod run_detail;
+pub mod runs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 

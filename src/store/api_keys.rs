@@ -1,0 +1,64 @@
+//! Ingest API keys (`cxwatch apikey ...`). Only the SHA-256 of a key is kept; the key
+//! itself is shown once, when it is made. Checking a key: `store::auth::api_key_valid`.
+
+use rand::RngCore;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::auth::hash_secret;
+use super::{now_secs, StoreError, StoreResult};
+
+/// Prefix of every key, so one is recognisable in a config file or a leak scan.
+pub const PREFIX: &str = "cxw_";
+
+/// A new random key: `cxw_` and 64 hex digits (256 bits).
+pub fn generate() -> String {
+    let mut bytes = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    format!("{PREFIX}{}", hex::encode(bytes))
+}
+
+/// Makes a key named `name` and returns it (the only time it can be seen).
+pub fn add(tx: &Transaction, name: &str) -> StoreResult<String> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(StoreError::Invalid(
+            "An API key needs a name of 1 to 100 characters.".into(),
+        ));
+    }
+    let taken: Option<i64> = tx
+        .query_row("SELECT id FROM api_keys WHERE name = ?1", [name], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    if taken.is_some() {
+        return Err(StoreError::Conflict(format!(
+            "An API key named {name:?} already exists."
+        )));
+    }
+    let key = generate();
+    tx.execute(
+        "INSERT INTO api_keys (name, key_hash, created_at) VALUES (?1, ?2, ?3)",
+        params![name, hash_secret(&key), now_secs()],
+    )?;
+    Ok(key)
+}
+
+/// Names and creation times (seconds since the epoch) of the keys.
+pub fn list(conn: &Connection) -> StoreResult<Vec<(String, i64)>> {
+    let mut stmt = conn.prepare("SELECT name, created_at FROM api_keys ORDER BY name")?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// Removes the key named `name`: engines using it are refused from then on.
+pub fn remove(tx: &Transaction, name: &str) -> StoreResult<()> {
+    let n = tx.execute("DELETE FROM api_keys WHERE name = ?1", [name.trim()])?;
+    if n == 0 {
+        return Err(StoreError::NotFound(format!(
+            "No API key is named {name:?}."
+        )));
+    }
+    Ok(())
+}

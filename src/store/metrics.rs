@@ -1,0 +1,242 @@
+//! Metric queries of a test case group over site-local dates: per test case or per
+//! segment, counts per status, 24 hour slots, latency and MOS distributions; and the MOS of
+//! a group per hour slot. They read only the rollup tables (`store::rollups`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::NaiveDate;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::catalog::channel_of;
+use super::{StoreError, StoreResult};
+use crate::domain::buckets::{self, SLOTS};
+use crate::domain::dist::{self, Summary};
+use crate::ingest::{Channel, RunType};
+
+/// One entity per test case or per (test case, segment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Case,
+    Segment,
+}
+
+impl Level {
+    pub fn parse(s: &str) -> Option<Level> {
+        match s {
+            "case" => Some(Level::Case),
+            "segment" => Some(Level::Segment),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Case => "case",
+            Level::Segment => "segment",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricQuery {
+    pub group_id: i64,
+    pub level: Level,
+    /// Local dates, inclusive.
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub run_type: RunType,
+}
+
+/// Counts per stored status code: pass, warn, fail, stopped.
+pub type Counts = [u64; 4];
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityMetric {
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    pub channel: Channel,
+    /// Segment id and name on segment level.
+    pub segment: Option<(i64, String)>,
+    pub counts: Counts,
+    /// Per local hour 0..23, summed over the days of the range.
+    pub hourly: [Counts; SLOTS],
+    /// Step latencies, ms.
+    pub latency: Option<Summary>,
+    /// mosCqIn in hundredths (case level only).
+    pub mos: Option<Summary>,
+}
+
+#[derive(Default)]
+struct Acc {
+    counts: Counts,
+    hourly: [Counts; SLOTS],
+    lat: dist::Acc,
+    mos: dist::Acc,
+}
+
+impl Acc {
+    fn add_counts(&mut self, hour: usize, c: [i64; 4]) {
+        for (i, v) in c.iter().enumerate() {
+            let v = (*v).max(0) as u64;
+            self.counts[i] += v;
+            if let Some(slot) = self.hourly.get_mut(hour) {
+                slot[i] += v;
+            }
+        }
+    }
+}
+
+fn corrupt(e: crate::domain::varint::Corrupt) -> StoreError {
+    StoreError::Invalid(format!("stored rollup: {e}"))
+}
+
+fn blob<'a>(r: &'a rusqlite::Row, i: usize) -> rusqlite::Result<Option<&'a [u8]>> {
+    r.get_ref(i)?
+        .as_blob_or_null()
+        .map_err(rusqlite::Error::from)
+}
+
+/// The group's metric, one entity per test case (ordered by name) or per segment of a test
+/// case that has runs in the range (ordered by test case name, then segment id).
+pub fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMetric>> {
+    let (d0, d1) = (buckets::day_number(q.from), buckets::day_number(q.to));
+    let mut cases: Vec<(i64, String, Channel)> = Vec::new();
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT tc.id, tc.name, tc.channel FROM group_cases gc
+               JOIN test_cases tc ON tc.id = gc.test_case_id
+              WHERE gc.group_id = ?1 ORDER BY tc.name COLLATE NOCASE, tc.id",
+        )?;
+        let mut rows = stmt.query([q.group_id])?;
+        while let Some(r) = rows.next()? {
+            cases.push((r.get(0)?, r.get(1)?, channel_of(&r.get::<_, String>(2)?)?));
+        }
+    }
+    let rt = q.run_type.code();
+    match q.level {
+        Level::Case => {
+            let mut accs: HashMap<i64, Acc> = HashMap::with_capacity(cases.len());
+            let mut stmt = conn.prepare_cached(
+                "SELECT r.test_case_id, r.hour, r.pass, r.warn, r.fail, r.stopped,
+                        r.mos_n, r.mos_sum, r.mos_hist, r.lat_n, r.lat_sum, r.lat_hist
+                   FROM group_cases g JOIN rollup_case_hour r
+                     ON r.test_case_id = g.test_case_id AND r.run_type = ?2
+                    AND r.day BETWEEN ?3 AND ?4
+                  WHERE g.group_id = ?1",
+            )?;
+            let mut rows = stmt.query(params![q.group_id, rt, d0, d1])?;
+            while let Some(r) = rows.next()? {
+                let acc = accs.entry(r.get(0)?).or_default();
+                acc.add_counts(
+                    r.get::<_, usize>(1)?,
+                    [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
+                );
+                acc.mos
+                    .add(r.get(6)?, r.get(7)?, blob(r, 8)?)
+                    .map_err(corrupt)?;
+                acc.lat
+                    .add(r.get(9)?, r.get(10)?, blob(r, 11)?)
+                    .map_err(corrupt)?;
+            }
+            Ok(cases
+                .into_iter()
+                .map(|(id, name, channel)| {
+                    let mut a = accs.remove(&id).unwrap_or_default();
+                    EntityMetric {
+                        test_case_id: id,
+                        test_case_name: name,
+                        channel,
+                        segment: None,
+                        counts: a.counts,
+                        hourly: a.hourly,
+                        latency: a.lat.summary(),
+                        mos: a.mos.summary(),
+                    }
+                })
+                .collect())
+        }
+        Level::Segment => {
+            let mut accs: BTreeMap<(i64, i64), Acc> = BTreeMap::new();
+            let mut stmt = conn.prepare_cached(
+                "SELECT r.test_case_id, r.segment_id, r.hour, r.pass, r.warn, r.fail, r.stopped,
+                        r.lat_n, r.lat_sum, r.lat_hist
+                   FROM group_cases g JOIN rollup_segment_hour r
+                     ON r.test_case_id = g.test_case_id AND r.run_type = ?2
+                    AND r.day BETWEEN ?3 AND ?4
+                  WHERE g.group_id = ?1",
+            )?;
+            let mut rows = stmt.query(params![q.group_id, rt, d0, d1])?;
+            while let Some(r) = rows.next()? {
+                let acc = accs.entry((r.get(0)?, r.get(1)?)).or_default();
+                acc.add_counts(
+                    r.get::<_, usize>(2)?,
+                    [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?],
+                );
+                acc.lat
+                    .add(r.get(7)?, r.get(8)?, blob(r, 9)?)
+                    .map_err(corrupt)?;
+            }
+            let mut name_stmt = conn.prepare_cached(
+                "SELECT name FROM segments WHERE test_case_id = ?1 AND segment_id = ?2",
+            )?;
+            let mut out = Vec::with_capacity(accs.len());
+            for (id, name, channel) in cases {
+                let keys: Vec<(i64, i64)> = accs
+                    .range((id, i64::MIN)..=(id, i64::MAX))
+                    .map(|(k, _)| *k)
+                    .collect();
+                for key in keys {
+                    let mut a = accs.remove(&key).unwrap_or_default();
+                    let seg_name: String = name_stmt
+                        .query_row(params![key.0, key.1], |r| r.get(0))
+                        .optional()?
+                        .unwrap_or_default();
+                    out.push(EntityMetric {
+                        test_case_id: id,
+                        test_case_name: name.clone(),
+                        channel,
+                        segment: Some((key.1, seg_name)),
+                        counts: a.counts,
+                        hourly: a.hourly,
+                        latency: a.lat.summary(),
+                        mos: None,
+                    });
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// MOS of the group's runs per local hour slot over the range: 24 entries, `None` for an
+/// hour without runs that have a MOS.
+pub fn group_mos(
+    conn: &Connection,
+    group_id: i64,
+    from: NaiveDate,
+    to: NaiveDate,
+    run_type: RunType,
+) -> StoreResult<Vec<Option<Summary>>> {
+    let mut hours: Vec<dist::Acc> = (0..SLOTS).map(|_| dist::Acc::default()).collect();
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.hour, r.mos_n, r.mos_sum, r.mos_hist
+           FROM group_cases g JOIN rollup_case_hour r
+             ON r.test_case_id = g.test_case_id AND r.run_type = ?2
+            AND r.day BETWEEN ?3 AND ?4
+          WHERE g.group_id = ?1 AND r.mos_n > 0",
+    )?;
+    let mut rows = stmt.query(params![
+        group_id,
+        run_type.code(),
+        buckets::day_number(from),
+        buckets::day_number(to)
+    ])?;
+    while let Some(r) = rows.next()? {
+        let hour: usize = r.get(0)?;
+        if let Some(acc) = hours.get_mut(hour) {
+            acc.add(r.get(1)?, r.get(2)?, blob(r, 3)?)
+                .map_err(corrupt)?;
+        }
+    }
+    Ok(hours.iter_mut().map(dist::Acc::summary).collect())
+}

@@ -1,0 +1,220 @@
+//! Recorded audio of runs and steps, content-addressed: a recording's id is the SHA-256
+//! (hex) of its bytes; the file lives at `<data_dir>/recordings/<id[0..2]>/<id>` and a row
+//! in `recordings` keeps its content type and size. Uploading the same bytes twice stores
+//! them once.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use sha2::{Digest, Sha256};
+
+use super::catalog::Scope;
+use super::{now_secs, StoreError, StoreResult};
+
+/// Largest recording accepted: 50 MiB.
+pub const MAX_BYTES: usize = 50 * 1024 * 1024;
+
+/// Content types accepted, as stored (aliases are mapped by [`normalize_content_type`]).
+pub const CONTENT_TYPES: [&str; 3] = ["audio/wav", "audio/mpeg", "audio/ogg"];
+
+/// A stored recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recording {
+    /// Row id, used inside run rows.
+    pub row_id: i64,
+    /// Public id: SHA-256 hex of the bytes.
+    pub id: String,
+    pub content_type: String,
+    pub size: u64,
+}
+
+/// Maps a `Content-Type` value to the stored type: `audio/wav` (also `audio/x-wav`,
+/// `audio/wave`, `audio/vnd.wave`), `audio/mpeg` (also `audio/mp3`) or `audio/ogg`.
+pub fn normalize_content_type(value: &str) -> Option<&'static str> {
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => Some("audio/wav"),
+        "audio/mpeg" | "audio/mp3" => Some("audio/mpeg"),
+        "audio/ogg" => Some("audio/ogg"),
+        _ => None,
+    }
+}
+
+/// True for a well-formed recording id (64 lowercase hex digits).
+pub fn is_id(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Where the file of recording `id` lives.
+pub fn file_path(data_dir: &Path, id: &str) -> PathBuf {
+    data_dir.join("recordings").join(&id[..2]).join(id)
+}
+
+/// Stores `bytes` (unless the same bytes are already stored) and returns the recording id.
+/// The file is written and flushed before the row is inserted, so a committed row always
+/// has its file.
+pub fn put(
+    data_dir: &Path,
+    tx: &Transaction,
+    bytes: &[u8],
+    content_type: &str,
+) -> StoreResult<String> {
+    let Some(content_type) = normalize_content_type(content_type) else {
+        return Err(StoreError::Invalid(format!(
+            "Content type {content_type:?} is not a recording type; use one of {}.",
+            CONTENT_TYPES.join(", ")
+        )));
+    };
+    if bytes.is_empty() {
+        return Err(StoreError::Invalid("The recording is empty.".into()));
+    }
+    if bytes.len() > MAX_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "The recording is larger than {} MiB.",
+            MAX_BYTES / (1024 * 1024)
+        )));
+    }
+    let id = hex::encode(Sha256::digest(bytes));
+    let path = file_path(data_dir, &id);
+    let on_disk = std::fs::metadata(&path)
+        .map(|m| m.len() == bytes.len() as u64)
+        .unwrap_or(false);
+    if !on_disk {
+        write_durably(&path, bytes)?;
+    }
+    tx.execute(
+        "INSERT INTO recordings (sha256, content_type, size, created_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (sha256) DO NOTHING",
+        params![id, content_type, bytes.len() as i64, now_secs()],
+    )?;
+    Ok(id)
+}
+
+fn write_durably(path: &Path, bytes: &[u8]) -> StoreResult<()> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| StoreError::Invalid("bad recording path".into()))?;
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("rec"),
+        std::process::id()
+    ));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The stored recording with public id `id`.
+pub fn find(conn: &Connection, id: &str) -> StoreResult<Option<Recording>> {
+    if !is_id(id) {
+        return Ok(None);
+    }
+    let row = conn
+        .prepare_cached("SELECT id, sha256, content_type, size FROM recordings WHERE sha256 = ?1")?
+        .query_row([id], |r| {
+            Ok(Recording {
+                row_id: r.get(0)?,
+                id: r.get(1)?,
+                content_type: r.get(2)?,
+                size: r.get::<_, i64>(3)? as u64,
+            })
+        })
+        .optional()?;
+    Ok(row)
+}
+
+/// The public id of a recording row.
+pub fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
+    let id = conn
+        .prepare_cached("SELECT sha256 FROM recordings WHERE id = ?1")?
+        .query_row([row_id], |r| r.get(0))
+        .optional()?;
+    Ok(id)
+}
+
+/// May the scope download this recording? Administrators may; a restricted user only when
+/// a run of a test case in one of their groups refers to it.
+pub fn visible(conn: &Connection, scope: Scope, rec: &Recording) -> StoreResult<bool> {
+    let Scope::User(user) = scope else {
+        return Ok(true);
+    };
+    let found: Option<i64> = conn
+        .prepare_cached(
+            "SELECT 1 FROM recording_cases rc
+               JOIN group_cases gc ON gc.test_case_id = rc.test_case_id
+               JOIN user_groups ug ON ug.group_id = gc.group_id
+              WHERE rc.recording_id = ?1 AND ug.user_id = ?2 LIMIT 1",
+        )?
+        .query_row(params![rec.row_id, user], |r| r.get(0))
+        .optional()?;
+    Ok(found.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn content_addressed_and_deduplicated() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let data = dir.path().to_path_buf();
+        let id = store
+            .write_blocking(|tx| put(&data, tx, b"RIFF....WAVE", "audio/x-wav"))
+            .unwrap();
+        assert!(is_id(&id));
+        assert_eq!(id, hex::encode(Sha256::digest(b"RIFF....WAVE".as_slice())));
+        let again = store
+            .write_blocking(|tx| put(&data, tx, b"RIFF....WAVE", "audio/wav"))
+            .unwrap();
+        assert_eq!(id, again);
+        let rec = store.read_blocking(|c| find(c, &id)).unwrap().unwrap();
+        assert_eq!((rec.content_type.as_str(), rec.size), ("audio/wav", 12));
+        assert_eq!(
+            std::fs::read(file_path(&data, &id)).unwrap(),
+            b"RIFF....WAVE"
+        );
+        let n: i64 = store
+            .read_blocking(
+                |c| Ok(c.query_row("SELECT count(*) FROM recordings", [], |r| r.get(0))?),
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn refuses_other_types_and_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let data = dir.path().to_path_buf();
+        let err = store
+            .write_blocking(|tx| put(&data, tx, b"x", "text/html"))
+            .unwrap_err();
+        assert!(err.to_string().contains("text/html"), "{err}");
+        assert!(store
+            .write_blocking(|tx| put(&data, tx, b"", "audio/ogg"))
+            .is_err());
+        assert_eq!(
+            normalize_content_type("Audio/MPEG; charset=x"),
+            Some("audio/mpeg")
+        );
+        assert!(!is_id("../../etc/passwd"));
+    }
+}

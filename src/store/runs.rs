@@ -1,0 +1,865 @@
+//! Test runs: ingest (idempotent by the engine's run id, rollups updated in the same
+//! transaction), the paged run list of a test case and one run's detail.
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::{DateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::catalog::channel_of;
+use super::rollups::{self, Deltas, RunFacts};
+use super::run_detail::{self, ScriptStep, StoredResult};
+use super::{now_secs, StoreError, StoreResult};
+use crate::ingest::{Channel, IngestRun, RunStatus, RunType};
+
+/// What happened to a batch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IngestOutcome {
+    /// Runs stored now.
+    pub accepted: usize,
+    /// Runs whose `engineRunId` was already stored (earlier or in this batch): not stored again.
+    pub duplicates: usize,
+    /// Runs refused, with their index in the batch and the reason.
+    pub rejected: Vec<Rejected>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    pub index: usize,
+    pub reason: String,
+}
+
+struct CaseState {
+    name: String,
+    channel: String,
+    ivr_id: i64,
+    script_id: Option<i64>,
+    script_hash: Option<Vec<u8>>,
+}
+
+/// Per-batch caches of what is already in the database.
+struct Batch<'t> {
+    tx: &'t Transaction<'t>,
+    cases: HashMap<i64, Option<CaseState>>,
+    ivrs: HashMap<i64, (String, Channel)>,
+    scripts: HashMap<[u8; 32], i64>,
+    texts: HashMap<String, i64>,
+    recordings: HashMap<String, Option<i64>>,
+    recording_cases: HashSet<(i64, i64)>,
+}
+
+impl<'t> Batch<'t> {
+    fn new(tx: &'t Transaction<'t>) -> Self {
+        Batch {
+            tx,
+            cases: HashMap::new(),
+            ivrs: HashMap::new(),
+            scripts: HashMap::new(),
+            texts: HashMap::new(),
+            recordings: HashMap::new(),
+            recording_cases: HashSet::new(),
+        }
+    }
+
+    fn recording(&mut self, id: &str) -> StoreResult<Option<i64>> {
+        if let Some(r) = self.recordings.get(id) {
+            return Ok(*r);
+        }
+        let row: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM recordings WHERE sha256 = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        self.recordings.insert(id.to_string(), row);
+        Ok(row)
+    }
+
+    /// Row ids of every recording the run refers to, or why one is unknown.
+    fn recordings_of(
+        &mut self,
+        run: &IngestRun,
+    ) -> StoreResult<Result<HashMap<String, i64>, String>> {
+        let mut found = HashMap::new();
+        let mut refs: Vec<(String, &str)> = Vec::new();
+        if let Some(r) = &run.recording_id {
+            refs.push(("recordingId".into(), r));
+        }
+        for (i, seg) in run.segments.iter().enumerate() {
+            for (j, step) in seg.steps.iter().enumerate() {
+                if let Some(r) = &step.recording_id {
+                    refs.push((format!("segments[{i}].steps[{j}].recordingId"), r));
+                }
+            }
+        }
+        for (at, id) in refs {
+            match self.recording(id)? {
+                Some(row) => {
+                    found.insert(id.to_string(), row);
+                }
+                None => {
+                    return Ok(Err(format!(
+                        "{at} {id} is not a stored recording (upload it first: POST /api/ingest/v1/recordings)"
+                    )))
+                }
+            }
+        }
+        Ok(Ok(found))
+    }
+
+    fn is_known(&self, engine_run_id: &str) -> StoreResult<bool> {
+        let found: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT run_id FROM run_keys WHERE engine_run_id = ?1")?
+            .query_row([engine_run_id], |r| r.get(0))
+            .optional()?;
+        Ok(found.is_some())
+    }
+
+    fn text(&mut self, body: &str) -> StoreResult<i64> {
+        if let Some(&id) = self.texts.get(body) {
+            return Ok(id);
+        }
+        let found: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM texts WHERE body = ?1")?
+            .query_row([body], |r| r.get(0))
+            .optional()?;
+        let id = match found {
+            Some(id) => id,
+            None => {
+                self.tx
+                    .prepare_cached("INSERT INTO texts (body) VALUES (?1)")?
+                    .execute([body])?;
+                self.tx.last_insert_rowid()
+            }
+        };
+        self.texts.insert(body.to_string(), id);
+        Ok(id)
+    }
+
+    /// Creates or updates the run's test case and IVR application, and its script; returns
+    /// the script id.
+    fn case_and_script(&mut self, run: &IngestRun) -> StoreResult<i64> {
+        let tc = &run.test_case;
+        let ivr = &tc.ivr;
+        let ivr_name = ivr.name.trim();
+        if self.ivrs.get(&ivr.id) != Some(&(ivr_name.to_string(), tc.channel)) {
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO ivr_apps (id, name, channel) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (id) DO UPDATE SET name = excluded.name, channel = excluded.channel
+                      WHERE name IS NOT excluded.name OR channel IS NOT excluded.channel",
+                )?
+                .execute(params![ivr.id, ivr_name, tc.channel.as_str()])?;
+            self.ivrs.insert(ivr.id, (ivr_name.to_string(), tc.channel));
+        }
+        if !self.cases.contains_key(&tc.id) {
+            let state = self
+                .tx
+                .prepare_cached(
+                    "SELECT tc.name, tc.channel, tc.ivr_id, tc.script_id, s.hash
+                       FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
+                      WHERE tc.id = ?1",
+                )?
+                .query_row([tc.id], |r| {
+                    Ok(CaseState {
+                        name: r.get(0)?,
+                        channel: r.get(1)?,
+                        ivr_id: r.get(2)?,
+                        script_id: r.get(3)?,
+                        script_hash: r.get(4)?,
+                    })
+                })
+                .optional()?;
+            self.cases.insert(tc.id, state);
+        }
+        let name = tc.name.trim();
+        let now = now_secs();
+        let state = self.cases.get(&tc.id).and_then(Option::as_ref);
+        let changed = match &state {
+            Some(s) => s.name != name || s.channel != tc.channel.as_str() || s.ivr_id != ivr.id,
+            None => true,
+        };
+        if changed {
+            self.tx
+                .prepare_cached(
+                    "INSERT INTO test_cases (id, name, channel, ivr_id, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT (id) DO UPDATE SET name = excluded.name,
+                            channel = excluded.channel, ivr_id = excluded.ivr_id,
+                            updated_at = excluded.updated_at",
+                )?
+                .execute(params![tc.id, name, tc.channel.as_str(), ivr.id, now])?;
+        }
+        let (script, body, hash) = run_detail::script_of(run);
+        let (mut script_id, mut script_hash) = match &state {
+            Some(s) => (s.script_id, s.script_hash.clone()),
+            None => (None, None),
+        };
+        let current = script_hash.as_deref() == Some(&hash[..]);
+        if !current {
+            let id = match self.scripts.get(&hash) {
+                Some(&id) => id,
+                None => {
+                    let found: Option<i64> = self
+                        .tx
+                        .prepare_cached("SELECT id FROM run_scripts WHERE hash = ?1")?
+                        .query_row([&hash[..]], |r| r.get(0))
+                        .optional()?;
+                    let id = match found {
+                        Some(id) => id,
+                        None => {
+                            self.tx
+                                .prepare_cached(
+                                    "INSERT INTO run_scripts (hash, body) VALUES (?1, ?2)",
+                                )?
+                                .execute(params![&hash[..], body])?;
+                            self.tx.last_insert_rowid()
+                        }
+                    };
+                    self.scripts.insert(hash, id);
+                    id
+                }
+            };
+            let mut seg_stmt = self.tx.prepare_cached(
+                "INSERT INTO segments (test_case_id, segment_id, name) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (test_case_id, segment_id) DO UPDATE SET name = excluded.name
+                  WHERE name IS NOT excluded.name",
+            )?;
+            for seg in &script {
+                seg_stmt.execute(params![tc.id, seg.segment_id, seg.segment_name.trim()])?;
+            }
+            self.tx
+                .prepare_cached("UPDATE test_cases SET script_id = ?2 WHERE id = ?1")?
+                .execute(params![tc.id, id])?;
+            script_id = Some(id);
+            script_hash = Some(hash.to_vec());
+        }
+        let script_id = script_id.unwrap_or_default();
+        self.cases.insert(
+            tc.id,
+            Some(CaseState {
+                name: name.to_string(),
+                channel: tc.channel.as_str().to_string(),
+                ivr_id: ivr.id,
+                script_id: Some(script_id),
+                script_hash,
+            }),
+        );
+        Ok(script_id)
+    }
+
+    fn store(&mut self, run: &IngestRun, recordings: &HashMap<String, i64>) -> StoreResult<()> {
+        let script_id = self.case_and_script(run)?;
+        let run_ms = run.run_time.timestamp_millis();
+        let mut results = Vec::new();
+        for seg in &run.segments {
+            for step in &seg.steps {
+                let r = &step.test_result;
+                let utterance = match &r.utterance {
+                    Some(u) => Some(self.text(u)?),
+                    None => None,
+                };
+                results.push(StoredResult {
+                    status: r.status.code(),
+                    utterance,
+                    latency: r.latency,
+                    confidence: r.confidence.map(run_detail::confidence_units),
+                    recording_duration_ms: r.recording_duration.map(run_detail::secs_to_ms),
+                    start_ms: r.start_time.map(|t| t.timestamp_millis()),
+                    end_ms: r.end_time.map(|t| t.timestamp_millis()),
+                    recording: step
+                        .recording_id
+                        .as_ref()
+                        .and_then(|id| recordings.get(id).copied()),
+                    barge_in_time: step.barge_in_time,
+                });
+            }
+        }
+        let blob = run_detail::encode(run_ms, &results);
+        let recording = run
+            .recording_id
+            .as_ref()
+            .and_then(|id| recordings.get(id).copied());
+        self.tx
+            .prepare_cached(
+                "INSERT INTO test_runs (test_case_id, run_time, duration_ms, status, run_type, mos,
+                        recording_id, script_id, results)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                run.test_case.id,
+                run_ms,
+                run_detail::secs_to_ms(run.run_duration),
+                run.status.code(),
+                run.run_type.code(),
+                run.mos_cq_in.map(rollups::mos_units),
+                recording,
+                script_id,
+                blob
+            ])?;
+        let run_id = self.tx.last_insert_rowid();
+        self.tx
+            .prepare_cached("INSERT INTO run_keys (engine_run_id, run_id) VALUES (?1, ?2)")?
+            .execute(params![run.engine_run_id, run_id])?;
+        for &rec in recordings.values() {
+            if self.recording_cases.insert((rec, run.test_case.id)) {
+                self.tx
+                    .prepare_cached(
+                        "INSERT OR IGNORE INTO recording_cases (recording_id, test_case_id)
+                         VALUES (?1, ?2)",
+                    )?
+                    .execute(params![rec, run.test_case.id])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Stores a batch of runs in the transaction `tx`: creates or updates their test cases,
+/// IVR applications and segments, skips runs whose `engineRunId` is already stored, rejects
+/// invalid runs (index and reason; nothing of them is written) and adds the stored runs to
+/// the rollups, bucketed in the site time zone `tz`. Recordings a run refers to must be
+/// stored first ([`super::recordings::put`]).
+pub fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
+    rollups::register_functions(tx)?;
+    rollups::ensure_tz(tx, tz)?;
+    let mut out = IngestOutcome::default();
+    let mut batch = Batch::new(tx);
+    let mut deltas = Deltas::default();
+    for (index, run) in runs.iter().enumerate() {
+        if let Err(reason) = run.validate() {
+            out.rejected.push(Rejected { index, reason });
+            continue;
+        }
+        if batch.is_known(&run.engine_run_id)? {
+            out.duplicates += 1;
+            continue;
+        }
+        let recordings = match batch.recordings_of(run)? {
+            Ok(r) => r,
+            Err(reason) => {
+                out.rejected.push(Rejected { index, reason });
+                continue;
+            }
+        };
+        batch.store(run, &recordings)?;
+        deltas.add(tz, &RunFacts::of_ingest(run));
+        out.accepted += 1;
+    }
+    deltas.apply(tx)?;
+    Ok(out)
+}
+
+/// Which runs of a test case to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunFilter {
+    pub test_case_id: i64,
+    /// UTC ms, inclusive.
+    pub from_ms: i64,
+    /// UTC ms, exclusive.
+    pub to_ms: i64,
+    /// Stored status codes `lo..=hi` (0 pass, 1 warn, 2 fail, 3 stopped).
+    pub status: (u8, u8),
+    /// Run type codes `lo..=hi` (0 Manual, 1 Schedule).
+    pub run_type: (u8, u8),
+}
+
+/// A run as lists show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub id: i64,
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    pub run_time: DateTime<Utc>,
+    pub duration_ms: i64,
+    pub status: RunStatus,
+    pub run_type: RunType,
+    /// Hundredths.
+    pub mos: Option<u32>,
+}
+
+pub fn ms_to_time(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+/// One page of the filtered runs, newest first, and how many match in all.
+pub fn list(
+    conn: &Connection,
+    f: &RunFilter,
+    page_no: u32,
+    page_size: u32,
+) -> StoreResult<(Vec<RunRow>, u64)> {
+    let name: String = conn
+        .prepare_cached("SELECT name FROM test_cases WHERE id = ?1")?
+        .query_row([f.test_case_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| {
+            StoreError::NotFound(format!("Test case {} does not exist.", f.test_case_id))
+        })?;
+    let args = params![
+        f.test_case_id,
+        f.from_ms,
+        f.to_ms,
+        f.status.0,
+        f.status.1,
+        f.run_type.0,
+        f.run_type.1
+    ];
+    let total: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM test_runs
+              WHERE test_case_id = ?1 AND run_time >= ?2 AND run_time < ?3
+                AND status BETWEEN ?4 AND ?5 AND run_type BETWEEN ?6 AND ?7",
+        )?
+        .query_row(args, |r| r.get(0))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, run_time, duration_ms, status, run_type, mos FROM test_runs
+          WHERE test_case_id = ?1 AND run_time >= ?2 AND run_time < ?3
+            AND status BETWEEN ?4 AND ?5 AND run_type BETWEEN ?6 AND ?7
+          ORDER BY run_time DESC, status DESC, run_type DESC, id DESC
+          LIMIT ?8 OFFSET ?9",
+    )?;
+    let rows = stmt
+        .query_map(
+            params![
+                f.test_case_id,
+                f.from_ms,
+                f.to_ms,
+                f.status.0,
+                f.status.1,
+                f.run_type.0,
+                f.run_type.1,
+                page_size,
+                u64::from(page_no) * u64::from(page_size)
+            ],
+            |r| {
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    test_case_id: f.test_case_id,
+                    test_case_name: name.clone(),
+                    run_time: ms_to_time(r.get(1)?),
+                    duration_ms: r.get(2)?,
+                    status: RunStatus::from_code(r.get(3)?).unwrap_or(RunStatus::Fail),
+                    run_type: RunType::from_code(r.get(4)?).unwrap_or(RunType::Manual),
+                    mos: r.get(5)?,
+                })
+            },
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((rows, total as u64))
+}
+
+/// One run with everything the run-detail screen shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunDetail {
+    pub run: RunRow,
+    pub channel: Channel,
+    pub ivr_id: i64,
+    pub ivr_name: String,
+    /// Public id of the call recording.
+    pub recording_id: Option<String>,
+    pub segments: Vec<SegmentDetail>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentDetail {
+    pub segment_id: i64,
+    pub segment_name: String,
+    pub steps: Vec<StepDetail>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepDetail {
+    pub script: ScriptStep,
+    pub status: RunStatus,
+    pub utterance: Option<String>,
+    pub latency: Option<i64>,
+    pub confidence: Option<f64>,
+    pub recording_duration: Option<f64>,
+    pub start_time: Option<DateTime<Utc>>,
+    pub end_time: Option<DateTime<Utc>>,
+    pub recording_id: Option<String>,
+    pub barge_in_time: Option<i64>,
+}
+
+/// The test case of run `id`, if the run exists (for permission checks).
+pub fn case_of_run(conn: &Connection, id: i64) -> StoreResult<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT test_case_id FROM test_runs WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Run `id` with its segments and steps.
+pub fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
+    let row = conn
+        .prepare_cached(
+            "SELECT r.test_case_id, tc.name, r.run_time, r.duration_ms, r.status, r.run_type,
+                    r.mos, r.recording_id, r.script_id, r.results, tc.channel, tc.ivr_id, i.name
+               FROM test_runs r JOIN test_cases tc ON tc.id = r.test_case_id
+               JOIN ivr_apps i ON i.id = tc.ivr_id
+              WHERE r.id = ?1",
+        )?
+        .query_row([id], |r| {
+            Ok((
+                RunRow {
+                    id,
+                    test_case_id: r.get(0)?,
+                    test_case_name: r.get(1)?,
+                    run_time: ms_to_time(r.get(2)?),
+                    duration_ms: r.get(3)?,
+                    status: RunStatus::from_code(r.get(4)?).unwrap_or(RunStatus::Fail),
+                    run_type: RunType::from_code(r.get(5)?).unwrap_or(RunType::Manual),
+                    mos: r.get(6)?,
+                },
+                r.get::<_, Option<i64>>(7)?,
+                r.get::<_, i64>(8)?,
+                r.get::<_, Vec<u8>>(9)?,
+                channel_of(&r.get::<_, String>(10)?)?,
+                r.get::<_, i64>(11)?,
+                r.get::<_, String>(12)?,
+            ))
+        })
+        .optional()?;
+    let Some((run, recording, script_id, blob, channel, ivr_id, ivr_name)) = row else {
+        return Ok(None);
+    };
+    let run_ms = run.run_time.timestamp_millis();
+    let script = rollups::load_script(conn, script_id)?;
+    let results = run_detail::decode(&blob, run_ms)
+        .map_err(|e| StoreError::Invalid(format!("stored run {id}: {e}")))?;
+    let mut text_stmt = conn.prepare_cached("SELECT body FROM texts WHERE id = ?1")?;
+    let mut rec_cache: HashMap<i64, Option<String>> = HashMap::new();
+    let mut rec_id = |row: i64| -> StoreResult<Option<String>> {
+        if let Some(v) = rec_cache.get(&row) {
+            return Ok(v.clone());
+        }
+        let v = super::recordings::id_of_row(conn, row)?;
+        rec_cache.insert(row, v.clone());
+        Ok(v)
+    };
+    let mut results = results.into_iter();
+    let mut segments = Vec::with_capacity(script.len());
+    for seg in script {
+        let mut steps = Vec::with_capacity(seg.steps.len());
+        for step in seg.steps {
+            let r = results.next().unwrap_or_default();
+            let utterance = match r.utterance {
+                Some(t) => text_stmt.query_row([t], |x| x.get(0)).optional()?,
+                None => None,
+            };
+            let recording_id = match r.recording {
+                Some(row) => rec_id(row)?,
+                None => None,
+            };
+            steps.push(StepDetail {
+                status: r.status(),
+                utterance,
+                latency: r.latency,
+                confidence: r.confidence.map(|c| f64::from(c) / 10_000.0),
+                recording_duration: r.recording_duration_ms.map(|d| d as f64 / 1000.0),
+                start_time: r.start_ms.map(ms_to_time),
+                end_time: r.end_ms.map(ms_to_time),
+                recording_id,
+                barge_in_time: r.barge_in_time,
+                script: step,
+            });
+        }
+        segments.push(SegmentDetail {
+            segment_id: seg.segment_id,
+            segment_name: seg.segment_name,
+            steps,
+        });
+    }
+    let recording_id = match recording {
+        Some(row) => rec_id(row)?,
+        None => None,
+    };
+    Ok(Some(RunDetail {
+        run,
+        channel,
+        ivr_id,
+        ivr_name,
+        recording_id,
+        segments,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::parse_run;
+    use crate::store::{metrics, recordings, Store};
+    use chrono_tz::America::Toronto;
+    use rand::{Rng, SeedableRng};
+    use serde_json::json;
+
+    fn run(engine_id: &str, case: i64, time: &str, status: &str, mos: f64) -> IngestRun {
+        parse_run(&json!({
+            "engineRunId": engine_id,
+            "testCase": {"id": case, "name": format!("Case {case}"), "channel": "voice",
+                         "ivr": {"id": 10, "name": "Main IVR"}},
+            "runTime": time, "runDuration": 42.5, "status": status, "runType": "Schedule",
+            "mosCqIn": mos,
+            "segments": [
+                {"segmentId": 1, "segmentName": "Greeting", "steps": [
+                    {"stepId": 1, "stepType": "PROMPT", "typeDisplayText": "Prompt",
+                     "prompt": "Welcome", "promptLatencyMin": 100, "promptLatencyMax": 2000,
+                     "testResult": {"status": "pass", "utterance": "Welcome to Acme",
+                                    "latency": 850, "confidence": 0.92,
+                                    "recordingDuration": 2.25,
+                                    "startTime": time, "endTime": time}}]},
+                {"segmentId": 2, "segmentName": "Menu", "steps": [
+                    {"stepId": 2, "stepType": "DTMF", "typeDisplayText": "Key press",
+                     "bargeInTime": 300,
+                     "testResult": {"status": status, "latency": 1210}}]}
+            ]
+        }))
+        .unwrap()
+    }
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(dir.path()).unwrap();
+        (dir, s)
+    }
+
+    #[test]
+    fn ingest_is_idempotent_and_rolls_up() {
+        let (_dir, store) = store();
+        let batch = vec![
+            run("a", 1, "2026-07-15T14:05:00Z", "pass", 4.31),
+            run("b", 1, "2026-07-15T14:10:00Z", "fail", 3.0),
+            run("a", 1, "2026-07-15T14:05:00Z", "pass", 4.31),
+        ];
+        let out = store
+            .write_blocking(|tx| ingest(tx, Toronto, &batch))
+            .unwrap();
+        assert_eq!((out.accepted, out.duplicates), (2, 1));
+        let again = store
+            .write_blocking(|tx| ingest(tx, Toronto, &batch))
+            .unwrap();
+        assert_eq!((again.accepted, again.duplicates), (0, 3));
+        let group = store
+            .write_blocking(|tx| crate::store::catalog::create_group(tx, "G", Channel::Voice, &[1]))
+            .unwrap();
+        let d = crate::domain::buckets::parse_date("2026-07-15").unwrap();
+        let m = store
+            .read_blocking(|c| {
+                metrics::group_metric(
+                    c,
+                    &metrics::MetricQuery {
+                        group_id: group,
+                        level: metrics::Level::Case,
+                        from: d,
+                        to: d,
+                        run_type: RunType::Schedule,
+                    },
+                )
+            })
+            .unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].counts, [1, 0, 1, 0]);
+        assert_eq!(m[0].hourly[10], [1, 0, 1, 0]);
+        let lat = m[0].latency.unwrap();
+        assert_eq!((lat.n, lat.min, lat.max, lat.sum), (4, 850, 1210, 4120));
+        let mos = m[0].mos.unwrap();
+        assert_eq!((mos.n, mos.min, mos.max, mos.median_x2), (2, 300, 431, 731));
+        let seg = store
+            .read_blocking(|c| {
+                metrics::group_metric(
+                    c,
+                    &metrics::MetricQuery {
+                        group_id: group,
+                        level: metrics::Level::Segment,
+                        from: d,
+                        to: d,
+                        run_type: RunType::Schedule,
+                    },
+                )
+            })
+            .unwrap();
+        let names: Vec<_> = seg.iter().map(|e| e.segment.clone().unwrap()).collect();
+        assert_eq!(names, vec![(1, "Greeting".into()), (2, "Menu".into())]);
+        // Segment 1's steps all passed; segment 2 carries the run's failure.
+        assert_eq!(seg[0].counts, [2, 0, 0, 0]);
+        assert_eq!(seg[1].counts, [1, 0, 1, 0]);
+        // Nothing for Manual runs.
+        let manual = store
+            .read_blocking(|c| metrics::group_mos(c, group, d, d, RunType::Manual))
+            .unwrap();
+        assert!(manual.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn bad_items_are_rejected_alone() {
+        let (dir, store) = store();
+        let mut bad_mos = run("m", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
+        bad_mos.mos_cq_in = Some(5.5);
+        let mut bad_rec = run("r", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
+        bad_rec.recording_id = Some("ab".repeat(32));
+        let mut empty_id = run("z", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
+        empty_id.engine_run_id = " ".into();
+        let good = run("g", 1, "2026-07-15T14:05:00Z", "warn", 4.0);
+        let out = store
+            .write_blocking(|tx| ingest(tx, Toronto, &[bad_mos, bad_rec, good, empty_id]))
+            .unwrap();
+        assert_eq!(out.accepted, 1);
+        let reasons: Vec<_> = out
+            .rejected
+            .iter()
+            .map(|r| (r.index, r.reason.clone()))
+            .collect();
+        assert_eq!(reasons.len(), 3);
+        assert_eq!(reasons[0].0, 0);
+        assert!(reasons[0].1.contains("mosCqIn"), "{reasons:?}");
+        assert_eq!(reasons[1].0, 1);
+        assert!(
+            reasons[1].1.contains("not a stored recording"),
+            "{reasons:?}"
+        );
+        assert_eq!(reasons[2].0, 3);
+        // Once the recording is stored, the run is accepted.
+        let data = dir.path().to_path_buf();
+        let rec = store
+            .write_blocking(|tx| recordings::put(&data, tx, b"OggS-audio", "audio/ogg"))
+            .unwrap();
+        let mut with_rec = run("r", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
+        with_rec.recording_id = Some(rec.clone());
+        with_rec.segments[0].steps[0].recording_id = Some(rec.clone());
+        let out = store
+            .write_blocking(|tx| ingest(tx, Toronto, &[with_rec]))
+            .unwrap();
+        assert_eq!(out.accepted, 1);
+        let n: i64 = store
+            .read_blocking(|c| Ok(c.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn detail_round_trips() {
+        let (dir, store) = store();
+        let data = dir.path().to_path_buf();
+        let rec = store
+            .write_blocking(|tx| recordings::put(&data, tx, b"RIFFxxxxWAVE", "audio/wav"))
+            .unwrap();
+        let mut r = run("x", 7, "2026-03-08T06:30:00.250Z", "warn", 3.456);
+        r.recording_id = Some(rec.clone());
+        r.segments[1].steps[0].recording_id = Some(rec.clone());
+        r.segments[1].steps[0].extra = Some(
+            json!({"digits": "1#", "expected": ["a", 2]})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        store
+            .write_blocking(|tx| ingest(tx, Toronto, std::slice::from_ref(&r)))
+            .unwrap();
+        let id: i64 = store
+            .read_blocking(|c| Ok(c.query_row("SELECT id FROM test_runs", [], |x| x.get(0))?))
+            .unwrap();
+        let d = store.read_blocking(|c| get(c, id)).unwrap().unwrap();
+        assert_eq!(d.run.test_case_name, "Case 7");
+        assert_eq!(d.run.mos, Some(346));
+        assert_eq!(d.run.duration_ms, 42_500);
+        assert_eq!(d.run.status, RunStatus::Warn);
+        assert_eq!(d.ivr_name, "Main IVR");
+        assert_eq!(d.recording_id.as_deref(), Some(rec.as_str()));
+        assert_eq!(d.segments.len(), 2);
+        let s0 = &d.segments[0].steps[0];
+        let src = &r.segments[0].steps[0];
+        assert_eq!(s0.script.prompt, src.prompt);
+        assert_eq!(s0.script.prompt_latency_max, Some(2000));
+        assert_eq!(s0.utterance.as_deref(), Some("Welcome to Acme"));
+        assert_eq!(s0.latency, Some(850));
+        assert_eq!(s0.confidence, Some(0.92));
+        assert_eq!(s0.recording_duration, Some(2.25));
+        assert_eq!(s0.start_time, src.test_result.start_time);
+        let s1 = &d.segments[1].steps[0];
+        assert_eq!(s1.utterance, None);
+        assert_eq!(s1.barge_in_time, Some(300));
+        assert_eq!(s1.recording_id.as_deref(), Some(rec.as_str()));
+        assert_eq!(s1.script.extra, r.segments[1].steps[0].extra);
+        assert_eq!(s1.status, RunStatus::Warn);
+        assert!(store.read_blocking(|c| get(c, id + 1)).unwrap().is_none());
+    }
+
+    type Tables = (
+        Vec<Vec<rusqlite::types::Value>>,
+        Vec<Vec<rusqlite::types::Value>>,
+    );
+
+    fn rollup_tables(store: &Store) -> Tables {
+        store
+            .read_blocking(|c| {
+                let dump = |sql: &str| -> StoreResult<Vec<Vec<rusqlite::types::Value>>> {
+                    let mut stmt = c.prepare(sql)?;
+                    let n = stmt.column_count();
+                    let rows = stmt
+                        .query_map([], |r| (0..n).map(|i| r.get(i)).collect())?
+                        .collect::<Result<_, _>>()?;
+                    Ok(rows)
+                };
+                Ok((
+                    dump("SELECT * FROM rollup_case_hour ORDER BY 1, 2, 3, 4")?,
+                    dump("SELECT * FROM rollup_segment_hour ORDER BY 1, 2, 3, 4, 5")?,
+                ))
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn incremental_rollups_equal_a_rebuild() {
+        let (_dir, store) = store();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let statuses = ["pass", "warn", "fail", "stopped"];
+        let mut n = 0;
+        for _ in 0..8 {
+            let batch: Vec<IngestRun> = (0..60)
+                .map(|_| {
+                    n += 1;
+                    let t = chrono::DateTime::parse_from_rfc3339("2026-10-31T00:00:00Z")
+                        .unwrap()
+                        .timestamp()
+                        + rng.gen_range(0..3 * 86_400);
+                    let mut r = run(
+                        &format!("e{}", rng.gen_range(0..400)),
+                        rng.gen_range(1..5),
+                        &ms_to_time(t * 1000).to_rfc3339(),
+                        statuses[rng.gen_range(0..4)],
+                        rng.gen_range(100..=500) as f64 / 100.0,
+                    );
+                    r.segments[0].steps[0].test_result.latency = Some(rng.gen_range(0..4000));
+                    r.segments[1].steps[0].test_result.status = RunStatus::ALL[rng.gen_range(0..4)];
+                    if rng.gen_bool(0.3) {
+                        r.mos_cq_in = None;
+                        r.run_type = RunType::Manual;
+                    }
+                    r
+                })
+                .collect();
+            store
+                .write_blocking(|tx| ingest(tx, Toronto, &batch))
+                .unwrap();
+        }
+        let incremental = rollup_tables(&store);
+        assert!(!incremental.0.is_empty());
+        let runs = store
+            .write_blocking(|tx| rollups::rebuild(tx, Toronto))
+            .unwrap();
+        assert!(runs > 100, "{runs}");
+        assert_eq!(rollup_tables(&store), incremental);
+        // A new site time zone rebuilds on the next ingest.
+        let utc: Tz = "UTC".parse().unwrap();
+        store.write_blocking(|tx| ingest(tx, utc, &[])).unwrap();
+        let rebucketed = rollup_tables(&store);
+        assert_ne!(rebucketed, incremental);
+        store
+            .write_blocking(|tx| rollups::rebuild(tx, utc))
+            .unwrap();
+        assert_eq!(rollup_tables(&store), rebucketed);
+    }
+}
