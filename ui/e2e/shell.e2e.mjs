@@ -1,6 +1,7 @@
 // The console shell: login, single sign-on return, routes, language, side navigation, banners,
 // sign-out and idle sign-out, on a desktop and a phone.
 import {
+  addUser,
   assert,
   assertEqual,
   chooseLanguage,
@@ -73,6 +74,22 @@ export default async function shell({ server, browser, users, test }) {
     assert(shownFor >= 2000 && shownFor <= 4000, `modal shown for ${shownFor} ms, expected about 2500`);
     assert(page.url().endsWith("/"), `still on the login page, got ${page.url()}`);
     assertEqual(await storedUser(page), null, "no user stored");
+    await closePage(page);
+  });
+
+  await test("'Please wait ...' shows while a call is under way", async () => {
+    const page = await open();
+    await page.route("**/api/auth/signin", async (route) => {
+      await sleep(1500);
+      await route.continue();
+    });
+    await page.goto("/");
+    await page.locator("#login-username").fill(admin.username);
+    await page.locator("#login-password").fill("wrong password 2");
+    await page.getByTestId("login-button").click();
+    await page.getByText("Please wait ...").waitFor({ timeout: 1400 });
+    await page.getByTestId("login-error").waitFor();
+    assertEqual(await page.getByText("Please wait ...").count(), 0, "overlay after the answer");
     await closePage(page);
   });
 
@@ -335,6 +352,12 @@ export default async function shell({ server, browser, users, test }) {
       await phone.getByTestId("login-form").waitFor();
       assertEqual(await phone.getByTestId("sso-button").count(), 0, "SSO button on a phone");
       await closePage(phone);
+      // The tenant's name shows in the shell.
+      addUser(sso, admin);
+      const desk = await newPage(browser, sso);
+      await signIn(desk, admin);
+      assertEqual(await desk.getByTestId("tenant-name").textContent(), "acme", "tenant name");
+      await closePage(desk);
     } finally {
       await sso.stop();
     }

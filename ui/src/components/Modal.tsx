@@ -13,10 +13,21 @@ export interface ModalProps {
   /** 'alert' for messages that need attention (a failed sign-in). */
   role?: "dialog" | "alertdialog";
   children: ComponentChildren;
+  /** Accessible name when there is no visible title. */
+  label?: string;
   testId?: string;
 }
 
-export function Modal({ open, title, onClose, size = "medium", role = "dialog", children, testId }: ModalProps) {
+export function Modal({
+  open,
+  title,
+  onClose,
+  size = "medium",
+  role = "dialog",
+  children,
+  label,
+  testId,
+}: ModalProps) {
   const { t } = useLingui();
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
@@ -49,6 +60,7 @@ export function Modal({ open, title, onClose, size = "medium", role = "dialog", 
         role={role}
         aria-modal="true"
         aria-labelledby={title ? titleId : undefined}
+        aria-label={title ? undefined : label}
         tabIndex={-1}
         data-testid={testId}
       >

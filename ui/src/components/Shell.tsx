@@ -3,6 +3,7 @@ import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "react";
 import { useLocation } from "wouter";
+import { tenant } from "../api/tenant";
 import { useIsMobile } from "../app/media";
 import { session } from "../app/session";
 import { useStore } from "../app/store";
@@ -15,6 +16,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const { t } = useLingui();
   const mobile = useIsMobile();
   const user = useStore(session);
+  const { name: tenantName } = useStore(tenant);
   const [location] = useLocation();
   const [drawer, setDrawer] = useState(false);
   useEffect(() => setDrawer(false), [location, mobile]);
@@ -46,7 +48,14 @@ export function Shell({ children }: { children: ComponentChildren }) {
               </span>
             </>
           ) : (
-            <span class="topbar-title">{t`Client Experience Monitoring`}</span>
+            <span class="topbar-title">
+              {t`Client Experience Monitoring`}
+              {tenantName && tenantName !== "cxwatch" ? (
+                <span class="tenant-name" data-testid="tenant-name">
+                  {tenantName}
+                </span>
+              ) : null}
+            </span>
           )}
           <div class="topbar-actions">
             <LanguageSelect compact={mobile} />

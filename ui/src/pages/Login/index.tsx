@@ -141,7 +141,7 @@ export function LoginPage() {
         ) : null}
       </main>
       <footer class="login-footer">v{VERSION}</footer>
-      <Modal open={failed} role="alertdialog" size="small" testId="login-error">
+      <Modal open={failed} role="alertdialog" size="small" label={t`Sign-in failed`} testId="login-error">
         <div class="login-error">
           <ErrorIcon size={28} />
           <p>
