@@ -50,6 +50,7 @@ declare module "frappe-charts/src/js/charts/BaseChart" {
     config: Record<string, unknown>;
     measures: { legendHeight: number; titleHeight: number; paddings: Record<string, number>; margins: Record<string, number> };
     initTimeout: number;
+    height: number;
     state: Record<string, unknown>;
     data: FrappeData;
     configure(options: FrappeOptions): void;

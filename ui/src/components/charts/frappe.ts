@@ -5,6 +5,7 @@
 import AxisChart from "frappe-charts/src/js/charts/AxisChart";
 import type { FrappeData, FrappeOptions } from "frappe-charts/src/js/charts/BaseChart";
 import DonutChart from "frappe-charts/src/js/charts/DonutChart";
+import { countTicks } from "./ticks";
 
 export type { FrappeData };
 
@@ -80,6 +81,23 @@ export class StackedHourlyBars extends AxisChart {
   }
 
   renderLegend(): void {}
+
+  // Whole-number ticks (frappe-charts' own would give 0.25, 0.5 ... for small counts).
+  calcYAxisParameters(values: number[]): void {
+    const ticks = countTicks(Math.max(0, ...values));
+    const scale = this.height / ticks[ticks.length - 1];
+    const zeroLine = this.height;
+    this.state.yAxis = {
+      labels: ticks,
+      positions: ticks.map((v) => zeroLine - v * scale),
+      scaleMultiplier: scale,
+      zeroLine,
+    };
+    const self = this as unknown as { calcDatasetPoints(): void; calcYExtremes(): void; calcYRegions(): void };
+    self.calcDatasetPoints();
+    self.calcYExtremes();
+    self.calcYRegions();
+  }
 
   mapTooltipXPosition(relX: number): void {
     const s = this.state as { yExtremes?: unknown; xAxis?: { positions: number[] } };
