@@ -388,19 +388,18 @@ export default async function dashboard({ server, browser, users, test }) {
     });
   }
 
-  await test("dashboard: time to interactive with 100 groups (figure)", async () => {
+  await test("dashboard: time to interactive with 100 groups (figure, printed)", async () => {
     const p = await newPage(browser, server, { viewport: "desktop" });
     await signIn(p, admin);
     await waitReady(p);
     let list = await api(p, "trs/v1/groups");
     const created = await createGroups(p, 100 - list.length);
     if (created === null) {
-      console.log("       PERF pending: no API to create test case groups (POST /api/trs/v1/groups) on this build");
-      await closePage(p);
-      return;
+      console.log(`       PERF 100 groups pending: this build has no API to create test case groups (POST /api/trs/v1/groups); measuring with the ${list.length} groups there are`);
+    } else {
+      list = await api(p, "trs/v1/groups");
+      assert(list.length >= 100, `100 groups in the store (${list.length})`);
     }
-    list = await api(p, "trs/v1/groups");
-    assert(list.length >= 100, `100 groups in the store (${list.length})`);
     // Recorded in the page: the first moment the dashboard shows every group's numbers and
     // every chart in the window is drawn, in ms from navigation start.
     await p.addInitScript(() => {
@@ -426,10 +425,10 @@ export default async function dashboard({ server, browser, users, test }) {
       figures.push(await p.evaluate(() => ({ ...window.__tti, ready: performance.getEntriesByName("cx-dashboard-ready")[0]?.startTime })));
     }
     for (const f of figures) {
-      console.log(`       PERF 100 groups: ${f.rows} rows; all numbers shown at ${Math.round(f.ready)} ms, the ${f.shown} charts in view drawn at ${Math.round(f.charts)} ms after navigation start`);
+      console.log(`       PERF ${f.rows} groups: all numbers shown at ${Math.round(f.ready)} ms, the ${f.shown} charts in view drawn at ${Math.round(f.charts)} ms after navigation start`);
     }
     const sorted = figures.map((f) => f.charts).sort((a, b) => a - b);
-    console.log(`       PERF time to interactive, 100 groups: median ${Math.round(sorted[2])} ms, best ${Math.round(sorted[0])} ms (5 loads)`);
+    console.log(`       PERF time to interactive, ${figures[0].rows} groups: median ${Math.round(sorted[2])} ms, best ${Math.round(sorted[0])} ms (5 loads)`);
     await closePage(p);
   });
 }
