@@ -1,6 +1,6 @@
 // The dashboard's state: the user's choices (kept across refreshes; groups, filter and channel
 // also in local storage), the data behind them, and the 30 s refresh that follows new runs.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
 import { showError } from "../../app/banners";
 import { createBatcher } from "./batch";
@@ -214,8 +214,8 @@ export function useDashboard(isPhone: boolean): DashboardState {
     [commitMetrics, loadMetrics],
   );
 
-  // First load.
-  useEffect(() => {
+  // First load, started before the first paint so the calls go out at once.
+  useLayoutEffect(() => {
     live.current.mounted = true;
     void refresh("initial");
     return () => {
