@@ -427,7 +427,7 @@ export default async function dashboard({ server, browser, users, test }) {
           const r = c.getBoundingClientRect();
           return r.bottom > 0 && r.top < innerHeight;
         });
-        if (charts.length && charts.every((c) => c.dataset.drawn === "true")) {
+        if (charts.every((c) => c.dataset.drawn === "true")) {
           window.__tti = { charts: performance.now(), shown: charts.length, rows: document.querySelectorAll("[data-testid=group-row]").length };
         }
       };
