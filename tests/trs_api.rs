@@ -791,3 +791,139 @@ fn bad_input_is_named() {
         &["does not exist"],
     );
 }
+
+#[test]
+fn groups_are_edited_by_read_write_administrators() {
+    use reqwest::Method;
+    let s = site();
+    let send = |token: &str, m: Method, path: &str, body: Option<Value>| {
+        trs::send(&s.server, token, m, path, body)
+    };
+    // Validation names every problem; nothing is written.
+    let (status, body) = send(
+        &s.admin,
+        Method::POST,
+        "/api/trs/v1/groups",
+        Some(json!({})),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["messages"],
+        json!([
+            "name is required.",
+            "channel is required (voice or web).",
+            "testCases needs at least one test case."
+        ])
+    );
+    let (status, body) = send(
+        &s.admin,
+        Method::POST,
+        "/api/trs/v1/groups",
+        Some(json!({"name": "X", "channel": "fax", "testCases": [{"id": 1}]})),
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body["messages"][0].as_str().unwrap().contains("fax"),
+        "{body}"
+    );
+    let (status, body) = send(
+        &s.admin,
+        Method::POST,
+        "/api/trs/v1/groups",
+        Some(json!({"name": "X", "channel": "voice", "testCases": [{"id": 1}, {"id": 9}]})),
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body["messages"][0]
+            .as_str()
+            .unwrap()
+            .contains("Test case 9 is a web test case"),
+        "{body}"
+    );
+    let (status, body) = send(
+        &s.admin,
+        Method::POST,
+        "/api/trs/v1/groups",
+        Some(json!({"name": "X", "channel": "voice", "testCases": [{"id": 77}]})),
+    );
+    assert_eq!(status, 400);
+    assert!(
+        body["messages"][0]
+            .as_str()
+            .unwrap()
+            .contains("Test case 77 does not exist"),
+        "{body}"
+    );
+    let (status, _) = send(
+        &s.admin,
+        Method::POST,
+        "/api/trs/v1/groups",
+        Some(json!({"name": 5})),
+    );
+    assert_eq!(status, 400);
+    let (_, list) = get(&s.server, &s.admin, "/api/trs/v1/groups");
+    assert_eq!(list["data"].as_array().unwrap().len(), 3);
+    // Create, update, delete.
+    let (status, body) = send(
+        &s.admin,
+        Method::POST,
+        "/api/trs/v1/groups",
+        Some(json!({"name": " Charlie ", "channel": "voice", "testCases": [{"id": 3}, {"id": 1}]})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["code"], "OK");
+    let id = body["data"]["id"].as_i64().unwrap();
+    assert_eq!(
+        body["data"],
+        json!({"id": id, "name": "Charlie", "channel": "voice", "caseCount": 2, "ivrCount": 1,
+               "testCases": [{"id": 1, "ivrId": 11, "name": "Case 001"}, {"id": 3, "ivrId": 11, "name": "Case 003"}]})
+    );
+    let path = format!("/api/trs/v1/groups/{id}");
+    let (status, body) = send(
+        &s.admin,
+        Method::PUT,
+        &path,
+        Some(json!({"id": id, "name": "Charlie 2", "channel": "voice", "testCases": [{"id": 2}]})),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["data"]["testCases"],
+        json!([{"id": 2, "ivrId": 10, "name": "Case 002"}])
+    );
+    let (status, _) = send(
+        &s.admin,
+        Method::PUT,
+        &path,
+        Some(json!({"id": id + 1, "name": "Y", "channel": "voice", "testCases": [{"id": 2}]})),
+    );
+    assert_eq!(status, 400);
+    let (status, _) = send(
+        &s.admin,
+        Method::PUT,
+        "/api/trs/v1/groups/999",
+        Some(json!({"name": "Y", "channel": "voice", "testCases": [{"id": 2}]})),
+    );
+    assert_eq!(status, 404);
+    // Restricted users and read-only administrators may not change groups.
+    let (uid, user) = add_user(&s.server, "op@example.com", "ROLE_USER");
+    trs::assign(&s.server, uid, &[id]);
+    let (_, ro) = trs::add_user_with_access(&s.server, "ro@example.com", "ROLE_ADMIN", "read-only");
+    for token in [&user, &ro] {
+        let (status, body) = send(token, Method::DELETE, &path, None);
+        assert_eq!(status, 403, "{body}");
+        let (status, _) = send(
+            token,
+            Method::POST,
+            "/api/trs/v1/groups",
+            Some(json!({"name": "Z", "channel": "voice", "testCases": [{"id": 2}]})),
+        );
+        assert_eq!(status, 403);
+    }
+    let (status, body) = send(&s.admin, Method::DELETE, &path, None);
+    assert_eq!((status, body["data"].clone()), (200, json!(true)));
+    let (status, _) = send(&s.admin, Method::DELETE, &path, None);
+    assert_eq!(status, 404);
+    // The user's assignment went with the group.
+    let (_, list) = get(&s.server, &user, "/api/trs/v1/groups");
+    assert_eq!(list["data"], json!([]));
+}
