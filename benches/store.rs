@@ -212,6 +212,48 @@ fn thread_cpu() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// CPU time of the calling thread in ms (precise, unlike /proc's ticks).
+fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1_000_000.0
+}
+
+/// Wall and CPU ms of the calling thread for `f`.
+#[derive(Default)]
+struct Samples {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+}
+
+impl Samples {
+    fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        let (c, t) = (thread_cpu_ms(), Instant::now());
+        let out = f();
+        self.wall.push(t.elapsed().as_secs_f64() * 1000.0);
+        self.cpu.push(thread_cpu_ms() - c);
+        out
+    }
+
+    fn print(mut self, name: &str) {
+        let sort = |v: &mut Vec<f64>| v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        sort(&mut self.wall);
+        sort(&mut self.cpu);
+        println!(
+            "{name:<46} n={:<4} wall p50 {:>8.3} p99 {:>8.3} ms | CPU p50 {:>8.3} p99 {:>8.3} ms",
+            self.wall.len(),
+            pct(&self.wall, 0.5),
+            pct(&self.wall, 0.99),
+            pct(&self.cpu, 0.5),
+            pct(&self.cpu, 0.99),
+        );
+    }
+}
+
 fn pct(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -476,9 +518,10 @@ fn query(dir: &Path, iters: u64) {
     let (first, last) = days_of(&store);
     let span = (last - first).num_days();
     println!(
-        "query: {n} runs from {first} to {last}; {iters} iterations each, random group and day"
+        "query: {n} runs from {first} to {last}; random group and day; each set twice with the same \
+         days: 'first' = SQLite cache of a fresh process (the OS page cache may hold the file), \
+         'again' = warm"
     );
-    let mut rng = StdRng::seed_from_u64(9);
     let metric = |group: i64, level, from: NaiveDate, days: i64| {
         let q = metrics::MetricQuery {
             group_id: group,
@@ -487,97 +530,89 @@ fn query(dir: &Path, iters: u64) {
             to: from + chrono::Duration::days(days - 1),
             run_type: RunType::Schedule,
         };
-        let t = Instant::now();
-        let m = store
-            .read_blocking(|c| metrics::group_metric(c, &q))
-            .unwrap();
-        std::hint::black_box(m);
-        t.elapsed().as_secs_f64() * 1000.0
+        std::hint::black_box(
+            store
+                .read_blocking(|c| metrics::group_metric(c, &q))
+                .unwrap(),
+        );
     };
-    let day = |rng: &mut StdRng| first + chrono::Duration::days(rng.gen_range(0..=span));
-    let mut v = Vec::new();
-    for _ in 0..iters {
-        let d = day(&mut rng);
-        v.push(metric(
-            rng.gen_range(1..=GROUPS),
-            metrics::Level::Case,
-            d,
-            1,
-        ));
-    }
-    summary("group metric, 1 day, level=case", v);
-    let mut v = Vec::new();
-    for _ in 0..iters {
-        let d = day(&mut rng);
-        v.push(metric(
-            rng.gen_range(1..=GROUPS),
-            metrics::Level::Segment,
-            d,
-            1,
-        ));
-    }
-    summary("group metric, 1 day, level=segment", v);
-    let mut v = Vec::new();
-    for _ in 0..iters {
-        let d = day(&mut rng);
-        let g = rng.gen_range(1..=16);
-        let t = Instant::now();
-        let m = store
-            .read_blocking(|c| metrics::group_mos(c, g, d, d, RunType::Schedule))
-            .unwrap();
-        std::hint::black_box(m);
-        v.push(t.elapsed().as_secs_f64() * 1000.0);
-    }
-    summary("group MOS, 1 day", v);
-    let mut v = Vec::new();
-    for _ in 0..(iters / 10).max(10) {
-        let d = first + chrono::Duration::days(rng.gen_range(0..=(span - 29).max(0)));
-        let t = Instant::now();
-        for g in 1..=GROUPS {
-            std::hint::black_box(metric(g, metrics::Level::Case, d, 30));
+    let day = |rng: &mut StdRng, len: i64| {
+        first + chrono::Duration::days(rng.gen_range(0..=(span - len + 1).max(0)))
+    };
+    for (seed, pass) in [(1u64, "first"), (1, "again")] {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut s = Samples::default();
+        for _ in 0..iters {
+            let (g, d) = (rng.gen_range(1..=GROUPS), day(&mut rng, 1));
+            s.time(|| metric(g, metrics::Level::Case, d, 1));
         }
-        v.push(t.elapsed().as_secs_f64() * 1000.0);
-    }
-    summary("all 20 groups, 30 days, level=case", v);
-    let mut v = Vec::new();
-    for _ in 0..(iters / 10).max(10) {
-        let d = first + chrono::Duration::days(rng.gen_range(0..=(span - 29).max(0)));
-        let t = Instant::now();
-        for g in 1..=GROUPS {
-            std::hint::black_box(metric(g, metrics::Level::Segment, d, 30));
+        s.print(&format!("group metric, 1 day, case ({pass})"));
+        let mut s = Samples::default();
+        for _ in 0..iters {
+            let (g, d) = (rng.gen_range(1..=GROUPS), day(&mut rng, 1));
+            s.time(|| metric(g, metrics::Level::Segment, d, 1));
         }
-        v.push(t.elapsed().as_secs_f64() * 1000.0);
+        s.print(&format!("group metric, 1 day, segment ({pass})"));
+        let mut s = Samples::default();
+        for _ in 0..iters {
+            let (g, d) = (rng.gen_range(1..=16), day(&mut rng, 1));
+            s.time(|| {
+                std::hint::black_box(
+                    store
+                        .read_blocking(|c| metrics::group_mos(c, g, d, d, RunType::Schedule))
+                        .unwrap(),
+                )
+            });
+        }
+        s.print(&format!("group MOS, 1 day ({pass})"));
+        let mut s = Samples::default();
+        for _ in 0..(iters / 10).max(10) {
+            let d = day(&mut rng, 30);
+            s.time(|| {
+                for g in 1..=GROUPS {
+                    metric(g, metrics::Level::Case, d, 30);
+                }
+            });
+        }
+        s.print(&format!("all 20 groups, 30 days, case ({pass})"));
+        let mut s = Samples::default();
+        for _ in 0..(iters / 10).max(10) {
+            let d = day(&mut rng, 30);
+            s.time(|| {
+                for g in 1..=GROUPS {
+                    metric(g, metrics::Level::Segment, d, 30);
+                }
+            });
+        }
+        s.print(&format!("all 20 groups, 30 days, segment ({pass})"));
+        let mut s = Samples::default();
+        for _ in 0..iters {
+            let d = day(&mut rng, 30);
+            let (from_ms, to_ms) = buckets::local_range_ms(TZ, d, d + chrono::Duration::days(29));
+            let f = runs::RunFilter {
+                test_case_id: rng.gen_range(1..=CASES),
+                from_ms,
+                to_ms,
+                status: (0, 3),
+                run_type: (0, 1),
+            };
+            let page = rng.gen_range(0..5);
+            s.time(|| {
+                std::hint::black_box(
+                    store
+                        .read_blocking(|c| runs::list(c, &f, page, 100))
+                        .unwrap(),
+                )
+            });
+        }
+        s.print(&format!("run list, 30 days, page of 100 ({pass})"));
+        let mut s = Samples::default();
+        for _ in 0..iters {
+            let id = rng.gen_range(1..=n as i64);
+            s.time(|| std::hint::black_box(store.read_blocking(|c| runs::get(c, id)).unwrap()));
+        }
+        s.print(&format!("run detail ({pass})"));
     }
-    summary("all 20 groups, 30 days, level=segment", v);
-    let mut v = Vec::new();
-    for _ in 0..iters {
-        let d = first + chrono::Duration::days(rng.gen_range(0..=(span - 29).max(0)));
-        let (from_ms, to_ms) = buckets::local_range_ms(TZ, d, d + chrono::Duration::days(29));
-        let f = runs::RunFilter {
-            test_case_id: rng.gen_range(1..=CASES),
-            from_ms,
-            to_ms,
-            status: (0, 3),
-            run_type: (0, 1),
-        };
-        let page = rng.gen_range(0..5);
-        let t = Instant::now();
-        let r = store
-            .read_blocking(|c| runs::list(c, &f, page, 100))
-            .unwrap();
-        std::hint::black_box(r);
-        v.push(t.elapsed().as_secs_f64() * 1000.0);
-    }
-    summary("run list, 30 days, page of 100 (+ count)", v);
-    let mut v = Vec::new();
-    for _ in 0..iters {
-        let id = rng.gen_range(1..=n as i64);
-        let t = Instant::now();
-        let r = store.read_blocking(|c| runs::get(c, id)).unwrap();
-        std::hint::black_box(r);
-        v.push(t.elapsed().as_secs_f64() * 1000.0);
-    }
-    summary("run detail", v);
     println!(
         "database: {} bytes, {:.0} bytes per run",
         dir_bytes(dir),

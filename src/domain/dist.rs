@@ -132,29 +132,56 @@ impl Acc {
         if self.n == 0 || self.pairs.is_empty() {
             return None;
         }
-        self.pairs.sort_unstable_by_key(|p| p.0);
+        let min = self.pairs.iter().map(|p| p.0).min().unwrap_or(0);
+        let max = self.pairs.iter().map(|p| p.0).max().unwrap_or(0);
         let total: u64 = self.pairs.iter().map(|p| u64::from(p.1)).sum();
         let (lo_rank, hi_rank) = ((total - 1) / 2, total / 2);
-        let (mut lo, mut hi) = (None, None);
-        let mut seen = 0u64;
-        for &(v, c) in &self.pairs {
-            seen += u64::from(c);
-            if lo.is_none() && seen > lo_rank {
-                lo = Some(v);
+        let range = (max - min) as usize;
+        let (lo, hi) = if range <= DENSE_MAX && range <= 8 * self.pairs.len() + 1024 {
+            // Counting over the value range: linear in pairs and range, no sort.
+            let mut counts = vec![0u64; range + 1];
+            for &(v, c) in &self.pairs {
+                counts[(v - min) as usize] += u64::from(c);
             }
-            if seen > hi_rank {
-                hi = Some(v);
-                break;
-            }
-        }
+            ranks(
+                counts.iter().enumerate().map(|(i, &c)| (min + i as u32, c)),
+                lo_rank,
+                hi_rank,
+            )
+        } else {
+            self.pairs.sort_unstable_by_key(|p| p.0);
+            ranks(
+                self.pairs.iter().map(|&(v, c)| (v, u64::from(c))),
+                lo_rank,
+                hi_rank,
+            )
+        };
         Some(Summary {
             n: total,
             sum: self.sum,
-            min: self.pairs[0].0,
-            max: self.pairs[self.pairs.len() - 1].0,
-            median_x2: u64::from(lo.unwrap_or(0)) + u64::from(hi.unwrap_or(0)),
+            min,
+            max,
+            median_x2: u64::from(lo) + u64::from(hi),
         })
     }
+}
+
+/// Widest value range counted in an array rather than sorted.
+const DENSE_MAX: usize = 1 << 20;
+
+/// The values at ranks `lo` and `hi` (0-based) of `(value, count)` in ascending value order.
+fn ranks(pairs: impl Iterator<Item = (u32, u64)>, lo: u64, hi: u64) -> (u32, u32) {
+    let (mut at_lo, mut seen) = (None, 0u64);
+    for (v, c) in pairs {
+        seen += c;
+        if at_lo.is_none() && seen > lo {
+            at_lo = Some(v);
+        }
+        if seen > hi {
+            return (at_lo.unwrap_or(v), v);
+        }
+    }
+    (at_lo.unwrap_or(0), 0)
 }
 
 /// Exact statistics of a set of integer values.
@@ -273,6 +300,25 @@ mod tests {
         assert_eq!(s.median_x2, expect_x2);
         assert_eq!(s.n, n as u64);
         assert_eq!((s.min, s.max), (90, 410));
+    }
+
+    #[test]
+    fn dense_and_sorted_paths_agree() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        for round in 0..200 {
+            // Narrow ranges take the counting path, wide ones (and a few pairs) the sort.
+            let width = if round % 2 == 0 { 3_000 } else { 50_000_000 };
+            let n = rng.gen_range(1..400);
+            let values: Vec<u32> = (0..n).map(|_| rng.gen_range(0..width)).collect();
+            let s = acc_of(&values).summary().unwrap();
+            let mut v = values.clone();
+            v.sort_unstable();
+            let expect = u64::from(v[(v.len() - 1) / 2]) + u64::from(v[v.len() / 2]);
+            assert_eq!(s.median_x2, expect, "{values:?}");
+            assert_eq!((s.min, s.max), (v[0], v[v.len() - 1]));
+            assert_eq!(s.n, n as u64);
+        }
     }
 
     #[test]
