@@ -52,7 +52,11 @@ fn main() {
         "ingest" => ingest(num("--runs", 200_000), opt("--autocheckpoint")),
         "ingest-http" => ingest_http(num("--runs", 100_000)),
         "build" => build(&db(), num("--runs", 1_000_000)),
-        "query" => query(&db(), num("--iters", 300)),
+        "query" => query(
+            &db(),
+            num("--iters", 300),
+            args.iter().any(|a| a == "--cold"),
+        ),
         "serve" => serve(&db(), num("--iters", 300)),
         _ => {
             eprintln!(
@@ -511,7 +515,22 @@ fn days_of(store: &Store) -> (NaiveDate, NaiveDate) {
     (d(lo), d(hi))
 }
 
-fn query(dir: &Path, iters: u64) {
+/// Drops the database file's pages from the OS page cache (this file only).
+fn evict(dir: &Path) {
+    use std::os::fd::AsRawFd;
+    for name in ["cxwatch.db", "cxwatch.db-wal"] {
+        if let Ok(f) = std::fs::File::open(dir.join(name)) {
+            // SAFETY: advisory call on a descriptor we own.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+    }
+}
+
+fn query(dir: &Path, iters: u64, cold: bool) {
+    if cold {
+        evict(dir);
+        println!("(database file evicted from the OS page cache first: 'first' reads from disk)");
+    }
     let store = Store::open(dir).unwrap();
     ensure_groups(&store);
     let n = run_count(&store);

@@ -458,6 +458,22 @@ impl IngestStep {
     }
 }
 
+/// Parses one item of a batch from its JSON text, like [`parse_run`] (one pass, no
+/// intermediate `Value`).
+pub fn parse_run_str(item: &str) -> Result<IngestRun, String> {
+    let mut de = serde_json::Deserializer::from_str(item);
+    let run: IngestRun = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
+    })?;
+    run.validate()?;
+    Ok(run)
+}
+
 /// Parses one item of a batch, naming the field of a parse error
 /// (e.g. `segments[0].steps[1].testResult.status: unknown variant ...`), then validates it.
 pub fn parse_run(item: &serde_json::Value) -> Result<IngestRun, String> {

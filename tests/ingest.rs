@@ -249,7 +249,7 @@ fn bad_bodies_are_refused_whole() {
     for (body, expect) in [
         ("{\"runs\": [", "not JSON"),
         ("[]", "{\"runs\": [...]}"),
-        ("{\"runs\": {}}", "runs must be an array"),
+        ("{\"runs\": {}}", "{\"runs\": [...]}"),
         ("{\"runs\": [], \"more\": 1}", "nothing else"),
         ("", "not JSON"),
     ] {

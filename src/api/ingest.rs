@@ -13,7 +13,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::AppState;
 use crate::error::{ApiError, ApiResult, Envelope, ErrorBody};
-use crate::ingest::{limits, parse_run, HealthBatch};
+use crate::ingest::{limits, parse_run_str, HealthBatch, IngestRun};
 use crate::store::{auth, health, recordings, runs};
 
 pub struct IngestApi;
@@ -147,6 +147,54 @@ fn too_large(what: &str, limit: usize) -> Json<ErrorBody> {
     )
 }
 
+/// The body of `POST runs`: items kept as JSON text, parsed one by one.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBatch<'a> {
+    #[serde(borrow)]
+    runs: Vec<&'a serde_json::value::RawValue>,
+}
+
+/// Parsed runs, their positions in the batch, and the items refused while parsing.
+type Parsed = (Vec<IngestRun>, Vec<usize>, Vec<RejectedItem>);
+
+fn parse_batch(bytes: &[u8]) -> ApiResult<Parsed> {
+    let batch: RawBatch = serde_json::from_slice(bytes).map_err(|e| {
+        use serde_json::error::Category;
+        match e.classify() {
+            Category::Syntax | Category::Eof | Category::Io => {
+                ApiError::bad_request(format!("The body is not JSON: {e}"))
+            }
+            Category::Data => ApiError::bad_request(format!(
+                "The body must be a JSON object {{\"runs\": [...]}} and nothing else: {e}"
+            )),
+        }
+    })?;
+    if batch.runs.len() > limits::BATCH {
+        return Err(ApiError::bad_request(format!(
+            "A batch may have at most {} runs; this one has {}.",
+            limits::BATCH,
+            batch.runs.len()
+        )));
+    }
+    let mut rejected: Vec<RejectedItem> = Vec::new();
+    let mut good = Vec::with_capacity(batch.runs.len());
+    let mut positions = Vec::with_capacity(batch.runs.len());
+    for (i, item) in batch.runs.iter().enumerate() {
+        match parse_run_str(item.get()) {
+            Ok(run) => {
+                good.push(run);
+                positions.push(i);
+            }
+            Err(reason) => rejected.push(RejectedItem {
+                index: i as u64,
+                reason,
+            }),
+        }
+    }
+    Ok((good, positions, rejected))
+}
+
 #[OpenApi(prefix_path = "/ingest/v1", tag = "super::ApiTags::Ingest")]
 impl IngestApi {
     /// Stores a batch of test runs: body `{"runs": [ ... ]}` (JSON, at most 10,000 runs;
@@ -166,43 +214,11 @@ impl IngestApi {
                 return Ok(RunsResponse::TooLarge(too_large("The body", MAX_RUNS_BODY)))
             }
         };
-        let value: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::bad_request(format!("The body is not JSON: {e}")))?;
-        let items = match value {
-            serde_json::Value::Object(mut o) if o.len() == 1 && o.contains_key("runs") => {
-                match o.remove("runs") {
-                    Some(serde_json::Value::Array(a)) => a,
-                    _ => return Err(ApiError::bad_request("runs must be an array.")),
-                }
-            }
-            _ => {
-                return Err(ApiError::bad_request(
-                    "The body must be a JSON object {\"runs\": [...]} and nothing else.",
-                ))
-            }
-        };
-        if items.len() > limits::BATCH {
-            return Err(ApiError::bad_request(format!(
-                "A batch may have at most {} runs; this one has {}.",
-                limits::BATCH,
-                items.len()
-            )));
-        }
-        let mut rejected: Vec<RejectedItem> = Vec::new();
-        let mut good = Vec::with_capacity(items.len());
-        let mut positions = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            match parse_run(item) {
-                Ok(run) => {
-                    good.push(run);
-                    positions.push(i);
-                }
-                Err(reason) => rejected.push(RejectedItem {
-                    index: i as u64,
-                    reason,
-                }),
-            }
-        }
+        // Parsing a large batch is CPU work: keep it off the async threads.
+        let parsed = tokio::task::spawn_blocking(move || parse_batch(&bytes))
+            .await
+            .map_err(ApiError::internal)?;
+        let (good, positions, mut rejected) = parsed?;
         let tz = state.config.tz();
         let outcome = state
             .store
