@@ -82,6 +82,9 @@ pub struct ServeArgs {
     /// demo accounts and demo data.
     #[arg(long)]
     pub demo: bool,
+    /// Seed of the demo data (with --demo): the same seed gives the same history.
+    #[arg(long, value_name = "N", requires = "demo")]
+    pub demo_seed: Option<u64>,
 }
 
 pub fn main() -> ExitCode {
@@ -132,6 +135,9 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
         ApiMode::Embedded => Some(Store::open(&config.data_dir)?),
         ApiMode::Proxy => None,
     };
+    if args.demo && store.is_none() {
+        anyhow::bail!("--demo needs api.mode = \"embedded\"");
+    }
     if let Some(store) = &store {
         if args.demo {
             let s = store.clone();
@@ -140,6 +146,7 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
                     .await??;
             let url = crate::demo_accounts::console_url(&config);
             print!("{}", crate::demo_accounts::credentials_box(&url, &accounts));
+            crate::demo::start(store, &config, args.demo_seed).await?;
         }
         let config_path = common.config.clone().or_else(|| {
             Some(PathBuf::from(crate::config::DEFAULT_CONFIG_PATH)).filter(|p| p.exists())

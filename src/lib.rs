@@ -7,6 +7,7 @@ pub mod api;
 pub mod auth;
 pub mod cli;
 pub mod config;
+pub mod demo;
 pub mod demo_accounts;
 pub mod domain;
 pub mod error;

@@ -1,0 +1,376 @@
+//! `cxwatch serve --demo`: a realistic demo site. A seeded generator produces the test
+//! catalog, 30 days of runs with incidents, client application health and telephone-like
+//! recordings; a live feed keeps adding runs while the server runs.
+//!
+//! The first start in a data directory stores the recordings and remembers (seed, anchor)
+//! in `meta`, then loads the history in the background while the server already answers:
+//! newest day first, the groups and health as soon as the first day is in. A later start
+//! in the same directory reads the state back and only continues the live feed (or
+//! finishes an interrupted history: ingest skips the runs already stored).
+
+pub mod audio;
+pub mod catalog;
+pub mod generator;
+pub mod live;
+pub mod rng;
+mod state;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+
+use self::audio::ClipId;
+use self::generator::Generator;
+use self::state::DemoState;
+use crate::ingest::IngestRun;
+use crate::store::{self, Store, StoreError};
+
+/// Seed used when `--demo-seed` is not given.
+pub const DEFAULT_SEED: u64 = 20_240_515;
+
+/// Groups the demo viewer (read-only ROLE_USER) is assigned: one per channel.
+pub const VIEWER_GROUPS: [&str; 2] = ["Cards - Lost & Stolen", "Chat - Support"];
+
+/// Runs ingested per transaction while loading the history (about one day).
+const HISTORY_CHUNK: Duration = Duration::hours(24);
+
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("demo data: {0}")]
+    Rejected(String),
+}
+
+/// A running demo: its generator and where the live feed stands.
+pub struct Demo {
+    pub(crate) store: Store,
+    pub(crate) tz: Tz,
+    pub(crate) generator: Arc<Generator>,
+    pub(crate) state: DemoState,
+}
+
+/// What loading the history did, for the message printed when it is done.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub runs: usize,
+    pub from: DateTime<Utc>,
+    pub to: DateTime<Utc>,
+    pub elapsed: std::time::Duration,
+}
+
+impl Demo {
+    pub fn generator(&self) -> &Generator {
+        &self.generator
+    }
+
+    /// True until the history has been loaded completely.
+    pub fn needs_history(&self) -> bool {
+        !self.state.history_complete
+    }
+
+    /// Opens the demo of the data directory, or starts a new one anchored at `now`: stores
+    /// the clips and remembers seed and anchor. Quick; blocking (call it off the async
+    /// threads). A data directory that holds demo data keeps its own seed.
+    pub fn open(
+        store: &Store,
+        data_dir: &Path,
+        tz: Tz,
+        seed: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Demo, DemoError> {
+        let state = match store.read_blocking(state::load)? {
+            Some(state) => {
+                if state.seed != seed {
+                    tracing::warn!(
+                        stored = state.seed,
+                        asked = seed,
+                        "the data directory holds demo data of another seed; continuing with it"
+                    );
+                }
+                state
+            }
+            None => {
+                let clips = store_clips(store, data_dir)?;
+                let anchor = Generator::new(seed, tz, now, HashMap::new()).anchor();
+                let state = DemoState {
+                    seed,
+                    anchor,
+                    until: anchor,
+                    clips: clips
+                        .iter()
+                        .map(|(c, id)| (c.name().to_string(), id.clone()))
+                        .collect(),
+                    history_complete: false,
+                };
+                let st = state.clone();
+                store.write_blocking(move |tx| state::save(tx, &st))?;
+                state
+            }
+        };
+        let generator = Arc::new(Generator::new(
+            state.seed,
+            tz,
+            state.anchor,
+            state.clip_ids(),
+        ));
+        Ok(Demo {
+            store: store.clone(),
+            tz,
+            generator,
+            state,
+        })
+    }
+
+    /// Loads [`generator::HISTORY_DAYS`] days of runs up to the anchor, newest day first.
+    /// As soon as the first day is stored (every test case exists then) the groups and
+    /// the health are created and `on_catalog` runs (to assign the demo viewer's groups),
+    /// so the dashboard fills in from today backwards. Blocking.
+    pub fn load_history(
+        &mut self,
+        on_catalog: impl FnOnce(&Store) -> Result<(), DemoError>,
+    ) -> Result<Loaded, DemoError> {
+        let started = Instant::now();
+        let (from, to) = (self.generator.history_start(), self.generator.anchor());
+        let generator = self.generator.clone();
+        let mut on_catalog = Some(on_catalog);
+        let runs = ingest_history(&self.store, &self.generator, self.tz, from, to, |store| {
+            let g = generator.clone();
+            store.write_blocking(move |tx| {
+                // A data directory given with --data-dir may already have groups of these
+                // names.
+                let existing = group_ids(tx)?;
+                for group in &g.catalog().groups {
+                    if !existing.contains_key(group.name) {
+                        store::catalog::create_group(tx, group.name, group.channel, &group.cases)?;
+                    }
+                }
+                store::health::put(tx, &g.health_at(to))
+            })?;
+            match on_catalog.take() {
+                Some(f) => f(store),
+                None => Ok(()),
+            }
+        })?;
+        let mut done = self.state.clone();
+        done.history_complete = true;
+        done.until = to;
+        let d = done.clone();
+        self.store.write_blocking(move |tx| state::save(tx, &d))?;
+        self.state = done;
+        Ok(Loaded {
+            runs,
+            from,
+            to,
+            elapsed: started.elapsed(),
+        })
+    }
+}
+
+/// Stores every clip once (content-addressed: storing again changes nothing).
+fn store_clips(store: &Store, data_dir: &Path) -> Result<HashMap<ClipId, String>, DemoError> {
+    let wavs: Vec<(ClipId, Vec<u8>)> = ClipId::ALL.iter().map(|c| (*c, c.wav())).collect();
+    let data_dir = data_dir.to_path_buf();
+    let ids = store.write_blocking(move |tx| {
+        wavs.iter()
+            .map(|(c, wav)| Ok((*c, store::recordings::put(&data_dir, tx, wav, "audio/wav")?)))
+            .collect::<Result<HashMap<_, _>, StoreError>>()
+    })?;
+    Ok(ids)
+}
+
+/// Ingests the runs that end in `(from, to]`, a day per transaction, newest day first,
+/// generating the next days on other threads while one is written; `after_first` runs once
+/// the first day is stored. Returns how many runs were stored (runs already stored are
+/// skipped).
+pub fn ingest_history(
+    store: &Store,
+    generator: &Arc<Generator>,
+    tz: Tz,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+    mut after_first: impl FnMut(&Store) -> Result<(), DemoError>,
+) -> Result<usize, DemoError> {
+    let mut windows = Vec::new();
+    let mut t = to;
+    while t > from {
+        let prev = (t - HISTORY_CHUNK).max(from);
+        windows.push((prev, t));
+        t = prev;
+    }
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4);
+    let windows = &windows;
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<IngestRun>>(workers);
+        for w in 0..workers {
+            let send = send.clone();
+            let generator = generator.clone();
+            scope.spawn(move || {
+                for (a, b) in windows.iter().skip(w).step_by(workers) {
+                    if send.send(generator.runs_ending_in(*a, *b)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        let (mut stored, mut batches) = (0, 0);
+        let mut writing = std::time::Duration::ZERO;
+        for runs in receive {
+            let t = Instant::now();
+            stored += ingest(store, tz, runs)?;
+            writing += t.elapsed();
+            batches += 1;
+            if batches == 1 {
+                after_first(store)?;
+            }
+        }
+        tracing::info!(
+            runs = stored,
+            transactions = batches,
+            generator_threads = workers,
+            ingest_secs = writing.as_secs_f64(),
+            "demo history ingested"
+        );
+        Ok(stored)
+    })
+}
+
+/// Ingests `runs` in one transaction; a rejected run is a bug of the generator.
+pub(crate) fn ingest(store: &Store, tz: Tz, runs: Vec<IngestRun>) -> Result<usize, DemoError> {
+    let out = store.write_blocking(|tx| store::runs::ingest(tx, tz, &runs))?;
+    reject_check(&runs, &out)?;
+    Ok(out.accepted)
+}
+
+pub(crate) fn reject_check(
+    runs: &[IngestRun],
+    out: &store::runs::IngestOutcome,
+) -> Result<(), DemoError> {
+    match out.rejected.first() {
+        Some(r) => Err(DemoError::Rejected(format!(
+            "run {} was rejected: {}",
+            runs.get(r.index)
+                .map(|r| r.engine_run_id.as_str())
+                .unwrap_or("?"),
+            r.reason
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Assigns the demo viewer (a read-only ROLE_USER) one group of each channel, so that
+/// signing in as them shows what a restricted user sees.
+pub fn assign_demo_viewer_groups(store: &Store, user_id: i64) -> Result<(), DemoError> {
+    store.write_blocking(|tx| {
+        let existing = group_ids(tx)?;
+        let ids: Vec<i64> = VIEWER_GROUPS
+            .iter()
+            .filter_map(|name| existing.get(*name).copied())
+            .collect();
+        store::catalog::assign_groups_to_user(tx, user_id, &ids)
+    })?;
+    Ok(())
+}
+
+/// Ids of the groups by name.
+fn group_ids(conn: &rusqlite::Connection) -> Result<HashMap<String, i64>, StoreError> {
+    Ok(
+        store::catalog::list_groups(conn, store::catalog::Scope::All)?
+            .into_iter()
+            .map(|g| (g.name, g.id))
+            .collect(),
+    )
+}
+
+/// What is printed at start-up: what the demo does now, and its incidents.
+pub fn opening_message(demo: &Demo) -> String {
+    let mut out = String::new();
+    if demo.needs_history() {
+        out.push_str(&format!(
+            "demo: loading {} days of history in the background (newest first), seed {}\n",
+            generator::HISTORY_DAYS,
+            demo.state.seed
+        ));
+    } else {
+        out.push_str(&format!(
+            "demo: data directory already holds the demo history (seed {}); continuing the live feed from {}\n",
+            demo.state.seed,
+            demo.state.until.format("%Y-%m-%d %H:%M UTC"),
+        ));
+    }
+    out.push_str(&format!("demo: incidents ({} time):\n", demo.tz));
+    for inc in demo.generator.incidents() {
+        out.push_str(&format!(
+            "  {} to {}  {}\n",
+            inc.from.with_timezone(&demo.tz).format("%Y-%m-%d %H:%M"),
+            inc.to.with_timezone(&demo.tz).format("%Y-%m-%d %H:%M"),
+            inc.description
+        ));
+    }
+    out
+}
+
+/// `serve --demo`: opens (or starts) the demo of the data directory and, in the
+/// background, loads the history (printing how many runs and how long it took), gives the
+/// demo viewer its groups and runs the live feed. The server answers meanwhile.
+pub async fn start(
+    store: &Store,
+    config: &crate::config::Config,
+    seed: Option<u64>,
+) -> anyhow::Result<()> {
+    let seed = seed.unwrap_or(DEFAULT_SEED);
+    let (s, data_dir, tz) = (store.clone(), config.data_dir.clone(), config.tz());
+    println!("demo: data directory {}", data_dir.display());
+    let mut demo =
+        tokio::task::spawn_blocking(move || Demo::open(&s, &data_dir, tz, seed, Utc::now()))
+            .await??;
+    print!("{}", opening_message(&demo));
+    let viewer = store
+        .read(|c| store::auth::user_by_username(c, crate::demo_accounts::DEMO_VIEWER))
+        .await?
+        .map(|u| u.id);
+    let assign = move |store: &Store| match viewer {
+        Some(id) => assign_demo_viewer_groups(store, id),
+        None => Ok(()),
+    };
+    if !demo.needs_history() {
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || assign(&s)).await??;
+        tokio::spawn(live::run(demo));
+        return Ok(());
+    }
+    tokio::spawn(async move {
+        let loaded = tokio::task::spawn_blocking(move || {
+            let loaded = demo.load_history(assign);
+            (demo, loaded)
+        })
+        .await;
+        match loaded {
+            Ok((demo, Ok(l))) => {
+                println!(
+                    "demo: generated {} runs ({} to {}) in {:.1} s, seed {}",
+                    l.runs,
+                    l.from.format("%Y-%m-%d %H:%M UTC"),
+                    l.to.format("%Y-%m-%d %H:%M UTC"),
+                    l.elapsed.as_secs_f64(),
+                    demo.state.seed
+                );
+                live::run(demo).await;
+            }
+            Ok((_, Err(e))) => {
+                tracing::error!(error = %e, "demo history could not be loaded");
+                eprintln!("cxwatch: demo history could not be loaded: {e}");
+            }
+            Err(e) => tracing::error!(error = %e, "demo history task failed"),
+        }
+    });
+    Ok(())
+}

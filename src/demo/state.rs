@@ -1,0 +1,89 @@
+//! What the demo remembers in the data directory (`meta`, key `demo_state`, JSON): the
+//! seed and anchor its runs derive from, how far runs have been ingested, and the stored
+//! clips. Written in the same transaction as the runs it accounts for.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use serde::{Deserialize, Serialize};
+
+use super::audio::ClipId;
+use crate::store::{StoreError, StoreResult};
+
+const KEY: &str = "demo_state";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DemoState {
+    pub seed: u64,
+    pub anchor: DateTime<Utc>,
+    /// Runs that end up to this time are stored (once the history is complete).
+    pub until: DateTime<Utc>,
+    /// Clip name to recording id.
+    pub clips: BTreeMap<String, String>,
+    /// False while the history is being loaded; a start that finds it false loads it
+    /// again (ingest skips the runs already stored).
+    #[serde(default)]
+    pub history_complete: bool,
+}
+
+impl DemoState {
+    pub fn clip_ids(&self) -> HashMap<ClipId, String> {
+        self.clips
+            .iter()
+            .filter_map(|(name, id)| Some((ClipId::from_name(name)?, id.clone())))
+            .collect()
+    }
+}
+
+pub fn load(conn: &Connection) -> StoreResult<Option<DemoState>> {
+    let value: Option<String> = conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [KEY], |r| r.get(0))
+        .optional()?;
+    value
+        .map(|v| {
+            serde_json::from_str(&v).map_err(|e| StoreError::Invalid(format!("meta {KEY}: {e}")))
+        })
+        .transpose()
+}
+
+pub fn save(tx: &Transaction, state: &DemoState) -> StoreResult<()> {
+    let value = serde_json::to_string(state)
+        .map_err(|e| StoreError::Invalid(format!("meta {KEY}: {e}")))?;
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        params![KEY, value],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use chrono::TimeZone;
+
+    #[test]
+    fn saved_state_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.read_blocking(load).unwrap(), None);
+        let state = DemoState {
+            seed: 3,
+            anchor: Utc.with_ymd_and_hms(2024, 5, 15, 12, 0, 0).unwrap(),
+            until: Utc.with_ymd_and_hms(2024, 5, 15, 12, 5, 0).unwrap(),
+            clips: [("call".to_string(), "ab".repeat(32))].into(),
+            history_complete: false,
+        };
+        let s = state.clone();
+        store.write_blocking(move |tx| save(tx, &s)).unwrap();
+        let mut later = state.clone();
+        later.until = Utc.with_ymd_and_hms(2024, 5, 15, 12, 6, 0).unwrap();
+        later.history_complete = true;
+        let l = later.clone();
+        store.write_blocking(move |tx| save(tx, &l)).unwrap();
+        assert_eq!(store.read_blocking(load).unwrap(), Some(later));
+        assert_eq!(state.clip_ids()[&ClipId::CallGood], "ab".repeat(32));
+    }
+}

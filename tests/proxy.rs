@@ -1,0 +1,670 @@
+//! Proxy mode against real upstreams: a second cxwatch in embedded mode (over TLS, its
+//! self-signed certificate trusted through `upstream_ca`), a small HTTP server in the test
+//! that echoes what it received, a port nobody listens on, and one that never answers.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use common::{start, Opts, Server};
+use sha2::Digest;
+
+// ---------------------------------------------------------------------------------------
+// A tiny HTTP/1.1 upstream that answers every request with what it received, as JSON.
+
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    target: String,
+    headers: Vec<(String, String)>,
+    body_len: usize,
+    body_sha256: String,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Echo {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    /// Signalled when the first bytes of a request body have arrived.
+    upload_started: mpsc::Receiver<()>,
+    /// The test signals here once it has read the first part of `/stream-down`.
+    download_go: mpsc::Sender<()>,
+    /// Whether `/stream-down` got that signal before sending the rest.
+    download_signalled: Arc<AtomicBool>,
+}
+
+impl Echo {
+    fn start() -> Echo {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (started_tx, started_rx) = mpsc::channel();
+        let (go_tx, go_rx) = mpsc::channel::<()>();
+        let go_rx = Arc::new(Mutex::new(go_rx));
+        let signalled = Arc::new(AtomicBool::new(false));
+        let (seen2, signalled2) = (seen.clone(), signalled.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (seen, started, go, signalled) = (
+                    seen2.clone(),
+                    started_tx.clone(),
+                    go_rx.clone(),
+                    signalled2.clone(),
+                );
+                std::thread::spawn(move || {
+                    let _ = handle(stream, &seen, &started, &go, &signalled);
+                });
+            }
+        });
+        Echo {
+            port,
+            seen,
+            upload_started: started_rx,
+            download_go: go_tx,
+            download_signalled: signalled,
+        }
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn handle(
+    stream: TcpStream,
+    seen: &Mutex<Vec<Seen>>,
+    started: &mpsc::Sender<()>,
+    go: &Mutex<mpsc::Receiver<()>>,
+    signalled: &AtomicBool,
+) -> std::io::Result<()> {
+    let mut out = stream.try_clone()?;
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h)?;
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut hasher = sha2::Sha256::new();
+    let mut body_len = 0usize;
+    let mut on_data = |data: &[u8]| {
+        if body_len == 0 && !data.is_empty() {
+            let _ = started.send(());
+        }
+        body_len += data.len();
+        hasher.update(data);
+    };
+    if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size)?;
+            let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(std::io::Error::other)?;
+            if size == 0 {
+                let mut end = String::new();
+                while reader.read_line(&mut end)? > 2 {
+                    end.clear();
+                }
+                break;
+            }
+            let mut chunk = vec![0u8; size];
+            reader.read_exact(&mut chunk)?;
+            on_data(&chunk);
+            let mut crlf = [0u8; 2];
+            reader.read_exact(&mut crlf)?;
+        }
+    } else if let Some(len) = get("content-length").and_then(|l| l.parse::<usize>().ok()) {
+        let mut left = len;
+        let mut buf = vec![0u8; 64 * 1024];
+        while left > 0 {
+            let want = left.min(buf.len());
+            let n = reader.read(&mut buf[..want])?;
+            if n == 0 {
+                break;
+            }
+            on_data(&buf[..n]);
+            left -= n;
+        }
+    }
+    let record = Seen {
+        method,
+        target: target.clone(),
+        headers,
+        body_len,
+        body_sha256: hex::encode(hasher.finalize()),
+    };
+    seen.lock().unwrap().push(record.clone());
+
+    if target.ends_with("/stream-down") {
+        out.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n6\r\nfirst\n\r\n",
+        )?;
+        out.flush()?;
+        let ok = go
+            .lock()
+            .unwrap()
+            .recv_timeout(Duration::from_secs(10))
+            .is_ok();
+        signalled.store(ok, Ordering::SeqCst);
+        out.write_all(b"7\r\nsecond\n\r\n0\r\n\r\n")?;
+        return out.flush();
+    }
+    let body = serde_json::json!({
+        "method": record.method,
+        "target": record.target,
+        "headers": record.headers,
+        "bodyLen": record.body_len,
+        "bodySha256": record.body_sha256,
+    })
+    .to_string();
+    write!(
+        out,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close, X-Upstream-Hop\r\nX-Upstream-Hop: 1\r\nKeep-Alive: timeout=5\r\n\
+         Proxy-Authenticate: Basic realm=\"x\"\r\nX-End-To-End: kept\r\n\r\n{body}",
+        body.len()
+    )?;
+    out.flush()
+}
+
+/// A server that accepts connections and never answers.
+fn silent_server() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    port
+}
+
+// ---------------------------------------------------------------------------------------
+// The proxy under test and a client that reaches it under any host name.
+
+struct Setup {
+    upstream: Server,
+    proxy: Server,
+    echo: Echo,
+}
+
+/// An embedded cxwatch upstream, an echo upstream and a proxy with tenants:
+/// `up.test` (TLS, trusted by `upstream_ca`), `echo.test` (plain HTTP, path prefix
+/// `/prefix`), `down.test` (nothing listens), `untrusted.test` (TLS, certificate not
+/// trusted) and `insecure.test` (TLS, `upstream_insecure`).
+fn setup() -> Setup {
+    let upstream = start(Opts::default());
+    let echo = Echo::start();
+    let ca = upstream.data_dir.join("tls/self-signed.crt");
+    let toml = format!(
+        "[api]\nmode = \"proxy\"\n\
+         [[tenants]]\nname = \"up\"\nhosts = [\"up.test\"]\nupstream = \"https://127.0.0.1:{up}\"\nupstream_ca = {ca:?}\n\
+         [[tenants]]\nname = \"echo\"\nhosts = [\"echo.test\"]\nupstream = \"http://127.0.0.1:{echo}/prefix\"\n\
+         [[tenants]]\nname = \"down\"\nhosts = [\"down.test\"]\nupstream = \"http://127.0.0.1:{down}\"\n\
+         [[tenants]]\nname = \"untrusted\"\nhosts = [\"untrusted.test\"]\nupstream = \"https://127.0.0.1:{up}\"\n\
+         [[tenants]]\nname = \"insecure\"\nhosts = [\"insecure.test\"]\nupstream = \"https://127.0.0.1:{up}\"\nupstream_insecure = true\n",
+        up = upstream.port,
+        ca = ca.to_str().unwrap(),
+        echo = echo.port,
+        down = common::free_port(),
+    );
+    let proxy = start(Opts {
+        toml,
+        ..Opts::default()
+    });
+    Setup {
+        upstream,
+        proxy,
+        echo,
+    }
+}
+
+fn resolving_client() -> reqwest::blocking::Client {
+    let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let mut b = reqwest::blocking::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .timeout(Duration::from_secs(60));
+    for host in [
+        "up.test",
+        "echo.test",
+        "down.test",
+        "untrusted.test",
+        "insecure.test",
+        "nobody.test",
+        "slow.test",
+    ] {
+        b = b.resolve(host, local);
+    }
+    b.build().unwrap()
+}
+
+fn at(server: &Server, host: &str, path: &str) -> String {
+    format!("https://{host}:{}{path}", server.port)
+}
+
+fn header(resp: &reqwest::blocking::Response, name: &str) -> String {
+    resp.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+fn assert_json_error(resp: reqwest::blocking::Response, status: u16, code: &str) -> String {
+    assert_eq!(resp.status(), status);
+    assert!(header(&resp, "content-type").starts_with("application/json"));
+    assert!(header(&resp, "content-security-policy").contains("default-src 'self'"));
+    assert_eq!(header(&resp, "x-content-type-options"), "nosniff");
+    assert!(header(&resp, "strict-transport-security").starts_with("max-age="));
+    let body: serde_json::Value = resp.json().unwrap();
+    assert_eq!(body["code"], code, "{body}");
+    let messages = body["messages"].as_array().expect("messages");
+    assert!(!messages.is_empty(), "{body}");
+    messages[0].as_str().unwrap().to_string()
+}
+
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn api_answers_of_the_upstream_pass_through() {
+    let s = setup();
+    let c = resolving_client();
+    let direct = common::client()
+        .get(s.upstream.url("/api/openapi.json"))
+        .send()
+        .unwrap();
+    assert_eq!(direct.status(), 200);
+    let direct_type = header(&direct, "content-type");
+    let direct = direct.bytes().unwrap();
+    let proxied = c
+        .get(at(&s.proxy, "up.test", "/api/openapi.json"))
+        .send()
+        .unwrap();
+    assert_eq!(proxied.status(), 200);
+    assert_eq!(header(&proxied, "content-type"), direct_type);
+    assert!(header(&proxied, "content-security-policy").contains("script-src 'self';"));
+    assert_eq!(proxied.bytes().unwrap(), direct);
+
+    let direct = common::client()
+        .post(s.upstream.url("/api/auth/signout"))
+        .send()
+        .unwrap();
+    assert_eq!(direct.status(), 401);
+    let direct = direct.text().unwrap();
+    let proxied = c
+        .post(at(&s.proxy, "up.test", "/api/auth/signout"))
+        .send()
+        .unwrap();
+    assert_eq!(proxied.status(), 401);
+    assert!(header(&proxied, "content-type").starts_with("application/json"));
+    assert!(header(&proxied, "strict-transport-security").starts_with("max-age="));
+    let proxied = proxied.text().unwrap();
+    assert_eq!(proxied, direct);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&proxied).unwrap(),
+        serde_json::json!({"code": "UNAUTHORIZED", "messages": ["Access is denied!"]})
+    );
+
+    // Accepting any certificate works too; without `upstream_ca` the self-signed upstream
+    // is refused.
+    let resp = c
+        .get(at(&s.proxy, "insecure.test", "/api/openapi.json"))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let resp = c
+        .get(at(&s.proxy, "untrusted.test", "/api/openapi.json"))
+        .send()
+        .unwrap();
+    assert_json_error(resp, 502, "BAD_GATEWAY");
+}
+
+#[test]
+fn healthz_ui_and_tenant_config_work_in_proxy_mode() {
+    let s = setup();
+    let c = resolving_client();
+    let resp = c.get(at(&s.proxy, "up.test", "/healthz")).send().unwrap();
+    assert_eq!(resp.text().unwrap(), "ok");
+    // Any host gets the UI; only /api is tied to a tenant.
+    for host in ["up.test", "nobody.test"] {
+        let resp = c.get(at(&s.proxy, host, "/dashboard")).send().unwrap();
+        assert_eq!(resp.status(), 200);
+        assert_eq!(header(&resp, "content-type"), "text/html; charset=utf-8");
+        assert!(resp.text().unwrap().to_ascii_lowercase().contains("<html"));
+    }
+    let body: serde_json::Value = c
+        .get(at(&s.proxy, "up.test", "/tenant-config?ac=echo.test"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(body["data"]["name"], "echo");
+    assert_eq!(body["data"]["apiBaseUrl"], "/api");
+    assert!(s.echo.seen().is_empty());
+}
+
+#[test]
+fn unknown_host_gets_404_and_is_never_forwarded() {
+    let s = setup();
+    let c = resolving_client();
+    for url in [
+        at(&s.proxy, "nobody.test", "/api/echo"),
+        s.proxy.url("/api/echo"),
+        format!("https://localhost:{}/api/echo", s.proxy.port),
+    ] {
+        let resp = c.post(&url).body("x").send().unwrap();
+        let message = assert_json_error(resp, 404, "NOT_FOUND");
+        assert!(
+            message.contains("No tenant is configured for host"),
+            "{message}"
+        );
+    }
+    let resp = c
+        .get(at(&s.proxy, "echo.test", "/api/echo"))
+        .header("host", "nobody.test")
+        .send()
+        .unwrap();
+    assert_json_error(resp, 404, "NOT_FOUND");
+    assert!(s.echo.seen().is_empty(), "{:?}", s.echo.seen());
+
+    // The same request to a known host is forwarded.
+    let resp = c
+        .get(at(&s.proxy, "echo.test", "/api/echo"))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(s.echo.seen().len(), 1);
+}
+
+#[test]
+fn forwarded_headers_are_set_and_hop_by_hop_headers_dropped() {
+    let s = setup();
+    let c = resolving_client();
+    let resp = c
+        .get(at(&s.proxy, "echo.test", "/api/echo/x?y=1&z=%20a"))
+        .header("connection", "keep-alive, X-Client-Hop")
+        .header("x-client-hop", "1")
+        .header("keep-alive", "timeout=5")
+        .header("proxy-authorization", "Basic eDp5")
+        .header("te", "trailers")
+        .header("x-forwarded-for", "203.0.113.9")
+        .header("x-forwarded-host", "evil.test")
+        .header("x-forwarded-proto", "gopher")
+        .header("authorization", "Bearer abc")
+        .header("cookie", "a=1")
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    // The upstream's hop-by-hop headers do not come back; its others do.
+    assert_eq!(header(&resp, "x-upstream-hop"), "");
+    assert_eq!(header(&resp, "keep-alive"), "");
+    assert_eq!(header(&resp, "proxy-authenticate"), "");
+    assert_eq!(header(&resp, "x-end-to-end"), "kept");
+    assert!(header(&resp, "content-security-policy").contains("default-src 'self'"));
+    assert_eq!(header(&resp, "x-frame-options"), "DENY");
+
+    let seen = s.echo.seen();
+    assert_eq!(seen.len(), 1);
+    let seen = &seen[0];
+    assert_eq!(seen.method, "GET");
+    assert_eq!(seen.target, "/prefix/api/echo/x?y=1&z=%20a");
+    assert_eq!(
+        seen.header("host"),
+        Some(format!("127.0.0.1:{}", s.echo.port).as_str())
+    );
+    for gone in ["x-client-hop", "keep-alive", "proxy-authorization", "te"] {
+        assert_eq!(seen.header(gone), None, "{gone} was forwarded: {seen:?}");
+    }
+    if let Some(connection) = seen.header("connection") {
+        assert!(!connection.to_ascii_lowercase().contains("x-client-hop"));
+    }
+    assert_eq!(
+        seen.header("x-forwarded-for"),
+        Some("203.0.113.9, 127.0.0.1")
+    );
+    assert_eq!(seen.header("x-forwarded-proto"), Some("https"));
+    assert_eq!(
+        seen.header("x-forwarded-host"),
+        Some(format!("echo.test:{}", s.proxy.port).as_str())
+    );
+    assert_eq!(seen.header("authorization"), Some("Bearer abc"));
+    assert_eq!(seen.header("cookie"), Some("a=1"));
+}
+
+#[test]
+fn large_request_body_arrives_whole() {
+    let s = setup();
+    let c = resolving_client();
+    let body: Vec<u8> = (0..8 * 1024 * 1024u32).map(|i| (i % 251) as u8).collect();
+    let sha = hex::encode(sha2::Sha256::digest(&body));
+    let resp = c
+        .post(at(&s.proxy, "echo.test", "/api/upload"))
+        .header("content-type", "application/octet-stream")
+        .body(body.clone())
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let answer: serde_json::Value = resp.json().unwrap();
+    assert_eq!(answer["bodyLen"], body.len());
+    assert_eq!(answer["bodySha256"], sha);
+    let seen = &s.echo.seen()[0];
+    assert_eq!(seen.method, "POST");
+    assert_eq!(seen.header("content-length"), Some("8388608"));
+    assert_eq!(seen.body_len, body.len());
+}
+
+/// A request body whose second part is only produced once the upstream has received the
+/// first: it only completes if the proxy streams instead of buffering.
+struct PacedBody {
+    first: Option<Vec<u8>>,
+    rest: Option<Vec<u8>>,
+    pos: usize,
+    started: mpsc::Receiver<()>,
+    streamed: Arc<AtomicBool>,
+}
+
+impl Read for PacedBody {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let current = match (&self.first, &self.rest) {
+            (Some(_), _) => self.first.as_ref().unwrap(),
+            (None, Some(_)) => {
+                if self.pos == 0 && !self.streamed.load(Ordering::SeqCst) {
+                    let ok = self.started.recv_timeout(Duration::from_secs(10)).is_ok();
+                    self.streamed.store(ok, Ordering::SeqCst);
+                }
+                self.rest.as_ref().unwrap()
+            }
+            (None, None) => return Ok(0),
+        };
+        let n = buf.len().min(current.len() - self.pos);
+        buf[..n].copy_from_slice(&current[self.pos..self.pos + n]);
+        self.pos += n;
+        if self.pos == current.len() {
+            self.pos = 0;
+            if self.first.is_some() {
+                self.first = None;
+            } else {
+                self.rest = None;
+            }
+        }
+        Ok(n)
+    }
+}
+
+#[test]
+fn bodies_stream_both_ways() {
+    let s = setup();
+    let c = resolving_client();
+    let first = vec![1u8; 64 * 1024];
+    let rest = vec![2u8; 1024 * 1024];
+    let mut all = first.clone();
+    all.extend_from_slice(&rest);
+    let streamed = Arc::new(AtomicBool::new(false));
+    let Setup { echo, proxy, .. } = s;
+    let Echo {
+        port: echo_port,
+        seen,
+        upload_started,
+        download_go,
+        download_signalled,
+    } = echo;
+    let body = PacedBody {
+        first: Some(first),
+        rest: Some(rest),
+        pos: 0,
+        started: upload_started,
+        streamed: streamed.clone(),
+    };
+    let resp = c
+        .post(at(&proxy, "echo.test", "/api/upload-stream"))
+        .body(reqwest::blocking::Body::new(body))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let answer: serde_json::Value = resp.json().unwrap();
+    assert_eq!(answer["bodyLen"], all.len());
+    assert_eq!(
+        answer["bodySha256"],
+        hex::encode(sha2::Sha256::digest(&all))
+    );
+    assert!(
+        streamed.load(Ordering::SeqCst),
+        "the upstream got nothing before the whole body was sent: the proxy buffered it"
+    );
+    let upload = seen.lock().unwrap()[0].clone();
+    assert_eq!(upload.header("transfer-encoding"), Some("chunked"));
+
+    // Download: the upstream sends "first", waits for the client to have read it, then
+    // sends the rest.
+    let mut resp = c
+        .get(at(&proxy, "echo.test", "/api/stream-down"))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 64];
+    while !got.starts_with(b"first\n") {
+        let n = resp.read(&mut buf).unwrap();
+        assert!(n > 0, "body ended early: {got:?}");
+        got.extend_from_slice(&buf[..n]);
+    }
+    download_go.send(()).unwrap();
+    resp.read_to_end(&mut got).unwrap();
+    assert_eq!(got, b"first\nsecond\n");
+    assert!(
+        download_signalled.load(Ordering::SeqCst),
+        "the client got nothing before the upstream finished: the proxy buffered the answer"
+    );
+    let _ = echo_port;
+}
+
+#[test]
+fn unreachable_upstream_gives_502_with_messages() {
+    let s = setup();
+    let c = resolving_client();
+    let resp = c
+        .get(at(&s.proxy, "down.test", "/api/trs/v1/groups"))
+        .send()
+        .unwrap();
+    let message = assert_json_error(resp, 502, "BAD_GATEWAY");
+    assert!(message.contains("could not be reached"), "{message}");
+}
+
+#[test]
+fn slow_upstream_gives_504_after_the_timeout() {
+    let silent = silent_server();
+    let proxy = start(Opts {
+        toml: format!(
+            "[api]\nmode = \"proxy\"\n[proxy]\ntimeout_secs = 1\n\
+             [[tenants]]\nname = \"slow\"\nhosts = [\"slow.test\"]\nupstream = \"http://127.0.0.1:{silent}\"\n"
+        ),
+        ..Opts::default()
+    });
+    let c = resolving_client();
+    let started = std::time::Instant::now();
+    let resp = c
+        .post(at(&proxy, "slow.test", "/api/auth/signin"))
+        .body("{}")
+        .send()
+        .unwrap();
+    let message = assert_json_error(resp, 504, "GATEWAY_TIMEOUT");
+    assert!(message.contains("within 1 s"), "{message}");
+    // Not answered before the timeout (a time-out can only be proven by waiting).
+    assert!(started.elapsed() >= Duration::from_millis(900));
+}
+
+#[test]
+fn absolute_request_urls_are_never_followed() {
+    // Plain HTTP makes a hand-written absolute-form request easy to send.
+    let tenant_upstream = Echo::start();
+    let elsewhere = Echo::start();
+    let proxy = start(Opts {
+        plain_http: true,
+        toml: format!(
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"local\"\nhosts = [\"127.0.0.1\"]\n\
+             upstream = \"http://127.0.0.1:{}\"\n",
+            tenant_upstream.port
+        ),
+        ..Opts::default()
+    });
+    let raw = |request: String| -> String {
+        let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        answer
+    };
+    let answer = raw(format!(
+        "GET http://127.0.0.1:{}/api/steal?x=1 HTTP/1.1\r\nHost: 127.0.0.1:{0}\r\nConnection: close\r\n\r\n",
+        elsewhere.port
+    ));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(elsewhere.seen().is_empty(), "followed the request's URL");
+    let seen = tenant_upstream.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].target, "/api/steal?x=1");
+
+    let answer = raw(
+        "GET http://evil.test/api/steal HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            .to_string(),
+    );
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    assert_eq!(tenant_upstream.seen().len(), 1);
+
+    // Dot segments that would climb out of the upstream's base are refused.
+    let answer = raw(
+        "GET /api/../../etc HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".to_string(),
+    );
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert_eq!(tenant_upstream.seen().len(), 1);
+}

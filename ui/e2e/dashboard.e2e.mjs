@@ -1,0 +1,474 @@
+// The dashboard (/dashboard) end to end, on the real binary with the demo site, at desktop
+// (1440x900) and phone (390x844) sizes, in English and French. Every number on screen is
+// checked against the same API calls made with the signed-in user's token.
+//
+// Also measures (and prints) the time from navigation start to the dashboard showing the
+// numbers of 100 groups with every chart in view drawn. It is a figure, not a pass/fail check.
+import { assert, assertEqual, chooseLanguage, closePage, newPage, screenshot, signIn, sleep } from "./lib.mjs";
+
+const SITE_TZ = "America/Toronto";
+const PASS = "TRS_PASS";
+
+/** Today at the site, YYYY-MM-DD. */
+function siteToday() {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-CA", { timeZone: SITE_TZ, year: "numeric", month: "2-digit", day: "2-digit" })
+      .formatToParts(new Date())
+      .map((x) => [x.type, x.value]),
+  );
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/** GET /api/<path> in the page with the stored token; returns the envelope's data. */
+async function api(page, p) {
+  const body = await page.evaluate(async (p) => {
+    const r = await fetch(`/api/${p}`, { headers: { Authorization: `Bearer ${localStorage.getItem("accessToken")}` } });
+    return { status: r.status, json: await r.json().catch(() => null) };
+  }, p);
+  if (body.status !== 200 || body.json?.code !== "OK") throw new Error(`GET /api/${p}: ${body.status} ${JSON.stringify(body.json)}`);
+  const d = body.json.data;
+  return Array.isArray(d?.content) ? d.content : d;
+}
+
+/** Expected totals of one group: the sum of its entities' counts. */
+function sums(entities) {
+  const s = { success: 0, warning: 0, failure: 0 };
+  for (const e of entities) {
+    s.success += e.successCount ?? 0;
+    s.warning += e.warningCount ?? 0;
+    s.failure += e.failureCount ?? 0;
+  }
+  return s;
+}
+
+async function expectedCounts(page, groupIds, date, runType) {
+  const out = new Map();
+  for (const id of groupIds) {
+    out.set(id, sums(await api(page, `trs/v1/groups/${id}/metric?level=case&startDate=${date}&caseRunType=${runType}`)));
+  }
+  return out;
+}
+
+const filtered = (s, filter) => (filter.includes(0) ? s.success : 0) + (filter.includes(1) ? s.warning : 0) + (filter.includes(2) ? s.failure : 0);
+
+/** Rows on screen: [{id, name, count}] in display order. */
+async function screenRows(page) {
+  return page.$$eval("[data-testid=group-row]", (rows) =>
+    rows.map((r) => ({ id: Number(r.dataset.groupId), count: Number(r.dataset.count), name: r.querySelector("[data-testid=group-name]").textContent.trim(), shown: r.querySelector("[data-testid=group-count]").textContent.trim() })),
+  );
+}
+
+async function waitReady(page) {
+  await page.waitForSelector("[data-testid=dashboard][data-ready=true]", { timeout: 20000 });
+}
+
+async function shares(page) {
+  const get = (k) => page.$eval(`[data-testid=share-${k}]`, (e) => ({ count: Number(e.dataset.count), percent: Number(e.dataset.percent) }));
+  return { pass: await get("pass"), warning: await get("warning"), failure: await get("failure") };
+}
+
+/** Independent statement of the journey rules (spec §4). */
+function nodeState(flags) {
+  const enabled = flags.filter((f) => f && f.enabled);
+  if (!enabled.length) return "disabled";
+  return enabled.some((f) => f.status !== PASS) ? "fail" : "pass";
+}
+
+function appsOf(health, channel) {
+  return health.flatMap((h) => (h.clientApps ?? []).filter((a) => (a.channel ?? h.channel) === channel));
+}
+
+async function checkJourney(page, health, channel) {
+  const apps = appsOf(health, channel);
+  const state = (id) => page.getAttribute(`[data-testid=journey-${id}]`, "data-state");
+  assertEqual(await state("network"), nodeState(apps.map((a) => a.telcoStatus)), `${channel} network node`);
+  assertEqual(await state("bot"), nodeState(apps.map((a) => a.appStatus)), `${channel} IVR/chatbot node`);
+  assertEqual(await state("agent"), nodeState(apps.map((a) => a.agentStatus)), `${channel} agent node`);
+  return apps;
+}
+
+async function checkTotalsOnce(page, expected, ids, filter, what) {
+  await waitReady(page);
+  const rows = await screenRows(page);
+  assertEqual(rows.map((r) => r.id).sort((a, b) => a - b), [...ids].sort((a, b) => a - b), `${what}: groups shown`);
+  let total = 0;
+  const sum = { success: 0, warning: 0, failure: 0 };
+  for (const r of rows) {
+    const e = expected.get(r.id);
+    assertEqual(r.count, filtered(e, filter), `${what}: count of group ${r.name}`);
+    assertEqual(r.shown.replace(/[\s,\u202f\u00a0]/g, ""), String(filtered(e, filter)), `${what}: count shown for ${r.name}`);
+    total += filtered(e, filter);
+    if (filter.includes(0)) sum.success += e.success;
+    if (filter.includes(1)) sum.warning += e.warning;
+    if (filter.includes(2)) sum.failure += e.failure;
+  }
+  const shownTotal = (await page.textContent("[data-testid=total-calls]")).replace(/[\s,\u202f\u00a0]/g, "");
+  assertEqual(shownTotal, String(total), `${what}: Total Calls`);
+  const s = await shares(page);
+  assertEqual([s.pass.count, s.warning.count, s.failure.count], [sum.success, sum.warning, sum.failure], `${what}: donut counts`);
+  const pct = s.pass.percent + s.warning.percent + s.failure.percent;
+  assertEqual(pct, total > 0 ? 100 : 0, `${what}: percentages add up`);
+  for (const [k, c] of [["pass", sum.success], ["warning", sum.warning], ["failure", sum.failure]]) {
+    if (total > 0) assert(Math.abs(s[k].percent - (c * 100) / total) < 1, `${what}: ${k} percent ${s[k].percent} vs ${(c * 100) / total}`);
+  }
+  return total;
+}
+
+/**
+ * Checks the screen against `expected`. The demo site keeps adding runs (its live feed), so a
+ * run may land between the API call and the screen: on a mismatch the dashboard is refreshed,
+ * the expected numbers are fetched again, and the check is repeated (twice at most).
+ */
+async function checkTotals(page, expected, ids, filter, what, runType = "Manual") {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await checkTotalsOnce(page, expected, ids, filter, what);
+    } catch (e) {
+      if (attempt >= 2) throw e;
+      console.log(`       (retrying '${what}' after a refresh: ${e.message})`);
+      const date = await page.inputValue("[data-testid=main-date]");
+      const before = await page.textContent("[data-testid=main-last-refreshed]");
+      await sleep(1100); // the clock shows seconds
+      await page.click("[data-testid=main-refresh]");
+      await page.waitForFunction((t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t, before);
+      const fresh = await expectedCounts(page, ids, date, runType);
+      for (const [id, v] of fresh) expected.set(id, v);
+    }
+  }
+}
+
+async function openMultiSelect(page, testId) {
+  await page.click(`[data-testid=${testId}] .ms-button`);
+  await page.waitForSelector(`[data-testid=${testId}] .ms-panel`);
+}
+
+async function closeMultiSelect(page) {
+  await page.keyboard.press("Escape");
+}
+
+/** Leaves exactly `names` checked in the group picker (clears with Select All first). */
+async function chooseGroups(page, testId, names) {
+  await openMultiSelect(page, testId);
+  const all = page.locator(`[data-testid=${testId}] .ms-all input`);
+  if (!(await all.isChecked())) await all.click(); // select all
+  await all.click(); // clear all
+  for (const n of names) {
+    await page.locator(`[data-testid=${testId}] .ms-list .ms-option`, { hasText: n }).first().locator("input").click();
+  }
+  await closeMultiSelect(page);
+}
+
+/** Scrolls to the bottom and back so that every lazily drawn chart is drawn (full-page shots). */
+async function scrollThrough(page) {
+  const h = await page.evaluate(() => document.documentElement.scrollHeight);
+  for (let y = 0; y < h; y += 400) {
+    await page.evaluate((y) => window.scrollTo(0, y), y);
+    await sleep(40);
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await sleep(150);
+}
+
+async function noHorizontalScroll(page, what) {
+  const { sw, cw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+  assert(sw <= cw, `${what}: page scrolls sideways (${sw} > ${cw})`);
+}
+
+export default async function dashboard({ server, browser, users, test }) {
+  const admin = users.admin;
+  const date = siteToday();
+  let page;
+  let groups = [];
+  let health = [];
+  let manual;
+
+  await test("dashboard (desktop): numbers match the API for every group", async () => {
+    page = await newPage(browser, server, { viewport: "desktop" });
+    await signIn(page, admin);
+    await waitReady(page);
+    groups = await api(page, "trs/v1/groups");
+    health = await api(page, "trs/v1/groups/health");
+    assert(groups.length > 0, "the demo site has test case groups");
+    manual = await expectedCounts(page, groups.map((g) => g.id), date, "Manual");
+    // Nothing chosen before on this browser: every group is shown.
+    const total = await checkTotals(page, manual, groups.map((g) => g.id), [0, 1, 2], "all groups, Manual");
+    assert(total > 0, "the demo site has manual runs today");
+    assertEqual(await page.inputValue("[data-testid=main-date]"), date, "Select Date defaults to today at the site");
+    assert(/Last refreshed \d{2}:\d{2}:\d{2}/.test(await page.textContent("[data-testid=main-last-refreshed]")), "last refreshed time shown");
+    assertEqual(page.problems, [], "page problems");
+  });
+
+  await test("dashboard (desktop): journey colours and the IVR failure count follow the health rules", async () => {
+    assertEqual(await page.getAttribute("[data-testid=journey]", "data-channel"), "voice", "desktop default channel");
+    const apps = await checkJourney(page, health, "voice");
+    const enabled = apps.filter((a) => a.appStatus?.enabled);
+    if (enabled.length) {
+      const failing = enabled.filter((a) => a.appStatus.status !== PASS).length;
+      assertEqual((await page.textContent("[data-testid=ivr-failures]")).trim(), `${failing}/${enabled.length}`, "IVR x/y");
+    }
+    await screenshot(page, "dashboard-desktop-en");
+    await scrollThrough(page);
+    await screenshot(page, "dashboard-desktop-en-full", { fullPage: true });
+  });
+
+  await test("dashboard (desktop): health modal lists each client application", async () => {
+    await page.click("[data-testid=health-details]");
+    await page.waitForSelector("[data-testid=health-modal]");
+    const apps = appsOf(health, "voice");
+    const rows = await page.$$eval("[data-testid=health-app]", (r) => r.map((x) => ({ ep: x.querySelector("[data-testid=health-endpoint]").textContent.trim(), when: x.querySelector("[data-testid=health-lastrun]").textContent.trim() })));
+    assertEqual(rows.map((r) => r.ep), apps.map((a) => a.clientEndPoint), "endpoints listed");
+    for (const r of rows) assert(/\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/.test(r.when), `last run '${r.when}' is yyyy/MM/dd HH:mm:ss`);
+    await sleep(400); // the dialog fades in
+    await screenshot(page, "dashboard-desktop-health-en");
+    await page.keyboard.press("Escape");
+    await page.waitForSelector("[data-testid=health-modal]", { state: "detached" });
+  });
+
+  await test("dashboard (desktop): choosing groups, filter, run type and sorting", async () => {
+    const picked = groups.slice(0, Math.min(2, groups.length));
+    await chooseGroups(page, "main-groups", []);
+    await page.waitForSelector("[data-testid=no-data]");
+    assertEqual((await page.textContent("[data-testid=total-calls]")).trim(), "0", "no group: Total Calls 0");
+    assertEqual((await shares(page)).pass.percent, 0, "no group: 0%");
+    assert((await page.textContent("[data-testid=main-groups] .ms-summary")).includes(`0 of ${groups.length} selected`), "summary n of m");
+    await chooseGroups(page, "main-groups", picked.map((g) => g.name));
+    await checkTotals(page, manual, picked.map((g) => g.id), [0, 1, 2], "two groups");
+    assert((await page.textContent("[data-testid=main-groups] .ms-summary")).includes(`${picked.length} of ${groups.length} selected`), "summary n of m");
+
+    // Filter by: without Pass Rate only warnings and failures count.
+    await openMultiSelect(page, "main-filter");
+    await page.locator("[data-testid=main-filter] .ms-option", { hasText: "Pass Rate" }).locator("input").click();
+    await closeMultiSelect(page);
+    await checkTotals(page, manual, picked.map((g) => g.id), [1, 2], "filter warning+failure");
+
+    // Run Type: Schedule reloads the metrics for the date.
+    const schedule = await expectedCounts(page, picked.map((g) => g.id), date, "Schedule");
+    await page.click("[data-testid=main-runtype-Schedule]");
+    await checkTotals(page, schedule, picked.map((g) => g.id), [1, 2], "Schedule, warning+failure", "Schedule");
+    await page.click("[data-testid=main-runtype-Manual]");
+    await checkTotals(page, manual, picked.map((g) => g.id), [1, 2], "Manual again");
+
+    // Sorting by Count both ways, then by name.
+    await chooseGroups(page, "main-groups", groups.slice(0, Math.min(5, groups.length)).map((g) => g.name));
+    await waitReady(page);
+    await page.click("[data-testid=sort-count]");
+    let rows = await screenRows(page);
+    assertEqual(rows.map((r) => r.count), [...rows.map((r) => r.count)].sort((a, b) => a - b), "Count ascending");
+    await page.click("[data-testid=sort-count]");
+    rows = await screenRows(page);
+    assertEqual(rows.map((r) => r.count), [...rows.map((r) => r.count)].sort((a, b) => b - a), "Count descending");
+    assertEqual(await page.getAttribute("th[aria-sort=descending]", "class"), "col-count", "arrow on Count");
+    await page.click("[data-testid=sort-name]");
+    rows = await screenRows(page);
+    const coll = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+    assertEqual(rows.map((r) => r.name), [...rows.map((r) => r.name)].sort(coll.compare), "names ascending");
+  });
+
+  await test("dashboard (desktop): choices survive a reload (local storage) and the 30 s refresh", async () => {
+    const before = (await screenRows(page)).map((r) => r.id).sort();
+    await page.reload();
+    await waitReady(page);
+    assertEqual((await screenRows(page)).map((r) => r.id).sort(), before, "chosen groups kept");
+    assertEqual(await page.textContent("[data-testid=main-filter] .ms-summary"), "Warning Rate, Failure Rate", "filter kept");
+    await page.click("[data-testid=main-runtype-Schedule]");
+    await waitReady(page);
+    const first = await page.textContent("[data-testid=main-last-refreshed]");
+    const t0 = Date.now();
+    await page.waitForFunction((t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t, first, { timeout: 45000 });
+    const waited = Date.now() - t0;
+    const second = await page.textContent("[data-testid=main-last-refreshed]");
+    assert(waited >= 25000 && waited <= 40000, `refreshed on its own about 30 s later (${waited} ms: ${first} -> ${second})`);
+    assertEqual(await page.getAttribute("[data-testid=main-runtype-Schedule]", "aria-pressed"), "true", "run type kept across the refresh");
+    assertEqual((await screenRows(page)).map((r) => r.id).sort(), before, "groups kept across the refresh");
+    // Manual refresh button.
+    await sleep(1100);
+    await page.click("[data-testid=main-refresh]");
+    await page.waitForFunction((t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t, second);
+    await page.click("[data-testid=main-runtype-Manual]");
+    // Back to every group, all rates.
+    await openMultiSelect(page, "main-filter");
+    await page.locator("[data-testid=main-filter] .ms-option", { hasText: "Pass Rate" }).locator("input").click();
+    await closeMultiSelect(page);
+    await openMultiSelect(page, "main-groups");
+    const all = page.locator("[data-testid=main-groups] .ms-all input");
+    if (!(await all.isChecked())) await all.click();
+    await closeMultiSelect(page);
+    await checkTotals(page, manual, groups.map((g) => g.id), [0, 1, 2], "all groups again");
+  });
+
+  await test("dashboard (desktop): large chart modal with Time Slot and Test Case Runs", async () => {
+    const row = (await screenRows(page))[0];
+    await page.locator("[data-testid=group-row]").first().locator("[data-testid=group-chart]").click();
+    await page.waitForSelector("[data-testid=chart-modal] svg");
+    assertEqual((await page.textContent("[data-testid=chart-modal-count]")).replace(/[\s,\u202f\u00a0]/g, ""), String(row.count), "modal count");
+    const labels = await page.$$eval("[data-testid=chart-modal] .x.axis text, [data-testid=chart-modal] .x-axis text, [data-testid=chart-modal] text", (t) => t.map((x) => x.textContent.trim()).filter((s) => /^\d\d$/.test(s)));
+    assert(labels.includes("00") && labels.includes("23"), `hours 00..23 on the axis (${labels.join(",")})`);
+    const box = await page.locator("[data-testid=chart-modal-chart] svg").boundingBox();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+    const tip = await page.waitForSelector("[data-testid=chart-modal] .graph-svg-tip");
+    await page.waitForFunction(() => getComputedStyle(document.querySelector("[data-testid=chart-modal] .graph-svg-tip")).opacity === "1");
+    const text = await tip.textContent();
+    assert(/Time Slot: \d{2}:00 - \d{2}:00/.test(text), `tooltip shows the time slot (${text})`);
+    assert(text.includes("Test Case Runs"), `tooltip shows Test Case Runs (${text})`);
+    await sleep(300);
+    await screenshot(page, "dashboard-desktop-chart-en");
+    await page.keyboard.press("Escape");
+  });
+
+  await test("dashboard (desktop): sticky controls from 200 px of scrolling", async () => {
+    assertEqual(await page.$("[data-testid=sticky-bar]"), null, "no sticky bar at the top");
+    await page.evaluate(() => window.scrollTo(0, 260));
+    await page.waitForSelector("[data-testid=sticky-bar]");
+    const top = await page.$eval("[data-testid=sticky-bar]", (e) => e.getBoundingClientRect().top);
+    assertEqual(top, 0, "sticky bar at the top of the window");
+    await page.evaluate(() => window.scrollTo(0, 100));
+    await page.waitForSelector("[data-testid=sticky-bar]", { state: "detached" });
+    await page.evaluate(() => window.scrollTo(0, 0));
+  });
+
+  await test("dashboard (desktop): channel switch and French", async () => {
+    await page.click("[data-testid=channel-web]");
+    assertEqual(await page.getAttribute("[data-testid=journey]", "data-channel"), "web", "digital");
+    await checkJourney(page, health, "web");
+    assertEqual(await page.$("[data-testid=ivr-failures]"), null, "no IVR count on Digital");
+    assert((await page.textContent("[data-testid=journey-network]")).includes("Internet"), "Internet node");
+    await chooseLanguage(page, "fr");
+    await waitReady(page);
+    const text = await page.textContent("[data-testid=dashboard]");
+    for (const s of ["Parcours de l'expérience client", "Santé globale", "Total des appels", "Type d'exécution", "Filtrer par", "Sélectionner la date", "Dernière actualisation"]) {
+      assert(text.includes(s), `French label '${s}'`);
+    }
+    await checkTotals(page, manual, groups.map((g) => g.id), [0, 1, 2], "French, all groups");
+    await screenshot(page, "dashboard-desktop-fr");
+    await page.click("[data-testid=health-details]");
+    await page.waitForSelector("[data-testid=health-modal]");
+    assert((await page.textContent("[data-testid=health-modal]")).includes("État de santé des composants"), "French modal title");
+    await sleep(400);
+    await screenshot(page, "dashboard-desktop-health-fr");
+    await page.keyboard.press("Escape");
+    await page.click("[data-testid=channel-voice]");
+    await chooseLanguage(page, "en");
+    assertEqual(page.problems, [], "page problems");
+    await closePage(page);
+  });
+
+  for (const lang of ["en", "fr"]) {
+    await test(`dashboard (phone, ${lang}): cards, no sideways scrolling, Digital by default, modals`, async () => {
+      const p = await newPage(browser, server, { viewport: "phone" });
+      await signIn(p, admin);
+      if (lang === "fr") await chooseLanguage(p, "fr");
+      await waitReady(p);
+      assertEqual(await p.getAttribute("[data-testid=journey]", "data-channel"), "web", "phone default channel");
+      await checkJourney(p, health, "web");
+      await checkTotals(p, manual, groups.map((g) => g.id), [0, 1, 2], `phone ${lang}`);
+      assertEqual(await p.$("table.group-table"), null, "cards, not a table");
+      await noHorizontalScroll(p, "phone dashboard");
+      const widths = await p.$$eval("[data-testid=group-chart] svg", (s) => s.map((x) => x.getBoundingClientRect().right));
+      assert(widths.every((r) => r <= 390), `charts fit the width (${Math.max(...widths)})`);
+      await screenshot(p, `dashboard-phone-${lang}`);
+      await scrollThrough(p);
+      await screenshot(p, `dashboard-phone-${lang}-full`, { fullPage: true });
+      await p.click("[data-testid=health-details]");
+      await p.waitForSelector("[data-testid=health-modal]");
+      await noHorizontalScroll(p, "phone health modal");
+      await sleep(400);
+      await screenshot(p, `dashboard-phone-health-${lang}`);
+      await p.keyboard.press("Escape");
+      await p.locator("[data-testid=group-chart]").first().click();
+      await p.waitForSelector("[data-testid=chart-modal] svg");
+      await noHorizontalScroll(p, "phone chart modal");
+      await sleep(400);
+      await screenshot(p, `dashboard-phone-chart-${lang}`);
+      await p.keyboard.press("Escape");
+      // The channel choice is remembered.
+      await p.click("[data-testid=channel-voice]");
+      await p.reload();
+      await waitReady(p);
+      assertEqual(await p.getAttribute("[data-testid=journey]", "data-channel"), "voice", "stored channel wins");
+      assertEqual(p.problems, [], "page problems");
+      await closePage(p);
+    });
+  }
+
+  await test("dashboard: time to interactive with 100 groups (figure, printed)", async () => {
+    const p = await newPage(browser, server, { viewport: "desktop" });
+    await signIn(p, admin);
+    await waitReady(p);
+    let list = await api(p, "trs/v1/groups");
+    const created = await createGroups(p, 100 - list.length);
+    if (created === null) {
+      console.log(`       PERF 100 groups pending: this build has no API to create test case groups (POST /api/trs/v1/groups); measuring with the ${list.length} groups there are`);
+      // What 100 groups would cost on the wire: 100 metric calls, 6 in flight, as the dashboard makes them.
+      const ids = list.map((g) => g.id);
+      const wire = await p.evaluate(async ({ ids, date }) => {
+        const h = { Authorization: `Bearer ${localStorage.getItem("accessToken")}` };
+        const t0 = performance.now();
+        let next = 0;
+        const worker = async () => {
+          while (next < 100) {
+            const id = ids[next++ % ids.length];
+            await fetch(`/api/trs/v1/groups/${id}/metric?level=case&startDate=${date}&caseRunType=Manual`, { headers: h }).then((r) => r.json());
+          }
+        };
+        await Promise.all(Array.from({ length: 6 }, worker));
+        return performance.now() - t0;
+      }, { ids, date: siteToday() });
+      console.log(`       PERF 100 metric calls (6 in flight) from the browser: ${Math.round(wire)} ms`);
+    } else {
+      list = await api(p, "trs/v1/groups");
+      assert(list.length >= 100, `100 groups in the store (${list.length})`);
+    }
+    // Recorded in the page: the first moment the dashboard shows every group's numbers and
+    // every chart in the window is drawn, in ms from navigation start.
+    await p.addInitScript(() => {
+      const check = () => {
+        if (window.__tti) return;
+        const d = document.querySelector("[data-testid=dashboard]");
+        if (!d || d.dataset.ready !== "true") return;
+        const charts = [...document.querySelectorAll("[data-testid=group-chart] > div")].filter((c) => {
+          const r = c.getBoundingClientRect();
+          return r.bottom > 0 && r.top < innerHeight;
+        });
+        if (charts.every((c) => c.dataset.drawn === "true")) {
+          window.__tti = { charts: performance.now(), shown: charts.length, rows: document.querySelectorAll("[data-testid=group-row]").length };
+        }
+      };
+      new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-ready", "data-drawn"] });
+    });
+    const figures = [];
+    for (let i = 0; i < 5; i++) {
+      await p.goto("about:blank");
+      await p.goto("/dashboard");
+      await p.waitForFunction(() => window.__tti, null, { timeout: 20000 });
+      figures.push(await p.evaluate(() => ({ ...window.__tti, ready: performance.getEntriesByName("cx-dashboard-ready")[0]?.startTime })));
+    }
+    for (const f of figures) {
+      console.log(`       PERF ${f.rows} groups: all numbers shown at ${Math.round(f.ready)} ms, the ${f.shown} charts in view drawn at ${Math.round(f.charts)} ms after navigation start`);
+    }
+    const sorted = figures.map((f) => f.charts).sort((a, b) => a - b);
+    console.log(`       PERF time to interactive, ${figures[0].rows} groups: median ${Math.round(sorted[2])} ms, best ${Math.round(sorted[0])} ms (5 loads)`);
+    await closePage(p);
+  });
+}
+/** Creates `n` groups with POST api/trs/v1/groups; null when the build has no such API. */
+async function createGroups(page, n) {
+  if (n <= 0) return 0;
+  const res = await page.evaluate(async (n) => {
+    const h = { Authorization: `Bearer ${localStorage.getItem("accessToken")}`, "Content-Type": "application/json" };
+    const ivrs = await fetch("/api/trs/v1/ivrs", { headers: h }).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    const cases = (ivrs?.data ?? []).flatMap((i) => (i.testCases ?? []).map((c) => ({ id: c.id, channel: i.channel })));
+    if (!cases.length) return { status: 404 };
+    let made = 0;
+    for (let i = 0; i < n; i++) {
+      const tc = cases[i % cases.length];
+      const r = await fetch("/api/trs/v1/groups", { method: "POST", headers: h, body: JSON.stringify({ name: `Perf group ${String(i + 1).padStart(3, "0")}`, channel: tc.channel, testCases: [{ id: tc.id }] }) });
+      if (r.status === 404 || r.status === 405) return { status: r.status };
+      if (!r.ok) return { status: r.status, text: await r.text() };
+      made++;
+    }
+    return { status: 200, made };
+  }, n);
+  if (res.status === 404 || res.status === 405) return null;
+  if (res.status !== 200) throw new Error(`creating groups failed: ${JSON.stringify(res)}`);
+  return res.made;
+}

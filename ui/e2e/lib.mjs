@@ -1,0 +1,256 @@
+// Reusable end-to-end harness: starts the real cxwatch binary on a free port with a throw-away
+// data directory, creates users through its CLI, drives Debian's Chromium with playwright-core,
+// takes screenshots, and runs tests with a `N passed, N failed` summary.
+//
+// Nothing is installed here: Chromium is expected at /usr/bin/chromium (scripts/test.sh
+// installs it), the binary at $CXWATCH_BIN (default ../target/debug/cxwatch).
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import https from "node:https";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const UI_DIR = path.resolve(here, "..");
+export const REPO_DIR = path.resolve(UI_DIR, "..");
+export const BIN = path.resolve(UI_DIR, process.env.CXWATCH_BIN ?? "../target/debug/cxwatch");
+export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOTS ?? path.join(REPO_DIR, "screenshots");
+
+/**
+ * The environment for the binary: cxwatch reads every CXWATCH_* variable as config and refuses
+ * unknown keys, so the harness's own CXWATCH_BIN is left out.
+ */
+function serverEnv(extra) {
+  const env = { ...process.env };
+  delete env.CXWATCH_BIN;
+  return { ...env, ...extra };
+}
+
+export const VIEWPORTS = {
+  desktop: { width: 1440, height: 900 },
+  phone: { width: 390, height: 844 },
+};
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET over HTTP(S), accepting the self-signed certificate. Resolves { status, body }. */
+export function httpGet(url, { timeoutMs = 3000, headers = {} } = {}) {
+  const mod = url.startsWith("https:") ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.get(url, { rejectUnauthorized: false, timeout: timeoutMs, headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body }));
+    });
+    req.on("timeout", () => req.destroy(new Error(`timeout: ${url}`)));
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Starts `cxwatch --data-dir <tmp> serve --demo --listen 127.0.0.1:<port>` and waits for
+ * /healthz. `config` is the text of a TOML config file to use (e.g. with [[tenants]]).
+ * Returns { url, dataDir, cli(args, stdin), stop(), logs() }.
+ */
+export async function startServer({ args = ["--demo"], env = {}, config, startupMs = 60000 } = {}) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "cxwatch-e2e-"));
+  const global = ["--data-dir", dataDir];
+  if (config !== undefined) {
+    const file = path.join(dataDir, "config.toml");
+    writeFileSync(file, config);
+    global.push("--config", file);
+  }
+  const port = await freePort();
+  const plain = env.CXWATCH_SERVER__PLAIN_HTTP === "true";
+  const url = `${plain ? "http" : "https"}://127.0.0.1:${port}`;
+  let output = "";
+  const child = spawn(BIN, [...global, "serve", ...args, "--listen", `127.0.0.1:${port}`], {
+    env: serverEnv({ CXWATCH_LOG__FORMAT: "text", ...env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  let exited = null;
+  child.on("exit", (code, signal) => (exited = { code, signal }));
+
+  const deadline = Date.now() + startupMs;
+  for (;;) {
+    if (exited) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`cxwatch exited during start-up (${JSON.stringify(exited)}):\n${output}`);
+    }
+    try {
+      const r = await httpGet(`${url}/healthz`, { timeoutMs: 1000 });
+      if (r.status === 200) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`cxwatch did not answer /healthz within ${startupMs} ms:\n${output}`);
+    }
+    await sleep(150);
+  }
+
+  return {
+    url,
+    port,
+    dataDir,
+    logs: () => output,
+    /** Runs `cxwatch --data-dir <dataDir> <args>` with `stdin`; throws on failure. */
+    cli(cliArgs, stdin = "") {
+      const r = spawnSync(BIN, [...global, ...cliArgs], {
+        input: stdin,
+        encoding: "utf8",
+        env: serverEnv(env),
+        timeout: 30000,
+      });
+      if (r.status !== 0) {
+        throw new Error(`cxwatch ${cliArgs.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
+      }
+      return r.stdout;
+    },
+    async stop() {
+      if (!exited) {
+        child.kill("SIGTERM");
+        for (let i = 0; i < 100 && !exited; i++) await sleep(50);
+        if (!exited) child.kill("SIGKILL");
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a user with the CLI (password on stdin). role: admin | user; access: read-write | read-only. */
+export function addUser(server, { username, password, role = "admin", access = "read-write" }) {
+  server.cli(["user", "add", "--username", username, "--role", role, "--access", access], `${password}\n`);
+  return { username, password, role, access };
+}
+
+/** A one-time sign-in address (`/callback?id=...`) for a user, made with the CLI. */
+export function loginLink(server, username) {
+  const out = server.cli(["user", "login-link", "--username", username]);
+  const link = out.split(/\s+/).find((w) => w.startsWith("/callback?id="));
+  if (!link) throw new Error(`no /callback?id= address in: ${out}`);
+  return link;
+}
+
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+}
+
+/**
+ * A fresh browser context (empty local storage) and page. `problems` collects uncaught page
+ * errors, refused content (CSP) and requests to any other origin.
+ */
+export async function newPage(browser, server, { viewport = "desktop", locale = "en-US" } = {}) {
+  const size = typeof viewport === "string" ? VIEWPORTS[viewport] : viewport;
+  const context = await browser.newContext({
+    baseURL: server.url,
+    viewport: size,
+    ignoreHTTPSErrors: true,
+    locale,
+    isMobile: size.width < 768,
+    hasTouch: size.width < 768,
+  });
+  const page = await context.newPage();
+  const problems = [];
+  const origin = new URL(server.url).origin;
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Refused to|Content Security Policy/i.test(m.text())) {
+      problems.push(`refused: ${m.text()}`);
+    }
+  });
+  page.on("request", (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith("data:") && !u.startsWith("blob:")) {
+      problems.push(`request to another origin: ${u}`);
+    }
+  });
+  page.problems = problems;
+  return page;
+}
+
+export async function closePage(page) {
+  await page.context().close();
+}
+
+/** Signs in through the login form and waits for /dashboard. */
+export async function signIn(page, { username, password, remember = false }) {
+  await page.goto("/");
+  await page.locator("#login-username").fill(username);
+  await page.locator("#login-password").fill(password);
+  if (remember) await page.locator('input[name="remember"]').check();
+  await page.getByTestId("login-button").click();
+  await page.waitForURL("**/dashboard", { timeout: 15000 });
+}
+
+/** Chooses the interface language with the selector on the page ('en' or 'fr'). */
+export async function chooseLanguage(page, locale) {
+  await page.getByTestId("language-select").first().selectOption(locale);
+  await page.waitForFunction((l) => document.documentElement.lang === l, locale);
+}
+
+/** Saves a full-page PNG as <SCREENSHOT_DIR>/<name>.png and returns its path. */
+export async function screenshot(page, name, { fullPage = false } = {}) {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  return file;
+}
+
+export function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+export function assertEqual(actual, expected, what = "value") {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
+}
+
+/** A tiny sequential test runner: `test(name, fn)` runs at once and records the outcome. */
+export function createRunner() {
+  const results = [];
+  return {
+    results,
+    async test(name, fn) {
+      const started = Date.now();
+      try {
+        await fn();
+        results.push({ name, ok: true });
+        console.log(`  ok   ${name} (${Date.now() - started} ms)`);
+      } catch (e) {
+        results.push({ name, ok: false, error: e });
+        console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split("\n").join("\n       ")}`);
+      }
+    },
+    summary() {
+      const passed = results.filter((r) => r.ok).length;
+      const failed = results.length - passed;
+      console.log(`\n${passed} passed, ${failed} failed`);
+      return failed;
+    },
+  };
+}

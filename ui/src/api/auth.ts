@@ -1,0 +1,48 @@
+// Authentication calls (spec §7 'Authentication').
+import { api } from "./index";
+import type { LoggedInUser, SignInResponse } from "./types";
+
+export interface SignInForm {
+  username: string;
+  password: string;
+  remember: boolean;
+}
+
+export function toLoggedInUser(r: SignInResponse, remember: boolean): LoggedInUser {
+  return {
+    id: r.id,
+    username: r.username,
+    roles: Array.isArray(r.roles) ? r.roles : [],
+    accessType: r.accessType,
+    accessToken: r.accessToken,
+    remember,
+  };
+}
+
+/** Quiet: a failed sign-in shows its own modal instead of the banner. */
+export async function signIn(form: SignInForm): Promise<LoggedInUser> {
+  const r = await api.post<SignInResponse>("auth/signin", form, { quiet: true });
+  return toLoggedInUser(r, form.remember);
+}
+
+export async function exchangeSsoId(id: string): Promise<LoggedInUser> {
+  const r = await api.get<SignInResponse>("auth/getToken", { query: { id } });
+  return toLoggedInUser(r, r.remember === true);
+}
+
+/**
+ * Ends the token's session on the server. Best effort, and given the token explicitly: the
+ * browser's copy is cleared at once, whatever the server says.
+ */
+export async function signOutOnServer(token: string): Promise<void> {
+  try {
+    await api.post("auth/signout", undefined, {
+      quiet: true,
+      background: true,
+      timeoutMs: 5000,
+      headers: { Authorization: `Bearer ${token}` },
+    });
+  } catch {
+    // ignored
+  }
+}

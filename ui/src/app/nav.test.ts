@@ -1,0 +1,70 @@
+// @vitest-environment jsdom
+import { describe, expect, it } from "vitest";
+import type { LoggedInUser } from "../api/types";
+import { footerNav, isActive, isGroup, sideNav, type NavEntry } from "./nav";
+
+const admin: LoggedInUser = {
+  id: 12,
+  username: "admin@example.com",
+  roles: ["ROLE_ADMIN"],
+  accessType: "read-write",
+  accessToken: "t",
+  remember: false,
+};
+const restricted: LoggedInUser = { ...admin, id: 13, roles: ["ROLE_USER", "ROLE_ADMIN"] };
+
+const shape = (entries: NavEntry[]) =>
+  entries.map((e) => (isGroup(e) ? { [e.key]: e.children.map((c) => c.href) } : e.href));
+
+describe("side navigation", () => {
+  it("desktop admin: every item, Settings with its four lists, own profile", () => {
+    expect(shape(sideNav(admin, false))).toEqual([
+      "/dashboard",
+      "/reports",
+      "/alerts",
+      {
+        settings: [
+          "/settings/alert-settings/1",
+          "/settings/test-case-group/2",
+          "/settings/distribution-list/3",
+          "/settings/admin-settings/4",
+        ],
+      },
+      "/users/12",
+    ]);
+  });
+
+  it("mobile admin: no Reports, Settings holds only Alert Settings", () => {
+    expect(shape(sideNav(admin, true))).toEqual([
+      "/dashboard",
+      "/alerts",
+      { settings: ["/settings/alert-settings/1"] },
+      "/users/12",
+    ]);
+  });
+
+  it("first role ROLE_USER: no settings sub-items", () => {
+    expect(shape(sideNav(restricted, false))).toEqual(["/dashboard", "/reports", "/alerts", "/users/13"]);
+  });
+});
+
+describe("mobile footer", () => {
+  it("dashboard, alerts, alert settings, own user page, home", () => {
+    expect(footerNav(restricted).map((l) => l.href)).toEqual([
+      "/dashboard",
+      "/alerts",
+      "/settings/alert-settings/1",
+      "/users/13",
+      "/",
+    ]);
+  });
+});
+
+describe("isActive", () => {
+  it("matches the page and the pages under it", () => {
+    expect(isActive("/dashboard", "/dashboard")).toBe(true);
+    expect(isActive("/reports", "/reports/x")).toBe(true);
+    expect(isActive("/reports", "/reportsx")).toBe(false);
+    expect(isActive("/", "/dashboard")).toBe(false);
+  });
+});

@@ -1,0 +1,61 @@
+// @vitest-environment jsdom
+import { i18n } from "@lingui/core";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { KEYS } from "../api/storage";
+import type { LoggedInUser } from "../api/types";
+import { canWrite, isRestricted, session, signOut, startSession } from "./session";
+
+beforeAll(() => i18n.loadAndActivate({ locale: "en", messages: {} }));
+
+const user: LoggedInUser = {
+  id: 4,
+  username: "ops@example.com",
+  roles: ["ROLE_ADMIN"],
+  accessType: "read-write",
+  accessToken: "token-4",
+  remember: false,
+};
+
+describe("session", () => {
+  beforeEach(() => {
+    localStorage.clear();
+    window.history.replaceState(null, "", "/");
+  });
+
+  it("starts: stores the user and goes to /dashboard", () => {
+    startSession(user);
+    expect(session.get()).toEqual(user);
+    expect(JSON.parse(localStorage.getItem(KEYS.user)!)).toEqual(user);
+    expect(window.location.pathname).toBe("/dashboard");
+  });
+
+  it("signs out: clears local storage (but the language), returns to / and tells the server", async () => {
+    const fetchMock = vi.fn<typeof fetch>(async () => new Response('{"code":"OK","data":true}'));
+    vi.stubGlobal("fetch", fetchMock);
+    startSession(user);
+    localStorage.setItem(KEYS.locale, "fr");
+    localStorage.setItem("something", "else");
+    signOut();
+    expect(session.get()).toBeUndefined();
+    expect(window.location.pathname).toBe("/");
+    expect(localStorage.getItem(KEYS.user)).toBeNull();
+    expect(localStorage.getItem(KEYS.token)).toBeNull();
+    expect(localStorage.getItem("something")).toBeNull();
+    expect(localStorage.getItem(KEYS.locale)).toBe("fr");
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0];
+    expect(url).toBe("/api/auth/signout");
+    expect(init?.method).toBe("POST");
+    expect((init?.headers as Record<string, string>).Authorization).toBe("Bearer token-4");
+    vi.unstubAllGlobals();
+  });
+
+  it("knows restricted and read-only users", () => {
+    expect(isRestricted(user)).toBe(false);
+    expect(isRestricted({ ...user, roles: ["ROLE_USER", "ROLE_ADMIN"] })).toBe(true);
+    expect(isRestricted(undefined)).toBe(true);
+    expect(canWrite(user)).toBe(true);
+    expect(canWrite({ ...user, accessType: "read-only" })).toBe(false);
+    expect(canWrite({ ...user, accessType: "READ-WRITE" })).toBe(false);
+  });
+});

@@ -1,0 +1,43 @@
+// The signed-in user: kept in local storage, observed by the shell and the routes.
+import { navigate } from "wouter/use-browser-location";
+import { signOutOnServer } from "../api/auth";
+import { clearAll, getToken, getUser, saveSession } from "../api/storage";
+import type { LoggedInUser } from "../api/types";
+import { dismissAll } from "./banners";
+import { createStore } from "./store";
+
+export const session = createStore<LoggedInUser | undefined>(getUser());
+
+/** First role ROLE_USER means restricted (spec §3, §6). */
+export function isRestricted(user: LoggedInUser | undefined): boolean {
+  return !user || user.roles[0] === "ROLE_USER";
+}
+
+/** Anyone whose accessType is not 'read-write' is read-only (spec §6). */
+export function canWrite(user: LoggedInUser | undefined): boolean {
+  return !!user && user.accessType === "read-write";
+}
+
+export function startSession(user: LoggedInUser): void {
+  saveSession(user);
+  session.set(user);
+  navigate("/dashboard", { replace: true });
+}
+
+/** Ends the session locally: clears local storage and returns to the login page. */
+export function endSession(): void {
+  clearAll();
+  session.set(undefined);
+  navigate("/", { replace: true });
+}
+
+/**
+ * Sign out (the menu item, and the idle time-out): ends the session here at once and tells
+ * the server, best effort, so the token stops working there too.
+ */
+export function signOut(): void {
+  const token = getToken();
+  dismissAll();
+  endSession();
+  if (token) void signOutOnServer(token);
+}

@@ -1,0 +1,34 @@
+import type { NavIcon as NavIconName } from "../app/nav";
+import {
+  AlertsIcon,
+  ContactsIcon,
+  DashboardIcon,
+  FolderIcon,
+  HomeIcon,
+  ReportsIcon,
+  SettingsIcon,
+  ShieldIcon,
+  SignOutIcon,
+  SlidersIcon,
+  UserIcon,
+  type IconProps,
+} from "./icons";
+
+const ICONS: Record<NavIconName, (p: IconProps) => preact.JSX.Element> = {
+  dashboard: DashboardIcon,
+  reports: ReportsIcon,
+  alerts: AlertsIcon,
+  settings: SettingsIcon,
+  alertSettings: SlidersIcon,
+  groups: FolderIcon,
+  distribution: ContactsIcon,
+  admin: ShieldIcon,
+  user: UserIcon,
+  home: HomeIcon,
+  signout: SignOutIcon,
+};
+
+export function NavIcon({ name, ...p }: IconProps & { name: NavIconName }) {
+  const Icon = ICONS[name];
+  return <Icon {...p} />;
+}

@@ -1,0 +1,87 @@
+// A 24-hour stacked bar chart (frappe-charts 'bar', stacked). With `lazy`, the chart is drawn
+// only once its box comes near the viewport, so a dashboard with many groups stays quick.
+import { useEffect, useRef, useState } from "react";
+import { StackedHourlyBars, type TooltipContent } from "./frappe";
+import "./charts.css";
+
+export interface HourlySeries {
+  name: string;
+  color: string;
+  values: number[];
+}
+
+export interface HourlyStackedBarChartProps {
+  labels: string[];
+  series: HourlySeries[];
+  height: number;
+  tooltip: (index: number) => TooltipContent;
+  lazy?: boolean;
+  class?: string;
+}
+
+function useNearViewport(ref: { current: HTMLElement | null }, enabled: boolean): boolean {
+  const [seen, setSeen] = useState(!enabled);
+  useEffect(() => {
+    if (!enabled || seen) return;
+    const el = ref.current;
+    if (!el || typeof IntersectionObserver !== "function") {
+      setSeen(true);
+      return;
+    }
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          setSeen(true);
+          io.disconnect();
+        }
+      },
+      { rootMargin: "300px 0px" },
+    );
+    io.observe(el);
+    return () => io.disconnect();
+  }, [enabled, seen]);
+  return seen;
+}
+
+export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const chart = useRef<StackedHourlyBars | null>(null);
+  const tooltip = useRef(props.tooltip);
+  tooltip.current = props.tooltip;
+  const visible = useNearViewport(box, !!props.lazy);
+
+  // frappe-charts needs at least one dataset.
+  const series = props.series.length ? props.series : [{ name: "", color: "#adb5bd", values: props.labels.map(() => 0) }];
+  const data = { labels: props.labels, datasets: series.map((s) => ({ name: s.name, values: s.values })) };
+  const colors = series.map((s) => s.color);
+  const key = JSON.stringify([data, colors, props.height]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!visible || !el) return;
+    const c = new StackedHourlyBars(el, {
+      data,
+      colors,
+      height: props.height,
+      axisOptions: { xIsSeries: 1, xAxisMode: "tick", yAxisMode: "span" },
+      tooltip: (i) => tooltip.current(i),
+    });
+    chart.current = c;
+    el.dataset.drawn = "true";
+    return () => {
+      c.destroy();
+      chart.current = null;
+      delete el.dataset.drawn;
+    };
+    // The chart is rebuilt when what it shows changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [visible, key]);
+
+  return (
+    <div
+      ref={box}
+      class={props.class ? `cx-chart ${props.class}` : "cx-chart"}
+      style={{ minHeight: `${props.height}px` }}
+    />
+  );
+}

@@ -1,0 +1,163 @@
+// Thin subclasses of the two frappe-charts classes the console uses. Importing the classes from
+// the library's ES sources keeps the bundle to what is needed (no heatmap, pie, line or export
+// code). The subclasses draw the real data at once (no zero-first animation), leave legends to
+// the surrounding HTML, and fill the tooltip with the console's own translated text.
+import AxisChart from "frappe-charts/src/js/charts/AxisChart";
+import type { FrappeData, FrappeOptions } from "frappe-charts/src/js/charts/BaseChart";
+import DonutChart from "frappe-charts/src/js/charts/DonutChart";
+import { countTicks } from "./ticks";
+
+export type { FrappeData };
+
+export interface TooltipContent {
+  title: string;
+  value: string;
+  list?: { title: string; value: string | number; color: string }[];
+}
+
+export interface ConsoleChartOptions extends FrappeOptions {
+  /** Tooltip text for data point i (hour slot or donut slice). */
+  tooltip?: (index: number) => TooltipContent;
+}
+
+type Tip = {
+  colors: string[];
+  x: number;
+  y: number;
+  setValues: AxisChart["tip"]["setValues"];
+  showTip(): void;
+};
+
+function showTooltip(tip: Tip, x: number, y: number, c: TooltipContent, index: number) {
+  tip.colors = (c.list ?? []).map((l) => l.color);
+  tip.setValues(
+    x,
+    y,
+    { name: c.title, value: c.value },
+    (c.list ?? []).map((l) => ({ title: l.title, value: l.value })),
+    index,
+  );
+  tip.showTip();
+}
+
+export class StackedHourlyBars extends AxisChart {
+  declare tooltipFn?: (index: number) => TooltipContent;
+
+  constructor(parent: HTMLElement, options: ConsoleChartOptions) {
+    super(parent, { ...options, type: "bar", animate: 0, barOptions: { stacked: 1, spaceRatio: 0.3 } });
+  }
+
+  configure(options: ConsoleChartOptions): void {
+    super.configure(options);
+    this.tooltipFn = options.tooltip;
+    this.initTimeout = 0;
+  }
+
+  setMeasures(options: FrappeOptions): void {
+    super.setMeasures(options);
+    this.config.showLegend = 0;
+    // Tight frame: room for the y-axis numbers at the left and the hour labels below.
+    const m = this.measures;
+    m.legendHeight = 0;
+    m.titleHeight = 0;
+    m.margins.top = 4;
+    m.margins.bottom = 0;
+    m.margins.left = 10;
+    m.margins.right = 6;
+    m.paddings.top = 10;
+    m.paddings.bottom = 24;
+    m.paddings.left = 24;
+    m.paddings.right = 4;
+  }
+
+  // Real values from the first frame.
+  prepareFirstData(data: FrappeData): FrappeData {
+    return data;
+  }
+
+  // The first draw already shows the real data: no second, delayed update.
+  draw(onlyWidthChange = false): void {
+    (AxisChart.prototype as unknown as { draw(a: boolean, b: boolean): void }).draw.call(this, onlyWidthChange, false);
+  }
+
+  renderLegend(): void {}
+
+  // Whole-number ticks (frappe-charts' own would give 0.25, 0.5 ... for small counts).
+  calcYAxisParameters(values: number[]): void {
+    const ticks = countTicks(Math.max(0, ...values));
+    const scale = this.height / ticks[ticks.length - 1];
+    const zeroLine = this.height;
+    this.state.yAxis = {
+      labels: ticks,
+      positions: ticks.map((v) => zeroLine - v * scale),
+      scaleMultiplier: scale,
+      zeroLine,
+    };
+    const self = this as unknown as { calcDatasetPoints(): void; calcYExtremes(): void; calcYRegions(): void };
+    self.calcDatasetPoints();
+    self.calcYExtremes();
+    self.calcYRegions();
+  }
+
+  mapTooltipXPosition(relX: number): void {
+    const s = this.state as { yExtremes?: unknown; xAxis?: { positions: number[] } };
+    if (!s.yExtremes || !s.xAxis || !this.tooltipFn) return;
+    let index = -1;
+    let best = Infinity;
+    s.xAxis.positions.forEach((p, i) => {
+      const d = Math.abs(p - relX);
+      if (d < best) {
+        best = d;
+        index = i;
+      }
+    });
+    if (index < 0) return;
+    const dbi = this.dataByIndex[index];
+    showTooltip(
+      this.tip as unknown as Tip,
+      dbi.xPos + this.tip.offset.x,
+      dbi.yExtreme + this.tip.offset.y,
+      this.tooltipFn(index),
+      index,
+    );
+  }
+}
+
+export class PlainDonut extends DonutChart {
+  declare tooltipFn?: (index: number) => TooltipContent;
+
+  constructor(parent: HTMLElement, options: ConsoleChartOptions) {
+    super(parent, options);
+  }
+
+  configure(options: ConsoleChartOptions): void {
+    super.configure(options);
+    this.tooltipFn = options.tooltip;
+  }
+
+  setMeasures(options: FrappeOptions): void {
+    super.setMeasures(options);
+    this.config.showLegend = 0;
+    // The ring fills its box: no room kept for axes, title or legend.
+    const m = this.measures;
+    m.legendHeight = 0;
+    m.titleHeight = 0;
+    for (const side of ["top", "bottom", "left", "right"]) {
+      m.margins[side] = 0;
+      m.paddings[side] = 0;
+    }
+  }
+
+  renderLegend(): void {}
+
+  hoverSlice(path: SVGElement | null, i: number, flag: boolean, e?: MouseEvent): void {
+    const base = DonutChart.prototype as unknown as {
+      hoverSlice(p: SVGElement | null, i: number, f: boolean, e?: MouseEvent): void;
+    };
+    base.hoverSlice.call(this, path, i, flag, e);
+    if (path && flag && this.tooltipFn) {
+      const tip = this.tip as unknown as Tip;
+      showTooltip(tip, tip.x, tip.y, this.tooltipFn(i), i);
+    }
+  }
+}

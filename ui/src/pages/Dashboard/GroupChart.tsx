@@ -1,0 +1,50 @@
+// The 24-hour stacked chart of one group, as in the table and in the large chart modal.
+import { useLingui } from "@lingui/react/macro";
+import { FAILURE_COLOR, NEUTRAL_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
+import { HourlyStackedBarChart } from "../../components/charts/HourlyStackedBarChart";
+import { hourLabels, timeSlotLabel, type Counts } from "./hourly";
+import { STATUS_KEYS, type RateIndex } from "./rows";
+
+const LABELS = hourLabels();
+const COLORS = [PASS_COLOR, WARNING_COLOR, FAILURE_COLOR];
+
+export function GroupChart({ hours, filter, height, lazy }: { hours: Counts[]; filter: RateIndex[]; height: number; lazy?: boolean }) {
+  const { t, i18n } = useLingui();
+  const names = [t`Pass`, t`Warning`, t`Failure`];
+  const series = filter.map((r) => ({ name: names[r], color: COLORS[r], values: hours.map((h) => h[STATUS_KEYS[r]]) }));
+  return (
+    <HourlyStackedBarChart
+      labels={LABELS}
+      series={series}
+      height={height}
+      lazy={lazy}
+      tooltip={(i) => {
+        const h = hours[i];
+        const total = filter.reduce<number>((a, r) => a + h[STATUS_KEYS[r]], 0);
+        return {
+          title: `${t`Time Slot`}: `,
+          value: timeSlotLabel(i),
+          list: [
+            { title: t`Test Case Runs`, value: i18n.number(total), color: NEUTRAL_COLOR },
+            ...filter.map((r) => ({ title: names[r], value: i18n.number(h[STATUS_KEYS[r]]), color: COLORS[r] })),
+          ],
+        };
+      }}
+    />
+  );
+}
+
+export function ChartLegend({ filter }: { filter: RateIndex[] }) {
+  const { t } = useLingui();
+  const names = [t`Pass`, t`Warning`, t`Failure`];
+  return (
+    <ul class="chart-legend-html">
+      {filter.map((r) => (
+        <li key={r}>
+          <span class="dot" style={{ background: COLORS[r] }} aria-hidden="true" />
+          {names[r]}
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,31 @@
+// The large chart of one group (hours 0-23; tooltip with Time Slot and Test Case Runs).
+import { useLingui } from "@lingui/react/macro";
+import { Modal } from "../../components/Modal";
+import { ChartLegend, GroupChart } from "./GroupChart";
+import type { GroupRow, RateIndex } from "./rows";
+
+export interface GroupChartModalProps {
+  row: GroupRow | null;
+  filter: RateIndex[];
+  date: string;
+  runTypeName: string;
+  isPhone: boolean;
+  onClose: () => void;
+}
+
+export function GroupChartModal({ row, filter, date, runTypeName, isPhone, onClose }: GroupChartModalProps) {
+  const { t, i18n } = useLingui();
+  if (!row) return null;
+  const count = i18n.number(row.count);
+  return (
+    <Modal open onClose={onClose} size="large" title={row.name} testId="chart-modal">
+      <p class="muted chart-modal-sub">
+        {date.replaceAll("-", "/")} · {runTypeName} · {t`Test Case Runs`}: <strong data-testid="chart-modal-count">{count}</strong>
+      </p>
+      <ChartLegend filter={filter} />
+      <div class="chart-modal-body" data-testid="chart-modal-chart">
+        <GroupChart hours={row.hours} filter={filter} height={isPhone ? 280 : 380} />
+      </div>
+    </Modal>
+  );
+}

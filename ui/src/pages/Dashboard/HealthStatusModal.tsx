@@ -1,0 +1,66 @@
+// The modal 'Client Experience Components Health Status': each client application of the
+// channel with its component database icons, agent phone icon, endpoint name and last run.
+import { useLingui } from "@lingui/react/macro";
+import { Modal } from "../../components/Modal";
+import { componentState, flagState, lastRunTime, type ClientAppHealth } from "./health";
+import { AgentPhoneIcon, DatabaseIcon } from "./icons";
+import { useStateText } from "./JourneyDiagram";
+import { formatRunTime } from "./time";
+
+export interface HealthStatusModalProps {
+  open: boolean;
+  onClose: () => void;
+  apps: ClientAppHealth[];
+  channelName: string;
+}
+
+export function HealthStatusModal({ open, onClose, apps, channelName }: HealthStatusModalProps) {
+  const { t } = useLingui();
+  const stateText = useStateText();
+  return (
+    <Modal open={open} onClose={onClose} size="large" title={t`Client Experience Components Health Status`} testId="health-modal">
+      <p class="muted small-text">{channelName}</p>
+      {apps.length === 0 ? (
+        <p class="empty" data-testid="health-empty">
+          {t`No client applications report on this channel.`}
+        </p>
+      ) : (
+        <ul class="health-list">
+          <li class="health-row health-head" aria-hidden="true">
+            <span>{t`Components`}</span>
+            <span>{t`Agent`}</span>
+            <span>{t`Endpoint`}</span>
+            <span>{t`Last Run`}</span>
+          </li>
+          {apps.map((app, i) => {
+            const agent = flagState(app.agentStatus);
+            const when = formatRunTime(lastRunTime(app));
+            return (
+              <li class="health-row" key={`${app.clientEndPoint}-${i}`} data-testid="health-app">
+                <span class="health-components">
+                  {(app.componentStatus ?? []).map((c) => {
+                    const s = componentState(c, app);
+                    const label = `${c.name}: ${c.hasComponent ? stateText(s) : t`Not present`}`;
+                    return (
+                      <span class={`hs-icon is-${s}`} title={label} key={c.name} data-state={s} role="img" aria-label={label}>
+                        <DatabaseIcon size={20} />
+                      </span>
+                    );
+                  })}
+                </span>
+                <span class={`hs-icon is-${agent}`} title={`${t`Agent`}: ${stateText(agent)}`} role="img" aria-label={`${t`Agent`}: ${stateText(agent)}`} data-testid="health-agent" data-state={agent}>
+                  <AgentPhoneIcon size={20} />
+                </span>
+                <span class="health-endpoint" data-testid="health-endpoint">{app.clientEndPoint}</span>
+                <span class="health-time" data-testid="health-lastrun">
+                  <span class="health-time-label">{t`Last Run`} </span>
+                  {when || "—"}
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,49 @@
+// 2. Overall Health: Total Calls, and pass, warning and failure as whole percentages and counts.
+import { useLingui } from "@lingui/react/macro";
+import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
+import { DonutChart } from "../../components/charts/DonutChart";
+import type { OverallHealth } from "./percentages";
+
+export function OverallHealthDonut({ health, loading, isPhone }: { health: OverallHealth; loading: boolean; isPhone: boolean }) {
+  const { t, i18n } = useLingui();
+  const num = (n: number) => i18n.number(n);
+  const rows = [
+    { key: "pass", label: t`Pass`, color: PASS_COLOR, share: health.pass },
+    { key: "warning", label: t`Warning`, color: WARNING_COLOR, share: health.warning },
+    { key: "failure", label: t`Failure`, color: FAILURE_COLOR, share: health.failure },
+  ];
+  const slices = rows.map((r) => ({ label: r.label, value: r.share.count, color: r.color }));
+  return (
+    <section class="card health-card" aria-labelledby="overall-title" data-testid="overall-health" aria-busy={loading}>
+      <header class="card-header">
+        <h2 class="card-title" id="overall-title">
+          {t`Overall Health`}
+        </h2>
+      </header>
+      <div class="health-body">
+        <DonutChart
+          slices={slices}
+          height={isPhone ? 150 : 180}
+          tooltip={(i) => ({ title: `${rows[i].label}: `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` })}
+        >
+          <span class="donut-total" data-testid="total-calls">
+            {loading && health.total === 0 ? "—" : num(health.total)}
+          </span>
+          <span class="donut-caption">{t`Total Calls`}</span>
+        </DonutChart>
+        <ul class="health-legend">
+          {rows.map((r) => (
+            <li key={r.key} data-testid={`share-${r.key}`} data-count={r.share.count} data-percent={r.share.percent}>
+              <span class="dot" style={{ background: r.color }} aria-hidden="true" />
+              <span class="legend-label">{r.label}</span>
+              <span class="legend-figures">
+                <span class="legend-percent">{r.share.percent}%</span>
+                <span class="legend-count">({num(r.share.count)})</span>
+              </span>
+            </li>
+          ))}
+        </ul>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,165 @@
+// The dashboard (/dashboard): journey diagram, overall health, controls, and the chosen test
+// case groups with their 24-hour charts. It follows new runs every 30 s (spec §2 'Dashboard').
+import { useLingui } from "@lingui/react/macro";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { useIsMobile } from "../../app/media";
+import { Controls, type ControlsProps } from "./Controls";
+import { GroupChartModal } from "./GroupChartModal";
+import { GroupTable } from "./GroupTable";
+import { appsOfChannel } from "./health";
+import { HealthStatusModal } from "./HealthStatusModal";
+import { JourneyDiagram } from "./JourneyDiagram";
+import { OverallHealthDonut } from "./OverallHealthDonut";
+import { overallHealth } from "./percentages";
+import { makeRow, nextSort, sortRows, type GroupSums, type Sort } from "./rows";
+import { HOURS, zeroCounts } from "./hourly";
+import { useDashboard } from "./useDashboard";
+import "./Dashboard.css";
+
+/** Spec §9: the sticky top bar appears once the page is scrolled this far. */
+export const STICKY_AT_PX = 200;
+/** Above this many chosen groups, charts are drawn only when scrolled near. */
+const LAZY_CHARTS_ABOVE = 8;
+
+const EMPTY: GroupSums = { counts: zeroCounts(), hours: Array.from({ length: HOURS }, zeroCounts) };
+
+function useScrolledPast(px: number, enabled: boolean): boolean {
+  const [past, setPast] = useState(false);
+  useEffect(() => {
+    if (!enabled) {
+      setPast(false);
+      return;
+    }
+    const on = () => setPast(window.scrollY >= px);
+    on();
+    window.addEventListener("scroll", on, { passive: true });
+    return () => window.removeEventListener("scroll", on);
+  }, [px, enabled]);
+  return past;
+}
+
+/** Left and width of an element, to lay the fixed bar over the page's own column. */
+function useBox(ref: { current: HTMLElement | null }, active: boolean) {
+  const [box, setBox] = useState<{ left: number; width: number } | null>(null);
+  useEffect(() => {
+    if (!active || !ref.current) return;
+    const el = ref.current;
+    const measure = () => {
+      const r = el.getBoundingClientRect();
+      setBox({ left: r.left, width: r.width });
+    };
+    measure();
+    const ro = typeof ResizeObserver === "function" ? new ResizeObserver(measure) : null;
+    ro?.observe(el);
+    window.addEventListener("resize", measure);
+    return () => {
+      ro?.disconnect();
+      window.removeEventListener("resize", measure);
+    };
+  }, [active]);
+  return box;
+}
+
+export function DashboardPage() {
+  const { t } = useLingui();
+  const isPhone = useIsMobile();
+  const s = useDashboard(isPhone);
+  const [sort, setSort] = useState<Sort>({ key: "name", dir: "asc" });
+  const [healthOpen, setHealthOpen] = useState(false);
+  const [chartId, setChartId] = useState<number | null>(null);
+  const root = useRef<HTMLElement>(null);
+  const sticky = useScrolledPast(STICKY_AT_PX, !isPhone);
+  const box = useBox(root, sticky);
+
+  const byId = useMemo(() => new Map((s.groups ?? []).map((g) => [g.id, g])), [s.groups]);
+  const rows = useMemo(
+    () =>
+      s.chosen
+        .map((id) => byId.get(id))
+        .filter((g) => g !== undefined)
+        .map((g) => makeRow(g, s.sums.get(g.id) ?? EMPTY, s.filter)),
+    [s.chosen, byId, s.sums, s.filter],
+  );
+  const sorted = useMemo(() => sortRows(rows, sort), [rows, sort]);
+  const loading = useMemo(() => new Set(s.chosen.filter((id) => !s.sums.has(id) && !s.failed.has(id))), [s.chosen, s.sums, s.failed]);
+  const health = useMemo(() => overallHealth(rows.filter((r) => s.sums.has(r.id))), [rows, s.sums]);
+  const apps = useMemo(() => appsOfChannel(s.health ?? [], s.channel), [s.health, s.channel]);
+  const chartRow = chartId === null ? null : rows.find((r) => r.id === chartId) ?? null;
+
+  // A mark for the performance figure of the browser test: all chosen groups' numbers shown.
+  const marked = useRef(false);
+  useEffect(() => {
+    if (s.ready && s.groups && !marked.current) {
+      marked.current = true;
+      performance.mark("cx-dashboard-ready");
+    }
+  }, [s.ready, s.groups]);
+
+  const controls = (variant: ControlsProps["variant"]) => (
+    <Controls
+      variant={variant}
+      runType={s.runType}
+      onRunType={s.setRunType}
+      groups={s.groups ?? []}
+      chosen={s.chosen}
+      onChosen={s.setChosen}
+      filter={s.filter}
+      onFilter={s.setFilter}
+      date={s.date}
+      onDate={s.setDate}
+      lastRefreshed={s.lastRefreshed}
+      refreshing={s.refreshing}
+      problem={s.problem}
+      onRefresh={s.refresh}
+    />
+  );
+
+  return (
+    <section class={`page dashboard ${isPhone ? "is-phone" : "is-desktop"}`} ref={root} data-testid="dashboard" data-ready={s.ready}>
+      <h1 class="page-title">{t`Dashboard`}</h1>
+      <div class="dash-top">
+        <JourneyDiagram
+          channel={s.channel}
+          onChannel={s.setChannel}
+          apps={apps}
+          loading={s.health === null}
+          isPhone={isPhone}
+          onDetails={() => setHealthOpen(true)}
+        />
+        <OverallHealthDonut health={health} loading={!s.ready} isPhone={isPhone} />
+      </div>
+      <div class="card controls-card">{controls("main")}</div>
+      {sticky && box ? (
+        <div class="dash-sticky" style={{ left: `${box.left}px`, width: `${box.width}px` }} data-testid="sticky-bar">
+          {controls("sticky")}
+        </div>
+      ) : null}
+      <GroupTable
+        rows={sorted}
+        loading={loading}
+        failed={s.failed}
+        filter={s.filter}
+        sort={sort}
+        onSort={(k) => setSort(nextSort(sort, k))}
+        onOpen={setChartId}
+        isPhone={isPhone}
+        lazy={rows.length > LAZY_CHARTS_ABOVE}
+        ready={s.ready}
+      />
+      <HealthStatusModal
+        open={healthOpen}
+        onClose={() => setHealthOpen(false)}
+        apps={apps}
+        channelName={s.channel === "voice" ? t`Voice` : t`Digital`}
+      />
+      <GroupChartModal
+        row={chartRow}
+        filter={s.filter}
+        date={s.date}
+        runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
+        isPhone={isPhone}
+        onClose={() => setChartId(null)}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+// Group rows of the dashboard table: the sum over a group's entities, the rate filter and sorting.
+
+import { countOf, HOURS, padHours, zeroCounts, type Counts, type HourlyStatus } from './hourly';
+import { SITE_TIME_ZONE } from './time';
+
+/** Spec §3 'Group metric' (the fields the dashboard reads). */
+export interface GroupMetric {
+  entityId?: number | string | null;
+  entityName?: string | null;
+  entityType?: string | null;
+  channel?: string | null;
+  periodStart?: string | null;
+  periodEnd?: string | null;
+  successCount?: number | null;
+  warningCount?: number | null;
+  failureCount?: number | null;
+  hourlyStatus?: HourlyStatus[] | null;
+}
+
+/** Rate filter indexes (spec §9): 0 Pass Rate, 1 Warning Rate, 2 Failure Rate. */
+export type RateIndex = 0 | 1 | 2;
+export const ALL_RATES: RateIndex[] = [0, 1, 2];
+export const STATUS_KEYS: (keyof Counts)[] = ['success', 'warning', 'failure'];
+
+export interface GroupSums {
+  counts: Counts;
+  hours: Counts[];
+}
+
+/** A group's row: successCount, warningCount, failureCount and hourlyStatus added over its entities. */
+export function sumEntities(entities: GroupMetric[] | null | undefined, timeZone = SITE_TIME_ZONE): GroupSums {
+  const counts = zeroCounts();
+  const hours = Array.from({ length: HOURS }, zeroCounts);
+  for (const e of entities ?? []) {
+    counts.success += countOf(e.successCount);
+    counts.warning += countOf(e.warningCount);
+    counts.failure += countOf(e.failureCount);
+    const slots = padHours(e.hourlyStatus, timeZone);
+    for (let h = 0; h < HOURS; h++) {
+      hours[h].success += slots[h].success;
+      hours[h].warning += slots[h].warning;
+      hours[h].failure += slots[h].failure;
+    }
+  }
+  return { counts, hours };
+}
+
+/** Statuses outside the filter count as zero. */
+export function applyFilter(c: Counts, filter: readonly RateIndex[]): Counts {
+  return {
+    success: filter.includes(0) ? c.success : 0,
+    warning: filter.includes(1) ? c.warning : 0,
+    failure: filter.includes(2) ? c.failure : 0,
+  };
+}
+
+export function total(c: Counts): number {
+  return c.success + c.warning + c.failure;
+}
+
+export interface GroupRow {
+  id: number;
+  name: string;
+  channel: string;
+  /** Counts under the filter. */
+  counts: Counts;
+  /** 24 slots under the filter. */
+  hours: Counts[];
+  /** Test runs for the day and run type under the filter. */
+  count: number;
+}
+
+export interface GroupInfo {
+  id: number;
+  name: string;
+  channel: string;
+}
+
+export function makeRow(group: GroupInfo, sums: GroupSums, filter: readonly RateIndex[]): GroupRow {
+  const counts = applyFilter(sums.counts, filter);
+  return {
+    id: group.id,
+    name: group.name,
+    channel: group.channel,
+    counts,
+    hours: sums.hours.map((h) => applyFilter(h, filter)),
+    count: total(counts),
+  };
+}
+
+export type SortKey = 'name' | 'count';
+export type SortDir = 'asc' | 'desc';
+export interface Sort {
+  key: SortKey;
+  dir: SortDir;
+}
+
+const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+
+/** Sorted copy; ties are broken by name, then id, so the order is stable across refreshes. */
+export function sortRows<T extends { id: number; name: string; count: number }>(rows: T[], sort: Sort): T[] {
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    let d = 0;
+    if (sort.key === 'count') d = (a.count - b.count) * sign;
+    if (d === 0) d = collator.compare(a.name, b.name) * (sort.key === 'name' ? sign : 1);
+    if (d === 0) d = a.id - b.id;
+    return d;
+  });
+}
+
+/** Clicking a header: same column flips the direction, another column starts ascending. */
+export function nextSort(current: Sort, key: SortKey): Sort {
+  if (current.key === key) return { key, dir: current.dir === 'asc' ? 'desc' : 'asc' };
+  return { key, dir: 'asc' };
+}
+
+/** Normalise a stored or chosen filter: known indexes only, in order, no duplicates. */
+export function normaliseFilter(value: unknown): RateIndex[] | null {
+  if (!Array.isArray(value)) return null;
+  return ALL_RATES.filter((r) => value.includes(r));
+}

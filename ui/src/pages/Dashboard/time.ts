@@ -1,0 +1,86 @@
+// Dates and hours in the site time zone (spec §9: times shown in the Toronto time zone,
+// yyyy/MM/dd HH:mm:ss, 24-hour).
+
+export const SITE_TIME_ZONE = 'America/Toronto';
+
+const partsCache = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = partsCache.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    partsCache.set(timeZone, f);
+  }
+  return f;
+}
+
+export interface ZonedParts {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minute: string;
+  second: string;
+}
+
+export function zonedParts(date: Date, timeZone = SITE_TIME_ZONE): ZonedParts {
+  const p: Record<string, string> = {};
+  for (const part of formatter(timeZone).formatToParts(date)) p[part.type] = part.value;
+  // Some engines print midnight as '24' even with h23.
+  const hour = p.hour === '24' ? '00' : p.hour;
+  return { year: p.year, month: p.month, day: p.day, hour, minute: p.minute, second: p.second };
+}
+
+/** 'yyyy/MM/dd HH:mm:ss' in the site time zone; '' for a missing or unreadable time. */
+export function formatRunTime(value: string | number | null | undefined, timeZone = SITE_TIME_ZONE): string {
+  const d = toDate(value);
+  if (!d) return '';
+  const p = zonedParts(d, timeZone);
+  return `${p.year}/${p.month}/${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** 'HH:mm:ss' in the site time zone. */
+export function formatClock(date: Date, timeZone = SITE_TIME_ZONE): string {
+  const p = zonedParts(date, timeZone);
+  return `${p.hour}:${p.minute}:${p.second}`;
+}
+
+/** Today's date at the site as 'YYYY-MM-DD'. */
+export function siteToday(now: Date = new Date(), timeZone = SITE_TIME_ZONE): string {
+  const p = zonedParts(now, timeZone);
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/** True for a real calendar date written 'YYYY-MM-DD'. */
+export function isIsoDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const d = new Date(Date.UTC(+m[1], +m[2] - 1, +m[3]));
+  return d.getUTCFullYear() === +m[1] && d.getUTCMonth() === +m[2] - 1 && d.getUTCDate() === +m[3];
+}
+
+/**
+ * A timestamp from the API: ISO 8601 (with Z or an offset; without either it is taken as UTC,
+ * as alert times are), or epoch seconds / milliseconds.
+ */
+export function toDate(value: string | number | null | undefined): Date | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return null;
+    return new Date(value < 1e11 ? value * 1000 : value);
+  }
+  let s = value.trim();
+  if (/^\d+$/.test(s)) return toDate(Number(s));
+  if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)) s = s.replace(' ', 'T') + 'Z';
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? null : d;
+}

@@ -1,0 +1,297 @@
+// The dashboard's state: the user's choices (kept across refreshes; groups, filter and channel
+// also in local storage), the data behind them, and the 30 s refresh that follows new runs.
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { ApiError } from "../../api";
+import { showError } from "../../app/banners";
+import { createBatcher } from "./batch";
+import { fetchGroupMetric, fetchGroups, fetchHealth } from "./data";
+import type { ChannelHealth } from "./health";
+import { mapLimit } from "./pool";
+import {
+  initialChannel,
+  initialFilter,
+  reconcileGroups,
+  saveChannel,
+  saveFilter,
+  saveGroups,
+  storedGroups,
+  type Channel,
+  type RunType,
+} from "./prefs";
+import { sumEntities, type GroupInfo, type GroupSums, type RateIndex } from "./rows";
+import { isIsoDate, siteToday } from "./time";
+
+/** New runs are picked up every 30 s while the tab is visible. */
+export const POLL_MS = 30000;
+/** At most this many metric calls in flight. */
+export const METRIC_CONCURRENCY = 6;
+/** Metrics that arrive within this many ms are shown together. */
+const FLUSH_MS = 100;
+const nameCollator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+
+interface Metrics {
+  /** `${date}|${runType}` the sums belong to. */
+  key: string;
+  sums: Map<number, GroupSums>;
+  failed: Set<number>;
+}
+
+const keyOf = (date: string, runType: RunType) => `${date}|${runType}`;
+
+function messagesOf(e: unknown): string[] {
+  if (e instanceof ApiError) return e.messages;
+  return [String(e)];
+}
+
+export interface DashboardState {
+  channel: Channel;
+  setChannel(c: Channel): void;
+  runType: RunType;
+  setRunType(r: RunType): void;
+  date: string;
+  setDate(d: string): void;
+  filter: RateIndex[];
+  setFilter(f: RateIndex[]): void;
+  groups: GroupInfo[] | null;
+  chosen: number[];
+  setChosen(ids: number[]): void;
+  health: ChannelHealth[] | null;
+  sums: Map<number, GroupSums>;
+  failed: Set<number>;
+  /** Every chosen group has its numbers (or failed) for the date and run type shown. */
+  ready: boolean;
+  lastRefreshed: Date | null;
+  refreshing: boolean;
+  /** Why the last background refresh failed, if it did. */
+  problem: string | null;
+  refresh(): void;
+}
+
+export function useDashboard(isPhone: boolean): DashboardState {
+  const [channel, setChannelState] = useState<Channel>(() => initialChannel(isPhone));
+  const [runType, setRunTypeState] = useState<RunType>("Manual");
+  const [date, setDateState] = useState<string>(() => siteToday());
+  const [filter, setFilterState] = useState<RateIndex[]>(() => initialFilter());
+  const [choice, setChoice] = useState<number[] | null>(() => storedGroups());
+  const [groups, setGroups] = useState<GroupInfo[] | null>(null);
+  const [health, setHealth] = useState<ChannelHealth[] | null>(null);
+  const [metrics, setMetrics] = useState<Metrics>(() => ({ key: keyOf(date, runType), sums: new Map(), failed: new Set() }));
+  const [lastRefreshed, setLastRefreshed] = useState<Date | null>(null);
+  const [refreshing, setRefreshing] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+
+  const key = keyOf(date, runType);
+  const chosen = useMemo(() => (groups ? reconcileGroups(groups, choice) : []), [groups, choice]);
+
+  // Latest values for the async work below.
+  const live = useRef({ key, chosen, groups, choice, date, runType, followToday: true, mounted: true, lastLoad: 0 });
+  live.current.key = key;
+  live.current.runType = runType;
+  live.current.chosen = chosen;
+  live.current.groups = groups;
+  live.current.choice = choice;
+  live.current.date = date;
+  const metricsRef = useRef(metrics);
+  const inflight = useRef(new Set<string>());
+  const busy = useRef(false);
+
+  const commitMetrics = useCallback((m: Metrics) => {
+    metricsRef.current = m;
+    setMetrics(m);
+  }, []);
+
+  /**
+   * Fetches the metrics of `ids` for `key`, at most METRIC_CONCURRENCY at once, in the order of
+   * the groups' names (the table's default order, so the rows in view fill first). Results are
+   * shown as they come, a few at a time.
+   */
+  const loadMetrics = useCallback(
+    async (ids: number[], k: string, announce: boolean): Promise<boolean> => {
+      const [d, r] = k.split("|") as [string, RunType];
+      const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
+      const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
+      ordered.forEach((id) => inflight.current.add(`${k}#${id}`));
+      const batcher = createBatcher<[number, GroupSums | null]>(FLUSH_MS, (batch) => {
+        batch.forEach(([id]) => inflight.current.delete(`${k}#${id}`));
+        if (!live.current.mounted || metricsRef.current.key !== k) return;
+        const sums = new Map(metricsRef.current.sums);
+        const failed = new Set(metricsRef.current.failed);
+        for (const [id, sum] of batch) {
+          if (sum) {
+            sums.set(id, sum);
+            failed.delete(id);
+          } else failed.add(id);
+        }
+        commitMetrics({ key: k, sums, failed });
+      });
+      let firstError: unknown;
+      await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
+        let sum: GroupSums | null = null;
+        try {
+          sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }));
+        } catch (e) {
+          if (firstError === undefined) firstError = e;
+        }
+        batcher.add([id, sum]);
+      });
+      batcher.done();
+      if (!live.current.mounted || metricsRef.current.key !== k) return false;
+      if (firstError !== undefined) {
+        const msgs = messagesOf(firstError);
+        setProblem(msgs.join(" "));
+        if (announce) showError(msgs);
+        return false;
+      }
+      return true;
+    },
+    [commitMetrics],
+  );
+
+  /** Reloads the group list, the health and every chosen group's metrics. */
+  const refresh = useCallback(
+    async (reason: "initial" | "poll" | "manual") => {
+      if (busy.current) return;
+      busy.current = true;
+      live.current.lastLoad = Date.now();
+      setRefreshing(true);
+      const quiet = reason === "poll";
+      try {
+        const L = live.current;
+        if (L.followToday) {
+          const today = siteToday();
+          if (today !== L.date) {
+            L.date = today;
+            setDateState(today);
+          }
+        }
+        const [g, h] = await Promise.allSettled([
+          fetchGroups({ background: reason !== "initial", quiet }),
+          fetchHealth({ background: reason !== "initial", quiet }),
+        ]);
+        if (!live.current.mounted) return;
+        let ok = true;
+        if (g.status === "fulfilled") setGroups(g.value);
+        else ok = false;
+        if (h.status === "fulfilled") setHealth(h.value);
+        else {
+          ok = false;
+          setHealth((prev) => prev ?? []);
+        }
+        if (reason === "initial") {
+          if (g.status === "rejected") setGroups([]);
+          if (!ok) setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
+          if (g.status === "rejected") return;
+          // Start on the chosen groups' metrics at once, without waiting for a render.
+          live.current.groups = g.value;
+          const k = keyOf(live.current.date, live.current.runType);
+          if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
+          const metricsOk = await loadMetrics(reconcileGroups(g.value, live.current.choice), k, true);
+          if (metricsOk && live.current.mounted) {
+            setLastRefreshed(new Date());
+            live.current.lastLoad = Date.now();
+          }
+          return;
+        }
+        const groupsNow = g.status === "fulfilled" ? g.value : live.current.groups ?? [];
+        const ids = reconcileGroups(groupsNow, live.current.choice);
+        const k = keyOf(live.current.date, live.current.runType);
+        if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
+        const metricsOk = await loadMetrics(ids, k, reason === "manual");
+        if (!live.current.mounted) return;
+        if (ok && metricsOk) {
+          setProblem(null);
+          setLastRefreshed(new Date());
+          live.current.lastLoad = Date.now();
+        } else if (!ok) {
+          const err = g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason;
+          setProblem(messagesOf(err).join(" "));
+        }
+      } finally {
+        busy.current = false;
+        if (live.current.mounted) setRefreshing(false);
+      }
+    },
+    [commitMetrics, loadMetrics],
+  );
+
+  // First load, started before the first paint so the calls go out at once.
+  useLayoutEffect(() => {
+    live.current.mounted = true;
+    void refresh("initial");
+    return () => {
+      live.current.mounted = false;
+    };
+  }, [refresh]);
+
+  // Metrics of chosen groups not loaded yet for the date and run type shown.
+  const chosenKey = chosen.join(",");
+  useEffect(() => {
+    if (!groups) return;
+    if (metricsRef.current.key !== key) commitMetrics({ key, sums: new Map(), failed: new Set() });
+    const m = metricsRef.current;
+    const missing = chosen.filter((id) => !m.sums.has(id) && !m.failed.has(id) && !inflight.current.has(`${key}#${id}`));
+    if (!missing.length) return;
+    void loadMetrics(missing, key, true).then((ok) => {
+      if (ok && live.current.mounted && metricsRef.current.key === key) {
+        setLastRefreshed(new Date());
+        live.current.lastLoad = Date.now();
+      }
+    });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [groups, key, chosenKey]);
+
+  // Follow new runs: every 30 s while the tab is visible, and at once on coming back to a tab
+  // whose data is older than that.
+  useEffect(() => {
+    const due = () => Date.now() - live.current.lastLoad >= POLL_MS - 1000;
+    const timer = setInterval(() => {
+      if (!document.hidden && due()) void refresh("poll");
+    }, POLL_MS / 6);
+    const onVisible = () => {
+      if (!document.hidden && due()) void refresh("poll");
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [refresh]);
+
+  const m = metrics.key === key ? metrics : { key, sums: new Map<number, GroupSums>(), failed: new Set<number>() };
+  const ready = groups !== null && chosen.every((id) => m.sums.has(id) || m.failed.has(id));
+
+  return {
+    channel,
+    setChannel: (c) => {
+      setChannelState(c);
+      saveChannel(c);
+    },
+    runType,
+    setRunType: setRunTypeState,
+    date,
+    setDate: (d) => {
+      if (!isIsoDate(d)) return;
+      live.current.followToday = d === siteToday();
+      setDateState(d);
+    },
+    filter,
+    setFilter: (f) => {
+      setFilterState(f);
+      saveFilter(f);
+    },
+    groups,
+    chosen,
+    setChosen: (ids) => {
+      setChoice(ids);
+      saveGroups(ids);
+    },
+    health,
+    sums: m.sums,
+    failed: m.failed,
+    ready,
+    lastRefreshed,
+    refreshing,
+    problem,
+    refresh: () => void refresh("manual"),
+  };
+}

@@ -1,0 +1,154 @@
+// Login (/): username, password, Remember Me, Login, single sign-on (desktop) and language.
+import { Trans, useLingui } from "@lingui/react/macro";
+import { useEffect, useRef, useState } from "react";
+import { signIn } from "../../api/auth";
+import { ssoRedirectUrl, tenant } from "../../api/tenant";
+import { useIsMobile } from "../../app/media";
+import { startSession } from "../../app/session";
+import { useStore } from "../../app/store";
+import { VERSION } from "../../app/version";
+import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
+import { LanguageSelect } from "../../components/LanguageSelect";
+import { Modal } from "../../components/Modal";
+import { LOGIN_ERROR_MS, validateLogin, type LoginFields } from "./validation";
+
+export function LoginPage() {
+  const { t } = useLingui();
+  const mobile = useIsMobile();
+  const config = useStore(tenant);
+  const [fields, setFields] = useState<LoginFields>({ username: "", password: "" });
+  const [remember, setRemember] = useState(false);
+  const [touched, setTouched] = useState<Record<keyof LoginFields, boolean>>({
+    username: false,
+    password: false,
+  });
+  const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState(false);
+  const hideTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  useEffect(() => () => clearTimeout(hideTimer.current), []);
+
+  const errors = validateLogin(fields);
+  const showError = (k: keyof LoginFields) => touched[k] && errors[k] === "required";
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    if (busy) return;
+    setTouched({ username: true, password: true });
+    // The check marks the fields but does not block the call (spec §2).
+    setBusy(true);
+    try {
+      const user = await signIn({ username: fields.username, password: fields.password, remember });
+      startSession(user);
+    } catch {
+      setFailed(true);
+      clearTimeout(hideTimer.current);
+      hideTimer.current = setTimeout(() => setFailed(false), LOGIN_ERROR_MS);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const field = (
+    name: keyof LoginFields,
+    label: string,
+    type: "text" | "password",
+    autoComplete: string,
+  ) => (
+    <div class={`field ${showError(name) ? "has-error" : ""}`}>
+      <label for={`login-${name}`}>
+        {label}
+        <span class="required-mark" aria-hidden="true">
+          {" "}*
+        </span>
+      </label>
+      <input
+        id={`login-${name}`}
+        name={name}
+        type={type as "text"}
+        autoComplete={autoComplete}
+        required
+        aria-required="true"
+        aria-invalid={showError(name) ? "true" : undefined}
+        aria-describedby={showError(name) ? `login-${name}-error` : undefined}
+        value={fields[name]}
+        onInput={(e) => setFields({ ...fields, [name]: (e.currentTarget as HTMLInputElement).value })}
+        onBlur={() => setTouched({ ...touched, [name]: true })}
+      />
+      {showError(name) ? (
+        <p class="field-error" id={`login-${name}-error`}>
+          {t`Required`}
+        </p>
+      ) : null}
+    </div>
+  );
+
+  return (
+    <div class="login-page">
+      <div class="login-lang">
+        <LanguageSelect />
+      </div>
+      <main class="login-card" aria-labelledby="login-title">
+        <div class="login-brand">
+          <LogoIcon size={36} />
+          <div>
+            <div class="brand-name">cxwatch</div>
+            <div class="brand-sub">
+              <Trans>Client Experience Monitoring</Trans>
+            </div>
+          </div>
+        </div>
+        <h1 id="login-title" class="login-title">
+          <Trans>Sign in to your account</Trans>
+        </h1>
+        <form onSubmit={submit} noValidate data-testid="login-form">
+          {field("username", t`Username`, "text", "username")}
+          {field("password", t`Password`, "password", "current-password")}
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              name="remember"
+              checked={remember}
+              onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)}
+            />
+            <span>
+              <Trans>Remember Me</Trans>
+            </span>
+          </label>
+          <button type="submit" class="button primary block" disabled={busy} data-testid="login-button">
+            <Trans>Login</Trans>
+          </button>
+        </form>
+        {!mobile && config.ssoUrl ? (
+          <>
+            <div class="divider">
+              <span>
+                <Trans>or</Trans>
+              </span>
+            </div>
+            <button
+              type="button"
+              class="button secondary block"
+              data-testid="sso-button"
+              onClick={() => {
+                window.location.assign(ssoRedirectUrl(config.ssoUrl!, window.location.origin));
+              }}
+            >
+              <KeyIcon size={18} />
+              <Trans>Sign in with single sign-on</Trans>
+            </button>
+          </>
+        ) : null}
+      </main>
+      <footer class="login-footer">v{VERSION}</footer>
+      <Modal open={failed} role="alertdialog" size="small" label={t`Sign-in failed`} testId="login-error">
+        <div class="login-error">
+          <ErrorIcon size={28} />
+          <p>
+            <Trans>Please check your credentials and try again, otherwise contact support</Trans>
+          </p>
+        </div>
+      </Modal>
+    </div>
+  );
+}
