@@ -389,18 +389,21 @@ impl IngestRun {
         if steps > limits::STEPS {
             return Err(format!("more than {} steps", limits::STEPS));
         }
-        let mut seen = std::collections::HashSet::new();
         for (i, seg) in self.segments.iter().enumerate() {
-            let at = format!("segments[{i}]");
-            if !seen.insert(seg.segment_id) {
+            if self.segments[..i]
+                .iter()
+                .any(|s| s.segment_id == seg.segment_id)
+            {
                 return Err(format!(
-                    "{at}.segmentId {} appears more than once",
+                    "segments[{i}].segmentId {} appears more than once",
                     seg.segment_id
                 ));
             }
-            check_name(&format!("{at}.segmentName"), &seg.segment_name)?;
+            check_name("segmentName", &seg.segment_name)
+                .map_err(|e| format!("segments[{i}].{e}"))?;
             for (j, step) in seg.steps.iter().enumerate() {
-                step.validate(&format!("{at}.steps[{j}]"))?;
+                step.validate()
+                    .map_err(|e| format!("segments[{i}].steps[{j}].{e}"))?;
             }
         }
         Ok(())
@@ -408,47 +411,47 @@ impl IngestRun {
 }
 
 impl IngestStep {
-    fn validate(&self, at: &str) -> Result<(), String> {
-        check_name(&format!("{at}.stepType"), &self.step_type)?;
+    /// Like [`IngestRun::validate`]; field names relative to the step.
+    fn validate(&self) -> Result<(), String> {
+        check_name("stepType", &self.step_type)?;
         if self.type_display_text.chars().count() > limits::NAME {
             return Err(format!(
-                "{at}.typeDisplayText is longer than {} characters",
+                "typeDisplayText is longer than {} characters",
                 limits::NAME
             ));
         }
-        check_text(&format!("{at}.prompt"), &self.prompt)?;
-        check_millis(&format!("{at}.promptLatencyMin"), self.prompt_latency_min)?;
-        check_millis(&format!("{at}.promptLatencyMax"), self.prompt_latency_max)?;
-        check_millis(&format!("{at}.incompleteTimeout"), self.incomplete_timeout)?;
-        check_millis(&format!("{at}.completeTimeout"), self.complete_timeout)?;
-        check_millis(&format!("{at}.bargeInTime"), self.barge_in_time)?;
-        check_recording(&format!("{at}.recordingId"), &self.recording_id)?;
+        check_text("prompt", &self.prompt)?;
+        check_millis("promptLatencyMin", self.prompt_latency_min)?;
+        check_millis("promptLatencyMax", self.prompt_latency_max)?;
+        check_millis("incompleteTimeout", self.incomplete_timeout)?;
+        check_millis("completeTimeout", self.complete_timeout)?;
+        check_millis("bargeInTime", self.barge_in_time)?;
+        check_recording("recordingId", &self.recording_id)?;
         let r = &self.test_result;
-        let at = format!("{at}.testResult");
-        check_text(&format!("{at}.utterance"), &r.utterance)?;
-        check_millis(&format!("{at}.latency"), r.latency)?;
+        check_text("testResult.utterance", &r.utterance)?;
+        check_millis("testResult.latency", r.latency)?;
         if let Some(c) = r.confidence {
             if !c.is_finite() || !(0.0..=1.0).contains(&c) {
-                return Err(format!("{at}.confidence {c} is outside 0 to 1"));
+                return Err(format!("testResult.confidence {c} is outside 0 to 1"));
             }
         }
         if let Some(d) = r.recording_duration {
             if !d.is_finite() || !(0.0..=limits::DURATION_SECS).contains(&d) {
                 return Err(format!(
-                    "{at}.recordingDuration {d} is outside 0 to {} seconds",
+                    "testResult.recordingDuration {d} is outside 0 to {} seconds",
                     limits::DURATION_SECS
                 ));
             }
         }
         if let Some(t) = &r.start_time {
-            check_time(&format!("{at}.startTime"), t)?;
+            check_time("testResult.startTime", t)?;
         }
         if let Some(t) = &r.end_time {
-            check_time(&format!("{at}.endTime"), t)?;
+            check_time("testResult.endTime", t)?;
         }
         if let (Some(s), Some(e)) = (&r.start_time, &r.end_time) {
             if e < s {
-                return Err(format!("{at}.endTime is before its startTime"));
+                return Err("testResult.endTime is before its startTime".into());
             }
         }
         Ok(())

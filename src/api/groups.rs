@@ -196,6 +196,91 @@ enum GroupResponse {
     Ok(Json<Envelope<GroupDetail>>),
 }
 
+#[derive(ApiResponse)]
+enum DeletedResponse {
+    /// The group is gone.
+    #[oai(status = 200)]
+    Ok(Json<Envelope<bool>>),
+}
+
+/// A test case of a group being saved.
+#[derive(Debug, Object)]
+pub struct CaseIdItem {
+    pub id: i64,
+}
+
+/// Body of `POST groups` and `PUT groups/{id}`.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct GroupSave {
+    /// Ignored on create; on update it must be absent or equal to the path's id.
+    pub id: Option<i64>,
+    pub name: Option<String>,
+    /// `voice` or `web`.
+    pub channel: Option<String>,
+    pub test_cases: Option<Vec<CaseIdItem>>,
+}
+
+/// Checks a group body; every problem is named.
+fn group_input(body: &GroupSave) -> ApiResult<(String, Channel, Vec<i64>)> {
+    let mut p = Problems::default();
+    let name = body.name.as_deref().map(str::trim).unwrap_or("");
+    if name.is_empty() {
+        p.push("name is required.");
+    } else if name.chars().count() > catalog::MAX_NAME {
+        p.push(format!(
+            "name may have at most {} characters.",
+            catalog::MAX_NAME
+        ));
+    }
+    let channel = match body.channel.as_deref().map(str::trim) {
+        None | Some("") => {
+            p.push("channel is required (voice or web).");
+            None
+        }
+        Some(c) => {
+            let ch = Channel::parse(c);
+            if ch.is_none() {
+                p.push(format!("channel {c:?} is not a channel (voice or web)."));
+            }
+            ch
+        }
+    };
+    let ids: Vec<i64> = body.test_cases.iter().flatten().map(|c| c.id).collect();
+    if ids.is_empty() {
+        p.push("testCases needs at least one test case.");
+    }
+    p.check()?;
+    Ok((name.to_string(), channel.unwrap_or(Channel::Voice), ids))
+}
+
+/// Only administrators with read-write access change groups.
+fn may_edit(session: &Session) -> ApiResult<()> {
+    if session.is_restricted() || !session.can_write() {
+        return Err(crate::error::ApiError::forbidden(
+            "Only administrators with read-write access may change test case groups.",
+        ));
+    }
+    Ok(())
+}
+
+async fn group_detail(state: &AppState, id: i64) -> ApiResult<GroupDetail> {
+    let found = state.store.read(move |c| catalog::group(c, id)).await?;
+    let Some((g, cases)) = found else {
+        return Err(crate::error::ApiError::not_found(format!(
+            "Group {id} does not exist."
+        )));
+    };
+    Ok(GroupDetail {
+        id: g.id,
+        name: g.name,
+        channel: g.channel.as_str().into(),
+        case_count: g.case_count,
+        ivr_count: g.ivr_count,
+        test_cases: cases.into_iter().map(case_item).collect(),
+    })
+}
+
 fn case_item(c: CaseRef) -> CaseItem {
     CaseItem {
         id: c.id,
@@ -337,20 +422,73 @@ impl GroupsApi {
     ) -> ApiResult<GroupResponse> {
         let id = id.0;
         visible_group(&state, &session, id).await?;
-        let found = state.store.read(move |c| catalog::group(c, id)).await?;
-        let Some((g, cases)) = found else {
-            return Err(crate::error::ApiError::not_found(format!(
-                "Group {id} does not exist."
+        Ok(GroupResponse::Ok(Envelope::ok(
+            group_detail(&state, id).await?,
+        )))
+    }
+
+    /// Creates a test case group of existing test cases of its channel (administrators with
+    /// read-write access).
+    #[oai(path = "/groups", method = "post", operation_id = "createGroup")]
+    async fn create(
+        &self,
+        state: Data<&AppState>,
+        session: Data<&Session>,
+        body: Json<GroupSave>,
+    ) -> ApiResult<GroupResponse> {
+        may_edit(&session)?;
+        let (name, channel, ids) = group_input(&body)?;
+        let id = state
+            .store
+            .write(move |tx| catalog::create_group(tx, &name, channel, &ids))
+            .await?;
+        Ok(GroupResponse::Ok(Envelope::ok(
+            group_detail(&state, id).await?,
+        )))
+    }
+
+    /// Renames a group and replaces its channel and test cases.
+    #[oai(path = "/groups/:id", method = "put", operation_id = "updateGroup")]
+    async fn update(
+        &self,
+        state: Data<&AppState>,
+        session: Data<&Session>,
+        id: Path<i64>,
+        body: Json<GroupSave>,
+    ) -> ApiResult<GroupResponse> {
+        may_edit(&session)?;
+        let id = id.0;
+        if body.id.is_some_and(|b| b != id) {
+            return Err(crate::error::ApiError::bad_request(format!(
+                "id {} in the body is not the group {id} of the path.",
+                body.id.unwrap_or_default()
             )));
-        };
-        Ok(GroupResponse::Ok(Envelope::ok(GroupDetail {
-            id: g.id,
-            name: g.name,
-            channel: g.channel.as_str().into(),
-            case_count: g.case_count,
-            ivr_count: g.ivr_count,
-            test_cases: cases.into_iter().map(case_item).collect(),
-        })))
+        }
+        let (name, channel, ids) = group_input(&body)?;
+        state
+            .store
+            .write(move |tx| catalog::update_group(tx, id, &name, channel, &ids))
+            .await?;
+        Ok(GroupResponse::Ok(Envelope::ok(
+            group_detail(&state, id).await?,
+        )))
+    }
+
+    /// Deletes a group (its assignments to users go with it; test cases and runs stay).
+    #[oai(path = "/groups/:id", method = "delete", operation_id = "deleteGroup")]
+    async fn delete(
+        &self,
+        state: Data<&AppState>,
+        session: Data<&Session>,
+        id: Path<i64>,
+    ) -> ApiResult<DeletedResponse> {
+        may_edit(&session)?;
+        let id = id.0;
+        state
+            .store
+            .write(move |tx| catalog::delete_group(tx, id))
+            .await?;
+        Ok(DeletedResponse::Ok(Envelope::ok(true)))
     }
 
     /// The group's pass / warning / failure counts per test case (`level=case`) or per

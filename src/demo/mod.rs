@@ -2,9 +2,11 @@
 //! catalog, 30 days of runs with incidents, client application health and telephone-like
 //! recordings; a live feed keeps adding runs while the server runs.
 //!
-//! The first start in a data directory stores the recordings, ingests the history, creates
-//! the groups and remembers (seed, anchor, how far runs were ingested) in `meta`; a later
-//! start in the same directory reads that back and only continues the live feed.
+//! The first start in a data directory stores the recordings and remembers (seed, anchor)
+//! in `meta`, then loads the history in the background while the server already answers:
+//! newest day first, the groups and health as soon as the first day is in. A later start
+//! in the same directory reads the state back and only continues the live feed (or
+//! finishes an interrupted history: ingest skips the runs already stored).
 
 pub mod audio;
 pub mod catalog;
@@ -52,12 +54,9 @@ pub struct Demo {
     pub(crate) state: DemoState,
 }
 
-/// What start-up did, for the start-up message.
+/// What loading the history did, for the message printed when it is done.
 #[derive(Debug, Clone)]
-pub struct Startup {
-    /// False when the data directory already held the demo history.
-    pub generated: bool,
-    pub seed: u64,
+pub struct Loaded {
     pub runs: usize,
     pub from: DateTime<Utc>,
     pub to: DateTime<Utc>,
@@ -69,91 +68,106 @@ impl Demo {
         &self.generator
     }
 
-    /// Prepares the demo in `store` (blocking: call it off the async threads). On a fresh
-    /// data directory this stores the clips, ingests [`generator::HISTORY_DAYS`] days of
-    /// runs up to `now`, creates the groups and the health snapshots.
-    pub fn prepare(
+    /// True until the history has been loaded completely.
+    pub fn needs_history(&self) -> bool {
+        !self.state.history_complete
+    }
+
+    /// Opens the demo of the data directory, or starts a new one anchored at `now`: stores
+    /// the clips and remembers seed and anchor. Quick; blocking (call it off the async
+    /// threads). A data directory that holds demo data keeps its own seed.
+    pub fn open(
         store: &Store,
         data_dir: &Path,
         tz: Tz,
         seed: u64,
         now: DateTime<Utc>,
-    ) -> Result<(Demo, Startup), DemoError> {
-        let started = Instant::now();
-        if let Some(state) = store.read_blocking(state::load)? {
-            if state.seed != seed {
-                tracing::warn!(
-                    stored = state.seed,
-                    asked = seed,
-                    "the data directory holds demo data of another seed; continuing with it"
-                );
-            }
-            let generator = Arc::new(Generator::new(
-                state.seed,
-                tz,
-                state.anchor,
-                state.clip_ids(),
-            ));
-            let startup = Startup {
-                generated: false,
-                seed: state.seed,
-                runs: 0,
-                from: generator.history_start(),
-                to: state.until,
-                elapsed: started.elapsed(),
-            };
-            let demo = Demo {
-                store: store.clone(),
-                tz,
-                generator,
-                state,
-            };
-            return Ok((demo, startup));
-        }
-
-        let clips = store_clips(store, data_dir)?;
-        let generator = Arc::new(Generator::new(seed, tz, now, clips.clone()));
-        let (from, to) = (generator.history_start(), generator.anchor());
-        let runs = ingest_history(store, &generator, tz, from, to)?;
-        let state = DemoState {
-            seed,
-            anchor: generator.anchor(),
-            until: to,
-            clips: clips
-                .iter()
-                .map(|(c, id)| (c.name().to_string(), id.clone()))
-                .collect(),
-        };
-        let g = generator.clone();
-        let st = state.clone();
-        store.write_blocking(move |tx| {
-            // A data directory given with --data-dir may already have groups of these names.
-            let existing = group_ids(tx)?;
-            for group in &g.catalog().groups {
-                if !existing.contains_key(group.name) {
-                    store::catalog::create_group(tx, group.name, group.channel, &group.cases)?;
+    ) -> Result<Demo, DemoError> {
+        let state = match store.read_blocking(state::load)? {
+            Some(state) => {
+                if state.seed != seed {
+                    tracing::warn!(
+                        stored = state.seed,
+                        asked = seed,
+                        "the data directory holds demo data of another seed; continuing with it"
+                    );
                 }
+                state
             }
-            store::health::put(tx, &g.health_at(to))?;
-            state::save(tx, &st)
+            None => {
+                let clips = store_clips(store, data_dir)?;
+                let anchor = Generator::new(seed, tz, now, HashMap::new()).anchor();
+                let state = DemoState {
+                    seed,
+                    anchor,
+                    until: anchor,
+                    clips: clips
+                        .iter()
+                        .map(|(c, id)| (c.name().to_string(), id.clone()))
+                        .collect(),
+                    history_complete: false,
+                };
+                let st = state.clone();
+                store.write_blocking(move |tx| state::save(tx, &st))?;
+                state
+            }
+        };
+        let generator = Arc::new(Generator::new(
+            state.seed,
+            tz,
+            state.anchor,
+            state.clip_ids(),
+        ));
+        Ok(Demo {
+            store: store.clone(),
+            tz,
+            generator,
+            state,
+        })
+    }
+
+    /// Loads [`generator::HISTORY_DAYS`] days of runs up to the anchor, newest day first.
+    /// As soon as the first day is stored (every test case exists then) the groups and
+    /// the health are created and `on_catalog` runs (to assign the demo viewer's groups),
+    /// so the dashboard fills in from today backwards. Blocking.
+    pub fn load_history(
+        &mut self,
+        on_catalog: impl FnOnce(&Store) -> Result<(), DemoError>,
+    ) -> Result<Loaded, DemoError> {
+        let started = Instant::now();
+        let (from, to) = (self.generator.history_start(), self.generator.anchor());
+        let generator = self.generator.clone();
+        let mut on_catalog = Some(on_catalog);
+        let runs = ingest_history(&self.store, &self.generator, self.tz, from, to, |store| {
+            let g = generator.clone();
+            store.write_blocking(move |tx| {
+                // A data directory given with --data-dir may already have groups of these
+                // names.
+                let existing = group_ids(tx)?;
+                for group in &g.catalog().groups {
+                    if !existing.contains_key(group.name) {
+                        store::catalog::create_group(tx, group.name, group.channel, &group.cases)?;
+                    }
+                }
+                store::health::put(tx, &g.health_at(to))
+            })?;
+            match on_catalog.take() {
+                Some(f) => f(store),
+                None => Ok(()),
+            }
         })?;
-        let startup = Startup {
-            generated: true,
-            seed,
+        let mut done = self.state.clone();
+        done.history_complete = true;
+        done.until = to;
+        let d = done.clone();
+        self.store.write_blocking(move |tx| state::save(tx, &d))?;
+        self.state = done;
+        Ok(Loaded {
             runs,
             from,
             to,
             elapsed: started.elapsed(),
-        };
-        Ok((
-            Demo {
-                store: store.clone(),
-                tz,
-                generator,
-                state,
-            },
-            startup,
-        ))
+        })
     }
 }
 
@@ -169,21 +183,24 @@ fn store_clips(store: &Store, data_dir: &Path) -> Result<HashMap<ClipId, String>
     Ok(ids)
 }
 
-/// Ingests the runs that end in `(from, to]`, a day per transaction, generating the next
-/// days on other threads while one is written. Returns how many runs were stored.
+/// Ingests the runs that end in `(from, to]`, a day per transaction, newest day first,
+/// generating the next days on other threads while one is written; `after_first` runs once
+/// the first day is stored. Returns how many runs were stored (runs already stored are
+/// skipped).
 pub fn ingest_history(
     store: &Store,
     generator: &Arc<Generator>,
     tz: Tz,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
+    mut after_first: impl FnMut(&Store) -> Result<(), DemoError>,
 ) -> Result<usize, DemoError> {
     let mut windows = Vec::new();
-    let mut t = from;
-    while t < to {
-        let next = (t + HISTORY_CHUNK).min(to);
-        windows.push((t, next));
-        t = next;
+    let mut t = to;
+    while t > from {
+        let prev = (t - HISTORY_CHUNK).max(from);
+        windows.push((prev, t));
+        t = prev;
     }
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -204,10 +221,24 @@ pub fn ingest_history(
             });
         }
         drop(send);
-        let mut stored = 0;
+        let (mut stored, mut batches) = (0, 0);
+        let mut writing = std::time::Duration::ZERO;
         for runs in receive {
+            let t = Instant::now();
             stored += ingest(store, tz, runs)?;
+            writing += t.elapsed();
+            batches += 1;
+            if batches == 1 {
+                after_first(store)?;
+            }
         }
+        tracing::info!(
+            runs = stored,
+            transactions = batches,
+            generator_threads = workers,
+            ingest_secs = writing.as_secs_f64(),
+            "demo history ingested"
+        );
         Ok(stored)
     })
 }
@@ -259,26 +290,23 @@ fn group_ids(conn: &rusqlite::Connection) -> Result<HashMap<String, i64>, StoreE
     )
 }
 
-/// The start-up message: what was generated (or found), how long it took, the incidents.
-pub fn startup_message(demo: &Demo, s: &Startup) -> String {
+/// What is printed at start-up: what the demo does now, and its incidents.
+pub fn opening_message(demo: &Demo) -> String {
     let mut out = String::new();
-    if s.generated {
+    if demo.needs_history() {
         out.push_str(&format!(
-            "demo: generated {} runs ({} to {}) in {:.1} s, seed {}\n",
-            s.runs,
-            s.from.format("%Y-%m-%d %H:%M UTC"),
-            s.to.format("%Y-%m-%d %H:%M UTC"),
-            s.elapsed.as_secs_f64(),
-            s.seed
+            "demo: loading {} days of history in the background (newest first), seed {}\n",
+            generator::HISTORY_DAYS,
+            demo.state.seed
         ));
     } else {
         out.push_str(&format!(
-            "demo: data directory already holds the demo history up to {}, seed {}; continuing the live feed\n",
-            s.to.format("%Y-%m-%d %H:%M UTC"),
-            s.seed
+            "demo: data directory already holds the demo history (seed {}); continuing the live feed from {}\n",
+            demo.state.seed,
+            demo.state.until.format("%Y-%m-%d %H:%M UTC"),
         ));
     }
-    out.push_str("demo: incidents (site time):\n");
+    out.push_str(&format!("demo: incidents ({} time):\n", demo.tz));
     for inc in demo.generator.incidents() {
         out.push_str(&format!(
             "  {} to {}  {}\n",
@@ -290,8 +318,9 @@ pub fn startup_message(demo: &Demo, s: &Startup) -> String {
     out
 }
 
-/// `serve --demo`: prepares the demo data (printing what it did and how long it took),
-/// gives the demo viewer its groups and starts the live feed.
+/// `serve --demo`: opens (or starts) the demo of the data directory and, in the
+/// background, loads the history (printing how many runs and how long it took), gives the
+/// demo viewer its groups and runs the live feed. The server answers meanwhile.
 pub async fn start(
     store: &Store,
     config: &crate::config::Config,
@@ -300,17 +329,48 @@ pub async fn start(
     let seed = seed.unwrap_or(DEFAULT_SEED);
     let (s, data_dir, tz) = (store.clone(), config.data_dir.clone(), config.tz());
     println!("demo: data directory {}", data_dir.display());
-    let (demo, startup) =
-        tokio::task::spawn_blocking(move || Demo::prepare(&s, &data_dir, tz, seed, Utc::now()))
+    let mut demo =
+        tokio::task::spawn_blocking(move || Demo::open(&s, &data_dir, tz, seed, Utc::now()))
             .await??;
-    print!("{}", startup_message(&demo, &startup));
+    print!("{}", opening_message(&demo));
     let viewer = store
         .read(|c| store::auth::user_by_username(c, crate::demo_accounts::DEMO_VIEWER))
-        .await?;
-    if let Some(viewer) = viewer {
+        .await?
+        .map(|u| u.id);
+    let assign = move |store: &Store| match viewer {
+        Some(id) => assign_demo_viewer_groups(store, id),
+        None => Ok(()),
+    };
+    if !demo.needs_history() {
         let s = store.clone();
-        tokio::task::spawn_blocking(move || assign_demo_viewer_groups(&s, viewer.id)).await??;
+        tokio::task::spawn_blocking(move || assign(&s)).await??;
+        tokio::spawn(live::run(demo));
+        return Ok(());
     }
-    tokio::spawn(live::run(demo));
+    tokio::spawn(async move {
+        let loaded = tokio::task::spawn_blocking(move || {
+            let loaded = demo.load_history(assign);
+            (demo, loaded)
+        })
+        .await;
+        match loaded {
+            Ok((demo, Ok(l))) => {
+                println!(
+                    "demo: generated {} runs ({} to {}) in {:.1} s, seed {}",
+                    l.runs,
+                    l.from.format("%Y-%m-%d %H:%M UTC"),
+                    l.to.format("%Y-%m-%d %H:%M UTC"),
+                    l.elapsed.as_secs_f64(),
+                    demo.state.seed
+                );
+                live::run(demo).await;
+            }
+            Ok((_, Err(e))) => {
+                tracing::error!(error = %e, "demo history could not be loaded");
+                eprintln!("cxwatch: demo history could not be loaded: {e}");
+            }
+            Err(e) => tracing::error!(error = %e, "demo history task failed"),
+        }
+    });
     Ok(())
 }

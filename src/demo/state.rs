@@ -17,10 +17,14 @@ const KEY: &str = "demo_state";
 pub struct DemoState {
     pub seed: u64,
     pub anchor: DateTime<Utc>,
-    /// Runs that end up to this time are stored.
+    /// Runs that end up to this time are stored (once the history is complete).
     pub until: DateTime<Utc>,
     /// Clip name to recording id.
     pub clips: BTreeMap<String, String>,
+    /// False while the history is being loaded; a start that finds it false loads it
+    /// again (ingest skips the runs already stored).
+    #[serde(default)]
+    pub history_complete: bool,
 }
 
 impl DemoState {
@@ -70,11 +74,13 @@ mod tests {
             anchor: Utc.with_ymd_and_hms(2024, 5, 15, 12, 0, 0).unwrap(),
             until: Utc.with_ymd_and_hms(2024, 5, 15, 12, 5, 0).unwrap(),
             clips: [("call".to_string(), "ab".repeat(32))].into(),
+            history_complete: false,
         };
         let s = state.clone();
         store.write_blocking(move |tx| save(tx, &s)).unwrap();
         let mut later = state.clone();
         later.until = Utc.with_ymd_and_hms(2024, 5, 15, 12, 6, 0).unwrap();
+        later.history_complete = true;
         let l = later.clone();
         store.write_blocking(move |tx| save(tx, &l)).unwrap();
         assert_eq!(store.read_blocking(load).unwrap(), Some(later));

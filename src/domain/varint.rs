@@ -53,6 +53,14 @@ impl<'a> Reader<'a> {
         Err(Corrupt(self.pos))
     }
 
+    /// The next `len` bytes.
+    pub fn take(&mut self, len: usize) -> Result<&'a [u8], Corrupt> {
+        let end = self.pos.checked_add(len).ok_or(Corrupt(self.pos))?;
+        let bytes = self.buf.get(self.pos..end).ok_or(Corrupt(self.pos))?;
+        self.pos = end;
+        Ok(bytes)
+    }
+
     pub fn u32(&mut self) -> Result<u32, Corrupt> {
         u32::try_from(self.u64()?).map_err(|_| Corrupt(self.pos))
     }

@@ -11,6 +11,7 @@
 
 pub mod assets;
 pub mod headers;
+pub mod listener;
 pub mod systemd;
 pub mod tenant;
 pub mod tls;
@@ -19,7 +20,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use poem::listener::{Acceptor, Listener, TcpListener};
+use poem::listener::{Acceptor, Listener};
+
+use listener::NoDelayListener;
 use poem::{get, handler, EndpointExt, Route, Server};
 
 use crate::api::AppState;
@@ -77,7 +80,7 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
     let cannot_listen =
         |e: std::io::Error| anyhow::anyhow!("server.listen: cannot listen on {listen}: {e}");
     if config.server.plain_http {
-        let acceptor = TcpListener::bind(listen)
+        let acceptor = NoDelayListener(listen)
             .into_acceptor()
             .await
             .map_err(cannot_listen)?;
@@ -88,7 +91,7 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
             .await?;
     } else {
         let tls = tls::load_or_generate(&config)?;
-        let acceptor = TcpListener::bind(listen)
+        let acceptor = NoDelayListener(listen)
             .rustls(tls)
             .into_acceptor()
             .await

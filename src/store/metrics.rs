@@ -1,6 +1,6 @@
 //! Metric queries of a test case group over site-local dates: per test case or per
 //! segment, counts per status, 24 hour slots, latency and MOS distributions; and the MOS of
-//! a group per hour slot. They read only the rollup tables (`store::rollups`).
+//! a group per hour slot. They read only the rollup table (`store::rollups`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -8,6 +8,7 @@ use chrono::NaiveDate;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::catalog::channel_of;
+use super::rollups;
 use super::{StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::dist::{self, Summary};
@@ -119,7 +120,7 @@ pub fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<Entit
             let mut stmt = conn.prepare_cached(
                 "SELECT r.test_case_id, r.hour, r.pass, r.warn, r.fail, r.stopped,
                         r.mos_n, r.mos_sum, r.mos_hist, r.lat_n, r.lat_sum, r.lat_hist
-                   FROM group_cases g JOIN rollup_case_hour r
+                   FROM group_cases g JOIN rollup_hour r
                      ON r.test_case_id = g.test_case_id AND r.run_type = ?2
                     AND r.day BETWEEN ?3 AND ?4
                   WHERE g.group_id = ?1",
@@ -158,23 +159,26 @@ pub fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<Entit
         Level::Segment => {
             let mut accs: BTreeMap<(i64, i64), Acc> = BTreeMap::new();
             let mut stmt = conn.prepare_cached(
-                "SELECT r.test_case_id, r.segment_id, r.hour, r.pass, r.warn, r.fail, r.stopped,
-                        r.lat_n, r.lat_sum, r.lat_hist
-                   FROM group_cases g JOIN rollup_segment_hour r
+                "SELECT r.test_case_id, r.hour, r.segments
+                   FROM group_cases g JOIN rollup_hour r
                      ON r.test_case_id = g.test_case_id AND r.run_type = ?2
                     AND r.day BETWEEN ?3 AND ?4
-                  WHERE g.group_id = ?1",
+                  WHERE g.group_id = ?1 AND r.segments IS NOT NULL",
             )?;
             let mut rows = stmt.query(params![q.group_id, rt, d0, d1])?;
             while let Some(r) = rows.next()? {
-                let acc = accs.entry((r.get(0)?, r.get(1)?)).or_default();
-                acc.add_counts(
-                    r.get::<_, usize>(2)?,
-                    [r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?],
-                );
-                acc.lat
-                    .add(r.get(7)?, r.get(8)?, blob(r, 9)?)
-                    .map_err(corrupt)?;
+                let case: i64 = r.get(0)?;
+                let hour: usize = r.get(1)?;
+                let Some(segments) = blob(r, 2)? else {
+                    continue;
+                };
+                rollups::for_each_segment(segments, |s| {
+                    let acc = accs.entry((case, s.segment_id)).or_default();
+                    acc.add_counts(hour, s.counts.map(|c| c as i64));
+                    let hist = (!s.lat_hist.is_empty()).then_some(s.lat_hist);
+                    acc.lat.add(s.lat_n, s.lat_sum, hist)
+                })
+                .map_err(corrupt)?;
             }
             let mut name_stmt = conn.prepare_cached(
                 "SELECT name FROM segments WHERE test_case_id = ?1 AND segment_id = ?2",
@@ -220,7 +224,7 @@ pub fn group_mos(
     let mut hours: Vec<dist::Acc> = (0..SLOTS).map(|_| dist::Acc::default()).collect();
     let mut stmt = conn.prepare_cached(
         "SELECT r.hour, r.mos_n, r.mos_sum, r.mos_hist
-           FROM group_cases g JOIN rollup_case_hour r
+           FROM group_cases g JOIN rollup_hour r
              ON r.test_case_id = g.test_case_id AND r.run_type = ?2
             AND r.day BETWEEN ?3 AND ?4
           WHERE g.group_id = ?1 AND r.mos_n > 0",

@@ -1,7 +1,9 @@
 //! Rollups: per test case and per segment, per site-local day and hour, per run type,
 //! counts per run status plus MOS and latency distributions (`domain::dist`). Ingest adds
 //! each batch's runs in the same transaction that stores them, so rollups always equal a
-//! recount of the stored runs. Metric queries (`store::metrics`) read only these tables.
+//! recount of the stored runs. Metric queries (`store::metrics`) read only this table,
+//! `rollup_hour`: one row per test case, run type, local day and hour, with the segments'
+//! figures inside the row (one row to update per test case and batch, not one per segment).
 //!
 //! The site time zone the rollups were built with is kept in `meta` (`rollup_tz`); when the
 //! configured zone changes, the next ingest rebuilds them from the stored runs.
@@ -15,7 +17,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::run_detail::{self, ScriptSegment};
 use super::{StoreError, StoreResult};
-use crate::domain::{buckets, dist};
+use crate::domain::{buckets, dist, varint};
 use crate::ingest::IngestRun;
 
 /// What a run contributes to the rollups.
@@ -78,23 +80,23 @@ impl RunFacts {
 }
 
 #[derive(Default)]
-struct CaseDelta {
-    counts: [i64; 4],
-    mos: Vec<u32>,
-    lat: Vec<u32>,
-}
-
-#[derive(Default)]
 struct SegmentDelta {
     counts: [i64; 4],
     lat: Vec<u32>,
 }
 
+#[derive(Default)]
+struct CaseDelta {
+    counts: [i64; 4],
+    mos: Vec<u32>,
+    lat: Vec<u32>,
+    segments: BTreeMap<i64, SegmentDelta>,
+}
+
 /// Rollup changes of a set of runs, applied at once.
 #[derive(Default)]
 pub struct Deltas {
-    cases: BTreeMap<(i64, u8, i32, u8), CaseDelta>,
-    segments: BTreeMap<(i64, u8, i32, u8, i64), SegmentDelta>,
+    hours: BTreeMap<(i64, u8, i32, u8), CaseDelta>,
     runs: usize,
 }
 
@@ -102,7 +104,7 @@ impl Deltas {
     pub fn add(&mut self, tz: Tz, f: &RunFacts) {
         let (day, hour) = buckets::local_slot(tz, f.run_ms);
         let c = self
-            .cases
+            .hours
             .entry((f.case_id, f.run_type, day, hour))
             .or_default();
         c.counts[usize::from(f.status & 3)] += 1;
@@ -111,10 +113,7 @@ impl Deltas {
         }
         for s in &f.segments {
             c.lat.extend_from_slice(&s.latencies);
-            let d = self
-                .segments
-                .entry((f.case_id, f.run_type, day, hour, s.segment_id))
-                .or_default();
+            let d = c.segments.entry(s.segment_id).or_default();
             d.counts[usize::from(s.status & 3)] += 1;
             d.lat.extend_from_slice(&s.latencies);
         }
@@ -126,25 +125,38 @@ impl Deltas {
         self.runs
     }
 
-    /// Adds the changes to the rollup tables.
+    /// Adds the changes to the rollup table.
     pub fn apply(self, conn: &Connection) -> StoreResult<()> {
         register_functions(conn)?;
-        let mut case_stmt = conn.prepare_cached(
-            "INSERT INTO rollup_case_hour (test_case_id, run_type, day, hour, pass, warn, fail,
-                    stopped, mos_n, mos_sum, mos_hist, lat_n, lat_sum, lat_hist)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+        let mut stmt = conn.prepare_cached(
+            "INSERT INTO rollup_hour (test_case_id, run_type, day, hour, pass, warn, fail,
+                    stopped, mos_n, mos_sum, mos_hist, lat_n, lat_sum, lat_hist, segments)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
              ON CONFLICT (test_case_id, run_type, day, hour) DO UPDATE SET
                     pass = pass + excluded.pass, warn = warn + excluded.warn,
                     fail = fail + excluded.fail, stopped = stopped + excluded.stopped,
                     mos_n = mos_n + excluded.mos_n, mos_sum = mos_sum + excluded.mos_sum,
                     mos_hist = cx_hist_merge(mos_hist, excluded.mos_hist),
                     lat_n = lat_n + excluded.lat_n, lat_sum = lat_sum + excluded.lat_sum,
-                    lat_hist = cx_hist_merge(lat_hist, excluded.lat_hist)",
+                    lat_hist = cx_hist_merge(lat_hist, excluded.lat_hist),
+                    segments = cx_segments_merge(segments, excluded.segments)",
         )?;
-        for ((case, rt, day, hour), mut d) in self.cases {
+        for ((case, rt, day, hour), mut d) in self.hours {
             let (mos_n, mos_sum, mos_hist) = hist_parts(&mut d.mos);
             let (lat_n, lat_sum, lat_hist) = hist_parts(&mut d.lat);
-            case_stmt.execute(params![
+            let mut segs = Vec::with_capacity(d.segments.len());
+            for (id, mut s) in d.segments {
+                let (n, sum, hist) = hist_parts(&mut s.lat);
+                segs.push(SegmentRollup {
+                    segment_id: id,
+                    counts: s.counts.map(|c| c as u64),
+                    lat_n: n as u64,
+                    lat_sum: sum as u64,
+                    lat_hist: hist.unwrap_or_default(),
+                });
+            }
+            let segments = (!segs.is_empty()).then(|| encode_segments(&segs));
+            stmt.execute(params![
                 case,
                 rt,
                 day,
@@ -158,38 +170,111 @@ impl Deltas {
                 mos_hist,
                 lat_n,
                 lat_sum,
-                lat_hist
-            ])?;
-        }
-        let mut seg_stmt = conn.prepare_cached(
-            "INSERT INTO rollup_segment_hour (test_case_id, run_type, day, hour, segment_id,
-                    pass, warn, fail, stopped, lat_n, lat_sum, lat_hist)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-             ON CONFLICT (test_case_id, run_type, day, hour, segment_id) DO UPDATE SET
-                    pass = pass + excluded.pass, warn = warn + excluded.warn,
-                    fail = fail + excluded.fail, stopped = stopped + excluded.stopped,
-                    lat_n = lat_n + excluded.lat_n, lat_sum = lat_sum + excluded.lat_sum,
-                    lat_hist = cx_hist_merge(lat_hist, excluded.lat_hist)",
-        )?;
-        for ((case, rt, day, hour, seg), mut d) in self.segments {
-            let (lat_n, lat_sum, lat_hist) = hist_parts(&mut d.lat);
-            seg_stmt.execute(params![
-                case,
-                rt,
-                day,
-                hour,
-                seg,
-                d.counts[0],
-                d.counts[1],
-                d.counts[2],
-                d.counts[3],
-                lat_n,
-                lat_sum,
-                lat_hist
+                lat_hist,
+                segments
             ])?;
         }
         Ok(())
     }
+}
+
+/// One segment's part of an hourly rollup row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SegmentRollup {
+    pub segment_id: i64,
+    /// pass, warn, fail, stopped.
+    pub counts: [u64; 4],
+    pub lat_n: u64,
+    pub lat_sum: u64,
+    /// Encoded latency histogram (empty when no latency).
+    pub lat_hist: Vec<u8>,
+}
+
+/// Encodes segment rollups sorted by id: `varint(count)`, then per segment
+/// `zigzag(id) pass warn fail stopped lat_n lat_sum varint(len) histogram`.
+pub fn encode_segments(segs: &[SegmentRollup]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + segs.len() * 16);
+    varint::put_u64(&mut out, segs.len() as u64);
+    for s in segs {
+        varint::put_i64(&mut out, s.segment_id);
+        for c in s.counts {
+            varint::put_u64(&mut out, c);
+        }
+        varint::put_u64(&mut out, s.lat_n);
+        varint::put_u64(&mut out, s.lat_sum);
+        varint::put_u64(&mut out, s.lat_hist.len() as u64);
+        out.extend_from_slice(&s.lat_hist);
+    }
+    out
+}
+
+/// A segment's part of a rollup row, borrowing its histogram from the blob.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SegmentView<'a> {
+    pub segment_id: i64,
+    pub counts: [u64; 4],
+    pub lat_n: u64,
+    pub lat_sum: u64,
+    pub lat_hist: &'a [u8],
+}
+
+/// Calls `f` for each segment of an encoded blob.
+pub fn for_each_segment<'a>(
+    blob: &'a [u8],
+    mut f: impl FnMut(SegmentView<'a>) -> Result<(), varint::Corrupt>,
+) -> Result<(), varint::Corrupt> {
+    let mut r = varint::Reader::new(blob);
+    let n = r.u64()?;
+    for _ in 0..n {
+        let segment_id = r.i64()?;
+        let counts = [r.u64()?, r.u64()?, r.u64()?, r.u64()?];
+        let lat_n = r.u64()?;
+        let lat_sum = r.u64()?;
+        let len = r.u64()? as usize;
+        let lat_hist = r.take(len)?;
+        f(SegmentView {
+            segment_id,
+            counts,
+            lat_n,
+            lat_sum,
+            lat_hist,
+        })?;
+    }
+    Ok(())
+}
+
+/// Merges two encoded segment blobs (either may be absent).
+pub fn merge_segments(
+    a: Option<&[u8]>,
+    b: Option<&[u8]>,
+) -> Result<Option<Vec<u8>>, varint::Corrupt> {
+    let (a, b) = match (a, b) {
+        (None, None) => return Ok(None),
+        (Some(x), None) | (None, Some(x)) => return Ok(Some(x.to_vec())),
+        (Some(a), Some(b)) => (a, b),
+    };
+    let mut merged: BTreeMap<i64, SegmentRollup> = BTreeMap::new();
+    for blob in [a, b] {
+        for_each_segment(blob, |v| {
+            let e = merged.entry(v.segment_id).or_insert_with(|| SegmentRollup {
+                segment_id: v.segment_id,
+                ..Default::default()
+            });
+            for i in 0..4 {
+                e.counts[i] += v.counts[i];
+            }
+            e.lat_n += v.lat_n;
+            e.lat_sum += v.lat_sum;
+            let hist = dist::merge(
+                (!e.lat_hist.is_empty()).then_some(&e.lat_hist[..]),
+                (!v.lat_hist.is_empty()).then_some(v.lat_hist),
+            )?;
+            e.lat_hist = hist.unwrap_or_default();
+            Ok(())
+        })?;
+    }
+    let segs: Vec<SegmentRollup> = merged.into_values().collect();
+    Ok(Some(encode_segments(&segs)))
 }
 
 fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
@@ -201,29 +286,40 @@ fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
     (n, sum, Some(dist::encode(&dist::from_values(values))))
 }
 
-/// Registers `cx_hist_merge(a, b)` on the connection (once).
+type Merge = fn(Option<&[u8]>, Option<&[u8]>) -> Result<Option<Vec<u8>>, varint::Corrupt>;
+
+/// Registers `cx_hist_merge(a, b)` and `cx_segments_merge(a, b)` on the connection (once).
 pub fn register_functions(conn: &Connection) -> StoreResult<()> {
-    if conn.prepare("SELECT cx_hist_merge(NULL, NULL)").is_ok() {
+    if conn
+        .prepare("SELECT cx_hist_merge(NULL, NULL), cx_segments_merge(NULL, NULL)")
+        .is_ok()
+    {
         return Ok(());
     }
-    conn.create_scalar_function(
-        "cx_hist_merge",
-        2,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            let blob = |i: usize| -> rusqlite::Result<Option<&[u8]>> {
-                match ctx.get_raw(i) {
-                    ValueRef::Null => Ok(None),
-                    ValueRef::Blob(b) => Ok(Some(b)),
-                    _ => Err(rusqlite::Error::UserFunctionError(
-                        "cx_hist_merge takes blobs".into(),
-                    )),
-                }
-            };
-            dist::merge(blob(0)?, blob(1)?)
-                .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
-        },
-    )?;
+    let functions: [(&str, Merge); 2] = [
+        ("cx_hist_merge", dist::merge),
+        ("cx_segments_merge", merge_segments),
+    ];
+    for (name, merge) in functions {
+        conn.create_scalar_function(
+            name,
+            2,
+            FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+            move |ctx| {
+                let blob = |i: usize| -> rusqlite::Result<Option<&[u8]>> {
+                    match ctx.get_raw(i) {
+                        ValueRef::Null => Ok(None),
+                        ValueRef::Blob(b) => Ok(Some(b)),
+                        _ => Err(rusqlite::Error::UserFunctionError(
+                            "rollup merge functions take blobs".into(),
+                        )),
+                    }
+                };
+                merge(blob(0)?, blob(1)?)
+                    .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
+            },
+        )?;
+    }
     Ok(())
 }
 
@@ -292,8 +388,7 @@ pub fn facts_of_stored(
 
 /// Recomputes every rollup from the stored runs in `tz`; returns the number of runs.
 pub fn rebuild(tx: &Transaction, tz: Tz) -> StoreResult<u64> {
-    tx.execute("DELETE FROM rollup_case_hour", [])?;
-    tx.execute("DELETE FROM rollup_segment_hour", [])?;
+    tx.execute("DELETE FROM rollup_hour", [])?;
     let mut scripts: HashMap<i64, Vec<ScriptSegment>> = HashMap::new();
     let mut deltas = Deltas::default();
     let mut total = 0u64;
@@ -340,4 +435,62 @@ pub fn load_script(conn: &Connection, id: i64) -> StoreResult<Vec<ScriptSegment>
         .prepare_cached("SELECT body FROM run_scripts WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;
     serde_json::from_str(&body).map_err(|e| StoreError::Invalid(format!("stored script {id}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(id: i64, counts: [u64; 4], lat: &[u32]) -> SegmentRollup {
+        let mut v = lat.to_vec();
+        SegmentRollup {
+            segment_id: id,
+            counts,
+            lat_n: v.len() as u64,
+            lat_sum: v.iter().map(|&x| u64::from(x)).sum(),
+            lat_hist: if v.is_empty() {
+                Vec::new()
+            } else {
+                dist::encode(&dist::from_values(&mut v))
+            },
+        }
+    }
+
+    fn decode(blob: &[u8]) -> Vec<SegmentRollup> {
+        let mut out = Vec::new();
+        for_each_segment(blob, |v| {
+            out.push(SegmentRollup {
+                segment_id: v.segment_id,
+                counts: v.counts,
+                lat_n: v.lat_n,
+                lat_sum: v.lat_sum,
+                lat_hist: v.lat_hist.to_vec(),
+            });
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn segments_round_trip_and_merge_canonically() {
+        let a = vec![
+            seg(-3, [1, 0, 0, 0], &[100, 200]),
+            seg(2, [0, 1, 0, 0], &[]),
+        ];
+        let b = vec![seg(2, [0, 0, 1, 1], &[50]), seg(9, [1, 0, 0, 0], &[200])];
+        let (ea, eb) = (encode_segments(&a), encode_segments(&b));
+        assert_eq!(decode(&ea), a);
+        let merged = merge_segments(Some(&ea), Some(&eb)).unwrap().unwrap();
+        // The same as encoding the union directly.
+        let union = vec![
+            seg(-3, [1, 0, 0, 0], &[100, 200]),
+            seg(2, [0, 1, 1, 1], &[50]),
+            seg(9, [1, 0, 0, 0], &[200]),
+        ];
+        assert_eq!(merged, encode_segments(&union));
+        assert_eq!(merge_segments(None, Some(&eb)).unwrap().unwrap(), eb);
+        assert_eq!(merge_segments(None, None).unwrap(), None);
+        assert!(for_each_segment(&ea[..ea.len() - 1], |_| Ok(())).is_err());
+    }
 }

@@ -58,8 +58,8 @@ pub struct ScriptStep {
     pub extra: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
-/// The script of a run, its JSON body and the body's SHA-256.
-pub fn script_of(run: &IngestRun) -> (Vec<ScriptSegment>, String, [u8; 32]) {
+/// The script of a run and its JSON body.
+pub fn script_of(run: &IngestRun) -> (Vec<ScriptSegment>, String) {
     let script: Vec<ScriptSegment> = run
         .segments
         .iter()
@@ -84,8 +84,58 @@ pub fn script_of(run: &IngestRun) -> (Vec<ScriptSegment>, String, [u8; 32]) {
         })
         .collect();
     let body = serde_json::to_string(&script).unwrap_or_else(|_| "[]".into());
-    let hash: [u8; 32] = Sha256::digest(body.as_bytes()).into();
-    (script, body, hash)
+    (script, body)
+}
+
+/// SHA-256 over every field a run's script keeps (length-prefixed, in order), computed
+/// without building the script: scripts are found by it.
+pub fn script_hash(run: &IngestRun) -> [u8; 32] {
+    fn text(h: &mut Sha256, v: &str) {
+        h.update((v.len() as u64).to_le_bytes());
+        h.update(v.as_bytes());
+    }
+    fn opt_text(h: &mut Sha256, v: Option<&str>) {
+        match v {
+            None => h.update([0]),
+            Some(v) => {
+                h.update([1]);
+                text(h, v);
+            }
+        }
+    }
+    fn opt_int(h: &mut Sha256, v: Option<i64>) {
+        match v {
+            None => h.update([0]),
+            Some(v) => {
+                h.update([1]);
+                h.update(v.to_le_bytes());
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    h.update(b"cxwatch script 1");
+    h.update((run.segments.len() as u64).to_le_bytes());
+    for seg in &run.segments {
+        h.update(seg.segment_id.to_le_bytes());
+        text(&mut h, &seg.segment_name);
+        h.update((seg.steps.len() as u64).to_le_bytes());
+        for t in &seg.steps {
+            h.update(t.step_id.to_le_bytes());
+            text(&mut h, &t.step_type);
+            text(&mut h, &t.type_display_text);
+            opt_text(&mut h, t.prompt.as_deref());
+            opt_int(&mut h, t.prompt_latency_min);
+            opt_int(&mut h, t.prompt_latency_max);
+            opt_int(&mut h, t.incomplete_timeout);
+            opt_int(&mut h, t.complete_timeout);
+            let extra = t
+                .extra
+                .as_ref()
+                .map(|m| serde_json::to_string(m).unwrap_or_default());
+            opt_text(&mut h, extra.as_deref());
+        }
+    }
+    h.finalize().into()
 }
 
 /// One step's result as stored (ids instead of texts and recording ids).

@@ -6,12 +6,26 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use sha2::Digest;
 
 use super::catalog::channel_of;
 use super::rollups::{self, Deltas, RunFacts};
 use super::run_detail::{self, ScriptStep, StoredResult};
 use super::{now_secs, StoreError, StoreResult};
 use crate::ingest::{Channel, IngestRun, RunStatus, RunType};
+
+/// How an `engineRunId` is kept: the first 16 bytes of its SHA-256 (a fixed 16 bytes
+/// whatever the engine's ids look like; two ids sharing them is as likely as two random
+/// UUIDs colliding).
+pub fn engine_key(engine_run_id: &str) -> [u8; 16] {
+    let digest = sha2::Sha256::digest(engine_run_id.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
+}
+
+/// Auto-checkpoint threshold of the writer connection, in WAL pages (40 MiB).
+pub const WAL_PAGES: i64 = 10_000;
 
 /// What happened to a batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -110,8 +124,8 @@ impl<'t> Batch<'t> {
     fn is_known(&self, engine_run_id: &str) -> StoreResult<bool> {
         let found: Option<i64> = self
             .tx
-            .prepare_cached("SELECT run_id FROM run_keys WHERE engine_run_id = ?1")?
-            .query_row([engine_run_id], |r| r.get(0))
+            .prepare_cached("SELECT run_id FROM run_keys WHERE engine_key = ?1")?
+            .query_row([&engine_key(engine_run_id)[..]], |r| r.get(0))
             .optional()?;
         Ok(found.is_some())
     }
@@ -192,7 +206,7 @@ impl<'t> Batch<'t> {
                 )?
                 .execute(params![tc.id, name, tc.channel.as_str(), ivr.id, now])?;
         }
-        let (script, body, hash) = run_detail::script_of(run);
+        let hash = run_detail::script_hash(run);
         let (mut script_id, mut script_hash) = match &state {
             Some(s) => (s.script_id, s.script_hash.clone()),
             None => (None, None),
@@ -210,6 +224,7 @@ impl<'t> Batch<'t> {
                     let id = match found {
                         Some(id) => id,
                         None => {
+                            let (_, body) = run_detail::script_of(run);
                             self.tx
                                 .prepare_cached(
                                     "INSERT INTO run_scripts (hash, body) VALUES (?1, ?2)",
@@ -227,7 +242,7 @@ impl<'t> Batch<'t> {
                  ON CONFLICT (test_case_id, segment_id) DO UPDATE SET name = excluded.name
                   WHERE name IS NOT excluded.name",
             )?;
-            for seg in &script {
+            for seg in &run.segments {
                 seg_stmt.execute(params![tc.id, seg.segment_id, seg.segment_name.trim()])?;
             }
             self.tx
@@ -301,8 +316,8 @@ impl<'t> Batch<'t> {
             ])?;
         let run_id = self.tx.last_insert_rowid();
         self.tx
-            .prepare_cached("INSERT INTO run_keys (engine_run_id, run_id) VALUES (?1, ?2)")?
-            .execute(params![run.engine_run_id, run_id])?;
+            .prepare_cached("INSERT INTO run_keys (engine_key, run_id) VALUES (?1, ?2)")?
+            .execute(params![&engine_key(&run.engine_run_id)[..], run_id])?;
         for &rec in recordings.values() {
             if self.recording_cases.insert((rec, run.test_case.id)) {
                 self.tx
@@ -323,6 +338,13 @@ impl<'t> Batch<'t> {
 /// the rollups, bucketed in the site time zone `tz`. Recordings a run refers to must be
 /// stored first ([`super::recordings::put`]).
 pub fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
+    tx.set_prepared_statement_cache_capacity(64);
+    // A batch dirties a few pages per run spread over the tables (one hot leaf per test case
+    // in the run index and the rollups). Checkpointing after every ~1000 WAL pages (SQLite's
+    // default) copies them to the database after nearly every batch; every WAL_PAGES pages
+    // lets a checkpoint write each hot page once for several batches. The writer connection
+    // keeps the setting.
+    tx.pragma_update(None, "wal_autocheckpoint", WAL_PAGES)?;
     rollups::register_functions(tx)?;
     rollups::ensure_tz(tx, tz)?;
     let mut out = IngestOutcome::default();
@@ -804,8 +826,8 @@ mod tests {
                     Ok(rows)
                 };
                 Ok((
-                    dump("SELECT * FROM rollup_case_hour ORDER BY 1, 2, 3, 4")?,
-                    dump("SELECT * FROM rollup_segment_hour ORDER BY 1, 2, 3, 4, 5")?,
+                    dump("SELECT * FROM rollup_hour ORDER BY 1, 2, 3, 4")?,
+                    dump("SELECT count(*) FROM rollup_hour WHERE segments IS NOT NULL")?,
                 ))
             })
             .unwrap()

@@ -18,11 +18,21 @@ pub fn db(dir: &Path) -> rusqlite::Connection {
 
 /// A console user with `roles` (comma-separated) and a valid token for them.
 pub fn add_user(server: &Server, username: &str, roles: &str) -> (i64, String) {
+    add_user_with_access(server, username, roles, "read-write")
+}
+
+/// Like [`add_user`] with an access type (`read-write` or `read-only`).
+pub fn add_user_with_access(
+    server: &Server,
+    username: &str,
+    roles: &str,
+    access: &str,
+) -> (i64, String) {
     let c = db(&server.data_dir);
     c.execute(
         "INSERT INTO users (username, password_hash, roles, access_type, created_at)
-         VALUES (?1, 'not-a-hash', ?2, 'read-write', 0)",
-        rusqlite::params![username, roles],
+         VALUES (?1, 'not-a-hash', ?2, ?3, 0)",
+        rusqlite::params![username, roles, access],
     )
     .unwrap();
     let id = c.last_insert_rowid();
@@ -94,6 +104,25 @@ pub fn get(server: &Server, token: &str, path: &str) -> (u16, Value) {
         status,
         serde_json::from_str(&text).unwrap_or(Value::String(text)),
     )
+}
+
+/// A JSON call with a console token; returns status and JSON body.
+pub fn send(
+    server: &Server,
+    token: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut r = client()
+        .request(method, server.url(path))
+        .bearer_auth(token);
+    if let Some(b) = body {
+        r = r.json(&b);
+    }
+    let r = r.send().unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().unwrap_or(Value::Null))
 }
 
 /// POST a batch `{"runs": runs}` with an API key (X-API-Key).

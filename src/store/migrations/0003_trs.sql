@@ -126,17 +126,20 @@ CREATE TABLE test_runs (
 -- filtered counts never read the table.
 CREATE INDEX test_runs_case_time ON test_runs(test_case_id, run_time, status, run_type);
 
--- The engine's run id of every stored run: retries are recognised here.
+-- The engine's run id of every stored run, as the first 16 bytes of its SHA-256 (fixed
+-- size whatever the engine's ids look like): retries are recognised here.
 CREATE TABLE run_keys (
-    engine_run_id TEXT PRIMARY KEY,
-    run_id        INTEGER NOT NULL
+    engine_key BLOB PRIMARY KEY,
+    run_id     INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 
--- Rollups, kept up to date by ingest. day: local date of the site time zone as days since
--- 1970-01-01; hour: local wall-clock hour 0..23. Counts per run status; mos_* over runs
--- with a MOS (hundredths), lat_* over step latencies (ms); *_hist: encoded histograms
--- (domain/dist.rs) with exact counts per value.
-CREATE TABLE rollup_case_hour (
+-- Rollups, kept up to date by ingest: one row per test case, run type, local day and hour.
+-- day: local date of the site time zone as days since 1970-01-01; hour: local wall-clock
+-- hour 0..23. Counts per run status; mos_* over runs with a MOS (hundredths), lat_* over
+-- step latencies (ms); *_hist: encoded histograms (domain/dist.rs) with exact counts per
+-- value; segments: the same per segment of the test case (store/rollups.rs), where a
+-- segment's status in a run is the worst status of its steps.
+CREATE TABLE rollup_hour (
     test_case_id INTEGER NOT NULL,
     run_type     INTEGER NOT NULL,
     day          INTEGER NOT NULL,
@@ -151,24 +154,8 @@ CREATE TABLE rollup_case_hour (
     lat_n        INTEGER NOT NULL,
     lat_sum      INTEGER NOT NULL,
     lat_hist     BLOB,
+    segments     BLOB,
     PRIMARY KEY (test_case_id, run_type, day, hour)
-) STRICT, WITHOUT ROWID;
-
--- Per segment: a segment's status in a run is the worst status of its steps.
-CREATE TABLE rollup_segment_hour (
-    test_case_id INTEGER NOT NULL,
-    run_type     INTEGER NOT NULL,
-    day          INTEGER NOT NULL,
-    hour         INTEGER NOT NULL,
-    segment_id   INTEGER NOT NULL,
-    pass         INTEGER NOT NULL,
-    warn         INTEGER NOT NULL,
-    fail         INTEGER NOT NULL,
-    stopped      INTEGER NOT NULL,
-    lat_n        INTEGER NOT NULL,
-    lat_sum      INTEGER NOT NULL,
-    lat_hist     BLOB,
-    PRIMARY KEY (test_case_id, run_type, day, hour, segment_id)
 ) STRICT, WITHOUT ROWID;
 
 -- Latest health snapshot of each client application (spec §3 'Client application').
