@@ -359,11 +359,13 @@ fn tenant_config_answers_from_the_config() {
     assert_eq!(
         body,
         serde_json::json!({"code": "OK", "data": {"name": "cxwatch", "host": "console.test",
-            "apiBaseUrl": "/api", "ssoUrl": null, "version": "0.1.0"}, "messages": []})
+            "apiBaseUrl": "/api", "ssoUrl": null, "version": "0.1.0",
+            "timezone": "America/Toronto"}, "messages": []})
     );
 
     let server = start(Opts {
-        toml: "[[tenants]]\nname = \"Acme\"\nhosts = [\"acme.test\"]\nsso_url = \"https://sso.acme.test/login\"\n\
+        toml: "[site]\ntimezone = \"Europe/Paris\"\n\
+               [[tenants]]\nname = \"Acme\"\nhosts = [\"acme.test\"]\nsso_url = \"https://sso.acme.test/login\"\n\
                [[tenants]]\nname = \"Beta\"\nhosts = [\"beta.test\"]\n"
             .into(),
         ..Opts::default()
@@ -378,6 +380,7 @@ fn tenant_config_answers_from_the_config() {
     assert_eq!(body["data"]["host"], "acme.test");
     assert_eq!(body["data"]["ssoUrl"], "https://sso.acme.test/login");
     assert_eq!(body["data"]["apiBaseUrl"], "/api");
+    assert_eq!(body["data"]["timezone"], "Europe/Paris");
     let body: serde_json::Value = c
         .get(server.url("/tenant-config?ac=beta.test"))
         .send()

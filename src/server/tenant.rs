@@ -1,5 +1,5 @@
-//! `GET /tenant-config?ac=<host>`: which tenant a host name belongs to, where its API is and
-//! its single sign-on address. The UI asks once, on first load, and keeps the answer.
+//! `GET /tenant-config?ac=<host>`: which tenant a host name belongs to, where its API is, its
+//! single sign-on address and the site's time zone. The UI asks once, on first load, and keeps the answer.
 //! Outside `/api` and without a token, so it works in both API modes. See `docs/api.md`.
 
 use std::sync::Arc;
@@ -27,6 +27,9 @@ pub struct TenantInfo {
     /// Address of the single sign-on service; `null` hides the SSO button.
     pub sso_url: Option<String>,
     pub version: String,
+    /// IANA time zone of the site (`site.timezone`): the UI counts "today" and shows times in
+    /// it, as the metrics count days and hours in it.
+    pub timezone: String,
 }
 
 /// Why a host has no tenant configuration.
@@ -46,6 +49,7 @@ pub fn lookup(config: &Config, ac: Option<&str>) -> Result<TenantInfo, TenantLoo
         api_base_url: "/api".into(),
         sso_url,
         version: env!("CARGO_PKG_VERSION").into(),
+        timezone: config.site.timezone.clone(),
     };
     if config.tenants.is_empty() {
         return Ok(info(DEFAULT_TENANT_NAME, host.unwrap_or_default(), None));
@@ -121,6 +125,7 @@ mod tests {
         assert_eq!(acme.api_base_url, "/api");
         assert_eq!(acme.sso_url.as_deref(), Some("https://sso.acme.test/login"));
         assert_eq!(acme.version, "0.1.0");
+        assert_eq!(acme.timezone, "America/Toronto");
         let beta = lookup(&c, Some("beta.test")).unwrap();
         assert_eq!(beta.name, "Beta");
         assert_eq!(beta.sso_url, None);
@@ -148,7 +153,24 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&info).unwrap(),
             serde_json::json!({"name": "cxwatch", "host": "anything.test", "apiBaseUrl": "/api",
-                "ssoUrl": null, "version": "0.1.0"})
+                "ssoUrl": null, "version": "0.1.0", "timezone": "America/Toronto"})
+        );
+    }
+
+    #[test]
+    fn gives_the_site_time_zone() {
+        let mut c = with_tenants();
+        c.site.timezone = "Europe/Paris".into();
+        assert_eq!(
+            lookup(&c, Some("beta.test")).unwrap().timezone,
+            "Europe/Paris"
+        );
+        let mut plain = Config::default();
+        plain.site.timezone = "Asia/Kolkata".into();
+        let info = lookup(&plain, Some("x.test")).unwrap();
+        assert_eq!(
+            serde_json::to_value(&info).unwrap()["timezone"],
+            serde_json::json!("Asia/Kolkata")
         );
     }
 }

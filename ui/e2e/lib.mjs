@@ -138,6 +138,109 @@ export async function startServer({ args = ["--demo"], env = {}, config, startup
   };
 }
 
+/**
+ * A JSON call to the server's API (`path` under /api/) with Node, accepting the self-signed
+ * certificate. Resolves { status, json }.
+ */
+export function apiRequest(server, method, apiPath, { token, body, timeoutMs = 15000 } = {}) {
+  const url = new URL(`/api/${apiPath}`, server.url);
+  const mod = url.protocol === "https:" ? https : http;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (payload !== undefined) {
+    headers["Content-Type"] = "application/json";
+    headers["Content-Length"] = Buffer.byteLength(payload);
+  }
+  return new Promise((resolve, reject) => {
+    const req = mod.request(url, { method, headers, rejectUnauthorized: false, timeout: timeoutMs }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c) => (text += c));
+      res.on("end", () => {
+        let json = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode, json, text });
+      });
+    });
+    req.on("timeout", () => req.destroy(new Error(`timeout: ${method} ${url}`)));
+    req.on("error", reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/** Signs `user` in through the API; resolves the access token. */
+export async function apiToken(server, user) {
+  const r = await apiRequest(server, "POST", "auth/signin", {
+    body: { username: user.username, password: user.password, remember: false },
+  });
+  const token = r.json?.data?.accessToken;
+  if (r.status !== 200 || !token) throw new Error(`sign-in of ${user.username} failed: ${r.status} ${r.text}`);
+  return token;
+}
+
+/** Today's date at `timeZone`, YYYY-MM-DD. */
+export function dateAt(timeZone, now = new Date()) {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
+      .formatToParts(now)
+      .map((x) => [x.type, x.value]),
+  );
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/**
+ * The demo site answers at once and loads its history in the background, newest day first;
+ * its groups appear once the first day is in. Waits (at most `timeoutMs`) until there are
+ * groups, client application health, and, with `runsToday`, manual runs today at the site.
+ * Resolves { groups, waitedMs }.
+ */
+export async function waitForDemoData(server, user, { runsToday = true, timeoutMs = 120000 } = {}) {
+  const token = await apiToken(server, user);
+  const started = Date.now();
+  let last = "no answer yet";
+  for (;;) {
+    const get = (p) => apiRequest(server, "GET", p, { token }).then((r) => (r.status === 200 ? r.json?.data : null));
+    const [groups, health, tenant] = await Promise.all([
+      get("trs/v1/groups"),
+      get("trs/v1/groups/health"),
+      httpGet(`${server.url}/tenant-config?ac=127.0.0.1`).then((r) => JSON.parse(r.body)?.data ?? {}).catch(() => ({})),
+    ]);
+    const apps = (health ?? []).reduce((n, h) => n + (h.clientApps?.length ?? 0), 0);
+    if (groups?.length && apps) {
+      if (!runsToday) return { groups, waitedMs: Date.now() - started };
+      const today = dateAt(tenant.timezone ?? "America/Toronto");
+      for (const g of groups) {
+        const m = await get(`trs/v1/groups/${g.id}/metric?level=case&startDate=${today}&caseRunType=Manual`);
+        const runs = (m ?? []).reduce((n, e) => n + e.successCount + e.warningCount + e.failureCount, 0);
+        if (runs > 0) return { groups, waitedMs: Date.now() - started };
+      }
+      last = `${groups.length} groups, no manual run on ${today} yet`;
+    } else {
+      last = `${groups?.length ?? 0} groups, ${apps} client applications`;
+    }
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`the demo data did not arrive within ${timeoutMs} ms (${last})`);
+    }
+    await sleep(500);
+  }
+}
+
+/** Waits (at most `timeoutMs`) until the server's output matches `pattern`; resolves whether it did. */
+export async function waitForOutput(server, pattern, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(server.logs())) {
+    if (Date.now() > deadline) return false;
+    await sleep(250);
+  }
+  return true;
+}
+
 /** Creates a user with the CLI (password on stdin). role: admin | user; access: read-write | read-only. */
 export function addUser(server, { username, password, role = "admin", access = "read-write" }) {
   server.cli(["user", "add", "--username", username, "--role", role, "--access", access], `${password}\n`);

@@ -2,11 +2,13 @@
 // forwards /api to the demo server (embedded mode) as the tenant's upstream. A person signs in
 // through the proxy, sees the upstream's groups on the dashboard, and signs out.
 import path from "node:path";
-import { assert, assertEqual, closePage, httpGet, newPage, signIn, startServer } from "./lib.mjs";
+import { assert, assertEqual, closePage, httpGet, newPage, signIn, startServer, waitForDemoData } from "./lib.mjs";
 
 export default async function proxy({ server, browser, users, test }) {
   let front;
   await test("proxy: a cxwatch in proxy mode starts with the demo server as its tenant's upstream", async () => {
+    // The demo upstream creates its groups once the first day of its history is in.
+    await waitForDemoData(server, users.admin, { runsToday: false });
     const ca = path.join(server.dataDir, "tls", "self-signed.crt");
     front = await startServer({
       args: [],

@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { getTenantConfig } from "./storage";
-import { apiBaseUrl, loadTenantConfig, ssoRedirectUrl, tenant } from "./tenant";
+import { getTenantConfig as stored, saveTenantConfig } from "./storage";
+import { apiBaseUrl, loadTenantConfig, siteTimeZone, ssoRedirectUrl, tenant, timeZoneOf } from "./tenant";
 
 const ok = (data: unknown) =>
   new Response(JSON.stringify({ code: "OK", data }), { headers: { "Content-Type": "application/json" } });
@@ -38,6 +39,43 @@ describe("tenant config", () => {
     const c = await loadTenantConfig(missingBase, "h");
     expect(c.apiBaseUrl).toBe("/api");
     expect(c.ssoUrl).toBeNull();
+  });
+});
+
+describe("site time zone", () => {
+  beforeEach(() => {
+    localStorage.clear();
+    tenant.set({ apiBaseUrl: "/api" });
+  });
+
+  it("comes from the tenant config and is stored with it", async () => {
+    const fetchMock = vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api", timezone: "Europe/Paris" }));
+    await loadTenantConfig(fetchMock, "h");
+    expect(siteTimeZone()).toBe("Europe/Paris");
+    expect(stored()?.timezone).toBe("Europe/Paris");
+  });
+
+  it("is America/Toronto when the server names none (a vendor console) or one the browser does not know", async () => {
+    await loadTenantConfig(vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api" })), "h");
+    expect(siteTimeZone()).toBe("America/Toronto");
+    expect(stored()?.timezone).toBeNull();
+    expect(timeZoneOf({ apiBaseUrl: "/api", timezone: "Mars/Olympus_Mons" })).toBe("America/Toronto");
+    expect(timeZoneOf({ apiBaseUrl: "/api" })).toBe("America/Toronto");
+  });
+
+  it("is asked for again when the stored config predates it, and the stored one is kept if that fails", async () => {
+    saveTenantConfig({ apiBaseUrl: "/api", name: "old" });
+    const fetchMock = vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api", name: "new", timezone: "Asia/Kolkata" }));
+    expect((await loadTenantConfig(fetchMock, "h")).timezone).toBe("Asia/Kolkata");
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    await loadTenantConfig(fetchMock, "h");
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+
+    saveTenantConfig({ apiBaseUrl: "https://api.old.test/api", name: "old" });
+    const down = vi.fn<typeof fetch>(async () => { throw new TypeError("offline"); });
+    const c = await loadTenantConfig(down, "h");
+    expect(c.apiBaseUrl).toBe("https://api.old.test/api");
+    expect(siteTimeZone()).toBe("America/Toronto");
   });
 });
 

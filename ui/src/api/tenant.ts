@@ -1,10 +1,30 @@
 // The tenant config: fetched once from `/tenant-config?ac=<host>` when nothing is stored, then
-// kept in local storage. It gives the API base address and the single sign-on address.
-import { createStore } from "../app/store";
+// kept in local storage. It gives the API base address, the single sign-on address and the
+// site's time zone.
+import { createStore, useStore } from "../app/store";
 import { getTenantConfig, saveTenantConfig } from "./storage";
 import type { TenantConfig } from "./types";
 
 export const DEFAULT_API_BASE = "/api";
+/** Spec §9: times are shown in the Toronto time zone unless the server names the site's. */
+export const DEFAULT_TIME_ZONE = "America/Toronto";
+
+const knownZones = new Map<string, boolean>();
+
+/** True for a time zone name this browser knows (e.g. 'Europe/Paris'). Remembered: it is asked often. */
+export function isTimeZone(name: string): boolean {
+  let known = knownZones.get(name);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: name });
+      known = true;
+    } catch {
+      known = false;
+    }
+    knownZones.set(name, known);
+  }
+  return known;
+}
 
 export const tenant = createStore<TenantConfig>(
   getTenantConfig() ?? { apiBaseUrl: DEFAULT_API_BASE },
@@ -16,18 +36,21 @@ function parse(body: unknown): TenantConfig | undefined {
   if (env.code !== "OK" || !env.data || typeof env.data !== "object") return undefined;
   const d = env.data as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
+  const zone = str(d.timezone);
   return {
     name: str(d.name),
     host: str(d.host),
     apiBaseUrl: str(d.apiBaseUrl) ?? DEFAULT_API_BASE,
     ssoUrl: str(d.ssoUrl) ?? null,
     version: str(d.version),
+    timezone: zone && isTimeZone(zone) ? zone : null,
   };
 }
 
 /**
  * Returns the stored tenant config, or fetches and stores it. When the fetch fails, the
- * defaults are used for this visit and nothing is stored, so the next load asks again.
+ * defaults are used for this visit and nothing is stored, so the next load asks again. A value
+ * stored by an older console (without `timezone`) is asked for again, and kept if that fails.
  */
 export async function loadTenantConfig(
   fetchFn: typeof fetch,
@@ -35,7 +58,7 @@ export async function loadTenantConfig(
   timeoutMs = 30000,
 ): Promise<TenantConfig> {
   const stored = getTenantConfig();
-  if (stored) {
+  if (stored && stored.timezone !== undefined) {
     tenant.set(stored);
     return stored;
   }
@@ -53,11 +76,27 @@ export async function loadTenantConfig(
       return config;
     }
   } catch {
-    // Unreachable or not JSON: fall through to the defaults.
+    // Unreachable or not JSON: fall through to what there is.
   } finally {
     clearTimeout(timer);
   }
+  if (stored) tenant.set(stored);
   return tenant.get();
+}
+
+/** The site's time zone: the tenant config's, else America/Toronto. */
+export function timeZoneOf(config: TenantConfig): string {
+  const z = config.timezone;
+  return z && isTimeZone(z) ? z : DEFAULT_TIME_ZONE;
+}
+
+export function siteTimeZone(): string {
+  return timeZoneOf(tenant.get());
+}
+
+/** The site's time zone, for components. */
+export function useSiteTimeZone(): string {
+  return timeZoneOf(useStore(tenant));
 }
 
 export function apiBaseUrl(): string {

@@ -13,6 +13,12 @@ export interface TenantConfig {
   apiBaseUrl: string;
   ssoUrl?: string | null;
   version?: string;
+  /**
+   * IANA time zone of the site (days and hours of the metrics are counted in it); null when
+   * the server did not say (e.g. a vendor's console), undefined in a value stored by an older
+   * console.
+   */
+  timezone?: string | null;
 }
 
 export type Role = "ROLE_ADMIN" | "ROLE_USER";

@@ -19,6 +19,33 @@ export interface HourlyStackedBarChartProps {
   class?: string;
 }
 
+/** One observer for every lazy chart (a hundred rows would otherwise make a hundred). */
+let nearObserver: IntersectionObserver | null = null;
+const nearCallbacks = new WeakMap<Element, () => void>();
+
+function observeNear(el: Element, onNear: () => void): () => void {
+  if (!nearObserver) {
+    nearObserver = new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) {
+          if (!e.isIntersecting) continue;
+          nearObserver?.unobserve(e.target);
+          const cb = nearCallbacks.get(e.target);
+          nearCallbacks.delete(e.target);
+          cb?.();
+        }
+      },
+      { rootMargin: "300px 0px" },
+    );
+  }
+  nearCallbacks.set(el, onNear);
+  nearObserver.observe(el);
+  return () => {
+    nearCallbacks.delete(el);
+    nearObserver?.unobserve(el);
+  };
+}
+
 function useNearViewport(ref: { current: HTMLElement | null }, enabled: boolean): boolean {
   const [seen, setSeen] = useState(!enabled);
   useEffect(() => {
@@ -28,17 +55,7 @@ function useNearViewport(ref: { current: HTMLElement | null }, enabled: boolean)
       setSeen(true);
       return;
     }
-    const io = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          setSeen(true);
-          io.disconnect();
-        }
-      },
-      { rootMargin: "300px 0px" },
-    );
-    io.observe(el);
-    return () => io.disconnect();
+    return observeNear(el, () => setSeen(true));
   }, [enabled, seen]);
   return seen;
 }

@@ -1,6 +1,8 @@
 // 3. Controls: Run Type, test case groups, Filter by, Select Date, and the refresh line. The
 // same controls appear in the sticky top bar.
 import { useLingui } from "@lingui/react/macro";
+import { memo } from "react";
+import { useSiteTimeZone } from "../../api/tenant";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { RefreshIcon } from "./icons";
@@ -29,7 +31,7 @@ export interface ControlsProps {
 const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 const sortedByName = (groups: GroupInfo[]) => [...groups].sort((a, b) => collator.compare(a.name, b.name) || a.id - b.id);
 
-export function Controls(p: ControlsProps) {
+export const Controls = memo(function Controls(p: ControlsProps) {
   const { t } = useLingui();
   const rateNames = [t`Pass Rate`, t`Warning Rate`, t`Failure Rate`];
   const n = p.chosen.length;
@@ -37,7 +39,8 @@ export function Controls(p: ControlsProps) {
   const filterSummary =
     p.filter.length === ALL_RATES.length ? t`All` : p.filter.length === 0 ? t`None` : p.filter.map((i) => rateNames[i]).join(", ");
   const id = (s: string) => `${p.variant}-${s}`;
-  const time = p.lastRefreshed ? formatClock(p.lastRefreshed) : "";
+  const timeZone = useSiteTimeZone();
+  const time = p.lastRefreshed ? formatClock(p.lastRefreshed, timeZone) : "";
 
   return (
     <div class={`controls controls-${p.variant}`} data-testid={id("controls")}>
@@ -118,4 +121,4 @@ export function Controls(p: ControlsProps) {
       </div>
     </div>
   );
-}
+});

@@ -1,6 +1,7 @@
 // 4. The chosen test case groups: Test Case Group and Count (sortable) and a 24-hour chart
 // each. A table on a desktop, cards on a phone.
 import { useLingui } from "@lingui/react/macro";
+import { memo } from "react";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { GroupChart } from "./GroupChart";
 import { ArrowIcon } from "./icons";
@@ -24,8 +25,100 @@ function ChannelMark({ channel }: { channel: string }) {
   return channel === "web" ? <ChatIcon size={16} class="channel-icon" title={t`Digital`} /> : <PhoneIcon size={16} class="channel-icon" title={t`Voice`} />;
 }
 
-export function GroupTable(p: GroupTableProps) {
+/** What one row or card shows. A row is drawn again only when one of these changes. */
+interface RowProps {
+  row: GroupRow;
+  loading: boolean;
+  failed: boolean;
+  filter: RateIndex[];
+  onOpen: (id: number) => void;
+  lazy: boolean;
+}
+
+function Count({ row, loading, failed }: Pick<RowProps, "row" | "loading" | "failed">) {
   const { t, i18n } = useLingui();
+  if (loading) return <span class="muted">…</span>;
+  if (failed)
+    return (
+      <span class="muted" title={t`Could not be loaded`}>
+        —
+      </span>
+    );
+  return <>{i18n.number(row.count)}</>;
+}
+
+function RowChart({ row, loading, filter, onOpen, lazy, height }: Omit<RowProps, "failed"> & { height: number }) {
+  const { t } = useLingui();
+  const name = row.name;
+  const open = (e: Event) => {
+    if (e instanceof KeyboardEvent && e.key !== "Enter" && e.key !== " ") return;
+    e.preventDefault();
+    onOpen(row.id);
+  };
+  return (
+    <div
+      class="chart-open"
+      role="button"
+      tabIndex={0}
+      aria-label={t`Open the hourly chart of ${name}`}
+      onClick={open}
+      onKeyDown={open}
+      data-testid="group-chart"
+    >
+      {loading ? (
+        <div class="cx-chart chart-pending" style={{ minHeight: `${height}px` }} />
+      ) : (
+        <GroupChart hours={row.hours} filter={filter} height={height} lazy={lazy} />
+      )}
+    </div>
+  );
+}
+
+const TableRow = memo(function TableRow(p: RowProps) {
+  const r = p.row;
+  return (
+    <tr data-testid="group-row" data-group-id={r.id} data-count={r.count}>
+      <td class="col-name">
+        <span class="group-name-cell">
+          <ChannelMark channel={r.channel} />
+          <span class="group-name" data-testid="group-name" title={r.name}>
+            {r.name}
+          </span>
+        </span>
+      </td>
+      <td class="col-count" data-testid="group-count">
+        <Count row={r} loading={p.loading} failed={p.failed} />
+      </td>
+      <td class="col-chart">
+        <RowChart row={r} loading={p.loading} filter={p.filter} onOpen={p.onOpen} lazy={p.lazy} height={DESKTOP_CHART_HEIGHT} />
+      </td>
+    </tr>
+  );
+});
+
+const Card = memo(function Card(p: RowProps) {
+  const r = p.row;
+  return (
+    <li class="group-card" data-testid="group-row" data-group-id={r.id} data-count={r.count}>
+      <div class="group-card-head">
+        <ChannelMark channel={r.channel} />
+        <span class="group-name" data-testid="group-name" title={r.name}>
+          {r.name}
+        </span>
+        <span class="group-count" data-testid="group-count">
+          <Count row={r} loading={p.loading} failed={p.failed} />
+        </span>
+      </div>
+      <RowChart row={r} loading={p.loading} filter={p.filter} onOpen={p.onOpen} lazy={p.lazy} height={PHONE_CHART_HEIGHT} />
+    </li>
+  );
+});
+
+const DESKTOP_CHART_HEIGHT = 104;
+const PHONE_CHART_HEIGHT = 120;
+
+export function GroupTable(p: GroupTableProps) {
+  const { t } = useLingui();
   const ariaSort = (k: SortKey) => (p.sort.key === k ? (p.sort.dir === "asc" ? "ascending" : "descending") : "none");
   const dir = (k: SortKey) => (p.sort.key === k ? p.sort.dir : "none");
   const header = (k: SortKey, label: string) => (
@@ -34,34 +127,14 @@ export function GroupTable(p: GroupTableProps) {
       <ArrowIcon dir={dir(k)} />
     </button>
   );
-  const count = (r: GroupRow) =>
-    p.loading.has(r.id) ? <span class="muted">…</span> : p.failed.has(r.id) ? <span class="muted" title={t`Could not be loaded`}>—</span> : i18n.number(r.count);
-  const chartHeight = p.isPhone ? 120 : 104;
-  const open = (id: number) => (e: Event) => {
-    if (e instanceof KeyboardEvent && e.key !== "Enter" && e.key !== " ") return;
-    e.preventDefault();
-    p.onOpen(id);
-  };
-  const chart = (r: GroupRow) => {
-    const name = r.name;
-    return (
-    <div
-      class="chart-open"
-      role="button"
-      tabIndex={0}
-      aria-label={t`Open the hourly chart of ${name}`}
-      onClick={open(r.id)}
-      onKeyDown={open(r.id)}
-      data-testid="group-chart"
-    >
-      {p.loading.has(r.id) ? (
-        <div class="cx-chart chart-pending" style={{ minHeight: `${chartHeight}px` }} />
-      ) : (
-        <GroupChart hours={r.hours} filter={p.filter} height={chartHeight} lazy={p.lazy} />
-      )}
-    </div>
-    );
-  };
+  const rowProps = (r: GroupRow): RowProps => ({
+    row: r,
+    loading: p.loading.has(r.id),
+    failed: p.failed.has(r.id),
+    filter: p.filter,
+    onOpen: p.onOpen,
+    lazy: p.lazy,
+  });
 
   if (p.rows.length === 0) {
     return (
@@ -83,18 +156,7 @@ export function GroupTable(p: GroupTableProps) {
         </div>
         <ul class="group-cards">
           {p.rows.map((r) => (
-            <li class="group-card" key={r.id} data-testid="group-row" data-group-id={r.id} data-count={r.count}>
-              <div class="group-card-head">
-                <ChannelMark channel={r.channel} />
-                <span class="group-name" data-testid="group-name" title={r.name}>
-                  {r.name}
-                </span>
-                <span class="group-count" data-testid="group-count">
-                  {count(r)}
-                </span>
-              </div>
-              {chart(r)}
-            </li>
+            <Card key={r.id} {...rowProps(r)} />
           ))}
         </ul>
       </section>
@@ -119,20 +181,7 @@ export function GroupTable(p: GroupTableProps) {
         </thead>
         <tbody>
           {p.rows.map((r) => (
-            <tr key={r.id} data-testid="group-row" data-group-id={r.id} data-count={r.count}>
-              <td class="col-name">
-                <span class="group-name-cell">
-                  <ChannelMark channel={r.channel} />
-                  <span class="group-name" data-testid="group-name" title={r.name}>
-                    {r.name}
-                  </span>
-                </span>
-              </td>
-              <td class="col-count" data-testid="group-count">
-                {count(r)}
-              </td>
-              <td class="col-chart">{chart(r)}</td>
-            </tr>
+            <TableRow key={r.id} {...rowProps(r)} />
           ))}
         </tbody>
       </table>

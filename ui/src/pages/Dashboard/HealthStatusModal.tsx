@@ -1,6 +1,8 @@
 // The modal 'Client Experience Components Health Status': each client application of the
 // channel with its component database icons, agent phone icon, endpoint name and last run.
 import { useLingui } from "@lingui/react/macro";
+import { memo } from "react";
+import { useSiteTimeZone } from "../../api/tenant";
 import { Modal } from "../../components/Modal";
 import { componentState, flagState, lastRunTime, type ClientAppHealth } from "./health";
 import { AgentPhoneIcon, DatabaseIcon } from "./icons";
@@ -14,9 +16,10 @@ export interface HealthStatusModalProps {
   channelName: string;
 }
 
-export function HealthStatusModal({ open, onClose, apps, channelName }: HealthStatusModalProps) {
+export const HealthStatusModal = memo(function HealthStatusModal({ open, onClose, apps, channelName }: HealthStatusModalProps) {
   const { t } = useLingui();
   const stateText = useStateText();
+  const timeZone = useSiteTimeZone();
   return (
     <Modal open={open} onClose={onClose} size="large" title={t`Client Experience Components Health Status`} testId="health-modal">
       <p class="muted small-text">{channelName}</p>
@@ -34,7 +37,7 @@ export function HealthStatusModal({ open, onClose, apps, channelName }: HealthSt
           </li>
           {apps.map((app, i) => {
             const agent = flagState(app.agentStatus);
-            const when = formatRunTime(lastRunTime(app));
+            const when = formatRunTime(lastRunTime(app), timeZone);
             return (
               <li class="health-row" key={`${app.clientEndPoint}-${i}`} data-testid="health-app">
                 <span class="health-components">
@@ -63,4 +66,4 @@ export function HealthStatusModal({ open, onClose, apps, channelName }: HealthSt
       )}
     </Modal>
   );
-}
+});

@@ -1,5 +1,6 @@
 // 1. Client Experience Journey: Simulated Caller -> Telco/Internet -> IVR/Chatbot -> Agent.
 import { useLingui } from "@lingui/react/macro";
+import { memo } from "react";
 import type { ComponentChildren } from "preact";
 import { ChannelSwitch } from "./ChannelSwitch";
 import type { ClientAppHealth, NodeState } from "./health";
@@ -40,7 +41,7 @@ const Link = () => (
   </li>
 );
 
-export function JourneyDiagram({ channel, onChannel, apps, loading, isPhone, onDetails }: JourneyDiagramProps) {
+export const JourneyDiagram = memo(function JourneyDiagram({ channel, onChannel, apps, loading, isPhone, onDetails }: JourneyDiagramProps) {
   const { t } = useLingui();
   const stateText = useStateText();
   const j = journeyFor(apps);
@@ -105,4 +106,4 @@ export function JourneyDiagram({ channel, onChannel, apps, loading, isPhone, onD
       </ol>
     </section>
   );
-}
+});

@@ -1,10 +1,13 @@
 // 2. Overall Health: Total Calls, and pass, warning and failure as whole percentages and counts.
+// While the chosen groups' numbers are still coming in, it shows dashes rather than a partial
+// sum that would climb in front of the operator.
 import { useLingui } from "@lingui/react/macro";
+import { memo } from "react";
 import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
 import { DonutChart } from "../../components/charts/DonutChart";
 import type { OverallHealth } from "./percentages";
 
-export function OverallHealthDonut({ health, loading, isPhone }: { health: OverallHealth; loading: boolean; isPhone: boolean }) {
+export const OverallHealthDonut = memo(function OverallHealthDonut({ health, loading, isPhone }: { health: OverallHealth; loading: boolean; isPhone: boolean }) {
   const { t, i18n } = useLingui();
   const num = (n: number) => i18n.number(n);
   const rows = [
@@ -27,7 +30,7 @@ export function OverallHealthDonut({ health, loading, isPhone }: { health: Overa
           tooltip={(i) => ({ title: `${rows[i].label}: `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` })}
         >
           <span class="donut-total" data-testid="total-calls">
-            {loading && health.total === 0 ? "—" : num(health.total)}
+            {loading ? "—" : num(health.total)}
           </span>
           <span class="donut-caption">{t`Total Calls`}</span>
         </DonutChart>
@@ -36,14 +39,18 @@ export function OverallHealthDonut({ health, loading, isPhone }: { health: Overa
             <li key={r.key} data-testid={`share-${r.key}`} data-count={r.share.count} data-percent={r.share.percent}>
               <span class="dot" style={{ background: r.color }} aria-hidden="true" />
               <span class="legend-label">{r.label}</span>
-              <span class="legend-figures">
-                <span class="legend-percent">{r.share.percent}%</span>
-                <span class="legend-count">({num(r.share.count)})</span>
-              </span>
+              {loading ? (
+                <span class="legend-figures muted">—</span>
+              ) : (
+                <span class="legend-figures">
+                  <span class="legend-percent">{r.share.percent}%</span>
+                  <span class="legend-count">({num(r.share.count)})</span>
+                </span>
+              )}
             </li>
           ))}
         </ul>
       </div>
     </section>
   );
-}
+});

@@ -1,7 +1,7 @@
 // The 24-hour chart: always 24 slots (hours 0-23, labelled 00 to 23), padded with zero
 // (spec §9 'Hours chart').
 
-import { SITE_TIME_ZONE, toDate, zonedParts } from './time';
+import { toDate, zonedParts } from './time';
 
 export const HOURS = 24;
 
@@ -44,7 +44,7 @@ export function timeSlotLabel(hour: number): string {
  * and its hour is read as written; a time with Z or an offset, or epoch seconds/milliseconds, is
  * converted to the site time zone.
  */
-export function hourOf(hourly: string | number | null | undefined, timeZone = SITE_TIME_ZONE): number | null {
+export function hourOf(hourly: string | number | null | undefined, timeZone: string): number | null {
   if (hourly === null || hourly === undefined) return null;
   if (typeof hourly === 'number') {
     if (!Number.isFinite(hourly) || hourly < 0) return null;
@@ -67,7 +67,7 @@ export function hourOf(hourly: string | number | null | undefined, timeZone = SI
 }
 
 /** Always 24 slots; entries for the same hour are added; unreadable entries are dropped. */
-export function padHours(hourlyStatus: HourlyStatus[] | null | undefined, timeZone = SITE_TIME_ZONE): Counts[] {
+export function padHours(hourlyStatus: HourlyStatus[] | null | undefined, timeZone: string): Counts[] {
   const slots = Array.from({ length: HOURS }, zeroCounts);
   for (const e of hourlyStatus ?? []) {
     const h = hourOf(e.hourly, timeZone);

@@ -1,7 +1,7 @@
 // The dashboard (/dashboard): journey diagram, overall health, controls, and the chosen test
 // case groups with their 24-hour charts. It follows new runs every 30 s (spec §2 'Dashboard').
 import { useLingui } from "@lingui/react/macro";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useIsMobile } from "../../app/media";
 import { Controls, type ControlsProps } from "./Controls";
 import { GroupChartModal } from "./GroupChartModal";
@@ -11,7 +11,7 @@ import { HealthStatusModal } from "./HealthStatusModal";
 import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
 import { overallHealth } from "./percentages";
-import { makeRow, nextSort, sortRows, type GroupSums, type Sort } from "./rows";
+import { makeRow, nextSort, sortRows, type GroupInfo, type GroupRow, type GroupSums, type RateIndex, type Sort, type SortKey } from "./rows";
 import { HOURS, zeroCounts } from "./hourly";
 import { useDashboard } from "./useDashboard";
 import "./Dashboard.css";
@@ -22,7 +22,21 @@ export const STICKY_AT_PX = 200;
 const LAZY_CHARTS_ABOVE = 8;
 
 const EMPTY: GroupSums = { counts: zeroCounts(), hours: Array.from({ length: HOURS }, zeroCounts) };
+const NO_GROUPS: GroupInfo[] = [];
+const NO_HEALTH = overallHealth([]);
 
+interface CachedRow {
+  group: GroupInfo;
+  sums: GroupSums;
+  filter: RateIndex[];
+  row: GroupRow;
+}
+
+/**
+ * True once the window is scrolled `px` or more. A 1-pixel marker just above that line of the
+ * document is watched with an IntersectionObserver: no scroll handler, and no layout forced
+ * while the table is still filling in.
+ */
 function useScrolledPast(px: number, enabled: boolean): boolean {
   const [past, setPast] = useState(false);
   useEffect(() => {
@@ -30,10 +44,19 @@ function useScrolledPast(px: number, enabled: boolean): boolean {
       setPast(false);
       return;
     }
-    const on = () => setPast(window.scrollY >= px);
-    on();
-    window.addEventListener("scroll", on, { passive: true });
-    return () => window.removeEventListener("scroll", on);
+    if (typeof IntersectionObserver !== "function") return;
+    const marker = document.createElement("div");
+    marker.setAttribute("aria-hidden", "true");
+    marker.style.cssText = `position:absolute;left:0;top:${px - 1}px;width:1px;height:1px;pointer-events:none;visibility:hidden`;
+    document.body.appendChild(marker);
+    const io = new IntersectionObserver(([e]) => {
+      if (e) setPast(!e.isIntersecting && e.boundingClientRect.top < 0);
+    });
+    io.observe(marker);
+    return () => {
+      io.disconnect();
+      marker.remove();
+    };
   }, [px, enabled]);
   return past;
 }
@@ -72,18 +95,34 @@ export function DashboardPage() {
   const box = useBox(root, sticky);
 
   const byId = useMemo(() => new Map((s.groups ?? []).map((g) => [g.id, g])), [s.groups]);
-  const rows = useMemo(
-    () =>
-      s.chosen
-        .map((id) => byId.get(id))
-        .filter((g) => g !== undefined)
-        .map((g) => makeRow(g, s.sums.get(g.id) ?? EMPTY, s.filter)),
-    [s.chosen, byId, s.sums, s.filter],
-  );
+  // A group's row keeps its identity while its group, numbers and the filter stay the same, so
+  // that a batch of newly arrived groups redraws only their rows.
+  const rowCache = useRef(new Map<number, CachedRow>());
+  const rows = useMemo(() => {
+    const next = new Map<number, CachedRow>();
+    const out: GroupRow[] = [];
+    for (const id of s.chosen) {
+      const g = byId.get(id);
+      if (!g) continue;
+      const sums = s.sums.get(id) ?? EMPTY;
+      const c = rowCache.current.get(id);
+      const same = c && c.sums === sums && c.filter === s.filter && c.group.name === g.name && c.group.channel === g.channel;
+      const row = same ? c.row : makeRow(g, sums, s.filter);
+      next.set(id, { group: g, sums, filter: s.filter, row });
+      out.push(row);
+    }
+    rowCache.current = next;
+    return out;
+  }, [s.chosen, byId, s.sums, s.filter]);
   const sorted = useMemo(() => sortRows(rows, sort), [rows, sort]);
   const loading = useMemo(() => new Set(s.chosen.filter((id) => !s.sums.has(id) && !s.failed.has(id))), [s.chosen, s.sums, s.failed]);
-  const health = useMemo(() => overallHealth(rows.filter((r) => s.sums.has(r.id))), [rows, s.sums]);
+  // Totals only once every chosen group is in (a partial sum would climb while loading).
+  const health = useMemo(() => (s.ready ? overallHealth(rows.filter((r) => s.sums.has(r.id))) : NO_HEALTH), [rows, s.sums, s.ready]);
   const apps = useMemo(() => appsOfChannel(s.health ?? [], s.channel), [s.health, s.channel]);
+  const openHealth = useCallback(() => setHealthOpen(true), []);
+  const closeHealth = useCallback(() => setHealthOpen(false), []);
+  const closeChart = useCallback(() => setChartId(null), []);
+  const onSort = useCallback((k: SortKey) => setSort((cur) => nextSort(cur, k)), []);
   const chartRow = chartId === null ? null : rows.find((r) => r.id === chartId) ?? null;
 
   // A mark for the performance figure of the browser test: all chosen groups' numbers shown.
@@ -100,7 +139,7 @@ export function DashboardPage() {
       variant={variant}
       runType={s.runType}
       onRunType={s.setRunType}
-      groups={s.groups ?? []}
+      groups={s.groups ?? NO_GROUPS}
       chosen={s.chosen}
       onChosen={s.setChosen}
       filter={s.filter}
@@ -124,7 +163,7 @@ export function DashboardPage() {
           apps={apps}
           loading={s.health === null}
           isPhone={isPhone}
-          onDetails={() => setHealthOpen(true)}
+          onDetails={openHealth}
         />
         <OverallHealthDonut health={health} loading={!s.ready} isPhone={isPhone} />
       </div>
@@ -140,7 +179,7 @@ export function DashboardPage() {
         failed={s.failed}
         filter={s.filter}
         sort={sort}
-        onSort={(k) => setSort(nextSort(sort, k))}
+        onSort={onSort}
         onOpen={setChartId}
         isPhone={isPhone}
         lazy={rows.length > LAZY_CHARTS_ABOVE}
@@ -148,7 +187,7 @@ export function DashboardPage() {
       />
       <HealthStatusModal
         open={healthOpen}
-        onClose={() => setHealthOpen(false)}
+        onClose={closeHealth}
         apps={apps}
         channelName={s.channel === "voice" ? t`Voice` : t`Digital`}
       />
@@ -158,7 +197,7 @@ export function DashboardPage() {
         date={s.date}
         runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
         isPhone={isPhone}
-        onClose={() => setChartId(null)}
+        onClose={closeChart}
       />
     </section>
   );

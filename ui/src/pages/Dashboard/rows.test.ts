@@ -22,17 +22,17 @@ const entities: GroupMetric[] = [
 
 describe('sumEntities', () => {
   it('adds counts and hourly slots over entities', () => {
-    const s = sumEntities(entities);
+    const s = sumEntities(entities, 'America/Toronto');
     expect(s.counts).toEqual({ success: 15, warning: 2, failure: 4 });
     expect(s.hours).toHaveLength(24);
     expect(s.hours[9]).toEqual({ success: 6, warning: 1, failure: 0 });
     expect(s.hours[14]).toEqual({ success: 9, warning: 1, failure: 4 });
   });
   it('is zero for a group without runs', () => {
-    const s = sumEntities([]);
+    const s = sumEntities([], 'America/Toronto');
     expect(s.counts).toEqual({ success: 0, warning: 0, failure: 0 });
     expect(s.hours).toHaveLength(24);
-    expect(sumEntities(null).counts.success).toBe(0);
+    expect(sumEntities(null, 'America/Toronto').counts.success).toBe(0);
   });
 });
 
@@ -44,7 +44,7 @@ describe('filter', () => {
     expect(applyFilter(c, [])).toEqual({ success: 0, warning: 0, failure: 0 });
   });
   it('makes a row whose count and hours follow the filter', () => {
-    const row = makeRow({ id: 1, name: 'G', channel: 'voice' }, sumEntities(entities), [1, 2]);
+    const row = makeRow({ id: 1, name: 'G', channel: 'voice' }, sumEntities(entities, 'America/Toronto'), [1, 2]);
     expect(row.count).toBe(6);
     expect(row.hours[14]).toEqual({ success: 0, warning: 1, failure: 4 });
   });

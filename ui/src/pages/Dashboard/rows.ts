@@ -1,7 +1,6 @@
 // Group rows of the dashboard table: the sum over a group's entities, the rate filter and sorting.
 
 import { countOf, HOURS, padHours, zeroCounts, type Counts, type HourlyStatus } from './hourly';
-import { SITE_TIME_ZONE } from './time';
 
 /** Spec §3 'Group metric' (the fields the dashboard reads). */
 export interface GroupMetric {
@@ -27,8 +26,11 @@ export interface GroupSums {
   hours: Counts[];
 }
 
-/** A group's row: successCount, warningCount, failureCount and hourlyStatus added over its entities. */
-export function sumEntities(entities: GroupMetric[] | null | undefined, timeZone = SITE_TIME_ZONE): GroupSums {
+/**
+ * A group's row: successCount, warningCount, failureCount and hourlyStatus added over its
+ * entities; hours given with a zone are read in the site's `timeZone`.
+ */
+export function sumEntities(entities: GroupMetric[] | null | undefined, timeZone: string): GroupSums {
   const counts = zeroCounts();
   const hours = Array.from({ length: HOURS }, zeroCounts);
   for (const e of entities ?? []) {

@@ -1,7 +1,6 @@
-// Dates and hours in the site time zone (spec §9: times shown in the Toronto time zone,
-// yyyy/MM/dd HH:mm:ss, 24-hour).
-
-export const SITE_TIME_ZONE = 'America/Toronto';
+// Dates and hours in the site time zone (spec §9: times shown as yyyy/MM/dd HH:mm:ss, 24-hour,
+// in the Toronto time zone; here in the zone the tenant config names, America/Toronto when it
+// names none: see api/tenant.ts). Every function is told the zone.
 
 const partsCache = new Map<string, Intl.DateTimeFormat>();
 
@@ -32,7 +31,7 @@ export interface ZonedParts {
   second: string;
 }
 
-export function zonedParts(date: Date, timeZone = SITE_TIME_ZONE): ZonedParts {
+export function zonedParts(date: Date, timeZone: string): ZonedParts {
   const p: Record<string, string> = {};
   for (const part of formatter(timeZone).formatToParts(date)) p[part.type] = part.value;
   // Some engines print midnight as '24' even with h23.
@@ -41,7 +40,7 @@ export function zonedParts(date: Date, timeZone = SITE_TIME_ZONE): ZonedParts {
 }
 
 /** 'yyyy/MM/dd HH:mm:ss' in the site time zone; '' for a missing or unreadable time. */
-export function formatRunTime(value: string | number | null | undefined, timeZone = SITE_TIME_ZONE): string {
+export function formatRunTime(value: string | number | null | undefined, timeZone: string): string {
   const d = toDate(value);
   if (!d) return '';
   const p = zonedParts(d, timeZone);
@@ -49,13 +48,13 @@ export function formatRunTime(value: string | number | null | undefined, timeZon
 }
 
 /** 'HH:mm:ss' in the site time zone. */
-export function formatClock(date: Date, timeZone = SITE_TIME_ZONE): string {
+export function formatClock(date: Date, timeZone: string): string {
   const p = zonedParts(date, timeZone);
   return `${p.hour}:${p.minute}:${p.second}`;
 }
 
-/** Today's date at the site as 'YYYY-MM-DD'. */
-export function siteToday(now: Date = new Date(), timeZone = SITE_TIME_ZONE): string {
+/** Today's date at the site as 'YYYY-MM-DD' (the dashboard's default date). */
+export function siteToday(now: Date, timeZone: string): string {
   const p = zonedParts(now, timeZone);
   return `${p.year}-${p.month}-${p.day}`;
 }

@@ -2,6 +2,7 @@
 // also in local storage), the data behind them, and the 30 s refresh that follows new runs.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
+import { siteTimeZone } from "../../api/tenant";
 import { showError } from "../../app/banners";
 import { createBatcher } from "./batch";
 import { fetchGroupMetric, fetchGroups, fetchHealth } from "./data";
@@ -24,7 +25,7 @@ import { isIsoDate, siteToday } from "./time";
 /** New runs are picked up every 30 s while the tab is visible. */
 export const POLL_MS = 30000;
 /** At most this many metric calls in flight. */
-export const METRIC_CONCURRENCY = 6;
+export const METRIC_CONCURRENCY = 16;
 /** Metrics that arrive within this many ms are shown together. */
 const FLUSH_MS = 100;
 const nameCollator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
@@ -37,6 +38,14 @@ interface Metrics {
 }
 
 const keyOf = (date: string, runType: RunType) => `${date}|${runType}`;
+
+/** What one load of metrics came to. */
+interface Loaded {
+  /** The answers still belong to what is shown (same date and run type, still mounted). */
+  current: boolean;
+  /** Groups whose metrics could not be loaded, with why. */
+  failures: [number, unknown][];
+}
 
 function messagesOf(e: unknown): string[] {
   if (e instanceof ApiError) return e.messages;
@@ -70,7 +79,7 @@ export interface DashboardState {
 export function useDashboard(isPhone: boolean): DashboardState {
   const [channel, setChannelState] = useState<Channel>(() => initialChannel(isPhone));
   const [runType, setRunTypeState] = useState<RunType>("Manual");
-  const [date, setDateState] = useState<string>(() => siteToday());
+  const [date, setDateState] = useState<string>(() => siteToday(new Date(), siteTimeZone()));
   const [filter, setFilterState] = useState<RateIndex[]>(() => initialFilter());
   const [choice, setChoice] = useState<number[] | null>(() => storedGroups());
   const [groups, setGroups] = useState<GroupInfo[] | null>(null);
@@ -102,11 +111,12 @@ export function useDashboard(isPhone: boolean): DashboardState {
 
   /**
    * Fetches the metrics of `ids` for `key`, at most METRIC_CONCURRENCY at once, in the order of
-   * the groups' names (the table's default order, so the rows in view fill first). Results are
-   * shown as they come, a few at a time.
+   * the groups' names when they are known (the table's default order, so the rows in view fill
+   * first). Results are shown as they come, a few at a time. Resolves the failures, and whether
+   * the answers still belong to what is shown.
    */
   const loadMetrics = useCallback(
-    async (ids: number[], k: string, announce: boolean): Promise<boolean> => {
+    async (ids: number[], k: string): Promise<Loaded> => {
       const [d, r] = k.split("|") as [string, RunType];
       const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
       const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
@@ -124,28 +134,40 @@ export function useDashboard(isPhone: boolean): DashboardState {
         }
         commitMetrics({ key: k, sums, failed });
       });
-      let firstError: unknown;
+      const failures: [number, unknown][] = [];
       await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
         let sum: GroupSums | null = null;
         try {
-          sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }));
+          sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }), siteTimeZone());
         } catch (e) {
-          if (firstError === undefined) firstError = e;
+          failures.push([id, e]);
         }
         batcher.add([id, sum]);
       });
       batcher.done();
-      if (!live.current.mounted || metricsRef.current.key !== k) return false;
-      if (firstError !== undefined) {
-        const msgs = messagesOf(firstError);
-        setProblem(msgs.join(" "));
-        if (announce) showError(msgs);
-        return false;
-      }
-      return true;
+      return { current: live.current.mounted && metricsRef.current.key === k, failures };
     },
     [commitMetrics],
   );
+
+  /**
+   * What came of metric loads: false when one of the chosen groups failed (shown in the
+   * refresh line and, with `announce`, in the banner). Failures of groups that are not (or no
+   * longer) chosen, e.g. a remembered group deleted meanwhile, are not reported.
+   */
+  const settle = useCallback((loads: Loaded[], announce: boolean): boolean => {
+    if (!loads.every((l) => l.current)) return false;
+    const groupsNow = live.current.groups;
+    const chosenNow = groupsNow ? new Set(reconcileGroups(groupsNow, live.current.choice)) : null;
+    const failure = loads.flatMap((l) => l.failures).find(([id]) => !chosenNow || chosenNow.has(id));
+    if (failure) {
+      const msgs = messagesOf(failure[1]);
+      setProblem(msgs.join(" "));
+      if (announce) showError(msgs);
+      return false;
+    }
+    return true;
+  }, []);
 
   /** Reloads the group list, the health and every chosen group's metrics. */
   const refresh = useCallback(
@@ -158,53 +180,55 @@ export function useDashboard(isPhone: boolean): DashboardState {
       try {
         const L = live.current;
         if (L.followToday) {
-          const today = siteToday();
+          const today = siteToday(new Date(), siteTimeZone());
           if (today !== L.date) {
             L.date = today;
             setDateState(today);
           }
         }
+        const k = keyOf(L.date, L.runType);
+        if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
+        // On the first load, the groups chosen on this browser before are asked for at once,
+        // together with the group list (which then only drops the ones gone meanwhile).
+        const early =
+          reason === "initial" && L.choice !== null && L.choice.length > 0 ? loadMetrics(L.choice, k) : null;
         const [g, h] = await Promise.allSettled([
           fetchGroups({ background: reason !== "initial", quiet }),
           fetchHealth({ background: reason !== "initial", quiet }),
         ]);
         if (!live.current.mounted) return;
         let ok = true;
-        if (g.status === "fulfilled") setGroups(g.value);
-        else ok = false;
+        if (g.status === "fulfilled") {
+          setGroups(g.value);
+          live.current.groups = g.value;
+        } else ok = false;
         if (h.status === "fulfilled") setHealth(h.value);
         else {
           ok = false;
           setHealth((prev) => prev ?? []);
         }
-        if (reason === "initial") {
-          if (g.status === "rejected") setGroups([]);
-          if (!ok) setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
-          if (g.status === "rejected") return;
-          // Start on the chosen groups' metrics at once, without waiting for a render.
-          live.current.groups = g.value;
-          const k = keyOf(live.current.date, live.current.runType);
-          if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
-          const metricsOk = await loadMetrics(reconcileGroups(g.value, live.current.choice), k, true);
-          if (metricsOk && live.current.mounted) {
-            setLastRefreshed(new Date());
-            live.current.lastLoad = Date.now();
-          }
+        if (!ok) setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
+        if (reason === "initial" && g.status === "rejected") {
+          setGroups([]);
           return;
         }
-        const groupsNow = g.status === "fulfilled" ? g.value : live.current.groups ?? [];
-        const ids = reconcileGroups(groupsNow, live.current.choice);
-        const k = keyOf(live.current.date, live.current.runType);
-        if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
-        const metricsOk = await loadMetrics(ids, k, reason === "manual");
+        const groupsNow = live.current.groups ?? [];
+        const kNow = keyOf(live.current.date, live.current.runType);
+        if (metricsRef.current.key !== kNow) commitMetrics({ key: kNow, sums: new Map(), failed: new Set() });
+        // Start on the chosen groups' metrics at once, without waiting for a render.
+        const ids = reconcileGroups(groupsNow, live.current.choice).filter(
+          (id) => !(early && kNow === k && inflight.current.has(`${kNow}#${id}`)),
+        );
+        const loads = await Promise.all([
+          ...(early ? [early] : []),
+          ...(ids.length ? [loadMetrics(ids, kNow)] : []),
+        ]);
         if (!live.current.mounted) return;
+        const metricsOk = settle(loads, reason !== "poll");
         if (ok && metricsOk) {
           setProblem(null);
           setLastRefreshed(new Date());
           live.current.lastLoad = Date.now();
-        } else if (!ok) {
-          const err = g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason;
-          setProblem(messagesOf(err).join(" "));
         }
       } finally {
         busy.current = false;
@@ -231,8 +255,8 @@ export function useDashboard(isPhone: boolean): DashboardState {
     const m = metricsRef.current;
     const missing = chosen.filter((id) => !m.sums.has(id) && !m.failed.has(id) && !inflight.current.has(`${key}#${id}`));
     if (!missing.length) return;
-    void loadMetrics(missing, key, true).then((ok) => {
-      if (ok && live.current.mounted && metricsRef.current.key === key) {
+    void loadMetrics(missing, key).then((load) => {
+      if (settle([load], true) && live.current.mounted && metricsRef.current.key === key) {
         setLastRefreshed(new Date());
         live.current.lastLoad = Date.now();
       }
@@ -257,34 +281,44 @@ export function useDashboard(isPhone: boolean): DashboardState {
     };
   }, [refresh]);
 
-  const m = metrics.key === key ? metrics : { key, sums: new Map<number, GroupSums>(), failed: new Set<number>() };
+  const m = useMemo(
+    () => (metrics.key === key ? metrics : { key, sums: new Map<number, GroupSums>(), failed: new Set<number>() }),
+    [metrics, key],
+  );
   const ready = groups !== null && chosen.every((id) => m.sums.has(id) || m.failed.has(id));
+
+  // Stable handlers: the controls and the journey are drawn again only when what they show changes.
+  const setChannel = useCallback((c: Channel) => {
+    setChannelState(c);
+    saveChannel(c);
+  }, []);
+  const setDate = useCallback((d: string) => {
+    if (!isIsoDate(d)) return;
+    live.current.followToday = d === siteToday(new Date(), siteTimeZone());
+    setDateState(d);
+  }, []);
+  const setFilter = useCallback((f: RateIndex[]) => {
+    setFilterState(f);
+    saveFilter(f);
+  }, []);
+  const setChosen = useCallback((ids: number[]) => {
+    setChoice(ids);
+    saveGroups(ids);
+  }, []);
+  const refreshNow = useCallback(() => void refresh("manual"), [refresh]);
 
   return {
     channel,
-    setChannel: (c) => {
-      setChannelState(c);
-      saveChannel(c);
-    },
+    setChannel,
     runType,
     setRunType: setRunTypeState,
     date,
-    setDate: (d) => {
-      if (!isIsoDate(d)) return;
-      live.current.followToday = d === siteToday();
-      setDateState(d);
-    },
+    setDate,
     filter,
-    setFilter: (f) => {
-      setFilterState(f);
-      saveFilter(f);
-    },
+    setFilter,
     groups,
     chosen,
-    setChosen: (ids) => {
-      setChoice(ids);
-      saveGroups(ids);
-    },
+    setChosen,
     health,
     sums: m.sums,
     failed: m.failed,
@@ -292,6 +326,6 @@ export function useDashboard(isPhone: boolean): DashboardState {
     lastRefreshed,
     refreshing,
     problem,
-    refresh: () => void refresh("manual"),
+    refresh: refreshNow,
   };
 }
