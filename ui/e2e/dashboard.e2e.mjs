@@ -231,7 +231,9 @@ export default async function dashboard({ server, browser, users, test }) {
     const rows = await page.$$eval("[data-testid=health-app]", (r) => r.map((x) => ({ ep: x.querySelector("[data-testid=health-endpoint]").textContent.trim(), when: x.querySelector("[data-testid=health-lastrun]").textContent.trim() })));
     assertEqual(rows.map((r) => r.ep), apps.map((a) => a.clientEndPoint), "endpoints listed");
     for (const r of rows) assert(/\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/.test(r.when), `last run '${r.when}' is yyyy/MM/dd HH:mm:ss`);
-    // In the site's time zone (the tenant config's).
+    // In the site's time zone (the tenant config's), and the modal says which.
+    const subtitle = await page.textContent("[data-testid=health-subtitle]");
+    assert(siteTz !== "America/Toronto" || /Times in E[SD]T/.test(subtitle), `the modal names the zone of the times (${subtitle})`);
     assertEqual(rows.map((r) => r.when.replace(/^.*(\d{4}\/)/, "$1")), apps.map((a) => siteTime(a.lastRun, siteTz)), "last run times at the site");
     await sleep(400); // the dialog fades in
     await screenshot(page, "dashboard-desktop-health-en");
@@ -419,7 +421,9 @@ export default async function dashboard({ server, browser, users, test }) {
       const before = dateAt(zone);
       const shown = await p.inputValue("[data-testid=main-date]");
       assert(shown === before || shown === dateAt(zone), `Select Date is today at the site (${shown}, ${before} in ${zone}, ${dateAt("America/Toronto")} in Toronto)`);
-      const clock = (await p.textContent("[data-testid=main-last-refreshed]")).match(/\d{2}:\d{2}:\d{2}/)?.[0] ?? "";
+      const line = await p.textContent("[data-testid=main-last-refreshed]");
+      assert(line.includes("GMT+14"), `the refresh time says whose clock it is (${line})`);
+      const clock = line.match(/\d{2}:\d{2}:\d{2}/)?.[0] ?? "";
       const site = (t) => siteTime(new Date(t).toISOString(), zone).slice(11, 16);
       assert([site(Date.now()), site(Date.now() - 60000)].includes(clock.slice(0, 5)), `Last refreshed ${clock} is the time at the site (${site(Date.now())} in ${zone})`);
       assertEqual(p.problems, [], "page problems");

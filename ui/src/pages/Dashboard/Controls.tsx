@@ -8,7 +8,7 @@ import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { RefreshIcon } from "./icons";
 import type { RunType } from "./prefs";
 import { ALL_RATES, type GroupInfo, type RateIndex } from "./rows";
-import { formatClock } from "./time";
+import { formatClock, zoneLabel } from "./time";
 
 export interface ControlsProps {
   runType: RunType;
@@ -32,7 +32,7 @@ const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: tr
 const sortedByName = (groups: GroupInfo[]) => [...groups].sort((a, b) => collator.compare(a.name, b.name) || a.id - b.id);
 
 export const Controls = memo(function Controls(p: ControlsProps) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const rateNames = [t`Pass Rate`, t`Warning Rate`, t`Failure Rate`];
   const n = p.chosen.length;
   const m = p.groups.length;
@@ -40,7 +40,8 @@ export const Controls = memo(function Controls(p: ControlsProps) {
     p.filter.length === ALL_RATES.length ? t`All` : p.filter.length === 0 ? t`None` : p.filter.map((i) => rateNames[i]).join(", ");
   const id = (s: string) => `${p.variant}-${s}`;
   const timeZone = useSiteTimeZone();
-  const time = p.lastRefreshed ? formatClock(p.lastRefreshed, timeZone) : "";
+  // With the zone's name: the operator may not be where the site is.
+  const time = p.lastRefreshed ? `${formatClock(p.lastRefreshed, timeZone)} ${zoneLabel(p.lastRefreshed, timeZone, i18n.locale)}`.trim() : "";
 
   return (
     <div class={`controls controls-${p.variant}`} data-testid={id("controls")}>

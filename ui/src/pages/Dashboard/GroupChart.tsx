@@ -22,7 +22,7 @@ export function GroupChart({ hours, filter, height, lazy }: { hours: Counts[]; f
         const h = hours[i];
         const total = filter.reduce<number>((a, r) => a + h[STATUS_KEYS[r]], 0);
         return {
-          title: `${t`Time Slot`}: `,
+          title: `${t`Time Slot:`} `,
           value: timeSlotLabel(i),
           list: [
             { title: t`Test Case Runs`, value: i18n.number(total), color: NEUTRAL_COLOR },

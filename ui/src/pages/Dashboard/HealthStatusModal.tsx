@@ -7,7 +7,7 @@ import { Modal } from "../../components/Modal";
 import { componentState, flagState, lastRunTime, type ClientAppHealth } from "./health";
 import { AgentPhoneIcon, DatabaseIcon } from "./icons";
 import { useStateText } from "./JourneyDiagram";
-import { formatRunTime } from "./time";
+import { formatRunTime, zoneLabel } from "./time";
 
 export interface HealthStatusModalProps {
   open: boolean;
@@ -17,12 +17,17 @@ export interface HealthStatusModalProps {
 }
 
 export const HealthStatusModal = memo(function HealthStatusModal({ open, onClose, apps, channelName }: HealthStatusModalProps) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const stateText = useStateText();
   const timeZone = useSiteTimeZone();
+  // Whose clock the last-run times are on (the site's), as it is now.
+  const zone = zoneLabel(new Date(), timeZone, i18n.locale);
   return (
     <Modal open={open} onClose={onClose} size="large" title={t`Client Experience Components Health Status`} testId="health-modal">
-      <p class="muted small-text">{channelName}</p>
+      <p class="muted small-text" data-testid="health-subtitle">
+        {channelName}
+        {zone ? ` · ${t`Times in ${zone}`}` : ""}
+      </p>
       {apps.length === 0 ? (
         <p class="empty" data-testid="health-empty">
           {t`No client applications report on this channel.`}
@@ -38,12 +43,17 @@ export const HealthStatusModal = memo(function HealthStatusModal({ open, onClose
           {apps.map((app, i) => {
             const agent = flagState(app.agentStatus);
             const when = formatRunTime(lastRunTime(app), timeZone);
+            const name = t`Agent`;
+            const state = stateText(agent);
+            const agentLabel = t`${name}: ${state}`;
             return (
               <li class="health-row" key={`${app.clientEndPoint}-${i}`} data-testid="health-app">
                 <span class="health-components">
                   {(app.componentStatus ?? []).map((c) => {
                     const s = componentState(c, app);
-                    const label = `${c.name}: ${c.hasComponent ? stateText(s) : t`Not present`}`;
+                    const name = c.name;
+                    const state = c.hasComponent ? stateText(s) : t`Not present`;
+                    const label = t`${name}: ${state}`;
                     return (
                       <span class={`hs-icon is-${s}`} title={label} key={c.name} data-state={s} role="img" aria-label={label}>
                         <DatabaseIcon size={20} />
@@ -51,13 +61,13 @@ export const HealthStatusModal = memo(function HealthStatusModal({ open, onClose
                     );
                   })}
                 </span>
-                <span class={`hs-icon is-${agent}`} title={`${t`Agent`}: ${stateText(agent)}`} role="img" aria-label={`${t`Agent`}: ${stateText(agent)}`} data-testid="health-agent" data-state={agent}>
+                <span class={`hs-icon is-${agent}`} title={agentLabel} role="img" aria-label={agentLabel} data-testid="health-agent" data-state={agent}>
                   <AgentPhoneIcon size={20} />
                 </span>
                 <span class="health-endpoint" data-testid="health-endpoint">{app.clientEndPoint}</span>
                 <span class="health-time" data-testid="health-lastrun">
                   <span class="health-time-label">{t`Last Run`} </span>
-                  {when || "—"}
+                  <span class="health-time-value">{when || "—"}</span>
                 </span>
               </li>
             );

@@ -23,9 +23,12 @@ export function useStateText() {
 }
 
 function Node(props: { id: string; label: string; state: NodeState; icon: ComponentChildren; badge?: ComponentChildren; stateText: string }) {
+  const { t } = useLingui();
+  const name = props.label;
+  const state = props.stateText;
   return (
     <li class={`jn-node is-${props.state}`} data-testid={`journey-${props.id}`} data-state={props.state}>
-      <span class="jn-circle" title={`${props.label}: ${props.stateText}`}>
+      <span class="jn-circle" title={t`${name}: ${state}`}>
         {props.icon}
         {props.badge}
       </span>

@@ -27,7 +27,10 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({ health, loa
         <DonutChart
           slices={slices}
           height={isPhone ? 150 : 180}
-          tooltip={(i) => ({ title: `${rows[i].label}: `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` })}
+          tooltip={(i) => {
+            const name = rows[i].label;
+            return { title: `${t`${name}:`} `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` };
+          }}
         >
           <span class="donut-total" data-testid="total-calls">
             {loading ? "—" : num(health.total)}

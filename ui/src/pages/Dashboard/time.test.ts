@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatClock, formatRunTime, isIsoDate, siteToday, toDate } from './time';
+import { formatClock, formatRunTime, isIsoDate, siteToday, toDate, zoneLabel } from './time';
 
 const TO = 'America/Toronto';
 
@@ -64,5 +64,16 @@ describe('isIsoDate', () => {
     expect(isIsoDate('2023-02-29')).toBe(false);
     expect(isIsoDate('2024-2-1')).toBe(false);
     expect(isIsoDate('')).toBe(false);
+  });
+});
+
+describe('zoneLabel', () => {
+  it("names the site's zone as it is at that date, in the interface language", () => {
+    expect(zoneLabel(new Date('2024-01-15T12:00:00Z'), TO, 'en')).toBe('EST');
+    expect(zoneLabel(new Date('2024-07-15T12:00:00Z'), TO, 'en')).toBe('EDT');
+    expect(zoneLabel(new Date('2024-01-15T12:00:00Z'), 'Europe/Paris', 'en')).toBe('GMT+1');
+    expect(zoneLabel(new Date('2024-07-15T12:00:00Z'), 'Europe/Paris', 'en')).toBe('GMT+2');
+    expect(zoneLabel(new Date('2024-01-15T12:00:00Z'), TO, 'fr')).toMatch(/^UTC.5$/);
+    expect(zoneLabel(new Date(), 'Not/AZone', 'en')).toBe('');
   });
 });

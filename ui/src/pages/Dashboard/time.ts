@@ -53,6 +53,27 @@ export function formatClock(date: Date, timeZone: string): string {
   return `${p.hour}:${p.minute}:${p.second}`;
 }
 
+const zoneNameCache = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The short name of the site's time zone at `date` in the interface language, to say whose
+ * clock the times are: 'EST' or 'EDT' for Toronto in English, 'UTC−5' in French, 'GMT+1' for
+ * Paris in English. Empty when the browser has no name for it.
+ */
+export function zoneLabel(date: Date, timeZone: string, locale: string): string {
+  const key = `${locale}|${timeZone}`;
+  let f = zoneNameCache.get(key);
+  if (!f) {
+    try {
+      f = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' });
+    } catch {
+      return '';
+    }
+    zoneNameCache.set(key, f);
+  }
+  return f.formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? '';
+}
+
 /** Today's date at the site as 'YYYY-MM-DD' (the dashboard's default date). */
 export function siteToday(now: Date, timeZone: string): string {
   const p = zonedParts(now, timeZone);
