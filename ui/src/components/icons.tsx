@@ -9,7 +9,8 @@ export interface IconProps {
   title?: string;
 }
 
-function Svg({ size = 20, class: cls, title, children }: IconProps & { children: ComponentChildren }) {
+/** The 24x24 frame every icon is drawn in (also used by the dashboard's own icons). */
+export function Svg({ size = 20, class: cls, title, children }: IconProps & { children: ComponentChildren }) {
   return (
     <svg
       class={cls ? `icon ${cls}` : "icon"}

@@ -1,25 +1,5 @@
 // Icons of the dashboard (24x24 grid, drawn with the current colour, decorative).
-import type { ComponentChildren } from "preact";
-
-function Svg({ size = 20, children }: { size?: number; children: ComponentChildren }) {
-  return (
-    <svg
-      class="icon"
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      stroke-width="1.8"
-      stroke-linecap="round"
-      stroke-linejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
-      {children}
-    </svg>
-  );
-}
+import { Svg } from "../../components/icons";
 
 type P = { size?: number };
 
