@@ -458,18 +458,21 @@ impl IngestStep {
     }
 }
 
+/// A parse error prefixed with the field it is about, unless it is about the whole item.
+fn with_path<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> String {
+    let path = e.path().to_string();
+    if path == "." {
+        e.inner().to_string()
+    } else {
+        format!("{path}: {}", e.inner())
+    }
+}
+
 /// Parses one item of a batch from its JSON text, like [`parse_run`] (one pass, no
 /// intermediate `Value`).
 pub fn parse_run_str(item: &str) -> Result<IngestRun, String> {
     let mut de = serde_json::Deserializer::from_str(item);
-    let run: IngestRun = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            e.inner().to_string()
-        } else {
-            format!("{path}: {}", e.inner())
-        }
-    })?;
+    let run: IngestRun = serde_path_to_error::deserialize(&mut de).map_err(with_path)?;
     run.validate()?;
     Ok(run)
 }
@@ -477,14 +480,7 @@ pub fn parse_run_str(item: &str) -> Result<IngestRun, String> {
 /// Parses one item of a batch, naming the field of a parse error
 /// (e.g. `segments[0].steps[1].testResult.status: unknown variant ...`), then validates it.
 pub fn parse_run(item: &serde_json::Value) -> Result<IngestRun, String> {
-    let run: IngestRun = serde_path_to_error::deserialize(item).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            e.inner().to_string()
-        } else {
-            format!("{path}: {}", e.inner())
-        }
-    })?;
+    let run: IngestRun = serde_path_to_error::deserialize(item).map_err(with_path)?;
     run.validate()?;
     Ok(run)
 }

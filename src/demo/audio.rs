@@ -8,6 +8,7 @@
 
 use std::f32::consts::PI;
 
+use super::catalog::{BANK_GREETING, CARDS_GREETING, CLAIMS_GREETING};
 use super::rng::Rng;
 
 /// Samples per second of every clip.
@@ -114,12 +115,6 @@ impl ClipId {
     }
 }
 
-const BANK_GREETING: &str =
-    "Thank you for calling Northbridge Bank. This call may be recorded for quality purposes.";
-const CARDS_GREETING: &str =
-    "Welcome to Northbridge card services. To report a lost or stolen card, stay on the line.";
-const CLAIMS_GREETING: &str =
-    "Thank you for calling Northbridge Insurance claims. We are here to help.";
 const LANGUAGE_MENU: &str = "For English, press one. Pour le francais, appuyez sur le deux.";
 const MAIN_MENU: &str = "Main menu. For account balances, press one. For recent transactions, press two. To speak with an agent, press zero.";
 const AUTH_PROMPT: &str = "Please enter your ten digit account number, followed by the pound key.";

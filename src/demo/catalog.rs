@@ -448,11 +448,11 @@ impl Builder {
     }
 }
 
-const BANK_GREETING: &str =
+pub(super) const BANK_GREETING: &str =
     "Thank you for calling Northbridge Bank. This call may be recorded for quality purposes.";
-const CARDS_GREETING: &str =
+pub(super) const CARDS_GREETING: &str =
     "Welcome to Northbridge card services. To report a lost or stolen card, stay on the line.";
-const CLAIMS_GREETING: &str =
+pub(super) const CLAIMS_GREETING: &str =
     "Thank you for calling Northbridge Insurance claims. We are here to help.";
 const LANGUAGE: &str = "For English, press 1. Pour le français, appuyez sur le 2.";
 const BANK_MENU: &str = "Main menu. For account balances, press 1 or say balance. For recent transactions, press 2. For transfers, press 3. For mortgage rates, press 4. To speak with an agent, press 0.";

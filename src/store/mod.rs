@@ -153,6 +153,10 @@ impl Inner {
 fn connect(path: &Path) -> StoreResult<Connection> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    // wal_autocheckpoint: an ingest batch dirties a few pages per run spread over the tables
+    // (one hot leaf per test case in the run index and the rollups). Checkpointing every ~1000
+    // WAL pages (SQLite's default) copies them after nearly every batch; every 10,000 pages
+    // (40 MiB) a checkpoint writes each hot page once for several batches.
     // WAL: readers never block the writer. synchronous=NORMAL in WAL mode loses nothing
     // when the process is killed; only a power cut may drop the last commits.
     conn.execute_batch(
@@ -160,7 +164,8 @@ fn connect(path: &Path) -> StoreResult<Connection> {
          PRAGMA synchronous = NORMAL;
          PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -65536;",
+         PRAGMA cache_size = -65536;
+         PRAGMA wal_autocheckpoint = 10000;",
     )?;
     Ok(conn)
 }

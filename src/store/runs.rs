@@ -24,9 +24,6 @@ pub fn engine_key(engine_run_id: &str) -> [u8; 16] {
     key
 }
 
-/// Auto-checkpoint threshold of the writer connection, in WAL pages (40 MiB).
-pub const WAL_PAGES: i64 = 10_000;
-
 /// What happened to a batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IngestOutcome {
@@ -339,12 +336,6 @@ impl<'t> Batch<'t> {
 /// stored first ([`super::recordings::put`]).
 pub fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
     tx.set_prepared_statement_cache_capacity(64);
-    // A batch dirties a few pages per run spread over the tables (one hot leaf per test case
-    // in the run index and the rollups). Checkpointing after every ~1000 WAL pages (SQLite's
-    // default) copies them to the database after nearly every batch; every WAL_PAGES pages
-    // lets a checkpoint write each hot page once for several batches. The writer connection
-    // keeps the setting.
-    tx.pragma_update(None, "wal_autocheckpoint", WAL_PAGES)?;
     rollups::register_functions(tx)?;
     rollups::ensure_tz(tx, tz)?;
     let mut out = IngestOutcome::default();
