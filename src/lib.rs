@@ -11,7 +11,6 @@ pub mod demo;
 pub mod demo_accounts;
 pub mod domain;
 pub mod error;
-pub mod ingest;
 pub mod proxy;
 pub mod server;
 pub mod store;

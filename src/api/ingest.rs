@@ -13,7 +13,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 
 use super::AppState;
 use crate::error::{ApiError, ApiResult, Envelope, ErrorBody};
-use crate::ingest::{limits, parse_run_str, HealthBatch, IngestRun};
+use crate::domain::ingest::{limits, parse_run_str, HealthBatch, IngestRun};
 use crate::store::{auth, health, recordings, runs};
 
 pub struct IngestApi;

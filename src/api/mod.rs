@@ -1,34 +1,43 @@
 //! The embedded API under `/api`, declared with poem-openapi: one `#[OpenApi]` impl per
-//! resource file. The OpenAPI document is served at `/api/openapi.json`, readable docs at
-//! `/api/docs`. Envelope and errors: `crate::error`, documented in `docs/api.md`.
+//! resource file, named for its URL (`/api/users` → `users.rs`, `/api/trs/v1/groups/{id}/metric`
+//! → `metrics.rs`). The OpenAPI document is served at `/api/openapi.json`, readable docs at
+//! `/api/docs`. The envelope and errors: [`envelope`]; who may call what: [`guard`]; shared
+//! query parameters: [`params`]. See `docs/architecture.md` for adding a resource.
 
 pub mod auth;
+pub mod catalog;
+pub mod envelope;
 pub mod files;
 pub mod groups;
+pub mod guard;
+pub mod health;
 pub mod ingest;
+pub mod metrics;
 pub mod params;
 pub mod runs;
+pub mod users;
 
 use std::sync::Arc;
 
 use poem::http::StatusCode;
-use poem::{
-    Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Middleware, Request, Response, Route,
-};
+use poem::{Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route};
 use poem_openapi::OpenApiService;
 
 use crate::config::Config;
-use crate::error::json_error;
-use crate::store::auth::{session_for_token, Session};
 use crate::store::Store;
+use envelope::json_error;
 
 /// Groups of operations in the OpenAPI document.
 #[derive(poem_openapi::Tags)]
 pub enum ApiTags {
     /// Sign-in and sessions
     Auth,
-    /// Test case groups, channels, IVR applications, health and group metrics
+    /// Console users and profiles
+    Users,
+    /// Test case groups, channels, IVR applications and client-application health
     Groups,
+    /// Pass, warning and failure counts, latency and MOS of a group per hour
+    Metrics,
     /// Test runs of a test case and run detail
     Runs,
     /// Recordings and attachments
@@ -51,7 +60,11 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
     OpenApiService::new(
         (
             auth::AuthApi,
+            users::UsersApi,
             groups::GroupsApi,
+            catalog::CatalogApi,
+            health::HealthApi,
+            metrics::MetricsApi,
             runs::RunsApi,
             files::FilesApi,
             ingest::IngestApi,
@@ -62,110 +75,72 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
     .server("/api")
 }
 
-/// `/api` in embedded mode: the resources, the OpenAPI document and docs.
-pub fn routes(state: AppState) -> impl Endpoint {
+/// The OpenAPI document as JSON (`cxwatch openapi`, `/api/openapi.json`).
+pub fn openapi_json() -> String {
+    service().spec()
+}
+
+/// `/api` in embedded mode: the resources, the OpenAPI document and docs. Every failure
+/// that is not a handler's own answer becomes the envelope here.
+pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
     let api = service();
     let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
+    let fallback = state.clone();
     Route::new()
-        .at("/openapi.json", spec)
+        .at("/openapi.json", poem::get(spec))
         .nest("/docs", docs)
-        .nest(
-            "/",
-            api.with(RequireSession {
-                state: state.clone(),
-            }),
-        )
+        .nest("/", api)
         .data(state)
-        .catch_all_error(|err: poem::Error| async move {
-            // An `ApiError` (or other `ApiResponse`) already is the JSON error shape: keep
-            // its body, which names the problem.
-            if err.is_from_response() {
-                return err.into_response();
+        .around(move |ep, req| {
+            let state = fallback.clone();
+            async move {
+                let token = bearer(&req);
+                match ep.call(req).await {
+                    Ok(r) => Ok(r.into_response()),
+                    Err(err) => Ok(error_response(&state, token, err).await),
+                }
             }
-            let status = err.status();
-            let code = match status {
-                StatusCode::NOT_FOUND => "NOT_FOUND",
-                StatusCode::METHOD_NOT_ALLOWED => "METHOD_NOT_ALLOWED",
-                StatusCode::UNAUTHORIZED => "UNAUTHORIZED",
-                s if s.is_client_error() => "BAD_REQUEST",
-                _ => "INTERNAL",
-            };
-            json_error(status, code, &err.to_string())
         })
 }
 
-/// Paths under `/api` answered without a console token.
-fn is_public(path: &str) -> bool {
-    matches!(path, "/api/auth/signin" | "/api/auth/getToken") || path.starts_with("/api/ingest/")
-}
-
-/// Every `/api` call but sign-in and ingest needs `Authorization: Bearer <token>`;
-/// the caller's [`Session`] is put in the request for handlers (`Data<&Session>`).
-struct RequireSession {
-    state: AppState,
-}
-
-impl<E: Endpoint> Middleware<E> for RequireSession
-where
-    E::Output: poem::IntoResponse,
-{
-    type Output = RequireSessionEndpoint<E>;
-    fn transform(&self, ep: E) -> Self::Output {
-        RequireSessionEndpoint {
-            inner: ep,
-            state: self.state.clone(),
-        }
+/// A failure outside a handler's own answer, in the envelope: 401 'Access is denied!' for a
+/// missing or bad token, and for any unknown path without a valid token, so that paths are
+/// not told apart before sign-in.
+async fn error_response(state: &AppState, token: Option<String>, err: poem::Error) -> Response {
+    // An `ApiError` (or other `ApiResponse`) already is the JSON error shape: keep it.
+    if err.is_from_response() {
+        return err.into_response();
     }
-}
-
-struct RequireSessionEndpoint<E> {
-    inner: E,
-    state: AppState,
-}
-
-impl<E: Endpoint> Endpoint for RequireSessionEndpoint<E>
-where
-    E::Output: poem::IntoResponse,
-{
-    type Output = Response;
-
-    async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        if !is_public(req.original_uri().path()) {
-            let token = bearer(&req);
-            let session = match token {
-                Some(token) => {
-                    let now = crate::store::now_secs();
-                    self.state
-                        .store
-                        .read(move |c| session_for_token(c, &token, now))
-                        .await
-                        .map_err(|e| {
-                            tracing::error!(error = %e, "session lookup failed");
-                            poem::Error::from_status(StatusCode::INTERNAL_SERVER_ERROR)
-                        })?
-                }
-                None => None,
-            };
-            match session {
-                Some(s) => {
-                    req.extensions_mut().insert::<Session>(s);
-                }
-                None => {
-                    return Ok(json_error(
-                        StatusCode::UNAUTHORIZED,
-                        "UNAUTHORIZED",
-                        "Access is denied!",
-                    ))
-                }
-            }
-        }
-        Ok(self.inner.call(req).await?.into_response())
+    let status = err.status();
+    if status == StatusCode::UNAUTHORIZED {
+        let msg = err.to_string();
+        let msg = if msg.contains("API key") {
+            msg
+        } else {
+            ACCESS_DENIED.to_string()
+        };
+        return json_error(status, &msg);
     }
+    if status == StatusCode::NOT_FOUND {
+        let signed_in = match token {
+            Some(t) => guard::caller_for(state, &t).await.is_ok(),
+            None => false,
+        };
+        return if signed_in {
+            json_error(status, "There is no such API path.")
+        } else {
+            json_error(StatusCode::UNAUTHORIZED, ACCESS_DENIED)
+        };
+    }
+    json_error(status, &err.to_string())
 }
+
+/// What every 401 says (spec §8).
+pub const ACCESS_DENIED: &str = "Access is denied!";
 
 /// The token of an `Authorization: Bearer` header.
-pub fn bearer(req: &Request) -> Option<String> {
+pub fn bearer(req: &poem::Request) -> Option<String> {
     let value = req.headers().get("authorization")?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty())
@@ -174,5 +149,5 @@ pub fn bearer(req: &Request) -> Option<String> {
 
 /// Makes the routes an endpoint with a boxed type, for the server to mount.
 pub fn boxed(state: AppState) -> poem::endpoint::BoxEndpoint<'static, Response> {
-    routes(state).map_to_response().into_endpoint().boxed()
+    routes(state).into_endpoint().boxed()
 }

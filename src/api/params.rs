@@ -5,7 +5,7 @@ use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 
 use crate::domain::buckets::parse_date;
 use crate::error::ApiError;
-use crate::ingest::RunType;
+use crate::domain::run::RunType;
 use crate::store::catalog::Access;
 
 /// Longest date range a query may cover, in days (inclusive of both ends).

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::{json, Map, Value};
 
 use super::audio::ClipId;
-use crate::ingest::Channel;
+use crate::domain::run::Channel;
 
 /// An IVR application (voice) or chatbot (web), and its client application health.
 #[derive(Debug, Clone)]

@@ -26,7 +26,7 @@ use chrono_tz::Tz;
 use self::audio::ClipId;
 use self::generator::Generator;
 use self::state::DemoState;
-use crate::ingest::IngestRun;
+use crate::domain::ingest::IngestRun;
 use crate::store::{self, Store, StoreError};
 
 /// Seed used when `--demo-seed` is not given.

@@ -1,6 +1,13 @@
-//! Pure logic of test-run data, without storage or HTTP: site-local time buckets and
-//! value distributions (quantised histograms, exact medians). Unit tested here.
+//! The project's vocabulary, without storage or HTTP: who calls (roles, access, scope),
+//! the words of a test run, users, pages of a list, and the pure rules over them.
+//! Nothing here imports another module of cxwatch; every other layer imports from here.
 
 pub mod buckets;
+pub mod caller;
 pub mod dist;
+pub mod ingest;
+pub mod page;
+pub mod rules;
+pub mod run;
+pub mod user;
 pub mod varint;

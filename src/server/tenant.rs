@@ -10,7 +10,7 @@ use poem::{handler, Response};
 use serde::Serialize;
 
 use crate::config::{strip_port, Config};
-use crate::error::json_error;
+use crate::api::envelope::{json_error, json_ok};
 
 /// Name given when no tenant is configured.
 pub const DEFAULT_TENANT_NAME: &str = "cxwatch";
@@ -73,20 +73,15 @@ pub fn tenant_config(
         .map(|(_, v)| v.as_str());
     match lookup(&config, ac) {
         Ok(info) => {
-            let body = serde_json::json!({ "code": "OK", "data": info, "messages": [] });
-            Response::builder()
-                .content_type("application/json; charset=utf-8")
-                .header(header::CACHE_CONTROL, "no-cache")
-                .body(body.to_string())
+            let mut resp = json_ok(&info);
+            resp.headers_mut()
+                .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+            resp
         }
-        Err(TenantLookupError::MissingHost) => json_error(
-            StatusCode::BAD_REQUEST,
-            "BAD_REQUEST",
+        Err(TenantLookupError::MissingHost) => json_error(StatusCode::BAD_REQUEST,
             "ac: give the host name the console is reached at, e.g. ?ac=console.example.com",
         ),
-        Err(TenantLookupError::UnknownHost(host)) => json_error(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
+        Err(TenantLookupError::UnknownHost(host)) => json_error(StatusCode::NOT_FOUND,
             &format!("No tenant is configured for host '{host}'."),
         ),
     }

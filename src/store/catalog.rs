@@ -8,7 +8,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::auth::Session;
 use super::{now_secs, StoreError, StoreResult};
-use crate::ingest::Channel;
+use crate::domain::run::Channel;
 
 /// Longest group name accepted.
 pub const MAX_NAME: usize = 200;

@@ -6,7 +6,8 @@ use rusqlite::{params, Connection, Transaction};
 
 use super::catalog::channel_of;
 use super::{now_secs, StoreError, StoreResult};
-use crate::ingest::{Channel, ClientAppHealth, ComponentPresence, ComponentState};
+use crate::domain::run::Channel;
+use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState};
 
 /// Longest endpoint name, status text or component name accepted.
 pub const MAX_TEXT: usize = 200;

@@ -12,7 +12,7 @@ use super::rollups;
 use super::{StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::dist::{self, Summary};
-use crate::ingest::{Channel, RunType};
+use crate::domain::run::{Channel, RunType};
 
 /// One entity per test case or per (test case, segment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

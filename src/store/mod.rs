@@ -1,23 +1,38 @@
 //! The embedded store: one SQLite file in the data directory (WAL), schema upgraded at
 //! start-up by the numbered migrations in `store/migrations/`, one transaction each.
 //!
-//! SQL lives here and in the submodules, never in handlers. Blocking SQLite work runs on
-//! tokio's blocking pool through [`Store::read`] and [`Store::write`].
+//! The boundary: one trait per resource (`UserStore`, `RunStore`, …), each declared in its
+//! file with the SQLite SQL behind it, private to this module. Handlers hold a [`Store`] and
+//! call its typed async methods; they never see a connection. Blocking SQLite work runs on
+//! tokio's blocking pool.
 
 pub mod api_keys;
 pub mod auth;
 pub mod catalog;
 pub mod health;
+pub mod meta;
 pub mod metrics;
 pub mod recordings;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
+pub mod users;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use include_dir::{include_dir, Dir};
 use rusqlite::Connection;
+
+pub use api_keys::ApiKeyStore;
+pub use auth::AuthStore;
+pub use catalog::CatalogStore;
+pub use health::HealthStore;
+pub use meta::MetaStore;
+pub use metrics::MetricStore;
+pub use recordings::RecordingStore;
+pub use runs::RunStore;
+pub use users::UserStore;
 
 static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/migrations");
 
@@ -34,6 +49,10 @@ pub enum StoreError {
     Invalid(String),
     #[error("{0}")]
     Conflict(String),
+    /// A problem of one input field found in the data (a username taken, a group that
+    /// does not exist), so a form can show it beside the field.
+    #[error("{}", .1.message)]
+    Field(FieldConflict, crate::domain::rules::FieldError),
     #[error("database {path}: schema version {found} is newer than this cxwatch knows ({known}); run the newer cxwatch or restore a backup")]
     TooNew {
         path: PathBuf,
@@ -50,9 +69,87 @@ pub enum StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-/// Handle to the database; cheap to clone.
+/// Whether a [`StoreError::Field`] problem conflicts with stored data or is invalid input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldConflict {
+    Conflict,
+    Invalid,
+}
+
+/// Everything a backend stores: one trait per resource, each in its own file with the
+/// SQL behind it. SQLite implements them all ([`Sqlite`]); a second backend implements
+/// the same traits and the handlers do not change.
+pub trait Backend:
+    ApiKeyStore
+    + AuthStore
+    + CatalogStore
+    + HealthStore
+    + MetaStore
+    + MetricStore
+    + RecordingStore
+    + RunStore
+    + UserStore
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> Backend for T where
+    T: ApiKeyStore
+        + AuthStore
+        + CatalogStore
+        + HealthStore
+        + MetaStore
+        + MetricStore
+        + RecordingStore
+        + RunStore
+        + UserStore
+        + Send
+        + Sync
+        + 'static
+{
+}
+
+/// The store handlers, the CLI and the demo use: typed async methods of the resource
+/// traits (`store.list_users(..)`), never a connection or SQL. Cheap to clone.
 #[derive(Clone)]
 pub struct Store {
+    backend: Arc<dyn Backend>,
+}
+
+impl std::ops::Deref for Store {
+    type Target = dyn Backend;
+    fn deref(&self) -> &Self::Target {
+        &*self.backend
+    }
+}
+
+impl Store {
+    /// Opens (or creates) the SQLite database in `data_dir` and applies pending migrations.
+    pub fn open(data_dir: &Path) -> StoreResult<Store> {
+        Ok(Store {
+            backend: Arc::new(Sqlite::open(data_dir)?),
+        })
+    }
+
+    /// Runs a store call to its end from synchronous code (the CLI, the demo's loader
+    /// thread, benchmarks): on the current runtime when there is one, else on a small one.
+    pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        match tokio::runtime::Handle::try_current() {
+            Ok(h) => tokio::task::block_in_place(|| h.block_on(f)),
+            Err(_) => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a tokio runtime for a store call")
+                .block_on(f),
+        }
+    }
+}
+
+/// The SQLite backend: one file in the data directory (WAL), a writer connection and a
+/// few readers. Its SQL is private to the `store` module.
+pub struct Sqlite {
     inner: Arc<Inner>,
 }
 
@@ -62,14 +159,13 @@ struct Inner {
     readers: Mutex<Vec<Connection>>,
 }
 
-impl Store {
-    /// Opens (or creates) the database in `data_dir` and applies pending migrations.
-    pub fn open(data_dir: &Path) -> StoreResult<Store> {
+impl Sqlite {
+    pub fn open(data_dir: &Path) -> StoreResult<Sqlite> {
         std::fs::create_dir_all(data_dir)?;
         let path = data_dir.join(DB_FILE);
         let mut writer = connect(&path)?;
         migrate(&mut writer, &path)?;
-        Ok(Store {
+        Ok(Sqlite {
             inner: Arc::new(Inner {
                 path,
                 writer: Mutex::new(writer),
@@ -78,12 +174,8 @@ impl Store {
         })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.inner.path
-    }
-
     /// Runs `f` on a reader connection, off the async threads.
-    pub async fn read<T, F>(&self, f: F) -> StoreResult<T>
+    async fn read<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
@@ -95,7 +187,7 @@ impl Store {
     }
 
     /// Runs `f` inside one write transaction, committed when `f` returns `Ok`.
-    pub async fn write<T, F>(&self, f: F) -> StoreResult<T>
+    async fn write<T, F>(&self, f: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&rusqlite::Transaction) -> StoreResult<T> + Send + 'static,
@@ -104,22 +196,6 @@ impl Store {
         tokio::task::spawn_blocking(move || inner.with_writer(f))
             .await
             .map_err(|e| StoreError::Task(e.to_string()))?
-    }
-
-    /// Blocking variant of [`Store::read`] for command-line tools and benchmarks.
-    pub fn read_blocking<T>(
-        &self,
-        f: impl FnOnce(&Connection) -> StoreResult<T>,
-    ) -> StoreResult<T> {
-        self.inner.with_reader(f)
-    }
-
-    /// Blocking variant of [`Store::write`] for command-line tools and benchmarks.
-    pub fn write_blocking<T>(
-        &self,
-        f: impl FnOnce(&rusqlite::Transaction) -> StoreResult<T>,
-    ) -> StoreResult<T> {
-        self.inner.with_writer(f)
     }
 }
 
@@ -220,9 +296,10 @@ mod tests {
     #[test]
     fn fresh_database_gets_every_migration() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Sqlite::open(dir.path()).unwrap();
         let v: i64 = store
-            .read_blocking(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))
+            .inner
+            .with_reader(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))
             .unwrap();
         assert_eq!(v, migrations().len() as i64);
         // Opening again applies nothing and keeps the data.

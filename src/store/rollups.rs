@@ -18,7 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use super::run_detail::{self, ScriptSegment};
 use super::{StoreError, StoreResult};
 use crate::domain::{buckets, dist, varint};
-use crate::ingest::IngestRun;
+use crate::domain::ingest::IngestRun;
 
 /// What a run contributes to the rollups.
 #[derive(Debug, Clone, PartialEq)]

@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::domain::varint::{self, Corrupt, Reader};
-use crate::ingest::{IngestRun, RunStatus};
+use crate::domain::run::RunStatus;
+use crate::domain::ingest::IngestRun;
 
 const VERSION: u8 = 1;
 

@@ -12,7 +12,8 @@ use super::catalog::channel_of;
 use super::rollups::{self, Deltas, RunFacts};
 use super::run_detail::{self, ScriptStep, StoredResult};
 use super::{now_secs, StoreError, StoreResult};
-use crate::ingest::{Channel, IngestRun, RunStatus, RunType};
+use crate::domain::run::{Channel, RunStatus, RunType};
+use crate::domain::ingest::IngestRun;
 
 /// How an `engineRunId` is kept: the first 16 bytes of its SHA-256 (a fixed 16 bytes
 /// whatever the engine's ids look like; two ids sharing them is as likely as two random
@@ -603,7 +604,7 @@ pub fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::parse_run;
+    use crate::domain::ingest::parse_run;
     use crate::store::{metrics, recordings, Store};
     use chrono_tz::America::Toronto;
     use rand::{Rng, SeedableRng};

@@ -78,7 +78,7 @@ pub fn api_key(server: &Server, name: &str) -> String {
 /// Creates a group through the store API (the console's group editor is elsewhere).
 pub fn create_group(server: &Server, name: &str, channel: &str, cases: &[i64]) -> i64 {
     let store = cxwatch::store::Store::open(&server.data_dir).unwrap();
-    let channel = cxwatch::ingest::Channel::parse(channel).unwrap();
+    let channel = cxwatch::domain::run::Channel::parse(channel).unwrap();
     store
         .write_blocking(|tx| cxwatch::store::catalog::create_group(tx, name, channel, cases))
         .unwrap()

@@ -1,0 +1,105 @@
+//! Who is calling, extracted once per operation and declared on it, so that the OpenAPI
+//! document says which operations need what:
+//! - [`Auth`]: a console token (`Authorization: Bearer`), giving the [`Caller`];
+//! - [`IngestKey`]: an ingest API key (`X-API-Key`, or `Authorization: Bearer` with the key).
+//!
+//! An operation without either parameter is public. A handler then states what it needs:
+//! `auth.require(Need::AdminWrite)?`.
+
+use poem::Request;
+use poem_openapi::auth::{ApiKey, Bearer};
+use poem_openapi::SecurityScheme;
+
+use super::envelope::ApiError;
+use super::AppState;
+use crate::domain::caller::{Caller, Need};
+use crate::store::now_secs;
+
+/// A console token: `Authorization: Bearer <accessToken>` from sign-in.
+#[derive(SecurityScheme)]
+#[oai(
+    rename = "console_token",
+    ty = "bearer",
+    checker = "caller_of_token"
+)]
+pub struct Auth(pub Caller);
+
+impl Auth {
+    /// The caller, when they have what `need` says; 403 naming what is missing otherwise.
+    pub fn require(&self, need: Need) -> Result<&Caller, ApiError> {
+        Ok(self.0.require(need)?)
+    }
+}
+
+async fn caller_of_token(req: &Request, bearer: Bearer) -> poem::Result<Caller> {
+    let state = req
+        .data::<AppState>()
+        .ok_or_else(|| poem::Error::from_status(poem::http::StatusCode::INTERNAL_SERVER_ERROR))?;
+    caller_for(state, &bearer.token).await
+}
+
+/// The caller behind a token; 401 when there is none (the catch-all gives the envelope).
+pub async fn caller_for(state: &AppState, token: &str) -> poem::Result<Caller> {
+    match state.store.caller_for_token(token.trim(), now_secs()).await {
+        Ok(Some(caller)) => Ok(caller),
+        Ok(None) => Err(poem::Error::from_status(
+            poem::http::StatusCode::UNAUTHORIZED,
+        )),
+        Err(e) => {
+            tracing::error!(error = %e, "session lookup failed");
+            Err(poem::Error::from_status(
+                poem::http::StatusCode::INTERNAL_SERVER_ERROR,
+            ))
+        }
+    }
+}
+
+/// An ingest API key in `X-API-Key`.
+#[derive(SecurityScheme)]
+#[oai(
+    rename = "ingest_key",
+    ty = "api_key",
+    key_name = "X-API-Key",
+    key_in = "header",
+    checker = "valid_key"
+)]
+pub struct KeyHeader(());
+
+/// An ingest API key as `Authorization: Bearer <key>`.
+#[derive(SecurityScheme)]
+#[oai(rename = "ingest_key_bearer", ty = "bearer", checker = "valid_bearer_key")]
+pub struct KeyBearer(());
+
+/// What test engines send: an ingest API key, in either header.
+#[derive(SecurityScheme)]
+pub enum IngestKey {
+    Header(KeyHeader),
+    Bearer(KeyBearer),
+}
+
+async fn valid_key(req: &Request, key: ApiKey) -> poem::Result<()> {
+    check_key(req, &key.key).await
+}
+
+async fn valid_bearer_key(req: &Request, bearer: Bearer) -> poem::Result<()> {
+    check_key(req, &bearer.token).await
+}
+
+async fn check_key(req: &Request, key: &str) -> poem::Result<()> {
+    let state = req
+        .data::<AppState>()
+        .ok_or_else(|| poem::Error::from_status(poem::http::StatusCode::INTERNAL_SERVER_ERROR))?;
+    match state.store.api_key_valid(key.trim()).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(poem::Error::from_string(
+            "The API key is not valid.",
+            poem::http::StatusCode::UNAUTHORIZED,
+        )),
+        Err(e) => {
+            tracing::error!(error = %e, "API key lookup failed");
+            Err(poem::Error::from_status(
+                poem::http::StatusCode::INTERNAL_SERVER_ERROR,
+            ))
+        }
+    }
+}

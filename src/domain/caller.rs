@@ -1,0 +1,226 @@
+//! Who is calling and what they may do: roles, access types, the caller behind a console
+//! token, the part of the data they see, and the one permission check every handler uses.
+
+/// The role strings of the spec (§3 'Logged-in user').
+pub const ROLE_ADMIN: &str = "ROLE_ADMIN";
+pub const ROLE_USER: &str = "ROLE_USER";
+
+/// The two roles of the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `ROLE_ADMIN`: sees everything, manages settings and users.
+    Admin,
+    /// `ROLE_USER`: restricted to the test case groups assigned to them.
+    User,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => ROLE_ADMIN,
+            Role::User => ROLE_USER,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        match s {
+            ROLE_ADMIN => Some(Role::Admin),
+            ROLE_USER => Some(Role::User),
+            _ => None,
+        }
+    }
+
+    /// The role list stored for the user and returned by sign-in.
+    pub fn roles(self) -> Vec<String> {
+        vec![self.as_str().to_string()]
+    }
+
+    /// The role a role list means: a first role `ROLE_USER` (or none) is restricted.
+    pub fn of(roles: &[String]) -> Role {
+        match roles.first().map(String::as_str) {
+            Some(ROLE_ADMIN) => Role::Admin,
+            _ => Role::User,
+        }
+    }
+}
+
+/// `read-write` or `read-only`: anyone whose access type is not `read-write` is read-only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessType {
+    ReadWrite,
+    ReadOnly,
+}
+
+impl AccessType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccessType::ReadWrite => "read-write",
+            AccessType::ReadOnly => "read-only",
+        }
+    }
+
+    /// Strict parse of what a client sends.
+    pub fn parse(s: &str) -> Option<AccessType> {
+        match s {
+            "read-write" => Some(AccessType::ReadWrite),
+            "read-only" => Some(AccessType::ReadOnly),
+            _ => None,
+        }
+    }
+
+    /// What a stored value means: anything but `read-write` is read-only.
+    pub fn of(s: &str) -> AccessType {
+        AccessType::parse(s).unwrap_or(AccessType::ReadOnly)
+    }
+}
+
+/// The signed-in user behind a console token.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user_id: i64,
+    pub username: String,
+    pub roles: Vec<String>,
+    pub access: AccessType,
+    /// SHA-256 of the token, to end this session on sign-out.
+    pub token_hash: String,
+}
+
+/// What part of the test-run data a caller sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Every group (administrators).
+    All,
+    /// Only the groups assigned to this user (first role `ROLE_USER`).
+    User(i64),
+}
+
+/// What an operation needs of its caller; each handler states one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Any signed-in caller.
+    SignedIn,
+    /// An administrator, read-only or read-write.
+    Admin,
+    /// An administrator with read-write access.
+    AdminWrite,
+    /// That user themself (any role or access), or an administrator.
+    SelfOrAdmin(i64),
+    /// That user themself (any role or access), or an administrator with read-write access.
+    SelfOrAdminWrite(i64),
+}
+
+/// Why a caller was refused: the message a person reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denied(pub &'static str);
+
+impl Caller {
+    pub fn role(&self) -> Role {
+        Role::of(&self.roles)
+    }
+
+    /// First role ROLE_USER: sees only the groups assigned to them.
+    pub fn is_restricted(&self) -> bool {
+        self.role() == Role::User
+    }
+
+    pub fn can_write(&self) -> bool {
+        self.access == AccessType::ReadWrite
+    }
+
+    pub fn scope(&self) -> Scope {
+        match self.role() {
+            Role::Admin => Scope::All,
+            Role::User => Scope::User(self.user_id),
+        }
+    }
+
+    /// The one permission check: `Ok(self)` when the caller has what `need` says.
+    pub fn require(&self, need: Need) -> Result<&Caller, Denied> {
+        let admin = !self.is_restricted();
+        let ok = match need {
+            Need::SignedIn => true,
+            Need::Admin => admin,
+            Need::AdminWrite => admin && self.can_write(),
+            Need::SelfOrAdmin(id) => id == self.user_id || admin,
+            Need::SelfOrAdminWrite(id) => id == self.user_id || (admin && self.can_write()),
+        };
+        if ok {
+            return Ok(self);
+        }
+        Err(Denied(match need {
+            Need::Admin | Need::SelfOrAdmin(_) => "Only administrators may do this.",
+            _ if admin => "Your access is read-only: you may look but not change anything.",
+            _ => "Only administrators with read-write access may do this.",
+        }))
+    }
+}
+
+/// The answer of a read that checks existence and the caller's right to see the item at
+/// once: a missing item (404) and a hidden one (403) stay distinct.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Visibility<T> {
+    Visible(T),
+    /// It exists, outside the caller's scope.
+    Hidden,
+    Missing,
+}
+
+impl<T> Visibility<T> {
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Visibility<U> {
+        match self {
+            Visibility::Visible(t) => Visibility::Visible(f(t)),
+            Visibility::Hidden => Visibility::Hidden,
+            Visibility::Missing => Visibility::Missing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller(role: Role, access: AccessType) -> Caller {
+        Caller {
+            user_id: 7,
+            username: "a@b.test".into(),
+            roles: role.roles(),
+            access,
+            token_hash: String::new(),
+        }
+    }
+
+    #[test]
+    fn needs_follow_role_and_access() {
+        use AccessType::*;
+        let cases = [
+            (Role::Admin, ReadWrite, [true, true, true, true, true]),
+            (Role::Admin, ReadOnly, [true, true, false, true, false]),
+            (Role::User, ReadWrite, [true, false, false, false, false]),
+            (Role::User, ReadOnly, [true, false, false, false, false]),
+        ];
+        for (role, access, want) in cases {
+            let c = caller(role, access);
+            let needs = [
+                Need::SignedIn,
+                Need::Admin,
+                Need::AdminWrite,
+                Need::SelfOrAdmin(8),
+                Need::SelfOrAdminWrite(8),
+            ];
+            for (need, want) in needs.into_iter().zip(want) {
+                assert_eq!(c.require(need).is_ok(), want, "{role:?} {access:?} {need:?}");
+            }
+            assert!(c.require(Need::SelfOrAdminWrite(7)).is_ok());
+        }
+    }
+
+    #[test]
+    fn roles_and_access_types_follow_the_spec() {
+        assert_eq!(Role::Admin.roles(), vec!["ROLE_ADMIN"]);
+        assert_eq!(Role::of(&[]), Role::User);
+        assert_eq!(AccessType::of("anything"), AccessType::ReadOnly);
+        assert_eq!(AccessType::parse("read-write"), Some(AccessType::ReadWrite));
+        assert_eq!(caller(Role::User, AccessType::ReadWrite).scope(), Scope::User(7));
+        assert_eq!(caller(Role::Admin, AccessType::ReadOnly).scope(), Scope::All);
+    }
+}
