@@ -1,7 +1,7 @@
 //! Store benchmarks: they print figures, they never fail on a time. See docs/benchmarks.md.
 //!
 //! ```text
-//! cargo bench --bench store -- ingest [--runs 200000]        ingest rate, store::runs::ingest
+//! cargo bench --bench store -- ingest [--runs 200000]        ingest rate, RunStore::ingest_runs
 //! cargo bench --bench store -- ingest-http [--runs 100000]   ingest rate over HTTP (plain)
 //! cargo bench --bench store -- build --db DIR --runs N       make a database of N runs over a year
 //! cargo bench --bench store -- query --db DIR                metric latencies, bytes per run
@@ -18,11 +18,14 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use cxwatch::domain::buckets;
-use cxwatch::ingest::{
-    Channel, IngestIvr, IngestRun, IngestSegment, IngestStep, IngestTestCase, IngestTestResult,
-    RunStatus, RunType,
+use cxwatch::domain::caller::{Scope, Visibility};
+use cxwatch::domain::ingest::{
+    IngestIvr, IngestRun, IngestSegment, IngestStep, IngestTestCase, IngestTestResult,
 };
-use cxwatch::store::{catalog, metrics, runs, Store};
+use cxwatch::domain::page::PageRequest;
+use cxwatch::domain::run::{Channel, RunStatus, RunType};
+use cxwatch::store::catalog::GroupDraft;
+use cxwatch::store::{metrics, runs, Store};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -49,7 +52,7 @@ fn main() {
     };
     let db = || PathBuf::from(opt("--db").expect("--db DIR is required"));
     match cmd {
-        "ingest" => ingest(num("--runs", 200_000), opt("--autocheckpoint")),
+        "ingest" => ingest(num("--runs", 200_000)),
         "ingest-http" => ingest_http(num("--runs", 100_000)),
         "build" => build(&db(), num("--runs", 1_000_000)),
         "query" => query(
@@ -285,74 +288,61 @@ fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-fn run_count(store: &Store) -> u64 {
-    store
-        .read_blocking(|c| {
-            Ok(c.query_row("SELECT max(id) FROM test_runs", [], |r| {
-                r.get::<_, Option<i64>>(0)
-            })?)
-        })
-        .unwrap()
-        .unwrap_or(0) as u64
+/// Runs a store call to its end on the benchmark's runtime.
+fn wait<F: std::future::Future>(f: F) -> F::Output {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime")
+    })
+    .block_on(f)
 }
 
-fn checkpoint(store: &Store) {
-    store.write_blocking(|_| Ok(())).unwrap();
-    store
-        .read_blocking(|c| {
-            c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
-            Ok(())
-        })
-        .unwrap();
+fn visible<T>(v: Visibility<T>) -> T {
+    match v {
+        Visibility::Visible(t) => t,
+        _ => panic!("not visible to an administrator"),
+    }
+}
+
+fn run_count(store: &Store) -> u64 {
+    wait(store.run_extent()).unwrap().runs
+}
+
+/// Empties the WAL into the database file; returns the pages it held.
+fn checkpoint(store: &Store) -> u64 {
+    wait(store.checkpoint()).unwrap()
 }
 
 /// Creates the 20 groups of 25 test cases when missing.
 fn ensure_groups(store: &Store) {
-    let have: i64 = store
-        .read_blocking(|c| {
-            Ok(c.query_row("SELECT count(*) FROM test_case_groups", [], |r| r.get(0))?)
-        })
-        .unwrap();
-    if have > 0 {
+    if !wait(store.list_groups(Scope::All)).unwrap().is_empty() {
         return;
     }
-    store
-        .write_blocking(|tx| {
-            for g in 0..GROUPS {
-                let cases: Vec<i64> = (g * 25 + 1..=g * 25 + 25).collect();
-                catalog::create_group(
-                    tx,
-                    &format!("Group {:02}", g + 1),
-                    case_channel(cases[0]),
-                    &cases,
-                )?;
-            }
-            Ok(())
-        })
-        .unwrap();
+    for g in 0..GROUPS {
+        let cases: Vec<i64> = (g * 25 + 1..=g * 25 + 25).collect();
+        let draft = GroupDraft {
+            name: format!("Group {:02}", g + 1),
+            channel: case_channel(cases[0]),
+            test_case_ids: cases,
+        };
+        wait(store.create_group(&draft)).unwrap();
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Commands
 
-fn ingest(total: u64, autocheckpoint: Option<String>) {
+fn ingest(total: u64) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
-    if let Some(n) = autocheckpoint {
-        let n: u32 = n.parse().expect("--autocheckpoint PAGES");
-        store
-            .write_blocking(|tx| {
-                tx.execute_batch(&format!("PRAGMA wal_autocheckpoint = {n}"))?;
-                Ok(())
-            })
-            .unwrap();
-        println!("wal_autocheckpoint = {n} pages");
-    }
     let mut rng = StdRng::seed_from_u64(1);
     let batches = total.div_ceil(BATCH as u64);
     let interval = 5 * 60_000; // every 5 minutes, like the site
     println!(
-        "ingest: {batches} batches of {BATCH} runs (5 steps each) through store::runs::ingest"
+        "ingest: {batches} batches of {BATCH} runs (5 steps each) through RunStore::ingest_runs"
     );
     let mut gen_time = Duration::ZERO;
     let mut ingest_time = Duration::ZERO;
@@ -364,12 +354,11 @@ fn ingest(total: u64, autocheckpoint: Option<String>) {
         gen_time += t0.elapsed();
         let c0 = thread_cpu();
         let t1 = Instant::now();
-        let out = store
-            .write_blocking(|tx| runs::ingest(tx, TZ, &batch))
-            .unwrap();
+        let len = batch.len();
+        let out = wait(store.ingest_runs(TZ, batch)).unwrap();
         let dt = t1.elapsed();
         cpu += thread_cpu() - c0;
-        assert_eq!(out.accepted, batch.len());
+        assert_eq!(out.accepted, len);
         ingest_time += dt;
         per_batch.push(dt.as_secs_f64() * 1000.0);
     }
@@ -386,31 +375,16 @@ fn ingest(total: u64, autocheckpoint: Option<String>) {
         std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     summary("batch of 500 (one commit)", per_batch);
-    // Pages one more batch writes to the WAL (what a commit costs in I/O).
-    store
-        .write_blocking(|tx| {
-            tx.execute_batch("PRAGMA wal_autocheckpoint = 0")?;
-            Ok(())
-        })
-        .unwrap();
+    // Pages one more batch writes to the WAL (what a commit costs in I/O): far below the
+    // automatic checkpoint's 10,000 pages, so the log holds them all.
     checkpoint(&store);
     let batch = synth_batch(&mut rng, year_start(), interval, batches);
-    store
-        .write_blocking(|tx| runs::ingest(tx, TZ, &batch))
-        .unwrap();
-    let frames: i64 = store
-        .read_blocking(|c| Ok(c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(1))?))
-        .unwrap();
+    wait(store.ingest_runs(TZ, batch)).unwrap();
+    let frames = checkpoint(&store);
     println!(
         "one batch of 500 wrote {frames} pages to the WAL ({:.1} KiB per run)",
         frames as f64 * 4.0 / 500.0
     );
-    store
-        .write_blocking(|tx| {
-            tx.execute_batch("PRAGMA wal_autocheckpoint = 1000")?;
-            Ok(())
-        })
-        .unwrap();
     // A retry of the last batch: all duplicates, nothing written.
     let mut rng = StdRng::seed_from_u64(1);
     let mut last = Vec::new();
@@ -418,9 +392,7 @@ fn ingest(total: u64, autocheckpoint: Option<String>) {
         last = synth_batch(&mut rng, year_start(), interval, slot);
     }
     let t = Instant::now();
-    let out = store
-        .write_blocking(|tx| runs::ingest(tx, TZ, &last))
-        .unwrap();
+    let out = wait(store.ingest_runs(TZ, last)).unwrap();
     println!(
         "retried batch: {} duplicates in {:.1} ms",
         out.duplicates,
@@ -451,11 +423,10 @@ fn build(dir: &Path, total: u64) {
     for slot in first..slots {
         let batch = synth_batch(&mut rng, year_start(), interval, slot);
         let t = Instant::now();
-        store
-            .write_blocking(|tx| runs::ingest(tx, TZ, &batch))
-            .unwrap();
+        let len = batch.len() as u64;
+        wait(store.ingest_runs(TZ, batch)).unwrap();
         busy += t.elapsed();
-        done += batch.len() as u64;
+        done += len;
         if slot % 200 == 0 || slot + 1 == slots {
             println!(
                 "  {:>10} runs stored, {:>7.0} runs/s ingest, {:.0} s elapsed",
@@ -478,15 +449,7 @@ fn build(dir: &Path, total: u64) {
 }
 
 fn table_sizes(store: &Store, runs: u64) {
-    let sizes = store.read_blocking(|c| {
-        let mut stmt = c.prepare(
-            "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 12",
-        )?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(rows)
-    });
+    let sizes = wait(store.table_sizes()).map(|rows| rows.into_iter().take(12).collect::<Vec<_>>());
     match sizes {
         Ok(rows) => {
             for (name, bytes) in rows {
@@ -502,15 +465,9 @@ fn table_sizes(store: &Store, runs: u64) {
 }
 
 fn days_of(store: &Store) -> (NaiveDate, NaiveDate) {
-    let (lo, hi): (i64, i64) = store
-        .read_blocking(|c| {
-            Ok(c.query_row(
-                "SELECT min(run_time), max(run_time) FROM test_runs",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?)
-        })
-        .unwrap();
+    let extent = wait(store.run_extent()).unwrap();
+    let ms = |t: Option<DateTime<Utc>>| t.map(|t| t.timestamp_millis()).unwrap_or(0);
+    let (lo, hi) = (ms(extent.first), ms(extent.last));
     let d = |ms| buckets::day_date(buckets::local_slot(TZ, ms).0);
     (d(lo), d(hi))
 }
@@ -549,11 +506,7 @@ fn query(dir: &Path, iters: u64, cold: bool) {
             to: from + chrono::Duration::days(days - 1),
             run_type: RunType::Schedule,
         };
-        std::hint::black_box(
-            store
-                .read_blocking(|c| metrics::group_metric(c, &q))
-                .unwrap(),
-        );
+        std::hint::black_box(visible(wait(store.group_metric(Scope::All, q)).unwrap()));
     };
     let day = |rng: &mut StdRng, len: i64| {
         first + chrono::Duration::days(rng.gen_range(0..=(span - len + 1).max(0)))
@@ -576,11 +529,13 @@ fn query(dir: &Path, iters: u64, cold: bool) {
         for _ in 0..iters {
             let (g, d) = (rng.gen_range(1..=16), day(&mut rng, 1));
             s.time(|| {
-                std::hint::black_box(
-                    store
-                        .read_blocking(|c| metrics::group_mos(c, g, d, d, RunType::Schedule))
-                        .unwrap(),
-                )
+                let q = metrics::MosQuery {
+                    group_id: g,
+                    from: d,
+                    to: d,
+                    run_type: RunType::Schedule,
+                };
+                std::hint::black_box(visible(wait(store.group_mos(Scope::All, q)).unwrap()))
             });
         }
         s.print(&format!("group MOS, 1 day ({pass})"));
@@ -617,18 +572,18 @@ fn query(dir: &Path, iters: u64, cold: bool) {
             };
             let page = rng.gen_range(0..5);
             s.time(|| {
-                std::hint::black_box(
-                    store
-                        .read_blocking(|c| runs::list(c, &f, page, 100))
-                        .unwrap(),
-                )
+                let page = PageRequest {
+                    no: page,
+                    size: 100,
+                };
+                std::hint::black_box(visible(wait(store.case_runs(Scope::All, f, page)).unwrap()))
             });
         }
         s.print(&format!("run list, 30 days, page of 100 ({pass})"));
         let mut s = Samples::default();
         for _ in 0..iters {
             let id = rng.gen_range(1..=n as i64);
-            s.time(|| std::hint::black_box(store.read_blocking(|c| runs::get(c, id)).unwrap()));
+            s.time(|| std::hint::black_box(visible(wait(store.run(Scope::All, id)).unwrap())));
         }
         s.print(&format!("run detail ({pass})"));
     }
@@ -732,11 +687,7 @@ fn admin_token(dir: &Path) -> String {
 
 fn api_key(dir: &Path) -> String {
     let store = Store::open(dir).unwrap();
-    store
-        .write_blocking(|tx| {
-            cxwatch::store::api_keys::add(tx, &format!("bench-{}", rand::random::<u32>()))
-        })
-        .unwrap()
+    wait(store.add_api_key(&format!("bench-{}", rand::random::<u32>()))).unwrap()
 }
 
 fn ingest_http(total: u64) {

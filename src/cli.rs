@@ -198,22 +198,21 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
-    use crate::store::api_keys;
     let store = Store::open(&config.data_dir)?;
     match cmd {
         ApikeyCommand::Add { name } => {
-            let key = store.write_blocking(|tx| api_keys::add(tx, &name))?;
+            let key = Store::block_on(store.add_api_key(&name))?;
             println!("{key}");
             eprintln!("API key {name:?} created. Keep it now: it cannot be shown again.");
         }
         ApikeyCommand::List => {
-            for (name, created) in store.read_blocking(api_keys::list)? {
+            for (name, created) in Store::block_on(store.api_keys())? {
                 let when = chrono::DateTime::from_timestamp(created, 0).unwrap_or_default();
                 println!("{name}\t{}", when.to_rfc3339());
             }
         }
         ApikeyCommand::Remove { name } => {
-            store.write_blocking(|tx| api_keys::remove(tx, &name))?;
+            Store::block_on(store.remove_api_key(&name))?;
             eprintln!("API key {name:?} removed.");
         }
     }

@@ -6,10 +6,10 @@ use std::net::IpAddr;
 use rand::seq::SliceRandom;
 
 use crate::auth::password::hash_password;
-use crate::auth::{Access, Role};
 use crate::config::Config;
-use crate::store::auth::{self as db, NewUser};
-use crate::store::{now_secs, Store};
+use crate::domain::caller::{AccessType, Role, Scope};
+use crate::domain::user::UserDraft;
+use crate::store::Store;
 
 /// The demo administrator (ROLE_ADMIN, read-write).
 pub const DEMO_ADMIN: &str = "admin@demo.cxwatch";
@@ -26,7 +26,7 @@ struct DemoAccount {
     first_name: &'static str,
     last_name: &'static str,
     role: Role,
-    access: Access,
+    access: AccessType,
 }
 
 const ACCOUNTS: [DemoAccount; 2] = [
@@ -35,14 +35,14 @@ const ACCOUNTS: [DemoAccount; 2] = [
         first_name: "Demo",
         last_name: "Administrator",
         role: Role::Admin,
-        access: Access::ReadWrite,
+        access: AccessType::ReadWrite,
     },
     DemoAccount {
         username: DEMO_VIEWER,
         first_name: "Demo",
         last_name: "Viewer",
         role: Role::User,
-        access: Access::ReadOnly,
+        access: AccessType::ReadOnly,
     },
 ];
 
@@ -62,35 +62,171 @@ pub fn ensure_demo_accounts(store: &Store) -> anyhow::Result<Vec<(String, String
     for account in &ACCOUNTS {
         let password = generate_password();
         let hash = hash_password(&password)?;
-        let roles = account.role.roles();
-        let access = account.access.as_str();
-        store.write_blocking(|tx| {
-            match db::user_by_username(tx, account.username)? {
-                Some(existing) => {
-                    db::reset_user(tx, existing.id, &hash, &roles, access)?;
-                    db::delete_user_tokens(tx, existing.id)?;
-                }
-                None => {
-                    db::create_user(
-                        tx,
-                        &NewUser {
-                            username: account.username,
-                            first_name: account.first_name,
-                            last_name: account.last_name,
-                            password_hash: &hash,
-                            roles: &roles,
-                            access_type: access,
-                        },
-                        now_secs(),
-                    )?;
-                }
+        let existing = Store::block_on(store.user_by_username(account.username))?;
+        let draft = UserDraft {
+            username: account.username.to_string(),
+            first_name: account.first_name.to_string(),
+            last_name: account.last_name.to_string(),
+            role: account.role,
+            access: account.access,
+            group_ids: existing
+                .iter()
+                .flat_map(|u| u.groups.iter().map(|g| g.id))
+                .collect(),
+        };
+        match existing {
+            Some(u) => {
+                Store::block_on(store.update_user(u.id, &draft))?;
+                Store::block_on(store.set_password(u.id, &hash))?;
             }
-            Ok(())
-        })?;
+            None => {
+                Store::block_on(store.create_user(&draft, &hash))?;
+            }
+        }
         out.push((account.username.to_string(), password));
     }
     tracing::info!(accounts = out.len(), "demo accounts ready");
     Ok(out)
+}
+
+/// A member of the demo site's team beyond the two printed accounts.
+pub struct TeamMember {
+    pub first_name: &'static str,
+    pub last_name: &'static str,
+    pub username: &'static str,
+    pub role: Role,
+    pub access: AccessType,
+    /// Groups (by the start of their name) a ROLE_USER is assigned.
+    pub groups: &'static [&'static str],
+}
+
+const fn member(
+    first_name: &'static str,
+    last_name: &'static str,
+    username: &'static str,
+    role: Role,
+    access: AccessType,
+    groups: &'static [&'static str],
+) -> TeamMember {
+    TeamMember {
+        first_name,
+        last_name,
+        username,
+        role,
+        access,
+        groups,
+    }
+}
+
+/// The rest of the demo site's team: administrators and users of both access types. Their
+/// passwords are random and never shown.
+pub const DEMO_TEAM: [TeamMember; 10] = [
+    member(
+        "Amélie",
+        "Tremblay",
+        "amelie.tremblay@demo.cxwatch",
+        Role::Admin,
+        AccessType::ReadWrite,
+        &[],
+    ),
+    member(
+        "Marcus",
+        "Okafor",
+        "marcus.okafor@demo.cxwatch",
+        Role::Admin,
+        AccessType::ReadWrite,
+        &[],
+    ),
+    member(
+        "Priya",
+        "Raman",
+        "priya.raman@demo.cxwatch",
+        Role::Admin,
+        AccessType::ReadOnly,
+        &[],
+    ),
+    member(
+        "Jean-François",
+        "Gagnon",
+        "jf.gagnon@demo.cxwatch",
+        Role::Admin,
+        AccessType::ReadOnly,
+        &[],
+    ),
+    member(
+        "Sofia",
+        "Lindqvist",
+        "sofia.lindqvist@demo.cxwatch",
+        Role::User,
+        AccessType::ReadWrite,
+        &["Banking", "Cards"],
+    ),
+    member(
+        "Kwame",
+        "Mensah",
+        "kwame.mensah@demo.cxwatch",
+        Role::User,
+        AccessType::ReadWrite,
+        &["Claims"],
+    ),
+    member(
+        "Chloé",
+        "Bouchard",
+        "chloe.bouchard@demo.cxwatch",
+        Role::User,
+        AccessType::ReadOnly,
+        &["Chat - Support", "Chat - Sales"],
+    ),
+    member(
+        "Daniel",
+        "Kowalski",
+        "daniel.kowalski@demo.cxwatch",
+        Role::User,
+        AccessType::ReadOnly,
+        &["Banking", "After Hours"],
+    ),
+    member(
+        "Hana",
+        "Sato",
+        "hana.sato@demo.cxwatch",
+        Role::User,
+        AccessType::ReadWrite,
+        &["Cards", "Chat - Support"],
+    ),
+    member(
+        "Olivier",
+        "Nadeau",
+        "olivier.nadeau@demo.cxwatch",
+        Role::User,
+        AccessType::ReadOnly,
+        &["After Hours"],
+    ),
+];
+
+/// Creates the members of [`DEMO_TEAM`] that are missing, once the demo groups exist.
+pub async fn ensure_demo_team(store: &Store) -> anyhow::Result<()> {
+    let groups = store.list_groups(Scope::All).await?;
+    for m in &DEMO_TEAM {
+        if store.user_by_username(m.username).await?.is_some() {
+            continue;
+        }
+        let group_ids = groups
+            .iter()
+            .filter(|g| m.groups.iter().any(|n| g.name.starts_with(n)))
+            .map(|g| g.id)
+            .collect();
+        let draft = UserDraft {
+            username: m.username.into(),
+            first_name: m.first_name.into(),
+            last_name: m.last_name.into(),
+            role: m.role,
+            access: m.access,
+            group_ids,
+        };
+        let hash = tokio::task::spawn_blocking(|| hash_password(&generate_password())).await??;
+        store.create_user(&draft, &hash).await?;
+    }
+    Ok(())
 }
 
 /// The address to open the console at, from the listen address and host names.
@@ -159,50 +295,41 @@ mod tests {
         assert_eq!(a.len(), PASSWORD_LEN);
         assert_ne!(a, generate_password());
         assert!(!a.contains(['0', 'O', '1', 'l', 'I']));
-        assert!(crate::auth::password::check_new_password(&a).is_ok());
+        assert!(crate::domain::user::check_password("password", &a).is_ok());
     }
 
-    #[test]
-    fn accounts_are_created_then_reset() {
+    #[tokio::test(flavor = "multi_thread")]
+    async fn accounts_are_created_then_reset() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let first = ensure_demo_accounts(&store).unwrap();
         assert_eq!(first[0].0, DEMO_ADMIN);
         assert_eq!(first[1].0, DEMO_VIEWER);
-        let admin = store
-            .read_blocking(|c| db::user_by_username(c, DEMO_ADMIN))
-            .unwrap()
-            .unwrap();
-        assert_eq!(admin.roles, vec!["ROLE_ADMIN"]);
-        assert_eq!(admin.access_type, "read-write");
+        let admin = store.credentials(DEMO_ADMIN).await.unwrap().unwrap();
+        assert_eq!(admin.user.roles, vec!["ROLE_ADMIN"]);
+        assert_eq!(admin.user.access, AccessType::ReadWrite);
         assert!(verify_password(&first[0].1, &admin.password_hash));
-        let viewer = store
-            .read_blocking(|c| db::user_by_username(c, DEMO_VIEWER))
-            .unwrap()
-            .unwrap();
-        assert_eq!(viewer.roles, vec!["ROLE_USER"]);
-        assert_eq!(viewer.access_type, "read-only");
+        let viewer = store.credentials(DEMO_VIEWER).await.unwrap().unwrap();
+        assert_eq!(viewer.user.roles, vec!["ROLE_USER"]);
+        assert_eq!(viewer.user.access, AccessType::ReadOnly);
 
         // A session of the old password ends with the reset.
+        let now = crate::store::now_secs();
         let token = store
-            .write_blocking(|tx| {
-                db::create_token(tx, viewer.id, false, now_secs(), now_secs() + 60)
-            })
+            .start_session(viewer.user.id, false, now, now + 60)
+            .await
             .unwrap();
         let second = ensure_demo_accounts(&store).unwrap();
         assert_ne!(first[1].1, second[1].1);
-        let viewer2 = store
-            .read_blocking(|c| db::user_by_username(c, DEMO_VIEWER))
-            .unwrap()
-            .unwrap();
-        assert_eq!(viewer2.id, viewer.id);
+        let viewer2 = store.credentials(DEMO_VIEWER).await.unwrap().unwrap();
+        assert_eq!(viewer2.user.id, viewer.user.id);
         assert!(verify_password(&second[1].1, &viewer2.password_hash));
         assert!(!verify_password(&first[1].1, &viewer2.password_hash));
-        assert!(store
-            .read_blocking(|c| db::session_for_token(c, &token, now_secs()))
-            .unwrap()
-            .is_none());
-        assert_eq!(store.read_blocking(db::user_count).unwrap(), 2);
+        assert!(store.caller_for_token(&token, now).await.unwrap().is_none());
+        assert_eq!(store.user_count().await.unwrap(), 2);
+        ensure_demo_team(&store).await.unwrap();
+        ensure_demo_team(&store).await.unwrap();
+        assert_eq!(store.user_count().await.unwrap(), 12);
     }
 
     #[test]

@@ -10,7 +10,6 @@ pub mod config;
 pub mod demo;
 pub mod demo_accounts;
 pub mod domain;
-pub mod error;
 pub mod proxy;
 pub mod server;
 pub mod store;

@@ -20,8 +20,8 @@ use poem::http::{Method, StatusCode, Version};
 use poem::{Body, Endpoint, Request, Response};
 use reqwest::Url;
 
-use crate::config::{Config, TenantConfig};
 use crate::api::envelope::json_error;
+use crate::config::{Config, TenantConfig};
 
 /// Forwards `/api/*` to the tenants' upstreams.
 pub struct Proxy {
@@ -124,13 +124,15 @@ impl Endpoint for Proxy {
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
         let Some(host) = request_host(&req) else {
-            return Ok(json_error(StatusCode::NOT_FOUND,
+            return Ok(json_error(
+                StatusCode::NOT_FOUND,
                 "The request names no host, so no tenant can be chosen.",
             ));
         };
         let Some(upstream) = self.upstream_for(&host) else {
             tracing::info!(%host, path = %req.original_uri().path(), "proxy: no tenant for host");
-            return Ok(json_error(StatusCode::NOT_FOUND,
+            return Ok(json_error(
+                StatusCode::NOT_FOUND,
                 &format!("No tenant is configured for host '{}'.", strip_host(&host)),
             ));
         };
@@ -142,7 +144,8 @@ impl Endpoint for Proxy {
         let url = match upstream_url(&upstream.base, &pq) {
             Some(url) => url,
             None => {
-                return Ok(json_error(StatusCode::BAD_REQUEST,
+                return Ok(json_error(
+                    StatusCode::BAD_REQUEST,
                     "The request path cannot be forwarded.",
                 ))
             }
@@ -166,7 +169,8 @@ impl Endpoint for Proxy {
             Ok(Err(e)) => {
                 tracing::warn!(tenant = %upstream.name, %url, error = %error_chain(&e),
                     "proxy: upstream unreachable");
-                return Ok(json_error(StatusCode::BAD_GATEWAY,
+                return Ok(json_error(
+                    StatusCode::BAD_GATEWAY,
                     "The upstream service could not be reached; the cause is in the console's log.",
                 ));
             }
@@ -190,7 +194,8 @@ impl Proxy {
     fn timed_out(&self, upstream: &Upstream, url: &Url) -> Response {
         tracing::warn!(tenant = %upstream.name, %url, timeout_secs = self.timeout.as_secs(),
             "proxy: upstream timed out");
-        json_error(StatusCode::GATEWAY_TIMEOUT,
+        json_error(
+            StatusCode::GATEWAY_TIMEOUT,
             &format!(
                 "The upstream service did not answer within {} s.",
                 self.timeout.as_secs()

@@ -37,29 +37,23 @@ fn assert_security_headers(resp: &Response, tls: bool, what: &str) {
     }
 }
 
-/// Creates a user and a console token directly in the server's database.
+/// Creates an administrator and a console token through the store of the server's data
+/// directory.
 fn token_for(server: &common::Server) -> String {
-    let store = cxwatch::store::Store::open(&server.data_dir).unwrap();
-    let token = "platform-test-token-0123456789".to_string();
-    let hash = cxwatch::store::auth::hash_secret(&token);
+    use cxwatch::domain::caller::{AccessType, Role};
+    use cxwatch::store::Store;
+    let store = Store::open(&server.data_dir).unwrap();
+    let draft = cxwatch::domain::user::UserDraft {
+        username: "platform@x.test".into(),
+        first_name: String::new(),
+        last_name: String::new(),
+        role: Role::Admin,
+        access: AccessType::ReadWrite,
+        group_ids: vec![],
+    };
+    let id = Store::block_on(store.create_user(&draft, "x")).unwrap();
     let now = cxwatch::store::now_secs();
-    store
-        .write_blocking(move |tx| {
-            tx.execute(
-                "INSERT INTO users (username, password_hash, roles, access_type, created_at)
-                 VALUES ('platform', 'x', 'ROLE_ADMIN', 'read-write', ?1)",
-                [now],
-            )?;
-            let user = tx.last_insert_rowid();
-            tx.execute(
-                "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at)
-                 VALUES (?1, ?2, 0, ?3, ?4)",
-                rusqlite::params![hash, user, now, now + 3600],
-            )?;
-            Ok(())
-        })
-        .unwrap();
-    token
+    Store::block_on(store.start_session(id, false, now, now + 3600)).unwrap()
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! restricted user (403) and every kind of bad input.
 
 mod common;
+mod harness;
 #[path = "common/trs.rs"]
 mod trs;
 
@@ -926,4 +927,130 @@ fn groups_are_edited_by_read_write_administrators() {
     // The user's assignment went with the group.
     let (_, list) = get(&s.server, &user, "/api/trs/v1/groups");
     assert_eq!(list["data"], json!([]));
+}
+
+/// In-process: what the layered resources add (JSON-only ingest, scoped health, paging
+/// bounds), through `cxwatch::api::routes` and poem's test client.
+#[tokio::test(flavor = "multi_thread")]
+async fn in_process_json_only_ingest_scoped_health_and_paging_bounds() {
+    use cxwatch::domain::caller::{AccessType, Role};
+    use cxwatch::store::catalog::GroupDraft;
+    use poem::http::Method;
+    let app = harness::App::new();
+    let key = app.api_key("engine").await;
+    let admin = app
+        .user("admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    // runs and health take application/json only.
+    for path in ["/api/ingest/v1/runs", "/api/ingest/v1/health"] {
+        let resp = app
+            .client
+            .post(path)
+            .header("X-API-Key", key.clone())
+            .content_type("text/plain")
+            .body("{}")
+            .send()
+            .await;
+        resp.assert_status(poem::http::StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    }
+    let batch = json!({"runs": [run("h1", 1, "2026-07-15T14:05:00Z", "pass")]});
+    let (status, body) = app
+        .call_with(
+            Method::POST,
+            "/api/ingest/v1/runs",
+            Some(("X-API-Key", key.clone())),
+            Some(&batch),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    // Test case 1 calls 'IVR 11'; its endpoint is 'IVR-11 (...)'.
+    let app_health = |name: &str| {
+        json!({"clientEndPoint": name, "channel": "voice", "lastRun": "2026-07-15T14:00:00Z",
+               "appStatus": {"enabled": true, "status": "TRS_PASS"},
+               "telcoStatus": {"enabled": true, "status": "TRS_PASS"},
+               "agentStatus": {"enabled": false, "status": "TRS_PASS"},
+               "componentStatus": []})
+    };
+    let health = json!({"clientApps": [app_health("IVR-11 (+1 800 555 0111)"), app_health("IVR-10 (+1 800 555 0110)")]});
+    let (status, body) = app
+        .call_with(
+            Method::POST,
+            "/api/ingest/v1/health",
+            Some(("X-API-Key", key.clone())),
+            Some(&health),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let group = app
+        .store
+        .create_group(&GroupDraft {
+            name: "G".into(),
+            channel: cxwatch::domain::run::Channel::Voice,
+            test_case_ids: vec![1],
+        })
+        .await
+        .unwrap()
+        .group
+        .id;
+    let member = app
+        .user("member@x.test", Role::User, AccessType::ReadOnly, &[group])
+        .await;
+    let outsider = app
+        .user("outsider@x.test", Role::User, AccessType::ReadOnly, &[])
+        .await;
+    let endpoints = |body: &Value| -> Vec<String> {
+        body["data"][0]["clientApps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["clientEndPoint"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let path = "/api/trs/v1/groups/health";
+    let (_, body) = app.call(Method::GET, path, Some(&admin.token), None).await;
+    assert_eq!(endpoints(&body).len(), 2, "{body}");
+    let (_, body) = app.call(Method::GET, path, Some(&member.token), None).await;
+    assert_eq!(endpoints(&body), ["IVR-11 (+1 800 555 0111)"], "{body}");
+    let (_, body) = app
+        .call(Method::GET, path, Some(&outsider.token), None)
+        .await;
+    assert!(endpoints(&body).is_empty(), "{body}");
+    // Paging bounds are real and named.
+    let runs = "/api/trs/v1/testcases/1/runs?startDate=2026-07-15";
+    let (status, body) = app
+        .call(
+            Method::GET,
+            &format!("{runs}&pageNo=1000000&pageSize=1000"),
+            Some(&admin.token),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = app
+        .call(
+            Method::GET,
+            &format!("{runs}&pageNo=1000001"),
+            Some(&admin.token),
+            None,
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["fields"][0]["field"], "pageNo", "{body}");
+    assert!(
+        body["messages"][0]
+            .as_str()
+            .unwrap()
+            .contains("between 0 and 1000000"),
+        "{body}"
+    );
+    // A group is hidden from a user outside it, and missing when it does not exist.
+    let (status, _) = app
+        .call(
+            Method::GET,
+            &format!("/api/trs/v1/groups/{group}"),
+            Some(&outsider.token),
+            None,
+        )
+        .await;
+    assert_eq!(status, 403);
 }

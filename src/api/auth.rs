@@ -7,13 +7,15 @@ use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
+use super::envelope::{ApiError, ApiResult, Envelope};
+use super::guard::Auth;
 use super::AppState;
 use crate::auth::password::MAX_PASSWORD_LEN;
 use crate::auth::signin::{self, BAD_CREDENTIALS};
 use crate::auth::throttle::too_many_message;
 use crate::auth::{SignInError, SignedIn, TokenLifetimes};
-use crate::error::{ApiError, ApiResult, Envelope};
-use crate::store::auth::Session;
+use crate::domain::caller::Need;
+use crate::domain::rules::{Problems, Rule};
 
 /// Longest username looked up at sign-in (an e-mail address).
 const MAX_USERNAME_LEN: usize = 254;
@@ -58,7 +60,7 @@ impl From<SignedIn> for SignedInUser {
             id: s.user.id,
             username: s.user.username,
             roles: s.user.roles,
-            access_type: s.user.access_type,
+            access_type: s.user.access.as_str().to_string(),
             remember: s.remember,
             first_name: s.user.first_name,
             last_name: s.user.last_name,
@@ -70,24 +72,24 @@ impl From<SignedIn> for SignedInUser {
 
 #[derive(ApiResponse)]
 enum SignInResponse {
-    /// Signed in: the token and the user.
+    /// Signed in: the token and the user. Never stored by caches.
     #[oai(status = 200)]
-    Ok(Json<Envelope<SignedInUser>>),
+    Ok(
+        Json<Envelope<SignedInUser>>,
+        #[oai(header = "Cache-Control")] String,
+    ),
 }
 
-#[derive(ApiResponse)]
-enum SignOutResponse {
-    /// The token no longer works.
-    #[oai(status = 200)]
-    Ok(Json<Envelope<bool>>),
+fn signed_in(s: SignedIn) -> SignInResponse {
+    SignInResponse::Ok(Envelope::ok(s.into()), "no-store".into())
 }
 
-/// The value of a required text field, trimmed, or a message naming it.
-fn required<'a>(value: &'a Option<String>, field: &str, problems: &mut Vec<String>) -> &'a str {
+/// The value of a required text field, trimmed, or a problem naming it.
+fn required<'a>(value: &'a Option<String>, field: &str, problems: &mut Problems) -> &'a str {
     match value.as_deref().map(str::trim) {
         Some(v) if !v.is_empty() => v,
         _ => {
-            problems.push(format!("{field} is required"));
+            problems.push(field, Rule::Required, format!("{field} is required"));
             ""
         }
     }
@@ -105,12 +107,10 @@ impl AuthApi {
         body: Json<SignInRequest>,
     ) -> ApiResult<SignInResponse> {
         let body = body.0;
-        let mut problems = Vec::new();
+        let mut problems = Problems::default();
         let username = required(&body.username, "username", &mut problems).to_string();
         required(&body.password, "password", &mut problems);
-        if !problems.is_empty() {
-            return Err(ApiError::bad_request_all(problems));
-        }
+        problems.check()?;
         // Not trimmed: spaces may be part of a password.
         let password = body.password.unwrap_or_default();
         if username.chars().count() > MAX_USERNAME_LEN {
@@ -135,9 +135,11 @@ impl AuthApi {
         )
         .await
         {
-            Ok(s) => Ok(SignInResponse::Ok(Envelope::ok(s.into()))),
+            Ok(s) => Ok(signed_in(s)),
             Err(SignInError::BadCredentials) => Err(ApiError::unauthorized(BAD_CREDENTIALS)),
-            Err(SignInError::Throttled(secs)) => Err(ApiError::too_many(too_many_message(secs))),
+            Err(SignInError::Throttled(secs)) => {
+                Err(ApiError::too_many(too_many_message(secs), secs))
+            }
             Err(SignInError::Store(e)) => Err(e.into()),
         }
     }
@@ -157,7 +159,7 @@ impl AuthApi {
         };
         let lifetimes = TokenLifetimes::from_config(&state.config.auth);
         match signin::exchange_one_time_id(&state.store, lifetimes, id).await? {
-            Some(s) => Ok(SignInResponse::Ok(Envelope::ok(s.into()))),
+            Some(s) => Ok(signed_in(s)),
             None => Err(ApiError::unauthorized(
                 "This sign-in link is unknown, already used or expired",
             )),
@@ -166,12 +168,9 @@ impl AuthApi {
 
     /// Ends the caller's session: its token stops working at once.
     #[oai(path = "/signout", method = "post", operation_id = "signout")]
-    async fn signout(
-        &self,
-        state: Data<&AppState>,
-        session: Data<&Session>,
-    ) -> ApiResult<SignOutResponse> {
-        signin::sign_out(&state.store, session.token_hash.clone()).await?;
-        Ok(SignOutResponse::Ok(Envelope::ok(true)))
+    async fn signout(&self, auth: Auth, state: Data<&AppState>) -> ApiResult<Json<Envelope<bool>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        signin::sign_out(&state.store, caller.token_hash.clone()).await?;
+        Ok(Envelope::ok(true))
     }
 }

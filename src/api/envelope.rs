@@ -212,9 +212,9 @@ pub enum ApiError {
     /// The body's Content-Type is not one this operation accepts.
     #[oai(status = 415)]
     UnsupportedMediaType(Json<ErrorBody>),
-    /// Too many attempts; try again later.
+    /// Too many attempts; try again after the seconds `Retry-After` says.
     #[oai(status = 429)]
-    TooManyRequests(Json<ErrorBody>),
+    TooManyRequests(Json<ErrorBody>, #[oai(header = "Retry-After")] Option<u64>),
     /// Something failed on the server; the detail is in the server log.
     #[oai(status = 500)]
     Internal(Json<ErrorBody>),
@@ -237,7 +237,7 @@ impl ApiError {
             ErrorCode::Conflict => ApiError::Conflict(body),
             ErrorCode::PayloadTooLarge => ApiError::PayloadTooLarge(body),
             ErrorCode::UnsupportedMediaType => ApiError::UnsupportedMediaType(body),
-            ErrorCode::TooManyRequests => ApiError::TooManyRequests(body),
+            ErrorCode::TooManyRequests => ApiError::TooManyRequests(body, None),
             ErrorCode::Internal => ApiError::Internal(body),
             _ => ApiError::BadRequest(body),
         }
@@ -261,8 +261,14 @@ impl ApiError {
     pub fn conflict(msg: impl Into<String>) -> Self {
         ApiError::one(ErrorCode::Conflict, msg)
     }
-    pub fn too_many(msg: impl Into<String>) -> Self {
-        ApiError::one(ErrorCode::TooManyRequests, msg)
+    /// 429 with `Retry-After: secs`.
+    pub fn too_many(msg: impl Into<String>, retry_after_secs: u64) -> Self {
+        match ApiError::one(ErrorCode::TooManyRequests, msg) {
+            ApiError::TooManyRequests(body, _) => {
+                ApiError::TooManyRequests(body, Some(retry_after_secs))
+            }
+            other => other,
+        }
     }
     pub fn unsupported_media_type(msg: impl Into<String>) -> Self {
         ApiError::one(ErrorCode::UnsupportedMediaType, msg)

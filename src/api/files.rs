@@ -10,10 +10,11 @@ use poem_openapi::payload::{Binary, Json};
 use poem_openapi::{ApiResponse, OpenApi};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
+use super::envelope::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use super::guard::Auth;
+use super::params;
 use super::AppState;
-use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::store::auth::Session;
-use crate::store::catalog::Scope;
+use crate::domain::caller::{Need, Scope};
 use crate::store::recordings;
 
 pub struct FilesApi;
@@ -106,35 +107,10 @@ pub fn attachment_id(url: &str) -> Option<&str> {
     recordings::is_id(id).then_some(id)
 }
 
-async fn serve(
-    state: &AppState,
-    session: &Session,
-    req: &Request,
-    id: String,
-) -> ApiResult<FileResponse> {
-    let scope = Scope::of(session);
-    let lookup = id.clone();
-    let found = state
-        .store
-        .read(move |c| {
-            let Some(rec) = recordings::find(c, &lookup)? else {
-                return Ok(None);
-            };
-            let visible = recordings::visible(c, scope, &rec)?;
-            Ok(Some((rec, visible)))
-        })
-        .await?;
-    let Some((rec, visible)) = found else {
-        return Err(ApiError::not_found(format!(
-            "Recording {id} does not exist."
-        )));
-    };
-    if !visible {
-        return Err(ApiError::forbidden(format!(
-            "Recording {id} belongs to runs outside your test case groups."
-        )));
-    }
-    let path = recordings::file_path(&state.config.data_dir, &rec.id);
+async fn serve(state: &AppState, scope: Scope, req: &Request, id: &str) -> ApiResult<FileResponse> {
+    let found = state.store.recording(scope, id).await?;
+    let rec = params::visible(found, format_args!("Recording {id}"))?;
+    let path = rec.path;
     let mut file = match tokio::fs::File::open(&path).await {
         Ok(f) => f,
         Err(e) => {
@@ -177,13 +153,14 @@ async fn serve(
             ))
         }
         RangeAsk::Unsatisfiable => Ok(FileResponse::NotSatisfiable(
-            ErrorBody::new(
-                "RANGE_NOT_SATISFIABLE",
-                format!(
+            Json(ErrorBody {
+                code: ErrorCode::RangeNotSatisfiable,
+                messages: vec![format!(
                     "The range {} is outside the {size} bytes of the file.",
                     range.unwrap_or("")
-                ),
-            ),
+                )],
+                fields: Vec::new(),
+            }),
             format!("bytes */{size}"),
         )),
     }
@@ -199,18 +176,19 @@ impl FilesApi {
     )]
     async fn recording(
         &self,
+        auth: Auth,
         state: Data<&AppState>,
-        session: Data<&Session>,
         req: &Request,
         id: Path<String>,
     ) -> ApiResult<FileResponse> {
+        let caller = auth.require(Need::SignedIn)?;
         if !recordings::is_id(&id.0) {
             return Err(ApiError::not_found(format!(
                 "Recording {:?} does not exist.",
                 id.0
             )));
         }
-        serve(&state, &session, req, id.0).await
+        serve(&state, caller.scope(), req, &id.0).await
     }
 
     /// The content an `attachmentUrl` of a run detail names (`recordings/{id}`); supports
@@ -218,11 +196,14 @@ impl FilesApi {
     #[oai(path = "/getContent", method = "get", operation_id = "getContent")]
     async fn get_content(
         &self,
+        auth: Auth,
         state: Data<&AppState>,
-        session: Data<&Session>,
         req: &Request,
-        #[oai(name = "attachmentUrl")] attachment_url: Query<Option<String>>,
+        /// Required: `recordings/{id}` as a run detail gives it.
+        #[oai(name = "attachmentUrl")]
+        attachment_url: Query<Option<String>>,
     ) -> ApiResult<FileResponse> {
+        let caller = auth.require(Need::SignedIn)?;
         let Some(url) = attachment_url.0.filter(|u| !u.trim().is_empty()) else {
             return Err(ApiError::bad_request("attachmentUrl is required."));
         };
@@ -231,7 +212,7 @@ impl FilesApi {
                 "attachmentUrl {url:?} is not content of this console (expected recordings/{{id}})."
             )));
         };
-        serve(&state, &session, req, id.to_string()).await
+        serve(&state, caller.scope(), req, id).await
     }
 }
 

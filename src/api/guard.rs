@@ -17,11 +17,7 @@ use crate::store::now_secs;
 
 /// A console token: `Authorization: Bearer <accessToken>` from sign-in.
 #[derive(SecurityScheme)]
-#[oai(
-    rename = "console_token",
-    ty = "bearer",
-    checker = "caller_of_token"
-)]
+#[oai(rename = "console_token", ty = "bearer", checker = "caller_of_token")]
 pub struct Auth(pub Caller);
 
 impl Auth {
@@ -67,7 +63,11 @@ pub struct KeyHeader(());
 
 /// An ingest API key as `Authorization: Bearer <key>`.
 #[derive(SecurityScheme)]
-#[oai(rename = "ingest_key_bearer", ty = "bearer", checker = "valid_bearer_key")]
+#[oai(
+    rename = "ingest_key_bearer",
+    ty = "bearer",
+    checker = "valid_bearer_key"
+)]
 pub struct KeyBearer(());
 
 /// What test engines send: an ingest API key, in either header.

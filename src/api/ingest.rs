@@ -1,20 +1,26 @@
-//! `api/ingest/v1/...`: what test engines post (format: `crate::ingest`, `docs/ingest.md`).
+//! `api/ingest/v1/...`: what test engines post (format: `crate::domain::ingest`,
+//! `docs/ingest.md`).
 //!
-//! These calls take an API key (`X-API-Key: <key>` or `Authorization: Bearer <key>`, made
-//! with `cxwatch apikey add`), never a console token; the session middleware lets
-//! `/api/ingest/*` through, so every handler here checks the key itself, before reading
-//! the body. A batch is committed before it is answered: an acknowledged run survives a
-//! crash of cxwatch.
+//! These calls take an ingest API key ([`IngestKey`]: `X-API-Key: <key>` or
+//! `Authorization: Bearer <key>`, made with `cxwatch apikey add`), never a console token;
+//! the key is checked before the body is read. `runs` and `health` take
+//! `application/json` only (415 otherwise); their items are parsed one by one. A batch is
+//! committed before it is answered: an acknowledged run survives a crash of cxwatch.
+
+use std::marker::PhantomData;
 
 use poem::web::Data;
-use poem::{Body, Request};
+use poem::{Body, Request, RequestBody};
 use poem_openapi::payload::{Binary, Json};
-use poem_openapi::{ApiResponse, Object, OpenApi};
+use poem_openapi::registry::{MetaMediaType, MetaRequest, Registry};
+use poem_openapi::types::Type;
+use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions, Object, OpenApi};
 
+use super::envelope::{ApiError, ApiResult, Envelope};
+use super::guard::IngestKey;
 use super::AppState;
-use crate::error::{ApiError, ApiResult, Envelope, ErrorBody};
 use crate::domain::ingest::{limits, parse_run_str, HealthBatch, IngestRun};
-use crate::store::{auth, health, recordings, runs};
+use crate::store::recordings;
 
 pub struct IngestApi;
 
@@ -22,6 +28,81 @@ pub struct IngestApi;
 pub const MAX_RUNS_BODY: usize = 64 * 1024 * 1024;
 /// Largest body of `POST health`.
 pub const MAX_HEALTH_BODY: usize = 4 * 1024 * 1024;
+
+/// A JSON request body documented as `T` but read raw, so that its items are parsed (and
+/// refused) one by one. Any Content-Type is let through here; the handler refuses what
+/// is not `application/json` with 415 ([`require_json`]).
+pub struct JsonBody<T>(pub Body, PhantomData<T>);
+
+impl<'a, T: Type> ApiExtractor<'a> for JsonBody<T> {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+
+    fn request_meta() -> Option<MetaRequest> {
+        Some(MetaRequest {
+            description: None,
+            content: vec![MetaMediaType {
+                content_type: "application/json",
+                schema: T::schema_ref(),
+            }],
+            required: true,
+        })
+    }
+
+    async fn from_request(
+        _request: &'a Request,
+        body: &mut RequestBody,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        Ok(JsonBody(body.take()?, PhantomData))
+    }
+}
+
+/// 415 unless the request's Content-Type is `application/json` (parameters allowed).
+fn require_json(req: &Request) -> ApiResult<()> {
+    let given = req
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = given.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("application/json") {
+        Ok(())
+    } else {
+        Err(ApiError::unsupported_media_type(format!(
+            "Content-Type {given:?} is not accepted; send application/json."
+        )))
+    }
+}
+
+/// Body of `POST runs` as documented (see docs/ingest.md for a run's fields).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct RunBatchBody {
+    /// At most 10,000 runs in the ingest format; each is checked on its own.
+    pub runs: Vec<serde_json::Value>,
+}
+
+/// Body of `POST health` as documented (spec §3 'Client application').
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct HealthBatchBody {
+    /// Snapshots `{clientEndPoint, channel, lastRun, appStatus, telcoStatus, agentStatus,
+    /// componentStatus}`.
+    pub client_apps: Vec<serde_json::Value>,
+}
+
+fn too_large(what: &str, limit: usize) -> ApiError {
+    ApiError::payload_too_large(format!(
+        "{what} is larger than {} MiB.",
+        limit / (1024 * 1024)
+    ))
+}
 
 /// A batch item that was not stored.
 #[derive(Debug, Object)]
@@ -64,67 +145,6 @@ pub struct HealthResult {
     pub stored: u64,
 }
 
-#[derive(ApiResponse)]
-enum RunsResponse {
-    /// The batch was processed; see `rejected` for items not stored.
-    #[oai(status = 200)]
-    Ok(Json<Envelope<IngestResult>>),
-    /// The body is larger than 64 MiB.
-    #[oai(status = 413)]
-    TooLarge(Json<ErrorBody>),
-}
-
-#[derive(ApiResponse)]
-enum RecordingResponse {
-    #[oai(status = 200)]
-    Ok(Json<Envelope<RecordingCreated>>),
-    /// The recording is larger than 50 MiB.
-    #[oai(status = 413)]
-    TooLarge(Json<ErrorBody>),
-    /// Content-Type is not audio/wav, audio/mpeg or audio/ogg.
-    #[oai(status = 415)]
-    UnsupportedType(Json<ErrorBody>),
-}
-
-#[derive(ApiResponse)]
-enum HealthResponse {
-    #[oai(status = 200)]
-    Ok(Json<Envelope<HealthResult>>),
-    #[oai(status = 413)]
-    TooLarge(Json<ErrorBody>),
-}
-
-/// The API key of a request: `X-API-Key`, else `Authorization: Bearer`.
-pub fn api_key_of(req: &Request) -> Option<String> {
-    if let Some(k) = req
-        .headers()
-        .get("x-api-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|k| !k.is_empty())
-    {
-        return Some(k.to_string());
-    }
-    super::bearer(req)
-}
-
-async fn require_key(state: &AppState, req: &Request) -> ApiResult<()> {
-    let Some(key) = api_key_of(req) else {
-        return Err(ApiError::unauthorized(
-            "An API key is required: X-API-Key: <key> or Authorization: Bearer <key>.",
-        ));
-    };
-    let ok = state
-        .store
-        .read(move |c| auth::api_key_valid(c, &key))
-        .await?;
-    if ok {
-        Ok(())
-    } else {
-        Err(ApiError::unauthorized("The API key is not valid."))
-    }
-}
-
 enum Read {
     Bytes(bytes::Bytes),
     TooLarge,
@@ -138,13 +158,6 @@ async fn read_limited(body: Body, limit: usize) -> ApiResult<Read> {
             "Reading the body failed: {e}"
         ))),
     }
-}
-
-fn too_large(what: &str, limit: usize) -> Json<ErrorBody> {
-    ErrorBody::new(
-        "PAYLOAD_TOO_LARGE",
-        format!("{what} is larger than {} MiB.", limit / (1024 * 1024)),
-    )
 }
 
 /// The body of `POST runs`: items kept as JSON text, parsed one by one.
@@ -197,48 +210,42 @@ fn parse_batch(bytes: &[u8]) -> ApiResult<Parsed> {
 
 #[OpenApi(prefix_path = "/ingest/v1", tag = "super::ApiTags::Ingest")]
 impl IngestApi {
-    /// Stores a batch of test runs: body `{"runs": [ ... ]}` (JSON, at most 10,000 runs;
-    /// format in docs/ingest.md). Idempotent by `engineRunId`. Each bad item is rejected
-    /// with its index and reason while the good items are stored. Needs an API key.
+    /// Stores a batch of test runs: body `{"runs": [ ... ]}` (`application/json`, at most
+    /// 64 MiB and 10,000 runs; format in docs/ingest.md). Idempotent by `engineRunId`. Each
+    /// bad item is rejected with its index and reason while the good items are stored.
     #[oai(path = "/runs", method = "post", operation_id = "ingestRuns")]
     async fn runs(
         &self,
+        _key: IngestKey,
         state: Data<&AppState>,
         req: &Request,
-        body: Binary<Body>,
-    ) -> ApiResult<RunsResponse> {
-        require_key(&state, req).await?;
-        let bytes = match read_limited(body.0, MAX_RUNS_BODY).await? {
-            Read::Bytes(b) => b,
-            Read::TooLarge => {
-                return Ok(RunsResponse::TooLarge(too_large("The body", MAX_RUNS_BODY)))
-            }
+        body: JsonBody<RunBatchBody>,
+    ) -> ApiResult<Json<Envelope<IngestResult>>> {
+        require_json(req)?;
+        let Read::Bytes(bytes) = read_limited(body.0, MAX_RUNS_BODY).await? else {
+            return Err(too_large("The body", MAX_RUNS_BODY));
         };
         // Parsing a large batch is CPU work: keep it off the async threads.
         let parsed = tokio::task::spawn_blocking(move || parse_batch(&bytes))
             .await
             .map_err(ApiError::internal)?;
         let (good, positions, mut rejected) = parsed?;
-        let tz = state.config.tz();
-        let outcome = state
-            .store
-            .write(move |tx| runs::ingest(tx, tz, &good))
-            .await?;
+        let outcome = state.store.ingest_runs(state.config.tz(), good).await?;
         rejected.extend(outcome.rejected.into_iter().map(|r| RejectedItem {
             index: positions.get(r.index).copied().unwrap_or(r.index) as u64,
             reason: r.reason,
         }));
         rejected.sort_by_key(|r| r.index);
-        Ok(RunsResponse::Ok(Envelope::ok(IngestResult {
+        Ok(Envelope::ok(IngestResult {
             accepted: outcome.accepted as u64,
             duplicates: outcome.duplicates as u64,
             rejected,
-        })))
+        }))
     }
 
     /// Stores a recording: the raw audio as the body with `Content-Type` audio/wav,
-    /// audio/mpeg or audio/ogg, at most 50 MiB. Returns its id (SHA-256 of the bytes; the
-    /// same bytes give the same id). Needs an API key.
+    /// audio/mpeg or audio/ogg (415 otherwise), at most 50 MiB. Returns its id (SHA-256 of
+    /// the bytes; the same bytes give the same id).
     #[oai(
         path = "/recordings",
         method = "post",
@@ -246,68 +253,49 @@ impl IngestApi {
     )]
     async fn recording(
         &self,
+        _key: IngestKey,
         state: Data<&AppState>,
         req: &Request,
         body: Binary<Body>,
-    ) -> ApiResult<RecordingResponse> {
-        require_key(&state, req).await?;
+    ) -> ApiResult<Json<Envelope<RecordingCreated>>> {
         let given = req
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_string();
-        let Some(content_type) = recordings::normalize_content_type(&given) else {
-            return Ok(RecordingResponse::UnsupportedType(ErrorBody::new(
-                "UNSUPPORTED_MEDIA_TYPE",
-                format!(
-                    "Content-Type {given:?} is not a recording type; use one of {}.",
-                    recordings::CONTENT_TYPES.join(", ")
-                ),
+            .unwrap_or("");
+        let Some(content_type) = recordings::normalize_content_type(given) else {
+            return Err(ApiError::unsupported_media_type(format!(
+                "Content-Type {given:?} is not a recording type; use one of {}.",
+                recordings::CONTENT_TYPES.join(", ")
             )));
         };
-        let bytes = match read_limited(body.0, recordings::MAX_BYTES).await? {
-            Read::Bytes(b) => b,
-            Read::TooLarge => {
-                return Ok(RecordingResponse::TooLarge(too_large(
-                    "The recording",
-                    recordings::MAX_BYTES,
-                )))
-            }
+        let Read::Bytes(bytes) = read_limited(body.0, recordings::MAX_BYTES).await? else {
+            return Err(too_large("The recording", recordings::MAX_BYTES));
         };
-        let data_dir = state.config.data_dir.clone();
-        let size = bytes.len() as u64;
-        let id = state
-            .store
-            .write(move |tx| recordings::put(&data_dir, tx, &bytes, content_type))
-            .await?;
-        Ok(RecordingResponse::Ok(Envelope::ok(RecordingCreated {
-            url: super::runs::recording_url(&id),
-            id,
-            content_type: content_type.into(),
-            size,
-        })))
+        let rec = state.store.put_recording(bytes, content_type).await?;
+        Ok(Envelope::ok(RecordingCreated {
+            url: super::runs::recording_url(&rec.id),
+            id: rec.id,
+            content_type: rec.content_type,
+            size: rec.size,
+        }))
     }
 
     /// Stores the latest health of client applications: body `{"clientApps": [ ... ]}`
-    /// (spec §3 'Client application'). Per application the snapshot with the latest
-    /// `lastRun` is kept. A bad snapshot refuses the whole body. Needs an API key.
+    /// (`application/json`, at most 4 MiB; spec §3 'Client application'). Per application
+    /// the snapshot with the latest `lastRun` is kept. A bad snapshot refuses the whole
+    /// body.
     #[oai(path = "/health", method = "post", operation_id = "ingestHealth")]
     async fn health(
         &self,
+        _key: IngestKey,
         state: Data<&AppState>,
         req: &Request,
-        body: Binary<Body>,
-    ) -> ApiResult<HealthResponse> {
-        require_key(&state, req).await?;
-        let bytes = match read_limited(body.0, MAX_HEALTH_BODY).await? {
-            Read::Bytes(b) => b,
-            Read::TooLarge => {
-                return Ok(HealthResponse::TooLarge(too_large(
-                    "The body",
-                    MAX_HEALTH_BODY,
-                )))
-            }
+        body: JsonBody<HealthBatchBody>,
+    ) -> ApiResult<Json<Envelope<HealthResult>>> {
+        require_json(req)?;
+        let Read::Bytes(bytes) = read_limited(body.0, MAX_HEALTH_BODY).await? else {
+            return Err(too_large("The body", MAX_HEALTH_BODY));
         };
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let batch: HealthBatch = serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -319,10 +307,7 @@ impl IngestApi {
             })
         })?;
         let n = batch.client_apps.len() as u64;
-        state
-            .store
-            .write(move |tx| health::put(tx, &batch.client_apps))
-            .await?;
-        Ok(HealthResponse::Ok(Envelope::ok(HealthResult { stored: n })))
+        state.store.put_health(batch.client_apps).await?;
+        Ok(Envelope::ok(HealthResult { stored: n }))
     }
 }

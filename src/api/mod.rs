@@ -20,7 +20,7 @@ pub mod users;
 use std::sync::Arc;
 
 use poem::http::StatusCode;
-use poem::{Endpoint, EndpointExt, IntoEndpoint, IntoResponse, Response, Route};
+use poem::{Endpoint, EndpointExt, IntoEndpoint, Response, Route};
 use poem_openapi::OpenApiService;
 
 use crate::config::Config;
@@ -96,45 +96,114 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
             let state = fallback.clone();
             async move {
                 let token = bearer(&req);
+                let ingest = req.uri().path().contains("/ingest/");
                 match ep.call(req).await {
-                    Ok(r) => Ok(r.into_response()),
-                    Err(err) => Ok(error_response(&state, token, err).await),
+                    Ok(r) if is_bare_error(&r) => {
+                        // The router's own refusals (a path parameter that is not UTF-8, …)
+                        // come as plain text: put them in the envelope too.
+                        let status = r.status();
+                        let text = r.into_body().into_string().await.unwrap_or_default();
+                        let err = poem::Error::from_string(text, status);
+                        Ok(error_response(&state, token, err, true, ingest).await)
+                    }
+                    Ok(r) => Ok(r),
+                    Err(err) => {
+                        let hide = err.status() == StatusCode::NOT_FOUND;
+                        Ok(error_response(&state, token, err, hide, ingest).await)
+                    }
                 }
             }
         })
 }
 
 /// A failure outside a handler's own answer, in the envelope: 401 'Access is denied!' for a
-/// missing or bad token, and for any unknown path without a valid token, so that paths are
-/// not told apart before sign-in.
-async fn error_response(state: &AppState, token: Option<String>, err: poem::Error) -> Response {
+/// missing or bad token, and (`hide`) for an unknown or malformed path without a valid
+/// token, so that paths are not told apart before sign-in.
+pub async fn error_response(
+    state: &AppState,
+    token: Option<String>,
+    err: poem::Error,
+    hide: bool,
+    ingest: bool,
+) -> Response {
     // An `ApiError` (or other `ApiResponse`) already is the JSON error shape: keep it.
     if err.is_from_response() {
         return err.into_response();
     }
     let status = err.status();
     if status == StatusCode::UNAUTHORIZED {
-        let msg = err.to_string();
-        let msg = if msg.contains("API key") {
-            msg
-        } else {
-            ACCESS_DENIED.to_string()
+        let msg = match err.to_string() {
+            m if m.contains("API key") => m,
+            _ if ingest => NO_KEY.to_string(),
+            _ => ACCESS_DENIED.to_string(),
         };
         return json_error(status, &msg);
     }
-    if status == StatusCode::NOT_FOUND {
+    if hide {
+        // Before sign-in, an unknown or malformed path says no more than any other.
         let signed_in = match token {
             Some(t) => guard::caller_for(state, &t).await.is_ok(),
             None => false,
         };
-        return if signed_in {
-            json_error(status, "There is no such API path.")
-        } else {
-            json_error(StatusCode::UNAUTHORIZED, ACCESS_DENIED)
-        };
+        if !signed_in {
+            return json_error(StatusCode::UNAUTHORIZED, ACCESS_DENIED);
+        }
+        if status == StatusCode::NOT_FOUND {
+            return json_error(status, "There is no such API path.");
+        }
     }
     json_error(status, &err.to_string())
 }
+
+/// Refuses an `/api` path that is not UTF-8 once percent-decoded, before any router sees
+/// it: 401 'Access is denied!' without a valid token, else 400 in the envelope.
+pub async fn undecodable_path(state: Option<&AppState>, req: &poem::Request) -> Option<Response> {
+    if percent_decodes(req.uri().path()) {
+        return None;
+    }
+    let err = poem::Error::from_string(
+        "The path is not valid UTF-8 once percent-decoded.",
+        StatusCode::BAD_REQUEST,
+    );
+    Some(match state {
+        Some(state) => error_response(state, bearer(req), err, true, false).await,
+        None => json_error(StatusCode::BAD_REQUEST, &err.to_string()),
+    })
+}
+
+fn percent_decodes(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).is_ok()
+}
+
+/// An error status without a JSON body.
+fn is_bare_error(r: &Response) -> bool {
+    let json = r
+        .content_type()
+        .is_some_and(|ct| ct.starts_with("application/json"));
+    (r.status().is_client_error() || r.status().is_server_error()) && !json
+}
+
+/// What an ingest call without a key is told.
+pub const NO_KEY: &str = "An API key is required: X-API-Key: <key> or Authorization: Bearer <key>.";
 
 /// What every 401 says (spec §8).
 pub const ACCESS_DENIED: &str = "Access is denied!";

@@ -1,117 +1,206 @@
-//! Query parameters shared by the test-run resources (dates, run types, paging) and how
-//! their problems are reported: every problem of a request is named in `messages`.
+//! What the test-run resources share: their query parameters (dates, run types, paging,
+//! status), parsed once here with every problem tied to its parameter, the answer for an
+//! item the caller may not see, and the time format of every answer.
 
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 
+use super::envelope::ApiError;
 use crate::domain::buckets::parse_date;
-use crate::error::ApiError;
+use crate::domain::caller::Visibility;
+use crate::domain::page::{PageRequest, Sort};
+use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::RunType;
-use crate::store::catalog::Access;
 
 /// Longest date range a query may cover, in days (inclusive of both ends).
 pub const MAX_RANGE_DAYS: i64 = 400;
-/// Default and largest page size of server-paged lists.
-pub const DEFAULT_PAGE_SIZE: u32 = 100;
+/// Page size of the run lists when none is given, and the largest of any list.
+pub const RUN_PAGE_SIZE: u32 = 100;
 pub const MAX_PAGE_SIZE: u32 = 1000;
+/// Largest page number accepted.
+pub const MAX_PAGE_NO: u32 = 1_000_000;
 
-/// Collects the problems of one request.
-#[derive(Default)]
-pub struct Problems(pub Vec<String>);
-
-impl Problems {
-    pub fn push(&mut self, msg: impl Into<String>) {
-        self.0.push(msg.into());
-    }
-
-    /// `Err(400)` naming every problem, or `Ok` when there is none.
-    pub fn check(self) -> Result<(), ApiError> {
-        if self.0.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiError::bad_request_all(self.0))
-        }
-    }
+/// The trimmed value of a parameter, `None` when absent or blank.
+fn given(v: Option<&str>) -> Option<&str> {
+    v.map(str::trim).filter(|s| !s.is_empty())
 }
 
-fn date(name: &str, v: &str, p: &mut Problems) -> Option<NaiveDate> {
+fn date(field: &str, v: &str, p: &mut Problems) -> Option<NaiveDate> {
     let d = parse_date(v);
     if d.is_none() {
-        p.push(format!("{name} {v:?} is not a date (YYYY-MM-DD)."));
+        p.push(
+            field,
+            Rule::Invalid,
+            format!("{field} {v:?} is not a date (YYYY-MM-DD)."),
+        );
     }
     d
 }
 
-/// `startDate` (required) and `endDate` (defaults to `startDate`), local dates of the site.
+/// `startDate` (required) and `endDate` (defaults to `startDate`), local dates of the site,
+/// at most [`MAX_RANGE_DAYS`] days.
 pub fn date_range(
     start: Option<&str>,
     end: Option<&str>,
     p: &mut Problems,
 ) -> Option<(NaiveDate, NaiveDate)> {
-    let from = match start.map(str::trim).filter(|s| !s.is_empty()) {
+    let from = match given(start) {
         Some(s) => date("startDate", s, p),
         None => {
-            p.push("startDate is required (YYYY-MM-DD).");
+            p.push(
+                "startDate",
+                Rule::Required,
+                "startDate is required (YYYY-MM-DD).",
+            );
             None
         }
     };
-    let to = match end.map(str::trim).filter(|s| !s.is_empty()) {
+    let to = match given(end) {
         Some(s) => date("endDate", s, p),
         None => from,
     };
     let (from, to) = (from?, to?);
     if from > to {
-        p.push(format!("startDate {from} is after endDate {to}."));
+        p.push(
+            "endDate",
+            Rule::Invalid,
+            format!("startDate {from} is after endDate {to}."),
+        );
         return None;
     }
     if (to - from).num_days() + 1 > MAX_RANGE_DAYS {
-        p.push(format!(
-            "The range from {from} to {to} is longer than {MAX_RANGE_DAYS} days."
-        ));
+        p.push(
+            "endDate",
+            Rule::Invalid,
+            format!("The range from {from} to {to} is longer than {MAX_RANGE_DAYS} days."),
+        );
         return None;
     }
     Some((from, to))
 }
 
-/// `caseRunType`: `Manual` (the default) or `Schedule`.
-pub fn run_type(v: Option<&str>, p: &mut Problems) -> Option<RunType> {
-    match v.map(str::trim).filter(|s| !s.is_empty()) {
-        None => Some(RunType::Manual),
+/// `caseRunType`: `Manual` or `Schedule`; `None` (and no problem) when absent.
+pub fn run_type(v: Option<&str>, p: &mut Problems) -> Option<Option<RunType>> {
+    match given(v) {
+        None => Some(None),
         Some(s) => {
             let t = RunType::parse(s);
             if t.is_none() {
-                p.push(format!(
-                    "caseRunType {s:?} is not a run type (Manual or Schedule)."
-                ));
+                p.push(
+                    "caseRunType",
+                    Rule::Invalid,
+                    format!("caseRunType {s:?} is not a run type (Manual or Schedule)."),
+                );
             }
-            t
+            t.map(Some)
         }
     }
 }
 
-/// `pageNo` (0-based, default 0) and `pageSize` (1 to 1000, default 100).
-pub fn paging(page_no: Option<i64>, page_size: Option<i64>, p: &mut Problems) -> (u32, u32) {
+/// `pageNo` (0 to [`MAX_PAGE_NO`], default 0) and `pageSize` (1 to [`MAX_PAGE_SIZE`],
+/// default `default_size`, the list's own).
+pub fn paging(
+    page_no: Option<i64>,
+    page_size: Option<i64>,
+    default_size: u32,
+    p: &mut Problems,
+) -> Option<PageRequest> {
     let no = page_no.unwrap_or(0);
-    let size = page_size.unwrap_or(i64::from(DEFAULT_PAGE_SIZE));
-    if !(0..=i64::from(u32::MAX / MAX_PAGE_SIZE)).contains(&no) {
-        p.push(format!("pageNo {no} must be 0 or more."));
+    let size = page_size.unwrap_or(i64::from(default_size));
+    let no_ok = (0..=i64::from(MAX_PAGE_NO)).contains(&no);
+    let size_ok = (1..=i64::from(MAX_PAGE_SIZE)).contains(&size);
+    if !no_ok {
+        p.push(
+            "pageNo",
+            Rule::Invalid,
+            format!("pageNo {no} must be between 0 and {MAX_PAGE_NO}."),
+        );
     }
-    if !(1..=i64::from(MAX_PAGE_SIZE)).contains(&size) {
-        p.push(format!(
-            "pageSize {size} must be between 1 and {MAX_PAGE_SIZE}."
-        ));
+    if !size_ok {
+        p.push(
+            "pageSize",
+            Rule::Invalid,
+            format!("pageSize {size} must be between 1 and {MAX_PAGE_SIZE}."),
+        );
     }
-    (
-        no.max(0) as u32,
-        size.clamp(1, i64::from(MAX_PAGE_SIZE)) as u32,
-    )
+    (no_ok && size_ok).then_some(PageRequest {
+        no: no as u32,
+        size: size as u32,
+    })
 }
 
-/// 404 or 403 for an item the caller may not see.
-pub fn require(access: Access, what: &str) -> Result<(), ApiError> {
-    match access {
-        Access::Granted => Ok(()),
-        Access::NotFound => Err(ApiError::not_found(format!("{what} does not exist."))),
-        Access::Forbidden => Err(ApiError::forbidden(format!(
+/// `sort=field,direction` (direction `asc` or `desc`, default `asc`), the field named by
+/// `parse`; `default` when absent.
+pub fn sort<F: Copy>(
+    value: Option<&str>,
+    parse: impl Fn(&str) -> Option<F>,
+    default: Sort<F>,
+    p: &mut Problems,
+) -> Sort<F> {
+    let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+        return default;
+    };
+    let (field, dir) = v.split_once(',').unwrap_or((v, "asc"));
+    let descending = match dir.trim().to_ascii_lowercase().as_str() {
+        "asc" => false,
+        "desc" => true,
+        other => {
+            p.push(
+                "sort",
+                Rule::Invalid,
+                format!("sort direction {other:?} is not asc or desc."),
+            );
+            return default;
+        }
+    };
+    match parse(field.trim()) {
+        Some(field) => Sort { field, descending },
+        None => {
+            p.push(
+                "sort",
+                Rule::Invalid,
+                format!(
+                    "sort field {:?} is not one of this list's columns.",
+                    field.trim()
+                ),
+            );
+            default
+        }
+    }
+}
+
+/// `status` of the run list: the drill statuses of the spec plus the engine's, as stored
+/// status codes `lo..=hi` (0 pass, 1 warn, 2 fail, 3 stopped).
+pub fn status_range(v: Option<&str>, p: &mut Problems) -> Option<(u8, u8)> {
+    let Some(s) = given(v) else {
+        return Some((0, 3));
+    };
+    let range = match s.to_ascii_lowercase().as_str() {
+        "total" | "all" => (0, 3),
+        "success" | "pass" => (0, 0),
+        "warning" | "warn" => (1, 1),
+        "failure" | "fail" => (2, 3),
+        "stopped" => (3, 3),
+        _ => {
+            p.push(
+                "status",
+                Rule::Invalid,
+                format!(
+                    "status {s:?} is not a status (success, warning, failure, stopped or total)."
+                ),
+            );
+            return None;
+        }
+    };
+    Some(range)
+}
+
+/// The item when the caller may see it; 404 '`what` does not exist.' or 403 '`what` is not
+/// in your test case groups.' otherwise.
+pub fn visible<T>(v: Visibility<T>, what: impl std::fmt::Display) -> Result<T, ApiError> {
+    match v {
+        Visibility::Visible(t) => Ok(t),
+        Visibility::Missing => Err(ApiError::not_found(format!("{what} does not exist."))),
+        Visibility::Hidden => Err(ApiError::forbidden(format!(
             "{what} is not in your test case groups."
         ))),
     }
@@ -130,8 +219,8 @@ mod tests {
         let mut p = Problems::default();
         let r = date_range(s, e, &mut p);
         match r {
-            Some(r) if p.0.is_empty() => Ok(r),
-            _ => Err(p.0),
+            Some(r) if p.is_empty() => Ok(r),
+            _ => Err(p.0.into_iter().map(|e| e.message).collect()),
         }
     }
 
@@ -153,11 +242,74 @@ mod tests {
     #[test]
     fn run_types_and_paging() {
         let mut p = Problems::default();
-        assert_eq!(run_type(None, &mut p), Some(RunType::Manual));
-        assert_eq!(run_type(Some("Schedule"), &mut p), Some(RunType::Schedule));
+        assert_eq!(run_type(None, &mut p), Some(None));
+        assert_eq!(
+            run_type(Some("Schedule"), &mut p),
+            Some(Some(RunType::Schedule))
+        );
+        assert!(p.is_empty());
         assert_eq!(run_type(Some("schedule"), &mut p), None);
-        assert_eq!(paging(None, None, &mut p), (0, 100));
-        paging(Some(-1), Some(1001), &mut p);
-        assert_eq!(p.0.len(), 3, "{:?}", p.0);
+        assert_eq!(
+            paging(None, None, 100, &mut p),
+            Some(PageRequest { no: 0, size: 100 })
+        );
+        assert_eq!(
+            paging(Some(1_000_000), Some(1000), 100, &mut p),
+            Some(PageRequest {
+                no: 1_000_000,
+                size: 1000
+            })
+        );
+        assert_eq!(paging(Some(-1), Some(1001), 100, &mut p), None);
+        assert_eq!(paging(Some(1_000_001), Some(0), 100, &mut p), None);
+        let fields: Vec<_> = p.0.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["caseRunType", "pageNo", "pageSize", "pageNo", "pageSize"]
+        );
+        assert!(
+            p.0[1].message.contains("between 0 and 1000000"),
+            "{:?}",
+            p.0
+        );
+    }
+
+    #[test]
+    fn statuses() {
+        let mut p = Problems::default();
+        assert_eq!(status_range(None, &mut p), Some((0, 3)));
+        assert_eq!(status_range(Some("Failure"), &mut p), Some((2, 3)));
+        assert_eq!(status_range(Some("great"), &mut p), None);
+        assert_eq!(p.0.len(), 1);
+        assert_eq!(p.0[0].field, "status");
+    }
+
+    #[test]
+    fn sort_parses_field_and_direction() {
+        let parse = |s: &str| (s == "name").then_some(1);
+        let d = Sort {
+            field: 0,
+            descending: true,
+        };
+        let mut p = Problems::default();
+        assert_eq!(
+            sort(Some("name,desc"), parse, d, &mut p),
+            Sort {
+                field: 1,
+                descending: true
+            }
+        );
+        assert_eq!(
+            sort(Some("name"), parse, d, &mut p),
+            Sort {
+                field: 1,
+                descending: false
+            }
+        );
+        assert_eq!(sort(None, parse, d, &mut p), d);
+        assert!(p.is_empty());
+        sort(Some("nope,asc"), parse, d, &mut p);
+        sort(Some("name,up"), parse, d, &mut p);
+        assert_eq!(p.0.len(), 2);
     }
 }

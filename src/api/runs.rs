@@ -4,15 +4,16 @@
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
-use poem_openapi::{ApiResponse, Object, OpenApi};
+use poem_openapi::{Object, OpenApi};
 
-use super::params::{self, Problems};
+use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::guard::Auth;
+use super::params;
 use super::AppState;
 use crate::domain::buckets;
-use crate::error::{ApiError, ApiResult, Envelope};
-use crate::store::auth::Session;
-use crate::store::catalog::{self, Access, Scope};
-use crate::store::runs::{self, RunFilter, RunRow, StepDetail};
+use crate::domain::caller::Need;
+use crate::domain::rules::Problems;
+use crate::store::runs::{RunDetail, RunFilter, RunRow, SegmentDetail, StepDetail};
 
 pub struct RunsApi;
 
@@ -37,15 +38,6 @@ pub struct RunItem {
     pub run_type: String,
     /// The engine's result: `pass`, `warn`, `fail` or `stopped`.
     pub run_result: String,
-}
-
-/// One page of runs.
-#[derive(Debug, Object)]
-#[oai(rename_all = "camelCase")]
-pub struct RunPage {
-    pub content: Vec<RunItem>,
-    /// Runs matching the filter in all pages.
-    pub total_elements: u64,
 }
 
 /// A run with its detail (spec §3 'Run detail').
@@ -118,82 +110,77 @@ pub struct TestResultItem {
     pub attachment_url: Option<String>,
 }
 
-#[derive(ApiResponse)]
-enum PageResponse {
-    #[oai(status = 200)]
-    Ok(Json<Envelope<RunPage>>),
-}
-
-#[derive(ApiResponse)]
-enum DetailResponse {
-    #[oai(status = 200)]
-    Ok(Json<Envelope<RunDetailItem>>),
-}
-
 /// The path under `api/trs/v1/` that serves recording `id`.
 pub fn recording_url(id: &str) -> String {
     format!("recordings/{id}")
 }
 
-fn run_item(r: RunRow, texts: &std::collections::BTreeMap<i64, String>) -> RunItem {
-    let status_id = r.status.status_id();
-    RunItem {
-        run_id: r.id,
-        test_case_id: r.test_case_id,
-        test_case_name: r.test_case_name,
-        run_time: params::time(r.run_time),
-        run_duration: r.duration_ms as f64 / 1000.0,
-        run_status_id: status_id,
-        run_status: texts.get(&status_id).cloned().unwrap_or_default(),
-        mos_cq_in: r.mos.map(|m| f64::from(m) / 100.0),
-        run_type: r.run_type.as_str().into(),
-        run_result: r.status.as_str().into(),
+impl From<RunRow> for RunItem {
+    fn from(r: RunRow) -> Self {
+        RunItem {
+            run_id: r.id,
+            test_case_id: r.test_case_id,
+            test_case_name: r.test_case_name,
+            run_time: params::time(r.run_time),
+            run_duration: r.duration_ms as f64 / 1000.0,
+            run_status_id: r.status.status_id(),
+            run_status: r.status_text,
+            mos_cq_in: r.mos.map(|m| f64::from(m) / 100.0),
+            run_type: r.run_type.as_str().into(),
+            run_result: r.status.as_str().into(),
+        }
     }
 }
 
-fn step_item(s: StepDetail) -> StepItem {
-    StepItem {
-        step_id: s.script.step_id,
-        step_type: s.script.step_type,
-        type_display_text: s.script.type_display_text,
-        prompt: s.script.prompt,
-        prompt_latency_min: s.script.prompt_latency_min,
-        prompt_latency_max: s.script.prompt_latency_max,
-        incomplete_timeout: s.script.incomplete_timeout,
-        complete_timeout: s.script.complete_timeout,
-        barge_in_time: s.barge_in_time,
-        extra: s.script.extra.map(serde_json::Value::Object),
-        test_result: TestResultItem {
-            status: s.status.as_str().into(),
-            utterance: s.utterance,
-            latency: s.latency,
-            confidence: s.confidence,
-            recording_duration: s.recording_duration,
-            start_time: s.start_time.map(params::time),
-            end_time: s.end_time.map(params::time),
-            attachment_url: s.recording_id.as_deref().map(recording_url),
-        },
-        recording_id: s.recording_id,
+impl From<RunDetail> for RunDetailItem {
+    fn from(d: RunDetail) -> Self {
+        RunDetailItem {
+            run: d.run.into(),
+            channel: d.channel.as_str().into(),
+            ivr_id: d.ivr_id,
+            ivr_name: d.ivr_name,
+            recording_url: d.recording_id.as_deref().map(recording_url),
+            recording_id: d.recording_id,
+            segments: d.segments.into_iter().map(SegmentItem::from).collect(),
+        }
     }
 }
 
-/// `status` filter of the run list: the drill statuses of the spec plus the engine's.
-fn status_range(v: Option<&str>, p: &mut Problems) -> (u8, u8) {
-    match v.map(str::trim).filter(|s| !s.is_empty()) {
-        None => (0, 3),
-        Some(s) => match s.to_ascii_lowercase().as_str() {
-            "total" | "all" => (0, 3),
-            "success" | "pass" => (0, 0),
-            "warning" | "warn" => (1, 1),
-            "failure" | "fail" => (2, 3),
-            "stopped" => (3, 3),
-            _ => {
-                p.push(format!(
-                    "status {s:?} is not a status (success, warning, failure, stopped or total)."
-                ));
-                (0, 3)
-            }
-        },
+impl From<SegmentDetail> for SegmentItem {
+    fn from(s: SegmentDetail) -> Self {
+        SegmentItem {
+            segment_id: s.segment_id,
+            segment_name: s.segment_name,
+            steps: s.steps.into_iter().map(StepItem::from).collect(),
+        }
+    }
+}
+
+impl From<StepDetail> for StepItem {
+    fn from(s: StepDetail) -> Self {
+        StepItem {
+            step_id: s.script.step_id,
+            step_type: s.script.step_type,
+            type_display_text: s.script.type_display_text,
+            prompt: s.script.prompt,
+            prompt_latency_min: s.script.prompt_latency_min,
+            prompt_latency_max: s.script.prompt_latency_max,
+            incomplete_timeout: s.script.incomplete_timeout,
+            complete_timeout: s.script.complete_timeout,
+            barge_in_time: s.barge_in_time,
+            extra: s.script.extra.map(serde_json::Value::Object),
+            test_result: TestResultItem {
+                status: s.status.as_str().into(),
+                utterance: s.utterance,
+                latency: s.latency,
+                confidence: s.confidence,
+                recording_duration: s.recording_duration,
+                start_time: s.start_time.map(params::time),
+                end_time: s.end_time.map(params::time),
+                attachment_url: s.recording_id.as_deref().map(recording_url),
+            },
+            recording_id: s.recording_id,
+        }
     }
 }
 
@@ -209,16 +196,16 @@ impl RunsApi {
     #[allow(clippy::too_many_arguments)]
     async fn list(
         &self,
+        auth: Auth,
         state: Data<&AppState>,
-        session: Data<&Session>,
         id: Path<i64>,
-        /// `YYYY-MM-DD`, site-local.
+        /// Required: `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
         start_date: Query<Option<String>>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
         end_date: Query<Option<String>>,
-        /// Page number, 0-based (default 0).
+        /// Page number, 0-based, 0 to 1000000 (default 0).
         #[oai(name = "pageNo")]
         page_no: Query<Option<i64>>,
         /// Runs per page, 1 to 1000 (default 100).
@@ -230,95 +217,43 @@ impl RunsApi {
         /// Only runs of this type: `Manual` or `Schedule` (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<String>>,
-    ) -> ApiResult<PageResponse> {
+    ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
+        let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let range = params::date_range(start_date.0.as_deref(), end_date.0.as_deref(), &mut p);
-        let (page_no, page_size) = params::paging(page_no.0, page_size.0, &mut p);
-        let status = status_range(status.0.as_deref(), &mut p);
-        let run_type = match case_run_type.0.as_deref().map(str::trim) {
-            None | Some("") => (0, 1),
-            Some(_) => match params::run_type(case_run_type.0.as_deref(), &mut p) {
-                Some(t) => (t.code(), t.code()),
-                None => (0, 1),
-            },
-        };
+        let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
+        let status = params::status_range(status.0.as_deref(), &mut p);
+        let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
         p.check()?;
-        let Some((from, to)) = range else {
+        let (Some((from, to)), Some(page), Some(status), Some(run_type)) =
+            (range, page, status, run_type)
+        else {
             return Err(ApiError::bad_request("Bad parameters."));
         };
-        let id = id.0;
-        let scope = Scope::of(&session);
-        let access = state
-            .store
-            .read(move |c| catalog::case_access(c, scope, id))
-            .await?;
-        params::require(access, &format!("Test case {id}"))?;
         let (from_ms, to_ms) = buckets::local_range_ms(state.config.tz(), from, to);
         let filter = RunFilter {
-            test_case_id: id,
+            test_case_id: id.0,
             from_ms,
             to_ms,
             status,
-            run_type,
+            run_type: run_type.map_or((0, 1), |t| (t.code(), t.code())),
         };
-        let (rows, total, texts) = state
-            .store
-            .read(move |c| {
-                let (rows, total) = runs::list(c, &filter, page_no, page_size)?;
-                Ok((rows, total, catalog::status_texts(c)?))
-            })
-            .await?;
-        Ok(PageResponse::Ok(Envelope::ok(RunPage {
-            content: rows.into_iter().map(|r| run_item(r, &texts)).collect(),
-            total_elements: total,
-        })))
+        let found = state.store.case_runs(caller.scope(), filter, page).await?;
+        let runs = params::visible(found, format_args!("Test case {}", id.0))?;
+        Ok(Page::ok(runs))
     }
 
     /// One run with its segments, steps, test results and recordings.
     #[oai(path = "/testruns/:id", method = "get", operation_id = "testRun")]
     async fn get(
         &self,
+        auth: Auth,
         state: Data<&AppState>,
-        session: Data<&Session>,
         id: Path<i64>,
-    ) -> ApiResult<DetailResponse> {
-        let id = id.0;
-        let scope = Scope::of(&session);
-        let found = state
-            .store
-            .read(move |c| {
-                let Some(case) = runs::case_of_run(c, id)? else {
-                    return Ok(Access::NotFound);
-                };
-                catalog::case_access(c, scope, case)
-            })
-            .await?;
-        params::require(found, &format!("Test run {id}"))?;
-        let (detail, texts) = state
-            .store
-            .read(move |c| Ok((runs::get(c, id)?, catalog::status_texts(c)?)))
-            .await?;
-        let Some(d) = detail else {
-            return Err(ApiError::not_found(format!(
-                "Test run {id} does not exist."
-            )));
-        };
-        Ok(DetailResponse::Ok(Envelope::ok(RunDetailItem {
-            run: run_item(d.run, &texts),
-            channel: d.channel.as_str().into(),
-            ivr_id: d.ivr_id,
-            ivr_name: d.ivr_name,
-            recording_url: d.recording_id.as_deref().map(recording_url),
-            recording_id: d.recording_id,
-            segments: d
-                .segments
-                .into_iter()
-                .map(|s| SegmentItem {
-                    segment_id: s.segment_id,
-                    segment_name: s.segment_name,
-                    steps: s.steps.into_iter().map(step_item).collect(),
-                })
-                .collect(),
-        })))
+    ) -> ApiResult<Json<Envelope<RunDetailItem>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let found = state.store.run(caller.scope(), id.0).await?;
+        let run = params::visible(found, format_args!("Test run {}", id.0))?;
+        Ok(Envelope::ok(run.into()))
     }
 }

@@ -8,10 +8,12 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 
-use super::password::{check_new_password, hash_password};
-use super::{check_username, Access, Role};
+use super::password::hash_password;
 use crate::config::{ApiMode, Config};
-use crate::store::auth::{self as db, NewUser};
+use crate::domain::caller::{AccessType, Role};
+use crate::domain::rules::check_email;
+use crate::domain::user::{check_password, UserDraft};
+use crate::store::auth::ONE_TIME_ID_TTL_SECS;
 use crate::store::{now_secs, Store};
 
 #[derive(Subcommand, Debug)]
@@ -74,11 +76,11 @@ impl From<RoleArg> for Role {
     }
 }
 
-impl From<AccessArg> for Access {
-    fn from(a: AccessArg) -> Access {
+impl From<AccessArg> for AccessType {
+    fn from(a: AccessArg) -> AccessType {
         match a {
-            AccessArg::ReadWrite => Access::ReadWrite,
-            AccessArg::ReadOnly => Access::ReadOnly,
+            AccessArg::ReadWrite => AccessType::ReadWrite,
+            AccessArg::ReadOnly => AccessType::ReadOnly,
         }
     }
 }
@@ -99,54 +101,38 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
-    let username = check_username(&args.username).map_err(anyhow::Error::msg)?;
-    let lookup = username.clone();
-    if let Some(existing) = store.read_blocking(|c| db::user_by_username(c, &lookup))? {
+    let username =
+        check_email("username", &args.username).map_err(|e| anyhow::anyhow!(e.message))?;
+    if let Some(existing) = Store::block_on(store.user_by_username(&username))? {
         bail!("a user named {} already exists", existing.username);
     }
     let password = read_password(args.password_file.as_deref())?;
-    check_new_password(&password).map_err(anyhow::Error::msg)?;
+    check_password("the password", &password).map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
-    let role = Role::from(args.role);
-    let roles = role.roles();
-    let access = Access::from(args.access).as_str();
-    let id = store.write_blocking(|tx| {
-        db::create_user(
-            tx,
-            &NewUser {
-                username: &username,
-                first_name: args.first_name.trim(),
-                last_name: args.last_name.trim(),
-                password_hash: &hash,
-                roles: &roles,
-                access_type: access,
-            },
-            now_secs(),
-        )
-    })?;
-    tracing::info!(%username, id, roles = %roles.join(","), access, "user created");
-    println!(
-        "Created user {username} (id {id}, {}, {access}).",
-        roles.join(",")
-    );
+    let draft = UserDraft {
+        username: username.clone(),
+        first_name: args.first_name.trim().to_string(),
+        last_name: args.last_name.trim().to_string(),
+        role: Role::from(args.role),
+        access: AccessType::from(args.access),
+        group_ids: Vec::new(),
+    };
+    let id = Store::block_on(store.create_user(&draft, &hash))?;
+    let (role, access) = (draft.role.as_str(), draft.access.as_str());
+    tracing::info!(%username, id, role, access, "user created");
+    println!("Created user {username} (id {id}, {role}, {access}).");
     Ok(ExitCode::SUCCESS)
 }
 
 fn login_link(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
     let username = username.trim().to_string();
-    let id = store.write_blocking(|tx| {
-        let Some(user) = db::user_by_username(tx, &username)? else {
-            return Ok(None);
-        };
-        db::create_one_time_id(tx, user.id, now_secs()).map(Some)
-    })?;
-    let Some(id) = id else {
+    let Some(user) = Store::block_on(store.user_by_username(&username))? else {
         bail!("there is no user named {username}");
     };
+    let id = Store::block_on(store.create_one_time_id(user.id, now_secs()))?;
     println!("/callback?id={id}");
     eprintln!(
-        "Open this path on the console's address within {} seconds; it works once.",
-        db::ONE_TIME_ID_TTL_SECS
+        "Open this path on the console's address within {ONE_TIME_ID_TTL_SECS} seconds; it works once."
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -229,7 +215,7 @@ pub fn hint_first_admin(
     config_path: Option<&Path>,
     data_dir: Option<&Path>,
 ) -> anyhow::Result<bool> {
-    if store.read_blocking(db::user_count)? > 0 {
+    if Store::block_on(store.user_count())? > 0 {
         return Ok(false);
     }
     let command = first_admin_command(config_path, data_dir);
@@ -272,23 +258,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         assert!(hint_first_admin(&store, None, None).unwrap());
-        let roles = Role::Admin.roles();
-        store
-            .write_blocking(|tx| {
-                db::create_user(
-                    tx,
-                    &NewUser {
-                        username: "a@b.test",
-                        first_name: "",
-                        last_name: "",
-                        password_hash: "h",
-                        roles: &roles,
-                        access_type: "read-write",
-                    },
-                    0,
-                )
-            })
-            .unwrap();
+        let draft = UserDraft {
+            username: "a@b.test".into(),
+            first_name: String::new(),
+            last_name: String::new(),
+            role: Role::Admin,
+            access: AccessType::ReadWrite,
+            group_ids: vec![],
+        };
+        Store::block_on(store.create_user(&draft, "h")).unwrap();
         assert!(!hint_first_admin(&store, None, None).unwrap());
     }
 }

@@ -3,9 +3,8 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
-/// Shortest password accepted for a new user or a reset.
-pub const MIN_PASSWORD_LEN: usize = 8;
-/// Longest password accepted (characters): keeps hashing cheap for hostile input.
+/// Longest password sign-in looks at (characters): keeps hashing cheap for hostile input.
+/// New passwords follow the tighter rule of [`crate::domain::user::check_password`].
 pub const MAX_PASSWORD_LEN: usize = 1024;
 
 /// An argon2id hash with the same parameters as [`hash_password`], of a password nobody
@@ -17,25 +16,6 @@ const DUMMY_HASH: &str =
 #[derive(Debug, thiserror::Error)]
 #[error("password hashing failed: {0}")]
 pub struct HashError(String);
-
-/// What is wrong with a new password, if anything.
-pub fn check_new_password(password: &str) -> Result<(), String> {
-    if password.trim().is_empty() {
-        return Err("the password is required (it cannot be blank)".into());
-    }
-    let len = password.chars().count();
-    if len < MIN_PASSWORD_LEN {
-        return Err(format!(
-            "the password is too short: {len} characters, at least {MIN_PASSWORD_LEN} are needed"
-        ));
-    }
-    if len > MAX_PASSWORD_LEN {
-        return Err(format!(
-            "the password is too long: at most {MAX_PASSWORD_LEN} characters"
-        ));
-    }
-    Ok(())
-}
 
 /// The argon2id PHC string of `password` with a fresh random salt. CPU-heavy: call it off
 /// the async threads.
@@ -100,21 +80,5 @@ mod tests {
             real.hash.unwrap().len(),
             "same output length"
         );
-    }
-
-    #[test]
-    fn new_password_rules() {
-        assert!(check_new_password("1234567")
-            .unwrap_err()
-            .contains("at least 8"));
-        assert!(check_new_password("12345678").is_ok());
-        assert!(check_new_password("          ")
-            .unwrap_err()
-            .contains("blank"));
-        // Characters, not bytes.
-        assert!(check_new_password("ééééééé").is_err());
-        assert!(check_new_password(&"x".repeat(1025))
-            .unwrap_err()
-            .contains("too long"));
     }
 }

@@ -4,7 +4,7 @@
 use super::password::{verify_dummy, verify_password};
 use super::Throttle;
 use crate::config::AuthConfig;
-use crate::store::auth::{self as db, UserRecord};
+use crate::domain::user::User;
 use crate::store::{now_secs, Store, StoreError};
 
 /// The one answer to a wrong password and to an unknown username (spec §8).
@@ -49,7 +49,7 @@ impl TokenLifetimes {
 /// A new session.
 #[derive(Debug, Clone)]
 pub struct SignedIn {
-    pub user: UserRecord,
+    pub user: User,
     /// The bearer token; only its hash is stored.
     pub token: String,
     pub remember: bool,
@@ -81,16 +81,15 @@ pub async fn sign_in(
     remember: bool,
 ) -> Result<SignedIn, SignInError> {
     throttle.attempt(username).map_err(SignInError::Throttled)?;
-    let name = username.to_string();
-    let user = store.read(move |c| db::user_by_username(c, &name)).await?;
+    let found = store.credentials(username).await?;
     let slot = VERIFY_SLOTS
         .acquire()
         .await
         .map_err(|e| StoreError::Task(e.to_string()))?;
-    let checked = tokio::task::spawn_blocking(move || match user {
-        Some(u) => {
-            let ok = verify_password(&password, &u.password_hash);
-            (Some(u), ok)
+    let checked = tokio::task::spawn_blocking(move || match found {
+        Some(c) => {
+            let ok = verify_password(&password, &c.password_hash);
+            (Some(c.user), ok)
         }
         None => {
             verify_dummy(&password);
@@ -108,9 +107,18 @@ pub async fn sign_in(
         }
     };
     throttle.succeeded(username);
-    let signed_in = start_session(store, user, remember, lifetimes).await?;
-    tracing::info!(username = %signed_in.user.username, remember, "signed in");
-    Ok(signed_in)
+    let now = now_secs();
+    let expires_at = now + lifetimes.secs(remember);
+    let token = store
+        .start_session(user.id, remember, now, expires_at)
+        .await?;
+    tracing::info!(username = %user.username, remember, "signed in");
+    Ok(SignedIn {
+        user,
+        token,
+        remember,
+        expires_at,
+    })
 }
 
 /// Exchanges a one-time id for a session (no Remember Me). `None` when the id is unknown,
@@ -122,19 +130,7 @@ pub async fn exchange_one_time_id(
 ) -> Result<Option<SignedIn>, StoreError> {
     let now = now_secs();
     let expires_at = now + lifetimes.secs(false);
-    let found = store
-        .write(move |tx| {
-            db::delete_expired(tx, now)?;
-            let Some(user_id) = db::consume_one_time_id(tx, &id, now)? else {
-                return Ok(None);
-            };
-            let Some(user) = db::user_by_id(tx, user_id)? else {
-                return Ok(None);
-            };
-            let token = db::create_token(tx, user.id, false, now, expires_at)?;
-            Ok(Some((user, token)))
-        })
-        .await?;
+    let found = store.exchange_one_time_id(&id, now, expires_at).await?;
     Ok(found.map(|(user, token)| {
         tracing::info!(username = %user.username, "signed in with a one-time id");
         SignedIn {
@@ -148,39 +144,15 @@ pub async fn exchange_one_time_id(
 
 /// Ends the session whose token has this hash.
 pub async fn sign_out(store: &Store, token_hash: String) -> Result<(), StoreError> {
-    store
-        .write(move |tx| db::delete_token(tx, &token_hash).map(|_| ()))
-        .await
-}
-
-async fn start_session(
-    store: &Store,
-    user: UserRecord,
-    remember: bool,
-    lifetimes: TokenLifetimes,
-) -> Result<SignedIn, StoreError> {
-    let now = now_secs();
-    let expires_at = now + lifetimes.secs(remember);
-    let user_id = user.id;
-    let token = store
-        .write(move |tx| {
-            db::delete_expired(tx, now)?;
-            db::create_token(tx, user_id, remember, now, expires_at)
-        })
-        .await?;
-    Ok(SignedIn {
-        user,
-        token,
-        remember,
-        expires_at,
-    })
+    store.end_session(&token_hash).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::auth::password::hash_password;
-    use crate::store::auth::{NewUser, ROLE_USER};
+    use crate::domain::caller::{AccessType, Role};
+    use crate::domain::user::UserDraft;
 
     #[test]
     fn remember_is_longer_never_shorter() {
@@ -206,30 +178,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let hash = hash_password("right-password").unwrap();
-        store
-            .write(move |tx| {
-                create_user_for_test(tx, &hash)?;
-                Ok(())
-            })
-            .await
-            .unwrap();
+        let draft = UserDraft {
+            username: "u@x.test".into(),
+            first_name: "U".into(),
+            last_name: "X".into(),
+            role: Role::User,
+            access: AccessType::ReadOnly,
+            group_ids: vec![],
+        };
+        store.create_user(&draft, &hash).await.unwrap();
         (dir, store)
-    }
-
-    fn create_user_for_test(tx: &rusqlite::Connection, hash: &str) -> Result<i64, StoreError> {
-        let roles = vec![ROLE_USER.to_string()];
-        db::create_user(
-            tx,
-            &NewUser {
-                username: "u@x.test",
-                first_name: "U",
-                last_name: "X",
-                password_hash: hash,
-                roles: &roles,
-                access_type: "read-only",
-            },
-            now_secs(),
-        )
     }
 
     const L: TokenLifetimes = TokenLifetimes {
@@ -237,7 +195,7 @@ mod tests {
         remember_secs: 600,
     };
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread")]
     async fn sign_in_checks_password_and_starts_a_session() {
         let (_d, store) = with_user().await;
         let throttle = Throttle::default();
@@ -254,9 +212,8 @@ mod tests {
         assert_eq!(s.user.username, "u@x.test");
         assert!(s.remember);
         assert!((s.expires_at - now_secs() - 600).abs() <= 2);
-        let token = s.token.clone();
         let session = store
-            .read(move |c| db::session_for_token(c, &token, now_secs()))
+            .caller_for_token(&s.token, now_secs())
             .await
             .unwrap()
             .unwrap();
@@ -272,15 +229,14 @@ mod tests {
         }
 
         sign_out(&store, session.token_hash.clone()).await.unwrap();
-        let token = s.token;
         assert!(store
-            .read(move |c| db::session_for_token(c, &token, now_secs()))
+            .caller_for_token(&s.token, now_secs())
             .await
             .unwrap()
             .is_none());
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread")]
     async fn repeated_failures_are_throttled_even_with_the_right_password() {
         let (_d, store) = with_user().await;
         let throttle = Throttle::default();
@@ -309,16 +265,11 @@ mod tests {
             .starts_with("Too many failed sign-in attempts"));
     }
 
-    #[tokio::test]
+    #[tokio::test(flavor = "multi_thread")]
     async fn one_time_id_exchange() {
         let (_d, store) = with_user().await;
-        let otid = store
-            .write(|tx| {
-                let u = db::user_by_username(tx, "u@x.test")?.unwrap();
-                db::create_one_time_id(tx, u.id, now_secs())
-            })
-            .await
-            .unwrap();
+        let u = store.user_by_username("u@x.test").await.unwrap().unwrap();
+        let otid = store.create_one_time_id(u.id, now_secs()).await.unwrap();
         let s = exchange_one_time_id(&store, L, otid.clone())
             .await
             .unwrap()

@@ -15,8 +15,11 @@ use chrono_tz::Tz;
 use super::audio::ClipId;
 use super::catalog::{self, App, CaseDef, Catalog, StepDef, StepKind};
 use super::rng::Rng;
+use crate::domain::ingest::{
+    ClientAppHealth, ComponentPresence, ComponentState, IngestIvr, IngestRun, IngestSegment,
+    IngestStep, IngestTestCase, IngestTestResult,
+};
 use crate::domain::run::{Channel, RunStatus, RunType};
-use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState, IngestIvr, IngestRun, IngestSegment, IngestStep, IngestTestCase, IngestTestResult};
 
 /// Seconds between two Schedule runs of a test case.
 pub const SCHEDULE_SECS: i64 = 15 * 60;

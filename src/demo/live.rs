@@ -1,12 +1,11 @@
 //! The live feed: every few seconds, the runs that ended since the last tick are ingested
-//! and the client application health is refreshed, in one transaction with the demo state.
+//! and the client application health and the demo state are written after them.
 //! After a stop, the feed catches up on the missed time (at most the history length).
 
 use chrono::{DateTime, Duration, Utc};
 
 use super::generator::HISTORY_DAYS;
 use super::{state, Demo, DemoError};
-use crate::store::{self, StoreError};
 
 /// Time between two ticks.
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(5);
@@ -37,22 +36,16 @@ pub async fn tick(demo: &mut Demo, now: DateTime<Utc>) -> Result<usize, DemoErro
         let mut next = demo.state.clone();
         next.until = to;
         let generator = demo.generator.clone();
-        let tz = demo.tz;
-        let saved = next.clone();
-        let accepted = demo
-            .store
-            .write(move |tx| {
-                let runs = generator.runs_ending_in(from, to);
-                let out = store::runs::ingest(tx, tz, &runs)?;
-                // A rejected run is a bug of the generator: keep nothing of this window.
-                if let Err(e) = super::reject_check(&runs, &out) {
-                    return Err(StoreError::Invalid(e.to_string()));
-                }
-                store::health::put(tx, &generator.health_at(to))?;
-                state::save(tx, &saved)?;
-                Ok(out.accepted)
-            })
-            .await?;
+        let runs = tokio::task::spawn_blocking(move || generator.runs_ending_in(from, to))
+            .await
+            .map_err(|e| DemoError::Task(e.to_string()))?;
+        let ids = super::engine_ids(&runs);
+        let out = demo.store.ingest_runs(demo.tz, runs).await?;
+        // A rejected run is a bug of the generator: the feed does not move past it.
+        super::reject_check(&ids, &out)?;
+        demo.store.put_health(demo.generator.health_at(to)).await?;
+        state::save(&demo.store, &next).await?;
+        let accepted = out.accepted;
         demo.state = next;
         stored += accepted;
         from = to;

@@ -26,8 +26,12 @@ use chrono_tz::Tz;
 use self::audio::ClipId;
 use self::generator::Generator;
 use self::state::DemoState;
+use crate::domain::caller::Scope;
 use crate::domain::ingest::IngestRun;
-use crate::store::{self, Store, StoreError};
+use crate::domain::user::UserDraft;
+use crate::store::catalog::GroupDraft;
+use crate::store::runs::IngestOutcome;
+use crate::store::{Store, StoreError};
 
 /// Seed used when `--demo-seed` is not given.
 pub const DEFAULT_SEED: u64 = 20_240_515;
@@ -44,6 +48,10 @@ pub enum DemoError {
     Store(#[from] StoreError),
     #[error("demo data: {0}")]
     Rejected(String),
+    #[error("demo task: {0}")]
+    Task(String),
+    #[error("demo team: {0}")]
+    Team(String),
 }
 
 /// A running demo: its generator and where the live feed stands.
@@ -83,7 +91,7 @@ impl Demo {
         seed: u64,
         now: DateTime<Utc>,
     ) -> Result<Demo, DemoError> {
-        let state = match store.read_blocking(state::load)? {
+        let state = match Store::block_on(state::load(store))? {
             Some(state) => {
                 if state.seed != seed {
                     tracing::warn!(
@@ -107,8 +115,7 @@ impl Demo {
                         .collect(),
                     history_complete: false,
                 };
-                let st = state.clone();
-                store.write_blocking(move |tx| state::save(tx, &st))?;
+                Store::block_on(state::save(store, &state))?;
                 state
             }
         };
@@ -139,18 +146,18 @@ impl Demo {
         let generator = self.generator.clone();
         let mut on_catalog = Some(on_catalog);
         let runs = ingest_history(&self.store, &self.generator, self.tz, from, to, |store| {
-            let g = generator.clone();
-            store.write_blocking(move |tx| {
-                // A data directory given with --data-dir may already have groups of these
-                // names.
-                let existing = group_ids(tx)?;
-                for group in &g.catalog().groups {
-                    if !existing.contains_key(group.name) {
-                        store::catalog::create_group(tx, group.name, group.channel, &group.cases)?;
-                    }
+            // A data directory given with --data-dir may already have groups of these names.
+            let existing = group_ids(store)?;
+            for group in &generator.catalog().groups {
+                if !existing.contains_key(group.name) {
+                    Store::block_on(store.create_group(&GroupDraft {
+                        name: group.name.to_string(),
+                        channel: group.channel,
+                        test_case_ids: group.cases.to_vec(),
+                    }))?;
                 }
-                store::health::put(tx, &g.health_at(to))
-            })?;
+            }
+            Store::block_on(store.put_health(generator.health_at(to)))?;
             match on_catalog.take() {
                 Some(f) => f(store),
                 None => Ok(()),
@@ -159,8 +166,7 @@ impl Demo {
         let mut done = self.state.clone();
         done.history_complete = true;
         done.until = to;
-        let d = done.clone();
-        self.store.write_blocking(move |tx| state::save(tx, &d))?;
+        Store::block_on(state::save(&self.store, &done))?;
         self.state = done;
         Ok(Loaded {
             runs,
@@ -173,13 +179,12 @@ impl Demo {
 
 /// Stores every clip once (content-addressed: storing again changes nothing).
 fn store_clips(store: &Store, data_dir: &Path) -> Result<HashMap<ClipId, String>, DemoError> {
-    let wavs: Vec<(ClipId, Vec<u8>)> = ClipId::ALL.iter().map(|c| (*c, c.wav())).collect();
-    let data_dir = data_dir.to_path_buf();
-    let ids = store.write_blocking(move |tx| {
-        wavs.iter()
-            .map(|(c, wav)| Ok((*c, store::recordings::put(&data_dir, tx, wav, "audio/wav")?)))
-            .collect::<Result<HashMap<_, _>, StoreError>>()
-    })?;
+    let _ = data_dir;
+    let mut ids = HashMap::new();
+    for c in ClipId::ALL {
+        let rec = Store::block_on(store.put_recording(c.wav().into(), "audio/wav"))?;
+        ids.insert(c, rec.id);
+    }
     Ok(ids)
 }
 
@@ -245,21 +250,22 @@ pub fn ingest_history(
 
 /// Ingests `runs` in one transaction; a rejected run is a bug of the generator.
 pub(crate) fn ingest(store: &Store, tz: Tz, runs: Vec<IngestRun>) -> Result<usize, DemoError> {
-    let out = store.write_blocking(|tx| store::runs::ingest(tx, tz, &runs))?;
-    reject_check(&runs, &out)?;
+    let ids = engine_ids(&runs);
+    let out = Store::block_on(store.ingest_runs(tz, runs))?;
+    reject_check(&ids, &out)?;
     Ok(out.accepted)
 }
 
-pub(crate) fn reject_check(
-    runs: &[IngestRun],
-    out: &store::runs::IngestOutcome,
-) -> Result<(), DemoError> {
+/// The `engineRunId`s of `runs`, to name a rejected one.
+pub(crate) fn engine_ids(runs: &[IngestRun]) -> Vec<String> {
+    runs.iter().map(|r| r.engine_run_id.clone()).collect()
+}
+
+pub(crate) fn reject_check(ids: &[String], out: &IngestOutcome) -> Result<(), DemoError> {
     match out.rejected.first() {
         Some(r) => Err(DemoError::Rejected(format!(
             "run {} was rejected: {}",
-            runs.get(r.index)
-                .map(|r| r.engine_run_id.as_str())
-                .unwrap_or("?"),
+            ids.get(r.index).map(String::as_str).unwrap_or("?"),
             r.reason
         ))),
         None => Ok(()),
@@ -269,25 +275,32 @@ pub(crate) fn reject_check(
 /// Assigns the demo viewer (a read-only ROLE_USER) one group of each channel, so that
 /// signing in as them shows what a restricted user sees.
 pub fn assign_demo_viewer_groups(store: &Store, user_id: i64) -> Result<(), DemoError> {
-    store.write_blocking(|tx| {
-        let existing = group_ids(tx)?;
-        let ids: Vec<i64> = VIEWER_GROUPS
-            .iter()
-            .filter_map(|name| existing.get(*name).copied())
-            .collect();
-        store::catalog::assign_groups_to_user(tx, user_id, &ids)
-    })?;
+    let Some(user) = Store::block_on(store.user(user_id))? else {
+        return Ok(());
+    };
+    let existing = group_ids(store)?;
+    let group_ids: Vec<i64> = VIEWER_GROUPS
+        .iter()
+        .filter_map(|name| existing.get(*name).copied())
+        .collect();
+    let draft = UserDraft {
+        role: user.role(),
+        username: user.username,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        access: user.access,
+        group_ids,
+    };
+    Store::block_on(store.update_user(user_id, &draft))?;
     Ok(())
 }
 
 /// Ids of the groups by name.
-fn group_ids(conn: &rusqlite::Connection) -> Result<HashMap<String, i64>, StoreError> {
-    Ok(
-        store::catalog::list_groups(conn, store::catalog::Scope::All)?
-            .into_iter()
-            .map(|g| (g.name, g.id))
-            .collect(),
-    )
+fn group_ids(store: &Store) -> Result<HashMap<String, i64>, StoreError> {
+    Ok(Store::block_on(store.list_groups(Scope::All))?
+        .into_iter()
+        .map(|g| (g.name, g.id))
+        .collect())
 }
 
 /// What is printed at start-up: what the demo does now, and its incidents.
@@ -334,12 +347,15 @@ pub async fn start(
             .await??;
     print!("{}", opening_message(&demo));
     let viewer = store
-        .read(|c| store::auth::user_by_username(c, crate::demo_accounts::DEMO_VIEWER))
+        .user_by_username(crate::demo_accounts::DEMO_VIEWER)
         .await?
         .map(|u| u.id);
-    let assign = move |store: &Store| match viewer {
-        Some(id) => assign_demo_viewer_groups(store, id),
-        None => Ok(()),
+    let assign = move |store: &Store| {
+        if let Some(id) = viewer {
+            assign_demo_viewer_groups(store, id)?;
+        }
+        Store::block_on(crate::demo_accounts::ensure_demo_team(store))
+            .map_err(|e| DemoError::Team(e.to_string()))
     };
     if !demo.needs_history() {
         let s = store.clone();

@@ -1,15 +1,15 @@
 //! What the demo remembers in the data directory (`meta`, key `demo_state`, JSON): the
 //! seed and anchor its runs derive from, how far runs have been ingested, and the stored
-//! clips. Written in the same transaction as the runs it accounts for.
+//! clips. Written after the runs it accounts for: a crash in between only makes the next
+//! start ingest those runs again, and ingest skips runs already stored.
 
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::{Deserialize, Serialize};
 
 use super::audio::ClipId;
-use crate::store::{StoreError, StoreResult};
+use crate::store::{Store, StoreError, StoreResult};
 
 const KEY: &str = "demo_state";
 
@@ -36,39 +36,32 @@ impl DemoState {
     }
 }
 
-pub fn load(conn: &Connection) -> StoreResult<Option<DemoState>> {
-    let value: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key = ?1", [KEY], |r| r.get(0))
-        .optional()?;
-    value
+pub async fn load(store: &Store) -> StoreResult<Option<DemoState>> {
+    store
+        .meta(KEY)
+        .await?
         .map(|v| {
             serde_json::from_str(&v).map_err(|e| StoreError::Invalid(format!("meta {KEY}: {e}")))
         })
         .transpose()
 }
 
-pub fn save(tx: &Transaction, state: &DemoState) -> StoreResult<()> {
+pub async fn save(store: &Store, state: &DemoState) -> StoreResult<()> {
     let value = serde_json::to_string(state)
         .map_err(|e| StoreError::Invalid(format!("meta {KEY}: {e}")))?;
-    tx.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        params![KEY, value],
-    )?;
-    Ok(())
+    store.set_meta(KEY, &value).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Store;
     use chrono::TimeZone;
 
-    #[test]
-    fn saved_state_reads_back() {
+    #[tokio::test]
+    async fn saved_state_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.read_blocking(load).unwrap(), None);
+        assert_eq!(load(&store).await.unwrap(), None);
         let state = DemoState {
             seed: 3,
             anchor: Utc.with_ymd_and_hms(2024, 5, 15, 12, 0, 0).unwrap(),
@@ -76,14 +69,12 @@ mod tests {
             clips: [("call".to_string(), "ab".repeat(32))].into(),
             history_complete: false,
         };
-        let s = state.clone();
-        store.write_blocking(move |tx| save(tx, &s)).unwrap();
+        save(&store, &state).await.unwrap();
         let mut later = state.clone();
         later.until = Utc.with_ymd_and_hms(2024, 5, 15, 12, 6, 0).unwrap();
         later.history_complete = true;
-        let l = later.clone();
-        store.write_blocking(move |tx| save(tx, &l)).unwrap();
-        assert_eq!(store.read_blocking(load).unwrap(), Some(later));
+        save(&store, &later).await.unwrap();
+        assert_eq!(load(&store).await.unwrap(), Some(later));
         assert_eq!(state.clip_ids()[&ClipId::CallGood], "ab".repeat(32));
     }
 }

@@ -208,7 +208,11 @@ mod tests {
                 Need::SelfOrAdminWrite(8),
             ];
             for (need, want) in needs.into_iter().zip(want) {
-                assert_eq!(c.require(need).is_ok(), want, "{role:?} {access:?} {need:?}");
+                assert_eq!(
+                    c.require(need).is_ok(),
+                    want,
+                    "{role:?} {access:?} {need:?}"
+                );
             }
             assert!(c.require(Need::SelfOrAdminWrite(7)).is_ok());
         }
@@ -220,7 +224,13 @@ mod tests {
         assert_eq!(Role::of(&[]), Role::User);
         assert_eq!(AccessType::of("anything"), AccessType::ReadOnly);
         assert_eq!(AccessType::parse("read-write"), Some(AccessType::ReadWrite));
-        assert_eq!(caller(Role::User, AccessType::ReadWrite).scope(), Scope::User(7));
-        assert_eq!(caller(Role::Admin, AccessType::ReadOnly).scope(), Scope::All);
+        assert_eq!(
+            caller(Role::User, AccessType::ReadWrite).scope(),
+            Scope::User(7)
+        );
+        assert_eq!(
+            caller(Role::Admin, AccessType::ReadOnly).scope(),
+            Scope::All
+        );
     }
 }

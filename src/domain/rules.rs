@@ -83,7 +83,8 @@ impl Problems {
 /// Characters no name a person types may hold: control characters (NUL, newlines, …) and
 /// the bidirectional overrides and isolates that make text read differently from what it is.
 pub fn is_forbidden_char(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+    c.is_control()
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
 /// Length and character rules of a name or label.
@@ -148,7 +149,10 @@ mod tests {
     #[test]
     fn names_refuse_control_and_bidi_characters() {
         let mut p = Problems::default();
-        assert_eq!(p.text("name", Some("  Billing IVR "), 200).as_deref(), Some("Billing IVR"));
+        assert_eq!(
+            p.text("name", Some("  Billing IVR "), 200).as_deref(),
+            Some("Billing IVR")
+        );
         assert_eq!(p.text("name", Some("a\0b"), 200), None);
         assert_eq!(p.text("name", Some("evil\u{202E}gpj.exe"), 200), None);
         assert_eq!(p.text("name", Some("   "), 200), None);
@@ -158,17 +162,29 @@ mod tests {
             rules,
             [Rule::Invalid, Rule::Invalid, Rule::Required, Rule::TooLong]
         );
-        assert!(p.text("name", Some("Réclamations – français"), 200).is_some());
+        assert!(p
+            .text("name", Some("Réclamations – français"), 200)
+            .is_some());
     }
 
     #[test]
     fn usernames_must_be_email_addresses() {
         assert_eq!(check_email("username", "  a@b.test ").unwrap(), "a@b.test");
-        assert_eq!(check_email("username", " ").unwrap_err().rule, Rule::Required);
+        assert_eq!(
+            check_email("username", " ").unwrap_err().rule,
+            Rule::Required
+        );
         for bad in ["admin", "@b.test", "a@", "a b@c.test", "a@b@c", "a@.b"] {
-            assert_eq!(check_email("username", bad).unwrap_err().rule, Rule::Invalid, "{bad}");
+            assert_eq!(
+                check_email("username", bad).unwrap_err().rule,
+                Rule::Invalid,
+                "{bad}"
+            );
         }
         let long = format!("{}@b.test", "a".repeat(260));
-        assert_eq!(check_email("username", &long).unwrap_err().rule, Rule::TooLong);
+        assert_eq!(
+            check_email("username", &long).unwrap_err().rule,
+            Rule::TooLong
+        );
     }
 }

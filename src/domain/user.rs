@@ -147,10 +147,21 @@ mod tests {
 
     #[test]
     fn passwords_have_bounds() {
-        assert_eq!(check_password("password", "").unwrap_err().rule, Rule::Required);
-        assert_eq!(check_password("password", "short").unwrap_err().rule, Rule::TooShort);
+        assert_eq!(
+            check_password("password", "").unwrap_err().rule,
+            Rule::Required
+        );
+        assert_eq!(
+            check_password("password", "short").unwrap_err().rule,
+            Rule::TooShort
+        );
         assert!(check_password("password", "twelve chars").is_ok());
-        assert_eq!(check_password("password", &"x".repeat(129)).unwrap_err().rule, Rule::TooLong);
+        assert_eq!(
+            check_password("password", &"x".repeat(129))
+                .unwrap_err()
+                .rule,
+            Rule::TooLong
+        );
         assert!(check_password("password", &"é".repeat(128)).is_ok());
     }
 

@@ -23,7 +23,7 @@ use std::time::Duration;
 use poem::listener::{Acceptor, Listener};
 
 use listener::NoDelayListener;
-use poem::{get, handler, EndpointExt, Route, Server};
+use poem::{get, handler, Endpoint, EndpointExt, IntoResponse, Route, Server};
 
 use crate::api::AppState;
 use crate::config::{ApiMode, Config};
@@ -49,14 +49,18 @@ pub fn app(
     config: Arc<Config>,
     store: Option<Store>,
 ) -> anyhow::Result<poem::endpoint::BoxEndpoint<'static>> {
-    let api = match (config.api.mode, store) {
-        (ApiMode::Embedded, Some(store)) => crate::api::boxed(AppState {
+    let state = match (config.api.mode, store) {
+        (ApiMode::Embedded, Some(store)) => Some(AppState {
             config: config.clone(),
             store,
             throttle: Default::default(),
         }),
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
-        (ApiMode::Proxy, _) => crate::proxy::Proxy::new(config.clone())?.boxed(),
+        (ApiMode::Proxy, _) => None,
+    };
+    let api = match &state {
+        Some(state) => crate::api::boxed(state.clone()),
+        None => crate::proxy::Proxy::new(config.clone())?.boxed(),
     };
     let route = Route::new()
         .at("/healthz", get(healthz))
@@ -66,6 +70,18 @@ pub fn app(
         )
         .nest("/api", api)
         .nest("/", assets::UiEndpoint::embedded())
+        .around(move |ep, req| {
+            let state = state.clone();
+            async move {
+                if req.uri().path().starts_with("/api/") {
+                    if let Some(refusal) = crate::api::undecodable_path(state.as_ref(), &req).await
+                    {
+                        return Ok(refusal);
+                    }
+                }
+                ep.call(req).await.map(IntoResponse::into_response)
+            }
+        })
         .with(headers::SecurityHeaders {
             tls: !config.server.plain_http,
         });

@@ -9,8 +9,8 @@ use poem::web::{Data, Query};
 use poem::{handler, Response};
 use serde::Serialize;
 
-use crate::config::{strip_port, Config};
 use crate::api::envelope::{json_error, json_ok};
+use crate::config::{strip_port, Config};
 
 /// Name given when no tenant is configured.
 pub const DEFAULT_TENANT_NAME: &str = "cxwatch";
@@ -74,14 +74,18 @@ pub fn tenant_config(
     match lookup(&config, ac) {
         Ok(info) => {
             let mut resp = json_ok(&info);
-            resp.headers_mut()
-                .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-cache"));
+            resp.headers_mut().insert(
+                header::CACHE_CONTROL,
+                header::HeaderValue::from_static("no-cache"),
+            );
             resp
         }
-        Err(TenantLookupError::MissingHost) => json_error(StatusCode::BAD_REQUEST,
+        Err(TenantLookupError::MissingHost) => json_error(
+            StatusCode::BAD_REQUEST,
             "ac: give the host name the console is reached at, e.g. ?ac=console.example.com",
         ),
-        Err(TenantLookupError::UnknownHost(host)) => json_error(StatusCode::NOT_FOUND,
+        Err(TenantLookupError::UnknownHost(host)) => json_error(
+            StatusCode::NOT_FOUND,
             &format!("No tenant is configured for host '{host}'."),
         ),
     }

@@ -1,8 +1,8 @@
 //! Ingest API keys (`cxwatch apikey ...`). Only the SHA-256 of a key is kept; the key
 //! itself is shown once, when it is made.
 
-use rand::RngCore;
 use async_trait::async_trait;
+use rand::RngCore;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::auth::hash_secret;
@@ -36,9 +36,13 @@ impl ApiKeyStore for Sqlite {
     async fn api_key_valid(&self, key: &str) -> StoreResult<bool> {
         let hash = hash_secret(key);
         self.read(move |c| {
-            Ok(c.query_row("SELECT 1 FROM api_keys WHERE key_hash = ?1", [hash], |_| Ok(()))
+            Ok(
+                c.query_row("SELECT 1 FROM api_keys WHERE key_hash = ?1", [hash], |_| {
+                    Ok(())
+                })
                 .optional()?
-                .is_some())
+                .is_some(),
+            )
         })
         .await
     }

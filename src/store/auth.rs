@@ -204,9 +204,9 @@ fn delete_expired(conn: &Connection, now: i64) -> StoreResult<()> {
 mod tests {
     use super::*;
     use crate::domain::caller::Role;
-    
+
     use crate::domain::user::UserDraft;
-    use crate::store::{Store, UserStore};
+    use crate::store::Store;
 
     async fn store_with_user() -> (tempfile::TempDir, Store, i64) {
         let dir = tempfile::tempdir().unwrap();
@@ -230,7 +230,11 @@ mod tests {
         let c = store.caller_for_token(&token, 1999).await.unwrap().unwrap();
         assert_eq!(c.user_id, id);
         assert_eq!(c.token_hash, hash_secret(&token));
-        assert!(store.caller_for_token(&token, 2000).await.unwrap().is_none());
+        assert!(store
+            .caller_for_token(&token, 2000)
+            .await
+            .unwrap()
+            .is_none());
         let live = store.start_session(id, true, 2000, 5000).await.unwrap();
         assert!(store.caller_for_token(&live, 2001).await.unwrap().is_some());
         store.end_session(&hash_secret(&live)).await.unwrap();
@@ -247,14 +251,32 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(user.id, id);
-        assert!(store.caller_for_token(&token, 1002).await.unwrap().is_some());
-        assert!(store.exchange_one_time_id(&otid, 1002, 9000).await.unwrap().is_none(), "single use");
-        let late = store.create_one_time_id(id, 1000).await.unwrap();
         assert!(store
-            .exchange_one_time_id(&late, 1000 + ONE_TIME_ID_TTL_SECS, 9000)
+            .caller_for_token(&token, 1002)
             .await
             .unwrap()
-            .is_none(), "expired");
-        assert!(store.exchange_one_time_id("unknown", 1000, 9000).await.unwrap().is_none());
+            .is_some());
+        assert!(
+            store
+                .exchange_one_time_id(&otid, 1002, 9000)
+                .await
+                .unwrap()
+                .is_none(),
+            "single use"
+        );
+        let late = store.create_one_time_id(id, 1000).await.unwrap();
+        assert!(
+            store
+                .exchange_one_time_id(&late, 1000 + ONE_TIME_ID_TTL_SECS, 9000)
+                .await
+                .unwrap()
+                .is_none(),
+            "expired"
+        );
+        assert!(store
+            .exchange_one_time_id("unknown", 1000, 9000)
+            .await
+            .unwrap()
+            .is_none());
     }
 }

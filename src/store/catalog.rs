@@ -4,39 +4,97 @@
 
 use std::collections::BTreeMap;
 
+use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::auth::Session;
-use super::{now_secs, StoreError, StoreResult};
+use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
+use crate::domain::caller::{Scope, Visibility};
+use crate::domain::rules::{FieldError, Rule};
 use crate::domain::run::Channel;
 
 /// Longest group name accepted.
 pub const MAX_NAME: usize = 200;
 
-/// What a caller may see: everything, or the groups assigned to one restricted user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    All,
-    User(i64),
+#[async_trait]
+pub trait CatalogStore {
+    /// Groups the scope may see, ordered by name, with their test case and IVR counts.
+    async fn list_groups(&self, scope: Scope) -> StoreResult<Vec<GroupSummary>>;
+    /// One group with its test cases, when it exists and the scope may see it.
+    async fn group(&self, scope: Scope, id: i64) -> StoreResult<Visibility<GroupDetail>>;
+    /// Creates a group of existing test cases of its channel (a `testCases` problem when
+    /// one does not exist or is of another channel); returns it as stored.
+    async fn create_group(&self, draft: &GroupDraft) -> StoreResult<GroupDetail>;
+    /// Renames a group and replaces its channel and test cases; returns it as stored.
+    async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail>;
+    /// Deletes a group (its assignments to users go with it; test cases and runs stay).
+    async fn delete_group(&self, id: i64) -> StoreResult<()>;
+    /// IVR applications with their test cases; a restricted scope sees only the test cases
+    /// of its groups (and only IVR applications that have any).
+    async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>>;
+    /// The alert-status lookup (spec §3): pass 3, warning 4, failure 7.
+    async fn alert_statuses(&self) -> StoreResult<Vec<AlertStatus>>;
 }
 
-impl Scope {
-    /// A session whose first role is ROLE_USER sees only its assigned groups.
-    pub fn of(session: &Session) -> Scope {
-        if session.is_restricted() {
-            Scope::User(session.user_id)
-        } else {
-            Scope::All
-        }
+#[async_trait]
+impl CatalogStore for Sqlite {
+    async fn list_groups(&self, scope: Scope) -> StoreResult<Vec<GroupSummary>> {
+        self.read(move |c| list_groups(c, scope)).await
+    }
+    async fn group(&self, scope: Scope, id: i64) -> StoreResult<Visibility<GroupDetail>> {
+        self.read(move |c| {
+            Ok(match group_visibility(c, scope, id)? {
+                Visibility::Visible(()) => match group(c, id)? {
+                    Some(g) => Visibility::Visible(g),
+                    None => Visibility::Missing,
+                },
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            })
+        })
+        .await
+    }
+    async fn create_group(&self, draft: &GroupDraft) -> StoreResult<GroupDetail> {
+        let d = draft.clone();
+        self.write(move |tx| {
+            let id = create_group(tx, &d)?;
+            group(tx, id)?
+                .ok_or_else(|| StoreError::NotFound(format!("Group {id} does not exist.")))
+        })
+        .await
+    }
+    async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail> {
+        let d = draft.clone();
+        self.write(move |tx| {
+            update_group(tx, id, &d)?;
+            group(tx, id)?
+                .ok_or_else(|| StoreError::NotFound(format!("Group {id} does not exist.")))
+        })
+        .await
+    }
+    async fn delete_group(&self, id: i64) -> StoreResult<()> {
+        self.write(move |tx| delete_group(tx, id)).await
+    }
+    async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>> {
+        self.read(move |c| ivrs(c, scope)).await
+    }
+    async fn alert_statuses(&self) -> StoreResult<Vec<AlertStatus>> {
+        self.read(alert_statuses).await
     }
 }
 
-/// The answer to "may this caller see that item?".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    Granted,
-    Forbidden,
-    NotFound,
+/// A checked group as an administrator saves it (the name rules are the API's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupDraft {
+    pub name: String,
+    pub channel: Channel,
+    pub test_case_ids: Vec<i64>,
+}
+
+/// One group with its test cases (ordered by name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupDetail {
+    pub group: GroupSummary,
+    pub test_cases: Vec<CaseRef>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +130,7 @@ pub struct AlertStatus {
     pub support_channel: String,
 }
 
-pub(crate) fn channel_of(s: &str) -> rusqlite::Result<Channel> {
+pub(super) fn channel_of(s: &str) -> rusqlite::Result<Channel> {
     Channel::parse(s).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
             0,
@@ -82,32 +140,26 @@ pub(crate) fn channel_of(s: &str) -> rusqlite::Result<Channel> {
     })
 }
 
-fn check_group(tx: &Transaction, name: &str, channel: Channel, ids: &[i64]) -> StoreResult<()> {
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(StoreError::Invalid("A group needs a name.".into()));
-    }
-    if name.chars().count() > MAX_NAME {
-        return Err(StoreError::Invalid(format!(
-            "A group name may have at most {MAX_NAME} characters."
-        )));
-    }
-    if ids.is_empty() {
-        return Err(StoreError::Invalid(
-            "A group needs at least one test case.".into(),
-        ));
-    }
+fn cases_problem(message: String) -> StoreError {
+    StoreError::Field(
+        FieldConflict::Invalid,
+        FieldError {
+            field: "testCases".into(),
+            rule: Rule::Invalid,
+            message,
+        },
+    )
+}
+
+/// The data rules of a group: its test cases exist and are of its channel.
+fn check_cases(tx: &Transaction, channel: Channel, ids: &[i64]) -> StoreResult<()> {
     let mut stmt = tx.prepare_cached("SELECT channel FROM test_cases WHERE id = ?1")?;
     for &id in ids {
         let found: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
         match found {
-            None => {
-                return Err(StoreError::Invalid(format!(
-                    "Test case {id} does not exist."
-                )))
-            }
+            None => return Err(cases_problem(format!("Test case {id} does not exist."))),
             Some(c) if c != channel.as_str() => {
-                return Err(StoreError::Invalid(format!(
+                return Err(cases_problem(format!(
                     "Test case {id} is a {c} test case; the group's channel is {}.",
                     channel.as_str()
                 )))
@@ -129,45 +181,31 @@ fn set_group_cases(tx: &Transaction, group_id: i64, ids: &[i64]) -> StoreResult<
     Ok(())
 }
 
-/// Creates a test case group of existing test cases of `channel`; returns its id.
-pub fn create_group(
-    tx: &Transaction,
-    name: &str,
-    channel: Channel,
-    test_case_ids: &[i64],
-) -> StoreResult<i64> {
-    check_group(tx, name, channel, test_case_ids)?;
+fn create_group(tx: &Transaction, d: &GroupDraft) -> StoreResult<i64> {
+    check_cases(tx, d.channel, &d.test_case_ids)?;
     let now = now_secs();
     tx.execute(
         "INSERT INTO test_case_groups (name, channel, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-        params![name.trim(), channel.as_str(), now],
+        params![d.name.trim(), d.channel.as_str(), now],
     )?;
     let id = tx.last_insert_rowid();
-    set_group_cases(tx, id, test_case_ids)?;
+    set_group_cases(tx, id, &d.test_case_ids)?;
     Ok(id)
 }
 
-/// Renames a group and replaces its channel and test cases.
-pub fn update_group(
-    tx: &Transaction,
-    id: i64,
-    name: &str,
-    channel: Channel,
-    test_case_ids: &[i64],
-) -> StoreResult<()> {
-    check_group(tx, name, channel, test_case_ids)?;
+fn update_group(tx: &Transaction, id: i64, d: &GroupDraft) -> StoreResult<()> {
     let n = tx.execute(
         "UPDATE test_case_groups SET name = ?2, channel = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, name.trim(), channel.as_str(), now_secs()],
+        params![id, d.name.trim(), d.channel.as_str(), now_secs()],
     )?;
     if n == 0 {
         return Err(StoreError::NotFound(format!("Group {id} does not exist.")));
     }
-    set_group_cases(tx, id, test_case_ids)
+    check_cases(tx, d.channel, &d.test_case_ids)?;
+    set_group_cases(tx, id, &d.test_case_ids)
 }
 
-/// Deletes a group (and its assignments to users).
-pub fn delete_group(tx: &Transaction, id: i64) -> StoreResult<()> {
+fn delete_group(tx: &Transaction, id: i64) -> StoreResult<()> {
     let n = tx.execute("DELETE FROM test_case_groups WHERE id = ?1", [id])?;
     if n == 0 {
         return Err(StoreError::NotFound(format!("Group {id} does not exist.")));
@@ -175,48 +213,8 @@ pub fn delete_group(tx: &Transaction, id: i64) -> StoreResult<()> {
     Ok(())
 }
 
-/// Sets the groups a user is assigned to (replacing earlier assignments). Only users whose
-/// first role is ROLE_USER are limited by them.
-pub fn assign_groups_to_user(tx: &Transaction, user_id: i64, group_ids: &[i64]) -> StoreResult<()> {
-    let exists: Option<i64> = tx
-        .query_row("SELECT id FROM users WHERE id = ?1", [user_id], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    if exists.is_none() {
-        return Err(StoreError::NotFound(format!(
-            "User {user_id} does not exist."
-        )));
-    }
-    tx.execute("DELETE FROM user_groups WHERE user_id = ?1", [user_id])?;
-    let mut check = tx.prepare_cached("SELECT id FROM test_case_groups WHERE id = ?1")?;
-    let mut ins =
-        tx.prepare_cached("INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?1, ?2)")?;
-    for &g in group_ids {
-        if check
-            .query_row([g], |r| r.get::<_, i64>(0))
-            .optional()?
-            .is_none()
-        {
-            return Err(StoreError::Invalid(format!("Group {g} does not exist.")));
-        }
-        ins.execute(params![user_id, g])?;
-    }
-    Ok(())
-}
-
-/// Ids of the groups assigned to a user.
-pub fn user_group_ids(conn: &Connection, user_id: i64) -> StoreResult<Vec<i64>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT group_id FROM user_groups WHERE user_id = ?1 ORDER BY 1")?;
-    let ids = stmt
-        .query_map([user_id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(ids)
-}
-
 /// Groups the scope may see, ordered by name, with their test case and IVR counts.
-pub fn list_groups(conn: &Connection, scope: Scope) -> StoreResult<Vec<GroupSummary>> {
+fn list_groups(conn: &Connection, scope: Scope) -> StoreResult<Vec<GroupSummary>> {
     let user = match scope {
         Scope::All => None,
         Scope::User(u) => Some(u),
@@ -246,7 +244,7 @@ pub fn list_groups(conn: &Connection, scope: Scope) -> StoreResult<Vec<GroupSumm
 }
 
 /// One group with its test cases (ordered by name), or `None`.
-pub fn group(conn: &Connection, id: i64) -> StoreResult<Option<(GroupSummary, Vec<CaseRef>)>> {
+fn group(conn: &Connection, id: i64) -> StoreResult<Option<GroupDetail>> {
     let head = conn
         .query_row(
             "SELECT id, name, channel FROM test_case_groups WHERE id = ?1",
@@ -267,20 +265,20 @@ pub fn group(conn: &Connection, id: i64) -> StoreResult<Option<(GroupSummary, Ve
     let mut ivrs: Vec<i64> = cases.iter().map(|c| c.ivr_id).collect();
     ivrs.sort_unstable();
     ivrs.dedup();
-    Ok(Some((
-        GroupSummary {
+    Ok(Some(GroupDetail {
+        group: GroupSummary {
             id,
             name,
             channel,
             case_count: cases.len() as i64,
             ivr_count: ivrs.len() as i64,
         },
-        cases,
-    )))
+        test_cases: cases,
+    }))
 }
 
 /// The test cases of a group, ordered by name.
-pub fn group_cases(conn: &Connection, group_id: i64) -> StoreResult<Vec<CaseRef>> {
+fn group_cases(conn: &Connection, group_id: i64) -> StoreResult<Vec<CaseRef>> {
     let mut stmt = conn.prepare_cached(
         "SELECT tc.id, tc.ivr_id, tc.name FROM group_cases gc
            JOIN test_cases tc ON tc.id = gc.test_case_id
@@ -298,50 +296,58 @@ pub fn group_cases(conn: &Connection, group_id: i64) -> StoreResult<Vec<CaseRef>
     Ok(rows)
 }
 
-/// May the scope see group `id`?
-pub fn group_access(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Access> {
+/// Does group `id` exist, and may the scope see it?
+pub(super) fn group_visibility(
+    conn: &Connection,
+    scope: Scope,
+    id: i64,
+) -> StoreResult<Visibility<()>> {
     let exists: Option<i64> = conn
         .prepare_cached("SELECT id FROM test_case_groups WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()?;
     if exists.is_none() {
-        return Ok(Access::NotFound);
+        return Ok(Visibility::Missing);
     }
     let Scope::User(user) = scope else {
-        return Ok(Access::Granted);
+        return Ok(Visibility::Visible(()));
     };
     let assigned: Option<i64> = conn
         .prepare_cached("SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2")?
         .query_row(params![user, id], |r| r.get(0))
         .optional()?;
     Ok(if assigned.is_some() {
-        Access::Granted
+        Visibility::Visible(())
     } else {
-        Access::Forbidden
+        Visibility::Hidden
     })
 }
 
-/// May the scope see test case `id` (is it in one of the user's groups)?
-pub fn case_access(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Access> {
+/// Does test case `id` exist, and may the scope see it (is it in one of the user's groups)?
+pub(super) fn case_visibility(
+    conn: &Connection,
+    scope: Scope,
+    id: i64,
+) -> StoreResult<Visibility<()>> {
     let exists: Option<i64> = conn
         .prepare_cached("SELECT id FROM test_cases WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()?;
     if exists.is_none() {
-        return Ok(Access::NotFound);
+        return Ok(Visibility::Missing);
     }
     let Scope::User(user) = scope else {
-        return Ok(Access::Granted);
+        return Ok(Visibility::Visible(()));
     };
     Ok(if case_visible(conn, user, id)? {
-        Access::Granted
+        Visibility::Visible(())
     } else {
-        Access::Forbidden
+        Visibility::Hidden
     })
 }
 
 /// True when test case `case_id` is in a group assigned to `user`.
-pub(crate) fn case_visible(conn: &Connection, user: i64, case_id: i64) -> StoreResult<bool> {
+fn case_visible(conn: &Connection, user: i64, case_id: i64) -> StoreResult<bool> {
     let found: Option<i64> = conn
         .prepare_cached(
             "SELECT 1 FROM group_cases gc JOIN user_groups ug ON ug.group_id = gc.group_id
@@ -354,7 +360,7 @@ pub(crate) fn case_visible(conn: &Connection, user: i64, case_id: i64) -> StoreR
 
 /// IVR applications with their test cases; a restricted scope sees only the test cases of
 /// its groups (and only IVR applications that have any).
-pub fn ivrs(conn: &Connection, scope: Scope) -> StoreResult<Vec<Ivr>> {
+fn ivrs(conn: &Connection, scope: Scope) -> StoreResult<Vec<Ivr>> {
     let user = match scope {
         Scope::All => None,
         Scope::User(u) => Some(u),
@@ -408,7 +414,7 @@ pub fn ivrs(conn: &Connection, scope: Scope) -> StoreResult<Vec<Ivr>> {
 }
 
 /// The alert-status lookup (spec §3): pass 3, warning 4, failure 7.
-pub fn alert_statuses(conn: &Connection) -> StoreResult<Vec<AlertStatus>> {
+fn alert_statuses(conn: &Connection) -> StoreResult<Vec<AlertStatus>> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, code, text, status_group, support_channel FROM alert_statuses ORDER BY id",
     )?;
@@ -427,7 +433,7 @@ pub fn alert_statuses(conn: &Connection) -> StoreResult<Vec<AlertStatus>> {
 }
 
 /// Status id to its text ('Pass', 'Warning', 'Failure').
-pub fn status_texts(conn: &Connection) -> StoreResult<BTreeMap<i64, String>> {
+pub(super) fn status_texts(conn: &Connection) -> StoreResult<BTreeMap<i64, String>> {
     Ok(alert_statuses(conn)?
         .into_iter()
         .map(|s| (s.id, s.text))

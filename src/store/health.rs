@@ -1,13 +1,84 @@
 //! Health of client applications (spec §3 'Client application (health)'): the latest
 //! snapshot per (channel, endpoint), as test engines report it.
+//!
+//! A restricted user sees the applications their groups' test cases call: an endpoint
+//! belongs to an IVR application (chatbot) of its channel when the endpoint, reduced to
+//! lower-case letters and digits, starts with the application's name reduced the same way
+//! without a trailing `IVR`, `chatbot`, `bot` or `chat` ('Retail Banking IVR' calls
+//! `RetailBanking-IVR (+1 800 555 0100)`, 'Support Chatbot' calls `support.chat.example.com`).
 
+use async_trait::async_trait;
 use chrono::{TimeZone, Utc};
 use rusqlite::{params, Connection, Transaction};
 
 use super::catalog::channel_of;
-use super::{now_secs, StoreError, StoreResult};
-use crate::domain::run::Channel;
+use super::{now_secs, Sqlite, StoreError, StoreResult};
+use crate::domain::caller::Scope;
 use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState};
+use crate::domain::run::Channel;
+
+#[async_trait]
+pub trait HealthStore {
+    /// The latest snapshot of every application the scope may see, by channel (voice
+    /// first), then endpoint name. A user without groups sees none.
+    async fn health(&self, scope: Scope) -> StoreResult<Vec<(Channel, Vec<ClientAppHealth>)>>;
+    /// Stores the snapshots; per application the one with the latest `lastRun` wins (an
+    /// equal `lastRun` replaces). Nothing is written if one snapshot is bad.
+    async fn put_health(&self, apps: Vec<ClientAppHealth>) -> StoreResult<()>;
+}
+
+#[async_trait]
+impl HealthStore for Sqlite {
+    async fn health(&self, scope: Scope) -> StoreResult<Vec<(Channel, Vec<ClientAppHealth>)>> {
+        self.read(move |c| list(c, scope)).await
+    }
+    async fn put_health(&self, apps: Vec<ClientAppHealth>) -> StoreResult<()> {
+        self.write(move |tx| put(tx, &apps)).await
+    }
+}
+
+/// Lower-case letters and digits of `s`.
+fn key(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// True when `end_point` is the endpoint of the IVR application (chatbot) named `app`.
+pub fn serves(app: &str, end_point: &str) -> bool {
+    let mut words: Vec<&str> = app
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > 1
+        && matches!(
+            words.last().map(|w| w.to_lowercase()).as_deref(),
+            Some("ivr" | "chatbot" | "bot" | "chat")
+        )
+    {
+        words.pop();
+    }
+    let app = key(&words.concat());
+    !app.is_empty() && key(end_point).starts_with(&app)
+}
+
+/// Names of the IVR applications (by channel) whose test cases are in the user's groups.
+fn visible_apps(conn: &Connection, user: i64) -> StoreResult<Vec<(Channel, String)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT DISTINCT i.channel, i.name FROM ivr_apps i
+           JOIN test_cases tc ON tc.ivr_id = i.id
+           JOIN group_cases gc ON gc.test_case_id = tc.id
+           JOIN user_groups ug ON ug.group_id = gc.group_id
+          WHERE ug.user_id = ?1",
+    )?;
+    let rows = stmt
+        .query_map([user], |r| {
+            Ok((channel_of(&r.get::<_, String>(0)?)?, r.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
 
 /// Longest endpoint name, status text or component name accepted.
 pub const MAX_TEXT: usize = 200;
@@ -46,7 +117,7 @@ pub fn problem(app: &ClientAppHealth) -> Option<String> {
 
 /// Stores the snapshots; per application the one with the latest `lastRun` wins (an equal
 /// `lastRun` replaces). Every snapshot is checked first: nothing is written if one is bad.
-pub fn put(tx: &Transaction, apps: &[ClientAppHealth]) -> StoreResult<()> {
+fn put(tx: &Transaction, apps: &[ClientAppHealth]) -> StoreResult<()> {
     for (i, app) in apps.iter().enumerate() {
         if let Some(p) = problem(app) {
             return Err(StoreError::Invalid(format!("clientApps[{i}]: {p}")));
@@ -85,8 +156,12 @@ pub fn put(tx: &Transaction, apps: &[ClientAppHealth]) -> StoreResult<()> {
     Ok(())
 }
 
-/// Every application's latest snapshot, by channel (voice first), then endpoint name.
-pub fn list(conn: &Connection) -> StoreResult<Vec<(Channel, Vec<ClientAppHealth>)>> {
+/// The latest snapshot of the applications the scope sees, by channel, then endpoint name.
+fn list(conn: &Connection, scope: Scope) -> StoreResult<Vec<(Channel, Vec<ClientAppHealth>)>> {
+    let apps = match scope {
+        Scope::All => None,
+        Scope::User(u) => Some(visible_apps(conn, u)?),
+    };
     let mut out: Vec<(Channel, Vec<ClientAppHealth>)> =
         Channel::ALL.iter().map(|c| (*c, Vec::new())).collect();
     let mut stmt = conn.prepare_cached(
@@ -120,9 +195,38 @@ pub fn list(conn: &Connection) -> StoreResult<Vec<(Channel, Vec<ClientAppHealth>
             },
             component_status: components,
         };
+        if let Some(apps) = &apps {
+            if !apps
+                .iter()
+                .any(|(c, name)| *c == channel && serves(name, &app.client_end_point))
+            {
+                continue;
+            }
+        }
         if let Some(slot) = out.iter_mut().find(|(c, _)| *c == channel) {
             slot.1.push(app);
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::serves;
+
+    #[test]
+    fn endpoints_belong_to_their_applications() {
+        assert!(serves(
+            "Retail Banking IVR",
+            "RetailBanking-IVR (+1 800 555 0100)"
+        ));
+        assert!(serves("Support Chatbot", "support.chat.example.com"));
+        assert!(serves("Main IVR", "main-ivr"));
+        assert!(!serves(
+            "Card Services IVR",
+            "RetailBanking-IVR (+1 800 555 0100)"
+        ));
+        assert!(!serves("Sales Chatbot", "support.chat.example.com"));
+        assert!(!serves("IVR", ""));
+    }
 }

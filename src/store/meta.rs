@@ -16,8 +16,10 @@ impl MetaStore for Sqlite {
     async fn meta(&self, key: &str) -> StoreResult<Option<String>> {
         let key = key.to_string();
         self.read(move |c| {
-            Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-                .optional()?)
+            Ok(
+                c.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+                    .optional()?,
+            )
         })
         .await
     }

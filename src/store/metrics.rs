@@ -4,15 +4,78 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use async_trait::async_trait;
 use chrono::NaiveDate;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::catalog::channel_of;
+use super::catalog::{channel_of, group_visibility};
 use super::rollups;
-use super::{StoreError, StoreResult};
+use super::{Sqlite, StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
+use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist::{self, Summary};
 use crate::domain::run::{Channel, RunType};
+
+#[async_trait]
+pub trait MetricStore {
+    /// The group's metric (see [`MetricQuery`]), when the group exists and the scope may
+    /// see it: one entity per test case (ordered by name) or per segment of a test case
+    /// that has runs in the range (ordered by test case name, then segment id).
+    async fn group_metric(
+        &self,
+        scope: Scope,
+        q: MetricQuery,
+    ) -> StoreResult<Visibility<Vec<EntityMetric>>>;
+    /// MOS of the group's runs per local hour slot over the range: 24 entries, `None` for
+    /// an hour without runs that have a MOS.
+    async fn group_mos(
+        &self,
+        scope: Scope,
+        q: MosQuery,
+    ) -> StoreResult<Visibility<Vec<Option<Summary>>>>;
+}
+
+#[async_trait]
+impl MetricStore for Sqlite {
+    async fn group_metric(
+        &self,
+        scope: Scope,
+        q: MetricQuery,
+    ) -> StoreResult<Visibility<Vec<EntityMetric>>> {
+        self.read(move |c| {
+            Ok(match group_visibility(c, scope, q.group_id)? {
+                Visibility::Visible(()) => Visibility::Visible(group_metric(c, &q)?),
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            })
+        })
+        .await
+    }
+
+    async fn group_mos(
+        &self,
+        scope: Scope,
+        q: MosQuery,
+    ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
+        self.read(move |c| {
+            Ok(match group_visibility(c, scope, q.group_id)? {
+                Visibility::Visible(()) => Visibility::Visible(group_mos(c, &q)?),
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            })
+        })
+        .await
+    }
+}
+
+/// The MOS of a group over local dates `from..=to`, for one run type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MosQuery {
+    pub group_id: i64,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub run_type: RunType,
+}
 
 /// One entity per test case or per (test case, segment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +162,7 @@ fn blob<'a>(r: &'a rusqlite::Row, i: usize) -> rusqlite::Result<Option<&'a [u8]>
 
 /// The group's metric, one entity per test case (ordered by name) or per segment of a test
 /// case that has runs in the range (ordered by test case name, then segment id).
-pub fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMetric>> {
+fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMetric>> {
     let (d0, d1) = (buckets::day_number(q.from), buckets::day_number(q.to));
     let mut cases: Vec<(i64, String, Channel)> = Vec::new();
     {
@@ -214,13 +277,13 @@ pub fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<Entit
 
 /// MOS of the group's runs per local hour slot over the range: 24 entries, `None` for an
 /// hour without runs that have a MOS.
-pub fn group_mos(
-    conn: &Connection,
-    group_id: i64,
-    from: NaiveDate,
-    to: NaiveDate,
-    run_type: RunType,
-) -> StoreResult<Vec<Option<Summary>>> {
+fn group_mos(conn: &Connection, q: &MosQuery) -> StoreResult<Vec<Option<Summary>>> {
+    let MosQuery {
+        group_id,
+        from,
+        to,
+        run_type,
+    } = *q;
     let mut hours: Vec<dist::Acc> = (0..SLOTS).map(|_| dist::Acc::default()).collect();
     let mut stmt = conn.prepare_cached(
         "SELECT r.hour, r.mos_n, r.mos_sum, r.mos_hist

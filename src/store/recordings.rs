@@ -6,11 +6,13 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use async_trait::async_trait;
+use bytes::Bytes;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::{Digest, Sha256};
 
-use super::catalog::Scope;
-use super::{now_secs, StoreError, StoreResult};
+use super::{now_secs, Sqlite, StoreError, StoreResult};
+use crate::domain::caller::{Scope, Visibility};
 
 /// Largest recording accepted: 50 MiB.
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
@@ -21,12 +23,61 @@ pub const CONTENT_TYPES: [&str; 3] = ["audio/wav", "audio/mpeg", "audio/ogg"];
 /// A stored recording.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
-    /// Row id, used inside run rows.
-    pub row_id: i64,
     /// Public id: SHA-256 hex of the bytes.
     pub id: String,
     pub content_type: String,
     pub size: u64,
+    /// Where its file lives.
+    pub path: PathBuf,
+}
+
+#[async_trait]
+pub trait RecordingStore {
+    /// Stores `bytes` of `content_type` (one of [`CONTENT_TYPES`] or an alias) unless the
+    /// same bytes are already stored; the file is flushed before the row is committed.
+    async fn put_recording(&self, bytes: Bytes, content_type: &str) -> StoreResult<Recording>;
+    /// The recording with public id `id`, when it exists and the scope may download it:
+    /// administrators may; a restricted user when a run of a test case in one of their
+    /// groups refers to it.
+    async fn recording(&self, scope: Scope, id: &str) -> StoreResult<Visibility<Recording>>;
+}
+
+#[async_trait]
+impl RecordingStore for Sqlite {
+    async fn put_recording(&self, bytes: Bytes, content_type: &str) -> StoreResult<Recording> {
+        let data_dir = self.data_dir();
+        let content_type = content_type.to_string();
+        self.write(move |tx| put(&data_dir, tx, &bytes, &content_type))
+            .await
+    }
+
+    async fn recording(&self, scope: Scope, id: &str) -> StoreResult<Visibility<Recording>> {
+        let data_dir = self.data_dir();
+        let id = id.to_string();
+        self.read(move |c| {
+            let Some((row_id, mut rec)) = find(c, &id)? else {
+                return Ok(Visibility::Missing);
+            };
+            rec.path = file_path(&data_dir, &rec.id);
+            Ok(if visible(c, scope, row_id)? {
+                Visibility::Visible(rec)
+            } else {
+                Visibility::Hidden
+            })
+        })
+        .await
+    }
+}
+
+impl Sqlite {
+    /// The data directory: where the database file lives.
+    fn data_dir(&self) -> PathBuf {
+        self.inner
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
 }
 
 /// Maps a `Content-Type` value to the stored type: `audio/wav` (also `audio/x-wav`,
@@ -54,19 +105,19 @@ pub fn is_id(s: &str) -> bool {
 }
 
 /// Where the file of recording `id` lives.
-pub fn file_path(data_dir: &Path, id: &str) -> PathBuf {
+fn file_path(data_dir: &Path, id: &str) -> PathBuf {
     data_dir.join("recordings").join(&id[..2]).join(id)
 }
 
 /// Stores `bytes` (unless the same bytes are already stored) and returns the recording id.
 /// The file is written and flushed before the row is inserted, so a committed row always
 /// has its file.
-pub fn put(
+fn put(
     data_dir: &Path,
     tx: &Transaction,
     bytes: &[u8],
     content_type: &str,
-) -> StoreResult<String> {
+) -> StoreResult<Recording> {
     let Some(content_type) = normalize_content_type(content_type) else {
         return Err(StoreError::Invalid(format!(
             "Content type {content_type:?} is not a recording type; use one of {}.",
@@ -95,7 +146,12 @@ pub fn put(
          ON CONFLICT (sha256) DO NOTHING",
         params![id, content_type, bytes.len() as i64, now_secs()],
     )?;
-    Ok(id)
+    Ok(Recording {
+        content_type: content_type.to_string(),
+        size: bytes.len() as u64,
+        path,
+        id,
+    })
 }
 
 fn write_durably(path: &Path, bytes: &[u8]) -> StoreResult<()> {
@@ -120,27 +176,30 @@ fn write_durably(path: &Path, bytes: &[u8]) -> StoreResult<()> {
     Ok(())
 }
 
-/// The stored recording with public id `id`.
-pub fn find(conn: &Connection, id: &str) -> StoreResult<Option<Recording>> {
+/// The row id and stored recording with public id `id` (its path left empty).
+fn find(conn: &Connection, id: &str) -> StoreResult<Option<(i64, Recording)>> {
     if !is_id(id) {
         return Ok(None);
     }
     let row = conn
         .prepare_cached("SELECT id, sha256, content_type, size FROM recordings WHERE sha256 = ?1")?
         .query_row([id], |r| {
-            Ok(Recording {
-                row_id: r.get(0)?,
-                id: r.get(1)?,
-                content_type: r.get(2)?,
-                size: r.get::<_, i64>(3)? as u64,
-            })
+            Ok((
+                r.get(0)?,
+                Recording {
+                    id: r.get(1)?,
+                    content_type: r.get(2)?,
+                    size: r.get::<_, i64>(3)? as u64,
+                    path: PathBuf::new(),
+                },
+            ))
         })
         .optional()?;
     Ok(row)
 }
 
 /// The public id of a recording row.
-pub fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
+pub(super) fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
     let id = conn
         .prepare_cached("SELECT sha256 FROM recordings WHERE id = ?1")?
         .query_row([row_id], |r| r.get(0))
@@ -150,7 +209,7 @@ pub fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> 
 
 /// May the scope download this recording? Administrators may; a restricted user only when
 /// a run of a test case in one of their groups refers to it.
-pub fn visible(conn: &Connection, scope: Scope, rec: &Recording) -> StoreResult<bool> {
+fn visible(conn: &Connection, scope: Scope, row_id: i64) -> StoreResult<bool> {
     let Scope::User(user) = scope else {
         return Ok(true);
     };
@@ -161,7 +220,7 @@ pub fn visible(conn: &Connection, scope: Scope, rec: &Recording) -> StoreResult<
                JOIN user_groups ug ON ug.group_id = gc.group_id
               WHERE rc.recording_id = ?1 AND ug.user_id = ?2 LIMIT 1",
         )?
-        .query_row(params![rec.row_id, user], |r| r.get(0))
+        .query_row(params![row_id, user], |r| r.get(0))
         .optional()?;
     Ok(found.is_some())
 }
@@ -171,45 +230,51 @@ mod tests {
     use super::*;
     use crate::store::Store;
 
-    #[test]
-    fn content_addressed_and_deduplicated() {
+    #[tokio::test]
+    async fn content_addressed_and_deduplicated() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let data = dir.path().to_path_buf();
-        let id = store
-            .write_blocking(|tx| put(&data, tx, b"RIFF....WAVE", "audio/x-wav"))
+        let wav = Bytes::from_static(b"RIFF....WAVE");
+        let rec = store
+            .put_recording(wav.clone(), "audio/x-wav")
+            .await
             .unwrap();
-        assert!(is_id(&id));
-        assert_eq!(id, hex::encode(Sha256::digest(b"RIFF....WAVE".as_slice())));
-        let again = store
-            .write_blocking(|tx| put(&data, tx, b"RIFF....WAVE", "audio/wav"))
-            .unwrap();
-        assert_eq!(id, again);
-        let rec = store.read_blocking(|c| find(c, &id)).unwrap().unwrap();
-        assert_eq!((rec.content_type.as_str(), rec.size), ("audio/wav", 12));
+        assert!(is_id(&rec.id));
         assert_eq!(
-            std::fs::read(file_path(&data, &id)).unwrap(),
-            b"RIFF....WAVE"
+            rec.id,
+            hex::encode(Sha256::digest(b"RIFF....WAVE".as_slice()))
         );
-        let n: i64 = store
-            .read_blocking(
-                |c| Ok(c.query_row("SELECT count(*) FROM recordings", [], |r| r.get(0))?),
-            )
-            .unwrap();
-        assert_eq!(n, 1);
+        let again = store.put_recording(wav, "audio/wav").await.unwrap();
+        assert_eq!(rec.id, again.id);
+        let Visibility::Visible(found) = store.recording(Scope::All, &rec.id).await.unwrap() else {
+            panic!("not found");
+        };
+        assert_eq!((found.content_type.as_str(), found.size), ("audio/wav", 12));
+        assert_eq!(std::fs::read(&found.path).unwrap(), b"RIFF....WAVE");
+        assert_eq!(found.path, file_path(dir.path(), &rec.id));
+        // Not referred to by any run: a restricted user may not download it.
+        assert_eq!(
+            store.recording(Scope::User(1), &rec.id).await.unwrap(),
+            Visibility::Hidden
+        );
+        assert_eq!(
+            store.recording(Scope::All, &"0".repeat(64)).await.unwrap(),
+            Visibility::Missing
+        );
     }
 
-    #[test]
-    fn refuses_other_types_and_empty() {
+    #[tokio::test]
+    async fn refuses_other_types_and_empty() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        let data = dir.path().to_path_buf();
         let err = store
-            .write_blocking(|tx| put(&data, tx, b"x", "text/html"))
+            .put_recording(Bytes::from_static(b"x"), "text/html")
+            .await
             .unwrap_err();
         assert!(err.to_string().contains("text/html"), "{err}");
         assert!(store
-            .write_blocking(|tx| put(&data, tx, b"", "audio/ogg"))
+            .put_recording(Bytes::new(), "audio/ogg")
+            .await
             .is_err());
         assert_eq!(
             normalize_content_type("Audio/MPEG; charset=x"),

@@ -17,8 +17,8 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::run_detail::{self, ScriptSegment};
 use super::{StoreError, StoreResult};
-use crate::domain::{buckets, dist, varint};
 use crate::domain::ingest::IngestRun;
+use crate::domain::{buckets, dist, varint};
 
 /// What a run contributes to the rollups.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +43,7 @@ pub struct SegmentFacts {
 }
 
 /// MOS 1.0..5.0 to hundredths.
-pub fn mos_units(m: f64) -> u32 {
+pub(super) fn mos_units(m: f64) -> u32 {
     (m * 100.0).round().clamp(0.0, 1000.0) as u32
 }
 
@@ -192,7 +192,7 @@ pub struct SegmentRollup {
 
 /// Encodes segment rollups sorted by id: `varint(count)`, then per segment
 /// `zigzag(id) pass warn fail stopped lat_n lat_sum varint(len) histogram`.
-pub fn encode_segments(segs: &[SegmentRollup]) -> Vec<u8> {
+pub(super) fn encode_segments(segs: &[SegmentRollup]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + segs.len() * 16);
     varint::put_u64(&mut out, segs.len() as u64);
     for s in segs {
@@ -219,7 +219,7 @@ pub struct SegmentView<'a> {
 }
 
 /// Calls `f` for each segment of an encoded blob.
-pub fn for_each_segment<'a>(
+pub(super) fn for_each_segment<'a>(
     blob: &'a [u8],
     mut f: impl FnMut(SegmentView<'a>) -> Result<(), varint::Corrupt>,
 ) -> Result<(), varint::Corrupt> {
@@ -244,7 +244,7 @@ pub fn for_each_segment<'a>(
 }
 
 /// Merges two encoded segment blobs (either may be absent).
-pub fn merge_segments(
+pub(super) fn merge_segments(
     a: Option<&[u8]>,
     b: Option<&[u8]>,
 ) -> Result<Option<Vec<u8>>, varint::Corrupt> {
@@ -289,7 +289,7 @@ fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
 type Merge = fn(Option<&[u8]>, Option<&[u8]>) -> Result<Option<Vec<u8>>, varint::Corrupt>;
 
 /// Registers `cx_hist_merge(a, b)` and `cx_segments_merge(a, b)` on the connection (once).
-pub fn register_functions(conn: &Connection) -> StoreResult<()> {
+pub(super) fn register_functions(conn: &Connection) -> StoreResult<()> {
     if conn
         .prepare("SELECT cx_hist_merge(NULL, NULL), cx_segments_merge(NULL, NULL)")
         .is_ok()
@@ -325,7 +325,7 @@ pub fn register_functions(conn: &Connection) -> StoreResult<()> {
 
 /// Makes sure the rollups are bucketed in `tz`: records it on first use, rebuilds them from
 /// the stored runs when the site time zone changed.
-pub fn ensure_tz(tx: &Transaction, tz: Tz) -> StoreResult<()> {
+pub(super) fn ensure_tz(tx: &Transaction, tz: Tz) -> StoreResult<()> {
     let stored: Option<String> = tx
         .prepare_cached("SELECT value FROM meta WHERE key = 'rollup_tz'")?
         .query_row([], |r| r.get(0))
@@ -350,7 +350,7 @@ pub fn ensure_tz(tx: &Transaction, tz: Tz) -> StoreResult<()> {
 }
 
 /// The facts of a stored run, from its script and results blob.
-pub fn facts_of_stored(
+pub(super) fn facts_of_stored(
     case_id: i64,
     run_type: u8,
     run_ms: i64,
@@ -387,7 +387,7 @@ pub fn facts_of_stored(
 }
 
 /// Recomputes every rollup from the stored runs in `tz`; returns the number of runs.
-pub fn rebuild(tx: &Transaction, tz: Tz) -> StoreResult<u64> {
+pub(super) fn rebuild(tx: &Transaction, tz: Tz) -> StoreResult<u64> {
     tx.execute("DELETE FROM rollup_hour", [])?;
     let mut scripts: HashMap<i64, Vec<ScriptSegment>> = HashMap::new();
     let mut deltas = Deltas::default();
@@ -430,7 +430,7 @@ pub fn rebuild(tx: &Transaction, tz: Tz) -> StoreResult<u64> {
 }
 
 /// The segments of a stored script.
-pub fn load_script(conn: &Connection, id: i64) -> StoreResult<Vec<ScriptSegment>> {
+pub(super) fn load_script(conn: &Connection, id: i64) -> StoreResult<Vec<ScriptSegment>> {
     let body: String = conn
         .prepare_cached("SELECT body FROM run_scripts WHERE id = ?1")?
         .query_row([id], |r| r.get(0))?;

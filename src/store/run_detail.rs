@@ -23,9 +23,9 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::domain::varint::{self, Corrupt, Reader};
-use crate::domain::run::RunStatus;
 use crate::domain::ingest::IngestRun;
+use crate::domain::run::RunStatus;
+use crate::domain::varint::{self, Corrupt, Reader};
 
 const VERSION: u8 = 1;
 
@@ -60,7 +60,7 @@ pub struct ScriptStep {
 }
 
 /// The script of a run and its JSON body.
-pub fn script_of(run: &IngestRun) -> (Vec<ScriptSegment>, String) {
+pub(super) fn script_of(run: &IngestRun) -> (Vec<ScriptSegment>, String) {
     let script: Vec<ScriptSegment> = run
         .segments
         .iter()
@@ -90,7 +90,7 @@ pub fn script_of(run: &IngestRun) -> (Vec<ScriptSegment>, String) {
 
 /// SHA-256 over every field a run's script keeps (length-prefixed, in order), computed
 /// without building the script: scripts are found by it.
-pub fn script_hash(run: &IngestRun) -> [u8; 32] {
+pub(super) fn script_hash(run: &IngestRun) -> [u8; 32] {
     fn text(h: &mut Sha256, v: &str) {
         h.update((v.len() as u64).to_le_bytes());
         h.update(v.as_bytes());
@@ -163,16 +163,16 @@ impl StoredResult {
 }
 
 /// Confidence 0..1 to 1/10000.
-pub fn confidence_units(c: f64) -> u32 {
+pub(super) fn confidence_units(c: f64) -> u32 {
     (c * 10_000.0).round().clamp(0.0, 10_000.0) as u32
 }
 
 /// Seconds to ms.
-pub fn secs_to_ms(s: f64) -> i64 {
+pub(super) fn secs_to_ms(s: f64) -> i64 {
     (s * 1000.0).round() as i64
 }
 
-pub fn encode(run_ms: i64, steps: &[StoredResult]) -> Vec<u8> {
+pub(super) fn encode(run_ms: i64, steps: &[StoredResult]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + steps.len() * 16);
     out.push(VERSION);
     for s in steps {
@@ -215,7 +215,7 @@ pub fn encode(run_ms: i64, steps: &[StoredResult]) -> Vec<u8> {
     out
 }
 
-pub fn decode(blob: &[u8], run_ms: i64) -> Result<Vec<StoredResult>, Corrupt> {
+pub(super) fn decode(blob: &[u8], run_ms: i64) -> Result<Vec<StoredResult>, Corrupt> {
     let mut r = Reader::new(blob);
     if r.u8()? != VERSION {
         return Err(Corrupt(0));

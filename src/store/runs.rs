@@ -1,19 +1,151 @@
 //! Test runs: ingest (idempotent by the engine's run id, rollups updated in the same
 //! transaction), the paged run list of a test case and one run's detail.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
+use async_trait::async_trait;
 use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::Digest;
 
-use super::catalog::channel_of;
+use super::catalog::{case_visibility, channel_of, status_texts};
 use super::rollups::{self, Deltas, RunFacts};
-use super::run_detail::{self, ScriptStep, StoredResult};
-use super::{now_secs, StoreError, StoreResult};
-use crate::domain::run::{Channel, RunStatus, RunType};
+use super::run_detail::{self, StoredResult};
+use super::{now_secs, Sqlite, StoreError, StoreResult};
+use crate::domain::caller::{Scope, Visibility};
 use crate::domain::ingest::IngestRun;
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::run::{Channel, RunStatus, RunType};
+
+pub use super::run_detail::ScriptStep;
+
+#[async_trait]
+pub trait RunStore {
+    /// Stores a batch of runs in one transaction: creates or updates their test cases, IVR
+    /// applications and segments, skips runs whose `engineRunId` is already stored, rejects
+    /// invalid runs (index and reason; nothing of them is written) and adds the stored runs
+    /// to the rollups, bucketed in the site time zone `tz`. Recordings a run refers to must
+    /// be stored first ([`super::RecordingStore::put_recording`]).
+    async fn ingest_runs(&self, tz: Tz, runs: Vec<IngestRun>) -> StoreResult<IngestOutcome>;
+    /// One page of the runs of a test case matching `filter`, newest first, with the
+    /// status text of each, when the test case exists and the scope may see it.
+    async fn case_runs(
+        &self,
+        scope: Scope,
+        filter: RunFilter,
+        page: PageRequest,
+    ) -> StoreResult<Visibility<Page<RunRow>>>;
+    /// Run `id` with its segments and steps, when it exists and the scope may see its test
+    /// case.
+    async fn run(&self, scope: Scope, id: i64) -> StoreResult<Visibility<RunDetail>>;
+    /// Rebuilds the rollups from the stored runs in time zone `tz`; returns how many runs
+    /// were counted.
+    async fn rebuild_rollups(&self, tz: Tz) -> StoreResult<u64>;
+    /// Runs stored and the time of the first and last (benchmarks, diagnostics).
+    async fn run_extent(&self) -> StoreResult<RunExtent>;
+    /// Copies the write-ahead log into the database file and empties it; returns how many
+    /// pages the log held.
+    async fn checkpoint(&self) -> StoreResult<u64>;
+    /// Bytes each table and index takes, largest first (needs SQLite's `dbstat`).
+    async fn table_sizes(&self) -> StoreResult<Vec<(String, u64)>>;
+}
+
+#[async_trait]
+impl RunStore for Sqlite {
+    async fn ingest_runs(&self, tz: Tz, runs: Vec<IngestRun>) -> StoreResult<IngestOutcome> {
+        self.write(move |tx| ingest(tx, tz, &runs)).await
+    }
+
+    async fn case_runs(
+        &self,
+        scope: Scope,
+        filter: RunFilter,
+        page: PageRequest,
+    ) -> StoreResult<Visibility<Page<RunRow>>> {
+        self.read(move |c| {
+            Ok(match case_visibility(c, scope, filter.test_case_id)? {
+                Visibility::Visible(()) => Visibility::Visible(list(c, &filter, page)?),
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            })
+        })
+        .await
+    }
+
+    async fn run(&self, scope: Scope, id: i64) -> StoreResult<Visibility<RunDetail>> {
+        self.read(move |c| {
+            let Some(case) = case_of_run(c, id)? else {
+                return Ok(Visibility::Missing);
+            };
+            Ok(match case_visibility(c, scope, case)? {
+                Visibility::Visible(()) => match get(c, id)? {
+                    Some(d) => Visibility::Visible(d),
+                    None => Visibility::Missing,
+                },
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            })
+        })
+        .await
+    }
+
+    async fn rebuild_rollups(&self, tz: Tz) -> StoreResult<u64> {
+        self.write(move |tx| rollups::rebuild(tx, tz)).await
+    }
+
+    async fn run_extent(&self) -> StoreResult<RunExtent> {
+        self.read(|c| {
+            let (n, lo, hi): (Option<i64>, Option<i64>, Option<i64>) = c.query_row(
+                "SELECT max(id), min(run_time), max(run_time) FROM test_runs",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )?;
+            Ok(RunExtent {
+                runs: n.unwrap_or(0).max(0) as u64,
+                first: lo.map(ms_to_time),
+                last: hi.map(ms_to_time),
+            })
+        })
+        .await
+    }
+
+    async fn checkpoint(&self) -> StoreResult<u64> {
+        self.write(|_| Ok(())).await?;
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = inner.writer.lock().unwrap_or_else(|e| e.into_inner());
+            let frames: i64 =
+                conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(1))?;
+            Ok(frames.max(0) as u64)
+        })
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?
+    }
+
+    async fn table_sizes(&self) -> StoreResult<Vec<(String, u64)>> {
+        self.read(|c| {
+            let mut stmt =
+                c.prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")?;
+            let rows = stmt
+                .query_map([], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+}
+
+/// How many runs are stored and when the first and last started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunExtent {
+    /// The highest run id (runs are never deleted, so their number).
+    pub runs: u64,
+    pub first: Option<DateTime<Utc>>,
+    pub last: Option<DateTime<Utc>>,
+}
 
 /// How an `engineRunId` is kept: the first 16 bytes of its SHA-256 (a fixed 16 bytes
 /// whatever the engine's ids look like; two ids sharing them is as likely as two random
@@ -335,7 +467,7 @@ impl<'t> Batch<'t> {
 /// invalid runs (index and reason; nothing of them is written) and adds the stored runs to
 /// the rollups, bucketed in the site time zone `tz`. Recordings a run refers to must be
 /// stored first ([`super::recordings::put`]).
-pub fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
+fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
     tx.set_prepared_statement_cache_capacity(64);
     rollups::register_functions(tx)?;
     rollups::ensure_tz(tx, tz)?;
@@ -392,19 +524,21 @@ pub struct RunRow {
     pub run_type: RunType,
     /// Hundredths.
     pub mos: Option<u32>,
+    /// Text of the run's alert status ('Pass', 'Warning', 'Failure').
+    pub status_text: String,
 }
 
-pub fn ms_to_time(ms: i64) -> DateTime<Utc> {
+fn status_text(texts: &BTreeMap<i64, String>, status: RunStatus) -> String {
+    texts.get(&status.status_id()).cloned().unwrap_or_default()
+}
+
+fn ms_to_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
 /// One page of the filtered runs, newest first, and how many match in all.
-pub fn list(
-    conn: &Connection,
-    f: &RunFilter,
-    page_no: u32,
-    page_size: u32,
-) -> StoreResult<(Vec<RunRow>, u64)> {
+fn list(conn: &Connection, f: &RunFilter, page: PageRequest) -> StoreResult<Page<RunRow>> {
+    let texts = status_texts(conn)?;
     let name: String = conn
         .prepare_cached("SELECT name FROM test_cases WHERE id = ?1")?
         .query_row([f.test_case_id], |r| r.get(0))
@@ -445,24 +579,29 @@ pub fn list(
                 f.status.1,
                 f.run_type.0,
                 f.run_type.1,
-                page_size,
-                u64::from(page_no) * u64::from(page_size)
+                page.size,
+                page.offset()
             ],
             |r| {
+                let status = RunStatus::from_code(r.get(3)?).unwrap_or(RunStatus::Fail);
                 Ok(RunRow {
                     id: r.get(0)?,
                     test_case_id: f.test_case_id,
                     test_case_name: name.clone(),
                     run_time: ms_to_time(r.get(1)?),
                     duration_ms: r.get(2)?,
-                    status: RunStatus::from_code(r.get(3)?).unwrap_or(RunStatus::Fail),
+                    status,
                     run_type: RunType::from_code(r.get(4)?).unwrap_or(RunType::Manual),
                     mos: r.get(5)?,
+                    status_text: status_text(&texts, status),
                 })
             },
         )?
         .collect::<Result<Vec<_>, _>>()?;
-    Ok((rows, total as u64))
+    Ok(Page {
+        items: rows,
+        total: total.max(0) as u64,
+    })
 }
 
 /// One run with everything the run-detail screen shows.
@@ -499,7 +638,7 @@ pub struct StepDetail {
 }
 
 /// The test case of run `id`, if the run exists (for permission checks).
-pub fn case_of_run(conn: &Connection, id: i64) -> StoreResult<Option<i64>> {
+fn case_of_run(conn: &Connection, id: i64) -> StoreResult<Option<i64>> {
     Ok(conn
         .prepare_cached("SELECT test_case_id FROM test_runs WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
@@ -507,7 +646,8 @@ pub fn case_of_run(conn: &Connection, id: i64) -> StoreResult<Option<i64>> {
 }
 
 /// Run `id` with its segments and steps.
-pub fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
+fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
+    let texts = status_texts(conn)?;
     let row = conn
         .prepare_cached(
             "SELECT r.test_case_id, tc.name, r.run_time, r.duration_ms, r.status, r.run_type,
@@ -517,6 +657,7 @@ pub fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
               WHERE r.id = ?1",
         )?
         .query_row([id], |r| {
+            let status = RunStatus::from_code(r.get(4)?).unwrap_or(RunStatus::Fail);
             Ok((
                 RunRow {
                     id,
@@ -524,9 +665,10 @@ pub fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
                     test_case_name: r.get(1)?,
                     run_time: ms_to_time(r.get(2)?),
                     duration_ms: r.get(3)?,
-                    status: RunStatus::from_code(r.get(4)?).unwrap_or(RunStatus::Fail),
+                    status,
                     run_type: RunType::from_code(r.get(5)?).unwrap_or(RunType::Manual),
                     mos: r.get(6)?,
+                    status_text: status_text(&texts, status),
                 },
                 r.get::<_, Option<i64>>(7)?,
                 r.get::<_, i64>(8)?,
@@ -605,7 +747,9 @@ pub fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
 mod tests {
     use super::*;
     use crate::domain::ingest::parse_run;
-    use crate::store::{metrics, recordings, Store};
+    use crate::store::catalog::GroupDraft;
+    use crate::store::metrics::{self, MetricQuery, MosQuery};
+    use crate::store::{CatalogStore, MetricStore, RecordingStore};
     use chrono_tz::America::Toronto;
     use rand::{Rng, SeedableRng};
     use serde_json::json;
@@ -634,37 +778,47 @@ mod tests {
         .unwrap()
     }
 
-    fn store() -> (tempfile::TempDir, Store) {
+    fn store() -> (tempfile::TempDir, Sqlite) {
         let dir = tempfile::tempdir().unwrap();
-        let s = Store::open(dir.path()).unwrap();
+        let s = Sqlite::open(dir.path()).unwrap();
         (dir, s)
     }
 
-    #[test]
-    fn ingest_is_idempotent_and_rolls_up() {
+    fn visible<T>(v: Visibility<T>) -> T {
+        match v {
+            Visibility::Visible(t) => t,
+            _ => panic!("not visible"),
+        }
+    }
+
+    #[tokio::test]
+    async fn ingest_is_idempotent_and_rolls_up() {
         let (_dir, store) = store();
         let batch = vec![
             run("a", 1, "2026-07-15T14:05:00Z", "pass", 4.31),
             run("b", 1, "2026-07-15T14:10:00Z", "fail", 3.0),
             run("a", 1, "2026-07-15T14:05:00Z", "pass", 4.31),
         ];
-        let out = store
-            .write_blocking(|tx| ingest(tx, Toronto, &batch))
-            .unwrap();
+        let out = store.ingest_runs(Toronto, batch.clone()).await.unwrap();
         assert_eq!((out.accepted, out.duplicates), (2, 1));
-        let again = store
-            .write_blocking(|tx| ingest(tx, Toronto, &batch))
-            .unwrap();
+        let again = store.ingest_runs(Toronto, batch.clone()).await.unwrap();
         assert_eq!((again.accepted, again.duplicates), (0, 3));
         let group = store
-            .write_blocking(|tx| crate::store::catalog::create_group(tx, "G", Channel::Voice, &[1]))
-            .unwrap();
+            .create_group(&GroupDraft {
+                name: "G".into(),
+                channel: Channel::Voice,
+                test_case_ids: vec![1],
+            })
+            .await
+            .unwrap()
+            .group
+            .id;
         let d = crate::domain::buckets::parse_date("2026-07-15").unwrap();
-        let m = store
-            .read_blocking(|c| {
-                metrics::group_metric(
-                    c,
-                    &metrics::MetricQuery {
+        let m = visible(
+            store
+                .group_metric(
+                    Scope::All,
+                    MetricQuery {
                         group_id: group,
                         level: metrics::Level::Case,
                         from: d,
@@ -672,8 +826,9 @@ mod tests {
                         run_type: RunType::Schedule,
                     },
                 )
-            })
-            .unwrap();
+                .await
+                .unwrap(),
+        );
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].counts, [1, 0, 1, 0]);
         assert_eq!(m[0].hourly[10], [1, 0, 1, 0]);
@@ -681,11 +836,11 @@ mod tests {
         assert_eq!((lat.n, lat.min, lat.max, lat.sum), (4, 850, 1210, 4120));
         let mos = m[0].mos.unwrap();
         assert_eq!((mos.n, mos.min, mos.max, mos.median_x2), (2, 300, 431, 731));
-        let seg = store
-            .read_blocking(|c| {
-                metrics::group_metric(
-                    c,
-                    &metrics::MetricQuery {
+        let seg = visible(
+            store
+                .group_metric(
+                    Scope::All,
+                    MetricQuery {
                         group_id: group,
                         level: metrics::Level::Segment,
                         from: d,
@@ -693,23 +848,50 @@ mod tests {
                         run_type: RunType::Schedule,
                     },
                 )
-            })
-            .unwrap();
+                .await
+                .unwrap(),
+        );
         let names: Vec<_> = seg.iter().map(|e| e.segment.clone().unwrap()).collect();
         assert_eq!(names, vec![(1, "Greeting".into()), (2, "Menu".into())]);
         // Segment 1's steps all passed; segment 2 carries the run's failure.
         assert_eq!(seg[0].counts, [2, 0, 0, 0]);
         assert_eq!(seg[1].counts, [1, 0, 1, 0]);
         // Nothing for Manual runs.
-        let manual = store
-            .read_blocking(|c| metrics::group_mos(c, group, d, d, RunType::Manual))
-            .unwrap();
+        let manual = visible(
+            store
+                .group_mos(
+                    Scope::All,
+                    MosQuery {
+                        group_id: group,
+                        from: d,
+                        to: d,
+                        run_type: RunType::Manual,
+                    },
+                )
+                .await
+                .unwrap(),
+        );
+        assert_eq!(
+            store
+                .group_mos(
+                    Scope::User(1),
+                    MosQuery {
+                        group_id: group,
+                        from: d,
+                        to: d,
+                        run_type: RunType::Manual
+                    }
+                )
+                .await
+                .unwrap(),
+            Visibility::Hidden
+        );
         assert!(manual.iter().all(Option::is_none));
     }
 
-    #[test]
-    fn bad_items_are_rejected_alone() {
-        let (dir, store) = store();
+    #[tokio::test]
+    async fn bad_items_are_rejected_alone() {
+        let (_dir, store) = store();
         let mut bad_mos = run("m", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
         bad_mos.mos_cq_in = Some(5.5);
         let mut bad_rec = run("r", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
@@ -718,7 +900,8 @@ mod tests {
         empty_id.engine_run_id = " ".into();
         let good = run("g", 1, "2026-07-15T14:05:00Z", "warn", 4.0);
         let out = store
-            .write_blocking(|tx| ingest(tx, Toronto, &[bad_mos, bad_rec, good, empty_id]))
+            .ingest_runs(Toronto, vec![bad_mos, bad_rec, good, empty_id])
+            .await
             .unwrap();
         assert_eq!(out.accepted, 1);
         let reasons: Vec<_> = out
@@ -736,30 +919,31 @@ mod tests {
         );
         assert_eq!(reasons[2].0, 3);
         // Once the recording is stored, the run is accepted.
-        let data = dir.path().to_path_buf();
         let rec = store
-            .write_blocking(|tx| recordings::put(&data, tx, b"OggS-audio", "audio/ogg"))
-            .unwrap();
+            .put_recording(bytes::Bytes::from_static(b"OggS-audio"), "audio/ogg")
+            .await
+            .unwrap()
+            .id;
         let mut with_rec = run("r", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
         with_rec.recording_id = Some(rec.clone());
         with_rec.segments[0].steps[0].recording_id = Some(rec.clone());
-        let out = store
-            .write_blocking(|tx| ingest(tx, Toronto, &[with_rec]))
-            .unwrap();
+        let out = store.ingest_runs(Toronto, vec![with_rec]).await.unwrap();
         assert_eq!(out.accepted, 1);
         let n: i64 = store
-            .read_blocking(|c| Ok(c.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?))
+            .read(|c| Ok(c.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?))
+            .await
             .unwrap();
         assert_eq!(n, 2);
     }
 
-    #[test]
-    fn detail_round_trips() {
-        let (dir, store) = store();
-        let data = dir.path().to_path_buf();
+    #[tokio::test]
+    async fn detail_round_trips() {
+        let (_dir, store) = store();
         let rec = store
-            .write_blocking(|tx| recordings::put(&data, tx, b"RIFFxxxxWAVE", "audio/wav"))
-            .unwrap();
+            .put_recording(bytes::Bytes::from_static(b"RIFFxxxxWAVE"), "audio/wav")
+            .await
+            .unwrap()
+            .id;
         let mut r = run("x", 7, "2026-03-08T06:30:00.250Z", "warn", 3.456);
         r.recording_id = Some(rec.clone());
         r.segments[1].steps[0].recording_id = Some(rec.clone());
@@ -769,13 +953,17 @@ mod tests {
                 .unwrap()
                 .clone(),
         );
-        store
-            .write_blocking(|tx| ingest(tx, Toronto, std::slice::from_ref(&r)))
-            .unwrap();
+        store.ingest_runs(Toronto, vec![r.clone()]).await.unwrap();
         let id: i64 = store
-            .read_blocking(|c| Ok(c.query_row("SELECT id FROM test_runs", [], |x| x.get(0))?))
+            .read(|c| Ok(c.query_row("SELECT id FROM test_runs", [], |x| x.get(0))?))
+            .await
             .unwrap();
-        let d = store.read_blocking(|c| get(c, id)).unwrap().unwrap();
+        let d = visible(store.run(Scope::All, id).await.unwrap());
+        assert_eq!(d.run.status_text, "Warning");
+        assert_eq!(
+            store.run(Scope::User(1), id).await.unwrap(),
+            Visibility::Hidden
+        );
         assert_eq!(d.run.test_case_name, "Case 7");
         assert_eq!(d.run.mos, Some(346));
         assert_eq!(d.run.duration_ms, 42_500);
@@ -798,7 +986,10 @@ mod tests {
         assert_eq!(s1.recording_id.as_deref(), Some(rec.as_str()));
         assert_eq!(s1.script.extra, r.segments[1].steps[0].extra);
         assert_eq!(s1.status, RunStatus::Warn);
-        assert!(store.read_blocking(|c| get(c, id + 1)).unwrap().is_none());
+        assert_eq!(
+            store.run(Scope::All, id + 1).await.unwrap(),
+            Visibility::Missing
+        );
     }
 
     type Tables = (
@@ -806,9 +997,9 @@ mod tests {
         Vec<Vec<rusqlite::types::Value>>,
     );
 
-    fn rollup_tables(store: &Store) -> Tables {
+    async fn rollup_tables(store: &Sqlite) -> Tables {
         store
-            .read_blocking(|c| {
+            .read(|c| {
                 let dump = |sql: &str| -> StoreResult<Vec<Vec<rusqlite::types::Value>>> {
                     let mut stmt = c.prepare(sql)?;
                     let n = stmt.column_count();
@@ -822,11 +1013,12 @@ mod tests {
                     dump("SELECT count(*) FROM rollup_hour WHERE segments IS NOT NULL")?,
                 ))
             })
+            .await
             .unwrap()
     }
 
-    #[test]
-    fn incremental_rollups_equal_a_rebuild() {
+    #[tokio::test]
+    async fn incremental_rollups_equal_a_rebuild() {
         let (_dir, store) = store();
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let statuses = ["pass", "warn", "fail", "stopped"];
@@ -855,25 +1047,19 @@ mod tests {
                     r
                 })
                 .collect();
-            store
-                .write_blocking(|tx| ingest(tx, Toronto, &batch))
-                .unwrap();
+            store.ingest_runs(Toronto, batch.clone()).await.unwrap();
         }
-        let incremental = rollup_tables(&store);
+        let incremental = rollup_tables(&store).await;
         assert!(!incremental.0.is_empty());
-        let runs = store
-            .write_blocking(|tx| rollups::rebuild(tx, Toronto))
-            .unwrap();
+        let runs = store.rebuild_rollups(Toronto).await.unwrap();
         assert!(runs > 100, "{runs}");
-        assert_eq!(rollup_tables(&store), incremental);
+        assert_eq!(rollup_tables(&store).await, incremental);
         // A new site time zone rebuilds on the next ingest.
         let utc: Tz = "UTC".parse().unwrap();
-        store.write_blocking(|tx| ingest(tx, utc, &[])).unwrap();
-        let rebucketed = rollup_tables(&store);
+        store.ingest_runs(utc, vec![]).await.unwrap();
+        let rebucketed = rollup_tables(&store).await;
         assert_ne!(rebucketed, incremental);
-        store
-            .write_blocking(|tx| rollups::rebuild(tx, utc))
-            .unwrap();
-        assert_eq!(rollup_tables(&store), rebucketed);
+        store.rebuild_rollups(utc).await.unwrap();
+        assert_eq!(rollup_tables(&store).await, rebucketed);
     }
 }

@@ -162,7 +162,10 @@ impl UserStore for Sqlite {
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
                 .map(|s| {
-                    let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+                    let escaped = s
+                        .replace('\\', "\\\\")
+                        .replace('%', "\\%")
+                        .replace('_', "\\_");
                     format!("%{escaped}%")
                 });
             let role = filter.role.map(|r| r.as_str());
@@ -172,7 +175,11 @@ impl UserStore for Sqlite {
                 UserSortField::LastName => "u.last_name COLLATE NOCASE",
                 UserSortField::Username => "u.username COLLATE NOCASE",
             };
-            let dir = if filter.sort.descending { "DESC" } else { "ASC" };
+            let dir = if filter.sort.descending {
+                "DESC"
+            } else {
+                "ASC"
+            };
             let wher = "(?1 IS NULL OR u.first_name LIKE ?1 ESCAPE '\\'
                           OR u.last_name LIKE ?1 ESCAPE '\\' OR u.username LIKE ?1 ESCAPE '\\')
                         AND (?2 IS NULL OR u.roles = ?2 OR u.roles LIKE ?2 || ',%')";
@@ -296,10 +303,12 @@ impl UserStore for Sqlite {
 
     async fn password_hash(&self, id: i64) -> StoreResult<Option<String>> {
         self.read(move |c| {
-            Ok(c.query_row("SELECT password_hash FROM users WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
-            .optional()?)
+            Ok(
+                c.query_row("SELECT password_hash FROM users WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .optional()?,
+            )
         })
         .await
     }
@@ -339,7 +348,7 @@ impl UserStore for Sqlite {
 mod tests {
     use super::*;
     use crate::domain::page::Sort;
-    use crate::store::{AuthStore, Store};
+    use crate::store::Store;
 
     fn draft(username: &str, role: Role, access: AccessType) -> UserDraft {
         UserDraft {
@@ -362,23 +371,45 @@ mod tests {
             .create_user(&draft("A@B.TEST", Role::User, AccessType::ReadOnly), "h")
             .await
             .unwrap_err();
-        assert!(matches!(err, StoreError::Field(FieldConflict::Conflict, _)), "{err}");
+        assert!(
+            matches!(err, StoreError::Field(FieldConflict::Conflict, _)),
+            "{err}"
+        );
         // The only read-write admin can be neither demoted nor deleted.
         let demoted = draft("a@b.test", Role::Admin, AccessType::ReadOnly);
-        assert!(matches!(store.update_user(id, &demoted).await, Err(StoreError::Conflict(_))));
-        assert!(matches!(store.delete_user(id).await, Err(StoreError::Conflict(_))));
+        assert!(matches!(
+            store.update_user(id, &demoted).await,
+            Err(StoreError::Conflict(_))
+        ));
+        assert!(matches!(
+            store.delete_user(id).await,
+            Err(StoreError::Conflict(_))
+        ));
         // With a second one, both work, and sessions of the changed user end.
-        store.create_user(&draft("c@b.test", Role::Admin, AccessType::ReadWrite), "h").await.unwrap();
-        let token = store.start_session(id, false, now_secs(), now_secs() + 60).await.unwrap();
+        store
+            .create_user(&draft("c@b.test", Role::Admin, AccessType::ReadWrite), "h")
+            .await
+            .unwrap();
+        let token = store
+            .start_session(id, false, now_secs(), now_secs() + 60)
+            .await
+            .unwrap();
         store.update_user(id, &demoted).await.unwrap();
-        assert!(store.caller_for_token(&token, now_secs()).await.unwrap().is_none());
+        assert!(store
+            .caller_for_token(&token, now_secs())
+            .await
+            .unwrap()
+            .is_none());
         let page = store
             .list_users(
                 PageRequest { no: 0, size: 10 },
                 &UserFilter {
                     search: Some("B.TEST".into()),
                     role: Some(Role::Admin),
-                    sort: Sort { field: UserSortField::Username, descending: true },
+                    sort: Sort {
+                        field: UserSortField::Username,
+                        descending: true,
+                    },
                 },
             )
             .await

@@ -77,18 +77,32 @@ pub fn api_key(server: &Server, name: &str) -> String {
 
 /// Creates a group through the store API (the console's group editor is elsewhere).
 pub fn create_group(server: &Server, name: &str, channel: &str, cases: &[i64]) -> i64 {
-    let store = cxwatch::store::Store::open(&server.data_dir).unwrap();
-    let channel = cxwatch::domain::run::Channel::parse(channel).unwrap();
-    store
-        .write_blocking(|tx| cxwatch::store::catalog::create_group(tx, name, channel, cases))
+    use cxwatch::store::{catalog::GroupDraft, Store};
+    let store = Store::open(&server.data_dir).unwrap();
+    let draft = GroupDraft {
+        name: name.into(),
+        channel: cxwatch::domain::run::Channel::parse(channel).unwrap(),
+        test_case_ids: cases.to_vec(),
+    };
+    Store::block_on(store.create_group(&draft))
         .unwrap()
+        .group
+        .id
 }
 
 pub fn assign(server: &Server, user: i64, groups: &[i64]) {
-    let store = cxwatch::store::Store::open(&server.data_dir).unwrap();
-    store
-        .write_blocking(|tx| cxwatch::store::catalog::assign_groups_to_user(tx, user, groups))
-        .unwrap();
+    use cxwatch::store::Store;
+    let store = Store::open(&server.data_dir).unwrap();
+    let u = Store::block_on(store.user(user)).unwrap().unwrap();
+    let draft = cxwatch::domain::user::UserDraft {
+        role: u.role(),
+        username: u.username,
+        first_name: u.first_name,
+        last_name: u.last_name,
+        access: u.access,
+        group_ids: groups.to_vec(),
+    };
+    Store::block_on(store.update_user(user, &draft)).unwrap();
 }
 
 /// GET with a console token; returns status and JSON body.

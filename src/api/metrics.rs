@@ -1,0 +1,304 @@
+//! `api/trs/v1/groups/{id}/metric` and `api/trs/v1/groups/{id}/mos`: a group's pass,
+//! warning and failure counts, latency and MOS per site-local hour slot.
+
+use chrono::NaiveDate;
+use poem::web::Data;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{Object, OpenApi};
+
+use super::envelope::{ApiError, ApiResult, Envelope};
+use super::guard::Auth;
+use super::params;
+use super::AppState;
+use crate::domain::buckets::{self, SLOTS};
+use crate::domain::caller::Need;
+use crate::domain::dist::Summary;
+use crate::domain::rules::{Problems, Rule};
+use crate::domain::run::RunType;
+use crate::store::metrics::{EntityMetric, Level, MetricQuery, MosQuery};
+
+pub struct MetricsApi;
+
+/// Counts of one local hour slot.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct HourlyStatus {
+    /// `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date.
+    pub hourly: String,
+    pub success_count: u64,
+    pub warning_count: u64,
+    pub failure_count: u64,
+}
+
+/// Group metric of one test case (level `case`) or one segment of a test case (level
+/// `segment`) over the date range (spec §3 'Group metric'), plus latency and MOS figures.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct GroupMetric {
+    /// The test case id.
+    pub entity_id: i64,
+    /// The test case name.
+    pub entity_name: String,
+    /// `case` or `segment` (the level asked for).
+    pub entity_type: String,
+    pub channel: String,
+    /// First date of the range, `YYYY-MM-DD`.
+    pub period_start: String,
+    /// Last date of the range, `YYYY-MM-DD`.
+    pub period_end: String,
+    pub success_count: u64,
+    pub warning_count: u64,
+    /// Failed and stopped runs.
+    pub failure_count: u64,
+    /// Always 24 slots, local hours 0 to 23; over several days each slot sums that hour
+    /// of every day.
+    pub hourly_status: Vec<HourlyStatus>,
+    /// Segment id (null on case level).
+    pub segment_id: Option<i64>,
+    /// Segment name (null on case level).
+    pub segment_name: Option<String>,
+    /// Stopped runs (already counted in failureCount).
+    pub stopped_count: u64,
+    /// Number of step latencies measured.
+    pub latency_count: u64,
+    /// Step latency in seconds, 2 decimals; null without measurements.
+    pub avg_latency: Option<f64>,
+    pub min_latency: Option<f64>,
+    pub max_latency: Option<f64>,
+    pub median_latency: Option<f64>,
+    /// Runs with a MOS (case level; 0 on segment level).
+    pub mos_count: u64,
+    /// mosCqIn, 1 decimal; null without runs that have one.
+    pub avg_mos_cq: Option<f64>,
+    pub min_mos_cq: Option<f64>,
+    pub max_mos_cq: Option<f64>,
+    pub median_mos_cq: Option<f64>,
+}
+
+/// MOS of a group's runs in one local hour slot (spec §3 'MOS row').
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct MosRow {
+    /// `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date.
+    pub hourly: String,
+    /// 1 decimal; null when no run in that hour has a MOS.
+    pub min_mos_cq: Option<f64>,
+    pub max_mos_cq: Option<f64>,
+    pub avg_mos_cq: Option<f64>,
+    pub median_mos_cq: Option<f64>,
+    /// Runs with a MOS in that hour.
+    pub run_count: u64,
+}
+
+fn hour_label(from: NaiveDate, hour: usize) -> String {
+    buckets::hour_label(from, hour)
+}
+
+/// Count and `[avg, min, max, median]` of a summary, in the unit `f` gives.
+fn figures(s: Option<Summary>, f: impl Fn(&Summary) -> [f64; 4]) -> (u64, [Option<f64>; 4]) {
+    match s {
+        None => (0, [None; 4]),
+        Some(s) => (s.n, f(&s).map(Some)),
+    }
+}
+
+fn latency(s: &Summary) -> [f64; 4] {
+    let v = s.latency_secs();
+    [v.avg, v.min, v.max, v.median]
+}
+
+fn mos(s: &Summary) -> [f64; 4] {
+    let v = s.mos();
+    [v.avg, v.min, v.max, v.median]
+}
+
+impl GroupMetric {
+    fn of(e: EntityMetric, q: &MetricQuery) -> GroupMetric {
+        let (latency_count, [avg_l, min_l, max_l, med_l]) = figures(e.latency, latency);
+        let (mos_count, [avg_m, min_m, max_m, med_m]) = figures(e.mos, mos);
+        GroupMetric {
+            entity_id: e.test_case_id,
+            entity_name: e.test_case_name,
+            entity_type: q.level.as_str().into(),
+            channel: e.channel.as_str().into(),
+            period_start: q.from.to_string(),
+            period_end: q.to.to_string(),
+            success_count: e.counts[0],
+            warning_count: e.counts[1],
+            failure_count: e.counts[2] + e.counts[3],
+            hourly_status: e
+                .hourly
+                .iter()
+                .enumerate()
+                .map(|(h, c)| HourlyStatus {
+                    hourly: hour_label(q.from, h),
+                    success_count: c[0],
+                    warning_count: c[1],
+                    failure_count: c[2] + c[3],
+                })
+                .collect(),
+            segment_id: e.segment.as_ref().map(|s| s.0),
+            segment_name: e.segment.map(|s| s.1),
+            stopped_count: e.counts[3],
+            latency_count,
+            avg_latency: avg_l,
+            min_latency: min_l,
+            max_latency: max_l,
+            median_latency: med_l,
+            mos_count,
+            avg_mos_cq: avg_m,
+            min_mos_cq: min_m,
+            max_mos_cq: max_m,
+            median_mos_cq: med_m,
+        }
+    }
+}
+
+fn mos_rows(from: NaiveDate, hours: Vec<Option<Summary>>) -> Vec<MosRow> {
+    (0..SLOTS)
+        .zip(hours)
+        .map(|(h, s)| {
+            let (run_count, [avg, min, max, median]) = figures(s, mos);
+            MosRow {
+                hourly: hour_label(from, h),
+                min_mos_cq: min,
+                max_mos_cq: max,
+                avg_mos_cq: avg,
+                median_mos_cq: median,
+                run_count,
+            }
+        })
+        .collect()
+}
+
+/// `level`: `case` (the default) or `segment`.
+fn level(v: Option<&str>, p: &mut Problems) -> Option<Level> {
+    match v.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Some(Level::Case),
+        Some(s) => {
+            let l = Level::parse(s);
+            if l.is_none() {
+                p.push(
+                    "level",
+                    Rule::Invalid,
+                    format!("level {s:?} is not a level (case or segment)."),
+                );
+            }
+            l
+        }
+    }
+}
+
+/// The checked parameters of both operations: range and run type (default Manual).
+fn range_and_type(
+    start: Option<&str>,
+    end: Option<&str>,
+    run_type: Option<&str>,
+    p: &mut Problems,
+) -> Option<((NaiveDate, NaiveDate), RunType)> {
+    let range = params::date_range(start, end, p);
+    let run_type = params::run_type(run_type, p);
+    Some((range?, run_type?.unwrap_or(RunType::Manual)))
+}
+
+#[OpenApi(prefix_path = "/trs/v1", tag = "super::ApiTags::Metrics")]
+impl MetricsApi {
+    /// The group's pass / warning / failure counts per test case (`level=case`) or per
+    /// segment of a test case (`level=segment`, segments with runs in the range) over
+    /// site-local dates `startDate`..`endDate` (default: `startDate`), for one run type
+    /// (default Manual), with 24 hour slots and latency and MOS figures.
+    #[oai(
+        path = "/groups/:id/metric",
+        method = "get",
+        operation_id = "groupMetric"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    async fn metric(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        /// `case` (default) or `segment`.
+        level: Query<Option<String>>,
+        /// Required: `YYYY-MM-DD`, site-local.
+        #[oai(name = "startDate")]
+        start_date: Query<Option<String>>,
+        /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
+        #[oai(name = "endDate")]
+        end_date: Query<Option<String>>,
+        /// `Manual` (default) or `Schedule`.
+        #[oai(name = "caseRunType")]
+        case_run_type: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Vec<GroupMetric>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let level = self::level(level.0.as_deref(), &mut p);
+        let rest = range_and_type(
+            start_date.0.as_deref(),
+            end_date.0.as_deref(),
+            case_run_type.0.as_deref(),
+            &mut p,
+        );
+        p.check()?;
+        let (Some(level), Some(((from, to), run_type))) = (level, rest) else {
+            return Err(ApiError::bad_request("Bad parameters."));
+        };
+        let q = MetricQuery {
+            group_id: id.0,
+            level,
+            from,
+            to,
+            run_type,
+        };
+        let found = state.store.group_metric(caller.scope(), q).await?;
+        let entities = params::visible(found, format_args!("Group {}", id.0))?;
+        Ok(Envelope::ok(
+            entities
+                .into_iter()
+                .map(|e| GroupMetric::of(e, &q))
+                .collect(),
+        ))
+    }
+
+    /// MOS (mosCqIn) of the group's runs per site-local hour slot over the range: always
+    /// 24 rows; values are null for an hour without runs that have a MOS.
+    #[oai(path = "/groups/:id/mos", method = "get", operation_id = "groupMos")]
+    async fn mos(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        /// Required: `YYYY-MM-DD`, site-local.
+        #[oai(name = "startDate")]
+        start_date: Query<Option<String>>,
+        /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
+        #[oai(name = "endDate")]
+        end_date: Query<Option<String>>,
+        /// `Manual` (default) or `Schedule`.
+        #[oai(name = "caseRunType")]
+        case_run_type: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Vec<MosRow>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let rest = range_and_type(
+            start_date.0.as_deref(),
+            end_date.0.as_deref(),
+            case_run_type.0.as_deref(),
+            &mut p,
+        );
+        p.check()?;
+        let Some(((from, to), run_type)) = rest else {
+            return Err(ApiError::bad_request("Bad parameters."));
+        };
+        let q = MosQuery {
+            group_id: id.0,
+            from,
+            to,
+            run_type,
+        };
+        let found = state.store.group_mos(caller.scope(), q).await?;
+        let hours = params::visible(found, format_args!("Group {}", id.0))?;
+        Ok(Envelope::ok(mos_rows(from, hours)))
+    }
+}

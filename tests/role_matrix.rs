@@ -1,0 +1,454 @@
+//! The role matrix: every operation of the OpenAPI document against the five callers of the
+//! spec (anonymous, ROLE_USER read-only and read-write, ROLE_ADMIN read-only and read-write)
+//! and an ingest API key, each cell the status the server must answer. An operation added
+//! to the API without a row here fails `every_operation_has_a_row`.
+
+mod harness;
+
+use std::collections::BTreeSet;
+
+use cxwatch::domain::caller::{AccessType, Role};
+use harness::{App, Who, PASSWORD};
+use poem::http::Method;
+use serde_json::{json, Value};
+
+const CALLERS: [&str; 6] = [
+    "anonymous",
+    "user ro",
+    "user rw",
+    "admin ro",
+    "admin rw",
+    "ingest key",
+];
+
+enum Body {
+    None,
+    Json(Value),
+    Raw(&'static str, Vec<u8>),
+}
+
+struct Row {
+    op: &'static str,
+    method: Method,
+    path: String,
+    body: Body,
+    /// Expected status per caller, in the order of [`CALLERS`].
+    want: [u16; 6],
+}
+
+const DATE: &str = "2026-01-15";
+
+fn wav() -> Vec<u8> {
+    let mut w = b"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x80\x3e\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00".to_vec();
+    w.extend_from_slice(&[0u8; 16]);
+    w
+}
+
+fn run(recording: &str) -> Value {
+    json!({
+        "engineRunId": "matrix-1",
+        "testCase": {"id": 1, "name": "Balance enquiry", "channel": "voice",
+                     "ivr": {"id": 10, "name": "Retail IVR"}},
+        "runTime": format!("{DATE}T14:05:00Z"),
+        "runDuration": 42.5,
+        "status": "fail",
+        "runType": "Manual",
+        "mosCqIn": 3.9,
+        "recordingId": recording,
+        "segments": [{"segmentId": 1, "segmentName": "Greeting", "steps": [
+            {"stepId": 11, "stepType": "PROMPT", "typeDisplayText": "Prompt", "prompt": "Welcome",
+             "testResult": {"status": "fail", "utterance": "Welcome", "latency": 900}}]}]
+    })
+}
+
+struct World {
+    app: App,
+    callers: Vec<Option<(&'static str, String)>>,
+    rows: Vec<Row>,
+}
+
+async fn world() -> World {
+    let app = App::new();
+    let admin_rw = app
+        .user("admin.rw@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    let key = app.api_key("matrix").await;
+    let bearer = |t: &str| ("authorization", format!("Bearer {t}"));
+    // Data through the API itself: a recording, a run that uses it, a group holding it.
+    let (s, rec) = raw(
+        &app,
+        "/api/ingest/v1/recordings",
+        ("x-api-key", key.clone()),
+        "audio/wav",
+        wav(),
+    )
+    .await;
+    assert_eq!(s, 200, "{rec}");
+    let rec = rec["data"]["id"].as_str().unwrap().to_string();
+    let (s, out) = app
+        .call_with(
+            Method::POST,
+            "/api/ingest/v1/runs",
+            Some(("x-api-key", key.clone())),
+            Some(&json!({"runs": [run(&rec)]})),
+        )
+        .await;
+    assert_eq!(s, 200, "{out}");
+    let group = |name: &str| json!({"name": name, "channel": "voice", "testCases": [{"id": 1}]});
+    let (s, g) = app
+        .call(
+            Method::POST,
+            "/api/trs/v1/groups",
+            Some(&admin_rw.token),
+            Some(&group("Retail")),
+        )
+        .await;
+    assert_eq!(s, 200, "{g}");
+    let g = g["data"]["id"].as_i64().unwrap();
+    let (_, g2) = app
+        .call(
+            Method::POST,
+            "/api/trs/v1/groups",
+            Some(&admin_rw.token),
+            Some(&group("Spare")),
+        )
+        .await;
+    let g2 = g2["data"]["id"].as_i64().unwrap();
+    let (s, runs) = app
+        .call(
+            Method::GET,
+            &format!("/api/trs/v1/testcases/1/runs?startDate={DATE}"),
+            Some(&admin_rw.token),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{runs}");
+    let run_id = runs["data"]["content"][0]["runId"].as_i64().unwrap();
+
+    let user_ro = app
+        .user("user.ro@x.test", Role::User, AccessType::ReadOnly, &[g])
+        .await;
+    let user_rw = app
+        .user("user.rw@x.test", Role::User, AccessType::ReadWrite, &[g])
+        .await;
+    let admin_ro = app
+        .user("admin.ro@x.test", Role::Admin, AccessType::ReadOnly, &[])
+        .await;
+    let victim: Who = app
+        .user("victim@x.test", Role::User, AccessType::ReadOnly, &[])
+        .await;
+    let callers = vec![
+        None,
+        Some(bearer(&user_ro.token)),
+        Some(bearer(&user_rw.token)),
+        Some(bearer(&admin_ro.token)),
+        Some(bearer(&admin_rw.token)),
+        Some(("x-api-key", key.clone())),
+    ];
+
+    use Method as M;
+    let r = |op, method, path: String, body, want| Row {
+        op,
+        method,
+        path,
+        body,
+        want,
+    };
+    let read = [401, 200, 200, 200, 200, 401];
+    let admin_read = [401, 403, 403, 200, 200, 401];
+    let admin_write = [401, 403, 403, 403, 200, 401];
+    let ingest = [401, 401, 401, 401, 401, 200];
+    let t = "/api/trs/v1";
+    let v = victim.id;
+    let new_user = json!({"username": "new@x.test", "firstName": "New", "lastName": "User",
+        "roles": ["ROLE_USER"], "accessType": "read-only", "testCaseGroups": [{"id": g}],
+        "password": "a long enough password"});
+    let rows = vec![
+        r(
+            "signin",
+            M::POST,
+            "/api/auth/signin".into(),
+            Body::Json(json!({"username": admin_rw.username, "password": PASSWORD})),
+            [200; 6],
+        ),
+        r(
+            "getToken",
+            M::GET,
+            "/api/auth/getToken?id=unknown".into(),
+            Body::None,
+            [401; 6],
+        ),
+        r(
+            "listUsers",
+            M::GET,
+            "/api/users".into(),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "getUser",
+            M::GET,
+            format!("/api/users/{}", admin_rw.id),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "createUser",
+            M::POST,
+            "/api/users".into(),
+            Body::Json(new_user),
+            admin_write,
+        ),
+        r(
+            "updateUser",
+            M::PUT,
+            format!("/api/users/{v}"),
+            Body::Json(json!({"id": v,
+            "username": "victim@x.test", "firstName": "V", "lastName": "Ictim",
+            "roles": ["ROLE_USER"], "accessType": "read-write", "testCaseGroups": []})),
+            admin_write,
+        ),
+        r(
+            "overridePassword",
+            M::PATCH,
+            format!("/api/users/{v}/overridePassword"),
+            Body::Json(json!({"newPassword": "another long password"})),
+            admin_write,
+        ),
+        r(
+            "deleteUser",
+            M::DELETE,
+            format!("/api/users/{v}"),
+            Body::None,
+            admin_write,
+        ),
+        r(
+            "listGroups",
+            M::GET,
+            format!("{t}/groups"),
+            Body::None,
+            read,
+        ),
+        r(
+            "listChannels",
+            M::GET,
+            format!("{t}/groups/channels"),
+            Body::None,
+            read,
+        ),
+        r("listIvrs", M::GET, format!("{t}/ivrs"), Body::None, read),
+        r(
+            "groupsHealth",
+            M::GET,
+            format!("{t}/groups/health"),
+            Body::None,
+            read,
+        ),
+        r(
+            "getGroup",
+            M::GET,
+            format!("{t}/groups/{g}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "createGroup",
+            M::POST,
+            format!("{t}/groups"),
+            Body::Json(json!({"name": "Matrix",
+            "channel": "voice", "testCases": [{"id": 1}]})),
+            admin_write,
+        ),
+        r(
+            "updateGroup",
+            M::PUT,
+            format!("{t}/groups/{g2}"),
+            Body::Json(json!({"id": g2,
+            "name": "Spare 2", "channel": "voice", "testCases": [{"id": 1}]})),
+            admin_write,
+        ),
+        r(
+            "deleteGroup",
+            M::DELETE,
+            format!("{t}/groups/{g2}"),
+            Body::None,
+            admin_write,
+        ),
+        r(
+            "groupMetric",
+            M::GET,
+            format!("{t}/groups/{g}/metric?level=case&startDate={DATE}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "groupMos",
+            M::GET,
+            format!("{t}/groups/{g}/mos?startDate={DATE}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "testCaseRuns",
+            M::GET,
+            format!("{t}/testcases/1/runs?startDate={DATE}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "testRun",
+            M::GET,
+            format!("{t}/testruns/{run_id}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "getRecording",
+            M::GET,
+            format!("{t}/recordings/{rec}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "getContent",
+            M::GET,
+            format!("{t}/getContent?attachmentUrl=recordings/{rec}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "ingestRuns",
+            M::POST,
+            "/api/ingest/v1/runs".into(),
+            Body::Json(json!({"runs": []})),
+            ingest,
+        ),
+        r(
+            "ingestRecording",
+            M::POST,
+            "/api/ingest/v1/recordings".into(),
+            Body::Raw("audio/wav", wav()),
+            ingest,
+        ),
+        r(
+            "ingestHealth",
+            M::POST,
+            "/api/ingest/v1/health".into(),
+            Body::Json(json!({"clientApps": []})),
+            ingest,
+        ),
+        // Last: it ends the callers' sessions.
+        r(
+            "signout",
+            M::POST,
+            "/api/auth/signout".into(),
+            Body::None,
+            [401, 200, 200, 200, 200, 401],
+        ),
+    ];
+    World { app, callers, rows }
+}
+
+async fn raw(
+    app: &App,
+    path: &str,
+    header: (&str, String),
+    ct: &str,
+    bytes: Vec<u8>,
+) -> (u16, Value) {
+    let resp = app
+        .client
+        .post(path)
+        .header(header.0, header.1)
+        .content_type(ct)
+        .body(bytes)
+        .send()
+        .await;
+    let status = resp.0.status().as_u16();
+    let body = resp.0.into_body().into_bytes().await.unwrap_or_default();
+    (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+fn operations() -> BTreeSet<String> {
+    let doc: Value = serde_json::from_str(&cxwatch::api::openapi_json()).unwrap();
+    let mut ops = BTreeSet::new();
+    for (_, item) in doc["paths"].as_object().unwrap() {
+        for (_, op) in item.as_object().unwrap() {
+            if let Some(id) = op["operationId"].as_str() {
+                ops.insert(id.to_string());
+            }
+        }
+    }
+    ops
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_operation_has_a_row() {
+    let w = world().await;
+    let rows: BTreeSet<String> = w.rows.iter().map(|r| r.op.to_string()).collect();
+    let ops = operations();
+    let missing: Vec<_> = ops.difference(&rows).collect();
+    let stale: Vec<_> = rows.difference(&ops).collect();
+    assert!(
+        missing.is_empty(),
+        "operations without a row in the role matrix: {missing:?}"
+    );
+    assert!(
+        stale.is_empty(),
+        "rows for operations that do not exist: {stale:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_caller_gets_what_the_matrix_says() {
+    let w = world().await;
+    let mut wrong = Vec::new();
+    for row in &w.rows {
+        for (i, caller) in w.callers.iter().enumerate() {
+            let (status, body) = match &row.body {
+                Body::Raw(ct, bytes) => match caller {
+                    Some(h) => raw(&w.app, &row.path, h.clone(), ct, bytes.clone()).await,
+                    None => {
+                        raw(
+                            &w.app,
+                            &row.path,
+                            ("x-none", String::new()),
+                            ct,
+                            bytes.clone(),
+                        )
+                        .await
+                    }
+                },
+                Body::Json(b) => {
+                    w.app
+                        .call_with(row.method.clone(), &row.path, caller.clone(), Some(b))
+                        .await
+                }
+                Body::None => {
+                    w.app
+                        .call_with(row.method.clone(), &row.path, caller.clone(), None)
+                        .await
+                }
+            };
+            if status != row.want[i] {
+                wrong.push(format!(
+                    "{} as {}: {status}, expected {} ({body})",
+                    row.op, CALLERS[i], row.want[i]
+                ));
+            }
+            if status >= 400 {
+                assert!(
+                    body["code"].is_string() && body["messages"].is_array(),
+                    "{} as {}: error outside the envelope: {body}",
+                    row.op,
+                    CALLERS[i]
+                );
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "role matrix mismatches:\n{}",
+        wrong.join("\n")
+    );
+}
