@@ -47,6 +47,9 @@ pub enum Command {
     /// Manage the API keys test engines use for /api/ingest/v1.
     #[command(subcommand)]
     Apikey(ApikeyCommand),
+    /// Print the OpenAPI document of the embedded API (what /api/openapi.json serves) and
+    /// exit; the UI's types are generated from it.
+    Openapi,
 }
 
 #[derive(Subcommand, Debug)]
@@ -99,6 +102,10 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Some(Command::Openapi) = cli.command {
+        println!("{}", crate::api::openapi_json());
+        return Ok(ExitCode::SUCCESS);
+    }
     let serve_args = match &cli.command {
         Some(Command::Serve(a)) => a.clone(),
         _ => ServeArgs::default(),
@@ -121,6 +128,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Healthcheck(_)) => runtime.block_on(healthcheck(&config)),
         Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
         Some(Command::Apikey(cmd)) => apikey(&config, cmd),
+        Some(Command::Openapi) => Ok(ExitCode::SUCCESS),
     }
 }
 
