@@ -1,6 +1,6 @@
 import "./styles.css";
 import { render } from "preact";
-import { loadTenantConfig } from "./api/tenant";
+import { loadTenantConfig } from "./lib/tenant";
 import { App } from "./app/App";
 import { activate, storedLocale } from "./i18n";
 

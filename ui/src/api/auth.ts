@@ -1,6 +1,7 @@
 // Authentication calls (spec §7 'Authentication').
 import { api } from "./index";
-import type { LoggedInUser, SignInResponse } from "./types";
+import type { LoggedInUser } from "../lib/types";
+import type { SignInResponse } from "./types";
 
 export interface SignInForm {
   username: string;

@@ -7,33 +7,6 @@ export interface Envelope<T> {
   messages?: string[];
 }
 
-export interface TenantConfig {
-  name?: string;
-  host?: string;
-  apiBaseUrl: string;
-  ssoUrl?: string | null;
-  version?: string;
-  /**
-   * IANA time zone of the site (days and hours of the metrics are counted in it); null when
-   * the server did not say (e.g. a vendor's console), undefined in a value stored by an older
-   * console.
-   */
-  timezone?: string | null;
-}
-
-export type Role = "ROLE_ADMIN" | "ROLE_USER";
-export type AccessType = "read-write" | "read-only";
-
-/** The logged-in user, kept in local storage. */
-export interface LoggedInUser {
-  id: number;
-  username: string;
-  roles: Role[] | string[];
-  accessType: AccessType | string;
-  accessToken: string;
-  remember: boolean;
-}
-
 /** What `POST auth/signin` and `GET auth/getToken` answer. */
 export interface SignInResponse {
   id: number;
@@ -244,7 +217,7 @@ export interface User {
   lastName: string;
   username: string;
   roles: string[];
-  accessType: AccessType | string;
+  accessType: string;
   testCaseGroups: { id: number; name: string }[];
   password?: string;
 }

@@ -6,10 +6,14 @@ import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
 import { NotFoundPage } from "../pages/NotFound";
-import { startIdleTimer } from "./idle";
+import { startIdleTimer } from "../lib/idle";
 import { routes } from "./routes";
-import { session, signOut } from "./session";
-import { useStore } from "./store";
+import { session, signOut, signOutHooks } from "../lib/session";
+import { signOutOnServer } from "../api/auth";
+import { useStore } from "../lib/store";
+
+// A sign-out also ends the token on the server, best effort.
+signOutHooks.add((token) => void signOutOnServer(token));
 
 /** Signs the user out after 15 minutes without activity, while signed in (spec §4). */
 function useIdleSignOut(signedIn: boolean) {

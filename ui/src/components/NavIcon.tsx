@@ -1,4 +1,4 @@
-import type { NavIcon as NavIconName } from "../app/nav";
+import type { NavIcon as NavIconName } from "../lib/nav";
 import {
   AlertsIcon,
   ContactsIcon,

@@ -2,7 +2,7 @@
 // same controls appear in the sticky top bar.
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
-import { useSiteTimeZone } from "../../api/tenant";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { RefreshIcon } from "./icons";

@@ -2,7 +2,7 @@
 // channel with its component database icons, agent phone icon, endpoint name and last run.
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
-import { useSiteTimeZone } from "../../api/tenant";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { Modal } from "../../components/Modal";
 import { componentState, flagState, lastRunTime, type ClientAppHealth } from "./health";
 import { AgentPhoneIcon, DatabaseIcon } from "./icons";

@@ -2,7 +2,7 @@
 // case groups with their 24-hour charts. It follows new runs every 30 s (spec §2 'Dashboard').
 import { useLingui } from "@lingui/react/macro";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useIsMobile } from "../../app/media";
+import { useIsMobile } from "../../lib/media";
 import { Controls, type ControlsProps } from "./Controls";
 import { GroupChartModal } from "./GroupChartModal";
 import { GroupTable } from "./GroupTable";

@@ -2,8 +2,8 @@
 // also in local storage), the data behind them, and the 30 s refresh that follows new runs.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
-import { siteTimeZone } from "../../api/tenant";
-import { showError } from "../../app/banners";
+import { siteTimeZone } from "../../lib/tenant";
+import { showError } from "../../lib/banners";
 import { createBatcher } from "./batch";
 import { fetchGroupMetric, fetchGroups, fetchHealth } from "./data";
 import type { ChannelHealth } from "./health";

@@ -2,11 +2,11 @@
 import { Trans, useLingui } from "@lingui/react/macro";
 import { useEffect, useRef, useState } from "react";
 import { signIn } from "../../api/auth";
-import { ssoRedirectUrl, tenant } from "../../api/tenant";
-import { useIsMobile } from "../../app/media";
-import { startSession } from "../../app/session";
-import { useStore } from "../../app/store";
-import { VERSION } from "../../app/version";
+import { ssoRedirectUrl, tenant } from "../../lib/tenant";
+import { useIsMobile } from "../../lib/media";
+import { startSession } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import { VERSION } from "../../lib/version";
 import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
 import { LanguageSelect } from "../../components/LanguageSelect";
 import { Modal } from "../../components/Modal";

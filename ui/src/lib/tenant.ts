@@ -1,7 +1,7 @@
 // The tenant config: fetched once from `/tenant-config?ac=<host>` when nothing is stored, then
 // kept in local storage. It gives the API base address, the single sign-on address and the
 // site's time zone.
-import { createStore, useStore } from "../app/store";
+import { createStore, useStore } from "./store";
 import { getTenantConfig, saveTenantConfig } from "./storage";
 import type { TenantConfig } from "./types";
 

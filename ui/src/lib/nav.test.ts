@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import type { LoggedInUser } from "../api/types";
+import type { LoggedInUser } from "./types";
 import { footerNav, isActive, isGroup, sideNav, type NavEntry } from "./nav";
 
 const admin: LoggedInUser = {

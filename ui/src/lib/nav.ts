@@ -1,7 +1,7 @@
 // What the side navigation and the mobile footer hold, per user and screen size (spec §2).
 import type { MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
-import type { LoggedInUser } from "../api/types";
+import type { LoggedInUser } from "./types";
 import { isRestricted } from "./session";
 
 export type NavIcon =
