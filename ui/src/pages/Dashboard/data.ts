@@ -3,7 +3,8 @@
 import { api, type RequestOptions } from "../../api";
 import type { ChannelHealth, ClientAppHealth } from "./health";
 import type { RunType } from "./prefs";
-import type { GroupInfo, GroupMetric } from "./rows";
+import type { GroupMetric } from "../../api/types";
+import type { GroupInfo } from "./rows";
 
 function listOf<T>(data: unknown): T[] {
   if (Array.isArray(data)) return data as T[];

@@ -9,32 +9,9 @@ export const PASS_STATUS = 'TRS_PASS';
 
 export type NodeState = 'pass' | 'fail' | 'disabled';
 
-export interface StatusFlag {
-  enabled: boolean;
-  status: string;
-}
+import type { ChannelHealth, ClientAppHealth, ComponentPresence, StatusFlag } from '../../api/types';
 
-export interface ComponentPresence {
-  name: string;
-  hasComponent: boolean;
-  enabled: boolean;
-}
-
-export interface ClientAppHealth {
-  clientEndPoint: string;
-  channel: string;
-  /** The last run: a timestamp, or an object with runTime (spec §3 'lastRun (runTime)'). */
-  lastRun?: string | number | { runTime?: string | number | null } | null;
-  appStatus?: StatusFlag | null;
-  telcoStatus?: StatusFlag | null;
-  agentStatus?: StatusFlag | null;
-  componentStatus?: ComponentPresence[] | null;
-}
-
-export interface ChannelHealth {
-  channel: string;
-  clientApps: ClientAppHealth[];
-}
+export type { ChannelHealth, ClientAppHealth };
 
 export function flagState(flag: StatusFlag | null | undefined): NodeState {
   if (!flag || !flag.enabled) return 'disabled';
@@ -115,10 +92,7 @@ export function componentState(c: ComponentPresence, app: ClientAppHealth): Node
   return s;
 }
 
-/** The last run time of an application, whichever way the API wrote it. */
-export function lastRunTime(app: ClientAppHealth): string | number | null {
-  const v = app.lastRun;
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'object') return v.runTime ?? null;
-  return v;
+/** The last run time of an application (UTC), or null when it has none. */
+export function lastRunTime(app: ClientAppHealth): string | null {
+  return app.lastRun || null;
 }

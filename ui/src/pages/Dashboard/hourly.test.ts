@@ -63,9 +63,9 @@ describe('padHours', () => {
   });
   it('adds entries of the same hour and drops unreadable ones and bad counts', () => {
     const s = padHours([
-      { hourly: 5, successCount: 1, warningCount: 0, failureCount: 1 },
-      { hourly: '2024-07-01 05:00:00', successCount: 3, warningCount: null, failureCount: -4 },
-      { hourly: 'garbage', successCount: 100 },
+      { hourly: '5', successCount: 1, warningCount: 0, failureCount: 1 },
+      { hourly: '2024-07-01 05:00:00', successCount: 3, warningCount: Number.NaN, failureCount: -4 },
+      { hourly: 'garbage', successCount: 100, warningCount: 0, failureCount: 0 },
     ], TO);
     expect(s[5]).toEqual({ success: 4, warning: 0, failure: 1 });
     expect(s.reduce((a, x) => a + x.success, 0)).toBe(4);

@@ -1,16 +1,10 @@
 // The 24-hour chart: always 24 slots (hours 0-23, labelled 00 to 23), padded with zero
 // (spec §9 'Hours chart').
 
+import type { HourlyStatus } from '../../api/types';
 import { toDate, zonedParts } from './time';
 
 export const HOURS = 24;
-
-export interface HourlyStatus {
-  hourly: string | number;
-  successCount?: number | null;
-  warningCount?: number | null;
-  failureCount?: number | null;
-}
 
 export interface Counts {
   success: number;
@@ -67,7 +61,7 @@ export function hourOf(hourly: string | number | null | undefined, timeZone: str
 }
 
 /** Always 24 slots; entries for the same hour are added; unreadable entries are dropped. */
-export function padHours(hourlyStatus: HourlyStatus[] | null | undefined, timeZone: string): Counts[] {
+export function padHours(hourlyStatus: readonly HourlyStatus[] | null | undefined, timeZone: string): Counts[] {
   const slots = Array.from({ length: HOURS }, zeroCounts);
   for (const e of hourlyStatus ?? []) {
     const h = hourOf(e.hourly, timeZone);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { applyFilter, makeRow, nextSort, normaliseFilter, sortRows, sumEntities, type GroupMetric } from './rows';
+import { applyFilter, makeRow, nextSort, normaliseFilter, sortRows, sumEntities } from './rows';
 
 // Shaped like GET api/trs/v1/groups/{id}/metric?level=case (spec §3 'Group metric').
-const entities: GroupMetric[] = [
+const entities = [
   {
     entityId: 11, entityName: 'Balance inquiry', entityType: 'case', channel: 'voice',
     periodStart: '2024-07-01', periodEnd: '2024-07-01',

@@ -1,20 +1,10 @@
 // Group rows of the dashboard table: the sum over a group's entities, the rate filter and sorting.
 
-import { countOf, HOURS, padHours, zeroCounts, type Counts, type HourlyStatus } from './hourly';
+import type { Group, GroupMetric } from '../../api/types';
+import { countOf, HOURS, padHours, zeroCounts, type Counts } from './hourly';
 
-/** Spec §3 'Group metric' (the fields the dashboard reads). */
-export interface GroupMetric {
-  entityId?: number | string | null;
-  entityName?: string | null;
-  entityType?: string | null;
-  channel?: string | null;
-  periodStart?: string | null;
-  periodEnd?: string | null;
-  successCount?: number | null;
-  warningCount?: number | null;
-  failureCount?: number | null;
-  hourlyStatus?: HourlyStatus[] | null;
-}
+/** What a row reads of a group metric (spec §3 'Group metric'). */
+export type MetricCounts = Pick<GroupMetric, 'successCount' | 'warningCount' | 'failureCount' | 'hourlyStatus'>;
 
 /** Rate filter indexes (spec §9): 0 Pass Rate, 1 Warning Rate, 2 Failure Rate. */
 export type RateIndex = 0 | 1 | 2;
@@ -30,7 +20,7 @@ export interface GroupSums {
  * A group's row: successCount, warningCount, failureCount and hourlyStatus added over its
  * entities; hours given with a zone are read in the site's `timeZone`.
  */
-export function sumEntities(entities: GroupMetric[] | null | undefined, timeZone: string): GroupSums {
+export function sumEntities(entities: readonly MetricCounts[] | null | undefined, timeZone: string): GroupSums {
   const counts = zeroCounts();
   const hours = Array.from({ length: HOURS }, zeroCounts);
   for (const e of entities ?? []) {
@@ -72,11 +62,8 @@ export interface GroupRow {
   count: number;
 }
 
-export interface GroupInfo {
-  id: number;
-  name: string;
-  channel: string;
-}
+/** What the dashboard keeps of a test case group. */
+export type GroupInfo = Pick<Group, 'id' | 'name' | 'channel'>;
 
 export function makeRow(group: GroupInfo, sums: GroupSums, filter: readonly RateIndex[]): GroupRow {
   const counts = applyFilter(sums.counts, filter);
