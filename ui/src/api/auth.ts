@@ -1,6 +1,7 @@
 // Authentication calls (spec §7 'Authentication').
-import { api } from "./index";
+
 import type { LoggedInUser } from "../lib/types";
+import { api } from "./index";
 import type { SignedInUser } from "./types";
 
 export interface SignInForm {

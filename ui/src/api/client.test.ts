@@ -62,7 +62,8 @@ describe("api client", () => {
     const fetchMock: FetchMock = vi.fn(async () => json(200, { code: "OK", data: [] }));
     const { client } = setup(fetchMock, null);
     await client.get("trs/v1/groups");
-    expect((fetchMock.mock.calls[0][1]?.headers as Record<string, string>).Authorization).toBeUndefined();
+    const headers = fetchMock.mock.calls[0][1]?.headers as Record<string, string>;
+    expect(headers.Authorization).toBeUndefined();
   });
 
   it("turns 401 into 'Access is denied!' on the banner", async () => {

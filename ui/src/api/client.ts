@@ -108,9 +108,7 @@ export function createClient(deps: ClientDeps) {
       let err: ApiError;
       if (e instanceof ApiError) err = e;
       else if (timedOut) {
-        err = new ApiError(0, "TIMEOUT", [
-          t`The server did not answer within 30 seconds. Please try again.`,
-        ]);
+        err = new ApiError(0, "TIMEOUT", [t`The server did not answer within 30 seconds. Please try again.`]);
       } else if (opts.signal?.aborted) {
         throw new ApiError(0, "ABORTED", []); // the caller gave up: nothing to show
       } else {
@@ -130,11 +128,7 @@ export function createClient(deps: ClientDeps) {
     if (res.status === 401) return new ApiError(401, code, [t`Access is denied!`]);
     const messages = messagesOf(body);
     const status = res.status;
-    return new ApiError(
-      status,
-      code,
-      messages.length ? messages : [t`The request failed (HTTP ${status}).`],
-    );
+    return new ApiError(status, code, messages.length ? messages : [t`The request failed (HTTP ${status}).`]);
   }
 
   /** Calls the API and unwraps `{"code":"OK","data":...}` into the data. */
@@ -146,17 +140,13 @@ export function createClient(deps: ClientDeps) {
         body = text ? JSON.parse(text) : undefined;
       } catch {
         if (res.ok) {
-          throw new ApiError(res.status, "BAD_RESPONSE", [
-            t`The server sent an answer the console cannot read.`,
-          ]);
+          throw new ApiError(res.status, "BAD_RESPONSE", [t`The server sent an answer the console cannot read.`]);
         }
         body = undefined;
       }
       if (res.ok && isEnvelope(body) && body.code === "OK") return body.data as T;
       if (res.ok && !isEnvelope(body)) {
-        throw new ApiError(res.status, "BAD_RESPONSE", [
-          t`The server sent an answer the console cannot read.`,
-        ]);
+        throw new ApiError(res.status, "BAD_RESPONSE", [t`The server sent an answer the console cannot read.`]);
       }
       throw await failure(res, body);
     });
@@ -180,12 +170,9 @@ export function createClient(deps: ClientDeps) {
     request,
     raw,
     get: <T>(path: string, opts?: RequestOptions) => request<T>("GET", path, opts),
-    post: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-      request<T>("POST", path, { ...opts, body }),
-    put: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-      request<T>("PUT", path, { ...opts, body }),
-    patch: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-      request<T>("PATCH", path, { ...opts, body }),
+    post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("POST", path, { ...opts, body }),
+    put: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PUT", path, { ...opts, body }),
+    patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PATCH", path, { ...opts, body }),
     del: <T>(path: string, opts?: RequestOptions) => request<T>("DELETE", path, opts),
   };
 }

@@ -1,12 +1,12 @@
 // The console's API client instance, wired to local storage, the banners and the overlay.
 import { showError } from "../lib/banners";
 import { begin } from "../lib/loading";
-import { createClient } from "./client";
 import { getToken } from "../lib/storage";
 import { apiBaseUrl } from "../lib/tenant";
+import { createClient } from "./client";
 
-export { ApiError } from "./client";
 export type { RequestOptions } from "./client";
+export { ApiError } from "./client";
 export * from "./types";
 
 export const api = createClient({

@@ -1,7 +1,8 @@
 // Names for the API's shapes. Every type here is the generated schema's (schema.d.ts, from the
 // server's OpenAPI document by scripts/gen-api.sh); nothing is typed by hand a second time.
-import type { components } from "./schema";
+
 import type { PendingSchemas } from "./pending";
+import type { components } from "./schema";
 
 type Generated = components["schemas"];
 /**

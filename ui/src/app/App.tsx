@@ -1,16 +1,16 @@
 import { I18nProvider } from "@lingui/react";
 import { useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
-import { i18n } from "../i18n";
+import { signOutOnServer } from "../api/auth";
 import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
-import { NotFoundPage } from "../pages/NotFound";
+import { i18n } from "../i18n";
 import { startIdleTimer } from "../lib/idle";
-import { routes } from "./routes";
 import { session, signOut, signOutHooks } from "../lib/session";
-import { signOutOnServer } from "../api/auth";
 import { useStore } from "../lib/store";
+import { NotFoundPage } from "../pages/NotFound";
+import { routes } from "./routes";
 
 // A sign-out also ends the token on the server, best effort.
 signOutHooks.add((token) => void signOutOnServer(token));
@@ -35,7 +35,11 @@ export function App() {
         {routes.map(({ path, component: Page, access }) => (
           <Route key={path} path={path}>
             {access === "guest" ? (
-              user ? <Redirect to="/dashboard" replace /> : <Page />
+              user ? (
+                <Redirect to="/dashboard" replace />
+              ) : (
+                <Page />
+              )
             ) : access === "protected" ? (
               user ? (
                 <Shell>

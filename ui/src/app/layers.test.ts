@@ -43,7 +43,7 @@ function layerOf(file: string): Layer | null {
 const IMPORT = /^\s*import\s+(type\s+)?(?:[^"']*?\s+from\s+)?["']([^"']+)["']/gm;
 
 /** Every layer-breaking import of the source tree, as 'file: import'. */
-export function violations(): string[] {
+function violations(): string[] {
   const out: string[] = [];
   for (const file of files(SRC)) {
     const from = layerOf(file);

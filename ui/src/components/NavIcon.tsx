@@ -5,13 +5,13 @@ import {
   DashboardIcon,
   FolderIcon,
   HomeIcon,
+  type IconProps,
   ReportsIcon,
   SettingsIcon,
   ShieldIcon,
   SignOutIcon,
   SlidersIcon,
   UserIcon,
-  type IconProps,
 } from "./icons";
 
 const ICONS: Record<NavIconName, (p: IconProps) => preact.JSX.Element> = {

@@ -82,13 +82,7 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
         <LogoIcon size={26} />
         <span class="sidenav-label brand-name">cxwatch</span>
         {mobile ? (
-          <button
-            ref={closeButton}
-            type="button"
-            class="icon-button"
-            onClick={close}
-            aria-label={t`Close menu`}
-          >
+          <button ref={closeButton} type="button" class="icon-button" onClick={close} aria-label={t`Close menu`}>
             <CloseIcon size={20} />
           </button>
         ) : null}

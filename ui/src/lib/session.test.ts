@@ -1,9 +1,9 @@
 // @vitest-environment jsdom
 import { i18n } from "@lingui/core";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { canWrite, isRestricted, session, signOut, signOutHooks, startSession } from "./session";
 import { KEYS } from "./storage";
 import type { LoggedInUser } from "./types";
-import { canWrite, isRestricted, session, signOut, signOutHooks, startSession } from "./session";
 
 beforeAll(() => i18n.loadAndActivate({ locale: "en", messages: {} }));
 

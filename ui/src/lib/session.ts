@@ -1,9 +1,9 @@
 // The signed-in user: kept in local storage, observed by the shell and the routes.
 import { navigate } from "wouter/use-browser-location";
-import { clearAll, getToken, getUser, saveSession } from "./storage";
-import type { LoggedInUser } from "./types";
 import { dismissAll } from "./banners";
+import { clearAll, getToken, getUser, saveSession } from "./storage";
 import { createStore } from "./store";
+import type { LoggedInUser } from "./types";
 
 export const session = createStore<LoggedInUser | undefined>(getUser());
 

@@ -1,9 +1,9 @@
 // The dashboard's calls (spec §7 'Groups and metrics'). Lists are read from the response data;
 // a paged answer ({content: [...]}) is read the same way.
 import { api, type RequestOptions } from "../../api";
+import type { GroupMetric } from "../../api/types";
 import type { ChannelHealth, ClientAppHealth } from "./health";
 import type { RunType } from "./prefs";
-import type { GroupMetric } from "../../api/types";
 import type { GroupInfo } from "./rows";
 
 function listOf<T>(data: unknown): T[] {

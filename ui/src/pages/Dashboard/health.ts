@@ -5,23 +5,23 @@
 // - A node over several applications is red when any enabled flag fails, green when every
 //   enabled flag passes, grey when none is enabled.
 
-export const PASS_STATUS = 'TRS_PASS';
+export const PASS_STATUS = "TRS_PASS";
 
-export type NodeState = 'pass' | 'fail' | 'disabled';
+export type NodeState = "pass" | "fail" | "disabled";
 
-import type { ChannelHealth, ClientAppHealth, ComponentPresence, StatusFlag } from '../../api/types';
+import type { ChannelHealth, ClientAppHealth, ComponentPresence, StatusFlag } from "../../api/types";
 
 export type { ChannelHealth, ClientAppHealth };
 
 export function flagState(flag: StatusFlag | null | undefined): NodeState {
-  if (!flag || !flag.enabled) return 'disabled';
-  return flag.status === PASS_STATUS ? 'pass' : 'fail';
+  if (!flag?.enabled) return "disabled";
+  return flag.status === PASS_STATUS ? "pass" : "fail";
 }
 
 export function combineStates(states: NodeState[]): NodeState {
-  if (states.includes('fail')) return 'fail';
-  if (states.includes('pass')) return 'pass';
-  return 'disabled';
+  if (states.includes("fail")) return "fail";
+  if (states.includes("pass")) return "pass";
+  return "disabled";
 }
 
 /** Failing enabled flags over enabled flags: the IVR node's 'x/y'. */
@@ -30,9 +30,9 @@ export function failureCount(flags: (StatusFlag | null | undefined)[]): { failin
   let enabled = 0;
   for (const f of flags) {
     const s = flagState(f);
-    if (s === 'disabled') continue;
+    if (s === "disabled") continue;
     enabled += 1;
-    if (s === 'fail') failing += 1;
+    if (s === "fail") failing += 1;
   }
   return { failing, enabled };
 }
@@ -59,9 +59,9 @@ export function journeyFor(apps: ClientAppHealth[]): Journey {
   const network = combineStates(apps.map((a) => flagState(a.telcoStatus)));
   const bot = combineStates(apps.map((a) => flagState(a.appStatus)));
   const agent = combineStates(apps.map((a) => flagState(a.agentStatus)));
-  const anyEnabled = [network, bot, agent].some((s) => s !== 'disabled');
+  const anyEnabled = [network, bot, agent].some((s) => s !== "disabled");
   return {
-    caller: anyEnabled ? 'pass' : 'disabled',
+    caller: anyEnabled ? "pass" : "disabled",
     network,
     bot,
     agent,
@@ -87,7 +87,7 @@ export function appsOfChannel(health: ChannelHealth[], channel: string): ClientA
  * a disabled or absent component, or any component of a disabled application, is grey.
  */
 export function componentState(c: ComponentPresence, app: ClientAppHealth): NodeState {
-  if (!c.hasComponent || !c.enabled) return 'disabled';
+  if (!c.hasComponent || !c.enabled) return "disabled";
   const s = flagState(app.appStatus);
   return s;
 }
