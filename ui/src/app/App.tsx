@@ -1,19 +1,14 @@
-import { I18nProvider } from "@lingui/react";
 import { useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
-import { signOutOnServer } from "../api/auth";
 import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
-import { i18n } from "../i18n";
 import { startIdleTimer } from "../lib/idle";
-import { session, signOut, signOutHooks } from "../lib/session";
+import { session, signOut } from "../lib/session";
 import { useStore } from "../lib/store";
 import { NotFoundPage } from "../pages/NotFound";
+import { Providers } from "./providers";
 import { routes } from "./routes";
-
-// A sign-out also ends the token on the server, best effort.
-signOutHooks.add((token) => void signOutOnServer(token));
 
 /** Signs the user out after 15 minutes without activity, while signed in (spec §4). */
 function useIdleSignOut(signedIn: boolean) {
@@ -28,7 +23,7 @@ export function App() {
   useIdleSignOut(!!user);
 
   return (
-    <I18nProvider i18n={i18n}>
+    <Providers>
       <Banners />
       <LoadingOverlay />
       <Switch>
@@ -63,6 +58,6 @@ export function App() {
           )}
         </Route>
       </Switch>
-    </I18nProvider>
+    </Providers>
   );
 }

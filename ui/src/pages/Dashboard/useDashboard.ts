@@ -2,10 +2,11 @@
 // also in local storage), the data behind them, and the 30 s refresh that follows new runs.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
+import { groupMetricQuery, groupsQuery, healthQuery } from "../../api/queries/groups";
 import { showError } from "../../lib/banners";
+import { queryClient } from "../../lib/queryClient";
 import { siteTimeZone } from "../../lib/tenant";
 import { createBatcher } from "./batch";
-import { fetchGroupMetric, fetchGroups, fetchHealth } from "./data";
 import type { ChannelHealth } from "./health";
 import { mapLimit } from "./pool";
 import {
@@ -125,7 +126,7 @@ export function useDashboard(isPhone: boolean): DashboardState {
    * the answers still belong to what is shown.
    */
   const loadMetrics = useCallback(
-    async (ids: number[], k: string): Promise<Loaded> => {
+    async (ids: number[], k: string, maxAgeMs = POLL_MS - 1000): Promise<Loaded> => {
       const [d, r] = k.split("|") as [string, RunType];
       const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
       const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
@@ -147,7 +148,10 @@ export function useDashboard(isPhone: boolean): DashboardState {
       await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
         let sum: GroupSums | null = null;
         try {
-          sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }), siteTimeZone());
+          // Through the query cache: a metric asked for again within the refresh interval (the
+          // group chosen again, the date changed back) is not fetched twice.
+          const q = groupMetricQuery(id, d, r, { background: true, quiet: true });
+          sum = sumEntities(await queryClient.fetchQuery({ ...q, staleTime: maxAgeMs }), siteTimeZone());
         } catch (e) {
           failures.push([id, e]);
         }
@@ -202,8 +206,8 @@ export function useDashboard(isPhone: boolean): DashboardState {
         const early =
           reason === "initial" && L.choice !== null && L.choice.length > 0 ? loadMetrics(L.choice, k) : null;
         const [g, h] = await Promise.allSettled([
-          fetchGroups({ background: reason !== "initial", quiet }),
-          fetchHealth({ background: reason !== "initial", quiet }),
+          queryClient.fetchQuery({ ...groupsQuery({ background: reason !== "initial", quiet }), staleTime: 0 }),
+          queryClient.fetchQuery({ ...healthQuery({ background: reason !== "initial", quiet }), staleTime: 0 }),
         ]);
         if (!live.current.mounted) return;
         let ok = true;
@@ -229,7 +233,10 @@ export function useDashboard(isPhone: boolean): DashboardState {
         const ids = reconcileGroups(groupsNow, live.current.choice).filter(
           (id) => !(early && kNow === k && inflight.current.has(`${kNow}#${id}`)),
         );
-        const loads = await Promise.all([...(early ? [early] : []), ...(ids.length ? [loadMetrics(ids, kNow)] : [])]);
+        const loads = await Promise.all([
+          ...(early ? [early] : []),
+          ...(ids.length ? [loadMetrics(ids, kNow, reason === "initial" ? undefined : 0)] : []),
+        ]);
         if (!live.current.mounted) return;
         const metricsOk = settle(loads, reason !== "poll");
         if (ok && metricsOk) {
