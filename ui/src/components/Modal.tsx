@@ -5,6 +5,7 @@ import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef } from "react";
 import { CloseIcon } from "./icons";
+import "./kit.css";
 
 export interface ModalProps {
   open: boolean;
