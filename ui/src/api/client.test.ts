@@ -180,3 +180,20 @@ describe("api client", () => {
 });
 
 beforeEach(() => vi.restoreAllMocks());
+
+describe("field errors", () => {
+  it("keeps the fields the server named, for the form to show beside them", async () => {
+    const body = {
+      code: "CONFLICT",
+      messages: ["That e-mail address is taken."],
+      fields: [{ field: "username", rule: "taken", message: "That e-mail address is taken." }, { bad: 1 }],
+    };
+    const fetchMock: FetchMock = vi.fn(async () => json(409, body));
+    const { client } = setup(fetchMock, "t");
+    const err = await client.post("users", {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).fields).toEqual([
+      { field: "username", rule: "taken", message: "That e-mail address is taken." },
+    ]);
+  });
+});

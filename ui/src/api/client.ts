@@ -19,18 +19,36 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** One field's failure in an error body: `rule` is required, invalid, tooShort, tooLong, taken, mismatch or forbidden. */
+export interface FieldError {
+  field: string;
+  rule: string;
+  message: string;
+}
+
 /** A failed call. `status` is 0 when no HTTP answer came (time-out, network, abort). */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly messages: string[];
-  constructor(status: number, code: string, messages: string[]) {
+  /** The fields the server named, to show beside them. */
+  readonly fields: FieldError[];
+  constructor(status: number, code: string, messages: string[], fields: FieldError[] = []) {
     super(messages.join(" ") || code);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.messages = messages;
+    this.fields = fields;
   }
+}
+
+function fieldsOf(body: unknown): FieldError[] {
+  const list = isEnvelope(body) ? (body as { fields?: unknown }).fields : undefined;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((f): f is FieldError => !!f && typeof f.field === "string" && typeof f.rule === "string")
+    .map((f) => ({ field: f.field, rule: f.rule, message: typeof f.message === "string" ? f.message : "" }));
 }
 
 export interface ClientDeps {
@@ -128,7 +146,12 @@ export function createClient(deps: ClientDeps) {
     if (res.status === 401) return new ApiError(401, code, [t`Access is denied!`]);
     const messages = messagesOf(body);
     const status = res.status;
-    return new ApiError(status, code, messages.length ? messages : [t`The request failed (HTTP ${status}).`]);
+    return new ApiError(
+      status,
+      code,
+      messages.length ? messages : [t`The request failed (HTTP ${status}).`],
+      fieldsOf(body),
+    );
   }
 
   /** Calls the API and unwraps `{"code":"OK","data":...}` into the data. */
