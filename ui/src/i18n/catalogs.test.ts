@@ -89,6 +89,8 @@ describe("translation catalogs", () => {
       "Application",
       "Minimum",
       "Maximum",
+      "Page",
+      "Permissions",
     ]);
     const copied = en
       .filter((e) => /[a-z]{3}/i.test(e.id) && !same.has(e.id))
