@@ -22,11 +22,15 @@ fi
 
 step "Formatting, lints, type check"
 cargo fmt --check
-(cd ui && npm run --silent typecheck)
+(cd ui && npm run --silent lint && npm run --silent typecheck)
 cargo clippy --all-targets --locked -- -D warnings
 
 step "UI unit tests"
 (cd ui && npm test --silent)
+
+step "UI API types match the server's OpenAPI document"
+cargo build --locked --quiet
+(cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent check:api)
 
 step "Rust unit and integration tests"
 cargo nextest run --locked --no-fail-fast

@@ -5,7 +5,22 @@
 // Also measures (and prints) the time from navigation start to the dashboard showing the
 // numbers of 100 groups with every chart in view drawn. It is a figure, not a pass/fail check.
 import os from "node:os";
-import { addUser, assert, assertEqual, chooseLanguage, closePage, dateAt, httpGet, newPage, screenshot, signIn, sleep, startServer, waitForDemoData, waitForOutput } from "./lib.mjs";
+import {
+  addUser,
+  assert,
+  assertEqual,
+  chooseLanguage,
+  closePage,
+  dateAt,
+  httpGet,
+  newPage,
+  screenshot,
+  signIn,
+  sleep,
+  startServer,
+  waitForDemoData,
+  waitForOutput,
+} from "./lib.mjs";
 
 const PASS = "TRS_PASS";
 
@@ -21,7 +36,8 @@ async function api(page, p) {
     const r = await fetch(`/api/${p}`, { headers: { Authorization: `Bearer ${localStorage.getItem("accessToken")}` } });
     return { status: r.status, json: await r.json().catch(() => null) };
   }, p);
-  if (body.status !== 200 || body.json?.code !== "OK") throw new Error(`GET /api/${p}: ${body.status} ${JSON.stringify(body.json)}`);
+  if (body.status !== 200 || body.json?.code !== "OK")
+    throw new Error(`GET /api/${p}: ${body.status} ${JSON.stringify(body.json)}`);
   const d = body.json.data;
   return Array.isArray(d?.content) ? d.content : d;
 }
@@ -29,7 +45,16 @@ async function api(page, p) {
 /** 'yyyy/MM/dd HH:mm:ss' of an ISO time at `timeZone`. */
 function siteTime(iso, timeZone) {
   const p = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    })
       .formatToParts(new Date(iso))
       .map((x) => [x.type, x.value]),
   );
@@ -50,17 +75,26 @@ function sums(entities) {
 async function expectedCounts(page, groupIds, date, runType) {
   const out = new Map();
   for (const id of groupIds) {
-    out.set(id, sums(await api(page, `trs/v1/groups/${id}/metric?level=case&startDate=${date}&caseRunType=${runType}`)));
+    out.set(
+      id,
+      sums(await api(page, `trs/v1/groups/${id}/metric?level=case&startDate=${date}&caseRunType=${runType}`)),
+    );
   }
   return out;
 }
 
-const filtered = (s, filter) => (filter.includes(0) ? s.success : 0) + (filter.includes(1) ? s.warning : 0) + (filter.includes(2) ? s.failure : 0);
+const filtered = (s, filter) =>
+  (filter.includes(0) ? s.success : 0) + (filter.includes(1) ? s.warning : 0) + (filter.includes(2) ? s.failure : 0);
 
 /** Rows on screen: [{id, name, count}] in display order. */
 async function screenRows(page) {
   return page.$$eval("[data-testid=group-row]", (rows) =>
-    rows.map((r) => ({ id: Number(r.dataset.groupId), count: Number(r.dataset.count), name: r.querySelector("[data-testid=group-name]").textContent.trim(), shown: r.querySelector("[data-testid=group-count]").textContent.trim() })),
+    rows.map((r) => ({
+      id: Number(r.dataset.groupId),
+      count: Number(r.dataset.count),
+      name: r.querySelector("[data-testid=group-name]").textContent.trim(),
+      shown: r.querySelector("[data-testid=group-count]").textContent.trim(),
+    })),
   );
 }
 
@@ -69,13 +103,17 @@ async function waitReady(page) {
 }
 
 async function shares(page) {
-  const get = (k) => page.$eval(`[data-testid=share-${k}]`, (e) => ({ count: Number(e.dataset.count), percent: Number(e.dataset.percent) }));
+  const get = (k) =>
+    page.$eval(`[data-testid=share-${k}]`, (e) => ({
+      count: Number(e.dataset.count),
+      percent: Number(e.dataset.percent),
+    }));
   return { pass: await get("pass"), warning: await get("warning"), failure: await get("failure") };
 }
 
 /** Independent statement of the journey rules (spec §4). */
 function nodeState(flags) {
-  const enabled = flags.filter((f) => f && f.enabled);
+  const enabled = flags.filter((f) => f?.enabled);
   if (!enabled.length) return "disabled";
   return enabled.some((f) => f.status !== PASS) ? "fail" : "pass";
 }
@@ -96,13 +134,21 @@ async function checkJourney(page, health, channel) {
 async function checkTotalsOnce(page, expected, ids, filter, what) {
   await waitReady(page);
   const rows = await screenRows(page);
-  assertEqual(rows.map((r) => r.id).sort((a, b) => a - b), [...ids].sort((a, b) => a - b), `${what}: groups shown`);
+  assertEqual(
+    rows.map((r) => r.id).sort((a, b) => a - b),
+    [...ids].sort((a, b) => a - b),
+    `${what}: groups shown`,
+  );
   let total = 0;
   const sum = { success: 0, warning: 0, failure: 0 };
   for (const r of rows) {
     const e = expected.get(r.id);
     assertEqual(r.count, filtered(e, filter), `${what}: count of group ${r.name}`);
-    assertEqual(r.shown.replace(/[\s,\u202f\u00a0]/g, ""), String(filtered(e, filter)), `${what}: count shown for ${r.name}`);
+    assertEqual(
+      r.shown.replace(/[\s,\u202f\u00a0]/g, ""),
+      String(filtered(e, filter)),
+      `${what}: count shown for ${r.name}`,
+    );
     total += filtered(e, filter);
     if (filter.includes(0)) sum.success += e.success;
     if (filter.includes(1)) sum.warning += e.warning;
@@ -111,11 +157,23 @@ async function checkTotalsOnce(page, expected, ids, filter, what) {
   const shownTotal = (await page.textContent("[data-testid=total-calls]")).replace(/[\s,\u202f\u00a0]/g, "");
   assertEqual(shownTotal, String(total), `${what}: Total Calls`);
   const s = await shares(page);
-  assertEqual([s.pass.count, s.warning.count, s.failure.count], [sum.success, sum.warning, sum.failure], `${what}: donut counts`);
+  assertEqual(
+    [s.pass.count, s.warning.count, s.failure.count],
+    [sum.success, sum.warning, sum.failure],
+    `${what}: donut counts`,
+  );
   const pct = s.pass.percent + s.warning.percent + s.failure.percent;
   assertEqual(pct, total > 0 ? 100 : 0, `${what}: percentages add up`);
-  for (const [k, c] of [["pass", sum.success], ["warning", sum.warning], ["failure", sum.failure]]) {
-    if (total > 0) assert(Math.abs(s[k].percent - (c * 100) / total) < 1, `${what}: ${k} percent ${s[k].percent} vs ${(c * 100) / total}`);
+  for (const [k, c] of [
+    ["pass", sum.success],
+    ["warning", sum.warning],
+    ["failure", sum.failure],
+  ]) {
+    if (total > 0)
+      assert(
+        Math.abs(s[k].percent - (c * 100) / total) < 1,
+        `${what}: ${k} percent ${s[k].percent} vs ${(c * 100) / total}`,
+      );
   }
   return total;
 }
@@ -136,7 +194,10 @@ async function checkTotals(page, expected, ids, filter, what, runType = "Manual"
       const before = await page.textContent("[data-testid=main-last-refreshed]");
       await sleep(1100); // the clock shows seconds
       await page.click("[data-testid=main-refresh]");
-      await page.waitForFunction((t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t, before);
+      await page.waitForFunction(
+        (t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t,
+        before,
+      );
       const fresh = await expectedCounts(page, ids, date, runType);
       for (const [id, v] of fresh) expected.set(id, v);
     }
@@ -176,7 +237,10 @@ async function scrollThrough(page) {
 }
 
 async function noHorizontalScroll(page, what) {
-  const { sw, cw } = await page.evaluate(() => ({ sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth }));
+  const { sw, cw } = await page.evaluate(() => ({
+    sw: document.documentElement.scrollWidth,
+    cw: document.documentElement.clientWidth,
+  }));
   assert(sw <= cw, `${what}: page scrolls sideways (${sw} > ${cw})`);
 }
 
@@ -202,12 +266,26 @@ export default async function dashboard({ server, browser, users, test }) {
     groups = await api(page, "trs/v1/groups");
     health = await api(page, "trs/v1/groups/health");
     assert(groups.length > 0, "the demo site has test case groups");
-    manual = await expectedCounts(page, groups.map((g) => g.id), date, "Manual");
+    manual = await expectedCounts(
+      page,
+      groups.map((g) => g.id),
+      date,
+      "Manual",
+    );
     // Nothing chosen before on this browser: every group is shown.
-    const total = await checkTotals(page, manual, groups.map((g) => g.id), [0, 1, 2], "all groups, Manual");
+    const total = await checkTotals(
+      page,
+      manual,
+      groups.map((g) => g.id),
+      [0, 1, 2],
+      "all groups, Manual",
+    );
     assert(total > 0, "the demo site has manual runs today");
     assertEqual(await page.inputValue("[data-testid=main-date]"), date, "Select Date defaults to today at the site");
-    assert(/Last refreshed \d{2}:\d{2}:\d{2}/.test(await page.textContent("[data-testid=main-last-refreshed]")), "last refreshed time shown");
+    assert(
+      /Last refreshed \d{2}:\d{2}:\d{2}/.test(await page.textContent("[data-testid=main-last-refreshed]")),
+      "last refreshed time shown",
+    );
     assertEqual(page.problems, [], "page problems");
   });
 
@@ -217,7 +295,11 @@ export default async function dashboard({ server, browser, users, test }) {
     const enabled = apps.filter((a) => a.appStatus?.enabled);
     if (enabled.length) {
       const failing = enabled.filter((a) => a.appStatus.status !== PASS).length;
-      assertEqual((await page.textContent("[data-testid=ivr-failures]")).trim(), `${failing}/${enabled.length}`, "IVR x/y");
+      assertEqual(
+        (await page.textContent("[data-testid=ivr-failures]")).trim(),
+        `${failing}/${enabled.length}`,
+        "IVR x/y",
+      );
     }
     await screenshot(page, "dashboard-desktop-en");
     await scrollThrough(page);
@@ -228,13 +310,30 @@ export default async function dashboard({ server, browser, users, test }) {
     await page.click("[data-testid=health-details]");
     await page.waitForSelector("[data-testid=health-modal]");
     const apps = appsOf(health, "voice");
-    const rows = await page.$$eval("[data-testid=health-app]", (r) => r.map((x) => ({ ep: x.querySelector("[data-testid=health-endpoint]").textContent.trim(), when: x.querySelector("[data-testid=health-lastrun]").textContent.trim() })));
-    assertEqual(rows.map((r) => r.ep), apps.map((a) => a.clientEndPoint), "endpoints listed");
-    for (const r of rows) assert(/\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/.test(r.when), `last run '${r.when}' is yyyy/MM/dd HH:mm:ss`);
+    const rows = await page.$$eval("[data-testid=health-app]", (r) =>
+      r.map((x) => ({
+        ep: x.querySelector("[data-testid=health-endpoint]").textContent.trim(),
+        when: x.querySelector("[data-testid=health-lastrun]").textContent.trim(),
+      })),
+    );
+    assertEqual(
+      rows.map((r) => r.ep),
+      apps.map((a) => a.clientEndPoint),
+      "endpoints listed",
+    );
+    for (const r of rows)
+      assert(/\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/.test(r.when), `last run '${r.when}' is yyyy/MM/dd HH:mm:ss`);
     // In the site's time zone (the tenant config's), and the modal says which.
     const subtitle = await page.textContent("[data-testid=health-subtitle]");
-    assert(siteTz !== "America/Toronto" || /Times in E[SD]T/.test(subtitle), `the modal names the zone of the times (${subtitle})`);
-    assertEqual(rows.map((r) => r.when.replace(/^.*(\d{4}\/)/, "$1")), apps.map((a) => siteTime(a.lastRun, siteTz)), "last run times at the site");
+    assert(
+      siteTz !== "America/Toronto" || /Times in E[SD]T/.test(subtitle),
+      `the modal names the zone of the times (${subtitle})`,
+    );
+    assertEqual(
+      rows.map((r) => r.when.replace(/^.*(\d{4}\/)/, "$1")),
+      apps.map((a) => siteTime(a.lastRun, siteTz)),
+      "last run times at the site",
+    );
     await sleep(400); // the dialog fades in
     await screenshot(page, "dashboard-desktop-health-en");
     await page.keyboard.press("Escape");
@@ -247,38 +346,96 @@ export default async function dashboard({ server, browser, users, test }) {
     await page.waitForSelector("[data-testid=no-data]");
     assertEqual((await page.textContent("[data-testid=total-calls]")).trim(), "0", "no group: Total Calls 0");
     assertEqual((await shares(page)).pass.percent, 0, "no group: 0%");
-    assert((await page.textContent("[data-testid=main-groups] .ms-summary")).includes(`0 of ${groups.length} selected`), "summary n of m");
-    await chooseGroups(page, "main-groups", picked.map((g) => g.name));
-    await checkTotals(page, manual, picked.map((g) => g.id), [0, 1, 2], "two groups");
-    assert((await page.textContent("[data-testid=main-groups] .ms-summary")).includes(`${picked.length} of ${groups.length} selected`), "summary n of m");
+    assert(
+      (await page.textContent("[data-testid=main-groups] .ms-summary")).includes(`0 of ${groups.length} selected`),
+      "summary n of m",
+    );
+    await chooseGroups(
+      page,
+      "main-groups",
+      picked.map((g) => g.name),
+    );
+    await checkTotals(
+      page,
+      manual,
+      picked.map((g) => g.id),
+      [0, 1, 2],
+      "two groups",
+    );
+    assert(
+      (await page.textContent("[data-testid=main-groups] .ms-summary")).includes(
+        `${picked.length} of ${groups.length} selected`,
+      ),
+      "summary n of m",
+    );
 
     // Filter by: without Pass Rate only warnings and failures count.
     await openMultiSelect(page, "main-filter");
     await page.locator("[data-testid=main-filter] .ms-option", { hasText: "Pass Rate" }).locator("input").click();
     await closeMultiSelect(page);
-    await checkTotals(page, manual, picked.map((g) => g.id), [1, 2], "filter warning+failure");
+    await checkTotals(
+      page,
+      manual,
+      picked.map((g) => g.id),
+      [1, 2],
+      "filter warning+failure",
+    );
 
     // Run Type: Schedule reloads the metrics for the date.
-    const schedule = await expectedCounts(page, picked.map((g) => g.id), date, "Schedule");
+    const schedule = await expectedCounts(
+      page,
+      picked.map((g) => g.id),
+      date,
+      "Schedule",
+    );
     await page.click("[data-testid=main-runtype-Schedule]");
-    await checkTotals(page, schedule, picked.map((g) => g.id), [1, 2], "Schedule, warning+failure", "Schedule");
+    await checkTotals(
+      page,
+      schedule,
+      picked.map((g) => g.id),
+      [1, 2],
+      "Schedule, warning+failure",
+      "Schedule",
+    );
     await page.click("[data-testid=main-runtype-Manual]");
-    await checkTotals(page, manual, picked.map((g) => g.id), [1, 2], "Manual again");
+    await checkTotals(
+      page,
+      manual,
+      picked.map((g) => g.id),
+      [1, 2],
+      "Manual again",
+    );
 
     // Sorting by Count both ways, then by name.
-    await chooseGroups(page, "main-groups", groups.slice(0, Math.min(5, groups.length)).map((g) => g.name));
+    await chooseGroups(
+      page,
+      "main-groups",
+      groups.slice(0, Math.min(5, groups.length)).map((g) => g.name),
+    );
     await waitReady(page);
     await page.click("[data-testid=sort-count]");
     let rows = await screenRows(page);
-    assertEqual(rows.map((r) => r.count), [...rows.map((r) => r.count)].sort((a, b) => a - b), "Count ascending");
+    assertEqual(
+      rows.map((r) => r.count),
+      [...rows.map((r) => r.count)].sort((a, b) => a - b),
+      "Count ascending",
+    );
     await page.click("[data-testid=sort-count]");
     rows = await screenRows(page);
-    assertEqual(rows.map((r) => r.count), [...rows.map((r) => r.count)].sort((a, b) => b - a), "Count descending");
+    assertEqual(
+      rows.map((r) => r.count),
+      [...rows.map((r) => r.count)].sort((a, b) => b - a),
+      "Count descending",
+    );
     assertEqual(await page.getAttribute("th[aria-sort=descending]", "class"), "col-count", "arrow on Count");
     await page.click("[data-testid=sort-name]");
     rows = await screenRows(page);
     const coll = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
-    assertEqual(rows.map((r) => r.name), [...rows.map((r) => r.name)].sort(coll.compare), "names ascending");
+    assertEqual(
+      rows.map((r) => r.name),
+      [...rows.map((r) => r.name)].sort(coll.compare),
+      "names ascending",
+    );
   });
 
   await test("dashboard (desktop): choices survive a reload (local storage) and the 30 s refresh", async () => {
@@ -286,21 +443,39 @@ export default async function dashboard({ server, browser, users, test }) {
     await page.reload();
     await waitReady(page);
     assertEqual((await screenRows(page)).map((r) => r.id).sort(), before, "chosen groups kept");
-    assertEqual(await page.textContent("[data-testid=main-filter] .ms-summary"), "Warning Rate, Failure Rate", "filter kept");
+    assertEqual(
+      await page.textContent("[data-testid=main-filter] .ms-summary"),
+      "Warning Rate, Failure Rate",
+      "filter kept",
+    );
     await page.click("[data-testid=main-runtype-Schedule]");
     await waitReady(page);
     const first = await page.textContent("[data-testid=main-last-refreshed]");
     const t0 = Date.now();
-    await page.waitForFunction((t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t, first, { timeout: 45000 });
+    await page.waitForFunction(
+      (t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t,
+      first,
+      { timeout: 45000 },
+    );
     const waited = Date.now() - t0;
     const second = await page.textContent("[data-testid=main-last-refreshed]");
-    assert(waited >= 25000 && waited <= 40000, `refreshed on its own about 30 s later (${waited} ms: ${first} -> ${second})`);
-    assertEqual(await page.getAttribute("[data-testid=main-runtype-Schedule]", "aria-pressed"), "true", "run type kept across the refresh");
+    assert(
+      waited >= 25000 && waited <= 40000,
+      `refreshed on its own about 30 s later (${waited} ms: ${first} -> ${second})`,
+    );
+    assertEqual(
+      await page.getAttribute("[data-testid=main-runtype-Schedule]", "aria-pressed"),
+      "true",
+      "run type kept across the refresh",
+    );
     assertEqual((await screenRows(page)).map((r) => r.id).sort(), before, "groups kept across the refresh");
     // Manual refresh button.
     await sleep(1100);
     await page.click("[data-testid=main-refresh]");
-    await page.waitForFunction((t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t, second);
+    await page.waitForFunction(
+      (t) => document.querySelector("[data-testid=main-last-refreshed]").textContent !== t,
+      second,
+    );
     await page.click("[data-testid=main-runtype-Manual]");
     // Back to every group, all rates.
     await openMultiSelect(page, "main-filter");
@@ -310,20 +485,35 @@ export default async function dashboard({ server, browser, users, test }) {
     const all = page.locator("[data-testid=main-groups] .ms-all input");
     if (!(await all.isChecked())) await all.click();
     await closeMultiSelect(page);
-    await checkTotals(page, manual, groups.map((g) => g.id), [0, 1, 2], "all groups again");
+    await checkTotals(
+      page,
+      manual,
+      groups.map((g) => g.id),
+      [0, 1, 2],
+      "all groups again",
+    );
   });
 
   await test("dashboard (desktop): large chart modal with Time Slot and Test Case Runs", async () => {
     const row = (await screenRows(page))[0];
     await page.locator("[data-testid=group-row]").first().locator("[data-testid=group-chart]").click();
     await page.waitForSelector("[data-testid=chart-modal] svg");
-    assertEqual((await page.textContent("[data-testid=chart-modal-count]")).replace(/[\s,\u202f\u00a0]/g, ""), String(row.count), "modal count");
-    const labels = await page.$$eval("[data-testid=chart-modal] .x.axis text, [data-testid=chart-modal] .x-axis text, [data-testid=chart-modal] text", (t) => t.map((x) => x.textContent.trim()).filter((s) => /^\d\d$/.test(s)));
+    assertEqual(
+      (await page.textContent("[data-testid=chart-modal-count]")).replace(/[\s,\u202f\u00a0]/g, ""),
+      String(row.count),
+      "modal count",
+    );
+    const labels = await page.$$eval(
+      "[data-testid=chart-modal] .x.axis text, [data-testid=chart-modal] .x-axis text, [data-testid=chart-modal] text",
+      (t) => t.map((x) => x.textContent.trim()).filter((s) => /^\d\d$/.test(s)),
+    );
     assert(labels.includes("00") && labels.includes("23"), `hours 00..23 on the axis (${labels.join(",")})`);
     const box = await page.locator("[data-testid=chart-modal-chart] svg").boundingBox();
     await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
     const tip = await page.waitForSelector("[data-testid=chart-modal] .graph-svg-tip");
-    await page.waitForFunction(() => getComputedStyle(document.querySelector("[data-testid=chart-modal] .graph-svg-tip")).opacity === "1");
+    await page.waitForFunction(
+      () => getComputedStyle(document.querySelector("[data-testid=chart-modal] .graph-svg-tip")).opacity === "1",
+    );
     const text = await tip.textContent();
     assert(/Time Slot: \d{2}:00 - \d{2}:00/.test(text), `tooltip shows the time slot (${text})`);
     assert(text.includes("Test Case Runs"), `tooltip shows Test Case Runs (${text})`);
@@ -352,14 +542,31 @@ export default async function dashboard({ server, browser, users, test }) {
     await chooseLanguage(page, "fr");
     await waitReady(page);
     const text = await page.textContent("[data-testid=dashboard]");
-    for (const s of ["Parcours de l'expérience client", "Santé globale", "Total des appels", "Type d'exécution", "Filtrer par", "Sélectionner la date", "Dernière actualisation"]) {
+    for (const s of [
+      "Parcours de l'expérience client",
+      "Santé globale",
+      "Total des appels",
+      "Type d'exécution",
+      "Filtrer par",
+      "Sélectionner la date",
+      "Dernière actualisation",
+    ]) {
       assert(text.includes(s), `French label '${s}'`);
     }
-    await checkTotals(page, manual, groups.map((g) => g.id), [0, 1, 2], "French, all groups");
+    await checkTotals(
+      page,
+      manual,
+      groups.map((g) => g.id),
+      [0, 1, 2],
+      "French, all groups",
+    );
     await screenshot(page, "dashboard-desktop-fr");
     await page.click("[data-testid=health-details]");
     await page.waitForSelector("[data-testid=health-modal]");
-    assert((await page.textContent("[data-testid=health-modal]")).includes("État de santé des composants"), "French modal title");
+    assert(
+      (await page.textContent("[data-testid=health-modal]")).includes("État de santé des composants"),
+      "French modal title",
+    );
     await sleep(400);
     await screenshot(page, "dashboard-desktop-health-fr");
     await page.keyboard.press("Escape");
@@ -377,11 +584,22 @@ export default async function dashboard({ server, browser, users, test }) {
       await waitReady(p);
       assertEqual(await p.getAttribute("[data-testid=journey]", "data-channel"), "web", "phone default channel");
       await checkJourney(p, health, "web");
-      await checkTotals(p, manual, groups.map((g) => g.id), [0, 1, 2], `phone ${lang}`);
+      await checkTotals(
+        p,
+        manual,
+        groups.map((g) => g.id),
+        [0, 1, 2],
+        `phone ${lang}`,
+      );
       assertEqual(await p.$("table.group-table"), null, "cards, not a table");
       await noHorizontalScroll(p, "phone dashboard");
-      const widths = await p.$$eval("[data-testid=group-chart] svg", (s) => s.map((x) => x.getBoundingClientRect().right));
-      assert(widths.every((r) => r <= 390), `charts fit the width (${Math.max(...widths)})`);
+      const widths = await p.$$eval("[data-testid=group-chart] svg", (s) =>
+        s.map((x) => x.getBoundingClientRect().right),
+      );
+      assert(
+        widths.every((r) => r <= 390),
+        `charts fit the width (${Math.max(...widths)})`,
+      );
       await screenshot(p, `dashboard-phone-${lang}`);
       await scrollThrough(p);
       await screenshot(p, `dashboard-phone-${lang}-full`, { fullPage: true });
@@ -420,12 +638,18 @@ export default async function dashboard({ server, browser, users, test }) {
       assertEqual(tenant?.timezone, zone, "time zone kept with the tenant config");
       const before = dateAt(zone);
       const shown = await p.inputValue("[data-testid=main-date]");
-      assert(shown === before || shown === dateAt(zone), `Select Date is today at the site (${shown}, ${before} in ${zone}, ${dateAt("America/Toronto")} in Toronto)`);
+      assert(
+        shown === before || shown === dateAt(zone),
+        `Select Date is today at the site (${shown}, ${before} in ${zone}, ${dateAt("America/Toronto")} in Toronto)`,
+      );
       const line = await p.textContent("[data-testid=main-last-refreshed]");
       assert(line.includes("GMT+14"), `the refresh time says whose clock it is (${line})`);
       const clock = line.match(/\d{2}:\d{2}:\d{2}/)?.[0] ?? "";
       const site = (t) => siteTime(new Date(t).toISOString(), zone).slice(11, 16);
-      assert([site(Date.now()), site(Date.now() - 60000)].includes(clock.slice(0, 5)), `Last refreshed ${clock} is the time at the site (${site(Date.now())} in ${zone})`);
+      assert(
+        [site(Date.now()), site(Date.now() - 60000)].includes(clock.slice(0, 5)),
+        `Last refreshed ${clock} is the time at the site (${site(Date.now())} in ${zone})`,
+      );
       assertEqual(p.problems, [], "page problems");
       await closePage(p);
     } finally {
@@ -449,23 +673,35 @@ export default async function dashboard({ server, browser, users, test }) {
       const list = await api(p, "trs/v1/groups");
       assertEqual(list.length, before.length + PERF_GROUPS, "groups in the store");
       // Exactly the new groups chosen (the dashboard remembers the choice in local storage).
-      await p.evaluate((ids) => localStorage.setItem("cxwatch.dashboard.groups", JSON.stringify(ids)), made.map((g) => g.id));
+      await p.evaluate(
+        (ids) => localStorage.setItem("cxwatch.dashboard.groups", JSON.stringify(ids)),
+        made.map((g) => g.id),
+      );
       // Recorded in the page: the first moment the dashboard shows every group's numbers and
       // every chart in the window is drawn, in ms from navigation start.
       await p.addInitScript(() => {
         const check = () => {
           if (window.__tti) return;
           const d = document.querySelector("[data-testid=dashboard]");
-          if (!d || d.dataset.ready !== "true") return;
+          if (d?.dataset.ready !== "true") return;
           const charts = [...document.querySelectorAll("[data-testid=group-chart] > div")].filter((c) => {
             const r = c.getBoundingClientRect();
             return r.bottom > 0 && r.top < innerHeight;
           });
           if (charts.every((c) => c.dataset.drawn === "true")) {
-            window.__tti = { charts: performance.now(), shown: charts.length, rows: document.querySelectorAll("[data-testid=group-row]").length };
+            window.__tti = {
+              charts: performance.now(),
+              shown: charts.length,
+              rows: document.querySelectorAll("[data-testid=group-row]").length,
+            };
           }
         };
-        new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-ready", "data-drawn"] });
+        new MutationObserver(check).observe(document, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          attributeFilter: ["data-ready", "data-drawn"],
+        });
       });
       const figures = [];
       const load = os.loadavg()[0];
@@ -474,7 +710,9 @@ export default async function dashboard({ server, browser, users, test }) {
         await p.goto("/dashboard");
         await p.waitForFunction(() => window.__tti, null, { timeout: 30000 });
         const f = await p.evaluate(() => {
-          const calls = performance.getEntriesByType("resource").filter((e) => /\/api\/trs\/v1\/groups\/\d+\/metric/.test(e.name));
+          const calls = performance
+            .getEntriesByType("resource")
+            .filter((e) => /\/api\/trs\/v1\/groups\/\d+\/metric/.test(e.name));
           const nav = performance.getEntriesByType("navigation")[0];
           return {
             ...window.__tti,
@@ -498,7 +736,10 @@ export default async function dashboard({ server, browser, users, test }) {
             `all numbers shown at ${Math.round(f.ready)} ms, the ${f.shown} charts in view drawn at ${Math.round(f.charts)} ms`,
         );
       }
-      const warm = figures.filter((f) => f.warm).map((f) => f.charts).sort((a, b) => a - b);
+      const warm = figures
+        .filter((f) => f.warm)
+        .map((f) => f.charts)
+        .sort((a, b) => a - b);
       const median = warm[Math.floor(warm.length / 2)];
       console.log(
         `       PERF time to interactive, ${PERF_GROUPS} groups chosen (${list.length} in the store): median ${Math.round(median)} ms, best ${Math.round(warm[0])} ms, worst ${Math.round(warm[warm.length - 1])} ms ` +
@@ -506,10 +747,17 @@ export default async function dashboard({ server, browser, users, test }) {
       );
     } finally {
       // Leave the store as the other specs expect it.
-      await deleteGroups(p, made.map((g) => g.id));
+      await deleteGroups(
+        p,
+        made.map((g) => g.id),
+      );
       await p.evaluate(() => localStorage.removeItem("cxwatch.dashboard.groups"));
       const after = await api(p, "trs/v1/groups");
-      assertEqual(after.map((g) => g.id), before.map((g) => g.id), "the created groups are gone again");
+      assertEqual(
+        after.map((g) => g.id),
+        before.map((g) => g.id),
+        "the created groups are gone again",
+      );
       await closePage(p);
     }
   });
@@ -543,15 +791,24 @@ async function createGroups(page, n) {
       const first = (Math.floor(i / channels.length) * size) % cases.length;
       const testCases = Array.from({ length: size }, (_, k) => ({ id: cases[(first + k) % cases.length] }));
       const name = `Perf group ${String(i + 1).padStart(3, "0")}`;
-      const r = await fetch("/api/trs/v1/groups", { method: "POST", headers: h, body: JSON.stringify({ name, channel, testCases }) });
+      const r = await fetch("/api/trs/v1/groups", {
+        method: "POST",
+        headers: h,
+        body: JSON.stringify({ name, channel, testCases }),
+      });
       const body = await r.json().catch(() => null);
-      if (r.status !== 200 || body?.code !== "OK") return { error: `POST groups ${name}: ${r.status} ${JSON.stringify(body)}`, made };
+      if (r.status !== 200 || body?.code !== "OK")
+        return { error: `POST groups ${name}: ${r.status} ${JSON.stringify(body)}`, made };
       made.push({ id: body.data.id, name: body.data.name });
     }
     return { made };
   }, n);
   if (res.error) {
-    if (res.made?.length) await deleteGroups(page, res.made.map((g) => g.id));
+    if (res.made?.length)
+      await deleteGroups(
+        page,
+        res.made.map((g) => g.id),
+      );
     throw new Error(`creating groups failed: ${res.error}`);
   }
   return res.made;

@@ -6,8 +6,8 @@
 // installs it), the binary at $CXWATCH_BIN (default ../target/debug/cxwatch).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import https from "node:https";
 import http from "node:http";
+import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -209,7 +209,9 @@ export async function waitForDemoData(server, user, { runsToday = true, timeoutM
     const [groups, health, tenant] = await Promise.all([
       get("trs/v1/groups"),
       get("trs/v1/groups/health"),
-      httpGet(`${server.url}/tenant-config?ac=127.0.0.1`).then((r) => JSON.parse(r.body)?.data ?? {}).catch(() => ({})),
+      httpGet(`${server.url}/tenant-config?ac=127.0.0.1`)
+        .then((r) => JSON.parse(r.body)?.data ?? {})
+        .catch(() => ({})),
     ]);
     const apps = (health ?? []).reduce((n, h) => n + (h.clientApps?.length ?? 0), 0);
     if (groups?.length && apps) {
@@ -346,7 +348,11 @@ export function createRunner() {
         console.log(`  ok   ${name} (${Date.now() - started} ms)`);
       } catch (e) {
         results.push({ name, ok: false, error: e });
-        console.log(`  FAIL ${name}\n       ${String(e?.stack ?? e).split("\n").join("\n       ")}`);
+        console.log(
+          `  FAIL ${name}\n       ${String(e?.stack ?? e)
+            .split("\n")
+            .join("\n       ")}`,
+        );
       }
     },
     summary() {

@@ -8,10 +8,10 @@ import {
   closePage,
   loginLink,
   newPage,
-  startServer,
   screenshot,
   signIn,
   sleep,
+  startServer,
 } from "./lib.mjs";
 
 const NOT_FOUND = "This page could not be found";
@@ -121,7 +121,11 @@ export default async function shell({ server, browser, users, test }) {
       ["accessToken", "accessType", "id", "remember", "roles", "username"],
       "stored user fields",
     );
-    assertEqual([u.username, u.roles[0], u.accessType, u.remember], [admin.username, "ROLE_ADMIN", "read-write", true], "user");
+    assertEqual(
+      [u.username, u.roles[0], u.accessType, u.remember],
+      [admin.username, "ROLE_ADMIN", "read-write", true],
+      "user",
+    );
     assert(typeof u.accessToken === "string" && u.accessToken.length > 10, "token stored");
     assertEqual(await page.evaluate(() => localStorage.getItem("accessToken")), u.accessToken, "token key");
     // Signed in, / leads to the dashboard.
@@ -151,7 +155,11 @@ export default async function shell({ server, browser, users, test }) {
     assertEqual(await nav.getByTestId("version").textContent(), "v0.1.0", "version line");
     await screenshot(page, "shell-desktop-en-expanded");
     const id = (await storedUser(page)).id;
-    assertEqual(await nav.getByRole("link", { name: "User Profile" }).getAttribute("href"), `/users/${id}`, "profile link");
+    assertEqual(
+      await nav.getByRole("link", { name: "User Profile" }).getAttribute("href"),
+      `/users/${id}`,
+      "profile link",
+    );
     await page.mouse.move(900, 500);
     await sleep(400);
     assert((await width()) <= 72, `collapsed again: ${await width()}`);
@@ -226,7 +234,10 @@ export default async function shell({ server, browser, users, test }) {
     const u = await storedUser(page);
     // End the session on the server only, keeping the browser's copy of the token.
     const r = await page.evaluate(
-      (token) => fetch("/api/auth/signout", { method: "POST", headers: { Authorization: `Bearer ${token}` } }).then((x) => x.status),
+      (token) =>
+        fetch("/api/auth/signout", { method: "POST", headers: { Authorization: `Bearer ${token}` } }).then(
+          (x) => x.status,
+        ),
       u.accessToken,
     );
     assertEqual(r, 200, "server sign-out");

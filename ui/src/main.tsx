@@ -1,15 +1,13 @@
 import "./styles.css";
 import { render } from "preact";
-import { loadTenantConfig } from "./api/tenant";
 import { App } from "./app/App";
 import { activate, storedLocale } from "./i18n";
+import { loadTenantConfig } from "./lib/tenant";
 
 async function start() {
-  await Promise.all([
-    activate(storedLocale()),
-    loadTenantConfig((input, init) => fetch(input, init), location.host),
-  ]);
-  render(<App />, document.getElementById("app")!);
+  await Promise.all([activate(storedLocale()), loadTenantConfig((input, init) => fetch(input, init), location.host)]);
+  const root = document.getElementById("app");
+  if (root) render(<App />, root);
 }
 
 void start();

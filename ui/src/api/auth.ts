@@ -1,6 +1,8 @@
 // Authentication calls (spec §7 'Authentication').
+
+import type { LoggedInUser } from "../lib/types";
 import { api } from "./index";
-import type { LoggedInUser, SignInResponse } from "./types";
+import type { SignedInUser } from "./types";
 
 export interface SignInForm {
   username: string;
@@ -8,7 +10,7 @@ export interface SignInForm {
   remember: boolean;
 }
 
-export function toLoggedInUser(r: SignInResponse, remember: boolean): LoggedInUser {
+export function toLoggedInUser(r: SignedInUser, remember: boolean): LoggedInUser {
   return {
     id: r.id,
     username: r.username,
@@ -21,12 +23,12 @@ export function toLoggedInUser(r: SignInResponse, remember: boolean): LoggedInUs
 
 /** Quiet: a failed sign-in shows its own modal instead of the banner. */
 export async function signIn(form: SignInForm): Promise<LoggedInUser> {
-  const r = await api.post<SignInResponse>("auth/signin", form, { quiet: true });
+  const r = await api.post<SignedInUser>("auth/signin", form, { quiet: true });
   return toLoggedInUser(r, form.remember);
 }
 
 export async function exchangeSsoId(id: string): Promise<LoggedInUser> {
-  const r = await api.get<SignInResponse>("auth/getToken", { query: { id } });
+  const r = await api.get<SignedInUser>("auth/getToken", { query: { id } });
   return toLoggedInUser(r, r.remember === true);
 }
 

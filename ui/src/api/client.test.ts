@@ -62,7 +62,8 @@ describe("api client", () => {
     const fetchMock: FetchMock = vi.fn(async () => json(200, { code: "OK", data: [] }));
     const { client } = setup(fetchMock, null);
     await client.get("trs/v1/groups");
-    expect((fetchMock.mock.calls[0][1]?.headers as Record<string, string>).Authorization).toBeUndefined();
+    const headers = fetchMock.mock.calls[0][1]?.headers as Record<string, string>;
+    expect(headers.Authorization).toBeUndefined();
   });
 
   it("turns 401 into 'Access is denied!' on the banner", async () => {
@@ -179,3 +180,20 @@ describe("api client", () => {
 });
 
 beforeEach(() => vi.restoreAllMocks());
+
+describe("field errors", () => {
+  it("keeps the fields the server named, for the form to show beside them", async () => {
+    const body = {
+      code: "CONFLICT",
+      messages: ["That e-mail address is taken."],
+      fields: [{ field: "username", rule: "taken", message: "That e-mail address is taken." }, { bad: 1 }],
+    };
+    const fetchMock: FetchMock = vi.fn(async () => json(409, body));
+    const { client } = setup(fetchMock, "t");
+    const err = await client.post("users", {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).fields).toEqual([
+      { field: "username", rule: "taken", message: "That e-mail address is taken." },
+    ]);
+  });
+});

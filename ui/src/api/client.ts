@@ -19,18 +19,36 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** One field's failure in an error body: `rule` is required, invalid, tooShort, tooLong, taken, mismatch or forbidden. */
+export interface FieldError {
+  field: string;
+  rule: string;
+  message: string;
+}
+
 /** A failed call. `status` is 0 when no HTTP answer came (time-out, network, abort). */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly messages: string[];
-  constructor(status: number, code: string, messages: string[]) {
+  /** The fields the server named, to show beside them. */
+  readonly fields: FieldError[];
+  constructor(status: number, code: string, messages: string[], fields: FieldError[] = []) {
     super(messages.join(" ") || code);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.messages = messages;
+    this.fields = fields;
   }
+}
+
+function fieldsOf(body: unknown): FieldError[] {
+  const list = isEnvelope(body) ? (body as { fields?: unknown }).fields : undefined;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((f): f is FieldError => !!f && typeof f.field === "string" && typeof f.rule === "string")
+    .map((f) => ({ field: f.field, rule: f.rule, message: typeof f.message === "string" ? f.message : "" }));
 }
 
 export interface ClientDeps {
@@ -108,9 +126,7 @@ export function createClient(deps: ClientDeps) {
       let err: ApiError;
       if (e instanceof ApiError) err = e;
       else if (timedOut) {
-        err = new ApiError(0, "TIMEOUT", [
-          t`The server did not answer within 30 seconds. Please try again.`,
-        ]);
+        err = new ApiError(0, "TIMEOUT", [t`The server did not answer within 30 seconds. Please try again.`]);
       } else if (opts.signal?.aborted) {
         throw new ApiError(0, "ABORTED", []); // the caller gave up: nothing to show
       } else {
@@ -134,6 +150,7 @@ export function createClient(deps: ClientDeps) {
       status,
       code,
       messages.length ? messages : [t`The request failed (HTTP ${status}).`],
+      fieldsOf(body),
     );
   }
 
@@ -146,17 +163,13 @@ export function createClient(deps: ClientDeps) {
         body = text ? JSON.parse(text) : undefined;
       } catch {
         if (res.ok) {
-          throw new ApiError(res.status, "BAD_RESPONSE", [
-            t`The server sent an answer the console cannot read.`,
-          ]);
+          throw new ApiError(res.status, "BAD_RESPONSE", [t`The server sent an answer the console cannot read.`]);
         }
         body = undefined;
       }
       if (res.ok && isEnvelope(body) && body.code === "OK") return body.data as T;
       if (res.ok && !isEnvelope(body)) {
-        throw new ApiError(res.status, "BAD_RESPONSE", [
-          t`The server sent an answer the console cannot read.`,
-        ]);
+        throw new ApiError(res.status, "BAD_RESPONSE", [t`The server sent an answer the console cannot read.`]);
       }
       throw await failure(res, body);
     });
@@ -180,12 +193,9 @@ export function createClient(deps: ClientDeps) {
     request,
     raw,
     get: <T>(path: string, opts?: RequestOptions) => request<T>("GET", path, opts),
-    post: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-      request<T>("POST", path, { ...opts, body }),
-    put: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-      request<T>("PUT", path, { ...opts, body }),
-    patch: <T>(path: string, body?: unknown, opts?: RequestOptions) =>
-      request<T>("PATCH", path, { ...opts, body }),
+    post: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("POST", path, { ...opts, body }),
+    put: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PUT", path, { ...opts, body }),
+    patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PATCH", path, { ...opts, body }),
     del: <T>(path: string, opts?: RequestOptions) => request<T>("DELETE", path, opts),
   };
 }

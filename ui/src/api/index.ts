@@ -1,12 +1,12 @@
 // The console's API client instance, wired to local storage, the banners and the overlay.
-import { showError } from "../app/banners";
-import { begin } from "../app/loading";
+import { showError } from "../lib/banners";
+import { begin } from "../lib/loading";
+import { getToken } from "../lib/storage";
+import { apiBaseUrl } from "../lib/tenant";
 import { createClient } from "./client";
-import { getToken } from "./storage";
-import { apiBaseUrl } from "./tenant";
 
-export { ApiError } from "./client";
 export type { RequestOptions } from "./client";
+export { ApiError } from "./client";
 export * from "./types";
 
 export const api = createClient({

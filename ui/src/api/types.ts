@@ -1,250 +1,41 @@
-// Types of the entities of the spec (§3), as the API sends them.
+// Names for the API's shapes. Every type here is the generated schema's (schema.d.ts, from the
+// server's OpenAPI document by scripts/gen-api.sh); nothing is typed by hand a second time.
 
-/** `{"code":"OK","data":...}` on success, `{"code":"...","messages":[...]}` on failure. */
-export interface Envelope<T> {
-  code: string;
-  data?: T;
-  messages?: string[];
-}
+import type { PendingSchemas } from "./pending";
+import type { components } from "./schema";
 
-export interface TenantConfig {
-  name?: string;
-  host?: string;
-  apiBaseUrl: string;
-  ssoUrl?: string | null;
-  version?: string;
-  /**
-   * IANA time zone of the site (days and hours of the metrics are counted in it); null when
-   * the server did not say (e.g. a vendor's console), undefined in a value stored by an older
-   * console.
-   */
-  timezone?: string | null;
-}
+type Generated = components["schemas"];
+/**
+ * A schema by name: the generated one, or, for a schema the committed document does not have
+ * yet, its announced shape in pending.ts (see there). Once the server's document has the name,
+ * the generated type wins by itself.
+ */
+export type Schema<K extends keyof Generated | keyof PendingSchemas> = K extends keyof Generated
+  ? Generated[K]
+  : K extends keyof PendingSchemas
+    ? PendingSchemas[K]
+    : never;
 
-export type Role = "ROLE_ADMIN" | "ROLE_USER";
-export type AccessType = "read-write" | "read-only";
+export type SignedInUser = Schema<"SignedInUser">;
+export type SignInRequest = Schema<"SignInRequest">;
+export type ErrorBody = Schema<"ErrorBody">;
 
-/** The logged-in user, kept in local storage. */
-export interface LoggedInUser {
-  id: number;
-  username: string;
-  roles: Role[] | string[];
-  accessType: AccessType | string;
-  accessToken: string;
-  remember: boolean;
-}
+export type Group = Schema<"GroupItem">;
+export type GroupMetric = Schema<"GroupMetric">;
+export type HourlyStatus = Schema<"HourlyStatus">;
+export type ChannelHealth = Schema<"ChannelHealth">;
+export type ClientAppHealth = Schema<"ClientAppItem">;
+export type StatusFlag = Schema<"StatusItem">;
+export type ComponentPresence = Schema<"ComponentItem">;
 
-/** What `POST auth/signin` and `GET auth/getToken` answer. */
-export interface SignInResponse {
-  id: number;
-  username: string;
-  roles: string[];
-  accessType: string;
-  accessToken: string;
-  remember?: boolean;
-  [extra: string]: unknown;
-}
+export type User = Schema<"User">;
+export type UserSave = Schema<"UserSave">;
+export type GroupRef = Schema<"GroupRef">;
+export type PasswordChange = Schema<"PasswordChange">;
+export type UserPage = Schema<"Page_User">;
 
 /** Channel ids as the API spells them: voice (shown Voice) and web (shown Digital). */
 export type ChannelId = "voice" | "web";
-
-export interface Channel {
-  id: number | string;
-  name: string;
-}
-
-export interface TestCaseRef {
-  id: number;
-  ivrId?: number;
-  name: string;
-}
-
-export interface Group {
-  id: number;
-  name: string;
-  channel: ChannelId | string;
-  caseCount: number;
-  ivrCount: number;
-  testCases?: TestCaseRef[];
-}
-
-export interface IvrApplication {
-  id: number;
-  name: string;
-  channel: ChannelId | string;
-  testCases: TestCaseRef[];
-}
-
-export interface HourlyStatus {
-  /** Hour timestamp. */
-  hourly: string;
-  successCount: number;
-  warningCount: number;
-  failureCount: number;
-}
-
-export interface GroupMetric {
-  entityId: number;
-  entityName: string;
-  entityType: string;
-  channel: ChannelId | string;
-  periodStart: string;
-  periodEnd: string;
-  successCount: number;
-  warningCount: number;
-  failureCount: number;
-  hourlyStatus: HourlyStatus[];
-  segmentId?: number | null;
-  segmentName?: string | null;
-}
-
-export interface NodeStatus {
-  enabled: boolean;
-  /** 'TRS_PASS' is pass; any other enabled status is failure. */
-  status: string;
-}
-
-export interface ComponentStatus {
-  name: string;
-  hasComponent: boolean;
-  enabled: boolean;
-}
-
-export interface ClientAppHealth {
-  clientEndPoint: string;
-  channel: ChannelId | string;
-  lastRun?: { runTime: string } | null;
-  appStatus: NodeStatus;
-  telcoStatus: NodeStatus;
-  agentStatus: NodeStatus;
-  componentStatus: ComponentStatus[];
-}
-
-/** `GET groups/health`: one entry per channel with its client applications. */
-export interface ChannelHealth {
-  channel: ChannelId | string;
-  clientApps: ClientAppHealth[];
-}
-
-export interface Report {
-  id: number;
-  name: string;
-  description: string;
-  reportTypeName: string;
-  reportTypeID: number;
-  latencyWarn: number;
-  latencyFail: number;
-  runType: RunType;
-  testCaseGroupName: string;
-  testCaseGroupID: number;
-  timeframeName: string;
-  timeframeBegin: string;
-  timeframeEnd: string;
-  lastModifiedTime?: string;
-  jiraTicket?: string | null;
-}
-
+export type Role = "ROLE_ADMIN" | "ROLE_USER";
+export type AccessType = "read-write" | "read-only";
 export type RunType = "Manual" | "Schedule";
-
-export interface Page<T> {
-  content: T[];
-  totalElements: number;
-}
-
-export interface TestRunRef {
-  runStatusId: number;
-}
-
-export interface AlertEvent {
-  alertId: number;
-  testCaseName: string;
-  alertTime: string;
-  distributionName: string;
-  testRunCount: number;
-  testRuns: TestRunRef[];
-}
-
-export interface AlertDetails {
-  alertId: number;
-  testCaseId: number;
-  testCaseName: string;
-  testRunCount: number;
-  distributionName: string;
-  jiraTicket?: string | null;
-  testRuns: TestRun[];
-}
-
-export interface TestRun {
-  runId: number;
-  testCaseId: number;
-  testCaseName: string;
-  runTime: string;
-  /** Seconds. */
-  runDuration: number;
-  runStatusId: number;
-  mosCqIn?: number | null;
-}
-
-export interface AlertStatus {
-  id: number;
-  code: string;
-  text: string;
-  statusGroup: "TRS_FAIL" | "TRS_WARN" | string;
-  supportChannel: string;
-}
-
-export interface ScheduleSlot {
-  dayOfWeek: number | string;
-  startTimeSlot: string;
-  endTimeSlot: string;
-}
-
-export interface AlertSetting {
-  id: number;
-  name: string;
-  active: boolean;
-  testCaseGroupId: number;
-  distributionId: number;
-  testCaseGroupName: string;
-  distributionName: string;
-  emailSubject: string;
-  voiceMessage: string;
-  smsPrefix: string;
-  attachRecording: boolean;
-  attachJiraTicket: boolean;
-  failureToAlert: number;
-  notifyOnRecovery: boolean;
-  alertStatus: string[];
-  schedule: ScheduleSlot[];
-  jiraAssignee?: string | null;
-  jiraProject?: string | null;
-  jiraUsername?: string | null;
-}
-
-export interface Contact {
-  name: string;
-  /** Contact type id: Email 1, SMS 2, Voice 4. */
-  type: number;
-  info: string;
-}
-
-export interface DistributionList {
-  id: number;
-  name: string;
-  label: string[];
-  type: string[];
-  email: string[];
-  lastModifiedTime?: string;
-  contacts?: Contact[];
-}
-
-export interface User {
-  id: number;
-  firstName: string;
-  lastName: string;
-  username: string;
-  roles: string[];
-  accessType: AccessType | string;
-  testCaseGroups: { id: number; name: string }[];
-  password?: string;
-}

@@ -1,15 +1,14 @@
-import { I18nProvider } from "@lingui/react";
 import { useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
-import { i18n } from "../i18n";
 import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
+import { startIdleTimer } from "../lib/idle";
+import { session, signOut } from "../lib/session";
+import { useStore } from "../lib/store";
 import { NotFoundPage } from "../pages/NotFound";
-import { startIdleTimer } from "./idle";
+import { Providers } from "./providers";
 import { routes } from "./routes";
-import { session, signOut } from "./session";
-import { useStore } from "./store";
 
 /** Signs the user out after 15 minutes without activity, while signed in (spec §4). */
 function useIdleSignOut(signedIn: boolean) {
@@ -24,14 +23,18 @@ export function App() {
   useIdleSignOut(!!user);
 
   return (
-    <I18nProvider i18n={i18n}>
+    <Providers>
       <Banners />
       <LoadingOverlay />
       <Switch>
         {routes.map(({ path, component: Page, access }) => (
           <Route key={path} path={path}>
             {access === "guest" ? (
-              user ? <Redirect to="/dashboard" replace /> : <Page />
+              user ? (
+                <Redirect to="/dashboard" replace />
+              ) : (
+                <Page />
+              )
             ) : access === "protected" ? (
               user ? (
                 <Shell>
@@ -55,6 +58,6 @@ export function App() {
           )}
         </Route>
       </Switch>
-    </I18nProvider>
+    </Providers>
   );
 }

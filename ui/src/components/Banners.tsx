@@ -1,7 +1,7 @@
 // The global success and error banners (they hide themselves after 6 s).
 import { useLingui } from "@lingui/react/macro";
-import { banners, dismiss } from "../app/banners";
-import { useStore } from "../app/store";
+import { banners, dismiss } from "../lib/banners";
+import { useStore } from "../lib/store";
 import { CheckCircleIcon, CloseIcon, ErrorIcon } from "./icons";
 
 export function Banners() {

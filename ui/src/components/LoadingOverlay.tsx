@@ -1,7 +1,7 @@
 // 'Please wait ...' while any request is under way.
 import { Trans } from "@lingui/react/macro";
-import { pending } from "../app/loading";
-import { useStore } from "../app/store";
+import { pending } from "../lib/loading";
+import { useStore } from "../lib/store";
 
 export function LoadingOverlay() {
   const count = useStore(pending);

@@ -1,9 +1,9 @@
 // The phone footer menu: dashboard, alerts, alert settings, own user page, home.
 import { useLingui } from "@lingui/react/macro";
 import { Link, useLocation } from "wouter";
-import { footerNav, isActive } from "../app/nav";
-import { session } from "../app/session";
-import { useStore } from "../app/store";
+import { footerNav, isActive } from "../lib/nav";
+import { session } from "../lib/session";
+import { useStore } from "../lib/store";
 import { NavIcon } from "./NavIcon";
 
 export function MobileFooter() {

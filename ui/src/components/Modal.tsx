@@ -1,8 +1,11 @@
-// A dialog over the page: Escape or the close button closes it; focus moves in and back.
+// A dialog over the page, on the native <dialog> opened with showModal(): the rest of the page
+// is inert while it is open (the focus stays inside), Escape or the close button closes it,
+// and the focus goes back where it was.
 import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef } from "react";
 import { CloseIcon } from "./icons";
+import "./kit.css";
 
 export interface ModalProps {
   open: boolean;
@@ -10,7 +13,7 @@ export interface ModalProps {
   /** Without it the dialog has no close button and ignores Escape. */
   onClose?: () => void;
   size?: "small" | "medium" | "large";
-  /** 'alert' for messages that need attention (a failed sign-in). */
+  /** 'alertdialog' for messages that need attention (a failed sign-in). */
   role?: "dialog" | "alertdialog";
   children: ComponentChildren;
   /** Accessible name when there is no visible title. */
@@ -18,70 +21,71 @@ export interface ModalProps {
   testId?: string;
 }
 
-export function Modal({
-  open,
-  title,
-  onClose,
-  size = "medium",
-  role = "dialog",
-  children,
-  label,
-  testId,
-}: ModalProps) {
+export function Modal(props: ModalProps) {
+  return props.open ? <OpenModal {...props} /> : null;
+}
+
+function OpenModal({ title, onClose, size = "medium", role, children, label, testId }: ModalProps) {
   const { t } = useLingui();
   const titleId = useId();
-  const box = useRef<HTMLDivElement>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
+  const close = useRef(onClose);
+  close.current = onClose;
 
   useEffect(() => {
-    if (!open) return;
+    const el = dialog.current;
+    if (!el) return;
     const before = document.activeElement as HTMLElement | null;
-    box.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape" && onClose) onClose();
+    if (!el.open) el.showModal();
+    // Escape: the browser's 'cancel'. Without onClose the dialog stays.
+    const onCancel = (e: Event) => {
+      e.preventDefault();
+      close.current?.();
     };
-    document.addEventListener("keydown", onKey);
+    el.addEventListener("cancel", onCancel);
     return () => {
-      document.removeEventListener("keydown", onKey);
+      el.removeEventListener("cancel", onCancel);
+      if (el.open) el.close();
       before?.focus?.();
     };
-  }, [open]);
+  }, []);
 
-  if (!open) return null;
+  // A press on the backdrop (outside the dialog's box) closes it.
+  const onPointerDown = (e: PointerEvent) => {
+    const el = dialog.current;
+    if (!el || e.target !== el || !close.current) return;
+    const r = el.getBoundingClientRect();
+    const inside = e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+    if (!inside) close.current();
+  };
+
   return (
-    <div
-      class="modal-backdrop"
-      onMouseDown={(e) => {
-        if (e.target === e.currentTarget && onClose) onClose();
-      }}
+    <dialog
+      ref={dialog}
+      class={`modal modal-${size}`}
+      role={role === "alertdialog" ? "alertdialog" : undefined}
+      aria-labelledby={title ? titleId : undefined}
+      aria-label={title ? undefined : label}
+      data-testid={testId}
+      onPointerDown={onPointerDown}
     >
-      <div
-        ref={box}
-        class={`modal modal-${size}`}
-        role={role}
-        aria-modal="true"
-        aria-labelledby={title ? titleId : undefined}
-        aria-label={title ? undefined : label}
-        tabIndex={-1}
-        data-testid={testId}
-      >
-        {title || onClose ? (
-          <div class="modal-header">
-            {title ? (
-              <h2 id={titleId} class="modal-title">
-                {title}
-              </h2>
-            ) : (
-              <span />
-            )}
-            {onClose ? (
-              <button type="button" class="icon-button" onClick={onClose} aria-label={t`Close`}>
-                <CloseIcon size={18} />
-              </button>
-            ) : null}
-          </div>
-        ) : null}
-        <div class="modal-body">{children}</div>
-      </div>
-    </div>
+      {title || onClose ? (
+        <div class="modal-header">
+          {title ? (
+            <h2 id={titleId} class="modal-title">
+              {title}
+            </h2>
+          ) : (
+            <span />
+          )}
+          {onClose ? (
+            <button type="button" class="icon-button" onClick={onClose} aria-label={t`Close`}>
+              <CloseIcon size={18} />
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      <div class="modal-body">{children}</div>
+    </dialog>
   );
 }

@@ -1,17 +1,17 @@
-import type { NavIcon as NavIconName } from "../app/nav";
+import type { NavIcon as NavIconName } from "../lib/nav";
 import {
   AlertsIcon,
   ContactsIcon,
   DashboardIcon,
   FolderIcon,
   HomeIcon,
+  type IconProps,
   ReportsIcon,
   SettingsIcon,
   ShieldIcon,
   SignOutIcon,
   SlidersIcon,
   UserIcon,
-  type IconProps,
 } from "./icons";
 
 const ICONS: Record<NavIconName, (p: IconProps) => preact.JSX.Element> = {

@@ -3,12 +3,12 @@ import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "react";
 import { useLocation } from "wouter";
-import { tenant } from "../api/tenant";
-import { useIsMobile } from "../app/media";
-import { session } from "../app/session";
-import { useStore } from "../app/store";
-import { LanguageSelect } from "./LanguageSelect";
+import { useIsMobile } from "../lib/media";
+import { session } from "../lib/session";
+import { useStore } from "../lib/store";
+import { tenant } from "../lib/tenant";
 import { LogoIcon, MenuIcon, UserIcon } from "./icons";
+import { LanguageSelect } from "./LanguageSelect";
 import { MobileFooter } from "./MobileFooter";
 import { SideNav } from "./SideNav";
 
@@ -26,7 +26,10 @@ export function Shell({ children }: { children: ComponentChildren }) {
       <a class="skip-link" href="#main">
         {t`Skip to content`}
       </a>
-      {mobile && drawer ? <div class="drawer-backdrop" onClick={() => setDrawer(false)} /> : null}
+      {mobile && drawer ? (
+        // The drawer closes with its own button and Escape too; the backdrop is for pointers only.
+        <div class="drawer-backdrop" aria-hidden="true" onPointerDown={() => setDrawer(false)} />
+      ) : null}
       <SideNav mobile={mobile} open={drawer} onClose={() => setDrawer(false)} />
       <div class="shell-main">
         <header class="topbar">

@@ -3,10 +3,10 @@
 import { useLingui } from "@lingui/react/macro";
 import { useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
-import { isActive, isGroup, sideNav } from "../app/nav";
-import { session, signOut } from "../app/session";
-import { useStore } from "../app/store";
-import { VERSION } from "../app/version";
+import { isActive, isGroup, sideNav } from "../lib/nav";
+import { session, signOut } from "../lib/session";
+import { useStore } from "../lib/store";
+import { VERSION } from "../lib/version";
 import { ChevronDownIcon, CloseIcon, LogoIcon } from "./icons";
 import { NavIcon } from "./NavIcon";
 
@@ -82,13 +82,7 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
         <LogoIcon size={26} />
         <span class="sidenav-label brand-name">cxwatch</span>
         {mobile ? (
-          <button
-            ref={closeButton}
-            type="button"
-            class="icon-button"
-            onClick={close}
-            aria-label={t`Close menu`}
-          >
+          <button ref={closeButton} type="button" class="icon-button" onClick={close} aria-label={t`Close menu`}>
             <CloseIcon size={20} />
           </button>
         ) : null}

@@ -12,6 +12,7 @@ export interface IconProps {
 /** The 24x24 frame every icon is drawn in (also used by the dashboard's own icons). */
 export function Svg({ size = 20, class: cls, title, children }: IconProps & { children: ComponentChildren }) {
   return (
+    // biome-ignore lint/a11y/noSvgWithoutTitle: a title is drawn when given; without one the icon is aria-hidden
     <svg
       class={cls ? `icon ${cls}` : "icon"}
       width={size}

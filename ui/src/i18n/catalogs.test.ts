@@ -13,7 +13,7 @@ function unquote(lines: string[]): string {
 }
 
 /** A minimal reader of the po files Lingui writes (msgctxt/msgid/msgstr, multi-line strings). */
-export function parsePo(text: string): Entry[] {
+function parsePo(text: string): Entry[] {
   const entries: Entry[] = [];
   for (const block of text.split(/\r?\n\r?\n/)) {
     const lines = block.split(/\r?\n/).filter((l) => l && !l.startsWith("#"));
@@ -29,7 +29,7 @@ export function parsePo(text: string): Entry[] {
       }
     }
     if (!parts.msgid.length) continue;
-    const id = (parts.msgctxt.length ? unquote(parts.msgctxt) + "\u0004" : "") + unquote(parts.msgid);
+    const id = (parts.msgctxt.length ? `${unquote(parts.msgctxt)}\u0004` : "") + unquote(parts.msgid);
     if (id === "") continue; // header
     entries.push({ id, str: unquote(parts.msgstr) });
   }
@@ -89,6 +89,8 @@ describe("translation catalogs", () => {
       "Application",
       "Minimum",
       "Maximum",
+      "Page",
+      "Permissions",
     ]);
     const copied = en
       .filter((e) => /[a-z]{3}/i.test(e.id) && !same.has(e.id))

@@ -1,6 +1,6 @@
 // Lingui set-up: English (source, default) and French; the choice is kept in local storage.
 import { i18n, type Messages } from "@lingui/core";
-import { KEYS, readString, writeString } from "../api/storage";
+import { KEYS, readString, writeString } from "../lib/storage";
 
 export const LOCALES = ["en", "fr"] as const;
 export type Locale = (typeof LOCALES)[number];

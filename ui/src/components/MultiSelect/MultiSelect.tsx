@@ -73,7 +73,7 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
         </svg>
       </button>
       {open ? (
-        <div class="ms-panel" role="group" aria-labelledby={`${uid}-label`}>
+        <fieldset class="ms-panel" aria-labelledby={`${uid}-label`}>
           {props.selectAllLabel ? (
             <label class="ms-option ms-all">
               <input
@@ -98,7 +98,7 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
               </label>
             ))}
           </div>
-        </div>
+        </fieldset>
       ) : null}
     </div>
   );

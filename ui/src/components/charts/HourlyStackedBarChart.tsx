@@ -68,7 +68,9 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
   const visible = useNearViewport(box, !!props.lazy);
 
   // frappe-charts needs at least one dataset.
-  const series = props.series.length ? props.series : [{ name: "", color: "#adb5bd", values: props.labels.map(() => 0) }];
+  const series = props.series.length
+    ? props.series
+    : [{ name: "", color: "#adb5bd", values: props.labels.map(() => 0) }];
   const data = { labels: props.labels, datasets: series.map((s) => ({ name: s.name, values: s.values })) };
   const colors = series.map((s) => s.color);
   const key = JSON.stringify([data, colors, props.height]);

@@ -21,7 +21,12 @@ declare module "frappe-charts/src/js/charts/BaseChart" {
     isNavigable?: 0 | 1 | boolean;
     truncateLegends?: 0 | 1 | boolean;
     barOptions?: { stacked?: 0 | 1 | boolean; spaceRatio?: number };
-    axisOptions?: { xAxisMode?: "span" | "tick"; yAxisMode?: "span" | "tick"; xIsSeries?: 0 | 1 | boolean; shortenYAxisNumbers?: 0 | 1 | boolean };
+    axisOptions?: {
+      xAxisMode?: "span" | "tick";
+      yAxisMode?: "span" | "tick";
+      xIsSeries?: 0 | 1 | boolean;
+      shortenYAxisNumbers?: 0 | 1 | boolean;
+    };
     tooltipOptions?: { formatTooltipX?: (v: string) => string; formatTooltipY?: (v: number) => string };
     maxSlices?: number;
     strokeWidth?: number;
@@ -48,7 +53,12 @@ declare module "frappe-charts/src/js/charts/BaseChart" {
     tip: SvgTip;
     colors: string[];
     config: Record<string, unknown>;
-    measures: { legendHeight: number; titleHeight: number; paddings: Record<string, number>; margins: Record<string, number> };
+    measures: {
+      legendHeight: number;
+      titleHeight: number;
+      paddings: Record<string, number>;
+      margins: Record<string, number>;
+    };
     initTimeout: number;
     height: number;
     state: Record<string, unknown>;

@@ -3,7 +3,7 @@ import { Trans } from "@lingui/react/macro";
 import { useEffect } from "react";
 import { navigate } from "wouter/use-browser-location";
 import { exchangeSsoId } from "../../api/auth";
-import { startSession } from "../../app/session";
+import { startSession } from "../../lib/session";
 
 export function CallbackPage() {
   useEffect(() => {

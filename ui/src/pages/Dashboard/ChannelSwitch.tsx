@@ -16,9 +16,9 @@ export function ChannelSwitch({ channel, onChannel }: { channel: Channel; onChan
     </button>
   );
   return (
-    <div class="seg" role="group" aria-label={t`Channel`}>
+    <fieldset class="seg" aria-label={t`Channel`}>
       {opt("web", t`Digital`)}
       {opt("voice", t`Voice`)}
-    </div>
+    </fieldset>
   );
 }

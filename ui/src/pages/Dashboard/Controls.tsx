@@ -2,9 +2,9 @@
 // same controls appear in the sticky top bar.
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
-import { useSiteTimeZone } from "../../api/tenant";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { RefreshIcon } from "./icons";
 import type { RunType } from "./prefs";
 import { ALL_RATES, type GroupInfo, type RateIndex } from "./rows";
@@ -29,7 +29,8 @@ export interface ControlsProps {
 }
 
 const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
-const sortedByName = (groups: GroupInfo[]) => [...groups].sort((a, b) => collator.compare(a.name, b.name) || a.id - b.id);
+const sortedByName = (groups: GroupInfo[]) =>
+  [...groups].sort((a, b) => collator.compare(a.name, b.name) || a.id - b.id);
 
 export const Controls = memo(function Controls(p: ControlsProps) {
   const { t, i18n } = useLingui();
@@ -37,11 +38,17 @@ export const Controls = memo(function Controls(p: ControlsProps) {
   const n = p.chosen.length;
   const m = p.groups.length;
   const filterSummary =
-    p.filter.length === ALL_RATES.length ? t`All` : p.filter.length === 0 ? t`None` : p.filter.map((i) => rateNames[i]).join(", ");
+    p.filter.length === ALL_RATES.length
+      ? t`All`
+      : p.filter.length === 0
+        ? t`None`
+        : p.filter.map((i) => rateNames[i]).join(", ");
   const id = (s: string) => `${p.variant}-${s}`;
   const timeZone = useSiteTimeZone();
   // With the zone's name: the operator may not be where the site is.
-  const time = p.lastRefreshed ? `${formatClock(p.lastRefreshed, timeZone)} ${zoneLabel(p.lastRefreshed, timeZone, i18n.locale)}`.trim() : "";
+  const time = p.lastRefreshed
+    ? `${formatClock(p.lastRefreshed, timeZone)} ${zoneLabel(p.lastRefreshed, timeZone, i18n.locale)}`.trim()
+    : "";
 
   return (
     <div class={`controls controls-${p.variant}`} data-testid={id("controls")}>
@@ -49,7 +56,7 @@ export const Controls = memo(function Controls(p: ControlsProps) {
         <span class="control-label" id={id("runtype-label")}>
           {t`Run Type`}
         </span>
-        <div class="seg" role="group" aria-labelledby={id("runtype-label")}>
+        <fieldset class="seg" aria-labelledby={id("runtype-label")}>
           {(["Manual", "Schedule"] as RunType[]).map((r) => (
             <button
               type="button"
@@ -62,7 +69,7 @@ export const Controls = memo(function Controls(p: ControlsProps) {
               {r === "Manual" ? t`Manual` : t`Schedule`}
             </button>
           ))}
-        </div>
+        </fieldset>
       </div>
       <MultiSelect
         class="control control-groups"
@@ -70,7 +77,8 @@ export const Controls = memo(function Controls(p: ControlsProps) {
         options={sortedByName(p.groups).map((g) => ({
           value: g.id,
           label: g.name,
-          icon: g.channel === "web" ? <ChatIcon size={16} title={t`Digital`} /> : <PhoneIcon size={16} title={t`Voice`} />,
+          icon:
+            g.channel === "web" ? <ChatIcon size={16} title={t`Digital`} /> : <PhoneIcon size={16} title={t`Voice`} />,
         }))}
         selected={p.chosen}
         onChange={p.onChosen}

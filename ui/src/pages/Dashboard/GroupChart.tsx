@@ -2,13 +2,23 @@
 import { useLingui } from "@lingui/react/macro";
 import { FAILURE_COLOR, NEUTRAL_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
 import { HourlyStackedBarChart } from "../../components/charts/HourlyStackedBarChart";
-import { hourLabels, timeSlotLabel, type Counts } from "./hourly";
-import { STATUS_KEYS, type RateIndex } from "./rows";
+import { type Counts, hourLabels, timeSlotLabel } from "./hourly";
+import { type RateIndex, STATUS_KEYS } from "./rows";
 
 const LABELS = hourLabels();
 const COLORS = [PASS_COLOR, WARNING_COLOR, FAILURE_COLOR];
 
-export function GroupChart({ hours, filter, height, lazy }: { hours: Counts[]; filter: RateIndex[]; height: number; lazy?: boolean }) {
+export function GroupChart({
+  hours,
+  filter,
+  height,
+  lazy,
+}: {
+  hours: Counts[];
+  filter: RateIndex[];
+  height: number;
+  lazy?: boolean;
+}) {
   const { t, i18n } = useLingui();
   const names = [t`Pass`, t`Warning`, t`Failure`];
   const series = filter.map((r) => ({ name: names[r], color: COLORS[r], values: hours.map((h) => h[STATUS_KEYS[r]]) }));

@@ -20,7 +20,8 @@ export function GroupChartModal({ row, filter, date, runTypeName, isPhone, onClo
   return (
     <Modal open onClose={onClose} size="large" title={row.name} testId="chart-modal">
       <p class="muted chart-modal-sub">
-        {date.replaceAll("-", "/")} · {runTypeName} · {t`Test Case Runs:`} <strong data-testid="chart-modal-count">{count}</strong>
+        {date.replaceAll("-", "/")} · {runTypeName} · {t`Test Case Runs:`}{" "}
+        <strong data-testid="chart-modal-count">{count}</strong>
       </p>
       <ChartLegend filter={filter} />
       <div class="chart-modal-body" data-testid="chart-modal-chart">

@@ -22,7 +22,11 @@ export interface GroupTableProps {
 
 function ChannelMark({ channel }: { channel: string }) {
   const { t } = useLingui();
-  return channel === "web" ? <ChatIcon size={16} class="channel-icon" title={t`Digital`} /> : <PhoneIcon size={16} class="channel-icon" title={t`Voice`} />;
+  return channel === "web" ? (
+    <ChatIcon size={16} class="channel-icon" title={t`Digital`} />
+  ) : (
+    <PhoneIcon size={16} class="channel-icon" title={t`Voice`} />
+  );
 }
 
 /** What one row or card shows. A row is drawn again only when one of these changes. */
@@ -56,6 +60,7 @@ function RowChart({ row, loading, filter, onOpen, lazy, height }: Omit<RowProps,
     onOpen(row.id);
   };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: the chart inside is block content, which a <button> may not hold
     <div
       class="chart-open"
       role="button"
@@ -90,7 +95,14 @@ const TableRow = memo(function TableRow(p: RowProps) {
         <Count row={r} loading={p.loading} failed={p.failed} />
       </td>
       <td class="col-chart">
-        <RowChart row={r} loading={p.loading} filter={p.filter} onOpen={p.onOpen} lazy={p.lazy} height={DESKTOP_CHART_HEIGHT} />
+        <RowChart
+          row={r}
+          loading={p.loading}
+          filter={p.filter}
+          onOpen={p.onOpen}
+          lazy={p.lazy}
+          height={DESKTOP_CHART_HEIGHT}
+        />
       </td>
     </tr>
   );
@@ -109,7 +121,14 @@ const Card = memo(function Card(p: RowProps) {
           <Count row={r} loading={p.loading} failed={p.failed} />
         </span>
       </div>
-      <RowChart row={r} loading={p.loading} filter={p.filter} onOpen={p.onOpen} lazy={p.lazy} height={PHONE_CHART_HEIGHT} />
+      <RowChart
+        row={r}
+        loading={p.loading}
+        filter={p.filter}
+        onOpen={p.onOpen}
+        lazy={p.lazy}
+        height={PHONE_CHART_HEIGHT}
+      />
     </li>
   );
 });
@@ -149,11 +168,11 @@ export function GroupTable(p: GroupTableProps) {
   if (p.isPhone) {
     return (
       <section class="card table-card" data-testid="group-table" data-ready={p.ready}>
-        <div class="card-sort" role="group" aria-label={t`Sort by`}>
+        <fieldset class="card-sort" aria-label={t`Sort by`}>
           <span class="muted">{t`Sort by`}</span>
           {header("name", t`Test Case Group`)}
           {header("count", t`Count`)}
-        </div>
+        </fieldset>
         <ul class="group-cards">
           {p.rows.map((r) => (
             <Card key={r.id} {...rowProps(r)} />

@@ -2,9 +2,9 @@
 // channel with its component database icons, agent phone icon, endpoint name and last run.
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
-import { useSiteTimeZone } from "../../api/tenant";
 import { Modal } from "../../components/Modal";
-import { componentState, flagState, lastRunTime, type ClientAppHealth } from "./health";
+import { useSiteTimeZone } from "../../lib/tenant";
+import { type ClientAppHealth, componentState, flagState, lastRunTime } from "./health";
 import { AgentPhoneIcon, DatabaseIcon } from "./icons";
 import { useStateText } from "./JourneyDiagram";
 import { formatRunTime, zoneLabel } from "./time";
@@ -16,14 +16,25 @@ export interface HealthStatusModalProps {
   channelName: string;
 }
 
-export const HealthStatusModal = memo(function HealthStatusModal({ open, onClose, apps, channelName }: HealthStatusModalProps) {
+export const HealthStatusModal = memo(function HealthStatusModal({
+  open,
+  onClose,
+  apps,
+  channelName,
+}: HealthStatusModalProps) {
   const { t, i18n } = useLingui();
   const stateText = useStateText();
   const timeZone = useSiteTimeZone();
   // Whose clock the last-run times are on (the site's), as it is now.
   const zone = zoneLabel(new Date(), timeZone, i18n.locale);
   return (
-    <Modal open={open} onClose={onClose} size="large" title={t`Client Experience Components Health Status`} testId="health-modal">
+    <Modal
+      open={open}
+      onClose={onClose}
+      size="large"
+      title={t`Client Experience Components Health Status`}
+      testId="health-modal"
+    >
       <p class="muted small-text" data-testid="health-subtitle">
         {channelName}
         {zone ? ` · ${t`Times in ${zone}`}` : ""}
@@ -55,16 +66,32 @@ export const HealthStatusModal = memo(function HealthStatusModal({ open, onClose
                     const state = c.hasComponent ? stateText(s) : t`Not present`;
                     const label = t`${name}: ${state}`;
                     return (
-                      <span class={`hs-icon is-${s}`} title={label} key={c.name} data-state={s} role="img" aria-label={label}>
+                      <span
+                        class={`hs-icon is-${s}`}
+                        title={label}
+                        key={c.name}
+                        data-state={s}
+                        role="img"
+                        aria-label={label}
+                      >
                         <DatabaseIcon size={20} />
                       </span>
                     );
                   })}
                 </span>
-                <span class={`hs-icon is-${agent}`} title={agentLabel} role="img" aria-label={agentLabel} data-testid="health-agent" data-state={agent}>
+                <span
+                  class={`hs-icon is-${agent}`}
+                  title={agentLabel}
+                  role="img"
+                  aria-label={agentLabel}
+                  data-testid="health-agent"
+                  data-state={agent}
+                >
                   <AgentPhoneIcon size={20} />
                 </span>
-                <span class="health-endpoint" data-testid="health-endpoint">{app.clientEndPoint}</span>
+                <span class="health-endpoint" data-testid="health-endpoint">
+                  {app.clientEndPoint}
+                </span>
                 <span class="health-time" data-testid="health-lastrun">
                   <span class="health-time-label">{t`Last Run`} </span>
                   <span class="health-time-value">{when || "—"}</span>

@@ -1,7 +1,7 @@
 // 1. Client Experience Journey: Simulated Caller -> Telco/Internet -> IVR/Chatbot -> Agent.
 import { useLingui } from "@lingui/react/macro";
-import { memo } from "react";
 import type { ComponentChildren } from "preact";
+import { memo } from "react";
 import { ChannelSwitch } from "./ChannelSwitch";
 import type { ClientAppHealth, NodeState } from "./health";
 import { journeyFor } from "./health";
@@ -22,7 +22,14 @@ export function useStateText() {
   return (s: NodeState) => (s === "pass" ? t`Pass` : s === "fail" ? t`Failure` : t`Disabled`);
 }
 
-function Node(props: { id: string; label: string; state: NodeState; icon: ComponentChildren; badge?: ComponentChildren; stateText: string }) {
+function Node(props: {
+  id: string;
+  label: string;
+  state: NodeState;
+  icon: ComponentChildren;
+  badge?: ComponentChildren;
+  stateText: string;
+}) {
   const { t } = useLingui();
   const name = props.label;
   const state = props.stateText;
@@ -44,7 +51,14 @@ const Link = () => (
   </li>
 );
 
-export const JourneyDiagram = memo(function JourneyDiagram({ channel, onChannel, apps, loading, isPhone, onDetails }: JourneyDiagramProps) {
+export const JourneyDiagram = memo(function JourneyDiagram({
+  channel,
+  onChannel,
+  apps,
+  loading,
+  isPhone,
+  onDetails,
+}: JourneyDiagramProps) {
   const { t } = useLingui();
   const stateText = useStateText();
   const j = journeyFor(apps);
@@ -80,7 +94,13 @@ export const JourneyDiagram = memo(function JourneyDiagram({ channel, onChannel,
         </div>
       </header>
       <ol class={`journey ${loading ? "is-loading" : ""}`} aria-busy={loading}>
-        <Node id="caller" label={t`Simulated Caller`} state={j.caller} icon={<CallerIcon size={size} />} stateText={stateText(j.caller)} />
+        <Node
+          id="caller"
+          label={t`Simulated Caller`}
+          state={j.caller}
+          icon={<CallerIcon size={size} />}
+          stateText={stateText(j.caller)}
+        />
         <Link />
         <Node
           id="network"
@@ -98,14 +118,24 @@ export const JourneyDiagram = memo(function JourneyDiagram({ channel, onChannel,
           stateText={stateText(j.bot)}
           badge={
             showCount ? (
-              <span class="jn-badge" data-testid="ivr-failures" title={t`${failing} of ${enabled} IVR applications failing`}>
+              <span
+                class="jn-badge"
+                data-testid="ivr-failures"
+                title={t`${failing} of ${enabled} IVR applications failing`}
+              >
                 {failing}/{enabled}
               </span>
             ) : undefined
           }
         />
         <Link />
-        <Node id="agent" label={t`Agent`} state={j.agent} icon={<AgentIcon size={size} />} stateText={stateText(j.agent)} />
+        <Node
+          id="agent"
+          label={t`Agent`}
+          state={j.agent}
+          icon={<AgentIcon size={size} />}
+          stateText={stateText(j.agent)}
+        />
       </ol>
     </section>
   );

@@ -7,7 +7,15 @@ import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/chart
 import { DonutChart } from "../../components/charts/DonutChart";
 import type { OverallHealth } from "./percentages";
 
-export const OverallHealthDonut = memo(function OverallHealthDonut({ health, loading, isPhone }: { health: OverallHealth; loading: boolean; isPhone: boolean }) {
+export const OverallHealthDonut = memo(function OverallHealthDonut({
+  health,
+  loading,
+  isPhone,
+}: {
+  health: OverallHealth;
+  loading: boolean;
+  isPhone: boolean;
+}) {
   const { t, i18n } = useLingui();
   const num = (n: number) => i18n.number(n);
   const rows = [

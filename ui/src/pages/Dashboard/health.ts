@@ -5,46 +5,23 @@
 // - A node over several applications is red when any enabled flag fails, green when every
 //   enabled flag passes, grey when none is enabled.
 
-export const PASS_STATUS = 'TRS_PASS';
+export const PASS_STATUS = "TRS_PASS";
 
-export type NodeState = 'pass' | 'fail' | 'disabled';
+export type NodeState = "pass" | "fail" | "disabled";
 
-export interface StatusFlag {
-  enabled: boolean;
-  status: string;
-}
+import type { ChannelHealth, ClientAppHealth, ComponentPresence, StatusFlag } from "../../api/types";
 
-export interface ComponentPresence {
-  name: string;
-  hasComponent: boolean;
-  enabled: boolean;
-}
-
-export interface ClientAppHealth {
-  clientEndPoint: string;
-  channel: string;
-  /** The last run: a timestamp, or an object with runTime (spec §3 'lastRun (runTime)'). */
-  lastRun?: string | number | { runTime?: string | number | null } | null;
-  appStatus?: StatusFlag | null;
-  telcoStatus?: StatusFlag | null;
-  agentStatus?: StatusFlag | null;
-  componentStatus?: ComponentPresence[] | null;
-}
-
-export interface ChannelHealth {
-  channel: string;
-  clientApps: ClientAppHealth[];
-}
+export type { ChannelHealth, ClientAppHealth };
 
 export function flagState(flag: StatusFlag | null | undefined): NodeState {
-  if (!flag || !flag.enabled) return 'disabled';
-  return flag.status === PASS_STATUS ? 'pass' : 'fail';
+  if (!flag?.enabled) return "disabled";
+  return flag.status === PASS_STATUS ? "pass" : "fail";
 }
 
 export function combineStates(states: NodeState[]): NodeState {
-  if (states.includes('fail')) return 'fail';
-  if (states.includes('pass')) return 'pass';
-  return 'disabled';
+  if (states.includes("fail")) return "fail";
+  if (states.includes("pass")) return "pass";
+  return "disabled";
 }
 
 /** Failing enabled flags over enabled flags: the IVR node's 'x/y'. */
@@ -53,9 +30,9 @@ export function failureCount(flags: (StatusFlag | null | undefined)[]): { failin
   let enabled = 0;
   for (const f of flags) {
     const s = flagState(f);
-    if (s === 'disabled') continue;
+    if (s === "disabled") continue;
     enabled += 1;
-    if (s === 'fail') failing += 1;
+    if (s === "fail") failing += 1;
   }
   return { failing, enabled };
 }
@@ -82,9 +59,9 @@ export function journeyFor(apps: ClientAppHealth[]): Journey {
   const network = combineStates(apps.map((a) => flagState(a.telcoStatus)));
   const bot = combineStates(apps.map((a) => flagState(a.appStatus)));
   const agent = combineStates(apps.map((a) => flagState(a.agentStatus)));
-  const anyEnabled = [network, bot, agent].some((s) => s !== 'disabled');
+  const anyEnabled = [network, bot, agent].some((s) => s !== "disabled");
   return {
-    caller: anyEnabled ? 'pass' : 'disabled',
+    caller: anyEnabled ? "pass" : "disabled",
     network,
     bot,
     agent,
@@ -110,15 +87,12 @@ export function appsOfChannel(health: ChannelHealth[], channel: string): ClientA
  * a disabled or absent component, or any component of a disabled application, is grey.
  */
 export function componentState(c: ComponentPresence, app: ClientAppHealth): NodeState {
-  if (!c.hasComponent || !c.enabled) return 'disabled';
+  if (!c.hasComponent || !c.enabled) return "disabled";
   const s = flagState(app.appStatus);
   return s;
 }
 
-/** The last run time of an application, whichever way the API wrote it. */
-export function lastRunTime(app: ClientAppHealth): string | number | null {
-  const v = app.lastRun;
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'object') return v.runTime ?? null;
-  return v;
+/** The last run time of an application (UTC), or null when it has none. */
+export function lastRunTime(app: ClientAppHealth): string | null {
+  return app.lastRun || null;
 }

@@ -1,16 +1,10 @@
 // The 24-hour chart: always 24 slots (hours 0-23, labelled 00 to 23), padded with zero
 // (spec §9 'Hours chart').
 
-import { toDate, zonedParts } from './time';
+import type { HourlyStatus } from "../../api/types";
+import { toDate, zonedParts } from "./time";
 
 export const HOURS = 24;
-
-export interface HourlyStatus {
-  hourly: string | number;
-  successCount?: number | null;
-  warningCount?: number | null;
-  failureCount?: number | null;
-}
 
 export interface Counts {
   success: number;
@@ -21,7 +15,7 @@ export interface Counts {
 export const zeroCounts = (): Counts => ({ success: 0, warning: 0, failure: 0 });
 
 export function countOf(n: number | null | undefined): number {
-  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
+  return typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
 export function pad2(n: number): string {
@@ -46,7 +40,7 @@ export function timeSlotLabel(hour: number): string {
  */
 export function hourOf(hourly: string | number | null | undefined, timeZone: string): number | null {
   if (hourly === null || hourly === undefined) return null;
-  if (typeof hourly === 'number') {
+  if (typeof hourly === "number") {
     if (!Number.isFinite(hourly) || hourly < 0) return null;
     if (Number.isInteger(hourly) && hourly < HOURS) return hourly;
   } else {
@@ -67,7 +61,7 @@ export function hourOf(hourly: string | number | null | undefined, timeZone: str
 }
 
 /** Always 24 slots; entries for the same hour are added; unreadable entries are dropped. */
-export function padHours(hourlyStatus: HourlyStatus[] | null | undefined, timeZone: string): Counts[] {
+export function padHours(hourlyStatus: readonly HourlyStatus[] | null | undefined, timeZone: string): Counts[] {
   const slots = Array.from({ length: HOURS }, zeroCounts);
   for (const e of hourlyStatus ?? []) {
     const h = hourOf(e.hourly, timeZone);

@@ -33,7 +33,10 @@ export const InternetIcon = (p: P) => (
 export const IvrIcon = (p: P) => (
   <Svg {...p}>
     <rect x="5" y="2.5" width="14" height="19" rx="2.5" />
-    <path d="M9 7h.01M12 7h.01M15 7h.01M9 10.5h.01M12 10.5h.01M15 10.5h.01M9 14h.01M12 14h.01M15 14h.01M12 17.5h.01" stroke-width="2.4" />
+    <path
+      d="M9 7h.01M12 7h.01M15 7h.01M9 10.5h.01M12 10.5h.01M15 10.5h.01M9 14h.01M12 14h.01M15 14h.01M12 17.5h.01"
+      stroke-width="2.4"
+    />
   </Svg>
 );
 

@@ -2,17 +2,27 @@
 // case groups with their 24-hour charts. It follows new runs every 30 s (spec §2 'Dashboard').
 import { useLingui } from "@lingui/react/macro";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { useIsMobile } from "../../app/media";
+import { useIsMobile } from "../../lib/media";
 import { Controls, type ControlsProps } from "./Controls";
 import { GroupChartModal } from "./GroupChartModal";
 import { GroupTable } from "./GroupTable";
-import { appsOfChannel } from "./health";
 import { HealthStatusModal } from "./HealthStatusModal";
+import { appsOfChannel } from "./health";
+import { HOURS, zeroCounts } from "./hourly";
 import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
 import { overallHealth } from "./percentages";
-import { makeRow, nextSort, sortRows, type GroupInfo, type GroupRow, type GroupSums, type RateIndex, type Sort, type SortKey } from "./rows";
-import { HOURS, zeroCounts } from "./hourly";
+import {
+  type GroupInfo,
+  type GroupRow,
+  type GroupSums,
+  makeRow,
+  nextSort,
+  type RateIndex,
+  type Sort,
+  type SortKey,
+  sortRows,
+} from "./rows";
 import { useDashboard } from "./useDashboard";
 import "./Dashboard.css";
 
@@ -106,7 +116,8 @@ export function DashboardPage() {
       if (!g) continue;
       const sums = s.sums.get(id) ?? EMPTY;
       const c = rowCache.current.get(id);
-      const same = c && c.sums === sums && c.filter === s.filter && c.group.name === g.name && c.group.channel === g.channel;
+      const same =
+        c && c.sums === sums && c.filter === s.filter && c.group.name === g.name && c.group.channel === g.channel;
       const row = same ? c.row : makeRow(g, sums, s.filter);
       next.set(id, { group: g, sums, filter: s.filter, row });
       out.push(row);
@@ -115,15 +126,21 @@ export function DashboardPage() {
     return out;
   }, [s.chosen, byId, s.sums, s.filter]);
   const sorted = useMemo(() => sortRows(rows, sort), [rows, sort]);
-  const loading = useMemo(() => new Set(s.chosen.filter((id) => !s.sums.has(id) && !s.failed.has(id))), [s.chosen, s.sums, s.failed]);
+  const loading = useMemo(
+    () => new Set(s.chosen.filter((id) => !s.sums.has(id) && !s.failed.has(id))),
+    [s.chosen, s.sums, s.failed],
+  );
   // Totals only once every chosen group is in (a partial sum would climb while loading).
-  const health = useMemo(() => (s.ready ? overallHealth(rows.filter((r) => s.sums.has(r.id))) : NO_HEALTH), [rows, s.sums, s.ready]);
+  const health = useMemo(
+    () => (s.ready ? overallHealth(rows.filter((r) => s.sums.has(r.id))) : NO_HEALTH),
+    [rows, s.sums, s.ready],
+  );
   const apps = useMemo(() => appsOfChannel(s.health ?? [], s.channel), [s.health, s.channel]);
   const openHealth = useCallback(() => setHealthOpen(true), []);
   const closeHealth = useCallback(() => setHealthOpen(false), []);
   const closeChart = useCallback(() => setChartId(null), []);
   const onSort = useCallback((k: SortKey) => setSort((cur) => nextSort(cur, k)), []);
-  const chartRow = chartId === null ? null : rows.find((r) => r.id === chartId) ?? null;
+  const chartRow = chartId === null ? null : (rows.find((r) => r.id === chartId) ?? null);
 
   // A mark for the performance figure of the browser test: all chosen groups' numbers shown.
   const marked = useRef(false);
@@ -154,7 +171,12 @@ export function DashboardPage() {
   );
 
   return (
-    <section class={`page dashboard ${isPhone ? "is-phone" : "is-desktop"}`} ref={root} data-testid="dashboard" data-ready={s.ready}>
+    <section
+      class={`page dashboard ${isPhone ? "is-phone" : "is-desktop"}`}
+      ref={root}
+      data-testid="dashboard"
+      data-ready={s.ready}
+    >
       <h1 class="page-title">{t`Dashboard`}</h1>
       <div class="dash-top">
         <JourneyDiagram

@@ -8,8 +8,8 @@
 // that is not zero never shows more than one point away from its exact value, and with no runs
 // every share is 0.
 
-import type { Counts } from './hourly';
-import { total } from './rows';
+import type { Counts } from "./hourly";
+import { total } from "./rows";
 
 export function roundPercentages(values: number[]): number[] {
   const sum = values.reduce((a, b) => a + b, 0);

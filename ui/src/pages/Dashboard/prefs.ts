@@ -1,15 +1,15 @@
 // The dashboard's remembered choices (local storage): channel, chosen groups, rate filter.
 // Run type and date live only as long as the page (they survive refreshes, not reloads).
 
-import { ALL_RATES, normaliseFilter, type RateIndex } from './rows';
+import { ALL_RATES, normaliseFilter, type RateIndex } from "./rows";
 
-export type Channel = 'voice' | 'web';
-export type RunType = 'Manual' | 'Schedule';
+export type Channel = "voice" | "web";
+export type RunType = "Manual" | "Schedule";
 
 export const STORAGE_KEYS = {
-  channel: 'cxwatch.dashboard.channel',
-  groups: 'cxwatch.dashboard.groups',
-  filter: 'cxwatch.dashboard.filter',
+  channel: "cxwatch.dashboard.channel",
+  groups: "cxwatch.dashboard.groups",
+  filter: "cxwatch.dashboard.filter",
 } as const;
 
 export interface KeyValueStore {
@@ -19,7 +19,7 @@ export interface KeyValueStore {
 
 function safeStore(): KeyValueStore | null {
   try {
-    return typeof localStorage === 'undefined' ? null : localStorage;
+    return typeof localStorage === "undefined" ? null : localStorage;
   } catch {
     return null;
   }
@@ -46,8 +46,8 @@ function write(store: KeyValueStore | null, key: string, value: unknown): void {
 /** Spec §4: the stored selection, else Digital on a phone and Voice on a desktop. */
 export function initialChannel(isPhone: boolean, store = safeStore()): Channel {
   const v = read(store, STORAGE_KEYS.channel);
-  if (v === 'voice' || v === 'web') return v;
-  return isPhone ? 'web' : 'voice';
+  if (v === "voice" || v === "web") return v;
+  return isPhone ? "web" : "voice";
 }
 
 export function saveChannel(c: Channel, store = safeStore()): void {

@@ -1,83 +1,95 @@
-import { describe, expect, it } from 'vitest';
-import { applyFilter, makeRow, nextSort, normaliseFilter, sortRows, sumEntities, type GroupMetric } from './rows';
+import { describe, expect, it } from "vitest";
+import { applyFilter, makeRow, nextSort, normaliseFilter, sortRows, sumEntities } from "./rows";
 
 // Shaped like GET api/trs/v1/groups/{id}/metric?level=case (spec §3 'Group metric').
-const entities: GroupMetric[] = [
+const entities = [
   {
-    entityId: 11, entityName: 'Balance inquiry', entityType: 'case', channel: 'voice',
-    periodStart: '2024-07-01', periodEnd: '2024-07-01',
-    successCount: 10, warningCount: 2, failureCount: 1,
+    entityId: 11,
+    entityName: "Balance inquiry",
+    entityType: "case",
+    channel: "voice",
+    periodStart: "2024-07-01",
+    periodEnd: "2024-07-01",
+    successCount: 10,
+    warningCount: 2,
+    failureCount: 1,
     hourlyStatus: [
-      { hourly: '2024-07-01 09:00:00', successCount: 6, warningCount: 1, failureCount: 0 },
-      { hourly: '2024-07-01 14:00:00', successCount: 4, warningCount: 1, failureCount: 1 },
+      { hourly: "2024-07-01 09:00:00", successCount: 6, warningCount: 1, failureCount: 0 },
+      { hourly: "2024-07-01 14:00:00", successCount: 4, warningCount: 1, failureCount: 1 },
     ],
   },
   {
-    entityId: 12, entityName: 'Card activation', entityType: 'case', channel: 'voice',
-    periodStart: '2024-07-01', periodEnd: '2024-07-01',
-    successCount: 5, warningCount: 0, failureCount: 3,
-    hourlyStatus: [{ hourly: '2024-07-01 14:00:00', successCount: 5, warningCount: 0, failureCount: 3 }],
+    entityId: 12,
+    entityName: "Card activation",
+    entityType: "case",
+    channel: "voice",
+    periodStart: "2024-07-01",
+    periodEnd: "2024-07-01",
+    successCount: 5,
+    warningCount: 0,
+    failureCount: 3,
+    hourlyStatus: [{ hourly: "2024-07-01 14:00:00", successCount: 5, warningCount: 0, failureCount: 3 }],
   },
 ];
 
-describe('sumEntities', () => {
-  it('adds counts and hourly slots over entities', () => {
-    const s = sumEntities(entities, 'America/Toronto');
+describe("sumEntities", () => {
+  it("adds counts and hourly slots over entities", () => {
+    const s = sumEntities(entities, "America/Toronto");
     expect(s.counts).toEqual({ success: 15, warning: 2, failure: 4 });
     expect(s.hours).toHaveLength(24);
     expect(s.hours[9]).toEqual({ success: 6, warning: 1, failure: 0 });
     expect(s.hours[14]).toEqual({ success: 9, warning: 1, failure: 4 });
   });
-  it('is zero for a group without runs', () => {
-    const s = sumEntities([], 'America/Toronto');
+  it("is zero for a group without runs", () => {
+    const s = sumEntities([], "America/Toronto");
     expect(s.counts).toEqual({ success: 0, warning: 0, failure: 0 });
     expect(s.hours).toHaveLength(24);
-    expect(sumEntities(null, 'America/Toronto').counts.success).toBe(0);
+    expect(sumEntities(null, "America/Toronto").counts.success).toBe(0);
   });
 });
 
-describe('filter', () => {
-  it('zeroes statuses outside the filter', () => {
+describe("filter", () => {
+  it("zeroes statuses outside the filter", () => {
     const c = { success: 3, warning: 2, failure: 1 };
     expect(applyFilter(c, [0, 1, 2])).toEqual(c);
     expect(applyFilter(c, [2])).toEqual({ success: 0, warning: 0, failure: 1 });
     expect(applyFilter(c, [])).toEqual({ success: 0, warning: 0, failure: 0 });
   });
-  it('makes a row whose count and hours follow the filter', () => {
-    const row = makeRow({ id: 1, name: 'G', channel: 'voice' }, sumEntities(entities, 'America/Toronto'), [1, 2]);
+  it("makes a row whose count and hours follow the filter", () => {
+    const row = makeRow({ id: 1, name: "G", channel: "voice" }, sumEntities(entities, "America/Toronto"), [1, 2]);
     expect(row.count).toBe(6);
     expect(row.hours[14]).toEqual({ success: 0, warning: 1, failure: 4 });
   });
-  it('normalises stored filters', () => {
-    expect(normaliseFilter([2, 0, 0, 7, 'x'])).toEqual([0, 2]);
+  it("normalises stored filters", () => {
+    expect(normaliseFilter([2, 0, 0, 7, "x"])).toEqual([0, 2]);
     expect(normaliseFilter([])).toEqual([]);
-    expect(normaliseFilter('0,1')).toBeNull();
+    expect(normaliseFilter("0,1")).toBeNull();
   });
 });
 
-describe('sortRows', () => {
+describe("sortRows", () => {
   const rows = [
-    { id: 1, name: 'beta', count: 5 },
-    { id: 2, name: 'Alpha', count: 5 },
-    { id: 3, name: 'gamma 10', count: 1 },
-    { id: 4, name: 'gamma 9', count: 9 },
+    { id: 1, name: "beta", count: 5 },
+    { id: 2, name: "Alpha", count: 5 },
+    { id: 3, name: "gamma 10", count: 1 },
+    { id: 4, name: "gamma 9", count: 9 },
   ];
-  it('sorts by name, case-insensitive and numeric-aware', () => {
-    expect(sortRows(rows, { key: 'name', dir: 'asc' }).map((r) => r.id)).toEqual([2, 1, 4, 3]);
-    expect(sortRows(rows, { key: 'name', dir: 'desc' }).map((r) => r.id)).toEqual([3, 4, 1, 2]);
+  it("sorts by name, case-insensitive and numeric-aware", () => {
+    expect(sortRows(rows, { key: "name", dir: "asc" }).map((r) => r.id)).toEqual([2, 1, 4, 3]);
+    expect(sortRows(rows, { key: "name", dir: "desc" }).map((r) => r.id)).toEqual([3, 4, 1, 2]);
   });
-  it('sorts by count, ties by name ascending', () => {
-    expect(sortRows(rows, { key: 'count', dir: 'asc' }).map((r) => r.id)).toEqual([3, 2, 1, 4]);
-    expect(sortRows(rows, { key: 'count', dir: 'desc' }).map((r) => r.id)).toEqual([4, 2, 1, 3]);
+  it("sorts by count, ties by name ascending", () => {
+    expect(sortRows(rows, { key: "count", dir: "asc" }).map((r) => r.id)).toEqual([3, 2, 1, 4]);
+    expect(sortRows(rows, { key: "count", dir: "desc" }).map((r) => r.id)).toEqual([4, 2, 1, 3]);
   });
-  it('does not change its input', () => {
+  it("does not change its input", () => {
     const copy = rows.map((r) => r.id);
-    sortRows(rows, { key: 'count', dir: 'desc' });
+    sortRows(rows, { key: "count", dir: "desc" });
     expect(rows.map((r) => r.id)).toEqual(copy);
   });
-  it('header clicks toggle the direction', () => {
-    expect(nextSort({ key: 'name', dir: 'asc' }, 'name')).toEqual({ key: 'name', dir: 'desc' });
-    expect(nextSort({ key: 'name', dir: 'desc' }, 'name')).toEqual({ key: 'name', dir: 'asc' });
-    expect(nextSort({ key: 'name', dir: 'desc' }, 'count')).toEqual({ key: 'count', dir: 'asc' });
+  it("header clicks toggle the direction", () => {
+    expect(nextSort({ key: "name", dir: "asc" }, "name")).toEqual({ key: "name", dir: "desc" });
+    expect(nextSort({ key: "name", dir: "desc" }, "name")).toEqual({ key: "name", dir: "asc" });
+    expect(nextSort({ key: "name", dir: "desc" }, "count")).toEqual({ key: "count", dir: "asc" });
   });
 });

@@ -1,25 +1,15 @@
 // Group rows of the dashboard table: the sum over a group's entities, the rate filter and sorting.
 
-import { countOf, HOURS, padHours, zeroCounts, type Counts, type HourlyStatus } from './hourly';
+import type { Group, GroupMetric } from "../../api/types";
+import { type Counts, countOf, HOURS, padHours, zeroCounts } from "./hourly";
 
-/** Spec §3 'Group metric' (the fields the dashboard reads). */
-export interface GroupMetric {
-  entityId?: number | string | null;
-  entityName?: string | null;
-  entityType?: string | null;
-  channel?: string | null;
-  periodStart?: string | null;
-  periodEnd?: string | null;
-  successCount?: number | null;
-  warningCount?: number | null;
-  failureCount?: number | null;
-  hourlyStatus?: HourlyStatus[] | null;
-}
+/** What a row reads of a group metric (spec §3 'Group metric'). */
+export type MetricCounts = Pick<GroupMetric, "successCount" | "warningCount" | "failureCount" | "hourlyStatus">;
 
 /** Rate filter indexes (spec §9): 0 Pass Rate, 1 Warning Rate, 2 Failure Rate. */
 export type RateIndex = 0 | 1 | 2;
 export const ALL_RATES: RateIndex[] = [0, 1, 2];
-export const STATUS_KEYS: (keyof Counts)[] = ['success', 'warning', 'failure'];
+export const STATUS_KEYS: (keyof Counts)[] = ["success", "warning", "failure"];
 
 export interface GroupSums {
   counts: Counts;
@@ -30,7 +20,7 @@ export interface GroupSums {
  * A group's row: successCount, warningCount, failureCount and hourlyStatus added over its
  * entities; hours given with a zone are read in the site's `timeZone`.
  */
-export function sumEntities(entities: GroupMetric[] | null | undefined, timeZone: string): GroupSums {
+export function sumEntities(entities: readonly MetricCounts[] | null | undefined, timeZone: string): GroupSums {
   const counts = zeroCounts();
   const hours = Array.from({ length: HOURS }, zeroCounts);
   for (const e of entities ?? []) {
@@ -72,11 +62,8 @@ export interface GroupRow {
   count: number;
 }
 
-export interface GroupInfo {
-  id: number;
-  name: string;
-  channel: string;
-}
+/** What the dashboard keeps of a test case group. */
+export type GroupInfo = Pick<Group, "id" | "name" | "channel">;
 
 export function makeRow(group: GroupInfo, sums: GroupSums, filter: readonly RateIndex[]): GroupRow {
   const counts = applyFilter(sums.counts, filter);
@@ -90,22 +77,22 @@ export function makeRow(group: GroupInfo, sums: GroupSums, filter: readonly Rate
   };
 }
 
-export type SortKey = 'name' | 'count';
-export type SortDir = 'asc' | 'desc';
+export type SortKey = "name" | "count";
+export type SortDir = "asc" | "desc";
 export interface Sort {
   key: SortKey;
   dir: SortDir;
 }
 
-const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 
 /** Sorted copy; ties are broken by name, then id, so the order is stable across refreshes. */
 export function sortRows<T extends { id: number; name: string; count: number }>(rows: T[], sort: Sort): T[] {
-  const sign = sort.dir === 'asc' ? 1 : -1;
+  const sign = sort.dir === "asc" ? 1 : -1;
   return [...rows].sort((a, b) => {
     let d = 0;
-    if (sort.key === 'count') d = (a.count - b.count) * sign;
-    if (d === 0) d = collator.compare(a.name, b.name) * (sort.key === 'name' ? sign : 1);
+    if (sort.key === "count") d = (a.count - b.count) * sign;
+    if (d === 0) d = collator.compare(a.name, b.name) * (sort.key === "name" ? sign : 1);
     if (d === 0) d = a.id - b.id;
     return d;
   });
@@ -113,8 +100,8 @@ export function sortRows<T extends { id: number; name: string; count: number }>(
 
 /** Clicking a header: same column flips the direction, another column starts ascending. */
 export function nextSort(current: Sort, key: SortKey): Sort {
-  if (current.key === key) return { key, dir: current.dir === 'asc' ? 'desc' : 'asc' };
-  return { key, dir: 'asc' };
+  if (current.key === key) return { key, dir: current.dir === "asc" ? "desc" : "asc" };
+  return { key, dir: "asc" };
 }
 
 /** Normalise a stored or chosen filter: known indexes only, in order, no duplicates. */

@@ -7,15 +7,15 @@ const partsCache = new Map<string, Intl.DateTimeFormat>();
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = partsCache.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
+    f = new Intl.DateTimeFormat("en-CA", {
       timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
     });
     partsCache.set(timeZone, f);
   }
@@ -35,14 +35,14 @@ export function zonedParts(date: Date, timeZone: string): ZonedParts {
   const p: Record<string, string> = {};
   for (const part of formatter(timeZone).formatToParts(date)) p[part.type] = part.value;
   // Some engines print midnight as '24' even with h23.
-  const hour = p.hour === '24' ? '00' : p.hour;
+  const hour = p.hour === "24" ? "00" : p.hour;
   return { year: p.year, month: p.month, day: p.day, hour, minute: p.minute, second: p.second };
 }
 
 /** 'yyyy/MM/dd HH:mm:ss' in the site time zone; '' for a missing or unreadable time. */
 export function formatRunTime(value: string | number | null | undefined, timeZone: string): string {
   const d = toDate(value);
-  if (!d) return '';
+  if (!d) return "";
   const p = zonedParts(d, timeZone);
   return `${p.year}/${p.month}/${p.day} ${p.hour}:${p.minute}:${p.second}`;
 }
@@ -65,13 +65,13 @@ export function zoneLabel(date: Date, timeZone: string, locale: string): string 
   let f = zoneNameCache.get(key);
   if (!f) {
     try {
-      f = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: 'short' });
+      f = new Intl.DateTimeFormat(locale, { timeZone, timeZoneName: "short" });
     } catch {
-      return '';
+      return "";
     }
     zoneNameCache.set(key, f);
   }
-  return f.formatToParts(date).find((p) => p.type === 'timeZoneName')?.value ?? '';
+  return f.formatToParts(date).find((p) => p.type === "timeZoneName")?.value ?? "";
 }
 
 /** Today's date at the site as 'YYYY-MM-DD' (the dashboard's default date). */
@@ -93,14 +93,14 @@ export function isIsoDate(s: string): boolean {
  * as alert times are), or epoch seconds / milliseconds.
  */
 export function toDate(value: string | number | null | undefined): Date | null {
-  if (value === null || value === undefined || value === '') return null;
-  if (typeof value === 'number') {
+  if (value === null || value === undefined || value === "") return null;
+  if (typeof value === "number") {
     if (!Number.isFinite(value)) return null;
     return new Date(value < 1e11 ? value * 1000 : value);
   }
   let s = value.trim();
   if (/^\d+$/.test(s)) return toDate(Number(s));
-  if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)) s = s.replace(' ', 'T') + 'Z';
+  if (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)) s = `${s.replace(" ", "T")}Z`;
   const d = new Date(s);
   return Number.isNaN(d.getTime()) ? null : d;
 }

@@ -2,24 +2,25 @@
 // also in local storage), the data behind them, and the 30 s refresh that follows new runs.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
-import { siteTimeZone } from "../../api/tenant";
-import { showError } from "../../app/banners";
+import { groupMetricQuery, groupsQuery, healthQuery } from "../../api/queries/groups";
+import { showError } from "../../lib/banners";
+import { queryClient } from "../../lib/queryClient";
+import { siteTimeZone } from "../../lib/tenant";
 import { createBatcher } from "./batch";
-import { fetchGroupMetric, fetchGroups, fetchHealth } from "./data";
 import type { ChannelHealth } from "./health";
 import { mapLimit } from "./pool";
 import {
+  type Channel,
   initialChannel,
   initialFilter,
+  type RunType,
   reconcileGroups,
   saveChannel,
   saveFilter,
   saveGroups,
   storedGroups,
-  type Channel,
-  type RunType,
 } from "./prefs";
-import { sumEntities, type GroupInfo, type GroupSums, type RateIndex } from "./rows";
+import { type GroupInfo, type GroupSums, type RateIndex, sumEntities } from "./rows";
 import { isIsoDate, siteToday } from "./time";
 
 /** New runs are picked up every 30 s while the tab is visible. */
@@ -89,7 +90,11 @@ export function useDashboard(isPhone: boolean): DashboardState {
   const [choice, setChoice] = useState<number[] | null>(() => storedGroups());
   const [groups, setGroups] = useState<GroupInfo[] | null>(null);
   const [health, setHealth] = useState<ChannelHealth[] | null>(null);
-  const [metrics, setMetrics] = useState<Metrics>(() => ({ key: keyOf(date, runType), sums: new Map(), failed: new Set() }));
+  const [metrics, setMetrics] = useState<Metrics>(() => ({
+    key: keyOf(date, runType),
+    sums: new Map(),
+    failed: new Set(),
+  }));
   const [lastRefreshed, setLastRefreshed] = useState<Date | null>(null);
   const [refreshing, setRefreshing] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -121,13 +126,13 @@ export function useDashboard(isPhone: boolean): DashboardState {
    * the answers still belong to what is shown.
    */
   const loadMetrics = useCallback(
-    async (ids: number[], k: string): Promise<Loaded> => {
+    async (ids: number[], k: string, maxAgeMs = POLL_MS - 1000): Promise<Loaded> => {
       const [d, r] = k.split("|") as [string, RunType];
       const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
       const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
-      ordered.forEach((id) => inflight.current.add(`${k}#${id}`));
+      for (const id of ordered) inflight.current.add(`${k}#${id}`);
       const batcher = createBatcher<[number, GroupSums | null]>(FLUSH_MS, (batch) => {
-        batch.forEach(([id]) => inflight.current.delete(`${k}#${id}`));
+        for (const [id] of batch) inflight.current.delete(`${k}#${id}`);
         if (!live.current.mounted || metricsRef.current.key !== k) return;
         const sums = new Map(metricsRef.current.sums);
         const failed = new Set(metricsRef.current.failed);
@@ -143,7 +148,10 @@ export function useDashboard(isPhone: boolean): DashboardState {
       await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
         let sum: GroupSums | null = null;
         try {
-          sum = sumEntities(await fetchGroupMetric(id, d, r, { background: true, quiet: true }), siteTimeZone());
+          // Through the query cache: a metric asked for again within the refresh interval (the
+          // group chosen again, the date changed back) is not fetched twice.
+          const q = groupMetricQuery(id, d, r, { background: true, quiet: true });
+          sum = sumEntities(await queryClient.fetchQuery({ ...q, staleTime: maxAgeMs }), siteTimeZone());
         } catch (e) {
           failures.push([id, e]);
         }
@@ -198,8 +206,8 @@ export function useDashboard(isPhone: boolean): DashboardState {
         const early =
           reason === "initial" && L.choice !== null && L.choice.length > 0 ? loadMetrics(L.choice, k) : null;
         const [g, h] = await Promise.allSettled([
-          fetchGroups({ background: reason !== "initial", quiet }),
-          fetchHealth({ background: reason !== "initial", quiet }),
+          queryClient.fetchQuery({ ...groupsQuery({ background: reason !== "initial", quiet }), staleTime: 0 }),
+          queryClient.fetchQuery({ ...healthQuery({ background: reason !== "initial", quiet }), staleTime: 0 }),
         ]);
         if (!live.current.mounted) return;
         let ok = true;
@@ -212,7 +220,8 @@ export function useDashboard(isPhone: boolean): DashboardState {
           ok = false;
           setHealth((prev) => prev ?? []);
         }
-        if (!ok) setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
+        if (!ok)
+          setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
         if (reason === "initial" && g.status === "rejected") {
           setGroups([]);
           return;
@@ -226,7 +235,7 @@ export function useDashboard(isPhone: boolean): DashboardState {
         );
         const loads = await Promise.all([
           ...(early ? [early] : []),
-          ...(ids.length ? [loadMetrics(ids, kNow)] : []),
+          ...(ids.length ? [loadMetrics(ids, kNow, reason === "initial" ? undefined : 0)] : []),
         ]);
         if (!live.current.mounted) return;
         const metricsOk = settle(loads, reason !== "poll");
@@ -258,7 +267,9 @@ export function useDashboard(isPhone: boolean): DashboardState {
     if (!groups) return;
     if (metricsRef.current.key !== key) commitMetrics({ key, sums: new Map(), failed: new Set() });
     const m = metricsRef.current;
-    const missing = chosen.filter((id) => !m.sums.has(id) && !m.failed.has(id) && !inflight.current.has(`${key}#${id}`));
+    const missing = chosen.filter(
+      (id) => !m.sums.has(id) && !m.failed.has(id) && !inflight.current.has(`${key}#${id}`),
+    );
     if (!missing.length) return;
     void loadMetrics(missing, key).then((load) => {
       if (settle([load], true) && live.current.mounted && metricsRef.current.key === key) {

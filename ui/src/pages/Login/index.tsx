@@ -2,15 +2,15 @@
 import { Trans, useLingui } from "@lingui/react/macro";
 import { useEffect, useRef, useState } from "react";
 import { signIn } from "../../api/auth";
-import { ssoRedirectUrl, tenant } from "../../api/tenant";
-import { useIsMobile } from "../../app/media";
-import { startSession } from "../../app/session";
-import { useStore } from "../../app/store";
-import { VERSION } from "../../app/version";
 import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
 import { LanguageSelect } from "../../components/LanguageSelect";
 import { Modal } from "../../components/Modal";
-import { LOGIN_ERROR_MS, validateLogin, type LoginFields } from "./validation";
+import { useIsMobile } from "../../lib/media";
+import { startSession } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import { ssoRedirectUrl, tenant } from "../../lib/tenant";
+import { VERSION } from "../../lib/version";
+import { LOGIN_ERROR_MS, type LoginFields, validateLogin } from "./validation";
 
 export function LoginPage() {
   const { t } = useLingui();
@@ -49,17 +49,13 @@ export function LoginPage() {
     }
   }
 
-  const field = (
-    name: keyof LoginFields,
-    label: string,
-    type: "text" | "password",
-    autoComplete: string,
-  ) => (
+  const field = (name: keyof LoginFields, label: string, type: "text" | "password", autoComplete: string) => (
     <div class={`field ${showError(name) ? "has-error" : ""}`}>
       <label for={`login-${name}`}>
         {label}
         <span class="required-mark" aria-hidden="true">
-          {" "}*
+          {" "}
+          *
         </span>
       </label>
       <input
@@ -131,7 +127,7 @@ export function LoginPage() {
               class="button secondary block"
               data-testid="sso-button"
               onClick={() => {
-                window.location.assign(ssoRedirectUrl(config.ssoUrl!, window.location.origin));
+                window.location.assign(ssoRedirectUrl(config.ssoUrl ?? "", window.location.origin));
               }}
             >
               <KeyIcon size={18} />

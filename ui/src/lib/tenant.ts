@@ -1,8 +1,9 @@
 // The tenant config: fetched once from `/tenant-config?ac=<host>` when nothing is stored, then
 // kept in local storage. It gives the API base address, the single sign-on address and the
 // site's time zone.
-import { createStore, useStore } from "../app/store";
+
 import { getTenantConfig, saveTenantConfig } from "./storage";
+import { createStore, useStore } from "./store";
 import type { TenantConfig } from "./types";
 
 export const DEFAULT_API_BASE = "/api";
@@ -26,9 +27,7 @@ export function isTimeZone(name: string): boolean {
   return known;
 }
 
-export const tenant = createStore<TenantConfig>(
-  getTenantConfig() ?? { apiBaseUrl: DEFAULT_API_BASE },
-);
+export const tenant = createStore<TenantConfig>(getTenantConfig() ?? { apiBaseUrl: DEFAULT_API_BASE });
 
 function parse(body: unknown): TenantConfig | undefined {
   if (!body || typeof body !== "object") return undefined;
@@ -52,11 +51,7 @@ function parse(body: unknown): TenantConfig | undefined {
  * defaults are used for this visit and nothing is stored, so the next load asks again. A value
  * stored by an older console (without `timezone`) is asked for again, and kept if that fails.
  */
-export async function loadTenantConfig(
-  fetchFn: typeof fetch,
-  host: string,
-  timeoutMs = 30000,
-): Promise<TenantConfig> {
+export async function loadTenantConfig(fetchFn: typeof fetch, host: string, timeoutMs = 30000): Promise<TenantConfig> {
   const stored = getTenantConfig();
   if (stored && stored.timezone !== undefined) {
     tenant.set(stored);

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import type { LoggedInUser } from "../api/types";
-import { footerNav, isActive, isGroup, sideNav, type NavEntry } from "./nav";
+import { footerNav, isActive, isGroup, type NavEntry, sideNav } from "./nav";
+import type { LoggedInUser } from "./types";
 
 const admin: LoggedInUser = {
   id: 12,

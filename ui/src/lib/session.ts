@@ -1,10 +1,9 @@
 // The signed-in user: kept in local storage, observed by the shell and the routes.
 import { navigate } from "wouter/use-browser-location";
-import { signOutOnServer } from "../api/auth";
-import { clearAll, getToken, getUser, saveSession } from "../api/storage";
-import type { LoggedInUser } from "../api/types";
 import { dismissAll } from "./banners";
+import { clearAll, getToken, getUser, saveSession } from "./storage";
 import { createStore } from "./store";
+import type { LoggedInUser } from "./types";
 
 export const session = createStore<LoggedInUser | undefined>(getUser());
 
@@ -32,12 +31,18 @@ export function endSession(): void {
 }
 
 /**
- * Sign out (the menu item, and the idle time-out): ends the session here at once and tells
- * the server, best effort, so the token stops working there too.
+ * Sign out (the menu item, and the idle time-out): ends the session here at once; the hooks
+ * tell the server, best effort, so the token stops working there too.
  */
 export function signOut(): void {
   const token = getToken();
   dismissAll();
   endSession();
-  if (token) void signOutOnServer(token);
+  if (token) for (const hook of signOutHooks) hook(token);
 }
+
+/**
+ * What else a sign-out does with the token that ended (the app tells the server, and drops
+ * its cached answers). Registered from above, so that this module imports nothing above lib/.
+ */
+export const signOutHooks = new Set<(token: string) => void>();

@@ -17,13 +17,11 @@ let nextId = 1;
 const timers = new Map<number, ReturnType<typeof setTimeout>>();
 
 function show(kind: BannerKind, messages: string[] | string): number {
-  const list = (Array.isArray(messages) ? messages : [messages]).filter((m) => m && m.trim());
+  const list = (Array.isArray(messages) ? messages : [messages]).filter((m) => m?.trim());
   const id = nextId++;
   const banner: Banner = { id, kind, messages: list };
   // The same text shown twice in a row is shown once, with its timer restarted.
-  const same = banners
-    .get()
-    .find((b) => b.kind === kind && b.messages.join("\n") === list.join("\n"));
+  const same = banners.get().find((b) => b.kind === kind && b.messages.join("\n") === list.join("\n"));
   if (same) dismiss(same.id);
   banners.set((prev) => [...prev, banner]);
   timers.set(

@@ -1,8 +1,8 @@
 // What the side navigation and the mobile footer hold, per user and screen size (spec §2).
 import type { MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
-import type { LoggedInUser } from "../api/types";
 import { isRestricted } from "./session";
+import type { LoggedInUser } from "./types";
 
 export type NavIcon =
   | "dashboard"
@@ -60,9 +60,7 @@ const alertSettings: NavLink = {
  * is left out when it would hold nothing. Sign out is a button the shell adds.
  */
 export function sideNav(user: LoggedInUser | undefined, mobile: boolean): NavEntry[] {
-  const entries: NavEntry[] = [
-    { key: "dashboard", label: msg`Dashboard`, icon: "dashboard", href: ROUTES.dashboard },
-  ];
+  const entries: NavEntry[] = [{ key: "dashboard", label: msg`Dashboard`, icon: "dashboard", href: ROUTES.dashboard }];
   if (!mobile) {
     entries.push({ key: "reports", label: msg`Reports`, icon: "reports", href: ROUTES.reports });
   }

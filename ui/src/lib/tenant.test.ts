@@ -1,7 +1,6 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { getTenantConfig } from "./storage";
-import { getTenantConfig as stored, saveTenantConfig } from "./storage";
+import { getTenantConfig, saveTenantConfig, getTenantConfig as stored } from "./storage";
 import { apiBaseUrl, loadTenantConfig, siteTimeZone, ssoRedirectUrl, tenant, timeZoneOf } from "./tenant";
 
 const ok = (data: unknown) =>
@@ -15,7 +14,13 @@ describe("tenant config", () => {
 
   it("is fetched with ac=<host> when nothing is stored, then stored and used", async () => {
     const fetchMock = vi.fn<typeof fetch>(async () =>
-      ok({ name: "acme", host: "console.acme.test", apiBaseUrl: "https://api.acme.test/api", ssoUrl: "https://sso.acme.test/login", version: "0.1.0" }),
+      ok({
+        name: "acme",
+        host: "console.acme.test",
+        apiBaseUrl: "https://api.acme.test/api",
+        ssoUrl: "https://sso.acme.test/login",
+        version: "0.1.0",
+      }),
     );
     const config = await loadTenantConfig(fetchMock, "console.acme.test:8443");
     expect(fetchMock.mock.calls[0][0]).toBe("/tenant-config?ac=console.acme.test%3A8443");
@@ -56,7 +61,10 @@ describe("site time zone", () => {
   });
 
   it("is America/Toronto when the server names none (a vendor console) or one the browser does not know", async () => {
-    await loadTenantConfig(vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api" })), "h");
+    await loadTenantConfig(
+      vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api" })),
+      "h",
+    );
     expect(siteTimeZone()).toBe("America/Toronto");
     expect(stored()?.timezone).toBeNull();
     expect(timeZoneOf({ apiBaseUrl: "/api", timezone: "Mars/Olympus_Mons" })).toBe("America/Toronto");
@@ -65,14 +73,18 @@ describe("site time zone", () => {
 
   it("is asked for again when the stored config predates it, and the stored one is kept if that fails", async () => {
     saveTenantConfig({ apiBaseUrl: "/api", name: "old" });
-    const fetchMock = vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api", name: "new", timezone: "Asia/Kolkata" }));
+    const fetchMock = vi.fn<typeof fetch>(async () =>
+      ok({ apiBaseUrl: "/api", name: "new", timezone: "Asia/Kolkata" }),
+    );
     expect((await loadTenantConfig(fetchMock, "h")).timezone).toBe("Asia/Kolkata");
     expect(fetchMock).toHaveBeenCalledTimes(1);
     await loadTenantConfig(fetchMock, "h");
     expect(fetchMock).toHaveBeenCalledTimes(1);
 
     saveTenantConfig({ apiBaseUrl: "https://api.old.test/api", name: "old" });
-    const down = vi.fn<typeof fetch>(async () => { throw new TypeError("offline"); });
+    const down = vi.fn<typeof fetch>(async () => {
+      throw new TypeError("offline");
+    });
     const c = await loadTenantConfig(down, "h");
     expect(c.apiBaseUrl).toBe("https://api.old.test/api");
     expect(siteTimeZone()).toBe("America/Toronto");

@@ -1,0 +1,70 @@
+// Form fields: a label with the required asterisk, the control, and the message beside it
+// (spec §5: 'Required', 'this field is required'); and the form's Save and Cancel.
+import { useLingui } from "@lingui/react/macro";
+import type { ComponentChildren } from "preact";
+
+export interface FieldProps {
+  /** The control's id (the label points at it). */
+  id: string;
+  label: string;
+  required?: boolean;
+  /** The message shown beside the field, already translated. */
+  error?: string;
+  children: ComponentChildren;
+}
+
+export function Field({ id, label, required, error, children }: FieldProps) {
+  return (
+    <div class={error ? "field has-error" : "field"} data-testid={`field-${id}`}>
+      <label for={id} class="field-label">
+        {label}
+        {required ? (
+          <span class="required" aria-hidden="true">
+            {" *"}
+          </span>
+        ) : null}
+      </label>
+      {children}
+      {error ? (
+        <span class="field-error" id={`${id}-error`} role="alert" data-testid={`error-${id}`}>
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** Props for an input inside a Field: its id, required state and error link. */
+export function controlProps(id: string, required: boolean, error?: string) {
+  return {
+    id,
+    name: id,
+    required,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": error ? `${id}-error` : undefined,
+  };
+}
+
+export interface FormActionsProps {
+  onCancel?: () => void;
+  saving?: boolean;
+  saveLabel?: string;
+  children?: ComponentChildren;
+}
+
+export function FormActions({ onCancel, saving, saveLabel, children }: FormActionsProps) {
+  const { t } = useLingui();
+  return (
+    <div class="form-actions">
+      {children}
+      {onCancel ? (
+        <button type="button" class="button secondary" onClick={onCancel} data-testid="form-cancel">
+          {t`Cancel`}
+        </button>
+      ) : null}
+      <button type="submit" class="button primary" disabled={saving} data-testid="form-save">
+        {saveLabel ?? t`Save`}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,333 @@
+// The user form (/users/{id}; id 0 = new). Admins edit anyone; others only their own profile,
+// without role or group fields, with a Change Password dialog (spec §2, §5, §6).
+import { useLingui } from "@lingui/react/macro";
+import { useEffect, useId, useState } from "react";
+import { useLocation, useParams } from "wouter";
+import { ApiError } from "../../api";
+import { useGroupChoices } from "../../api/queries/groups";
+import { useChangePassword, useSaveUser, useUser } from "../../api/queries/users";
+import { AccessDenied } from "../../components/AccessDenied";
+import { controlProps, Field, FormActions } from "../../components/Field";
+import { Modal } from "../../components/Modal";
+import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
+import { showError, showSuccess } from "../../lib/banners";
+import { ROUTES } from "../../lib/nav";
+import { isRestricted, session } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import {
+  ADMIN,
+  type Errors,
+  emptyForm,
+  type FieldName,
+  fromUser,
+  type Rule,
+  toSave,
+  USER,
+  type UserFormValues,
+  validatePasswordChange,
+  validateUser,
+  visibleFields,
+} from "./rules";
+
+/** Server field names (camelCase body fields) to the form's. */
+const FORM_FIELD: Record<string, FieldName> = { roles: "role", testCaseGroups: "groups" };
+
+/** The server's field failures as the form's errors, with its messages as fallback texts. */
+function serverErrors(err: unknown): { errors: Errors; texts: Partial<Record<FieldName, string>> } | null {
+  if (!(err instanceof ApiError) || !err.fields.length) return null;
+  const errors: Errors = {};
+  const texts: Partial<Record<FieldName, string>> = {};
+  for (const f of err.fields) {
+    const name = FORM_FIELD[f.field] ?? (f.field as FieldName);
+    errors[name] = f.rule as Rule;
+    texts[name] = f.message;
+  }
+  return { errors, texts };
+}
+
+function useRuleText() {
+  const { t } = useLingui();
+  return (field: FieldName, rule: Rule | undefined, fallback?: string): string | undefined => {
+    if (!rule) return undefined;
+    switch (rule) {
+      case "required":
+        return field === "role" ? t`this field is required` : t`Required`;
+      case "invalid":
+        return field === "username" ? t`Please enter an e-mail address` : t`This value is not valid`;
+      case "tooShort":
+        return t`At least 12 characters`;
+      case "tooLong":
+        return t`At most 128 characters`;
+      case "taken":
+        return t`This e-mail address is already used`;
+      case "mismatch":
+        return field === "oldPassword" ? t`The current password is not correct` : t`The passwords do not match`;
+      case "forbidden":
+        return t`You may not change this`;
+      default:
+        return fallback || t`This value is not valid`;
+    }
+  };
+}
+
+export function UserEditPage() {
+  const { t } = useLingui();
+  const params = useParams<{ id: string }>();
+  const id = Number(params.id);
+  const me = useStore(session);
+  const admin = !isRestricted(me);
+  const own = !!me && me.id === id;
+  if (!Number.isInteger(id) || id < 0) return <AccessDenied />;
+  if (!admin && !own) return <AccessDenied />;
+  return <UserForm key={id} id={id} admin={admin} own={own} title={id === 0 ? t`New User` : t`User Profile`} />;
+}
+
+function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: boolean; title: string }) {
+  const { t } = useLingui();
+  const uid = useId();
+  const [, navigate] = useLocation();
+  const ruleText = useRuleText();
+  const creating = id === 0;
+  const mode = { creating, admin };
+  const user = useUser(id);
+  const groups = useGroupChoices();
+  const save = useSaveUser();
+  const [v, setV] = useState<UserFormValues>(emptyForm);
+  const [errors, setErrors] = useState<Errors>({});
+  const [texts, setTexts] = useState<Partial<Record<FieldName, string>>>({});
+  const [passwordOpen, setPasswordOpen] = useState(false);
+
+  useEffect(() => {
+    if (user.data) setV(fromUser(user.data));
+  }, [user.data]);
+
+  const show = visibleFields(mode, v.role);
+  const set = <K extends keyof UserFormValues>(k: K, value: UserFormValues[K]) => {
+    setV((prev) => ({ ...prev, [k]: value }));
+    setErrors((prev) => ({ ...prev, [k]: undefined }));
+  };
+  const err = (k: FieldName) => ruleText(k, errors[k], texts[k]);
+  const fid = (k: string) => `${uid}-${k}`;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const found = validateUser(v, mode);
+    setErrors(found);
+    setTexts({});
+    if (Object.keys(found).length) return;
+    const body = toSave(v, mode, user.data ? { roles: user.data.roles, accessType: user.data.accessType } : undefined);
+    try {
+      await save.mutateAsync(creating ? body : { ...body, id });
+    } catch (failure) {
+      const fields = serverErrors(failure);
+      if (fields) {
+        setErrors(fields.errors);
+        setTexts(fields.texts);
+      } else if (failure instanceof ApiError) showError(failure.messages);
+      return;
+    }
+    showSuccess(creating ? t`User has been successfully created` : t`User has been successfully updated`);
+    if (admin) navigate(ROUTES.adminSettings);
+    else window.location.reload();
+  };
+
+  if (user.isError) return <AccessDenied />;
+  const loading = !creating && !user.data;
+
+  return (
+    <section class="page user-form" data-testid="user-form" aria-busy={loading}>
+      <h1 class="page-title">{title}</h1>
+      <form class="form card" onSubmit={submit} noValidate>
+        <Field id={fid("firstName")} label={t`First Name`} required error={err("firstName")}>
+          <input
+            {...controlProps(fid("firstName"), true, err("firstName"))}
+            value={v.firstName}
+            onInput={(e) => set("firstName", e.currentTarget.value)}
+            autoComplete="given-name"
+            data-testid="input-firstName"
+          />
+        </Field>
+        <Field id={fid("lastName")} label={t`Last Name`} required error={err("lastName")}>
+          <input
+            {...controlProps(fid("lastName"), true, err("lastName"))}
+            value={v.lastName}
+            onInput={(e) => set("lastName", e.currentTarget.value)}
+            autoComplete="family-name"
+            data-testid="input-lastName"
+          />
+        </Field>
+        <Field id={fid("username")} label={t`Username`} required error={err("username")}>
+          <input
+            {...controlProps(fid("username"), true, err("username"))}
+            type="email"
+            value={v.username}
+            onInput={(e) => set("username", e.currentTarget.value)}
+            autoComplete="off"
+            data-testid="input-username"
+          />
+        </Field>
+        {show.permissions ? (
+          <Field id={fid("role")} label={t`Permissions`} required error={err("role")}>
+            <select
+              {...controlProps(fid("role"), true, err("role"))}
+              value={v.role}
+              onChange={(e) => set("role", e.currentTarget.value as UserFormValues["role"])}
+              data-testid="input-role"
+            >
+              <option value="">{t`Select`}</option>
+              <option value={ADMIN}>{t`Administrator`}</option>
+              <option value={USER}>{t`User`}</option>
+            </select>
+          </Field>
+        ) : null}
+        {show.accessType ? (
+          <Field id={fid("accessType")} label={t`Access Type`} error={err("accessType")}>
+            <select
+              {...controlProps(fid("accessType"), false, err("accessType"))}
+              value={v.accessType}
+              onChange={(e) => set("accessType", e.currentTarget.value as UserFormValues["accessType"])}
+              data-testid="input-accessType"
+            >
+              <option value="read-write">{t`Read and write`}</option>
+              <option value="read-only">{t`Read only`}</option>
+            </select>
+          </Field>
+        ) : null}
+        {show.groups ? (
+          <div class="field" data-testid="field-groups">
+            <MultiSelect
+              label={t`Test Case Groups`}
+              options={(groups.data ?? []).map((g) => ({ value: g.id, label: g.name }))}
+              selected={v.groups.map((g) => g.id)}
+              onChange={(ids) =>
+                set(
+                  "groups",
+                  (groups.data ?? []).filter((g) => ids.includes(g.id)),
+                )
+              }
+              summary={(() => {
+                const n = v.groups.length;
+                const m = groups.data?.length ?? 0;
+                return t`${n} of ${m} selected`;
+              })()}
+              selectAllLabel={t`Select All`}
+              testId="input-groups"
+            />
+            {err("groups") ? <span class="field-error">{err("groups")}</span> : null}
+          </div>
+        ) : null}
+        {show.password ? (
+          <Field id={fid("password")} label={t`Password`} required error={err("password")}>
+            <input
+              {...controlProps(fid("password"), true, err("password"))}
+              type="password"
+              value={v.password}
+              onInput={(e) => set("password", e.currentTarget.value)}
+              autoComplete="new-password"
+              data-testid="input-password"
+            />
+          </Field>
+        ) : null}
+        <FormActions
+          saving={save.isPending || loading}
+          onCancel={admin ? () => navigate(ROUTES.adminSettings) : undefined}
+        >
+          {show.changePassword || show.resetPassword ? (
+            <button
+              type="button"
+              class="button secondary"
+              onClick={() => setPasswordOpen(true)}
+              data-testid="change-password"
+            >
+              {own && !admin ? t`Change Password` : t`Reset Password`}
+            </button>
+          ) : null}
+        </FormActions>
+      </form>
+      <PasswordDialog open={passwordOpen} id={id} reset={admin} onClose={() => setPasswordOpen(false)} />
+    </section>
+  );
+}
+
+/** Your own password (current, new, confirm), or an admin's reset (new only). */
+function PasswordDialog({
+  open,
+  id,
+  reset,
+  onClose,
+}: {
+  open: boolean;
+  id: number;
+  reset: boolean;
+  onClose: () => void;
+}) {
+  const { t } = useLingui();
+  const uid = useId();
+  const ruleText = useRuleText();
+  const change = useChangePassword();
+  const empty = { oldPassword: "", newPassword: "", confirmPassword: "" };
+  const [v, setV] = useState(empty);
+  const [errors, setErrors] = useState<Errors>({});
+  const [texts, setTexts] = useState<Partial<Record<FieldName, string>>>({});
+  const close = () => {
+    setV(empty);
+    setErrors({});
+    onClose();
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const found = validatePasswordChange(v, reset);
+    setErrors(found);
+    setTexts({});
+    if (Object.keys(found).length) return;
+    try {
+      await change.mutateAsync(
+        reset ? { id, newPassword: v.newPassword } : { id, oldPassword: v.oldPassword, newPassword: v.newPassword },
+      );
+    } catch (failure) {
+      const fields = serverErrors(failure);
+      if (fields) {
+        setErrors(fields.errors);
+        setTexts(fields.texts);
+      } else if (failure instanceof ApiError) showError(failure.messages);
+      return;
+    }
+    showSuccess(t`The password has been changed.`);
+    close();
+  };
+  const input = (k: "oldPassword" | "newPassword" | "confirmPassword", label: string, auto: string) => {
+    const error = ruleText(k, errors[k], texts[k]);
+    const id = `${uid}-${k}`;
+    return (
+      <Field id={id} label={label} required error={error}>
+        <input
+          {...controlProps(id, true, error)}
+          type="password"
+          value={v[k]}
+          autoComplete={auto}
+          onInput={(e) => {
+            const value = e.currentTarget.value;
+            setV((prev) => ({ ...prev, [k]: value }));
+          }}
+          data-testid={`input-${k}`}
+        />
+      </Field>
+    );
+  };
+  return (
+    <Modal
+      open={open}
+      onClose={close}
+      size="small"
+      title={reset ? t`Reset Password` : t`Change Password`}
+      testId="password-dialog"
+    >
+      <form class="form single" onSubmit={submit} noValidate>
+        {reset ? null : input("oldPassword", t`Current Password`, "current-password")}
+        {input("newPassword", t`New Password`, "new-password")}
+        {reset ? null : input("confirmPassword", t`Confirm Password`, "new-password")}
+        <FormActions onCancel={close} saving={change.isPending} />
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import {
+  ADMIN,
+  emptyForm,
+  fromUser,
+  groupsCell,
+  toSave,
+  USER,
+  validatePasswordChange,
+  validateUser,
+  visibleFields,
+} from "./rules";
+
+const admin = { creating: false, admin: true };
+const adminNew = { creating: true, admin: true };
+const self = { creating: false, admin: false };
+
+describe("user form rules", () => {
+  it("checks first name, last name, username, permissions, password in that order", () => {
+    expect(Object.keys(validateUser(emptyForm(), adminNew))).toEqual([
+      "firstName",
+      "lastName",
+      "username",
+      "role",
+      "password",
+    ]);
+    expect(validateUser(emptyForm(), adminNew).firstName).toBe("required");
+  });
+
+  it("needs permissions only from admins, and the password only on create", () => {
+    const v = { ...emptyForm(), firstName: "A", lastName: "B", username: "a@b.ca" };
+    expect(validateUser(v, self)).toEqual({});
+    expect(validateUser(v, admin)).toEqual({ role: "required" });
+    expect(validateUser({ ...v, role: ADMIN }, admin)).toEqual({});
+  });
+
+  it("wants an e-mail address and a password of 12 to 128 characters", () => {
+    const v = { ...emptyForm(), firstName: "A", lastName: "B", username: "nope", role: USER };
+    expect(validateUser(v, adminNew)).toEqual({ username: "invalid", password: "required" });
+    expect(validateUser({ ...v, username: "a@b.ca", password: "short" }, adminNew)).toEqual({ password: "tooShort" });
+    expect(validateUser({ ...v, username: "a@b.ca", password: "x".repeat(129) }, adminNew)).toEqual({
+      password: "tooLong",
+    });
+    expect(validateUser({ ...v, username: "a@b.ca", password: "x".repeat(12) }, adminNew)).toEqual({});
+  });
+
+  it("password change: current, new and confirm, new equal to confirm; an admin reset only a new one", () => {
+    expect(validatePasswordChange({ oldPassword: "", newPassword: "", confirmPassword: "" }, false)).toEqual({
+      oldPassword: "required",
+      newPassword: "required",
+      confirmPassword: "required",
+    });
+    const p = "a-long-password-1";
+    expect(validatePasswordChange({ oldPassword: "x", newPassword: p, confirmPassword: `${p}x` }, false)).toEqual({
+      confirmPassword: "mismatch",
+    });
+    expect(validatePasswordChange({ oldPassword: "x", newPassword: p, confirmPassword: p }, false)).toEqual({});
+    expect(validatePasswordChange({ oldPassword: "", newPassword: p, confirmPassword: "" }, true)).toEqual({});
+  });
+
+  it("shows groups only for the user role, role fields only to admins", () => {
+    expect(visibleFields(admin, USER).groups).toBe(true);
+    expect(visibleFields(admin, ADMIN).groups).toBe(false);
+    expect(visibleFields(self, USER)).toMatchObject({ permissions: false, groups: false, changePassword: true });
+    expect(visibleFields(adminNew, "")).toMatchObject({ password: true, resetPassword: false });
+  });
+
+  it("sends groups for users, none for admins, the default roles for a non-admin, a password only on create", () => {
+    const g = [{ id: 3, name: "Billing" }];
+    const v = { ...emptyForm(), firstName: " A ", lastName: "B", username: "a@b.ca", role: USER, groups: g };
+    expect(toSave({ ...v, password: "p".repeat(12) }, adminNew)).toEqual({
+      username: "a@b.ca",
+      firstName: "A",
+      lastName: "B",
+      accessType: "read-write",
+      roles: [USER],
+      testCaseGroups: g,
+      password: "p".repeat(12),
+    });
+    expect(toSave({ ...v, role: ADMIN }, admin).testCaseGroups).toEqual([]);
+    const mine = toSave(v, self, { roles: [USER], accessType: "read-only" });
+    expect(mine.roles).toEqual([USER]);
+    expect(mine.accessType).toBe("read-only");
+    expect("password" in mine).toBe(false);
+  });
+
+  it("reads a user back and shows 'All' or the count of groups", () => {
+    const u = {
+      firstName: "A",
+      lastName: "B",
+      username: "a@b.ca",
+      roles: [USER],
+      accessType: "read-write",
+      testCaseGroups: [{ id: 1, name: "x" }],
+    };
+    expect(fromUser(u)).toMatchObject({ role: USER, accessType: "read-write", groups: u.testCaseGroups });
+    expect(groupsCell(u)).toBe(1);
+    expect(groupsCell({ ...u, roles: [ADMIN] })).toBe("all");
+  });
+});

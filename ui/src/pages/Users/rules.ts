@@ -1,0 +1,141 @@
+// The user form's rules (spec §5 'User form', §6), pure: which fields show, what is checked,
+// in which order, and what is sent.
+import type { GroupRef, UserSave } from "../../api/types";
+
+export const ADMIN = "ROLE_ADMIN" as const;
+export const USER = "ROLE_USER" as const;
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 128;
+
+export type Rule = "required" | "invalid" | "tooShort" | "tooLong" | "taken" | "mismatch" | "forbidden";
+
+export interface UserFormValues {
+  firstName: string;
+  lastName: string;
+  username: string;
+  /** '' until chosen. */
+  role: "" | typeof ADMIN | typeof USER;
+  accessType: "read-write" | "read-only";
+  groups: GroupRef[];
+  password: string;
+}
+
+export interface FormMode {
+  /** A new user (id 0). */
+  creating: boolean;
+  /** The signed-in user is an administrator (first role not ROLE_USER). */
+  admin: boolean;
+}
+
+export type FieldName = keyof UserFormValues | "oldPassword" | "newPassword" | "confirmPassword";
+export type Errors = Partial<Record<FieldName, Rule>>;
+
+export const emptyForm = (): UserFormValues => ({
+  firstName: "",
+  lastName: "",
+  username: "",
+  role: "",
+  accessType: "read-write",
+  groups: [],
+  password: "",
+});
+
+/** Permissions, access type and groups are shown to admins only; groups only for the user role. */
+export function visibleFields(mode: FormMode, role: UserFormValues["role"]) {
+  return {
+    permissions: mode.admin,
+    accessType: mode.admin,
+    groups: mode.admin && role === USER,
+    password: mode.creating,
+    changePassword: !mode.creating && !mode.admin,
+    resetPassword: !mode.creating && mode.admin,
+  };
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function passwordRule(p: string): Rule | undefined {
+  if (!p) return "required";
+  if (p.length < PASSWORD_MIN) return "tooShort";
+  if (p.length > PASSWORD_MAX) return "tooLong";
+  return undefined;
+}
+
+/**
+ * Checked in this order: first name, last name, username (required, an e-mail address),
+ * permissions (admins), password (on create). Returns every failing field; the first key is
+ * the first to fix.
+ */
+export function validateUser(v: UserFormValues, mode: FormMode): Errors {
+  const e: Errors = {};
+  if (!v.firstName.trim()) e.firstName = "required";
+  if (!v.lastName.trim()) e.lastName = "required";
+  if (!v.username.trim()) e.username = "required";
+  else if (!EMAIL.test(v.username.trim())) e.username = "invalid";
+  if (mode.admin && !v.role) e.role = "required";
+  if (mode.creating) {
+    const p = passwordRule(v.password);
+    if (p) e.password = p;
+  }
+  return e;
+}
+
+/** Your own password: current, new and confirm are required, and new must equal confirm. */
+export function validatePasswordChange(
+  v: { oldPassword: string; newPassword: string; confirmPassword: string },
+  reset: boolean,
+): Errors {
+  const e: Errors = {};
+  if (!reset && !v.oldPassword) e.oldPassword = "required";
+  const p = passwordRule(v.newPassword);
+  if (p) e.newPassword = p;
+  if (!reset) {
+    if (!v.confirmPassword) e.confirmPassword = "required";
+    else if (v.confirmPassword !== v.newPassword) e.confirmPassword = "mismatch";
+  }
+  return e;
+}
+
+/**
+ * The body sent. A non-admin saves their own profile with the default roles (spec §6); the
+ * server ignores roles, access type and groups from them. Admins have all groups: none are sent.
+ */
+export function toSave(v: UserFormValues, mode: FormMode, current?: { roles: string[]; accessType: string }): UserSave {
+  const roles = mode.admin ? [v.role || USER] : (current?.roles ?? [USER]);
+  const body: UserSave = {
+    username: v.username.trim(),
+    firstName: v.firstName.trim(),
+    lastName: v.lastName.trim(),
+    accessType: mode.admin ? v.accessType : (current?.accessType ?? "read-only"),
+    roles,
+    testCaseGroups: roles[0] === USER ? v.groups.map((g) => ({ id: g.id, name: g.name })) : [],
+  };
+  if (mode.creating) body.password = v.password;
+  return body;
+}
+
+/** The form's values from a user the server sent. */
+export function fromUser(u: {
+  firstName: string;
+  lastName: string;
+  username: string;
+  roles: string[];
+  accessType: string;
+  testCaseGroups: GroupRef[];
+}): UserFormValues {
+  const role = u.roles[0] === ADMIN ? ADMIN : u.roles[0] === USER ? USER : "";
+  return {
+    firstName: u.firstName,
+    lastName: u.lastName,
+    username: u.username,
+    role,
+    accessType: u.accessType === "read-write" ? "read-write" : "read-only",
+    groups: u.testCaseGroups,
+    password: "",
+  };
+}
+
+/** What the list shows in 'Test Case Groups': 'All' for admins, else the count. */
+export function groupsCell(u: { roles: string[]; testCaseGroups: unknown[] }): "all" | number {
+  return u.roles[0] === USER ? u.testCaseGroups.length : "all";
+}
