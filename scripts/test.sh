@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of cxwatch: formatting and lints, Rust unit and integration tests
-# (they start the real binary), UI type check and unit tests, and the browser
+# (in-process, and with the real binary where a process matters), the UI's generated API
+# types against the server's OpenAPI document, UI type check and unit tests, and the browser
 # end-to-end tests in Debian's Chromium. Installs what the tests need when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,12 +29,11 @@ cargo clippy --all-targets --locked -- -D warnings
 step "UI unit tests"
 (cd ui && npm test --silent)
 
-step "UI API types match the server's OpenAPI document"
-cargo build --locked --quiet
-(cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent check:api)
-
 step "Rust unit and integration tests"
 cargo nextest run --locked --no-fail-fast
+
+step "UI API types match the server's OpenAPI document"
+(cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent check:api)
 
 step "Browser end-to-end tests"
 (cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent e2e)

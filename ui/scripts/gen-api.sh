@@ -6,8 +6,7 @@
 #   scripts/gen-api.sh --check          regenerate from the built server into a temp file and fail
 #                                       when the committed schema.d.ts differs
 #
-# The binary is $CXWATCH_BIN (default ../target/debug/cxwatch). A binary without the `openapi`
-# subcommand is started as a throw-away demo server and /api/openapi.json is read from it.
+# The binary is $CXWATCH_BIN (default ../target/debug/cxwatch).
 set -euo pipefail
 UI="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$UI/src/api/schema.d.ts"
@@ -18,27 +17,7 @@ trap 'rm -rf "$TMP"' EXIT
 # Writes the server's OpenAPI document to $1.
 from_binary() {
   [ -x "$BIN" ] || { echo "gen-api: no server binary at $BIN (cargo build first, or set CXWATCH_BIN)" >&2; exit 1; }
-  if "$BIN" openapi >"$1" 2>"$TMP/openapi.err"; then return; fi
-  # Older binaries: read the document from a demo server on a free port.
-  local port data pid
-  port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-  data="$TMP/data"
-  mkdir -p "$data"
-  env -u CXWATCH_BIN CXWATCH_SERVER__PLAIN_HTTP=true "$BIN" --data-dir "$data" serve --demo \
-    --listen "127.0.0.1:$port" >"$TMP/server.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 600); do
-    if curl -sf "http://127.0.0.1:$port/api/openapi.json" -o "$1" 2>/dev/null; then
-      kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
-      return
-    fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  echo "gen-api: could not read the OpenAPI document from $BIN:" >&2
-  cat "$TMP/openapi.err" "$TMP/server.log" >&2
-  exit 1
+  "$BIN" openapi >"$1"
 }
 
 # Generates the TypeScript declarations of the document $1 into $2.

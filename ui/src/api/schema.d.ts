@@ -63,6 +63,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Users, one page at a time (administrators). */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Creates a user with a password (administrators with read-write access). A username
+         *     already taken (without case) answers 409.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One user: any user for administrators, yourself for anyone. */
+        get: operations["getUser"];
+        /**
+         * Saves a user. Administrators with read-write access change anything but the
+         *     password; anyone else only their own names and username (role, access and groups
+         *     are ignored). Sessions of the user end when their role or access changes.
+         */
+        put: operations["updateUser"];
+        post?: never;
+        /**
+         * Deletes a user (administrators with read-write access). You cannot delete yourself,
+         *     nor the last administrator with read-write access.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{id}/overridePassword": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Sets a new password. Your own needs `oldPassword`; an administrator with read-write
+         *     access resets another user's with `newPassword` alone. Every session of the user
+         *     ends: sign in again with the new password.
+         */
+        patch: operations["overridePassword"];
+        trace?: never;
+    };
     "/trs/v1/groups": {
         parameters: {
             query?: never;
@@ -79,6 +147,28 @@ export interface paths {
          */
         post: operations["createGroup"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One group with its test cases. */
+        get: operations["getGroup"];
+        /**
+         * Renames a group and replaces its channel and test cases (administrators with
+         *     read-write access).
+         */
+        put: operations["updateGroup"];
+        post?: never;
+        /** Deletes a group (its assignments to users go with it; test cases and runs stay). */
+        delete: operations["deleteGroup"];
         options?: never;
         head?: never;
         patch?: never;
@@ -101,15 +191,19 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/trs/v1/groups/health": {
+    "/trs/v1/ivrs": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Latest health of every client application, by channel (voice, then web). */
-        get: operations["groupsHealth"];
+        /**
+         * IVR applications (voice) and chatbots (web) with their test cases, by name. A
+         *     restricted user sees only the test cases of their groups (and only applications
+         *     that have any).
+         */
+        get: operations["listIvrs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -118,20 +212,21 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/trs/v1/groups/{id}": {
+    "/trs/v1/groups/health": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** One group with its test cases. */
-        get: operations["getGroup"];
-        /** Renames a group and replaces its channel and test cases. */
-        put: operations["updateGroup"];
+        /**
+         * Latest health of the client applications the caller sees, by channel (voice, then
+         *     web). A restricted user sees the applications their groups' test cases call.
+         */
+        get: operations["groupsHealth"];
+        put?: never;
         post?: never;
-        /** Deletes a group (its assignments to users go with it; test cases and runs stay). */
-        delete: operations["deleteGroup"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -146,9 +241,9 @@ export interface paths {
         };
         /**
          * The group's pass / warning / failure counts per test case (`level=case`) or per
-         *     segment of a test case (`level=segment`, segments with runs in the range) over site-local
-         *     dates `startDate`..`endDate` (default: `startDate`), for one run type (default
-         *     Manual), with 24 hour slots and latency and MOS figures.
+         *     segment of a test case (`level=segment`, segments with runs in the range) over
+         *     site-local dates `startDate`..`endDate` (default: `startDate`), for one run type
+         *     (default Manual), with 24 hour slots and latency and MOS figures.
          */
         get: operations["groupMetric"];
         put?: never;
@@ -171,26 +266,6 @@ export interface paths {
          *     24 rows; values are null for an hour without runs that have a MOS.
          */
         get: operations["groupMos"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/ivrs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * IVR applications (voice) and chatbots (web) with their test cases. A restricted user
-         *     sees only the test cases of their groups.
-         */
-        get: operations["listIvrs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -283,9 +358,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stores a batch of test runs: body `{"runs": [ ... ]}` (JSON, at most 10,000 runs;
-         *     format in docs/ingest.md). Idempotent by `engineRunId`. Each bad item is rejected
-         *     with its index and reason while the good items are stored. Needs an API key.
+         * Stores a batch of test runs: body `{"runs": [ ... ]}` (`application/json`, at most
+         *     64 MiB and 10,000 runs; format in docs/ingest.md). Idempotent by `engineRunId`. Each
+         *     bad item is rejected with its index and reason while the good items are stored.
          */
         post: operations["ingestRuns"];
         delete?: never;
@@ -305,8 +380,8 @@ export interface paths {
         put?: never;
         /**
          * Stores a recording: the raw audio as the body with `Content-Type` audio/wav,
-         *     audio/mpeg or audio/ogg, at most 50 MiB. Returns its id (SHA-256 of the bytes; the
-         *     same bytes give the same id). Needs an API key.
+         *     audio/mpeg or audio/ogg (415 otherwise), at most 50 MiB. Returns its id (SHA-256 of
+         *     the bytes; the same bytes give the same id).
          */
         post: operations["ingestRecording"];
         delete?: never;
@@ -326,8 +401,9 @@ export interface paths {
         put?: never;
         /**
          * Stores the latest health of client applications: body `{"clientApps": [ ... ]}`
-         *     (spec §3 'Client application'). Per application the snapshot with the latest
-         *     `lastRun` is kept. A bad snapshot refuses the whole body. Needs an API key.
+         *     (`application/json`, at most 4 MiB; spec §3 'Client application'). Per application
+         *     the snapshot with the latest `lastRun` is kept. A bad snapshot refuses the whole
+         *     body.
          */
         post: operations["ingestHealth"];
         delete?: never;
@@ -364,7 +440,9 @@ export interface components {
          * @description Client applications of one channel.
          */
         ChannelHealth: {
+            /** @description `voice` or `web`. */
             channel: string;
+            /** @description By endpoint name. */
             clientApps: components["schemas"]["ClientAppItem"][];
         };
         /**
@@ -386,6 +464,7 @@ export interface components {
          */
         ClientAppItem: {
             clientEndPoint: string;
+            /** @description `voice` or `web`. */
             channel: string;
             /** @description Time of the application's last run (UTC). */
             lastRun: string;
@@ -402,8 +481,8 @@ export interface components {
         };
         /**
          * Envelope_GroupDetail
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_GroupDetail: {
             /** @description `OK` on success. */
@@ -415,8 +494,8 @@ export interface components {
         };
         /**
          * Envelope_HealthResult
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_HealthResult: {
             /** @description `OK` on success. */
@@ -428,8 +507,8 @@ export interface components {
         };
         /**
          * Envelope_IngestResult
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_IngestResult: {
             /** @description `OK` on success. */
@@ -440,9 +519,35 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_Page_RunItem
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_RunItem: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_RunItem"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_User
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_User: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_User"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_RecordingCreated
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_RecordingCreated: {
             /** @description `OK` on success. */
@@ -454,8 +559,8 @@ export interface components {
         };
         /**
          * Envelope_RunDetailItem
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_RunDetailItem: {
             /** @description `OK` on success. */
@@ -466,22 +571,9 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_RunPage
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
-         */
-        Envelope_RunPage: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["RunPage"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * Envelope_SignedInUser
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_SignedInUser: {
             /** @description `OK` on success. */
@@ -492,9 +584,22 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_User
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_User: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["User"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_boolean
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_boolean: {
             /** @description `OK` on success. */
@@ -506,8 +611,8 @@ export interface components {
         };
         /**
          * Envelope_list_ChannelHealth
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_list_ChannelHealth: {
             /** @description `OK` on success. */
@@ -519,8 +624,8 @@ export interface components {
         };
         /**
          * Envelope_list_ChannelItem
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_list_ChannelItem: {
             /** @description `OK` on success. */
@@ -532,8 +637,8 @@ export interface components {
         };
         /**
          * Envelope_list_GroupItem
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_list_GroupItem: {
             /** @description `OK` on success. */
@@ -545,8 +650,8 @@ export interface components {
         };
         /**
          * Envelope_list_GroupMetric
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_list_GroupMetric: {
             /** @description `OK` on success. */
@@ -558,8 +663,8 @@ export interface components {
         };
         /**
          * Envelope_list_IvrItem
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_list_IvrItem: {
             /** @description `OK` on success. */
@@ -571,8 +676,8 @@ export interface components {
         };
         /**
          * Envelope_list_MosRow
-         * @description Success envelope: `{ "code": "OK", "data": ... }`. Lists and objects are in `data`;
-         *     the UI checks `code` on writes.
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
          */
         Envelope_list_MosRow: {
             /** @description `OK` on success. */
@@ -584,15 +689,34 @@ export interface components {
         };
         /**
          * ErrorBody
-         * @description Error body: a machine-readable code and messages a person can read.
+         * @description Error body: a machine-readable code, messages a person can read, and for validation
+         *     errors the field each message belongs to.
          */
         ErrorBody: {
-            /**
-             * @description `BAD_REQUEST`, `UNAUTHORIZED`, `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`,
-             *     `TOO_MANY_REQUESTS`, `BAD_GATEWAY`, `GATEWAY_TIMEOUT` or `INTERNAL`.
-             */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             messages: string[];
+            /**
+             * @description One entry per problem of a named field (validation errors only).
+             * @default []
+             */
+            fields: components["schemas"]["FieldProblem"][];
+        };
+        /**
+         * @description The machine-readable `code` of an error answer; the HTTP status says the same.
+         * @enum {string}
+         */
+        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
+        /**
+         * FieldProblem
+         * @description A validation problem tied to one field, so that a form can show it beside the field.
+         */
+        FieldProblem: {
+            /** @description The camelCase name of the body field or query parameter. */
+            field: string;
+            /** @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch` or `forbidden`. */
+            rule: string;
+            /** @description The same problem in a sentence (also in `messages`). */
+            message: string;
         };
         /**
          * GroupDetail
@@ -602,11 +726,13 @@ export interface components {
             /** Format: int64 */
             id: number;
             name: string;
+            /** @description `voice` or `web`. */
             channel: string;
             /** Format: int64 */
             caseCount: number;
             /** Format: int64 */
             ivrCount: number;
+            /** @description By name. */
             testCases: components["schemas"]["CaseItem"][];
         };
         /**
@@ -710,6 +836,19 @@ export interface components {
             medianMosCq?: number;
         };
         /**
+         * GroupRef
+         * @description A test case group assigned to a user.
+         */
+        GroupRef: {
+            /** Format: int64 */
+            id: number;
+            /**
+             * @description Ignored when saving.
+             * @default
+             */
+            name: string;
+        };
+        /**
          * GroupSave
          * @description Body of `POST groups` and `PUT groups/{id}`.
          */
@@ -719,10 +858,23 @@ export interface components {
              * @description Ignored on create; on update it must be absent or equal to the path's id.
              */
             id?: number;
+            /** @description Required: 1 to 200 characters, no control or text-direction characters. */
             name?: string;
-            /** @description `voice` or `web`. */
+            /** @description Required: `voice` or `web`. */
             channel?: string;
+            /** @description Required: at least one existing test case of the channel. */
             testCases?: components["schemas"]["CaseIdItem"][];
+        };
+        /**
+         * HealthBatchBody
+         * @description Body of `POST health` as documented (spec §3 'Client application').
+         */
+        HealthBatchBody: {
+            /**
+             * @description Snapshots `{clientEndPoint, channel, lastRun, appStatus, telcoStatus, agentStatus,
+             *     componentStatus}`.
+             */
+            clientApps: unknown[];
         };
         /**
          * HealthResult
@@ -772,7 +924,9 @@ export interface components {
             /** Format: int64 */
             id: number;
             name: string;
+            /** @description `voice` or `web`. */
             channel: string;
+            /** @description By name. */
             testCases: components["schemas"]["CaseItem"][];
         };
         /**
@@ -800,6 +954,36 @@ export interface components {
             runCount: number;
         };
         /**
+         * Page_RunItem
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_RunItem: {
+            content: components["schemas"]["RunItem"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
+         * Page_User
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_User: {
+            content: components["schemas"]["User"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
+         * PasswordChange
+         * @description Body of `PATCH users/{id}/overridePassword`.
+         */
+        PasswordChange: {
+            /** @description 12 to 128 characters. */
+            newPassword?: string;
+            /** @description Your current password: required when you change your own. */
+            oldPassword?: string;
+        };
+        /**
          * RecordingCreated
          * @description A stored recording.
          */
@@ -824,6 +1008,14 @@ export interface components {
             index: number;
             /** @description What is wrong with it. */
             reason: string;
+        };
+        /**
+         * RunBatchBody
+         * @description Body of `POST runs` as documented (see docs/ingest.md for a run's fields).
+         */
+        RunBatchBody: {
+            /** @description At most 10,000 runs in the ingest format; each is checked on its own. */
+            runs: unknown[];
         };
         /**
          * RunDetailItem
@@ -905,18 +1097,6 @@ export interface components {
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
             runResult: string;
-        };
-        /**
-         * RunPage
-         * @description One page of runs.
-         */
-        RunPage: {
-            content: components["schemas"]["RunItem"][];
-            /**
-             * Format: uint64
-             * @description Runs matching the filter in all pages.
-             */
-            totalElements: number;
         };
         /** SegmentItem */
         SegmentItem: {
@@ -1034,6 +1214,50 @@ export interface components {
             /** @description The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none. */
             attachmentUrl?: string;
         };
+        /**
+         * User
+         * @description A console user (spec §3 'User').
+         */
+        User: {
+            /** Format: int64 */
+            id: number;
+            /** @description An e-mail address, unique without case. */
+            username: string;
+            firstName: string;
+            lastName: string;
+            /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
+            roles: string[];
+            /** @description `read-write` or `read-only`. */
+            accessType: string;
+            /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
+            testCaseGroups: components["schemas"]["GroupRef"][];
+        };
+        /**
+         * UserSave
+         * @description Body of `POST users` and `PUT users/{id}`. Every field is checked by the server; missing
+         *     ones are named in `fields`.
+         */
+        UserSave: {
+            /**
+             * Format: int64
+             * @description Ignored on create; on update absent or the id of the path.
+             */
+            id?: number;
+            username?: string;
+            firstName?: string;
+            lastName?: string;
+            /**
+             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; ignored on your own
+             *     profile).
+             */
+            roles?: string[];
+            /** @description `read-write` or `read-only` (administrators only; ignored on your own profile). */
+            accessType?: string;
+            /** @description Groups of a ROLE_USER (administrators only; ignored on your own profile). */
+            testCaseGroups?: components["schemas"]["GroupRef"][];
+            /** @description Only on create: 12 to 128 characters. */
+            password?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1056,16 +1280,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Signed in: the token and the user. */
+            /** @description Signed in: the token and the user. Never stored by caches. */
             200: {
                 headers: {
+                    "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_SignedInUser"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1110,9 +1338,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1142,16 +1389,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed in: the token and the user. */
+            /** @description Signed in: the token and the user. Never stored by caches. */
             200: {
                 headers: {
+                    "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_SignedInUser"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1196,9 +1447,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1225,7 +1495,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The token no longer works. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1234,7 +1503,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1279,9 +1551,686 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Users per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description Part of the first name, last name or username, without case. */
+                search?: string;
+                /** @description Only this permission level: `ROLE_ADMIN` or `ROLE_USER`. */
+                role?: string;
+                /**
+                 * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
+                 *     `asc` or `desc` (default `id,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UserSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UserSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    overridePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1316,7 +2265,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupItem"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1361,9 +2313,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1402,7 +2373,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1447,173 +2421,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listChannels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelItem"];
-                };
-            };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The change conflicts with existing data. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again later. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupsHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelHealth"];
-                };
-            };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The change conflicts with existing data. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again later. */
-            429: {
-                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1650,7 +2479,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1695,9 +2527,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1738,7 +2589,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1783,9 +2637,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1814,7 +2687,6 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The group is gone. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1823,7 +2695,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1868,9 +2743,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1888,22 +2782,11 @@ export interface operations {
             };
         };
     };
-    groupMetric: {
+    listChannels: {
         parameters: {
-            query?: {
-                /** @description `case` (default) or `segment`. */
-                level?: string;
-                /** @description `YYYY-MM-DD`, site-local. */
-                startDate?: string;
-                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
-                endDate?: string;
-                /** @description `Manual` (default) or `Schedule`. */
-                caseRunType?: string;
-            };
+            query?: never;
             header?: never;
-            path: {
-                id: number;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -1913,10 +2796,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupMetric"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelItem"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1961,97 +2847,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupMos: {
-        parameters: {
-            query?: {
-                startDate?: string;
-                endDate?: string;
-                caseRunType?: string;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_MosRow"];
-                };
-            };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The change conflicts with existing data. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again later. */
-            429: {
-                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2086,7 +2903,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_IvrItem"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2131,9 +2951,360 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupsHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelHealth"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupMetric: {
+        parameters: {
+            query?: {
+                /** @description `case` (default) or `segment`. */
+                level?: string;
+                /** @description Required: `YYYY-MM-DD`, site-local. */
+                startDate?: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
+                endDate?: string;
+                /** @description `Manual` (default) or `Schedule`. */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupMetric"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupMos: {
+        parameters: {
+            query?: {
+                /** @description Required: `YYYY-MM-DD`, site-local. */
+                startDate?: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
+                endDate?: string;
+                /** @description `Manual` (default) or `Schedule`. */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_MosRow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2154,11 +3325,11 @@ export interface operations {
     testCaseRuns: {
         parameters: {
             query?: {
-                /** @description `YYYY-MM-DD`, site-local. */
+                /** @description Required: `YYYY-MM-DD`, site-local. */
                 startDate?: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
-                /** @description Page number, 0-based (default 0). */
+                /** @description Page number, 0-based, 0 to 1000000 (default 0). */
                 pageNo?: number;
                 /** @description Runs per page, 1 to 1000 (default 100). */
                 pageSize?: number;
@@ -2183,10 +3354,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_RunPage"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2231,9 +3405,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2270,7 +3463,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_RunDetailItem"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2315,9 +3511,28 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2375,7 +3590,10 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,6 +3638,24 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The range starts beyond the end of the file. */
             416: {
                 headers: {
@@ -2430,9 +3666,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2453,6 +3690,7 @@ export interface operations {
     getContent: {
         parameters: {
             query?: {
+                /** @description Required: `recordings/{id}` as a run detail gives it. */
                 attachmentUrl?: string;
             };
             header?: never;
@@ -2490,7 +3728,10 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,6 +3776,24 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The range starts beyond the end of the file. */
             416: {
                 headers: {
@@ -2545,9 +3804,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2574,11 +3834,10 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/json": components["schemas"]["RunBatchBody"];
             };
         };
         responses: {
-            /** @description The batch was processed; see `rejected` for items not stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2587,7 +3846,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_IngestResult"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2632,7 +3894,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is larger than 64 MiB. */
+            /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2641,9 +3903,19 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2682,7 +3954,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_RecordingCreated"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2727,7 +4002,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The recording is larger than 50 MiB. */
+            /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +4011,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Content-Type is not audio/wav, audio/mpeg or audio/ogg. */
+            /** @description The body's Content-Type is not one this operation accepts. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,9 +4020,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2774,7 +4050,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/json": components["schemas"]["HealthBatchBody"];
             };
         };
         responses: {
@@ -2786,7 +4062,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_HealthResult"];
                 };
             };
-            /** @description The request is malformed or fails validation; `messages` names the problem. */
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,6 +4110,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2839,9 +4119,19 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again later. */
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
             429: {
                 headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {

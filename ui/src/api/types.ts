@@ -1,20 +1,11 @@
 // Names for the API's shapes. Every type here is the generated schema's (schema.d.ts, from the
 // server's OpenAPI document by scripts/gen-api.sh); nothing is typed by hand a second time.
 
-import type { PendingSchemas } from "./pending";
 import type { components } from "./schema";
 
 type Generated = components["schemas"];
-/**
- * A schema by name: the generated one, or, for a schema the committed document does not have
- * yet, its announced shape in pending.ts (see there). Once the server's document has the name,
- * the generated type wins by itself.
- */
-export type Schema<K extends keyof Generated | keyof PendingSchemas> = K extends keyof Generated
-  ? Generated[K]
-  : K extends keyof PendingSchemas
-    ? PendingSchemas[K]
-    : never;
+/** A schema of the server's OpenAPI document, by name. */
+export type Schema<K extends keyof Generated> = Generated[K];
 
 export type SignedInUser = Schema<"SignedInUser">;
 export type SignInRequest = Schema<"SignInRequest">;
