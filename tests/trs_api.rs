@@ -1,18 +1,21 @@
-//! The test-run read API over HTTPS against the real binary: response shapes (field names
-//! as the spec gives them), paging, run detail, recordings with Range, group scoping of a
-//! restricted user (403) and every kind of bad input.
+//! The test-run read API in-process: response shapes (field names as the spec gives
+//! them), paging, run detail, recordings with Range, group scoping of a restricted user
+//! (403) and every kind of bad input.
 
-mod common;
 mod harness;
-#[path = "common/trs.rs"]
-mod trs;
+mod harness_trs;
 
-use common::{client, start, Opts, Server};
+use std::path::PathBuf;
+
+use cxwatch::domain::caller::{AccessType, Role};
+use harness::App;
+use harness_trs::{get, ingest_ok, raw, run};
+use poem::http::Method;
 use serde_json::{json, Value};
-use trs::{add_user, admin_token, api_key, get, ingest_ok, run};
 
 struct Site {
-    server: Server,
+    app: App,
+    dir: PathBuf,
     admin: String,
     group_a: i64,
     group_b: i64,
@@ -22,30 +25,28 @@ struct Site {
     audio: Vec<u8>,
 }
 
-fn upload(server: &Server, key: &str, bytes: Vec<u8>) -> String {
-    let r = client()
-        .post(server.url("/api/ingest/v1/recordings"))
+/// Uploads with the key as a bearer token (the other header form ingest accepts).
+async fn upload(app: &App, key: &str, bytes: Vec<u8>) -> String {
+    let r = raw(app
+        .client
+        .post("/api/ingest/v1/recordings")
         .header("Authorization", format!("Bearer {key}"))
-        .header("Content-Type", "audio/mpeg")
-        .body(bytes)
-        .send()
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 200);
-    r.json::<Value>().unwrap()["data"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+        .content_type("audio/mpeg")
+        .body(bytes))
+    .await;
+    assert_eq!(r.status, 200);
+    r.json()["data"]["id"].as_str().unwrap().to_string()
 }
 
 /// Cases 1-4 voice (IVR 10: cases 2, 4; IVR 11: cases 1, 3), case 9 web (chatbot 20).
 /// Group A = {1, 2}, B = {3, 4}, W = {9}.
-fn site() -> Site {
-    let server = start(Opts::default());
-    let key = api_key(&server, "engine");
-    let admin = admin_token(&server);
+async fn site() -> Site {
+    let (app, dir) = harness_trs::app();
+    let key = app.api_key("engine").await;
+    let admin = harness_trs::admin(&app).await.token;
     let audio: Vec<u8> = (0..10_000u32).map(|i| (i % 256) as u8).collect();
-    let audio_a = upload(&server, &key, audio.clone());
-    let audio_b = upload(&server, &key, b"ID3 other audio".to_vec());
+    let audio_a = upload(&app, &key, audio.clone()).await;
+    let audio_b = upload(&app, &key, b"ID3 other audio".to_vec()).await;
     let mut runs = Vec::new();
     for case in 1..=4 {
         for (i, status) in ["pass", "warn", "fail", "stopped", "pass"]
@@ -76,12 +77,13 @@ fn site() -> Site {
                              "ivr": {"id": 20, "name": "Chatbot"}});
     web["mosCqIn"] = Value::Null;
     runs.push(web);
-    ingest_ok(&server, &key, &runs);
-    let group_a = trs::create_group(&server, "Alpha", "voice", &[1, 2]);
-    let group_b = trs::create_group(&server, "Bravo", "voice", &[3, 4]);
-    let group_w = trs::create_group(&server, "Web", "web", &[9]);
+    ingest_ok(&app, &key, &runs).await;
+    let group_a = harness_trs::group(&app, "Alpha", "voice", &[1, 2]).await;
+    let group_b = harness_trs::group(&app, "Bravo", "voice", &[3, 4]).await;
+    let group_w = harness_trs::group(&app, "Web", "web", &[9]).await;
     Site {
-        server,
+        app,
+        dir,
         admin,
         group_a,
         group_b,
@@ -105,7 +107,7 @@ fn sorted(names: &[&str]) -> Vec<String> {
 }
 
 fn run_id(site: &Site, case: i64, i: usize) -> i64 {
-    trs::db(&site.server.data_dir)
+    harness_trs::db(&site.dir)
         .query_row(
             "SELECT run_id FROM run_keys WHERE engine_key = ?1",
             [&cxwatch::store::runs::engine_key(&format!("c{case}-{i}"))[..]],
@@ -114,10 +116,10 @@ fn run_id(site: &Site, case: i64, i: usize) -> i64 {
         .unwrap()
 }
 
-#[test]
-fn catalog_shapes() {
-    let s = site();
-    let (status, body) = get(&s.server, &s.admin, "/api/trs/v1/groups");
+#[tokio::test(flavor = "multi_thread")]
+async fn catalog_shapes() {
+    let s = site().await;
+    let (status, body) = get(&s.app, &s.admin, "/api/trs/v1/groups").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["code"], "OK");
     assert_eq!(body["messages"], json!([]));
@@ -130,22 +132,23 @@ fn catalog_shapes() {
         ])
     );
     let (_, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!("/api/trs/v1/groups/{}", s.group_a),
-    );
+    )
+    .await;
     assert_eq!(
         body["data"],
         json!({"id": s.group_a, "name": "Alpha", "channel": "voice", "caseCount": 2, "ivrCount": 2,
                "testCases": [{"id": 1, "ivrId": 11, "name": "Case 001"},
                              {"id": 2, "ivrId": 10, "name": "Case 002"}]})
     );
-    let (_, body) = get(&s.server, &s.admin, "/api/trs/v1/groups/channels");
+    let (_, body) = get(&s.app, &s.admin, "/api/trs/v1/groups/channels").await;
     assert_eq!(
         body["data"],
         json!([{"id": "voice", "code": 1, "name": "Voice"}, {"id": "web", "code": 2, "name": "Digital"}])
     );
-    let (_, body) = get(&s.server, &s.admin, "/api/trs/v1/ivrs");
+    let (_, body) = get(&s.app, &s.admin, "/api/trs/v1/ivrs").await;
     assert_eq!(
         body["data"],
         json!([
@@ -157,24 +160,25 @@ fn catalog_shapes() {
              "testCases": [{"id": 1, "ivrId": 11, "name": "Case 001"}, {"id": 3, "ivrId": 11, "name": "Case 003"}]},
         ])
     );
-    let (_, body) = get(&s.server, &s.admin, "/api/trs/v1/groups/health");
+    let (_, body) = get(&s.app, &s.admin, "/api/trs/v1/groups/health").await;
     assert_eq!(
         body["data"],
         json!([{"channel": "voice", "clientApps": []}, {"channel": "web", "clientApps": []}])
     );
 }
 
-#[test]
-fn metric_and_mos_shapes() {
-    let s = site();
+#[tokio::test(flavor = "multi_thread")]
+async fn metric_and_mos_shapes() {
+    let s = site().await;
     let (status, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!(
             "/api/trs/v1/groups/{}/metric?level=case&startDate=2026-07-15&caseRunType=Schedule",
             s.group_a
         ),
-    );
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     let list = body["data"].as_array().unwrap();
     assert_eq!(list.len(), 2);
@@ -271,24 +275,25 @@ fn metric_and_mos_shapes() {
     );
     // Manual: only the fifth run of each case.
     let (_, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!(
             "/api/trs/v1/groups/{}/metric?startDate=2026-07-15&caseRunType=Manual",
             s.group_a
         ),
-    );
+    )
+    .await;
     assert_eq!(body["data"][1]["successCount"], 1);
     assert_eq!(body["data"][1]["failureCount"], 0);
     // Segment level: one entity per segment of each test case.
     let (_, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!(
             "/api/trs/v1/groups/{}/metric?level=segment&startDate=2026-07-15&endDate=2026-07-16&caseRunType=Schedule",
             s.group_b
         ),
-    );
+    ).await;
     let list = body["data"].as_array().unwrap();
     let ids: Vec<_> = list
         .iter()
@@ -332,13 +337,14 @@ fn metric_and_mos_shapes() {
     assert_eq!(list[0]["avgLatency"], 0.9);
     // MOS rows.
     let (_, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!(
             "/api/trs/v1/groups/{}/mos?startDate=2026-07-15&caseRunType=Schedule",
             s.group_a
         ),
-    );
+    )
+    .await;
     let rows = body["data"].as_array().unwrap();
     assert_eq!(rows.len(), 24);
     // 09:00 local: case 1 (3.0) and case 2 (3.0).
@@ -350,13 +356,14 @@ fn metric_and_mos_shapes() {
     assert_eq!(rows[3]["avgMosCq"], Value::Null);
     // A web group without MOS has 24 empty rows and a case entity with null MOS.
     let (_, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!(
             "/api/trs/v1/groups/{}/mos?startDate=2026-07-15&caseRunType=Schedule",
             s.group_w
         ),
-    );
+    )
+    .await;
     assert!(body["data"]
         .as_array()
         .unwrap()
@@ -364,14 +371,15 @@ fn metric_and_mos_shapes() {
         .all(|r| r["runCount"] == 0));
 }
 
-#[test]
-fn run_list_and_detail() {
-    let s = site();
+#[tokio::test(flavor = "multi_thread")]
+async fn run_list_and_detail() {
+    let s = site().await;
     let (status, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-15",
-    );
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["data"]["totalElements"], 5);
     let content = body["data"]["content"].as_array().unwrap();
@@ -418,10 +426,11 @@ fn run_list_and_detail() {
     );
     // Paging: newest first, pageNo 0-based.
     let (_, page) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&pageNo=1&pageSize=2",
-    );
+    )
+    .await;
     let ids: Vec<_> = page["data"]["content"]
         .as_array()
         .unwrap()
@@ -431,34 +440,38 @@ fn run_list_and_detail() {
     assert_eq!(ids, vec![json!(run_id(&s, 1, 2)), json!(run_id(&s, 1, 1))]);
     assert_eq!(page["data"]["totalElements"], 5);
     let (_, page) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&pageNo=3&pageSize=2",
-    );
+    )
+    .await;
     assert_eq!(page["data"]["content"], json!([]));
     // Filters: status and run type.
     let (_, f) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&status=failure",
-    );
+    )
+    .await;
     assert_eq!(f["data"]["totalElements"], 2);
     let (_, f) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&caseRunType=Manual",
-    );
+    )
+    .await;
     assert_eq!(f["data"]["totalElements"], 1);
     let (_, f) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-16",
-    );
+    )
+    .await;
     assert_eq!(f["data"]["totalElements"], 0);
 
     // Detail.
     let id = run_id(&s, 1, 0);
-    let (status, body) = get(&s.server, &s.admin, &format!("/api/trs/v1/testruns/{id}"));
+    let (status, body) = get(&s.app, &s.admin, &format!("/api/trs/v1/testruns/{id}")).await;
     assert_eq!(status, 200, "{body}");
     let d = &body["data"];
     assert_eq!(d["runId"], id);
@@ -497,10 +510,11 @@ fn run_list_and_detail() {
     assert_eq!(dtmf["testResult"]["status"], "pass");
     // Step audio of case 3.
     let (_, body) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 0)),
-    );
+    )
+    .await;
     let step = &body["data"]["segments"][0]["steps"][0];
     assert_eq!(step["recordingId"], s.audio_b.as_str());
     assert_eq!(
@@ -510,60 +524,71 @@ fn run_list_and_detail() {
     assert_eq!(body["data"]["recordingId"], Value::Null);
 }
 
-#[test]
-fn recordings_support_ranges() {
-    let s = site();
-    let url = s
-        .server
-        .url(&format!("/api/trs/v1/recordings/{}", s.audio_a));
+#[tokio::test(flavor = "multi_thread")]
+async fn recordings_support_ranges() {
+    let s = site().await;
+    let url = format!("/api/trs/v1/recordings/{}", s.audio_a);
     let fetch = |range: Option<&str>| {
-        let mut r = client().get(&url).bearer_auth(&s.admin);
+        let mut r = s
+            .app
+            .client
+            .get(&url)
+            .header("Authorization", format!("Bearer {}", s.admin));
         if let Some(range) = range {
             r = r.header("Range", range);
         }
-        r.send().unwrap()
+        raw(r)
     };
-    let r = fetch(None);
-    assert_eq!(r.status().as_u16(), 200);
-    assert_eq!(r.headers()["content-type"], "audio/mpeg");
-    assert_eq!(r.headers()["accept-ranges"], "bytes");
-    assert_eq!(r.headers()["content-length"], "10000");
-    assert_eq!(r.bytes().unwrap().to_vec(), s.audio);
-    let r = fetch(Some("bytes=100-199"));
-    assert_eq!(r.status().as_u16(), 206);
-    assert_eq!(r.headers()["content-range"], "bytes 100-199/10000");
-    assert_eq!(r.headers()["content-length"], "100");
-    assert_eq!(r.headers()["content-type"], "audio/mpeg");
-    assert_eq!(r.bytes().unwrap().to_vec(), s.audio[100..200].to_vec());
-    let r = fetch(Some("bytes=9990-"));
-    assert_eq!(r.status().as_u16(), 206);
-    assert_eq!(r.headers()["content-range"], "bytes 9990-9999/10000");
-    assert_eq!(r.bytes().unwrap().to_vec(), s.audio[9990..].to_vec());
-    let r = fetch(Some("bytes=-16"));
-    assert_eq!(r.bytes().unwrap().to_vec(), s.audio[9984..].to_vec());
-    let r = fetch(Some("bytes=10000-"));
-    assert_eq!(r.status().as_u16(), 416);
-    assert_eq!(r.headers()["content-range"], "bytes */10000");
+    let r = fetch(None).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), "audio/mpeg");
+    assert_eq!(r.header("accept-ranges"), "bytes");
+    assert_eq!(r.header("content-length"), "10000");
+    assert_eq!(r.body, s.audio);
+    let r = fetch(Some("bytes=100-199")).await;
+    assert_eq!(r.status, 206);
+    assert_eq!(r.header("content-range"), "bytes 100-199/10000");
+    assert_eq!(r.header("content-length"), "100");
+    assert_eq!(r.header("content-type"), "audio/mpeg");
+    assert_eq!(r.body, s.audio[100..200].to_vec());
+    let r = fetch(Some("bytes=9990-")).await;
+    assert_eq!(r.status, 206);
+    assert_eq!(r.header("content-range"), "bytes 9990-9999/10000");
+    assert_eq!(r.body, s.audio[9990..].to_vec());
+    let r = fetch(Some("bytes=-16")).await;
+    assert_eq!(r.body, s.audio[9984..].to_vec());
+    let r = fetch(Some("bytes=10000-")).await;
+    assert_eq!(r.status, 416);
+    assert_eq!(r.header("content-range"), "bytes */10000");
     // getContent serves the same with ranges.
-    let r = client()
-        .get(s.server.url(&format!(
+    let r = raw(s
+        .app
+        .client
+        .get(format!(
             "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
             s.audio_a
-        )))
-        .bearer_auth(&s.admin)
-        .header("Range", "bytes=0-9")
-        .send()
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 206);
-    assert_eq!(r.bytes().unwrap().to_vec(), s.audio[..10].to_vec());
+        ))
+        .header("Authorization", format!("Bearer {}", s.admin))
+        .header("Range", "bytes=0-9"))
+    .await;
+    assert_eq!(r.status, 206);
+    assert_eq!(r.body, s.audio[..10].to_vec());
 }
 
-#[test]
-fn restricted_users_see_only_their_groups() {
-    let s = site();
-    let (uid, token) = add_user(&s.server, "operator@example.com", "ROLE_USER");
-    trs::assign(&s.server, uid, &[s.group_a]);
-    let (_, body) = get(&s.server, &token, "/api/trs/v1/groups");
+#[tokio::test(flavor = "multi_thread")]
+async fn restricted_users_see_only_their_groups() {
+    let s = site().await;
+    let token = s
+        .app
+        .user(
+            "operator@example.com",
+            Role::User,
+            AccessType::ReadWrite,
+            &[s.group_a],
+        )
+        .await
+        .token;
+    let (_, body) = get(&s.app, &token, "/api/trs/v1/groups").await;
     let ids: Vec<_> = body["data"]
         .as_array()
         .unwrap()
@@ -571,7 +596,7 @@ fn restricted_users_see_only_their_groups() {
         .map(|g| g["id"].clone())
         .collect();
     assert_eq!(ids, vec![json!(s.group_a)]);
-    let (_, body) = get(&s.server, &token, "/api/trs/v1/ivrs");
+    let (_, body) = get(&s.app, &token, "/api/trs/v1/ivrs").await;
     let cases: Vec<_> = body["data"]
         .as_array()
         .unwrap()
@@ -585,83 +610,88 @@ fn restricted_users_see_only_their_groups() {
         })
         .collect();
     assert_eq!(cases, vec![json!(2), json!(1)]);
-    let ok = |path: String| {
-        let (status, body) = get(&s.server, &token, &path);
+    let ok = [
+        format!("/api/trs/v1/groups/{}", s.group_a),
+        format!(
+            "/api/trs/v1/groups/{}/metric?startDate=2026-07-15",
+            s.group_a
+        ),
+        format!("/api/trs/v1/groups/{}/mos?startDate=2026-07-15", s.group_a),
+        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15".into(),
+        format!("/api/trs/v1/testruns/{}", run_id(&s, 1, 0)),
+        format!("/api/trs/v1/recordings/{}", s.audio_a),
+        format!(
+            "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
+            s.audio_a
+        ),
+    ];
+    for path in ok {
+        let (status, body) = get(&s.app, &token, &path).await;
         assert_eq!(status, 200, "{path}: {body}");
-    };
-    let forbidden = |path: String| {
-        let (status, body) = get(&s.server, &token, &path);
+    }
+    let forbidden = [
+        format!("/api/trs/v1/groups/{}", s.group_b),
+        format!(
+            "/api/trs/v1/groups/{}/metric?startDate=2026-07-15",
+            s.group_b
+        ),
+        format!(
+            "/api/trs/v1/groups/{}/metric?level=segment&startDate=2026-07-15",
+            s.group_w
+        ),
+        format!("/api/trs/v1/groups/{}/mos?startDate=2026-07-15", s.group_b),
+        "/api/trs/v1/testcases/3/runs?startDate=2026-07-15".into(),
+        format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 1)),
+        format!("/api/trs/v1/recordings/{}", s.audio_b),
+        format!(
+            "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
+            s.audio_b
+        ),
+    ];
+    for path in forbidden {
+        let (status, body) = get(&s.app, &token, &path).await;
         assert_eq!(status, 403, "{path}: {body}");
         assert_eq!(body["code"], "FORBIDDEN");
         assert!(!body["messages"][0].as_str().unwrap().is_empty());
-    };
-    ok(format!("/api/trs/v1/groups/{}", s.group_a));
-    ok(format!(
-        "/api/trs/v1/groups/{}/metric?startDate=2026-07-15",
-        s.group_a
-    ));
-    ok(format!(
-        "/api/trs/v1/groups/{}/mos?startDate=2026-07-15",
-        s.group_a
-    ));
-    ok("/api/trs/v1/testcases/1/runs?startDate=2026-07-15".into());
-    ok(format!("/api/trs/v1/testruns/{}", run_id(&s, 1, 0)));
-    ok(format!("/api/trs/v1/recordings/{}", s.audio_a));
-    ok(format!(
-        "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
-        s.audio_a
-    ));
-    forbidden(format!("/api/trs/v1/groups/{}", s.group_b));
-    forbidden(format!(
-        "/api/trs/v1/groups/{}/metric?startDate=2026-07-15",
-        s.group_b
-    ));
-    forbidden(format!(
-        "/api/trs/v1/groups/{}/metric?level=segment&startDate=2026-07-15",
-        s.group_w
-    ));
-    forbidden(format!(
-        "/api/trs/v1/groups/{}/mos?startDate=2026-07-15",
-        s.group_b
-    ));
-    forbidden("/api/trs/v1/testcases/3/runs?startDate=2026-07-15".into());
-    forbidden(format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 1)));
-    forbidden(format!("/api/trs/v1/recordings/{}", s.audio_b));
-    forbidden(format!(
-        "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
-        s.audio_b
-    ));
+    }
     // Administrators see everything.
-    let (_, body) = get(&s.server, &s.admin, "/api/trs/v1/groups");
+    let (_, body) = get(&s.app, &s.admin, "/api/trs/v1/groups").await;
     assert_eq!(body["data"].as_array().unwrap().len(), 3);
     let (status, _) = get(
-        &s.server,
+        &s.app,
         &s.admin,
         &format!("/api/trs/v1/recordings/{}", s.audio_b),
-    );
+    )
+    .await;
     assert_eq!(status, 200);
     // A user whose first role is ROLE_ADMIN is not restricted, even with ROLE_USER after it.
-    let (_, both) = add_user(&s.server, "lead@example.com", "ROLE_ADMIN,ROLE_USER");
-    let (status, _) = get(
-        &s.server,
-        &both,
-        &format!("/api/trs/v1/groups/{}", s.group_b),
-    );
+    let both = s
+        .app
+        .user("lead@example.com", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    harness_trs::db(&s.dir)
+        .execute(
+            "UPDATE users SET roles = 'ROLE_ADMIN,ROLE_USER' WHERE id = ?1",
+            [both.id],
+        )
+        .unwrap();
+    let both = both.token;
+    let (status, _) = get(&s.app, &both, &format!("/api/trs/v1/groups/{}", s.group_b)).await;
     assert_eq!(status, 200);
     // Without a token: 401.
-    let r = client()
-        .get(s.server.url("/api/trs/v1/groups"))
-        .send()
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 401);
+    let (status, _) = s
+        .app
+        .call(Method::GET, "/api/trs/v1/groups", None, None)
+        .await;
+    assert_eq!(status, 401);
 }
 
-#[test]
-fn bad_input_is_named() {
-    let s = site();
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_is_named() {
+    let s = site().await;
     let a = s.group_a;
-    let bad = |path: String, status: u16, expect: &[&str]| {
-        let (got, body) = get(&s.server, &s.admin, &path);
+    let bad = async |path: String, status: u16, expect: &[&str]| {
+        let (got, body) = get(&s.app, &s.admin, &path).await;
         assert_eq!(got, status, "{path}: {body}");
         let msgs = body["messages"]
             .as_array()
@@ -675,33 +705,38 @@ fn bad_input_is_named() {
         }
     };
     let m = format!("/api/trs/v1/groups/{a}/metric");
-    bad(m.clone(), 400, &["startDate is required"]);
+    bad(m.clone(), 400, &["startDate is required"]).await;
     bad(
         format!("{m}?startDate=2026-02-30"),
         400,
         &["startDate \"2026-02-30\" is not a date"],
-    );
-    bad(format!("{m}?startDate=15/07/2026"), 400, &["is not a date"]);
+    )
+    .await;
+    bad(format!("{m}?startDate=15/07/2026"), 400, &["is not a date"]).await;
     bad(
         format!("{m}?startDate=2026-07-15&endDate=2026-07-14"),
         400,
         &["is after endDate"],
-    );
+    )
+    .await;
     bad(
         format!("{m}?startDate=2025-01-01&endDate=2026-07-14"),
         400,
         &["longer than 400 days"],
-    );
+    )
+    .await;
     bad(
         format!("{m}?startDate=2026-07-15&caseRunType=Nightly"),
         400,
         &["caseRunType \"Nightly\""],
-    );
+    )
+    .await;
     bad(
         format!("{m}?startDate=2026-07-15&level=ivr"),
         400,
         &["level \"ivr\""],
-    );
+    )
+    .await;
     bad(
         format!("{m}?startDate=x&endDate=y&level=z&caseRunType=w"),
         400,
@@ -711,94 +746,109 @@ fn bad_input_is_named() {
             "endDate \"y\"",
             "caseRunType \"w\"",
         ],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/groups/999/metric?startDate=2026-07-15".into(),
         404,
         &["Group 999 does not exist"],
-    );
-    bad("/api/trs/v1/groups/999".into(), 404, &["Group 999"]);
-    bad("/api/trs/v1/groups/abc".into(), 400, &["id"]);
+    )
+    .await;
+    bad("/api/trs/v1/groups/999".into(), 404, &["Group 999"]).await;
+    bad("/api/trs/v1/groups/abc".into(), 400, &["id"]).await;
     bad(
         format!("/api/trs/v1/groups/{a}/mos?startDate=2026-07-15&endDate=bad"),
         400,
         &["endDate"],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/groups/999/mos?startDate=2026-07-15".into(),
         404,
         &["Group 999"],
-    );
+    )
+    .await;
     let r = "/api/trs/v1/testcases/1/runs";
     bad(
         format!("{r}?startDate=2026-07-15&pageSize=0"),
         400,
         &["pageSize 0"],
-    );
+    )
+    .await;
     bad(
         format!("{r}?startDate=2026-07-15&pageSize=1001"),
         400,
         &["pageSize 1001"],
-    );
+    )
+    .await;
     bad(
         format!("{r}?startDate=2026-07-15&pageNo=-1"),
         400,
         &["pageNo -1"],
-    );
+    )
+    .await;
     bad(
         format!("{r}?startDate=2026-07-15&pageNo=x"),
         400,
         &["pageNo"],
-    );
+    )
+    .await;
     bad(
         format!("{r}?startDate=2026-07-15&status=great"),
         400,
         &["status \"great\""],
-    );
-    bad(r.to_string(), 400, &["startDate is required"]);
+    )
+    .await;
+    bad(r.to_string(), 400, &["startDate is required"]).await;
     bad(
         "/api/trs/v1/testcases/999/runs?startDate=2026-07-15".into(),
         404,
         &["Test case 999"],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/testruns/999999".into(),
         404,
         &["Test run 999999"],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/getContent".into(),
         400,
         &["attachmentUrl is required"],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/getContent?attachmentUrl=https://example.com/a.wav".into(),
         400,
         &["is not content of this console"],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/getContent?attachmentUrl=recordings/../../cxwatch.db".into(),
         400,
         &["is not content of this console"],
-    );
+    )
+    .await;
     bad(
         format!("/api/trs/v1/recordings/{}", "0".repeat(64)),
         404,
         &["does not exist"],
-    );
+    )
+    .await;
     bad(
         "/api/trs/v1/recordings/..%2F..%2Fcxwatch.db".into(),
         404,
         &["does not exist"],
-    );
+    )
+    .await;
 }
 
-#[test]
-fn groups_are_edited_by_read_write_administrators() {
-    use reqwest::Method;
-    let s = site();
-    let send = |token: &str, m: Method, path: &str, body: Option<Value>| {
-        trs::send(&s.server, token, m, path, body)
+#[tokio::test(flavor = "multi_thread")]
+async fn groups_are_edited_by_read_write_administrators() {
+    let s = site().await;
+    let send = async |token: &str, m: Method, path: &str, body: Option<Value>| {
+        s.app.call(m, path, Some(token), body.as_ref()).await
     };
     // Validation names every problem; nothing is written.
     let (status, body) = send(
@@ -806,7 +856,8 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::POST,
         "/api/trs/v1/groups",
         Some(json!({})),
-    );
+    )
+    .await;
     assert_eq!(status, 400, "{body}");
     assert_eq!(
         body["messages"],
@@ -821,7 +872,8 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::POST,
         "/api/trs/v1/groups",
         Some(json!({"name": "X", "channel": "fax", "testCases": [{"id": 1}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 400);
     assert!(
         body["messages"][0].as_str().unwrap().contains("fax"),
@@ -832,7 +884,8 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::POST,
         "/api/trs/v1/groups",
         Some(json!({"name": "X", "channel": "voice", "testCases": [{"id": 1}, {"id": 9}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 400);
     assert!(
         body["messages"][0]
@@ -846,7 +899,8 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::POST,
         "/api/trs/v1/groups",
         Some(json!({"name": "X", "channel": "voice", "testCases": [{"id": 77}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 400);
     assert!(
         body["messages"][0]
@@ -860,9 +914,10 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::POST,
         "/api/trs/v1/groups",
         Some(json!({"name": 5})),
-    );
+    )
+    .await;
     assert_eq!(status, 400);
-    let (_, list) = get(&s.server, &s.admin, "/api/trs/v1/groups");
+    let (_, list) = get(&s.app, &s.admin, "/api/trs/v1/groups").await;
     assert_eq!(list["data"].as_array().unwrap().len(), 3);
     // Create, update, delete.
     let (status, body) = send(
@@ -870,7 +925,8 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::POST,
         "/api/trs/v1/groups",
         Some(json!({"name": " Charlie ", "channel": "voice", "testCases": [{"id": 3}, {"id": 1}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["code"], "OK");
     let id = body["data"]["id"].as_i64().unwrap();
@@ -885,7 +941,8 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::PUT,
         &path,
         Some(json!({"id": id, "name": "Charlie 2", "channel": "voice", "testCases": [{"id": 2}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
         body["data"]["testCases"],
@@ -896,36 +953,46 @@ fn groups_are_edited_by_read_write_administrators() {
         Method::PUT,
         &path,
         Some(json!({"id": id + 1, "name": "Y", "channel": "voice", "testCases": [{"id": 2}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 400);
     let (status, _) = send(
         &s.admin,
         Method::PUT,
         "/api/trs/v1/groups/999",
         Some(json!({"name": "Y", "channel": "voice", "testCases": [{"id": 2}]})),
-    );
+    )
+    .await;
     assert_eq!(status, 404);
     // Restricted users and read-only administrators may not change groups.
-    let (uid, user) = add_user(&s.server, "op@example.com", "ROLE_USER");
-    trs::assign(&s.server, uid, &[id]);
-    let (_, ro) = trs::add_user_with_access(&s.server, "ro@example.com", "ROLE_ADMIN", "read-only");
+    let user = s
+        .app
+        .user("op@example.com", Role::User, AccessType::ReadWrite, &[id])
+        .await
+        .token;
+    let ro = s
+        .app
+        .user("ro@example.com", Role::Admin, AccessType::ReadOnly, &[])
+        .await
+        .token;
     for token in [&user, &ro] {
-        let (status, body) = send(token, Method::DELETE, &path, None);
+        let (status, body) = send(token, Method::DELETE, &path, None).await;
         assert_eq!(status, 403, "{body}");
         let (status, _) = send(
             token,
             Method::POST,
             "/api/trs/v1/groups",
             Some(json!({"name": "Z", "channel": "voice", "testCases": [{"id": 2}]})),
-        );
+        )
+        .await;
         assert_eq!(status, 403);
     }
-    let (status, body) = send(&s.admin, Method::DELETE, &path, None);
+    let (status, body) = send(&s.admin, Method::DELETE, &path, None).await;
     assert_eq!((status, body["data"].clone()), (200, json!(true)));
-    let (status, _) = send(&s.admin, Method::DELETE, &path, None);
+    let (status, _) = send(&s.admin, Method::DELETE, &path, None).await;
     assert_eq!(status, 404);
     // The user's assignment went with the group.
-    let (_, list) = get(&s.server, &user, "/api/trs/v1/groups");
+    let (_, list) = get(&s.app, &user, "/api/trs/v1/groups").await;
     assert_eq!(list["data"], json!([]));
 }
 
@@ -933,10 +1000,7 @@ fn groups_are_edited_by_read_write_administrators() {
 /// bounds), through `cxwatch::api::routes` and poem's test client.
 #[tokio::test(flavor = "multi_thread")]
 async fn in_process_json_only_ingest_scoped_health_and_paging_bounds() {
-    use cxwatch::domain::caller::{AccessType, Role};
-    use cxwatch::store::catalog::GroupDraft;
-    use poem::http::Method;
-    let app = harness::App::new();
+    let app = App::new();
     let key = app.api_key("engine").await;
     let admin = app
         .user("admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
@@ -981,17 +1045,7 @@ async fn in_process_json_only_ingest_scoped_health_and_paging_bounds() {
         )
         .await;
     assert_eq!(status, 200, "{body}");
-    let group = app
-        .store
-        .create_group(&GroupDraft {
-            name: "G".into(),
-            channel: cxwatch::domain::run::Channel::Voice,
-            test_case_ids: vec![1],
-        })
-        .await
-        .unwrap()
-        .group
-        .id;
+    let group = harness_trs::group(&app, "G", "voice", &[1]).await;
     let member = app
         .user("member@x.test", Role::User, AccessType::ReadOnly, &[group])
         .await;

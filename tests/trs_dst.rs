@@ -2,13 +2,12 @@
 //! default): 2026-03-08 skips 02:00-03:00, 2026-11-01 repeats 01:00-02:00. Every day still
 //! has 24 slots; the skipped hour is a zero slot; the repeated hour counts both.
 
-mod common;
-#[path = "common/trs.rs"]
-mod trs;
+mod harness;
+mod harness_trs;
 
-use common::{start, Opts};
+use harness::App;
+use harness_trs::{get, ingest_ok, run};
 use serde_json::{json, Value};
-use trs::{admin_token, api_key, get, ingest_ok, run};
 
 fn run_at(id: &str, time: &str, status: &str, mos: f64) -> Value {
     let mut r = run(id, 1, time, status);
@@ -32,13 +31,13 @@ fn slots(body: &Value) -> Vec<(String, u64, u64, u64)> {
         .collect()
 }
 
-#[test]
-fn hour_slots_across_dst_changes() {
-    let server = start(Opts::default());
-    let key = api_key(&server, "engine");
-    let token = admin_token(&server);
+#[tokio::test(flavor = "multi_thread")]
+async fn hour_slots_across_dst_changes() {
+    let app = App::new();
+    let key = app.api_key("engine").await;
+    let token = harness_trs::admin(&app).await.token;
     ingest_ok(
-        &server,
+        &app,
         &key,
         &[
             // Spring forward, 2026-03-08 (EST = UTC-5 until 07:00Z, then EDT = UTC-4).
@@ -57,21 +56,22 @@ fn hour_slots_across_dst_changes() {
             run_at("f23", "2026-11-02T04:59:00Z", "pass", 3.0), // 23:59 EST
             run_at("g1", "2026-11-02T06:30:00Z", "pass", 5.0), // 11-02 01:30
         ],
-    );
-    let group = trs::create_group(&server, "DST", "voice", &[1]);
-    let metric = |from: &str, to: &str| {
+    )
+    .await;
+    let group = harness_trs::group(&app, "DST", "voice", &[1]).await;
+    let metric = async |from: &str, to: &str| {
         let (status, body) = get(
-            &server,
+            &app,
             &token,
             &format!(
                 "/api/trs/v1/groups/{group}/metric?level=case&startDate={from}&endDate={to}&caseRunType=Schedule"
             ),
-        );
+        ).await;
         assert_eq!(status, 200, "{body}");
         body
     };
 
-    let spring = slots(&metric("2026-03-08", "2026-03-08"));
+    let spring = slots(&metric("2026-03-08", "2026-03-08").await);
     assert_eq!(spring.len(), 24);
     for (h, s) in spring.iter().enumerate() {
         assert_eq!(s.0, format!("2026-03-08T{h:02}:00:00"));
@@ -85,7 +85,7 @@ fn hour_slots_across_dst_changes() {
     assert_eq!(counts, expect);
     assert_eq!(counts[2], (0, 0, 0), "the skipped hour is a zero slot");
 
-    let body = metric("2026-11-01", "2026-11-01");
+    let body = metric("2026-11-01", "2026-11-01").await;
     let e = &body["data"][0];
     assert_eq!(
         (e["periodStart"].as_str(), e["periodEnd"].as_str()),
@@ -111,16 +111,17 @@ fn hour_slots_across_dst_changes() {
     assert_eq!((fall[23].1, fall[23].2, fall[23].3), (1, 0, 0));
 
     // Two days: each slot sums that hour of both days; labels use the first date.
-    let two = slots(&metric("2026-11-01", "2026-11-02"));
+    let two = slots(&metric("2026-11-01", "2026-11-02").await);
     assert_eq!(two[1], ("2026-11-01T01:00:00".to_string(), 2, 1, 0));
     assert_eq!(two.iter().map(|s| s.1 + s.2 + s.3).sum::<u64>(), 6);
 
     // MOS per hour: 24 rows, null where no run; the repeated hour has both runs.
     let (status, mos) = get(
-        &server,
+        &app,
         &token,
         &format!("/api/trs/v1/groups/{group}/mos?startDate=2026-11-01&caseRunType=Schedule"),
-    );
+    )
+    .await;
     assert_eq!(status, 200, "{mos}");
     let rows = mos["data"].as_array().unwrap();
     assert_eq!(rows.len(), 24);
@@ -138,10 +139,11 @@ fn hour_slots_across_dst_changes() {
     // The run list of a local day covers exactly that day's runs (23 h in spring, 25 in fall).
     for (day, n) in [("2026-03-08", 5), ("2026-11-01", 5), ("2026-03-07", 1)] {
         let (status, body) = get(
-            &server,
+            &app,
             &token,
             &format!("/api/trs/v1/testcases/1/runs?startDate={day}"),
-        );
+        )
+        .await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["data"]["totalElements"], n, "{day}: {body}");
     }

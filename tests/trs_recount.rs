@@ -1,22 +1,22 @@
 //! Rollups equal a recount from the raw runs. Random batches (with retried runs and bad
-//! items) go in over HTTP across the 2026-11-01 DST change; then every stored run is read
-//! back through the run list and run detail, the counts per test case / local day / local
-//! hour / run type and the latency and MOS min, max, average and median are recomputed
-//! here, independently, and compared with the rollup-backed metric and MOS answers.
+//! items) go in through the ingest API across the 2026-11-01 DST change; then every stored
+//! run is read back through the run list and run detail, the counts per test case / local
+//! day / local hour / run type and the latency and MOS min, max, average and median are
+//! recomputed here, independently, and compared with the rollup-backed metric and MOS
+//! answers.
 
-mod common;
-#[path = "common/trs.rs"]
-mod trs;
+mod harness;
+mod harness_trs;
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Timelike, Utc};
 use chrono_tz::America::Toronto;
-use common::{start, Opts};
+use harness::App;
+use harness_trs::{get, post_runs, run};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use trs::{admin_token, api_key, get, post_runs, run};
 
 const CASES: i64 = 5;
 const DAYS: [&str; 3] = ["2026-10-31", "2026-11-01", "2026-11-02"];
@@ -101,11 +101,11 @@ fn random_run(rng: &mut StdRng, id: &str) -> Value {
     r
 }
 
-#[test]
-fn rollups_equal_a_recount_of_raw_runs() {
-    let server = start(Opts::default());
-    let key = api_key(&server, "engine");
-    let token = admin_token(&server);
+#[tokio::test(flavor = "multi_thread")]
+async fn rollups_equal_a_recount_of_raw_runs() {
+    let app = App::new();
+    let key = app.api_key("engine").await;
+    let token = harness_trs::admin(&app).await.token;
     let mut rng = StdRng::seed_from_u64(20261101);
     let mut sent: Vec<Value> = Vec::new();
     let mut accepted = 0;
@@ -122,7 +122,7 @@ fn rollups_equal_a_recount_of_raw_runs() {
         let mut bad = random_run(&mut rng, &format!("bad{b}"));
         bad["mosCqIn"] = json!(9);
         batch.push(bad);
-        let (status, body) = post_runs(&server, &key, &batch);
+        let (status, body) = post_runs(&app, &key, &batch).await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(
             body["data"]["rejected"].as_array().unwrap().len(),
@@ -135,14 +135,11 @@ fn rollups_equal_a_recount_of_raw_runs() {
     assert_eq!(accepted, 480);
 
     // One group per test case (MOS rows are per group), and one with every case.
-    let groups: BTreeMap<i64, i64> = (1..=CASES)
-        .map(|c| {
-            (
-                c,
-                trs::create_group(&server, &format!("Case {c} only"), "voice", &[c]),
-            )
-        })
-        .collect();
+    let mut groups: BTreeMap<i64, i64> = BTreeMap::new();
+    for c in 1..=CASES {
+        let id = harness_trs::group(&app, &format!("Case {c} only"), "voice", &[c]).await;
+        groups.insert(c, id);
+    }
 
     // Recount from the raw runs, read back through the API.
     type Key = (i64, NaiveDate, String); // case, local day, run type
@@ -151,18 +148,19 @@ fn rollups_equal_a_recount_of_raw_runs() {
     let mut seen = 0;
     for case in 1..=CASES {
         let (status, list) = get(
-            &server,
+            &app,
             &token,
             &format!(
                 "/api/trs/v1/testcases/{case}/runs?startDate={}&endDate={}&pageSize=1000",
                 DAYS[0], DAYS[2]
             ),
-        );
+        )
+        .await;
         assert_eq!(status, 200, "{list}");
         for r in list["data"]["content"].as_array().unwrap() {
             seen += 1;
             let id = r["runId"].as_i64().unwrap();
-            let (_, detail) = get(&server, &token, &format!("/api/trs/v1/testruns/{id}"));
+            let (_, detail) = get(&app, &token, &format!("/api/trs/v1/testruns/{id}")).await;
             let d = &detail["data"];
             let t: DateTime<Utc> = d["runTime"].as_str().unwrap().parse().unwrap();
             let local = t.with_timezone(&Toronto);
@@ -214,10 +212,10 @@ fn rollups_equal_a_recount_of_raw_runs() {
         for rt in ["Manual", "Schedule"] {
             for (&case, &group) in &groups {
                 let (status, m) = get(
-                    &server,
+                    &app,
                     &token,
                     &format!("/api/trs/v1/groups/{group}/metric?level=case&startDate={day}&caseRunType={rt}"),
-                );
+                ).await;
                 assert_eq!(status, 200, "{m}");
                 let e = cases
                     .get(&(case, date, rt.to_string()))
@@ -275,10 +273,11 @@ fn rollups_equal_a_recount_of_raw_runs() {
                     "MOS of case {case} {day} {rt}"
                 );
                 let (_, mos) = get(
-                    &server,
+                    &app,
                     &token,
                     &format!("/api/trs/v1/groups/{group}/mos?startDate={day}&caseRunType={rt}"),
-                );
+                )
+                .await;
                 for (h, row) in mos["data"].as_array().unwrap().iter().enumerate() {
                     let (n, min, max, avg, med) = e.mos_hours[h].shown(10, 10.0);
                     assert_eq!(
@@ -295,10 +294,10 @@ fn rollups_equal_a_recount_of_raw_runs() {
                 }
                 // Segment level.
                 let (_, sm) = get(
-                    &server,
+                    &app,
                     &token,
                     &format!("/api/trs/v1/groups/{group}/metric?level=segment&startDate={day}&caseRunType={rt}"),
-                );
+                ).await;
                 for s in sm["data"].as_array().unwrap() {
                     let seg = s["segmentId"].as_i64().unwrap();
                     let se = segments
@@ -349,15 +348,16 @@ fn rollups_equal_a_recount_of_raw_runs() {
     assert!(compared > 40, "{compared}");
 
     // The whole range at once: hour slots sum the same hour of every day.
-    let all = trs::create_group(&server, "All", "voice", &(1..=CASES).collect::<Vec<_>>());
+    let all = harness_trs::group(&app, "All", "voice", &(1..=CASES).collect::<Vec<_>>()).await;
     let (_, m) = get(
-        &server,
+        &app,
         &token,
         &format!(
             "/api/trs/v1/groups/{all}/metric?startDate={}&endDate={}&caseRunType=Schedule",
             DAYS[0], DAYS[2]
         ),
-    );
+    )
+    .await;
     for got in m["data"].as_array().unwrap() {
         let case = got["entityId"].as_i64().unwrap();
         let mut hours = vec![[0u64; 3]; 24];

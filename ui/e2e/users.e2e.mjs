@@ -51,6 +51,7 @@ export default async function users({ server, browser, users: accounts, test }) 
     await test(`users (${viewport}, ${lang}): an admin creates, edits and deletes a user`, async () => {
       const page = await newPage(browser, server, { viewport });
       try {
+        await page.goto("/");
         await chooseLanguage(page, lang);
         await signIn(page, admin);
         await page.goto(`${server.url}/settings/admin-settings/4`);
@@ -60,7 +61,7 @@ export default async function users({ server, browser, users: accounts, test }) 
         await page.waitForSelector("[data-testid=user-form]");
         // Empty save: the required fields say so, nothing is sent.
         await page.click("[data-testid=form-save]");
-        await page.waitForSelector("[data-testid$=-error]");
+        await page.waitForSelector("[data-testid^=error-]");
         await fill(page, "input-firstName", "Ada");
         await fill(page, "input-lastName", "Lovelace");
         await fill(page, "input-username", email);
@@ -101,6 +102,7 @@ export default async function users({ server, browser, users: accounts, test }) 
     await test(`users (${viewport}, ${lang}): a restricted user sees no settings sub-items and cannot open another user`, async () => {
       const page = await newPage(browser, server, { viewport });
       try {
+        await page.goto("/");
         await chooseLanguage(page, lang);
         await signIn(page, user);
         const me = await page.evaluate(() => JSON.parse(localStorage.getItem("user")));
@@ -134,6 +136,7 @@ export default async function users({ server, browser, users: accounts, test }) 
       const fresh = `e2e-Self-pass-1-new-${lang}`;
       const page = await newPage(browser, server, { viewport });
       try {
+        await page.goto("/");
         await chooseLanguage(page, lang);
         await signIn(page, who);
         const me = await page.evaluate(() => JSON.parse(localStorage.getItem("user")));
@@ -145,7 +148,7 @@ export default async function users({ server, browser, users: accounts, test }) 
         await fill(page, "input-newPassword", fresh);
         await fill(page, "input-confirmPassword", `${fresh}x`);
         await page.click("[data-testid=password-dialog] [data-testid=form-save]");
-        await page.waitForSelector("[data-testid=password-dialog] [data-testid$=-error]");
+        await page.waitForSelector("[data-testid=password-dialog] [data-testid^=error-]");
         await fill(page, "input-confirmPassword", fresh);
         await page.click("[data-testid=password-dialog] [data-testid=form-save]");
         await page.getByText(TEXT[lang].changed).waitFor();
@@ -168,6 +171,7 @@ export default async function users({ server, browser, users: accounts, test }) 
       const fresh = `e2e-Reset-pass-2-${lang}`;
       const page = await newPage(browser, server, { viewport });
       try {
+        await page.goto("/");
         await chooseLanguage(page, lang);
         await signIn(page, admin);
         await page.goto(`${server.url}/users/${id}`);
