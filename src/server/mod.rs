@@ -6,11 +6,12 @@
 //! |---|---|
 //! | `/healthz` | [`healthz`] |
 //! | `/tenant-config` | [`tenant::tenant_config`] |
-//! | `/api`, `/api/*` | `crate::api` (embedded) or `crate::proxy` (proxy); never the UI |
+//! | `/api`, `/api/*` | `crate::api` (embedded) or `crate::proxy` (proxy), behind [`limits::BodyLimits`]; never the UI |
 //! | anything else | [`assets::UiEndpoint`] |
 
 pub mod assets;
 pub mod headers;
+pub mod limits;
 pub mod listener;
 pub mod systemd;
 pub mod tenant;
@@ -64,7 +65,7 @@ pub fn app(
             "/tenant-config",
             get(tenant::tenant_config).data(config.clone()),
         )
-        .nest("/api", api)
+        .nest("/api", api.with(limits::BodyLimits))
         .nest("/", assets::UiEndpoint::embedded())
         .with(headers::SecurityHeaders {
             tls: !config.server.plain_http,
