@@ -62,7 +62,11 @@ async fn signin_refuses_a_large_declared_body_without_reading_it() {
 async fn a_chunked_body_is_read_up_to_the_limit_only() {
     let dir = tempfile::tempdir().unwrap();
     let cli = TestClient::new(app(dir.path()));
-    for path in ["/api/auth/signin", "/api/groups", "/api/ingest/v1/health"] {
+    for path in [
+        "/api/auth/signin",
+        "/api/trs/v1/groups",
+        "/api/ingest/v1/health",
+    ] {
         let pulled = Arc::new(AtomicU64::new(0));
         let resp = cli
             .post(path)
@@ -103,7 +107,7 @@ async fn ingest_keeps_its_large_limits() {
         .await;
     assert_413(resp).await;
     let resp = cli
-        .post("/api/groups")
+        .post("/api/trs/v1/groups")
         .header("content-length", MIB.to_string())
         .body(vec![0u8; MIB as usize])
         .send()
