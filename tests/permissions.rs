@@ -32,3 +32,27 @@ fn data_directory_and_database_are_private_with_umask_000() {
         }
     }
 }
+
+#[test]
+fn user_help_lists_login_link() {
+    let (code, out, err) = common::run_cli(&["user", "--help"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("login-link"), "{out}");
+}
+
+#[test]
+fn busy_port_fails_fast_and_prints_no_passwords() {
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
+    let listen = format!("127.0.0.1:{port}");
+    let t = std::time::Instant::now();
+    let (code, out, err) = common::run_cli_env(
+        &["serve", "--demo", "--listen", &listen],
+        &[("CXWATCH_LOG", "warn")],
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, 1, "{out} {err}");
+    assert!(err.contains("cannot listen"), "{err}");
+    assert!(!out.to_lowercase().contains("password"), "{out}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+}
