@@ -54,5 +54,9 @@ fn busy_port_fails_fast_and_prints_no_passwords() {
     assert_eq!(code, 1, "{out} {err}");
     assert!(err.contains("cannot listen"), "{err}");
     assert!(!out.to_lowercase().contains("password"), "{out}");
-    assert!(t.elapsed() < std::time::Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        t.elapsed()
+    );
 }

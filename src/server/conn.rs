@@ -368,6 +368,7 @@ pub fn raise_open_files_limit() -> Option<u64> {
                 lim.rlim_cur = lim.rlim_max;
             }
         }
+        #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
         Some(lim.rlim_cur as u64)
     }
     #[cfg(not(unix))]
