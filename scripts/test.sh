@@ -31,5 +31,13 @@ step "UI unit tests"
 step "Rust unit and integration tests"
 cargo nextest run --locked --no-fail-fast
 
+# The API fuzzer (scripts/fuzz.sh) reuses the debug binary. Off by default until the
+# OpenAPI document's known gaps (nullable and required fields, ingest bodies, 413/415,
+# security schemes) are fixed in the API layer; CXWATCH_FUZZ=1 turns it on.
+if [ "${CXWATCH_FUZZ:-0}" = 1 ]; then
+  step "API fuzzing (schemathesis)"
+  scripts/fuzz.sh
+fi
+
 step "Browser end-to-end tests"
 (cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent e2e)
