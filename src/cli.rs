@@ -133,6 +133,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::Result<ExitCode> {
+    // Bind first: a busy port fails at once, before demo data is made or passwords printed.
+    let listener = crate::server::bind(&config).await?;
     let _demo_dir;
     if args.demo && common.data_dir.is_none() {
         let dir = tempfile_dir()?;
@@ -165,7 +167,14 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
             common.data_dir.as_deref(),
         )?;
     }
-    crate::server::serve(Arc::new(config), crate::server::ServeOptions { store }).await?;
+    crate::server::serve(
+        Arc::new(config),
+        crate::server::ServeOptions {
+            store,
+            listener: Some(listener),
+        },
+    )
+    .await?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -242,10 +251,31 @@ fn tempfile_dir() -> std::io::Result<PathBuf> {
     Ok(dir)
 }
 
+/// Targets too loud for their worth, quieted unless the filter names them: rustls warns
+/// "Illegal SNI extension" for every client that sends an IP address as server name.
+const QUIET_TARGETS: &[&str] = &["rustls::msgs::handshake=error"];
+
+fn quiet_by_default(
+    mut filter: tracing_subscriber::EnvFilter,
+    config: &Config,
+) -> tracing_subscriber::EnvFilter {
+    let given = std::env::var("CXWATCH_LOG").unwrap_or_else(|_| config.log.level.clone());
+    for directive in QUIET_TARGETS {
+        let target = directive.split('=').next().unwrap_or(directive);
+        if !given.contains(target) {
+            if let Ok(d) = directive.parse() {
+                filter = filter.add_directive(d);
+            }
+        }
+    }
+    filter
+}
+
 fn init_logging(config: &Config) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_env("CXWATCH_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(&config.log.level));
+    let filter = quiet_by_default(filter, config);
     let json = match config.log.format {
         LogFormat::Json => true,
         LogFormat::Text => false,

@@ -43,6 +43,14 @@ pub struct ServerConfig {
     pub hostnames: Vec<String>,
     /// Serve plain HTTP instead of TLS (only behind a TLS-terminating proxy).
     pub plain_http: bool,
+    /// Open connections at most; at the cap the oldest idle one is closed for a new one.
+    pub max_connections: usize,
+    /// Seconds a client has to finish the TLS handshake.
+    pub tls_handshake_timeout_secs: u64,
+    /// Seconds a client has to send a request's headers (and, on HTTP/1.1, between requests).
+    pub header_timeout_secs: u64,
+    /// Seconds a connection without a request in progress is kept open.
+    pub idle_timeout_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -151,6 +159,10 @@ impl Default for ServerConfig {
             listen: SocketAddr::from(([0, 0, 0, 0], 8443)),
             hostnames: vec!["localhost".into()],
             plain_http: false,
+            max_connections: 1000,
+            tls_handshake_timeout_secs: 10,
+            header_timeout_secs: 10,
+            idle_timeout_secs: 60,
         }
     }
 }
@@ -311,6 +323,20 @@ impl Config {
         }
         if self.tls.cert.is_some() != self.tls.key.is_some() {
             return invalid("tls.cert and tls.key: give both or neither".into());
+        }
+        let s = &self.server;
+        for (key, value) in [
+            ("server.max_connections", s.max_connections as u64),
+            (
+                "server.tls_handshake_timeout_secs",
+                s.tls_handshake_timeout_secs,
+            ),
+            ("server.header_timeout_secs", s.header_timeout_secs),
+            ("server.idle_timeout_secs", s.idle_timeout_secs),
+        ] {
+            if value == 0 {
+                return invalid(format!("{key}: must be at least 1"));
+            }
         }
         if self.proxy.timeout_secs == 0 {
             return invalid("proxy.timeout_secs: must be at least 1".into());

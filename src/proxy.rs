@@ -6,7 +6,10 @@
 //! - Only the request's path and query are appended to the configured upstream address;
 //!   an absolute URL or authority in the request is never followed, nor are redirects.
 //! - Bodies stream both ways. Hop-by-hop headers are dropped; `X-Forwarded-For`,
-//!   `-Proto` and `-Host` are set.
+//!   `-Proto` and `-Host` are set. A request with two `Host` headers or a port that is not a
+//!   number is refused (400). The upstream's `Set-Cookie` and `Access-Control-*` headers are
+//!   dropped: the console is same-origin and signs in with bearer tokens.
+//! - Logs name the path only, never the query (it may hold one-time ids).
 //! - Upstream unreachable: 502 `BAD_GATEWAY`; no answer within `proxy.timeout_secs`:
 //!   504 `GATEWAY_TIMEOUT`. The detail goes to the log.
 
@@ -123,6 +126,9 @@ impl Endpoint for Proxy {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        if let Err(msg) = check_host_header(&req) {
+            return Ok(json_error(StatusCode::BAD_REQUEST, msg));
+        }
         let Some(host) = request_host(&req) else {
             return Ok(json_error(
                 StatusCode::NOT_FOUND,
@@ -167,7 +173,9 @@ impl Endpoint for Proxy {
             Ok(Ok(resp)) => resp,
             Ok(Err(e)) if e.is_timeout() => return Ok(self.timed_out(upstream, &url)),
             Ok(Err(e)) => {
-                tracing::warn!(tenant = %upstream.name, %url, error = %error_chain(&e),
+                // reqwest's message would name the whole URL, query included.
+                let e = e.without_url();
+                tracing::warn!(tenant = %upstream.name, path = %url.path(), error = %error_chain(&e),
                     "proxy: upstream unreachable");
                 return Ok(json_error(
                     StatusCode::BAD_GATEWAY,
@@ -192,7 +200,7 @@ impl Endpoint for Proxy {
 
 impl Proxy {
     fn timed_out(&self, upstream: &Upstream, url: &Url) -> Response {
-        tracing::warn!(tenant = %upstream.name, %url, timeout_secs = self.timeout.as_secs(),
+        tracing::warn!(tenant = %upstream.name, path = %url.path(), timeout_secs = self.timeout.as_secs(),
             "proxy: upstream timed out");
         json_error(
             StatusCode::GATEWAY_TIMEOUT,
@@ -223,6 +231,39 @@ pub fn request_host(req: &Request) -> Option<String> {
     }
     let host = req.headers().get(header::HOST)?.to_str().ok()?.trim();
     (!host.is_empty()).then(|| host.to_string())
+}
+
+/// One `Host` header at most, and its port (if any) a number.
+pub fn check_host_header(req: &Request) -> Result<(), &'static str> {
+    let mut hosts = req.headers().get_all(header::HOST).iter();
+    let (Some(host), None) = (hosts.next(), hosts.next()) else {
+        return match req.headers().contains_key(header::HOST) {
+            true => Err("The request has more than one Host header."),
+            false => Ok(()),
+        };
+    };
+    let host = host
+        .to_str()
+        .map_err(|_| "The Host header is not text.")?
+        .trim();
+    let port = if let Some(rest) = host.strip_prefix('[') {
+        match rest.split_once(']') {
+            Some((_, "")) => None,
+            Some((_, p)) => Some(p.strip_prefix(':').unwrap_or("x")),
+            None => return Err("The Host header is not a host name."),
+        }
+    } else {
+        match host.split_once(':') {
+            Some((_, p)) if !p.contains(':') => Some(p),
+            _ => None,
+        }
+    };
+    match port {
+        Some(p) if p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()) => {
+            Err("The port of the Host header is not a number.")
+        }
+        _ => Ok(()),
+    }
 }
 
 fn strip_host(host: &str) -> &str {
@@ -367,7 +408,12 @@ pub fn filter_response_headers(upstream: &HeaderMap) -> HeaderMap {
     let named = connection_tokens(upstream);
     let mut out = HeaderMap::with_capacity(upstream.len());
     for (name, value) in upstream {
-        if !is_hop_by_hop(name, &named) {
+        // The console is same-origin and uses bearer tokens: an upstream's cookies and CORS
+        // grants have no business in it.
+        let cross_origin = name == header::SET_COOKIE
+            || name.as_str() == "set-cookie2"
+            || name.as_str().starts_with("access-control-");
+        if !is_hop_by_hop(name, &named) && !cross_origin {
             out.append(name.clone(), value.clone());
         }
     }
@@ -377,6 +423,39 @@ pub fn filter_response_headers(upstream: &HeaderMap) -> HeaderMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_header_must_be_single_with_a_numeric_port() {
+        let check = |hosts: &[&str]| {
+            let mut b = Request::builder();
+            for h in hosts {
+                b = b.header(header::HOST, *h);
+            }
+            check_host_header(&b.finish())
+        };
+        assert!(check(&["a.test"]).is_ok());
+        assert!(check(&["a.test:8443"]).is_ok());
+        assert!(check(&["[::1]:8443"]).is_ok());
+        assert!(check(&["[::1]"]).is_ok());
+        assert!(check(&[]).is_ok());
+        assert!(check(&["a.test", "b.test"]).is_err());
+        assert!(check(&["a.test:abc"]).is_err());
+        assert!(check(&["a.test:"]).is_err());
+        assert!(check(&["[::1]x"]).is_err());
+        assert!(check(&["a.test:123456"]).is_err());
+    }
+
+    #[test]
+    fn upstream_cookies_and_cors_grants_are_dropped() {
+        let out = filter_response_headers(&map(&[
+            ("set-cookie", "sid=1"),
+            ("access-control-allow-origin", "*"),
+            ("access-control-allow-credentials", "true"),
+            ("content-type", "application/json"),
+        ]));
+        assert_eq!(out.len(), 1);
+        assert!(out.contains_key("content-type"));
+    }
 
     fn map(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -443,8 +522,9 @@ mod tests {
             ("set-cookie", "b=2"),
         ]);
         let out = filter_response_headers(&upstream);
-        assert_eq!(out.len(), 3, "{out:?}");
-        assert_eq!(out.get_all("set-cookie").iter().count(), 2);
+        // Set-Cookie is dropped too (see `upstream_cookies_and_cors_grants_are_dropped`).
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out.get_all("set-cookie").iter().count(), 0);
     }
 
     #[test]

@@ -311,6 +311,7 @@ async fn recordings_upload_and_download() {
     assert_eq!(upload("audio/ogg", Vec::new()).await.0, 400);
     let (status, body) = upload("audio/mpeg", vec![0u8; 50 * 1024 * 1024 + 1]).await;
     assert_eq!(status, 413, "{body}");
+    assert_eq!(body["code"], "PAYLOAD_TOO_LARGE");
     // A run refers to it; the run detail links it; the download serves it.
     let mut r = run("with-audio", 5, "2026-07-15T14:05:00Z", "pass");
     r["recordingId"] = json!(id);

@@ -467,7 +467,7 @@ fn large_request_body_arrives_whole() {
     let body: Vec<u8> = (0..8 * 1024 * 1024u32).map(|i| (i % 251) as u8).collect();
     let sha = hex::encode(sha2::Sha256::digest(&body));
     let resp = c
-        .post(at(&s.proxy, "echo.test", "/api/upload"))
+        .post(at(&s.proxy, "echo.test", "/api/ingest/v1/runs"))
         .header("content-type", "application/octet-stream")
         .body(body.clone())
         .send()
@@ -545,7 +545,7 @@ fn bodies_stream_both_ways() {
         streamed: streamed.clone(),
     };
     let resp = c
-        .post(at(&proxy, "echo.test", "/api/upload-stream"))
+        .post(at(&proxy, "echo.test", "/api/ingest/v1/runs"))
         .body(reqwest::blocking::Body::new(body))
         .send()
         .unwrap();

@@ -23,7 +23,6 @@ pub enum UserCommand {
     Add(AddArgs),
     /// Print a one-time sign-in address (/callback?id=...) for a user: it works once,
     /// within two minutes, on the console's own address.
-    #[command(hide = true)]
     LoginLink(LoginLinkArgs),
 }
 

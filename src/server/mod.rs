@@ -6,12 +6,13 @@
 //! |---|---|
 //! | `/healthz` | [`healthz`] |
 //! | `/tenant-config` | [`tenant::tenant_config`] |
-//! | `/api`, `/api/*` | `crate::api` (embedded) or `crate::proxy` (proxy); never the UI |
+//! | `/api`, `/api/*` | `crate::api` (embedded) or `crate::proxy` (proxy), behind [`limits::BodyLimits`]; never the UI |
 //! | anything else | [`assets::UiEndpoint`] |
 
 pub mod assets;
+pub mod conn;
 pub mod headers;
-pub mod listener;
+pub mod limits;
 pub mod systemd;
 pub mod tenant;
 pub mod tls;
@@ -20,10 +21,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use poem::listener::{Acceptor, Listener};
-
-use listener::NoDelayListener;
-use poem::{get, handler, Endpoint, EndpointExt, IntoResponse, Route, Server};
+use poem::{get, handler, Endpoint, EndpointExt, IntoResponse, Route};
 
 use crate::api::AppState;
 use crate::config::{ApiMode, Config};
@@ -36,6 +34,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 pub struct ServeOptions {
     /// Embedded mode: the opened store.
     pub store: Option<Store>,
+    /// The bound listener ([`bind`]); bound here when `None`.
+    pub listener: Option<tokio::net::TcpListener>,
 }
 
 /// Liveness: the server accepts and answers requests.
@@ -68,7 +68,7 @@ pub fn app(
             "/tenant-config",
             get(tenant::tenant_config).data(config.clone()),
         )
-        .nest("/api", api)
+        .nest("/api", api.with(limits::BodyLimits))
         .nest("/", assets::UiEndpoint::embedded())
         .around(move |ep, req| {
             let state = state.clone();
@@ -88,46 +88,49 @@ pub fn app(
     Ok(route.boxed())
 }
 
-/// Runs until SIGTERM or SIGINT, then lets open requests finish.
-pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()> {
-    let app = app(config.clone(), opts.store)?;
+/// Binds `server.listen`; done first, so a busy port fails before anything else starts.
+pub async fn bind(config: &Config) -> anyhow::Result<tokio::net::TcpListener> {
     let listen = config.server.listen;
-    let shutdown = shutdown_signal()?;
-    let cannot_listen =
-        |e: std::io::Error| anyhow::anyhow!("server.listen: cannot listen on {listen}: {e}");
-    if config.server.plain_http {
-        let acceptor = NoDelayListener(listen)
-            .into_acceptor()
-            .await
-            .map_err(cannot_listen)?;
-        tracing::warn!(%listen, "serving plain HTTP: put a TLS-terminating proxy in front");
-        ready(&acceptor, "http");
-        Server::new_with_acceptor(acceptor)
-            .run_with_graceful_shutdown(app, shutdown, Some(SHUTDOWN_GRACE))
-            .await?;
-    } else {
-        let tls = tls::load_or_generate(&config)?;
-        let acceptor = NoDelayListener(listen)
-            .rustls(tls)
-            .into_acceptor()
-            .await
-            .map_err(cannot_listen)?;
-        ready(&acceptor, "https");
-        Server::new_with_acceptor(acceptor)
-            .run_with_graceful_shutdown(app, shutdown, Some(SHUTDOWN_GRACE))
-            .await?;
-    }
-    tracing::info!("stopped");
-    Ok(())
+    tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("server.listen: cannot listen on {listen}: {e}"))
 }
 
-fn ready(acceptor: &impl Acceptor, scheme: &str) {
-    for addr in acceptor.local_addr() {
-        if let Some(addr) = addr.as_socket_addr() {
-            tracing::info!(%addr, "serving {scheme}://{addr}/");
+/// Runs until SIGTERM or SIGINT, then lets open requests finish.
+pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()> {
+    let listener = match opts.listener {
+        Some(l) => l,
+        None => bind(&config).await?,
+    };
+    let app = app(config.clone(), opts.store)?;
+    let shutdown = shutdown_signal()?;
+    let mut limits = conn::Limits::from_config(&config.server);
+    if let Some(open_files) = conn::raise_open_files_limit() {
+        // Room for the database, recordings, upstream connections and the listener.
+        let room = (open_files.saturating_sub(128) as usize).max(16);
+        if limits.max_connections > room {
+            tracing::warn!(
+                max_connections = limits.max_connections,
+                open_files,
+                lowered_to = room,
+                "server.max_connections is above what the limit of open files allows"
+            );
+            limits.max_connections = room;
         }
     }
+    let (tls, scheme) = if config.server.plain_http {
+        tracing::warn!(listen = %config.server.listen,
+            "serving plain HTTP: put a TLS-terminating proxy in front");
+        (None, "http")
+    } else {
+        (Some(tls::load_or_generate(&config)?), "https")
+    };
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "serving {scheme}://{addr}/");
     systemd::notify("READY=1\nSTATUS=serving");
+    conn::run(listener, tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
+    tracing::info!("stopped");
+    Ok(())
 }
 
 /// Resolves on SIGTERM or SIGINT. The handlers are installed at once, so a signal that

@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use poem::listener::{RustlsCertificate, RustlsConfig};
+use std::sync::Arc;
+
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
@@ -29,7 +30,7 @@ pub fn install_crypto_provider() {
 }
 
 /// The server's TLS settings: the configured certificate and key, or the generated one.
-pub fn load_or_generate(config: &Config) -> anyhow::Result<RustlsConfig> {
+pub fn load_or_generate(config: &Config) -> anyhow::Result<Arc<rustls::ServerConfig>> {
     install_crypto_provider();
     let (cert, key) = match (&config.tls.cert, &config.tls.key) {
         (Some(cert), Some(key)) => (
@@ -40,27 +41,32 @@ pub fn load_or_generate(config: &Config) -> anyhow::Result<RustlsConfig> {
         ),
         _ => self_signed(config)?,
     };
-    check_pem(&cert, &key).map_err(|e| match &config.tls.cert {
+    server_config(&cert, &key).map_err(|e| match &config.tls.cert {
         Some(path) => anyhow::anyhow!("{e} (tls.cert = {})", path.display()),
         None => anyhow::anyhow!(
             "{e} (generated certificate in {})",
             config.data_dir.display()
         ),
-    })?;
-    Ok(RustlsConfig::new().fallback(RustlsCertificate::new().cert(cert).key(key)))
+    })
 }
 
-/// A clear error at start-up instead of a failed handshake later.
-fn check_pem(cert: &[u8], key: &[u8]) -> anyhow::Result<()> {
+/// The rustls settings for a PEM chain and key (HTTP/2 and HTTP/1.1 offered by ALPN); a
+/// clear error at start-up instead of a failed handshake later.
+fn server_config(cert: &[u8], key: &[u8]) -> anyhow::Result<Arc<rustls::ServerConfig>> {
     let certs = CertificateDer::pem_slice_iter(cert)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("tls.cert: not a PEM certificate chain: {e}"))?;
     if certs.is_empty() {
         anyhow::bail!("tls.cert: no certificate found in the PEM file");
     }
-    PrivateKeyDer::from_pem_slice(key)
+    let key = PrivateKeyDer::from_pem_slice(key)
         .map_err(|e| anyhow::anyhow!("tls.key: not a PEM private key: {e}"))?;
-    Ok(())
+    let mut tls = rustls::ServerConfig::builder()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| anyhow::anyhow!("tls.cert and tls.key do not fit together: {e}"))?;
+    tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(Arc::new(tls))
 }
 
 /// The names the generated certificate covers: the configured ones plus loopback.

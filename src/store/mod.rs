@@ -161,8 +161,33 @@ struct Inner {
 
 impl Sqlite {
     pub fn open(data_dir: &Path) -> StoreResult<Sqlite> {
-        std::fs::create_dir_all(data_dir)?;
+        // Private whatever the umask: a new data directory 0700; the database 0600 (SQLite
+        // gives its -wal and -shm files the database's mode).
         let path = data_dir.join(DB_FILE);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+            if !data_dir.exists() {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(data_dir)?;
+                std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700))?;
+            }
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(&path)?;
+            for suffix in ["", "-wal", "-shm"] {
+                let file = data_dir.join(format!("{DB_FILE}{suffix}"));
+                if file.exists() {
+                    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        std::fs::create_dir_all(data_dir)?;
         let mut writer = connect(&path)?;
         migrate(&mut writer, &path)?;
         Ok(Sqlite {

@@ -251,6 +251,56 @@ impl<'t> Batch<'t> {
         Ok(Ok(found))
     }
 
+    /// A test case (and its IVR application) keeps the channel it was first stored with:
+    /// groups are of one channel, so a run cannot move a test case from voice to web.
+    fn same_channel(&mut self, run: &IngestRun) -> StoreResult<Result<(), String>> {
+        let tc = &run.test_case;
+        let wanted = tc.channel.as_str();
+        if !self.cases.contains_key(&tc.id) {
+            let state = self
+                .tx
+                .prepare_cached(
+                    "SELECT tc.name, tc.channel, tc.ivr_id, tc.script_id, s.hash
+                       FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
+                      WHERE tc.id = ?1",
+                )?
+                .query_row([tc.id], |r| {
+                    Ok(CaseState {
+                        name: r.get(0)?,
+                        channel: r.get(1)?,
+                        ivr_id: r.get(2)?,
+                        script_id: r.get(3)?,
+                        script_hash: r.get(4)?,
+                    })
+                })
+                .optional()?;
+            self.cases.insert(tc.id, state);
+        }
+        if let Some(Some(state)) = self.cases.get(&tc.id) {
+            if state.channel != wanted {
+                return Ok(Err(format!(
+                    "testCase {} is a {} test case; a run cannot change its channel to {wanted}",
+                    tc.id, state.channel
+                )));
+            }
+        }
+        let ivr_channel: Option<String> = match self.ivrs.get(&tc.ivr.id) {
+            Some((_, c)) => Some(c.as_str().to_string()),
+            None => self
+                .tx
+                .prepare_cached("SELECT channel FROM ivr_apps WHERE id = ?1")?
+                .query_row([tc.ivr.id], |r| r.get(0))
+                .optional()?,
+        };
+        if let Some(c) = ivr_channel.filter(|c| c != wanted) {
+            return Ok(Err(format!(
+                "testCase.ivr {} is a {c} IVR application; a {wanted} test case cannot use it",
+                tc.ivr.id
+            )));
+        }
+        Ok(Ok(()))
+    }
+
     fn is_known(&self, engine_run_id: &str) -> StoreResult<bool> {
         let found: Option<i64> = self
             .tx
@@ -481,6 +531,10 @@ fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOut
         }
         if batch.is_known(&run.engine_run_id)? {
             out.duplicates += 1;
+            continue;
+        }
+        if let Err(reason) = batch.same_channel(run)? {
+            out.rejected.push(Rejected { index, reason });
             continue;
         }
         let recordings = match batch.recordings_of(run)? {
