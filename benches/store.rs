@@ -8,6 +8,8 @@
 //! cargo bench --bench store -- serve --db DIR                HTTP latencies and the server's memory
 //! ```
 //!
+//! Each takes the store's settings too: `--synchronous normal|full`, `--cache-mib N`.
+//!
 //! Synthetic site: 500 test cases (400 voice, 100 web) in 20 groups of 25; every run has
 //! 3 segments and 5 steps; runs come in batches of 500, one run per test case and time slot.
 
@@ -17,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
+use cxwatch::config::Synchronous;
 use cxwatch::domain::buckets;
 use cxwatch::domain::caller::{Scope, Visibility};
 use cxwatch::domain::ingest::{
@@ -25,7 +28,7 @@ use cxwatch::domain::ingest::{
 use cxwatch::domain::page::PageRequest;
 use cxwatch::domain::run::{Channel, RunStatus, RunType};
 use cxwatch::store::catalog::GroupDraft;
-use cxwatch::store::{metrics, runs, Store};
+use cxwatch::store::{metrics, runs, Store, StoreOptions};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -33,6 +36,13 @@ const CASES: i64 = 500;
 const GROUPS: i64 = 20;
 const BATCH: usize = 500;
 const TZ: Tz = chrono_tz::America::Toronto;
+
+static OPTIONS: std::sync::OnceLock<StoreOptions> = std::sync::OnceLock::new();
+
+/// The store settings given on the command line (also handed to a served cxwatch).
+fn options() -> StoreOptions {
+    OPTIONS.get().copied().unwrap_or_default()
+}
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -51,6 +61,19 @@ fn main() {
             .unwrap_or(default)
     };
     let db = || PathBuf::from(opt("--db").expect("--db DIR is required"));
+    // The store's settings (config [store]): --synchronous normal|full, --cache-mib N.
+    let mut store = StoreOptions::default();
+    match opt("--synchronous").as_deref() {
+        None | Some("normal") => {}
+        Some("full") => store.synchronous = Synchronous::Full,
+        Some(other) => panic!("--synchronous {other}: normal or full"),
+    }
+    store.cache_mib = num("--cache-mib", u64::from(store.cache_mib)) as u32;
+    OPTIONS.set(store).unwrap();
+    println!(
+        "store: synchronous {:?}, cache {} MiB in all",
+        store.synchronous, store.cache_mib
+    );
     match cmd {
         "ingest" => ingest(num("--runs", 200_000)),
         "ingest-http" => ingest_http(num("--runs", 100_000)),
@@ -337,7 +360,7 @@ fn ensure_groups(store: &Store) {
 
 fn ingest(total: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path()).unwrap();
+    let store = Store::open(dir.path(), options()).unwrap();
     let mut rng = StdRng::seed_from_u64(1);
     let batches = total.div_ceil(BATCH as u64);
     let interval = 5 * 60_000; // every 5 minutes, like the site
@@ -407,7 +430,7 @@ fn ingest(total: u64) {
 }
 
 fn build(dir: &Path, total: u64) {
-    let store = Store::open(dir).unwrap();
+    let store = Store::open(dir, options()).unwrap();
     let have = run_count(&store);
     let slots = total.div_ceil(CASES as u64);
     let interval = 365 * 86_400_000 / slots as i64;
@@ -488,7 +511,7 @@ fn query(dir: &Path, iters: u64, cold: bool) {
         evict(dir);
         println!("(database file evicted from the OS page cache first: 'first' reads from disk)");
     }
-    let store = Store::open(dir).unwrap();
+    let store = Store::open(dir, options()).unwrap();
     ensure_groups(&store);
     let n = run_count(&store);
     let (first, last) = days_of(&store);
@@ -619,8 +642,13 @@ fn start_server(dir: &Path) -> Served {
     std::fs::write(
         &config,
         format!(
-            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = true\n[log]\nformat = \"text\"\nlevel = \"warn\"\n",
-            dir.to_str().unwrap()
+            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = true\n[log]\nformat = \"text\"\nlevel = \"warn\"\n[store]\nsynchronous = \"{}\"\ncache_mib = {}\n",
+            dir.to_str().unwrap(),
+            match options().synchronous {
+                Synchronous::Normal => "normal",
+                Synchronous::Full => "full",
+            },
+            options().cache_mib
         ),
     )
     .unwrap();
@@ -686,13 +714,13 @@ fn admin_token(dir: &Path) -> String {
 }
 
 fn api_key(dir: &Path) -> String {
-    let store = Store::open(dir).unwrap();
+    let store = Store::open(dir, options()).unwrap();
     wait(store.add_api_key(&format!("bench-{}", rand::random::<u32>()))).unwrap()
 }
 
 fn ingest_http(total: u64) {
     let dir = tempfile::tempdir().unwrap();
-    drop(Store::open(dir.path()).unwrap());
+    drop(Store::open(dir.path(), options()).unwrap());
     let key = api_key(dir.path());
     let server = start_server(dir.path());
     let client = reqwest::blocking::Client::new();
@@ -739,10 +767,10 @@ fn ingest_http(total: u64) {
 
 fn serve(dir: &Path, iters: u64) {
     {
-        let store = Store::open(dir).unwrap();
+        let store = Store::open(dir, options()).unwrap();
         ensure_groups(&store);
     }
-    let (first, last) = days_of(&Store::open(dir).unwrap());
+    let (first, last) = days_of(&Store::open(dir, options()).unwrap());
     let span = (last - first).num_days();
     let token = admin_token(dir);
     let server = start_server(dir);

@@ -142,7 +142,7 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
         _demo_dir = TempDir(dir);
     }
     let store = match config.api.mode {
-        ApiMode::Embedded => Some(Store::open(&config.data_dir)?),
+        ApiMode::Embedded => Some(Store::open(&config.data_dir, (&config.store).into())?),
         ApiMode::Proxy => None,
     };
     if args.demo && store.is_none() {
@@ -215,7 +215,7 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&config.data_dir)?;
+    let store = Store::open(&config.data_dir, (&config.store).into())?;
     match cmd {
         ApikeyCommand::Add { name } => {
             let key = Store::block_on(store.add_api_key(&name))?;

@@ -30,6 +30,7 @@ pub struct Config {
     pub auth: AuthConfig,
     pub proxy: ProxyConfig,
     pub log: LogConfig,
+    pub store: StoreConfig,
     /// Tenants: which host names the console answers for, and (proxy mode) their upstream.
     pub tenants: Vec<TenantConfig>,
 }
@@ -119,6 +120,34 @@ pub enum LogFormat {
     Json,
 }
 
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// SQLite's `synchronous` setting: `normal` (a power cut may drop the last commits) or
+    /// `full` (every commit waits for the disk).
+    pub synchronous: Synchronous,
+    /// SQLite page cache of all connections together, in MiB (a quarter for the writer,
+    /// the rest split over the readers).
+    pub cache_mib: u32,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    #[default]
+    Normal,
+    Full,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            synchronous: Synchronous::Normal,
+            cache_mib: 32,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct TenantConfig {
@@ -148,6 +177,7 @@ impl Default for Config {
             auth: AuthConfig::default(),
             proxy: ProxyConfig::default(),
             log: LogConfig::default(),
+            store: StoreConfig::default(),
             tenants: Vec::new(),
         }
     }
@@ -302,6 +332,12 @@ impl Config {
 
         if self.data_dir.as_os_str().is_empty() {
             return invalid("data_dir: must not be empty".into());
+        }
+        if !(4..=65536).contains(&self.store.cache_mib) {
+            return invalid(format!(
+                "store.cache_mib: {} is out of range (4 to 65536)",
+                self.store.cache_mib
+            ));
         }
         if self.site.timezone.parse::<chrono_tz::Tz>().is_err() {
             return invalid(format!(
@@ -838,5 +874,23 @@ mod tests {
         assert_eq!(strip_port("[::1]:8443"), "::1");
         assert_eq!(strip_port("[::1]"), "::1");
         assert_eq!(strip_port("::1"), "::1");
+    }
+
+    #[test]
+    fn store_settings_from_file_and_environment() {
+        let c = load("", &[]).unwrap();
+        assert_eq!(c.store.synchronous, Synchronous::Normal);
+        assert_eq!(c.store.cache_mib, 32);
+        let c = load(
+            "[store]\ncache_mib = 8\n",
+            &[("CXWATCH_STORE__SYNCHRONOUS", "full")],
+        )
+        .unwrap();
+        assert_eq!(c.store.synchronous, Synchronous::Full);
+        assert_eq!(c.store.cache_mib, 8);
+        let err = load("[store]\nsynchronous = \"off\"\n", &[]).unwrap_err();
+        assert!(err.contains("store.synchronous"), "{err}");
+        let err = load("[store]\ncache_mib = 1\n", &[]).unwrap_err();
+        assert!(err.contains("store.cache_mib"), "{err}");
     }
 }

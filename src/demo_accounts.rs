@@ -301,7 +301,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread")]
     async fn accounts_are_created_then_reset() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         let first = ensure_demo_accounts(&store).unwrap();
         assert_eq!(first[0].0, DEMO_ADMIN);
         assert_eq!(first[1].0, DEMO_VIEWER);

@@ -454,7 +454,7 @@ fn acknowledged_runs_survive_kill_9() {
     assert_eq!(body["data"]["totalElements"], 72); // i % 7 == 0 for i in 0..500
     let group = {
         use cxwatch::store::{catalog::GroupDraft, Store};
-        let store = Store::open(&server.data_dir).unwrap();
+        let store = Store::open(&server.data_dir, cxwatch::store::StoreOptions::default()).unwrap();
         let draft = GroupDraft {
             name: "All".into(),
             channel: cxwatch::domain::run::Channel::Voice,

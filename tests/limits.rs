@@ -17,7 +17,7 @@ fn app(dir: &std::path::Path) -> poem::endpoint::BoxEndpoint<'static> {
         data_dir: dir.to_path_buf(),
         ..Config::default()
     };
-    let store = Store::open(dir).unwrap();
+    let store = Store::open(dir, cxwatch::store::StoreOptions::default()).unwrap();
     cxwatch::server::app(Arc::new(config), Some(store)).unwrap()
 }
 

@@ -15,7 +15,7 @@ use super::guard::Auth;
 use super::params;
 use super::AppState;
 use crate::domain::caller::{Need, Scope};
-use crate::store::recordings;
+use crate::domain::ingest::is_recording_id;
 
 pub struct FilesApi;
 
@@ -104,7 +104,7 @@ pub fn attachment_id(url: &str) -> Option<&str> {
         .or_else(|| u.strip_prefix("api/trs/v1/"))
         .unwrap_or(u);
     let id = u.strip_prefix("recordings/").unwrap_or(u);
-    recordings::is_id(id).then_some(id)
+    is_recording_id(id).then_some(id)
 }
 
 async fn serve(state: &AppState, scope: Scope, req: &Request, id: &str) -> ApiResult<FileResponse> {
@@ -182,7 +182,7 @@ impl FilesApi {
         id: Path<String>,
     ) -> ApiResult<FileResponse> {
         let caller = auth.require(Need::SignedIn)?;
-        if !recordings::is_id(&id.0) {
+        if !is_recording_id(&id.0) {
             return Err(ApiError::not_found(format!(
                 "Recording {:?} does not exist.",
                 id.0

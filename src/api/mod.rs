@@ -97,7 +97,8 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
             async move {
                 let token = bearer(&req);
                 let ingest = req.uri().path().contains("/ingest/");
-                match ep.call(req).await {
+                let allow = allowed_methods(req.uri().path());
+                let answer = match ep.call(req).await {
                     Ok(r) if is_bare_error(&r) => {
                         // The router's own refusals (a path parameter that is not UTF-8, …)
                         // come as plain text: put them in the envelope too.
@@ -111,9 +112,57 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                         let hide = err.status() == StatusCode::NOT_FOUND;
                         Ok(error_response(&state, token, err, hide, ingest).await)
                     }
-                }
+                };
+                answer.map(|mut r| {
+                    // RFC 9110 §15.5.6: a 405 lists the methods the path has.
+                    if r.status() == StatusCode::METHOD_NOT_ALLOWED {
+                        if let Some(allow) = allow.and_then(|a| a.parse().ok()) {
+                            r.headers_mut().insert(poem::http::header::ALLOW, allow);
+                        }
+                    }
+                    r
+                })
             }
         })
+}
+
+/// The methods the OpenAPI document has for a request path under `/api` (`GET, PUT`),
+/// for the `Allow` header of a 405; `None` for a path it does not have.
+pub fn allowed_methods(path: &str) -> Option<String> {
+    static PATHS: std::sync::OnceLock<Vec<(Vec<String>, String)>> = std::sync::OnceLock::new();
+    let paths = PATHS.get_or_init(|| {
+        let doc: serde_json::Value = serde_json::from_str(&openapi_json()).unwrap_or_default();
+        let mut out = Vec::new();
+        if let Some(paths) = doc.get("paths").and_then(|p| p.as_object()) {
+            for (template, ops) in paths {
+                let methods: Vec<String> = ops
+                    .as_object()
+                    .map(|o| o.keys().map(|m| m.to_ascii_uppercase()).collect())
+                    .unwrap_or_default();
+                let segments = template.split('/').map(str::to_string).collect();
+                out.push((segments, methods.join(", ")));
+            }
+        }
+        out
+    });
+    let path = path
+        .strip_prefix("/api")
+        .filter(|p| p.starts_with('/'))
+        .unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').collect();
+    let param = |t: &String| t.starts_with('{') && t.ends_with('}');
+    // A literal segment wins over a parameter (`/groups/channels` over `/groups/{id}`).
+    paths
+        .iter()
+        .filter(|(template, _)| {
+            template.len() == segments.len()
+                && template
+                    .iter()
+                    .zip(&segments)
+                    .all(|(t, s)| t == s || param(t))
+        })
+        .min_by_key(|(template, _)| template.iter().filter(|t| param(t)).count())
+        .map(|(_, methods)| methods.clone())
 }
 
 /// A failure outside a handler's own answer, in the envelope: 401 'Access is denied!' for a

@@ -91,7 +91,7 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
             "users live in the upstream service in proxy mode; `cxwatch user` needs api.mode = \"embedded\""
         );
     }
-    let store = Store::open(&config.data_dir)
+    let store = Store::open(&config.data_dir, (&config.store).into())
         .with_context(|| format!("cannot open the store in {}", config.data_dir.display()))?;
     match cmd {
         UserCommand::Add(args) => add(&store, args),
@@ -255,7 +255,7 @@ mod tests {
     #[test]
     fn hint_only_without_users() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         assert!(hint_first_admin(&store, None, None).unwrap());
         let draft = UserDraft {
             username: "a@b.test".into(),

@@ -176,7 +176,7 @@ mod tests {
 
     async fn with_user() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         let hash = hash_password("right-password").unwrap();
         let draft = UserDraft {
             username: "u@x.test".into(),

@@ -379,6 +379,8 @@ pub async fn start(
                     l.elapsed.as_secs_f64(),
                     demo.state.seed
                 );
+                // Loading built a day of runs at a time: give that memory back.
+                crate::server::trim_heap();
                 live::run(demo).await;
             }
             Ok((_, Err(e))) => {

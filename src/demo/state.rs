@@ -60,7 +60,7 @@ mod tests {
     #[tokio::test]
     async fn saved_state_reads_back() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         assert_eq!(load(&store).await.unwrap(), None);
         let state = DemoState {
             seed: 3,

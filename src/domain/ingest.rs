@@ -220,7 +220,7 @@ fn check_text(what: &str, v: &Option<String>) -> Result<(), String> {
 
 fn check_recording(what: &str, v: &Option<String>) -> Result<(), String> {
     match v {
-        Some(id) if !crate::store::recordings::is_id(id) => Err(format!(
+        Some(id) if !is_recording_id(id) => Err(format!(
             "{what} {id:?} is not a recording id (64 lowercase hex digits from POST /api/ingest/v1/recordings)"
         )),
         _ => Ok(()),
@@ -360,4 +360,11 @@ pub fn parse_run(item: &serde_json::Value) -> Result<IngestRun, String> {
     let run: IngestRun = serde_path_to_error::deserialize(item).map_err(with_path)?;
     run.validate()?;
     Ok(run)
+}
+
+/// True for a well-formed recording id: the SHA-256 of its bytes, 64 lowercase hex digits.
+pub fn is_recording_id(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }

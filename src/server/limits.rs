@@ -43,6 +43,40 @@ pub const LIMITS: &[(Method, &str, u64)] = &[
     ),
 ];
 
+/// Longest `/api` request target (path and query) answered normally; a longer one gets
+/// 414 in the envelope. hyper itself refuses a target of 64 KiB or more, before any of
+/// cxwatch runs and so with an empty body.
+pub const MAX_URI: usize = 16 * 1024;
+/// Most bytes of request headers (names and values) an `/api` request may have; more gets
+/// 431 in the envelope. hyper refuses a head above its read buffer (about 400 KiB) itself.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// 414 or 431 in the envelope for an `/api` request whose target or headers are too long.
+pub fn head_too_large(req: &Request) -> Option<Response> {
+    let target = req.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if target > MAX_URI {
+        return Some(json_error(
+            StatusCode::URI_TOO_LONG,
+            &format!("The address is longer than {} KiB.", MAX_URI / 1024),
+        ));
+    }
+    let headers: usize = req
+        .headers()
+        .iter()
+        .map(|(k, v)| k.as_str().len() + v.len())
+        .sum();
+    if headers > MAX_HEADER_BYTES {
+        return Some(json_error(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            &format!(
+                "The request's headers are larger than {} KiB.",
+                MAX_HEADER_BYTES / 1024
+            ),
+        ));
+    }
+    None
+}
+
 /// The body limit of a request to `path` with `method`.
 pub fn limit_for(method: &Method, path: &str) -> u64 {
     let path = path

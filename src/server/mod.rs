@@ -74,6 +74,9 @@ pub fn app(
             let state = state.clone();
             async move {
                 if req.uri().path().starts_with("/api/") {
+                    if let Some(refusal) = limits::head_too_large(&req) {
+                        return Ok(refusal);
+                    }
                     if let Some(refusal) = crate::api::undecodable_path(state.as_ref(), &req).await
                     {
                         return Ok(refusal);
@@ -128,9 +131,46 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "serving {scheme}://{addr}/");
     systemd::notify("READY=1\nSTATUS=serving");
+    let trim = tokio::spawn(async {
+        let mut every = tokio::time::interval(TRIM_EVERY);
+        loop {
+            every.tick().await;
+            trim_heap();
+        }
+    });
     conn::run(listener, tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
+    trim.abort();
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Glibc heap arenas at most (`M_ARENA_MAX`, default 8 per core). Memory freed in one
+/// arena is only reused by the threads that land on it and each arena keeps its own
+/// high-water mark, so tokio's many threads held 100 MiB more at rest than the data
+/// needed; two arenas for the whole process keep it low (docs/benchmarks.md: demo at rest
+/// 38 MiB instead of 120 MiB). Call first in `main`, before threads start. A no-op on
+/// other C libraries.
+pub fn limit_heap_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// How often freed heap memory is handed back to the OS ([`trim_heap`]).
+const TRIM_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Hands freed heap memory back to the OS. glibc keeps what a burst of work freed (an
+/// ingest batch, a 30-day metric, the demo's history) in its per-thread arenas, so without
+/// this a server at rest keeps the resident size of its busiest moment (docs/benchmarks.md).
+/// Takes a few milliseconds; a no-op on other C libraries.
+pub fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks and releases the allocator's free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Resolves on SIGTERM or SIGINT. The handlers are installed at once, so a signal that

@@ -20,6 +20,11 @@ pub const SELF_SIGNED_CERT: &str = "tls/self-signed.crt";
 pub const SELF_SIGNED_KEY: &str = "tls/self-signed.key";
 /// The host names the generated certificate was made for, one a line.
 pub const SELF_SIGNED_NAMES: &str = "tls/self-signed.names";
+/// Validity of a generated certificate: 397 days, the most browsers accept for a server
+/// certificate, from an hour ago (clocks a little behind still accept it).
+pub const SELF_SIGNED_DAYS: i64 = 397;
+/// A generated certificate is made again at start-up when it ends within this many days.
+pub const RENEW_DAYS_BEFORE: i64 = 30;
 
 /// Makes aws-lc-rs the process-wide rustls provider. Idempotent; never panics.
 pub fn install_crypto_provider() {
@@ -87,14 +92,26 @@ fn self_signed(config: &Config) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let names_path = config.data_dir.join(SELF_SIGNED_NAMES);
     let names = self_signed_names(config);
     let names_text = names.join("\n") + "\n";
+    let now = unix_now();
     if cert_path.exists() && key_path.exists() {
         let same_names = std::fs::read_to_string(&names_path).is_ok_and(|n| n == names_text);
-        if same_names {
-            return Ok((read(&cert_path)?, read(&key_path)?));
+        let cert = read(&cert_path)?;
+        match not_after(&cert) {
+            _ if !same_names => {
+                tracing::info!(hosts = ?names, "host names changed: generating a new self-signed certificate")
+            }
+            Some(end) if end - now > RENEW_DAYS_BEFORE * 86_400 => {
+                return Ok((cert, read(&key_path)?));
+            }
+            Some(end) => {
+                tracing::info!(not_after = end, "the self-signed certificate ends within {RENEW_DAYS_BEFORE} days: generating a new one")
+            }
+            None => {
+                tracing::warn!(path = %cert_path.display(), "cannot read the end of the self-signed certificate: generating a new one")
+            }
         }
-        tracing::info!(hosts = ?names, "host names changed: generating a new self-signed certificate");
     }
-    let (cert, key) = generate(&names)?;
+    let (cert, key) = generate(&names, now)?;
     create_private_dir(&dir)?;
     write_file(&key_path, key.as_bytes(), 0o600)?;
     write_file(&cert_path, cert.as_bytes(), 0o644)?;
@@ -103,9 +120,13 @@ fn self_signed(config: &Config) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     Ok((cert.into_bytes(), key.into_bytes()))
 }
 
-/// A self-signed certificate (PEM) and its key (PEM) for `names`.
-fn generate(names: &[String]) -> anyhow::Result<(String, String)> {
+/// A self-signed certificate (PEM) and its key (PEM) for `names`, valid from an hour
+/// before `now` (Unix seconds) for [`SELF_SIGNED_DAYS`].
+fn generate(names: &[String], now: i64) -> anyhow::Result<(String, String)> {
     let mut params = rcgen::CertificateParams::new(names.to_vec())?;
+    let start = time::OffsetDateTime::from_unix_timestamp(now - 3600)?;
+    params.not_before = start;
+    params.not_after = start + time::Duration::days(SELF_SIGNED_DAYS);
     let mut dn = rcgen::DistinguishedName::new();
     dn.push(
         rcgen::DnType::CommonName,
@@ -116,6 +137,60 @@ fn generate(names: &[String]) -> anyhow::Result<(String, String)> {
     let key_pair = rcgen::KeyPair::generate()?;
     let cert = params.self_signed(&key_pair)?;
     Ok((cert.pem(), key_pair.serialize_pem()))
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The end of validity (notAfter, Unix seconds) of the first certificate of a PEM file;
+/// `None` when it cannot be read.
+fn not_after(pem: &[u8]) -> Option<i64> {
+    let der = CertificateDer::pem_slice_iter(pem).next()?.ok()?;
+    not_after_der(&der)
+}
+
+/// notAfter of a DER X.509 certificate: Certificate ::= SEQUENCE { tbsCertificate, .. };
+/// TBSCertificate ::= SEQUENCE { [0] version OPTIONAL, serialNumber, signature, issuer,
+/// validity SEQUENCE { notBefore, notAfter }, .. }; each time a UTCTime or GeneralizedTime.
+fn not_after_der(der: &[u8]) -> Option<i64> {
+    use yasna::models::{GeneralizedTime, UTCTime};
+    use yasna::tags::{TAG_GENERALIZEDTIME, TAG_UTCTIME};
+    use yasna::Tag;
+    let time = |r: yasna::BERReader| -> yasna::ASN1Result<i64> {
+        let v = r.read_tagged_der()?;
+        let bad = || yasna::ASN1Error::new(yasna::ASN1ErrorKind::Invalid);
+        if v.tag() == TAG_UTCTIME {
+            let t = UTCTime::parse(v.value()).ok_or_else(bad)?;
+            Ok(t.datetime().unix_timestamp())
+        } else if v.tag() == TAG_GENERALIZEDTIME {
+            let t = GeneralizedTime::parse(v.value()).ok_or_else(bad)?;
+            Ok(t.datetime().unix_timestamp())
+        } else {
+            Err(bad())
+        }
+    };
+    yasna::parse_der(der, |r| {
+        r.read_sequence(|r| {
+            let end = r.next().read_sequence(|r| {
+                r.read_optional(|r| r.read_tagged(Tag::context(0), |r| r.read_der()))?;
+                r.next().read_der()?; // serialNumber
+                r.next().read_der()?; // signature
+                r.next().read_der()?; // issuer
+                let end = r.next().read_sequence(|r| {
+                    time(r.next())?;
+                    time(r.next())
+                })?;
+                while r.read_optional(|r| r.read_der())?.is_some() {}
+                Ok(end)
+            })?;
+            while r.read_optional(|r| r.read_der())?.is_some() {}
+            Ok(end)
+        })
+    })
+    .ok()
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
@@ -215,11 +290,45 @@ mod tests {
         let err = load_or_generate(&c).err().unwrap().to_string();
         assert!(err.contains("tls.cert"), "{err}");
 
-        let (good_cert, good_key) = generate(&["console.test".into()]).unwrap();
+        let (good_cert, good_key) = generate(&["console.test".into()], unix_now()).unwrap();
         std::fs::write(&cert, good_cert).unwrap();
         let err = load_or_generate(&c).err().unwrap().to_string();
         assert!(err.contains("tls.key: not a PEM private key"), "{err}");
         std::fs::write(&key, good_key).unwrap();
         load_or_generate(&c).unwrap();
+    }
+
+    #[test]
+    fn generated_certificate_has_a_sane_validity() {
+        let now = unix_now();
+        let (cert, _) = generate(&["console.test".into()], now).unwrap();
+        let end = not_after(cert.as_bytes()).unwrap();
+        assert_eq!(end, now - 3600 + SELF_SIGNED_DAYS * 86_400);
+        assert_eq!(not_after(b"not a certificate"), None);
+    }
+
+    #[test]
+    fn certificate_near_its_end_is_renewed_at_start_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), &["console.test"]);
+        let cert_path = dir.path().join(SELF_SIGNED_CERT);
+        let key_path = dir.path().join(SELF_SIGNED_KEY);
+        load_or_generate(&c).unwrap();
+        // Made 380 days ago: 17 days left, so renewed.
+        let names = self_signed_names(&c);
+        let (old, old_key) = generate(&names, unix_now() - 380 * 86_400).unwrap();
+        std::fs::write(&cert_path, &old).unwrap();
+        std::fs::write(&key_path, &old_key).unwrap();
+        load_or_generate(&c).unwrap();
+        let renewed = std::fs::read_to_string(&cert_path).unwrap();
+        assert_ne!(renewed, old);
+        let end = not_after(renewed.as_bytes()).unwrap();
+        assert!(end - unix_now() > 390 * 86_400, "{end}");
+        // Made 300 days ago: 97 days left, so kept.
+        let (recent, recent_key) = generate(&names, unix_now() - 300 * 86_400).unwrap();
+        std::fs::write(&cert_path, &recent).unwrap();
+        std::fs::write(&key_path, &recent_key).unwrap();
+        load_or_generate(&c).unwrap();
+        assert_eq!(std::fs::read_to_string(&cert_path).unwrap(), recent);
     }
 }

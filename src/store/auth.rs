@@ -1,7 +1,7 @@
 //! Console sessions: tokens and one-time ids, and the credentials sign-in checks.
 //!
-//! Tokens and one-time ids are random secrets made by [`crate::auth::generate_secret`];
-//! only their SHA-256 is stored ([`hash_secret`]).
+//! Tokens and one-time ids are random secrets made by [`generate_secret`]; only their
+//! SHA-256 is stored ([`hash_secret`]).
 
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -50,6 +50,20 @@ pub trait AuthStore {
         now: i64,
         expires_at: i64,
     ) -> StoreResult<Option<(User, String)>>;
+}
+
+/// Bytes of randomness in a token or one-time id.
+pub const SECRET_BYTES: usize = 32;
+
+/// A fresh secret: 32 random bytes from the operating system, base64url without padding
+/// (43 characters). Only its SHA-256 is ever stored.
+pub fn generate_secret() -> String {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use rand::RngCore;
+    let mut bytes = [0u8; SECRET_BYTES];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Hex SHA-256, used to store tokens and keys.
@@ -108,7 +122,7 @@ impl AuthStore for Sqlite {
 
     async fn create_one_time_id(&self, user_id: i64, now: i64) -> StoreResult<String> {
         self.write(move |tx| {
-            let id = crate::auth::generate_secret();
+            let id = generate_secret();
             tx.execute(
                 "INSERT INTO one_time_ids (id_hash, user_id, created_at, expires_at)
                  VALUES (?1, ?2, ?3, ?4)",
@@ -184,7 +198,7 @@ fn create_token(
     now: i64,
     expires_at: i64,
 ) -> StoreResult<String> {
-    let token = crate::auth::generate_secret();
+    let token = generate_secret();
     conn.execute(
         "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -210,7 +224,7 @@ mod tests {
 
     async fn store_with_user() -> (tempfile::TempDir, Store, i64) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         let draft = UserDraft {
             username: "a@b.test".into(),
             first_name: "Ada".into(),
@@ -221,6 +235,20 @@ mod tests {
         };
         let id = store.create_user(&draft, "$argon2id$x").await.unwrap();
         (dir, store, id)
+    }
+
+    #[test]
+    fn secrets_are_long_random_and_url_safe() {
+        use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        use base64::Engine;
+        let a = generate_secret();
+        let b = generate_secret();
+        assert_eq!(a.len(), 43);
+        assert_ne!(a, b);
+        assert!(a
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
+        assert_eq!(URL_SAFE_NO_PAD.decode(&a).unwrap().len(), SECRET_BYTES);
     }
 
     #[tokio::test(flavor = "multi_thread")]

@@ -24,6 +24,8 @@ use std::sync::{Arc, Mutex};
 use include_dir::{include_dir, Dir};
 use rusqlite::Connection;
 
+use crate::config::{StoreConfig, Synchronous};
+
 pub use api_keys::ApiKeyStore;
 pub use auth::AuthStore;
 pub use catalog::CatalogStore;
@@ -40,6 +42,43 @@ static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/mi
 pub const DB_FILE: &str = "cxwatch.db";
 /// Reader connections kept open at most.
 const MAX_IDLE_READERS: usize = 8;
+
+/// How the SQLite connections are set up: `[store]` of the config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// `PRAGMA synchronous`: NORMAL or FULL.
+    pub synchronous: Synchronous,
+    /// Page cache of all connections together, in MiB.
+    pub cache_mib: u32,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions::from(&StoreConfig::default())
+    }
+}
+
+impl From<&StoreConfig> for StoreOptions {
+    fn from(c: &StoreConfig) -> Self {
+        StoreOptions {
+            synchronous: c.synchronous,
+            cache_mib: c.cache_mib,
+        }
+    }
+}
+
+impl StoreOptions {
+    /// The writer's page cache in KiB: a quarter of the total (its hot pages are the run
+    /// index and rollup leaves an ingest batch touches).
+    fn writer_cache_kib(&self) -> i64 {
+        (i64::from(self.cache_mib) * 1024 / 4).max(1024)
+    }
+
+    /// Each reader's page cache in KiB: the other three quarters over the readers kept.
+    fn reader_cache_kib(&self) -> i64 {
+        (i64::from(self.cache_mib) * 1024 * 3 / 4 / MAX_IDLE_READERS as i64).max(512)
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -127,9 +166,9 @@ impl std::ops::Deref for Store {
 
 impl Store {
     /// Opens (or creates) the SQLite database in `data_dir` and applies pending migrations.
-    pub fn open(data_dir: &Path) -> StoreResult<Store> {
+    pub fn open(data_dir: &Path, options: StoreOptions) -> StoreResult<Store> {
         Ok(Store {
-            backend: Arc::new(Sqlite::open(data_dir)?),
+            backend: Arc::new(Sqlite::open(data_dir, options)?),
         })
     }
 
@@ -155,12 +194,13 @@ pub struct Sqlite {
 
 struct Inner {
     path: PathBuf,
+    options: StoreOptions,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
 }
 
 impl Sqlite {
-    pub fn open(data_dir: &Path) -> StoreResult<Sqlite> {
+    pub fn open(data_dir: &Path, options: StoreOptions) -> StoreResult<Sqlite> {
         // Private whatever the umask: a new data directory 0700; the database 0600 (SQLite
         // gives its -wal and -shm files the database's mode).
         let path = data_dir.join(DB_FILE);
@@ -188,11 +228,12 @@ impl Sqlite {
         }
         #[cfg(not(unix))]
         std::fs::create_dir_all(data_dir)?;
-        let mut writer = connect(&path)?;
+        let mut writer = connect(&path, &options, options.writer_cache_kib())?;
         migrate(&mut writer, &path)?;
         Ok(Sqlite {
             inner: Arc::new(Inner {
                 path,
+                options,
                 writer: Mutex::new(writer),
                 readers: Mutex::new(Vec::new()),
             }),
@@ -229,7 +270,7 @@ impl Inner {
         let conn = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let conn = match conn {
             Some(c) => c,
-            None => connect(&self.path)?,
+            None => connect(&self.path, &self.options, self.options.reader_cache_kib())?,
         };
         let result = f(&conn);
         let mut idle = self.readers.lock().unwrap_or_else(|e| e.into_inner());
@@ -251,7 +292,7 @@ impl Inner {
     }
 }
 
-fn connect(path: &Path) -> StoreResult<Connection> {
+fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<Connection> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     // wal_autocheckpoint: an ingest batch dirties a few pages per run spread over the tables
@@ -259,15 +300,21 @@ fn connect(path: &Path) -> StoreResult<Connection> {
     // WAL pages (SQLite's default) copies them after nearly every batch; every 10,000 pages
     // (40 MiB) a checkpoint writes each hot page once for several batches.
     // WAL: readers never block the writer. synchronous=NORMAL in WAL mode loses nothing
-    // when the process is killed; only a power cut may drop the last commits.
-    conn.execute_batch(
+    // when the process is killed; only a power cut may drop the last commits. FULL (the
+    // `store.synchronous` setting) syncs the WAL at every commit.
+    // cache_size: negative is KiB; the total over all connections is `store.cache_mib`.
+    let synchronous = match options.synchronous {
+        Synchronous::Normal => "NORMAL",
+        Synchronous::Full => "FULL",
+    };
+    conn.execute_batch(&format!(
         "PRAGMA journal_mode = WAL;
-         PRAGMA synchronous = NORMAL;
+         PRAGMA synchronous = {synchronous};
          PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY;
-         PRAGMA cache_size = -65536;
-         PRAGMA wal_autocheckpoint = 10000;",
-    )?;
+         PRAGMA cache_size = -{cache_kib};
+         PRAGMA wal_autocheckpoint = 10000;"
+    ))?;
     Ok(conn)
 }
 
@@ -321,7 +368,7 @@ mod tests {
     #[test]
     fn fresh_database_gets_every_migration() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Sqlite::open(dir.path()).unwrap();
+        let store = Sqlite::open(dir.path(), StoreOptions::default()).unwrap();
         let v: i64 = store
             .inner
             .with_reader(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))
@@ -329,17 +376,56 @@ mod tests {
         assert_eq!(v, migrations().len() as i64);
         // Opening again applies nothing and keeps the data.
         drop(store);
-        Store::open(dir.path()).unwrap();
+        Store::open(dir.path(), StoreOptions::default()).unwrap();
+    }
+
+    fn pragma(c: &Connection, name: &str) -> i64 {
+        c.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn options_reach_every_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        // Defaults: synchronous NORMAL (1), 32 MiB in all: 8 MiB writer, 3 MiB per reader.
+        let store = Sqlite::open(dir.path(), StoreOptions::default()).unwrap();
+        let w = store.inner.writer.lock().unwrap();
+        assert_eq!(pragma(&w, "synchronous"), 1);
+        assert_eq!(pragma(&w, "cache_size"), -8 * 1024);
+        drop(w);
+        let r = store
+            .inner
+            .with_reader(|c| Ok((pragma(c, "synchronous"), pragma(c, "cache_size"))))
+            .unwrap();
+        assert_eq!(r, (1, -3 * 1024));
+        drop(store);
+
+        let full = StoreOptions {
+            synchronous: Synchronous::Full,
+            cache_mib: 64,
+        };
+        let store = Sqlite::open(dir.path(), full).unwrap();
+        let w = store.inner.writer.lock().unwrap();
+        assert_eq!(pragma(&w, "synchronous"), 2);
+        assert_eq!(pragma(&w, "cache_size"), -16 * 1024);
+        drop(w);
+        let r = store
+            .inner
+            .with_reader(|c| Ok((pragma(c, "synchronous"), pragma(c, "cache_size"))))
+            .unwrap();
+        assert_eq!(r, (2, -6 * 1024));
     }
 
     #[test]
     fn newer_database_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        drop(Store::open(dir.path()).unwrap());
+        drop(Store::open(dir.path(), StoreOptions::default()).unwrap());
         let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
         conn.execute_batch("PRAGMA user_version = 999").unwrap();
         drop(conn);
-        let err = Store::open(dir.path()).err().unwrap();
+        let err = Store::open(dir.path(), StoreOptions::default())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("newer"), "{err}");
     }
 }

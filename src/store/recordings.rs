@@ -3,6 +3,7 @@
 //! in `recordings` keeps its content type and size. Uploading the same bytes twice stores
 //! them once.
 
+use crate::domain::ingest::is_recording_id;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -97,13 +98,6 @@ pub fn normalize_content_type(value: &str) -> Option<&'static str> {
     }
 }
 
-/// True for a well-formed recording id (64 lowercase hex digits).
-pub fn is_id(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
 /// Where the file of recording `id` lives.
 fn file_path(data_dir: &Path, id: &str) -> PathBuf {
     data_dir.join("recordings").join(&id[..2]).join(id)
@@ -178,7 +172,7 @@ fn write_durably(path: &Path, bytes: &[u8]) -> StoreResult<()> {
 
 /// The row id and stored recording with public id `id` (its path left empty).
 fn find(conn: &Connection, id: &str) -> StoreResult<Option<(i64, Recording)>> {
-    if !is_id(id) {
+    if !is_recording_id(id) {
         return Ok(None);
     }
     let row = conn
@@ -233,13 +227,13 @@ mod tests {
     #[tokio::test]
     async fn content_addressed_and_deduplicated() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         let wav = Bytes::from_static(b"RIFF....WAVE");
         let rec = store
             .put_recording(wav.clone(), "audio/x-wav")
             .await
             .unwrap();
-        assert!(is_id(&rec.id));
+        assert!(is_recording_id(&rec.id));
         assert_eq!(
             rec.id,
             hex::encode(Sha256::digest(b"RIFF....WAVE".as_slice()))
@@ -266,7 +260,7 @@ mod tests {
     #[tokio::test]
     async fn refuses_other_types_and_empty() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         let err = store
             .put_recording(Bytes::from_static(b"x"), "text/html")
             .await
@@ -280,6 +274,6 @@ mod tests {
             normalize_content_type("Audio/MPEG; charset=x"),
             Some("audio/mpeg")
         );
-        assert!(!is_id("../../etc/passwd"));
+        assert!(!is_recording_id("../../etc/passwd"));
     }
 }

@@ -834,7 +834,7 @@ mod tests {
 
     fn store() -> (tempfile::TempDir, Sqlite) {
         let dir = tempfile::tempdir().unwrap();
-        let s = Sqlite::open(dir.path()).unwrap();
+        let s = Sqlite::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         (dir, s)
     }
 

@@ -364,7 +364,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread")]
     async fn users_are_unique_without_case_and_the_last_admin_stays() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
         let admin = draft("a@b.test", Role::Admin, AccessType::ReadWrite);
         let id = store.create_user(&admin, "h").await.unwrap();
         let err = store

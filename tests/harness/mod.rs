@@ -42,7 +42,7 @@ impl App {
             ..Config::default()
         };
         change(&mut config);
-        let store = Store::open(dir.path()).unwrap();
+        let store = Store::open(dir.path(), cxwatch::store::StoreOptions::default()).unwrap();
         let app = cxwatch::server::app(Arc::new(config), Some(store.clone())).unwrap();
         App {
             store,

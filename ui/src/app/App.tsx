@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { Suspense, useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
 import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
@@ -38,7 +38,10 @@ export function App() {
             ) : access === "protected" ? (
               user ? (
                 <Shell>
-                  <Page />
+                  {/* A screen loaded on first use: the shell stays while its file comes. */}
+                  <Suspense fallback={null}>
+                    <Page />
+                  </Suspense>
                 </Shell>
               ) : (
                 <Redirect to="/" replace />

@@ -1,11 +1,19 @@
 // The route table (spec §2). Add a screen by adding a line here.
 import type { ComponentType } from "preact";
+import { lazy } from "react";
 import { CallbackPage } from "../pages/Callback";
 import { DashboardPage } from "../pages/Dashboard";
 import { LoginPage } from "../pages/Login";
-import { AlertSettingsPage, DistributionListsPage, TestCaseGroupsPage } from "../pages/Settings";
-import { UserEditPage } from "../pages/Users/EditPage";
-import { UsersListPage } from "../pages/Users/ListPage";
+
+// The sign-in page and the dashboard (where a sign-in lands) come with the first script; the
+// settings screens are loaded when first opened, each in its own file.
+const settings = (list: "AlertSettingsPage" | "TestCaseGroupsPage" | "DistributionListsPage") =>
+  lazy(() => import("../pages/Settings").then((m) => ({ default: m[list] })));
+const AlertSettingsPage = settings("AlertSettingsPage");
+const TestCaseGroupsPage = settings("TestCaseGroupsPage");
+const DistributionListsPage = settings("DistributionListsPage");
+const UsersListPage = lazy(() => import("../pages/Users/ListPage").then((m) => ({ default: m.UsersListPage })));
+const UserEditPage = lazy(() => import("../pages/Users/EditPage").then((m) => ({ default: m.UserEditPage })));
 
 export interface RouteDef {
   /** A wouter pattern, e.g. `/report/view/:id`. */

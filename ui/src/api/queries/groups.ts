@@ -1,5 +1,6 @@
 // Test case groups, their health and their metrics (spec §7 'Groups and metrics').
 import { queryOptions, useQuery } from "@tanstack/react-query";
+import { createGate } from "../../lib/gate";
 import { api, type RequestOptions } from "../index";
 import type { ChannelHealth, Group, GroupMetric, GroupRef, RunType } from "../types";
 
@@ -37,10 +38,22 @@ export const groupsQuery = (opts: RequestOptions = {}) =>
 export const healthQuery = (opts: RequestOptions = {}) =>
   queryOptions({ queryKey: groupKeys.health(), queryFn: ({ signal }) => fetchHealth({ ...opts, signal }) });
 
+/**
+ * At most this many metric calls in flight, whoever asks. The console speaks HTTP/2, so they
+ * share one connection; with 100 groups, more at once hides the browser's own cost per call
+ * (about 5 ms each on the 2-core test machine, where 24 at once loaded 100 groups about 10 %
+ * sooner than 6). Over HTTP/1.1 the browser queues what its 6 connections cannot take. Calls
+ * wait their turn in the order they were asked for; one given up while waiting (its query no
+ * longer shown) is never sent.
+ */
+export const METRIC_CONCURRENCY = 16;
+const metricGate = createGate(METRIC_CONCURRENCY);
+
+/** One group's metric for a day and run type, at most METRIC_CONCURRENCY in flight. */
 export const groupMetricQuery = (id: number, date: string, runType: RunType, opts: RequestOptions = {}) =>
   queryOptions({
     queryKey: groupKeys.metric(id, date, runType),
-    queryFn: ({ signal }) => fetchGroupMetric(id, date, runType, { ...opts, signal }),
+    queryFn: ({ signal }) => metricGate.run(() => fetchGroupMetric(id, date, runType, { ...opts, signal }), signal),
   });
 
 /** The groups as choices of a form (id and name). */

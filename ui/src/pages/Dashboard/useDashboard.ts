@@ -1,14 +1,16 @@
 // The dashboard's state: the user's choices (kept across refreshes; groups, filter and channel
-// also in local storage), the data behind them, and the 30 s refresh that follows new runs.
+// also in local storage), and the server state behind them in TanStack Query: the group list,
+// the health, and one metric query per chosen group (keyed by group, date and run type), each
+// refetched every 30 s while the tab is visible.
+import { type QueryObserverResult, useQueries, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
-import { groupMetricQuery, groupsQuery, healthQuery } from "../../api/queries/groups";
+import { groupKeys, groupMetricQuery, groupsQuery, healthQuery } from "../../api/queries/groups";
+import type { GroupMetric } from "../../api/types";
 import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
-import { siteTimeZone } from "../../lib/tenant";
-import { createBatcher } from "./batch";
+import { useSiteTimeZone } from "../../lib/tenant";
 import type { ChannelHealth } from "./health";
-import { mapLimit } from "./pool";
 import {
   type Channel,
   initialChannel,
@@ -25,37 +27,32 @@ import { isIsoDate, siteToday } from "./time";
 
 /** New runs are picked up every 30 s while the tab is visible. */
 export const POLL_MS = 30000;
-/**
- * At most this many metric calls in flight. The console speaks HTTP/2, so they share one
- * connection; with 100 groups, more at once hides the browser's own cost per call (about 5 ms
- * each on the 2-core test machine, where 24 at once loaded 100 groups about 10 % sooner than 6).
- * Over HTTP/1.1 the browser queues what its 6 connections cannot take.
- */
-export const METRIC_CONCURRENCY = 16;
-/** Metrics that arrive within this many ms are shown together. */
-const FLUSH_MS = 100;
+/** An answer younger than this is not asked for again (on coming back to the tab, say). */
+const FRESH_MS = POLL_MS - 1000;
+/** What every dashboard query shares: the 30 s refresh, paused while the tab is hidden. */
+const LIVE = {
+  refetchInterval: POLL_MS,
+  refetchIntervalInBackground: false,
+  refetchOnWindowFocus: true,
+  staleTime: FRESH_MS,
+} as const;
+
 const nameCollator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
-
-interface Metrics {
-  /** `${date}|${runType}` the sums belong to. */
-  key: string;
-  sums: Map<number, GroupSums>;
-  failed: Set<number>;
-}
-
-const keyOf = (date: string, runType: RunType) => `${date}|${runType}`;
-
-/** What one load of metrics came to. */
-interface Loaded {
-  /** The answers still belong to what is shown (same date and run type, still mounted). */
-  current: boolean;
-  /** Groups whose metrics could not be loaded, with why. */
-  failures: [number, unknown][];
-}
 
 function messagesOf(e: unknown): string[] {
   if (e instanceof ApiError) return e.messages;
   return [String(e)];
+}
+
+/** The metric queries' results, per group. */
+interface Metrics {
+  sums: Map<number, GroupSums>;
+  failed: Set<number>;
+  /** First failure among them. */
+  error: unknown;
+  fetching: boolean;
+  /** Oldest answer among them (ms since the epoch; 0 when one has none yet, Infinity for no query). */
+  updatedAt: number;
 }
 
 export interface DashboardState {
@@ -77,257 +74,163 @@ export interface DashboardState {
   ready: boolean;
   lastRefreshed: Date | null;
   refreshing: boolean;
-  /** Why the last background refresh failed, if it did. */
+  /** Why the last refresh failed, if it did. */
   problem: string | null;
   refresh(): void;
 }
 
 export function useDashboard(isPhone: boolean): DashboardState {
+  const timeZone = useSiteTimeZone();
   const [channel, setChannelState] = useState<Channel>(() => initialChannel(isPhone));
   const [runType, setRunTypeState] = useState<RunType>("Manual");
-  const [date, setDateState] = useState<string>(() => siteToday(new Date(), siteTimeZone()));
+  const [date, setDateState] = useState<string>(() => siteToday(new Date(), timeZone));
   const [filter, setFilterState] = useState<RateIndex[]>(() => initialFilter());
   const [choice, setChoice] = useState<number[] | null>(() => storedGroups());
-  const [groups, setGroups] = useState<GroupInfo[] | null>(null);
-  const [health, setHealth] = useState<ChannelHealth[] | null>(null);
-  const [metrics, setMetrics] = useState<Metrics>(() => ({
-    key: keyOf(date, runType),
-    sums: new Map(),
-    failed: new Set(),
-  }));
-  const [lastRefreshed, setLastRefreshed] = useState<Date | null>(null);
-  const [refreshing, setRefreshing] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  /** The date shown is today at the site, and moves on at midnight. */
+  const followToday = useRef(true);
+  /** The next settled refresh shows a failure in the banner (not the 30 s ones). */
+  const announce = useRef(true);
+  /** The first group list and health are loaded with the 'Please wait' overlay. */
+  const loaded = useRef(false);
 
-  const key = keyOf(date, runType);
+  const groupsQ = useQuery({
+    ...groupsQuery({ background: loaded.current, quiet: true }),
+    ...LIVE,
+    refetchOnMount: "always",
+  });
+  const healthQ = useQuery({
+    ...healthQuery({ background: loaded.current, quiet: true }),
+    ...LIVE,
+    refetchOnMount: "always",
+  });
+  const groups: GroupInfo[] | null = groupsQ.data ?? (groupsQ.isError ? [] : null);
+  const health: ChannelHealth[] | null = healthQ.data ?? (healthQ.isError ? [] : null);
+  if (groupsQ.data || healthQ.data) loaded.current = true;
+
   const chosen = useMemo(() => (groups ? reconcileGroups(groups, choice) : []), [groups, choice]);
+  // Before the group list is in, the groups chosen on this browser before are asked for at
+  // once, with it (the list then only drops the ones gone meanwhile). Asked for in the order
+  // of their names when known (the table's default order, so that the rows in view fill first).
+  const asked = useMemo(() => {
+    const ids = groups ? chosen : (choice ?? []);
+    const names = new Map((groups ?? []).map((g) => [g.id, g.name]));
+    return [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
+  }, [groups, chosen, choice]);
 
-  // Latest values for the async work below.
-  const live = useRef({ key, chosen, groups, choice, date, runType, followToday: true, mounted: true, lastLoad: 0 });
-  live.current.key = key;
-  live.current.runType = runType;
-  live.current.chosen = chosen;
-  live.current.groups = groups;
-  live.current.choice = choice;
-  live.current.date = date;
-  const metricsRef = useRef(metrics);
-  const inflight = useRef(new Set<string>());
-  const busy = useRef(false);
-
-  const commitMetrics = useCallback((m: Metrics) => {
-    metricsRef.current = m;
-    setMetrics(m);
-  }, []);
-
-  /**
-   * Fetches the metrics of `ids` for `key`, at most METRIC_CONCURRENCY at once, in the order of
-   * the groups' names when they are known (the table's default order, so the rows in view fill
-   * first). Results are shown as they come, a few at a time. Resolves the failures, and whether
-   * the answers still belong to what is shown.
-   */
-  const loadMetrics = useCallback(
-    async (ids: number[], k: string, maxAgeMs = POLL_MS - 1000): Promise<Loaded> => {
-      const [d, r] = k.split("|") as [string, RunType];
-      const names = new Map((live.current.groups ?? []).map((g) => [g.id, g.name]));
-      const ordered = [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
-      for (const id of ordered) inflight.current.add(`${k}#${id}`);
-      const batcher = createBatcher<[number, GroupSums | null]>(FLUSH_MS, (batch) => {
-        for (const [id] of batch) inflight.current.delete(`${k}#${id}`);
-        if (!live.current.mounted || metricsRef.current.key !== k) return;
-        const sums = new Map(metricsRef.current.sums);
-        const failed = new Set(metricsRef.current.failed);
-        for (const [id, sum] of batch) {
-          if (sum) {
-            sums.set(id, sum);
-            failed.delete(id);
-          } else failed.add(id);
-        }
-        commitMetrics({ key: k, sums, failed });
-      });
-      const failures: [number, unknown][] = [];
-      await mapLimit(ordered, METRIC_CONCURRENCY, async (id) => {
-        let sum: GroupSums | null = null;
-        try {
-          // Through the query cache: a metric asked for again within the refresh interval (the
-          // group chosen again, the date changed back) is not fetched twice.
-          const q = groupMetricQuery(id, d, r, { background: true, quiet: true });
-          sum = sumEntities(await queryClient.fetchQuery({ ...q, staleTime: maxAgeMs }), siteTimeZone());
-        } catch (e) {
-          failures.push([id, e]);
-        }
-        batcher.add([id, sum]);
-      });
-      batcher.done();
-      return { current: live.current.mounted && metricsRef.current.key === k, failures };
-    },
-    [commitMetrics],
+  // The answer is summed once per answer: an answer equal to the last one (structural sharing)
+  // keeps its sums, so the row it feeds is not drawn again.
+  const select = useCallback((data: GroupMetric[]) => sumEntities(data, timeZone), [timeZone]);
+  const metricQueries = useMemo(
+    () =>
+      asked.map((id) => ({
+        ...groupMetricQuery(id, date, runType, { background: true, quiet: true }),
+        ...LIVE,
+        select,
+      })),
+    [asked, date, runType, select],
   );
-
-  /**
-   * What came of metric loads: false when one of the chosen groups failed (shown in the
-   * refresh line and, with `announce`, in the banner). Failures of groups that are not (or no
-   * longer) chosen, e.g. a remembered group deleted meanwhile, are not reported.
-   */
-  const settle = useCallback((loads: Loaded[], announce: boolean): boolean => {
-    if (!loads.every((l) => l.current)) return false;
-    const groupsNow = live.current.groups;
-    const chosenNow = groupsNow ? new Set(reconcileGroups(groupsNow, live.current.choice)) : null;
-    const failure = loads.flatMap((l) => l.failures).find(([id]) => !chosenNow || chosenNow.has(id));
-    if (failure) {
-      const msgs = messagesOf(failure[1]);
-      setProblem(msgs.join(" "));
-      if (announce) showError(msgs);
-      return false;
-    }
-    return true;
-  }, []);
-
-  /** Reloads the group list, the health and every chosen group's metrics. */
-  const refresh = useCallback(
-    async (reason: "initial" | "poll" | "manual") => {
-      if (busy.current) return;
-      busy.current = true;
-      live.current.lastLoad = Date.now();
-      setRefreshing(true);
-      const quiet = reason === "poll";
-      try {
-        const L = live.current;
-        if (L.followToday) {
-          const today = siteToday(new Date(), siteTimeZone());
-          if (today !== L.date) {
-            L.date = today;
-            setDateState(today);
-          }
+  const combine = useCallback(
+    (results: QueryObserverResult<GroupSums>[]): Metrics => {
+      const sums = new Map<number, GroupSums>();
+      const failed = new Set<number>();
+      let error: unknown = null;
+      let fetching = false;
+      let updatedAt = Number.POSITIVE_INFINITY;
+      results.forEach((r, i) => {
+        const id = asked[i];
+        if (r.data) sums.set(id, r.data);
+        if (r.isError) {
+          failed.add(id);
+          error ??= r.error;
         }
-        const k = keyOf(L.date, L.runType);
-        if (metricsRef.current.key !== k) commitMetrics({ key: k, sums: new Map(), failed: new Set() });
-        // On the first load, the groups chosen on this browser before are asked for at once,
-        // together with the group list (which then only drops the ones gone meanwhile).
-        const early =
-          reason === "initial" && L.choice !== null && L.choice.length > 0 ? loadMetrics(L.choice, k) : null;
-        const [g, h] = await Promise.allSettled([
-          queryClient.fetchQuery({ ...groupsQuery({ background: reason !== "initial", quiet }), staleTime: 0 }),
-          queryClient.fetchQuery({ ...healthQuery({ background: reason !== "initial", quiet }), staleTime: 0 }),
-        ]);
-        if (!live.current.mounted) return;
-        let ok = true;
-        if (g.status === "fulfilled") {
-          setGroups(g.value);
-          live.current.groups = g.value;
-        } else ok = false;
-        if (h.status === "fulfilled") setHealth(h.value);
-        else {
-          ok = false;
-          setHealth((prev) => prev ?? []);
-        }
-        if (!ok)
-          setProblem(messagesOf(g.status === "rejected" ? g.reason : (h as PromiseRejectedResult).reason).join(" "));
-        if (reason === "initial" && g.status === "rejected") {
-          setGroups([]);
-          return;
-        }
-        const groupsNow = live.current.groups ?? [];
-        const kNow = keyOf(live.current.date, live.current.runType);
-        if (metricsRef.current.key !== kNow) commitMetrics({ key: kNow, sums: new Map(), failed: new Set() });
-        // Start on the chosen groups' metrics at once, without waiting for a render.
-        const ids = reconcileGroups(groupsNow, live.current.choice).filter(
-          (id) => !(early && kNow === k && inflight.current.has(`${kNow}#${id}`)),
-        );
-        const loads = await Promise.all([
-          ...(early ? [early] : []),
-          ...(ids.length ? [loadMetrics(ids, kNow, reason === "initial" ? undefined : 0)] : []),
-        ]);
-        if (!live.current.mounted) return;
-        const metricsOk = settle(loads, reason !== "poll");
-        if (ok && metricsOk) {
-          setProblem(null);
-          setLastRefreshed(new Date());
-          live.current.lastLoad = Date.now();
-        }
-      } finally {
-        busy.current = false;
-        if (live.current.mounted) setRefreshing(false);
-      }
+        fetching ||= r.isFetching;
+        updatedAt = Math.min(updatedAt, r.dataUpdatedAt);
+      });
+      return { sums, failed, error, fetching, updatedAt };
     },
-    [commitMetrics, loadMetrics],
+    [asked],
   );
+  const metrics = useQueries({ queries: metricQueries, combine });
 
-  // First load, started before the first paint so the calls go out at once.
+  // The first calls go out before the first paint (the queries' own observers start after it,
+  // and join these calls).
   useLayoutEffect(() => {
-    live.current.mounted = true;
-    void refresh("initial");
-    return () => {
-      live.current.mounted = false;
-    };
-  }, [refresh]);
-
-  // Metrics of chosen groups not loaded yet for the date and run type shown.
-  const chosenKey = chosen.join(",");
-  useEffect(() => {
-    if (!groups) return;
-    if (metricsRef.current.key !== key) commitMetrics({ key, sums: new Map(), failed: new Set() });
-    const m = metricsRef.current;
-    const missing = chosen.filter(
-      (id) => !m.sums.has(id) && !m.failed.has(id) && !inflight.current.has(`${key}#${id}`),
-    );
-    if (!missing.length) return;
-    void loadMetrics(missing, key).then((load) => {
-      if (settle([load], true) && live.current.mounted && metricsRef.current.key === key) {
-        setLastRefreshed(new Date());
-        live.current.lastLoad = Date.now();
-      }
-    });
+    void queryClient.prefetchQuery({ ...groupsQuery({ quiet: true }), staleTime: 0 });
+    void queryClient.prefetchQuery({ ...healthQuery({ quiet: true }), staleTime: 0 });
+    for (const q of metricQueries) void queryClient.prefetchQuery(q);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [groups, key, chosenKey]);
+  }, []);
 
-  // Follow new runs: every 30 s while the tab is visible, and at once on coming back to a tab
-  // whose data is older than that.
+  const ready = groups !== null && chosen.every((id) => metrics.sums.has(id) || metrics.failed.has(id));
+  const refreshing = groupsQ.isFetching || healthQ.isFetching || metrics.fetching;
+
+  // Midnight at the site: a dashboard showing today moves on to the new day with the refresh.
   useEffect(() => {
-    const due = () => Date.now() - live.current.lastLoad >= POLL_MS - 1000;
-    const timer = setInterval(() => {
-      if (!document.hidden && due()) void refresh("poll");
-    }, POLL_MS / 6);
-    const onVisible = () => {
-      if (!document.hidden && due()) void refresh("poll");
-    };
-    document.addEventListener("visibilitychange", onVisible);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener("visibilitychange", onVisible);
-    };
-  }, [refresh]);
+    if (!followToday.current) return;
+    const today = siteToday(new Date(), timeZone);
+    if (today !== date) setDateState(today);
+  }, [groupsQ.dataUpdatedAt, timeZone, date]);
 
-  const m = useMemo(
-    () => (metrics.key === key ? metrics : { key, sums: new Map<number, GroupSums>(), failed: new Set<number>() }),
-    [metrics, key],
-  );
-  const ready = groups !== null && chosen.every((id) => m.sums.has(id) || m.failed.has(id));
+  // Once nothing is under way: how fresh the numbers shown are (the oldest chosen group's, as each
+  // query keeps its own 30 s clock), or why not when something failed (in the refresh line, and
+  // in the banner unless it was a 30 s refresh).
+  const error = groupsQ.error ?? healthQ.error ?? metrics.error;
+  const updatedAt = Number.isFinite(metrics.updatedAt) ? metrics.updatedAt : groupsQ.dataUpdatedAt;
+  const settled = !refreshing && groups !== null && health !== null && ready;
+  // Derived in the render that shows the numbers, so the line never lags behind them.
+  const outcome = useRef<{ at: number; problem: string | null }>({ at: 0, problem: null });
+  if (settled) {
+    outcome.current = error
+      ? { at: outcome.current.at, problem: messagesOf(error).join(" ") }
+      : { at: updatedAt || outcome.current.at, problem: null };
+  }
+  const { at, problem } = outcome.current;
+  const lastRefreshed = useMemo(() => (at ? new Date(at) : null), [at]);
+  useEffect(() => {
+    if (!settled) return;
+    if (error && announce.current) showError(messagesOf(error));
+    announce.current = false;
+  }, [settled, error]);
 
   // Stable handlers: the controls and the journey are drawn again only when what they show changes.
   const setChannel = useCallback((c: Channel) => {
     setChannelState(c);
     saveChannel(c);
   }, []);
-  const setDate = useCallback((d: string) => {
-    if (!isIsoDate(d)) return;
-    live.current.followToday = d === siteToday(new Date(), siteTimeZone());
-    setDateState(d);
+  const setRunType = useCallback((r: RunType) => {
+    announce.current = true;
+    setRunTypeState(r);
   }, []);
+  const setDate = useCallback(
+    (d: string) => {
+      if (!isIsoDate(d)) return;
+      followToday.current = d === siteToday(new Date(), timeZone);
+      announce.current = true;
+      setDateState(d);
+    },
+    [timeZone],
+  );
   const setFilter = useCallback((f: RateIndex[]) => {
     setFilterState(f);
     saveFilter(f);
   }, []);
   const setChosen = useCallback((ids: number[]) => {
+    announce.current = true;
     setChoice(ids);
     saveGroups(ids);
   }, []);
-  const refreshNow = useCallback(() => void refresh("manual"), [refresh]);
+  // Everything shown, asked for again now (the group list, the health, the chosen groups).
+  const refresh = useCallback(() => {
+    announce.current = true;
+    if (followToday.current) setDateState(siteToday(new Date(), timeZone));
+    void queryClient.refetchQueries({ queryKey: groupKeys.all, type: "active" });
+  }, [timeZone]);
 
   return {
     channel,
     setChannel,
     runType,
-    setRunType: setRunTypeState,
+    setRunType,
     date,
     setDate,
     filter,
@@ -336,12 +239,12 @@ export function useDashboard(isPhone: boolean): DashboardState {
     chosen,
     setChosen,
     health,
-    sums: m.sums,
-    failed: m.failed,
+    sums: metrics.sums,
+    failed: metrics.failed,
     ready,
     lastRefreshed,
     refreshing,
     problem,
-    refresh: refreshNow,
+    refresh,
   };
 }

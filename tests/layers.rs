@@ -1,0 +1,75 @@
+//! The server's layers (docs/architecture.md): each module imports only the layers below it.
+//! A `crate::<module>` path in a file of a layer that may not use that module fails here.
+
+use std::path::Path;
+
+/// Modules a layer may name with `crate::...` (besides itself).
+const RULES: &[(&str, &[&str])] = &[
+    ("domain", &[]),
+    ("store", &["domain", "config"]),
+    ("auth", &["domain", "store", "config"]),
+    ("api", &["domain", "store", "auth", "config"]),
+];
+
+fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module names a file's code reaches with `crate::name` (comments, where doc links name
+/// the layers above, are not code).
+fn crate_paths(text: &str) -> Vec<String> {
+    let code: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect();
+    let code = code.join("\n");
+    let mut found = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.push(name);
+        }
+    }
+    found
+}
+
+#[test]
+fn each_layer_imports_only_the_layers_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut wrong = Vec::new();
+    for (layer, allowed) in RULES {
+        let mut list = Vec::new();
+        files(&src.join(layer), &mut list);
+        assert!(!list.is_empty(), "no files in src/{layer}");
+        for file in list {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for name in crate_paths(&text) {
+                if name != *layer && !allowed.contains(&name.as_str()) {
+                    wrong.push(format!("{}: crate::{name}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "imports across layers:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_a_wrong_import() {
+    let text = "use crate::api::envelope;\n    // see crate::server\nlet x = crate::proxy::p;";
+    assert_eq!(crate_paths(text), ["api", "proxy"]);
+}
