@@ -151,11 +151,11 @@ impl AuthApi {
         &self,
         state: Data<&AppState>,
         /// The one-time id from the `/callback?id=` address.
-        id: Query<Option<String>>,
+        id: Query<String>,
     ) -> ApiResult<SignInResponse> {
-        let id = match id.0.as_deref().map(str::trim) {
-            Some(id) if !id.is_empty() => id.to_string(),
-            _ => return Err(ApiError::bad_request("id is required")),
+        let id = match id.0.trim() {
+            "" => return Err(ApiError::bad_request("id is required")),
+            id => id.to_string(),
         };
         let lifetimes = TokenLifetimes::from_config(&state.config.auth);
         match signin::exchange_one_time_id(&state.store, lifetimes, id).await? {

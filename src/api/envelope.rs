@@ -11,7 +11,7 @@ use poem_openapi::types::{ParseFromJSON, ToJSON};
 use poem_openapi::{ApiResponse, Enum, Object};
 
 use crate::domain::caller::Denied;
-use crate::domain::rules::FieldError;
+use crate::domain::rules::{FieldError, Rule};
 use crate::store::StoreError;
 
 /// Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
@@ -300,7 +300,23 @@ impl ApiError {
 }
 
 fn bad_request_handler(err: poem::Error) -> ApiError {
-    ApiError::bad_request(err.to_string())
+    param_problem(&err).unwrap_or_else(|| ApiError::bad_request(err.to_string()))
+}
+
+/// What poem-openapi refuses before a handler runs, in the envelope: a missing or malformed
+/// parameter is tied to its name like the handlers' own problems.
+pub fn param_problem(err: &poem::Error) -> Option<ApiError> {
+    let p = err.downcast_ref::<poem_openapi::error::ParseParamError>()?;
+    let (rule, message) = if p.reason.contains("expects an input") {
+        (Rule::Required, format!("{} is required", p.name))
+    } else {
+        (Rule::Invalid, format!("{}: {}", p.name, p.reason))
+    };
+    Some(ApiError::from(vec![FieldError {
+        field: p.name.to_string(),
+        rule,
+        message,
+    }]))
 }
 
 impl From<Vec<FieldError>> for ApiError {

@@ -199,14 +199,15 @@ impl FilesApi {
         auth: Auth,
         state: Data<&AppState>,
         req: &Request,
-        /// Required: `recordings/{id}` as a run detail gives it.
+        /// `recordings/{id}` as a run detail gives it.
         #[oai(name = "attachmentUrl")]
-        attachment_url: Query<Option<String>>,
+        attachment_url: Query<String>,
     ) -> ApiResult<FileResponse> {
         let caller = auth.require(Need::SignedIn)?;
-        let Some(url) = attachment_url.0.filter(|u| !u.trim().is_empty()) else {
+        let url = attachment_url.0;
+        if url.trim().is_empty() {
             return Err(ApiError::bad_request("attachmentUrl is required."));
-        };
+        }
         let Some(id) = attachment_id(&url) else {
             return Err(ApiError::bad_request(format!(
                 "attachmentUrl {url:?} is not content of this console (expected recordings/{{id}})."

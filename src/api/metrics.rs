@@ -221,9 +221,9 @@ impl MetricsApi {
         id: Path<i64>,
         /// `case` (default) or `segment`.
         level: Query<Option<String>>,
-        /// Required: `YYYY-MM-DD`, site-local.
+        /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<Option<String>>,
+        start_date: Query<String>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
         end_date: Query<Option<String>>,
@@ -235,7 +235,7 @@ impl MetricsApi {
         let mut p = Problems::default();
         let level = self::level(level.0.as_deref(), &mut p);
         let rest = range_and_type(
-            start_date.0.as_deref(),
+            Some(start_date.0.as_str()),
             end_date.0.as_deref(),
             case_run_type.0.as_deref(),
             &mut p,
@@ -269,9 +269,9 @@ impl MetricsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-        /// Required: `YYYY-MM-DD`, site-local.
+        /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<Option<String>>,
+        start_date: Query<String>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
         end_date: Query<Option<String>>,
@@ -282,7 +282,7 @@ impl MetricsApi {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let rest = range_and_type(
-            start_date.0.as_deref(),
+            Some(start_date.0.as_str()),
             end_date.0.as_deref(),
             case_run_type.0.as_deref(),
             &mut p,

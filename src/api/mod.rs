@@ -179,6 +179,9 @@ pub async fn error_response(
     if err.is_from_response() {
         return err.into_response();
     }
+    if let Some(problem) = envelope::param_problem(&err) {
+        return poem::IntoResponse::into_response(problem);
+    }
     let status = err.status();
     if status == StatusCode::UNAUTHORIZED {
         let msg = match err.to_string() {

@@ -199,9 +199,9 @@ impl RunsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-        /// Required: `YYYY-MM-DD`, site-local.
+        /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<Option<String>>,
+        start_date: Query<String>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
         end_date: Query<Option<String>>,
@@ -220,7 +220,7 @@ impl RunsApi {
     ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let range = params::date_range(start_date.0.as_deref(), end_date.0.as_deref(), &mut p);
+        let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
         let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
         let status = params::status_range(status.0.as_deref(), &mut p);
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);

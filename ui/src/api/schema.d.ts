@@ -1379,9 +1379,9 @@ export interface operations {
     };
     getToken: {
         parameters: {
-            query?: {
+            query: {
                 /** @description The one-time id from the `/callback?id=` address. */
-                id?: string;
+                id: string;
             };
             header?: never;
             path?: never;
@@ -3096,11 +3096,11 @@ export interface operations {
     };
     groupMetric: {
         parameters: {
-            query?: {
+            query: {
                 /** @description `case` (default) or `segment`. */
                 level?: string;
-                /** @description Required: `YYYY-MM-DD`, site-local. */
-                startDate?: string;
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
                 /** @description `Manual` (default) or `Schedule`. */
@@ -3211,9 +3211,9 @@ export interface operations {
     };
     groupMos: {
         parameters: {
-            query?: {
-                /** @description Required: `YYYY-MM-DD`, site-local. */
-                startDate?: string;
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
                 /** @description `Manual` (default) or `Schedule`. */
@@ -3324,9 +3324,9 @@ export interface operations {
     };
     testCaseRuns: {
         parameters: {
-            query?: {
-                /** @description Required: `YYYY-MM-DD`, site-local. */
-                startDate?: string;
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
                 /** @description Page number, 0-based, 0 to 1000000 (default 0). */
@@ -3689,9 +3689,9 @@ export interface operations {
     };
     getContent: {
         parameters: {
-            query?: {
-                /** @description Required: `recordings/{id}` as a run detail gives it. */
-                attachmentUrl?: string;
+            query: {
+                /** @description `recordings/{id}` as a run detail gives it. */
+                attachmentUrl: string;
             };
             header?: never;
             path?: never;
