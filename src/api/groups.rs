@@ -116,14 +116,8 @@ impl GroupSave {
     /// The checked group: every problem is named, each tied to its field.
     fn draft(&self, path_id: Option<i64>) -> ApiResult<GroupDraft> {
         let mut p = Problems::default();
-        if let (Some(path), Some(body)) = (path_id, self.id) {
-            if path != body {
-                p.push(
-                    "id",
-                    Rule::Mismatch,
-                    format!("id {body} in the body is not the group {path} of the path."),
-                );
-            }
+        if let Some(path) = path_id {
+            p.same_id(path, self.id, "group");
         }
         let name = p.text("name", self.name.as_deref(), catalog::MAX_NAME);
         let channel = match self.channel.as_deref().map(str::trim) {

@@ -165,14 +165,6 @@ impl UserSave {
         })
     }
 
-    fn check_id(&self, id: i64) -> ApiResult<()> {
-        match self.id {
-            Some(b) if b != id => Err(ApiError::bad_request(format!(
-                "id {b} in the body is not the user {id} of the path."
-            ))),
-            _ => Ok(()),
-        }
-    }
 }
 
 /// argon2id off the async threads.
@@ -304,8 +296,8 @@ impl UsersApi {
     ) -> ApiResult<Json<Envelope<User>>> {
         let id = id.0;
         let caller = auth.require(Need::SelfOrAdminWrite(id))?;
-        body.check_id(id)?;
         let mut p = Problems::default();
+        p.same_id(id, body.id, "user");
         if caller.require(Need::AdminWrite).is_ok() {
             let draft = body.draft(&mut p);
             p.check()?;

@@ -62,6 +62,17 @@ impl Problems {
         }
     }
 
+    /// The `id` of an update's body: absent, or the id of the path (`what` names the item).
+    pub fn same_id(&mut self, path: i64, body: Option<i64>, what: &str) {
+        if let Some(body) = body.filter(|b| *b != path) {
+            self.push(
+                "id",
+                Rule::Mismatch,
+                format!("id {body} in the body is not the {what} {path} of the path."),
+            );
+        }
+    }
+
     /// A required text: trimmed, not blank, at most `max` characters, no control or
     /// bidirectional-override characters. `None` (and a problem) when it breaks a rule.
     pub fn text(&mut self, field: &str, value: Option<&str>, max: usize) -> Option<String> {
