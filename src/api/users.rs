@@ -164,7 +164,6 @@ impl UserSave {
                 .collect(),
         })
     }
-
 }
 
 /// argon2id off the async threads.

@@ -251,31 +251,38 @@ impl<'t> Batch<'t> {
         Ok(Ok(found))
     }
 
+    /// Reads the stored state of test case `id` into the batch's cache, once per batch.
+    fn load_case(&mut self, id: i64) -> StoreResult<()> {
+        if self.cases.contains_key(&id) {
+            return Ok(());
+        }
+        let state = self
+            .tx
+            .prepare_cached(
+                "SELECT tc.name, tc.channel, tc.ivr_id, tc.script_id, s.hash
+                   FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
+                  WHERE tc.id = ?1",
+            )?
+            .query_row([id], |r| {
+                Ok(CaseState {
+                    name: r.get(0)?,
+                    channel: r.get(1)?,
+                    ivr_id: r.get(2)?,
+                    script_id: r.get(3)?,
+                    script_hash: r.get(4)?,
+                })
+            })
+            .optional()?;
+        self.cases.insert(id, state);
+        Ok(())
+    }
+
     /// A test case (and its IVR application) keeps the channel it was first stored with:
     /// groups are of one channel, so a run cannot move a test case from voice to web.
     fn same_channel(&mut self, run: &IngestRun) -> StoreResult<Result<(), String>> {
         let tc = &run.test_case;
         let wanted = tc.channel.as_str();
-        if !self.cases.contains_key(&tc.id) {
-            let state = self
-                .tx
-                .prepare_cached(
-                    "SELECT tc.name, tc.channel, tc.ivr_id, tc.script_id, s.hash
-                       FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
-                      WHERE tc.id = ?1",
-                )?
-                .query_row([tc.id], |r| {
-                    Ok(CaseState {
-                        name: r.get(0)?,
-                        channel: r.get(1)?,
-                        ivr_id: r.get(2)?,
-                        script_id: r.get(3)?,
-                        script_hash: r.get(4)?,
-                    })
-                })
-                .optional()?;
-            self.cases.insert(tc.id, state);
-        }
+        self.load_case(tc.id)?;
         if let Some(Some(state)) = self.cases.get(&tc.id) {
             if state.channel != wanted {
                 return Ok(Err(format!(
@@ -348,26 +355,7 @@ impl<'t> Batch<'t> {
                 .execute(params![ivr.id, ivr_name, tc.channel.as_str()])?;
             self.ivrs.insert(ivr.id, (ivr_name.to_string(), tc.channel));
         }
-        if !self.cases.contains_key(&tc.id) {
-            let state = self
-                .tx
-                .prepare_cached(
-                    "SELECT tc.name, tc.channel, tc.ivr_id, tc.script_id, s.hash
-                       FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
-                      WHERE tc.id = ?1",
-                )?
-                .query_row([tc.id], |r| {
-                    Ok(CaseState {
-                        name: r.get(0)?,
-                        channel: r.get(1)?,
-                        ivr_id: r.get(2)?,
-                        script_id: r.get(3)?,
-                        script_hash: r.get(4)?,
-                    })
-                })
-                .optional()?;
-            self.cases.insert(tc.id, state);
-        }
+        self.load_case(tc.id)?;
         let name = tc.name.trim();
         let now = now_secs();
         let state = self.cases.get(&tc.id).and_then(Option::as_ref);
