@@ -291,3 +291,27 @@ fn init_logging(config: &Config) {
         builder.try_init()
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rustls_sni_warnings_are_quiet_unless_asked_for() {
+        let config = Config::default();
+        let quiet = quiet_by_default(tracing_subscriber::EnvFilter::new("info"), &config);
+        assert!(
+            quiet.to_string().contains("rustls::msgs::handshake=error"),
+            "{quiet}"
+        );
+        let asked = Config {
+            log: crate::config::LogConfig {
+                level: "info,rustls::msgs::handshake=warn".into(),
+                ..Config::default().log
+            },
+            ..Config::default()
+        };
+        let kept = quiet_by_default(tracing_subscriber::EnvFilter::new(&asked.log.level), &asked);
+        assert!(!kept.to_string().contains("handshake=error"), "{kept}");
+    }
+}

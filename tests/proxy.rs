@@ -600,6 +600,30 @@ fn unreachable_upstream_gives_502_with_messages() {
 }
 
 #[test]
+fn the_log_of_a_failed_forward_names_the_path_not_the_query() {
+    let mut s = setup();
+    let c = resolving_client();
+    let resp = c
+        .get(at(
+            &s.proxy,
+            "down.test",
+            "/api/auth/getToken?id=unused-one-time-id-4711",
+        ))
+        .send()
+        .unwrap();
+    assert_json_error(resp, 502, "BAD_GATEWAY");
+    let _ = s.proxy.child.kill();
+    let _ = s.proxy.child.wait();
+    let log = s.proxy.stderr();
+    assert!(log.contains("upstream unreachable"), "{log}");
+    assert!(log.contains("/api/auth/getToken"), "{log}");
+    assert!(
+        !log.contains("unused-one-time-id-4711"),
+        "the one-time id reached the log: {log}"
+    );
+}
+
+#[test]
 fn slow_upstream_gives_504_after_the_timeout() {
     let silent = silent_server();
     let proxy = start(Opts {
