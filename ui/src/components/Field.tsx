@@ -45,6 +45,46 @@ export function controlProps(id: string, required: boolean, error?: string) {
   };
 }
 
+export interface TextFieldProps {
+  id: string;
+  label: string;
+  required?: boolean;
+  error?: string;
+  value: string;
+  onValue: (value: string) => void;
+  type?: "text" | "email" | "password" | "tel";
+  autoComplete?: string;
+  testId?: string;
+}
+
+/** A labelled text input with its message beside it: the form field most screens need. */
+export function TextField({
+  id,
+  label,
+  required = false,
+  error,
+  value,
+  onValue,
+  type = "text",
+  autoComplete,
+  testId,
+}: TextFieldProps) {
+  return (
+    <Field id={id} label={label} required={required} error={error}>
+      <input
+        {...controlProps(id, required, error)}
+        // Preact's input typings narrow on one literal `type` at a time; every one of ours
+        // takes the same attributes.
+        type={type as "text"}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        autoComplete={autoComplete}
+        data-testid={testId}
+      />
+    </Field>
+  );
+}
+
 export interface FormActionsProps {
   onCancel?: () => void;
   saving?: boolean;

@@ -7,7 +7,7 @@ import { ApiError } from "../../api";
 import { useGroupChoices } from "../../api/queries/groups";
 import { useChangePassword, useSaveUser, useUser } from "../../api/queries/users";
 import { AccessDenied } from "../../components/AccessDenied";
-import { controlProps, Field, FormActions } from "../../components/Field";
+import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { Modal } from "../../components/Modal";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { showError, showSuccess } from "../../lib/banners";
@@ -138,34 +138,37 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
     <section class="page user-form" data-testid="user-form" aria-busy={loading}>
       <h1 class="page-title">{title}</h1>
       <form class="form card" onSubmit={submit} noValidate>
-        <Field id={fid("firstName")} label={t`First Name`} required error={err("firstName")}>
-          <input
-            {...controlProps(fid("firstName"), true, err("firstName"))}
-            value={v.firstName}
-            onInput={(e) => set("firstName", e.currentTarget.value)}
-            autoComplete="given-name"
-            data-testid="input-firstName"
-          />
-        </Field>
-        <Field id={fid("lastName")} label={t`Last Name`} required error={err("lastName")}>
-          <input
-            {...controlProps(fid("lastName"), true, err("lastName"))}
-            value={v.lastName}
-            onInput={(e) => set("lastName", e.currentTarget.value)}
-            autoComplete="family-name"
-            data-testid="input-lastName"
-          />
-        </Field>
-        <Field id={fid("username")} label={t`Username`} required error={err("username")}>
-          <input
-            {...controlProps(fid("username"), true, err("username"))}
-            type="email"
-            value={v.username}
-            onInput={(e) => set("username", e.currentTarget.value)}
-            autoComplete="off"
-            data-testid="input-username"
-          />
-        </Field>
+        <TextField
+          id={fid("firstName")}
+          label={t`First Name`}
+          required
+          error={err("firstName")}
+          value={v.firstName}
+          onValue={(x) => set("firstName", x)}
+          autoComplete="given-name"
+          testId="input-firstName"
+        />
+        <TextField
+          id={fid("lastName")}
+          label={t`Last Name`}
+          required
+          error={err("lastName")}
+          value={v.lastName}
+          onValue={(x) => set("lastName", x)}
+          autoComplete="family-name"
+          testId="input-lastName"
+        />
+        <TextField
+          id={fid("username")}
+          label={t`Username`}
+          required
+          error={err("username")}
+          type="email"
+          value={v.username}
+          onValue={(x) => set("username", x)}
+          autoComplete="off"
+          testId="input-username"
+        />
         {show.permissions ? (
           <Field id={fid("role")} label={t`Permissions`} required error={err("role")}>
             <select
@@ -217,16 +220,17 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
           </div>
         ) : null}
         {show.password ? (
-          <Field id={fid("password")} label={t`Password`} required error={err("password")}>
-            <input
-              {...controlProps(fid("password"), true, err("password"))}
-              type="password"
-              value={v.password}
-              onInput={(e) => set("password", e.currentTarget.value)}
-              autoComplete="new-password"
-              data-testid="input-password"
-            />
-          </Field>
+          <TextField
+            id={fid("password")}
+            label={t`Password`}
+            required
+            error={err("password")}
+            type="password"
+            value={v.password}
+            onValue={(x) => set("password", x)}
+            autoComplete="new-password"
+            testId="input-password"
+          />
         ) : null}
         <FormActions
           saving={save.isPending || loading}
@@ -299,19 +303,17 @@ function PasswordDialog({
     const error = ruleText(k, errors[k], texts[k]);
     const id = `${uid}-${k}`;
     return (
-      <Field id={id} label={label} required error={error}>
-        <input
-          {...controlProps(id, true, error)}
-          type="password"
-          value={v[k]}
-          autoComplete={auto}
-          onInput={(e) => {
-            const value = e.currentTarget.value;
-            setV((prev) => ({ ...prev, [k]: value }));
-          }}
-          data-testid={`input-${k}`}
-        />
-      </Field>
+      <TextField
+        id={id}
+        label={label}
+        required
+        error={error}
+        type="password"
+        value={v[k]}
+        onValue={(value) => setV((prev) => ({ ...prev, [k]: value }))}
+        autoComplete={auto}
+        testId={`input-${k}`}
+      />
     );
   };
   return (
