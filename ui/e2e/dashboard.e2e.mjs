@@ -7,6 +7,7 @@
 import os from "node:os";
 import {
   addUser,
+  apiRequest,
   assert,
   assertEqual,
   chooseLanguage,
@@ -654,6 +655,108 @@ export default async function dashboard({ server, browser, users, test }) {
       await closePage(p);
     } finally {
       await other.stop();
+    }
+  });
+
+  await test("dashboard: worst first, the incident ribbon and the tab title follow a failing group ingested now", async () => {
+    const key = server.cli(["apikey", "add", "--name", "e2e-night"]).match(/cxw_[0-9a-f]+/)?.[0];
+    assert(key, "an ingest API key from the CLI");
+    const p = await newPage(browser, server, { viewport: "desktop" });
+    let made = null;
+    try {
+      await signIn(p, admin);
+      await waitReady(p);
+      const ivrs = await api(p, "trs/v1/ivrs");
+      const ivr = ivrs.find((i) => i.channel === "voice" && i.testCases?.length);
+      assert(ivr, "a voice IVR with test cases");
+      const tc = ivr.testCases[ivr.testCases.length - 1];
+      const name = "Zz night incident";
+      made = await p.evaluate(
+        async ({ name, id }) => {
+          const h = {
+            Authorization: `Bearer ${localStorage.getItem("accessToken")}`,
+            "Content-Type": "application/json",
+          };
+          const r = await fetch("/api/trs/v1/groups", {
+            method: "POST",
+            headers: h,
+            body: JSON.stringify({ name, channel: "voice", testCases: [{ id }] }),
+          });
+          return (await r.json()).data;
+        },
+        { name, id: tc.id },
+      );
+      assert(made?.id, "group created");
+      const now = Date.now();
+      const runs = [0, 1, 2].map((i) => ({
+        engineRunId: `e2e-night/${now}/${i}`,
+        testCase: { id: tc.id, name: tc.name, channel: "voice", ivr: { id: ivr.id, name: ivr.name } },
+        runTime: new Date(now - i * 1000).toISOString(),
+        runDuration: 30,
+        status: "fail",
+        runType: "Manual",
+        segments: [],
+      }));
+      const res = await apiRequest(server, "POST", "ingest/v1/runs", { token: key, body: { runs } });
+      assertEqual(res.status, 200, `ingest answered ${JSON.stringify(res.body)}`);
+      await p.reload();
+      await waitReady(p);
+      // The ribbon names the group, since the current hour at the site at the latest.
+      await p.waitForFunction(
+        (n) => [...document.querySelectorAll("[data-testid=incident]")].some((e) => e.textContent.startsWith(n)),
+        name,
+        { timeout: 10000 },
+      );
+      const ribbon = await p.$$eval("[data-testid=incident]", (l) => l.map((e) => e.textContent));
+      const mine = ribbon.find((t) => t.startsWith(name)) ?? "";
+      assert(/: failing since \d{2}:00 \((\d+\u00a0h ?)?(\d+\u00a0min)?\)$/.test(mine), `ribbon text '${mine}'`);
+      const hourNow = siteTime(new Date().toISOString(), siteTz).slice(11, 13);
+      assert(Number(mine.match(/since (\d{2})/)[1]) <= Number(hourNow), `since at or before ${hourNow}:00`);
+      // The tab tells a failure to a tab left in the background.
+      const title = await p.title();
+      assert(/^✖ .+ failing · Dashboard · cxwatch$/.test(title), `tab title '${title}'`);
+      assert((await p.getAttribute("link[rel=icon]", "href")).startsWith("data:image/svg+xml"), "tab icon marked");
+      // Worst first by default: failure rate, then warning rate, then name, as the API's numbers say.
+      const ids = (await api(p, "trs/v1/groups")).map((g) => g.id);
+      const coll = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+      const check = async () => {
+        const rows = await screenRows(p);
+        const counts = await expectedCounts(p, ids, dateAt(siteTz), "Manual");
+        const rate = (id) => {
+          const c = counts.get(id);
+          const n = c.success + c.warning + c.failure;
+          return n ? [c.failure / n, c.warning / n] : [0, 0];
+        };
+        const want = [...rows].sort(
+          (a, b) => rate(b.id)[0] - rate(a.id)[0] || rate(b.id)[1] - rate(a.id)[1] || coll.compare(a.name, b.name),
+        );
+        assertEqual(
+          rows.map((r) => r.name),
+          want.map((r) => r.name),
+          "worst first",
+        );
+      };
+      await check().catch(async (e) => {
+        console.log(`       (retrying the order after a refresh: ${e.message})`);
+        await p.click("[data-testid=main-refresh]");
+        await sleep(1500);
+        await check();
+      });
+      assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "true", "Worst first is on");
+      // The incident opens the group's hourly chart.
+      await p.click(`[data-testid=incident][data-group-id="${made.id}"]`);
+      await p.waitForSelector("[data-testid=chart-modal]");
+      await screenshot(p, "dashboard-desktop-incident-en");
+      await p.keyboard.press("Escape");
+      // Other orders stay: by name, then back to worst first.
+      await p.click("[data-testid=sort-name]");
+      assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "false", "Worst first off");
+      await p.click("[data-testid=sort-severity]");
+      assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "true", "Worst first back");
+      assertEqual(p.problems, [], "page problems");
+    } finally {
+      if (made?.id) await deleteGroups(p, [made.id]);
+      await closePage(p);
     }
   });
 

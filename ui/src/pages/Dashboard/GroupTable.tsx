@@ -146,6 +146,17 @@ export function GroupTable(p: GroupTableProps) {
       <ArrowIcon dir={dir(k)} />
     </button>
   );
+  const worstFirst = (
+    <button
+      type="button"
+      class={`sort-button worst-first${p.sort.key === "severity" ? " is-on" : ""}`}
+      aria-pressed={p.sort.key === "severity"}
+      onClick={() => p.onSort("severity")}
+      data-testid="sort-severity"
+    >
+      {t`Worst first`}
+    </button>
+  );
   const rowProps = (r: GroupRow): RowProps => ({
     row: r,
     loading: p.loading.has(r.id),
@@ -170,6 +181,7 @@ export function GroupTable(p: GroupTableProps) {
       <section class="card table-card" data-testid="group-table" data-ready={p.ready}>
         <fieldset class="card-sort" aria-label={t`Sort by`}>
           <span class="muted">{t`Sort by`}</span>
+          {worstFirst}
           {header("name", t`Test Case Group`)}
           {header("count", t`Count`)}
         </fieldset>
@@ -194,7 +206,10 @@ export function GroupTable(p: GroupTableProps) {
               {header("count", t`Count`)}
             </th>
             <th scope="col" class="col-chart">
-              <span class="th-text">{t`Test Case Runs by Hour`}</span>
+              <span class="th-chart">
+                <span class="th-text">{t`Test Case Runs by Hour`}</span>
+                {worstFirst}
+              </span>
             </th>
           </tr>
         </thead>

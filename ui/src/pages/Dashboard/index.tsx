@@ -3,16 +3,19 @@
 import { useLingui } from "@lingui/react/macro";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useIsMobile } from "../../lib/media";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { Controls, type ControlsProps } from "./Controls";
 import { GroupChartModal } from "./GroupChartModal";
 import { GroupTable } from "./GroupTable";
 import { HealthStatusModal } from "./HealthStatusModal";
 import { appsOfChannel } from "./health";
 import { HOURS, zeroCounts } from "./hourly";
+import { type Incident, IncidentRibbon, useTabState } from "./IncidentRibbon";
 import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
 import { overallHealth } from "./percentages";
 import {
+  DEFAULT_SORT,
   type GroupInfo,
   type GroupRow,
   type GroupSums,
@@ -23,6 +26,8 @@ import {
   type SortKey,
   sortRows,
 } from "./rows";
+import { currentState, failingSince, worstOf } from "./severity";
+import { siteToday, zonedParts } from "./time";
 import { useDashboard } from "./useDashboard";
 import "./Dashboard.css";
 
@@ -97,7 +102,8 @@ export function DashboardPage() {
   const { t } = useLingui();
   const isPhone = useIsMobile();
   const s = useDashboard(isPhone);
-  const [sort, setSort] = useState<Sort>({ key: "name", dir: "asc" });
+  const timeZone = useSiteTimeZone();
+  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
   const [healthOpen, setHealthOpen] = useState(false);
   const [chartId, setChartId] = useState<number | null>(null);
   const root = useRef<HTMLElement>(null);
@@ -140,6 +146,26 @@ export function DashboardPage() {
   const closeHealth = useCallback(() => setHealthOpen(false), []);
   const closeChart = useCallback(() => setChartId(null), []);
   const onSort = useCallback((k: SortKey) => setSort((cur) => nextSort(cur, k)), []);
+  // What is failing now (today only): the ribbon, and the tab's title and icon.
+  const { incidents, worst } = useMemo(() => {
+    const now = new Date();
+    if (!s.ready || s.date !== siteToday(now, timeZone)) return { incidents: [] as Incident[], worst: "none" as const };
+    const p = zonedParts(now, timeZone);
+    const nowHour = Number(p.hour);
+    const nowMin = nowHour * 60 + Number(p.minute);
+    const list: Incident[] = [];
+    for (const r of sorted) {
+      if (!s.sums.has(r.id)) continue;
+      const since = failingSince(r.allHours, nowHour);
+      if (since !== null) list.push({ id: r.id, name: r.name, since, minutes: nowMin - since * 60 });
+    }
+    list.sort((a, b) => b.minutes - a.minutes);
+    return { incidents: list, worst: worstOf(rows.map((r) => currentState(r.allHours, nowHour))) };
+  }, [sorted, rows, s.sums, s.ready, s.date, timeZone, s.lastRefreshed]);
+  useTabState(
+    worst,
+    incidents.map((i) => i.name),
+  );
   const chartRow = chartId === null ? null : (rows.find((r) => r.id === chartId) ?? null);
 
   // A mark for the performance figure of the browser test: all chosen groups' numbers shown.
@@ -178,6 +204,7 @@ export function DashboardPage() {
       data-ready={s.ready}
     >
       <h1 class="page-title">{t`Dashboard`}</h1>
+      <IncidentRibbon incidents={incidents} onOpen={setChartId} />
       <div class="dash-top">
         <JourneyDiagram
           channel={s.channel}
