@@ -140,6 +140,8 @@ async function checkTotalsOnce(page, expected, ids, filter, what) {
     [...ids].sort((a, b) => a - b),
     `${what}: groups shown`,
   );
+  // The rows follow the rate filter; the headline (Total Calls and the donut) always counts every
+  // run of the chosen groups, and says plainly when the table below is filtered.
   let total = 0;
   const sum = { success: 0, warning: 0, failure: 0 };
   for (const r of rows) {
@@ -150,11 +152,13 @@ async function checkTotalsOnce(page, expected, ids, filter, what) {
       String(filtered(e, filter)),
       `${what}: count shown for ${r.name}`,
     );
-    total += filtered(e, filter);
-    if (filter.includes(0)) sum.success += e.success;
-    if (filter.includes(1)) sum.warning += e.warning;
-    if (filter.includes(2)) sum.failure += e.failure;
+    total += e.success + e.warning + e.failure;
+    sum.success += e.success;
+    sum.warning += e.warning;
+    sum.failure += e.failure;
   }
+  const chip = await page.$("[data-testid=scope-filtered]");
+  assertEqual(Boolean(chip), filter.length !== 3, `${what}: 'Filtered' shown beside the headline`);
   const shownTotal = (await page.textContent("[data-testid=total-calls]")).replace(/[\s,\u202f\u00a0]/g, "");
   assertEqual(shownTotal, String(total), `${what}: Total Calls`);
   const s = await shares(page);
@@ -449,6 +453,14 @@ export default async function dashboard({ server, browser, users, test }) {
       "Warning Rate, Failure Rate",
       "filter kept",
     );
+    // The remembered filter shows plainly beside the headline.
+    assertEqual((await page.textContent("[data-testid=scope-filtered]")).trim(), "Filtered ✕", "Filtered ✕ shown");
+    assert(
+      /^Today 00:00–\d{2}:\d{2} · Manual · \d+ groups? · Filtered ✕$/.test(
+        (await page.textContent("[data-testid=headline-scope]")).replace(/\s+/g, " ").trim(),
+      ),
+      `headline scope '${await page.textContent("[data-testid=headline-scope]")}'`,
+    );
     await page.click("[data-testid=main-runtype-Schedule]");
     await waitReady(page);
     const first = await page.textContent("[data-testid=main-last-refreshed]");
@@ -478,10 +490,10 @@ export default async function dashboard({ server, browser, users, test }) {
       second,
     );
     await page.click("[data-testid=main-runtype-Manual]");
-    // Back to every group, all rates.
-    await openMultiSelect(page, "main-filter");
-    await page.locator("[data-testid=main-filter] .ms-option", { hasText: "Pass Rate" }).locator("input").click();
-    await closeMultiSelect(page);
+    // Back to every group, all rates: the filter clears in one click beside the headline.
+    await page.click("[data-testid=scope-filtered]");
+    await page.waitForSelector("[data-testid=scope-filtered]", { state: "detached" });
+    assertEqual(await page.textContent("[data-testid=main-filter] .ms-summary"), "All", "filter cleared");
     await openMultiSelect(page, "main-groups");
     const all = page.locator("[data-testid=main-groups] .ms-all input");
     if (!(await all.isChecked())) await all.click();

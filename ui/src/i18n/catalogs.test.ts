@@ -94,7 +94,8 @@ describe("translation catalogs", () => {
       "Permissions",
     ]);
     const copied = en
-      .filter((e) => /[a-z]{3}/i.test(e.id) && !same.has(e.id))
+      // Words outside the placeholders: '{day} {from}–{to}' has none to translate.
+      .filter((e) => /[a-z]{3}/i.test(e.id.replace(/\{\w+\}/g, "")) && !same.has(e.id))
       .filter((e) => frById.get(e.id) === e.id)
       .map((e) => e.id);
     expect(copied).toEqual([]);

@@ -15,6 +15,7 @@ import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
 import { overallHealth } from "./percentages";
 import {
+  ALL_RATES,
   DEFAULT_SORT,
   type GroupInfo,
   type GroupRow,
@@ -26,6 +27,7 @@ import {
   type SortKey,
   sortRows,
 } from "./rows";
+import { headlineScope } from "./scope";
 import { currentState, failingSince, worstOf } from "./severity";
 import { siteToday, zonedParts } from "./time";
 import { useDashboard } from "./useDashboard";
@@ -136,11 +138,22 @@ export function DashboardPage() {
     () => new Set(s.chosen.filter((id) => !s.sums.has(id) && !s.failed.has(id))),
     [s.chosen, s.sums, s.failed],
   );
-  // Totals only once every chosen group is in (a partial sum would climb while loading).
+  // Totals only once every chosen group is in (a partial sum would climb while loading). The
+  // headline counts every run of the chosen groups: the rate filter narrows the table, and the
+  // scope line beside the donut says so.
   const health = useMemo(
-    () => (s.ready ? overallHealth(rows.filter((r) => s.sums.has(r.id))) : NO_HEALTH),
+    () =>
+      s.ready
+        ? overallHealth(
+            rows.flatMap((r) => (s.sums.has(r.id) ? [{ counts: s.sums.get(r.id)?.counts ?? r.counts }] : [])),
+          )
+        : NO_HEALTH,
     [rows, s.sums, s.ready],
   );
+  const scope = useMemo(() => headlineScope(s.date, new Date(), timeZone), [s.date, timeZone, s.lastRefreshed]);
+  const filtered = s.filter.length !== ALL_RATES.length;
+  const { setFilter } = s;
+  const clearFilter = useCallback(() => setFilter(ALL_RATES), [setFilter]);
   const apps = useMemo(() => appsOfChannel(s.health ?? [], s.channel), [s.health, s.channel]);
   const openHealth = useCallback(() => setHealthOpen(true), []);
   const closeHealth = useCallback(() => setHealthOpen(false), []);
@@ -214,7 +227,16 @@ export function DashboardPage() {
           isPhone={isPhone}
           onDetails={openHealth}
         />
-        <OverallHealthDonut health={health} loading={!s.ready} isPhone={isPhone} />
+        <OverallHealthDonut
+          health={health}
+          loading={!s.ready}
+          isPhone={isPhone}
+          scope={scope}
+          runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
+          groups={rows.length}
+          filtered={filtered}
+          onClearFilter={clearFilter}
+        />
       </div>
       <div class="card controls-card">{controls("main")}</div>
       {sticky && box ? (
