@@ -758,6 +758,9 @@ export default async function dashboard({ server, browser, users, test }) {
       // The incident opens the group's hourly chart.
       await p.click(`[data-testid=incident][data-group-id="${made.id}"]`);
       await p.waitForSelector("[data-testid=chart-modal]");
+      // Today's hours still to come are drawn apart, after a 'now' line.
+      if (Number(hourNow) < 23)
+        assert(await p.$("[data-testid=chart-modal] [data-testid=chart-future] .cx-now"), "now line and future hours");
       await screenshot(p, "dashboard-desktop-incident-en");
       await p.keyboard.press("Escape");
       // Other orders stay: by name, then back to worst first.

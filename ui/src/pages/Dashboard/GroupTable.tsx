@@ -2,6 +2,7 @@
 // each. A table on a desktop, cards on a phone.
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
+import { ChartPatterns } from "../../components/charts/ChartPatterns";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { GroupChart } from "./GroupChart";
 import { ArrowIcon } from "./icons";
@@ -18,6 +19,10 @@ export interface GroupTableProps {
   isPhone: boolean;
   lazy: boolean;
   ready: boolean;
+  /** One y-scale for every row's chart. */
+  yMax: number;
+  /** First hour of the day shown still to come. */
+  futureFrom: number;
 }
 
 function ChannelMark({ channel }: { channel: string }) {
@@ -37,6 +42,8 @@ interface RowProps {
   filter: RateIndex[];
   onOpen: (id: number) => void;
   lazy: boolean;
+  yMax: number;
+  futureFrom: number;
 }
 
 function Count({ row, loading, failed }: Pick<RowProps, "row" | "loading" | "failed">) {
@@ -51,7 +58,16 @@ function Count({ row, loading, failed }: Pick<RowProps, "row" | "loading" | "fai
   return <>{i18n.number(row.count)}</>;
 }
 
-function RowChart({ row, loading, filter, onOpen, lazy, height }: Omit<RowProps, "failed"> & { height: number }) {
+function RowChart({
+  row,
+  loading,
+  filter,
+  onOpen,
+  lazy,
+  height,
+  yMax,
+  futureFrom,
+}: Omit<RowProps, "failed"> & { height: number }) {
   const { t } = useLingui();
   const name = row.name;
   const open = (e: Event) => {
@@ -73,7 +89,7 @@ function RowChart({ row, loading, filter, onOpen, lazy, height }: Omit<RowProps,
       {loading ? (
         <div class="cx-chart chart-pending" style={{ minHeight: `${height}px` }} />
       ) : (
-        <GroupChart hours={row.hours} filter={filter} height={height} lazy={lazy} />
+        <GroupChart hours={row.hours} filter={filter} height={height} lazy={lazy} yMax={yMax} futureFrom={futureFrom} />
       )}
     </div>
   );
@@ -101,6 +117,8 @@ const TableRow = memo(function TableRow(p: RowProps) {
           filter={p.filter}
           onOpen={p.onOpen}
           lazy={p.lazy}
+          yMax={p.yMax}
+          futureFrom={p.futureFrom}
           height={DESKTOP_CHART_HEIGHT}
         />
       </td>
@@ -127,6 +145,8 @@ const Card = memo(function Card(p: RowProps) {
         filter={p.filter}
         onOpen={p.onOpen}
         lazy={p.lazy}
+        yMax={p.yMax}
+        futureFrom={p.futureFrom}
         height={PHONE_CHART_HEIGHT}
       />
     </li>
@@ -164,6 +184,8 @@ export function GroupTable(p: GroupTableProps) {
     filter: p.filter,
     onOpen: p.onOpen,
     lazy: p.lazy,
+    yMax: p.yMax,
+    futureFrom: p.futureFrom,
   });
 
   if (p.rows.length === 0) {
@@ -185,6 +207,7 @@ export function GroupTable(p: GroupTableProps) {
           {header("name", t`Test Case Group`)}
           {header("count", t`Count`)}
         </fieldset>
+        <ChartPatterns />
         <ul class="group-cards">
           {p.rows.map((r) => (
             <Card key={r.id} {...rowProps(r)} />
@@ -196,6 +219,7 @@ export function GroupTable(p: GroupTableProps) {
 
   return (
     <section class="card table-card" data-testid="group-table" data-ready={p.ready}>
+      <ChartPatterns />
       <table class="group-table">
         <thead>
           <tr>

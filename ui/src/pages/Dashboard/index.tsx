@@ -27,7 +27,8 @@ import {
   type SortKey,
   sortRows,
 } from "./rows";
-import { headlineScope } from "./scope";
+import { sharedScaleMax } from "./scale";
+import { firstFutureHour, headlineScope } from "./scope";
 import { currentState, failingSince, worstOf } from "./severity";
 import { siteToday, zonedParts } from "./time";
 import { useDashboard } from "./useDashboard";
@@ -151,6 +152,10 @@ export function DashboardPage() {
     [rows, s.sums, s.ready],
   );
   const scope = useMemo(() => headlineScope(s.date, new Date(), timeZone), [s.date, timeZone, s.lastRefreshed]);
+  // One y-scale for every row (a bar of 1 is a third of a bar of 3 in any row); the hours still
+  // to come are drawn apart from hours without runs.
+  const yMax = useMemo(() => (s.ready ? sharedScaleMax(rows, s.filter) : 0), [rows, s.filter, s.ready]);
+  const futureFrom = useMemo(() => firstFutureHour(s.date, new Date(), timeZone), [s.date, timeZone, s.lastRefreshed]);
   const filtered = s.filter.length !== ALL_RATES.length;
   const { setFilter } = s;
   const clearFilter = useCallback(() => setFilter(ALL_RATES), [setFilter]);
@@ -255,6 +260,8 @@ export function DashboardPage() {
         isPhone={isPhone}
         lazy={rows.length > LAZY_CHARTS_ABOVE}
         ready={s.ready}
+        yMax={yMax}
+        futureFrom={futureFrom}
       />
       <HealthStatusModal
         open={healthOpen}
@@ -268,6 +275,7 @@ export function DashboardPage() {
         date={s.date}
         runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
         isPhone={isPhone}
+        futureFrom={futureFrom}
         onClose={closeChart}
       />
     </section>
