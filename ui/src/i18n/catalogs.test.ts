@@ -61,6 +61,11 @@ describe("translation catalogs", () => {
     expect(missing).toEqual([]);
   });
 
+  it("use typographic apostrophes in French", () => {
+    const straight = en.filter((e) => (frById.get(e.id) ?? "").includes("'")).map((e) => e.id);
+    expect(straight).toEqual([]);
+  });
+
   it("keep the placeholders of each message in French", () => {
     // Named placeholders ('{name}') and plural heads ('{count, plural,'); the branches' words are translated.
     const placeholders = (s: string) => (s.match(/\{\w+(\}|, ?\w+,)/g) ?? []).sort();

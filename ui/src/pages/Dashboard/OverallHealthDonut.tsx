@@ -5,7 +5,7 @@ import { Plural, useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
 import { DonutChart } from "../../components/charts/DonutChart";
-import type { OverallHealth } from "./percentages";
+import { type OverallHealth, percentText } from "./percentages";
 import type { HeadlineScope } from "./scope";
 
 /** 'Today 00:00–19:40 · Manual · 12 groups · Filtered ✕': what the headline counts. */
@@ -99,7 +99,10 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({
           height={isPhone ? 150 : 180}
           tooltip={(i) => {
             const name = rows[i].label;
-            return { title: `${t`${name}:`} `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` };
+            return {
+              title: `${t`${name}:`} `,
+              value: `${percentText(rows[i].share.percent, i18n.locale)} (${num(rows[i].share.count)})`,
+            };
           }}
         >
           <span class="donut-total" data-testid="total-calls">
@@ -116,7 +119,7 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({
                 <span class="legend-figures muted">—</span>
               ) : (
                 <span class="legend-figures">
-                  <span class="legend-percent">{r.share.percent}%</span>
+                  <span class="legend-percent">{percentText(r.share.percent, i18n.locale)}</span>
                   <span class="legend-count">({num(r.share.count)})</span>
                 </span>
               )}
