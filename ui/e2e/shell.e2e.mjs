@@ -101,13 +101,14 @@ export default async function shell({ server, browser, users, test }) {
     await closePage(page);
   });
 
-  await test("unknown paths and /callback without id show 'This page could not be found'", async () => {
+  await test("unknown paths show 'This page could not be found'; /callback without id and /login show the login screen", async () => {
     const page = await open();
     await page.goto("/no/such/page");
     await page.getByText(NOT_FOUND).waitFor();
     await page.goto("/callback");
     await page.waitForURL((u) => u.pathname === "/login");
-    await page.getByText(NOT_FOUND).waitFor();
+    await page.getByTestId("login-form").waitFor();
+    assertEqual(await page.getByText(NOT_FOUND).count(), 0, "no 404 on /login");
     await closePage(page);
   });
 
@@ -168,7 +169,8 @@ export default async function shell({ server, browser, users, test }) {
     await nav.hover();
     await nav.getByRole("link", { name: "Reports" }).click();
     await page.waitForURL("**/reports");
-    await page.getByText(NOT_FOUND).waitFor();
+    await page.getByTestId("coming").waitFor();
+    await page.getByRole("link", { name: "Back to the dashboard" }).waitFor();
     await page.getByTestId("sidenav").waitFor();
     await closePage(page);
   });
