@@ -321,10 +321,19 @@ export default async function dashboard({ server, browser, users, test }) {
         when: x.querySelector("[data-testid=health-lastrun]").textContent.trim(),
       })),
     );
+    // Failing applications first (any enabled flag not passing), highlighted.
+    // (a component takes its application's state).
+    const fails = (a) => [a.appStatus, a.telcoStatus, a.agentStatus].some((f) => f?.enabled && f.status !== PASS);
+    const ordered = [...apps.filter(fails), ...apps.filter((a) => !fails(a))];
     assertEqual(
       rows.map((r) => r.ep),
-      apps.map((a) => a.clientEndPoint),
-      "endpoints listed",
+      ordered.map((a) => a.clientEndPoint),
+      "endpoints listed, failing first",
+    );
+    assertEqual(
+      await page.$$eval("[data-testid=health-app]", (r) => r.map((x) => x.dataset.failing === "true")),
+      ordered.map(fails),
+      "failing applications highlighted",
     );
     for (const r of rows)
       assert(/\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/.test(r.when), `last run '${r.when}' is yyyy/MM/dd HH:mm:ss`);
@@ -336,7 +345,7 @@ export default async function dashboard({ server, browser, users, test }) {
     );
     assertEqual(
       rows.map((r) => r.when.replace(/^.*(\d{4}\/)/, "$1")),
-      apps.map((a) => siteTime(a.lastRun, siteTz)),
+      ordered.map((a) => siteTime(a.lastRun, siteTz)),
       "last run times at the site",
     );
     await sleep(400); // the dialog fades in

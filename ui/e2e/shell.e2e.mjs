@@ -117,6 +117,17 @@ export default async function shell({ server, browser, users, test }) {
     await signIn(page, { ...admin, remember: true });
     const u = await storedUser(page);
     assert(u, "user stored");
+    // The skip link is the first stop of the keyboard, shown when focused, and leads to the content.
+    await page.evaluate(() => {
+      document.activeElement?.blur?.();
+      window.getSelection()?.removeAllRanges();
+    });
+    await page.keyboard.press("Tab");
+    assertEqual(await page.evaluate(() => document.activeElement?.className), "skip-link", "skip link focused first");
+    const box = await page.locator(".skip-link").boundingBox();
+    assert(box && box.y >= 0, `skip link on screen when focused (${JSON.stringify(box)})`);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.activeElement?.id === "main");
     assertEqual(
       Object.keys(u).sort(),
       ["accessToken", "accessType", "id", "remember", "roles", "username"],
