@@ -546,10 +546,19 @@ export default async function dashboard({ server, browser, users, test }) {
 
   await test("dashboard (desktop): sticky controls from 200 px of scrolling", async () => {
     assertEqual(await page.$("[data-testid=sticky-bar]"), null, "no sticky bar at the top");
-    await page.evaluate(() => window.scrollTo(0, 260));
-    await page.waitForSelector("[data-testid=sticky-bar]");
+    await page.evaluate(() => window.scrollTo(0, 199));
+    await sleep(300);
+    assertEqual(await page.$("[data-testid=sticky-bar]"), null, "no sticky bar at 199 px");
+    await page.evaluate(() => window.scrollTo(0, 200));
+    await page.waitForSelector("[data-testid=sticky-bar]", { timeout: 2000 });
     const top = await page.$eval("[data-testid=sticky-bar]", (e) => e.getBoundingClientRect().top);
     assertEqual(top, 0, "sticky bar at the top of the window");
+    // One set of controls on screen.
+    assertEqual(
+      await page.$eval("[data-testid=controls-card]", (e) => getComputedStyle(e).visibility),
+      "hidden",
+      "the page's own controls hide under the sticky bar",
+    );
     await page.evaluate(() => window.scrollTo(0, 100));
     await page.waitForSelector("[data-testid=sticky-bar]", { state: "detached" });
     await page.evaluate(() => window.scrollTo(0, 0));

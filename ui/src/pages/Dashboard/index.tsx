@@ -65,7 +65,9 @@ function useScrolledPast(px: number, enabled: boolean): boolean {
     if (typeof IntersectionObserver !== "function") return;
     const marker = document.createElement("div");
     marker.setAttribute("aria-hidden", "true");
-    marker.style.cssText = `position:absolute;left:0;top:${px - 1}px;width:1px;height:1px;pointer-events:none;visibility:hidden`;
+    // The marker ends one pixel above the line: an observer counts a marker touching the top edge
+    // as still in view, so one ending exactly on the line would show the bar at px + 1.
+    marker.style.cssText = `position:absolute;left:0;top:${px - 2}px;width:1px;height:1px;pointer-events:none;visibility:hidden`;
     document.body.appendChild(marker);
     const io = new IntersectionObserver(([e]) => {
       if (e) setPast(!e.isIntersecting && e.boundingClientRect.top < 0);
@@ -243,7 +245,9 @@ export function DashboardPage() {
           onClearFilter={clearFilter}
         />
       </div>
-      <div class="card controls-card">{controls("main")}</div>
+      <div class={`card controls-card${sticky && box ? " is-covered" : ""}`} data-testid="controls-card">
+        {controls("main")}
+      </div>
       {sticky && box ? (
         <div class="dash-sticky" style={{ left: `${box.left}px`, width: `${box.width}px` }} data-testid="sticky-bar">
           {controls("sticky")}
