@@ -574,10 +574,10 @@ export default async function dashboard({ server, browser, users, test }) {
     await waitReady(page);
     const text = await page.textContent("[data-testid=dashboard]");
     for (const s of [
-      "Parcours de l'expérience client",
+      "Parcours de l’expérience client",
       "Santé globale",
       "Total des appels",
-      "Type d'exécution",
+      "Type d’exécution",
       "Filtrer par",
       "Sélectionner la date",
       "Dernière actualisation",
@@ -820,7 +820,7 @@ export default async function dashboard({ server, browser, users, test }) {
           if (window.__tti) return;
           const d = document.querySelector("[data-testid=dashboard]");
           if (d?.dataset.ready !== "true") return;
-          const charts = [...document.querySelectorAll("[data-testid=group-chart] > div")].filter((c) => {
+          const charts = [...document.querySelectorAll("[data-testid=group-chart] .cx-chart")].filter((c) => {
             const r = c.getBoundingClientRect();
             return r.bottom > 0 && r.top < innerHeight;
           });

@@ -201,7 +201,7 @@ export default async function shell({ server, browser, users, test }) {
     const page = await open();
     await page.goto("/");
     await chooseLanguage(page, "fr");
-    await page.getByLabel("Nom d'utilisateur").waitFor();
+    await page.getByLabel("Nom d’utilisateur").waitFor();
     await page.getByLabel("Mot de passe").waitFor();
     await page.getByRole("button", { name: "Connexion", exact: true }).waitFor();
     await page.getByText("Se souvenir de moi").waitFor();
