@@ -273,6 +273,14 @@ export default async function shell({ server, browser, users, test }) {
     await page.clock.fastForward(6 * 60 * 1000);
     await page.waitForURL((u) => u.pathname === "/");
     assertEqual(await storedUser(page), null, "user after idle sign-out");
+    // The login page says why, once.
+    assert(
+      (await page.getByTestId("idle-notice").textContent()).includes("15 minutes without activity"),
+      "idle sign-out explained",
+    );
+    await page.reload();
+    await page.getByTestId("login-form").waitFor();
+    assertEqual(await page.getByTestId("idle-notice").count(), 0, "said once");
     await closePage(page);
   });
 
