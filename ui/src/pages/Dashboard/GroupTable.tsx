@@ -113,7 +113,7 @@ const TableRow = memo(function TableRow(p: RowProps) {
       <td class="col-chart">
         <RowChart
           row={r}
-          loading={p.loading}
+          loading={p.loading || p.failed}
           filter={p.filter}
           onOpen={p.onOpen}
           lazy={p.lazy}
@@ -141,7 +141,7 @@ const Card = memo(function Card(p: RowProps) {
       </div>
       <RowChart
         row={r}
-        loading={p.loading}
+        loading={p.loading || p.failed}
         filter={p.filter}
         onOpen={p.onOpen}
         lazy={p.lazy}

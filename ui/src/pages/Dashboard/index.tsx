@@ -236,7 +236,7 @@ export function DashboardPage() {
         />
         <OverallHealthDonut
           health={health}
-          loading={!s.ready}
+          loading={!s.ready || s.failed.size > 0}
           isPhone={isPhone}
           scope={scope}
           runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
