@@ -779,6 +779,14 @@ export default async function dashboard({ server, browser, users, test }) {
       // Today's hours still to come are drawn apart, after a 'now' line.
       if (Number(hourNow) < 23)
         assert(await p.$("[data-testid=chart-modal] [data-testid=chart-future] .cx-now"), "now line and future hours");
+      // The focus stays inside the open dialog, both ways round.
+      for (const key of ["Tab", "Tab", "Tab", "Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab"]) {
+        await p.keyboard.press(key);
+        assert(
+          await p.evaluate(() => Boolean(document.activeElement?.closest("[data-testid=chart-modal]"))),
+          `focus inside the dialog after ${key}`,
+        );
+      }
       await screenshot(p, "dashboard-desktop-incident-en");
       await p.keyboard.press("Escape");
       // Other orders stay: by name, then back to worst first.
