@@ -83,9 +83,10 @@ export function LoginPage() {
 
   return (
     <div class="login-page">
-      <div class="login-lang">
+      {/* A landmark, so that nothing on the page sits outside one (axe 'region'). */}
+      <header class="login-lang">
         <LanguageSelect />
-      </div>
+      </header>
       <main class="login-card" aria-labelledby="login-title">
         <div class="login-brand">
           <LogoIcon size={36} />
