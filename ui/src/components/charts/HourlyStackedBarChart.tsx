@@ -23,6 +23,8 @@ export interface HourlyStackedBarChartProps {
   futureFrom?: number;
   /** What each series is, for its pattern (failure hatched, warning dotted): status not by colour alone. */
   kinds?: string[];
+  /** aria-hidden on the whole chart. */
+  hidden?: boolean;
 }
 
 /** One observer for every lazy chart (a hundred rows would otherwise make a hundred). */
@@ -110,7 +112,11 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
     kinds[`data-s${i}`] = k;
   });
   return (
-    <div class="cx-chart-frame" style={{ minHeight: `${props.height}px` }}>
+    <div
+      class="cx-chart-frame"
+      style={{ minHeight: `${props.height}px` }}
+      aria-hidden={props.hidden ? "true" : undefined}
+    >
       <div
         ref={box}
         class={props.class ? `cx-chart ${props.class}` : "cx-chart"}

@@ -18,6 +18,7 @@ export function GroupChart({
   lazy,
   yMax,
   futureFrom,
+  hidden,
 }: {
   hours: Counts[];
   filter: RateIndex[];
@@ -27,6 +28,8 @@ export function GroupChart({
   yMax?: number;
   /** First hour still to come (24 for a past day). */
   futureFrom?: number;
+  /** Hidden from assistive technology (inside a button that names it). */
+  hidden?: boolean;
 }) {
   const { t, i18n } = useLingui();
   const names = [t`Pass`, t`Warning`, t`Failure`];
@@ -39,6 +42,7 @@ export function GroupChart({
       lazy={lazy}
       yMax={yMax}
       futureFrom={futureFrom}
+      hidden={hidden}
       kinds={filter.map((r) => KINDS[r])}
       tooltip={(i) => {
         const h = hours[i];

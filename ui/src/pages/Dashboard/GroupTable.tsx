@@ -86,10 +86,21 @@ function RowChart({
       onKeyDown={open}
       data-testid="group-chart"
     >
+      {/* The button's name is its label; the chart's own numbers and hour labels inside are
+          hidden from assistive technology, so the name and the content cannot disagree
+          (axe 'label-content-name-mismatch'). The modal it opens reads them out. */}
       {loading ? (
-        <div class="cx-chart chart-pending" style={{ minHeight: `${height}px` }} />
+        <div class="cx-chart chart-pending" style={{ minHeight: `${height}px` }} aria-hidden="true" />
       ) : (
-        <GroupChart hours={row.hours} filter={filter} height={height} lazy={lazy} yMax={yMax} futureFrom={futureFrom} />
+        <GroupChart
+          hidden
+          hours={row.hours}
+          filter={filter}
+          height={height}
+          lazy={lazy}
+          yMax={yMax}
+          futureFrom={futureFrom}
+        />
       )}
     </div>
   );
