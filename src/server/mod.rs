@@ -10,6 +10,7 @@
 //! | anything else | [`assets::UiEndpoint`] |
 
 pub mod assets;
+pub mod compress;
 pub mod conn;
 pub mod headers;
 pub mod limits;
@@ -68,7 +69,10 @@ pub fn app(
             "/tenant-config",
             get(tenant::tenant_config).data(config.clone()),
         )
-        .nest("/api", api.with(limits::BodyLimits))
+        .nest(
+            "/api",
+            api.with(limits::BodyLimits).around(compress::json_answers),
+        )
         .nest("/", assets::UiEndpoint::embedded())
         .around(move |ep, req| {
             let state = state.clone();

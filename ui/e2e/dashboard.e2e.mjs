@@ -7,6 +7,7 @@
 import os from "node:os";
 import {
   addUser,
+  apiRequest,
   assert,
   assertEqual,
   chooseLanguage,
@@ -139,6 +140,8 @@ async function checkTotalsOnce(page, expected, ids, filter, what) {
     [...ids].sort((a, b) => a - b),
     `${what}: groups shown`,
   );
+  // The rows follow the rate filter; the headline (Total Calls and the donut) always counts every
+  // run of the chosen groups, and says plainly when the table below is filtered.
   let total = 0;
   const sum = { success: 0, warning: 0, failure: 0 };
   for (const r of rows) {
@@ -149,11 +152,13 @@ async function checkTotalsOnce(page, expected, ids, filter, what) {
       String(filtered(e, filter)),
       `${what}: count shown for ${r.name}`,
     );
-    total += filtered(e, filter);
-    if (filter.includes(0)) sum.success += e.success;
-    if (filter.includes(1)) sum.warning += e.warning;
-    if (filter.includes(2)) sum.failure += e.failure;
+    total += e.success + e.warning + e.failure;
+    sum.success += e.success;
+    sum.warning += e.warning;
+    sum.failure += e.failure;
   }
+  const chip = await page.$("[data-testid=scope-filtered]");
+  assertEqual(Boolean(chip), filter.length !== 3, `${what}: 'Filtered' shown beside the headline`);
   const shownTotal = (await page.textContent("[data-testid=total-calls]")).replace(/[\s,\u202f\u00a0]/g, "");
   assertEqual(shownTotal, String(total), `${what}: Total Calls`);
   const s = await shares(page);
@@ -316,10 +321,19 @@ export default async function dashboard({ server, browser, users, test }) {
         when: x.querySelector("[data-testid=health-lastrun]").textContent.trim(),
       })),
     );
+    // Failing applications first (any enabled flag not passing), highlighted.
+    // (a component takes its application's state).
+    const fails = (a) => [a.appStatus, a.telcoStatus, a.agentStatus].some((f) => f?.enabled && f.status !== PASS);
+    const ordered = [...apps.filter(fails), ...apps.filter((a) => !fails(a))];
     assertEqual(
       rows.map((r) => r.ep),
-      apps.map((a) => a.clientEndPoint),
-      "endpoints listed",
+      ordered.map((a) => a.clientEndPoint),
+      "endpoints listed, failing first",
+    );
+    assertEqual(
+      await page.$$eval("[data-testid=health-app]", (r) => r.map((x) => x.dataset.failing === "true")),
+      ordered.map(fails),
+      "failing applications highlighted",
     );
     for (const r of rows)
       assert(/\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/.test(r.when), `last run '${r.when}' is yyyy/MM/dd HH:mm:ss`);
@@ -331,7 +345,7 @@ export default async function dashboard({ server, browser, users, test }) {
     );
     assertEqual(
       rows.map((r) => r.when.replace(/^.*(\d{4}\/)/, "$1")),
-      apps.map((a) => siteTime(a.lastRun, siteTz)),
+      ordered.map((a) => siteTime(a.lastRun, siteTz)),
       "last run times at the site",
     );
     await sleep(400); // the dialog fades in
@@ -448,6 +462,14 @@ export default async function dashboard({ server, browser, users, test }) {
       "Warning Rate, Failure Rate",
       "filter kept",
     );
+    // The remembered filter shows plainly beside the headline.
+    assertEqual((await page.textContent("[data-testid=scope-filtered]")).trim(), "Filtered ✕", "Filtered ✕ shown");
+    assert(
+      /^Today 00:00–\d{2}:\d{2} · Manual · \d+ groups? · Filtered ✕$/.test(
+        (await page.textContent("[data-testid=headline-scope]")).replace(/\s+/g, " ").trim(),
+      ),
+      `headline scope '${await page.textContent("[data-testid=headline-scope]")}'`,
+    );
     await page.click("[data-testid=main-runtype-Schedule]");
     await waitReady(page);
     const first = await page.textContent("[data-testid=main-last-refreshed]");
@@ -477,10 +499,10 @@ export default async function dashboard({ server, browser, users, test }) {
       second,
     );
     await page.click("[data-testid=main-runtype-Manual]");
-    // Back to every group, all rates.
-    await openMultiSelect(page, "main-filter");
-    await page.locator("[data-testid=main-filter] .ms-option", { hasText: "Pass Rate" }).locator("input").click();
-    await closeMultiSelect(page);
+    // Back to every group, all rates: the filter clears in one click beside the headline.
+    await page.click("[data-testid=scope-filtered]");
+    await page.waitForSelector("[data-testid=scope-filtered]", { state: "detached" });
+    assertEqual(await page.textContent("[data-testid=main-filter] .ms-summary"), "All", "filter cleared");
     await openMultiSelect(page, "main-groups");
     const all = page.locator("[data-testid=main-groups] .ms-all input");
     if (!(await all.isChecked())) await all.click();
@@ -524,10 +546,19 @@ export default async function dashboard({ server, browser, users, test }) {
 
   await test("dashboard (desktop): sticky controls from 200 px of scrolling", async () => {
     assertEqual(await page.$("[data-testid=sticky-bar]"), null, "no sticky bar at the top");
-    await page.evaluate(() => window.scrollTo(0, 260));
-    await page.waitForSelector("[data-testid=sticky-bar]");
+    await page.evaluate(() => window.scrollTo(0, 199));
+    await sleep(300);
+    assertEqual(await page.$("[data-testid=sticky-bar]"), null, "no sticky bar at 199 px");
+    await page.evaluate(() => window.scrollTo(0, 200));
+    await page.waitForSelector("[data-testid=sticky-bar]", { timeout: 2000 });
     const top = await page.$eval("[data-testid=sticky-bar]", (e) => e.getBoundingClientRect().top);
     assertEqual(top, 0, "sticky bar at the top of the window");
+    // One set of controls on screen.
+    assertEqual(
+      await page.$eval("[data-testid=controls-card]", (e) => getComputedStyle(e).visibility),
+      "hidden",
+      "the page's own controls hide under the sticky bar",
+    );
     await page.evaluate(() => window.scrollTo(0, 100));
     await page.waitForSelector("[data-testid=sticky-bar]", { state: "detached" });
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -543,10 +574,10 @@ export default async function dashboard({ server, browser, users, test }) {
     await waitReady(page);
     const text = await page.textContent("[data-testid=dashboard]");
     for (const s of [
-      "Parcours de l'expérience client",
+      "Parcours de l’expérience client",
       "Santé globale",
       "Total des appels",
-      "Type d'exécution",
+      "Type d’exécution",
       "Filtrer par",
       "Sélectionner la date",
       "Dernière actualisation",
@@ -657,6 +688,119 @@ export default async function dashboard({ server, browser, users, test }) {
     }
   });
 
+  await test("dashboard: worst first, the incident ribbon and the tab title follow a failing group ingested now", async () => {
+    const key = server.cli(["apikey", "add", "--name", "e2e-night"]).match(/cxw_[0-9a-f]+/)?.[0];
+    assert(key, "an ingest API key from the CLI");
+    const p = await newPage(browser, server, { viewport: "desktop" });
+    let made = null;
+    try {
+      await signIn(p, admin);
+      await waitReady(p);
+      const ivrs = await api(p, "trs/v1/ivrs");
+      const ivr = ivrs.find((i) => i.channel === "voice" && i.testCases?.length);
+      assert(ivr, "a voice IVR with test cases");
+      const tc = ivr.testCases[ivr.testCases.length - 1];
+      const name = "Zz night incident";
+      made = await p.evaluate(
+        async ({ name, id }) => {
+          const h = {
+            Authorization: `Bearer ${localStorage.getItem("accessToken")}`,
+            "Content-Type": "application/json",
+          };
+          const r = await fetch("/api/trs/v1/groups", {
+            method: "POST",
+            headers: h,
+            body: JSON.stringify({ name, channel: "voice", testCases: [{ id }] }),
+          });
+          return (await r.json()).data;
+        },
+        { name, id: tc.id },
+      );
+      assert(made?.id, "group created");
+      const now = Date.now();
+      const runs = [0, 1, 2].map((i) => ({
+        engineRunId: `e2e-night/${now}/${i}`,
+        testCase: { id: tc.id, name: tc.name, channel: "voice", ivr: { id: ivr.id, name: ivr.name } },
+        runTime: new Date(now - i * 1000).toISOString(),
+        runDuration: 30,
+        status: "fail",
+        runType: "Manual",
+        segments: [],
+      }));
+      const res = await apiRequest(server, "POST", "ingest/v1/runs", { token: key, body: { runs } });
+      assertEqual(res.status, 200, `ingest answered ${JSON.stringify(res.body)}`);
+      await p.reload();
+      await waitReady(p);
+      // The ribbon names the group, since the current hour at the site at the latest.
+      await p.waitForFunction(
+        (n) => [...document.querySelectorAll("[data-testid=incident]")].some((e) => e.textContent.startsWith(n)),
+        name,
+        { timeout: 10000 },
+      );
+      const ribbon = await p.$$eval("[data-testid=incident]", (l) => l.map((e) => e.textContent));
+      const mine = ribbon.find((t) => t.startsWith(name)) ?? "";
+      assert(/: failing since \d{2}:00 \((\d+\u00a0h ?)?(\d+\u00a0min)?\)$/.test(mine), `ribbon text '${mine}'`);
+      const hourNow = siteTime(new Date().toISOString(), siteTz).slice(11, 13);
+      assert(Number(mine.match(/since (\d{2})/)[1]) <= Number(hourNow), `since at or before ${hourNow}:00`);
+      // The tab tells a failure to a tab left in the background.
+      const title = await p.title();
+      assert(/^✖ .+ failing · Dashboard · cxwatch$/.test(title), `tab title '${title}'`);
+      assert((await p.getAttribute("link[rel=icon]", "href")).startsWith("data:image/svg+xml"), "tab icon marked");
+      // Worst first by default: failure rate, then warning rate, then name, as the API's numbers say.
+      const ids = (await api(p, "trs/v1/groups")).map((g) => g.id);
+      const coll = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+      const check = async () => {
+        const rows = await screenRows(p);
+        const counts = await expectedCounts(p, ids, dateAt(siteTz), "Manual");
+        const rate = (id) => {
+          const c = counts.get(id);
+          const n = c.success + c.warning + c.failure;
+          return n ? [c.failure / n, c.warning / n] : [0, 0];
+        };
+        const want = [...rows].sort(
+          (a, b) => rate(b.id)[0] - rate(a.id)[0] || rate(b.id)[1] - rate(a.id)[1] || coll.compare(a.name, b.name),
+        );
+        assertEqual(
+          rows.map((r) => r.name),
+          want.map((r) => r.name),
+          "worst first",
+        );
+      };
+      await check().catch(async (e) => {
+        console.log(`       (retrying the order after a refresh: ${e.message})`);
+        await p.click("[data-testid=main-refresh]");
+        await sleep(1500);
+        await check();
+      });
+      assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "true", "Worst first is on");
+      // The incident opens the group's hourly chart.
+      await p.click(`[data-testid=incident][data-group-id="${made.id}"]`);
+      await p.waitForSelector("[data-testid=chart-modal]");
+      // Today's hours still to come are drawn apart, after a 'now' line.
+      if (Number(hourNow) < 23)
+        assert(await p.$("[data-testid=chart-modal] [data-testid=chart-future] .cx-now"), "now line and future hours");
+      // The focus stays inside the open dialog, both ways round.
+      for (const key of ["Tab", "Tab", "Tab", "Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab"]) {
+        await p.keyboard.press(key);
+        assert(
+          await p.evaluate(() => Boolean(document.activeElement?.closest("[data-testid=chart-modal]"))),
+          `focus inside the dialog after ${key}`,
+        );
+      }
+      await screenshot(p, "dashboard-desktop-incident-en");
+      await p.keyboard.press("Escape");
+      // Other orders stay: by name, then back to worst first.
+      await p.click("[data-testid=sort-name]");
+      assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "false", "Worst first off");
+      await p.click("[data-testid=sort-severity]");
+      assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "true", "Worst first back");
+      assertEqual(p.problems, [], "page problems");
+    } finally {
+      if (made?.id) await deleteGroups(p, [made.id]);
+      await closePage(p);
+    }
+  });
+
   await test("dashboard: time to interactive with 100 groups (figure, printed)", async () => {
     const p = await newPage(browser, server, { viewport: "desktop" });
     await signIn(p, admin);
@@ -684,7 +828,7 @@ export default async function dashboard({ server, browser, users, test }) {
           if (window.__tti) return;
           const d = document.querySelector("[data-testid=dashboard]");
           if (d?.dataset.ready !== "true") return;
-          const charts = [...document.querySelectorAll("[data-testid=group-chart] > div")].filter((c) => {
+          const charts = [...document.querySelectorAll("[data-testid=group-chart] .cx-chart")].filter((c) => {
             const r = c.getBoundingClientRect();
             return r.bottom > 0 && r.top < innerHeight;
           });

@@ -101,13 +101,14 @@ export default async function shell({ server, browser, users, test }) {
     await closePage(page);
   });
 
-  await test("unknown paths and /callback without id show 'This page could not be found'", async () => {
+  await test("unknown paths show 'This page could not be found'; /callback without id and /login show the login screen", async () => {
     const page = await open();
     await page.goto("/no/such/page");
     await page.getByText(NOT_FOUND).waitFor();
     await page.goto("/callback");
     await page.waitForURL((u) => u.pathname === "/login");
-    await page.getByText(NOT_FOUND).waitFor();
+    await page.getByTestId("login-form").waitFor();
+    assertEqual(await page.getByText(NOT_FOUND).count(), 0, "no 404 on /login");
     await closePage(page);
   });
 
@@ -116,6 +117,17 @@ export default async function shell({ server, browser, users, test }) {
     await signIn(page, { ...admin, remember: true });
     const u = await storedUser(page);
     assert(u, "user stored");
+    // The skip link is the first stop of the keyboard, shown when focused, and leads to the content.
+    await page.evaluate(() => {
+      document.activeElement?.blur?.();
+      window.getSelection()?.removeAllRanges();
+    });
+    await page.keyboard.press("Tab");
+    assertEqual(await page.evaluate(() => document.activeElement?.className), "skip-link", "skip link focused first");
+    const box = await page.locator(".skip-link").boundingBox();
+    assert(box && box.y >= 0, `skip link on screen when focused (${JSON.stringify(box)})`);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.activeElement?.id === "main");
     assertEqual(
       Object.keys(u).sort(),
       ["accessToken", "accessType", "id", "remember", "roles", "username"],
@@ -168,7 +180,8 @@ export default async function shell({ server, browser, users, test }) {
     await nav.hover();
     await nav.getByRole("link", { name: "Reports" }).click();
     await page.waitForURL("**/reports");
-    await page.getByText(NOT_FOUND).waitFor();
+    await page.getByTestId("coming").waitFor();
+    await page.getByRole("link", { name: "Back to the dashboard" }).waitFor();
     await page.getByTestId("sidenav").waitFor();
     await closePage(page);
   });
@@ -188,7 +201,7 @@ export default async function shell({ server, browser, users, test }) {
     const page = await open();
     await page.goto("/");
     await chooseLanguage(page, "fr");
-    await page.getByLabel("Nom d'utilisateur").waitFor();
+    await page.getByLabel("Nom d’utilisateur").waitFor();
     await page.getByLabel("Mot de passe").waitFor();
     await page.getByRole("button", { name: "Connexion", exact: true }).waitFor();
     await page.getByText("Se souvenir de moi").waitFor();
@@ -260,6 +273,14 @@ export default async function shell({ server, browser, users, test }) {
     await page.clock.fastForward(6 * 60 * 1000);
     await page.waitForURL((u) => u.pathname === "/");
     assertEqual(await storedUser(page), null, "user after idle sign-out");
+    // The login page says why, once.
+    assert(
+      (await page.getByTestId("idle-notice").textContent()).includes("15 minutes without activity"),
+      "idle sign-out explained",
+    );
+    await page.reload();
+    await page.getByTestId("login-form").waitFor();
+    assertEqual(await page.getByTestId("idle-notice").count(), 0, "said once");
     await closePage(page);
   });
 

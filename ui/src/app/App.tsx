@@ -4,7 +4,7 @@ import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
 import { startIdleTimer } from "../lib/idle";
-import { session, signOut } from "../lib/session";
+import { noteIdleSignOut, session, signOut } from "../lib/session";
 import { useStore } from "../lib/store";
 import { NotFoundPage } from "../pages/NotFound";
 import { Providers } from "./providers";
@@ -14,7 +14,13 @@ import { routes } from "./routes";
 function useIdleSignOut(signedIn: boolean) {
   useEffect(() => {
     if (!signedIn) return;
-    return startIdleTimer({ target: window, onIdle: signOut });
+    return startIdleTimer({
+      target: window,
+      onIdle: () => {
+        signOut();
+        noteIdleSignOut();
+      },
+    });
   }, [signedIn]);
 }
 

@@ -2,6 +2,7 @@
 import type { ComponentType } from "preact";
 import { lazy } from "react";
 import { CallbackPage } from "../pages/Callback";
+import { AlertsComingPage, ReportsComingPage } from "../pages/Coming";
 import { DashboardPage } from "../pages/Dashboard";
 import { LoginPage } from "../pages/Login";
 
@@ -29,8 +30,12 @@ export interface RouteDef {
 
 export const routes: RouteDef[] = [
   { path: "/", component: LoginPage, access: "guest" },
+  { path: "/login", component: LoginPage, access: "guest" },
   { path: "/callback", component: CallbackPage, access: "public" },
   { path: "/dashboard", component: DashboardPage, access: "protected" },
+  // Not built yet: a page that says so, not a bare 404 behind a navigation entry.
+  { path: "/reports", component: ReportsComingPage, access: "protected" },
+  { path: "/alerts", component: AlertsComingPage, access: "protected" },
   // Settings lists: the id in the path selects the list (1, 2, 3, 4).
   { path: "/settings/alert-settings/:id", component: AlertSettingsPage, access: "protected" },
   { path: "/settings/test-case-group/:id", component: TestCaseGroupsPage, access: "protected" },

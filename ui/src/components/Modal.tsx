@@ -50,6 +50,28 @@ function OpenModal({ title, onClose, size = "medium", role, children, label, tes
     };
   }, []);
 
+  // Tab and Shift+Tab go round inside the dialog, rather than out to the browser's own controls.
+  const onKeyDown = (e: KeyboardEvent) => {
+    const el = dialog.current;
+    if (e.key !== "Tab" || !el) return;
+    const focusable = [
+      ...el.querySelectorAll<HTMLElement>(
+        'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])',
+      ),
+    ].filter((f) => f.offsetParent !== null || f === document.activeElement);
+    if (focusable.length === 0) return;
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    const at = document.activeElement;
+    if (e.shiftKey && (at === first || !el.contains(at))) {
+      e.preventDefault();
+      last.focus();
+    } else if (!e.shiftKey && (at === last || !el.contains(at))) {
+      e.preventDefault();
+      first.focus();
+    }
+  };
+
   // A press on the backdrop (outside the dialog's box) closes it.
   const onPointerDown = (e: PointerEvent) => {
     const el = dialog.current;
@@ -68,6 +90,7 @@ function OpenModal({ title, onClose, size = "medium", role, children, label, tes
       aria-label={title ? undefined : label}
       data-testid={testId}
       onPointerDown={onPointerDown}
+      onKeyDown={onKeyDown}
     >
       {title || onClose ? (
         <div class="modal-header">

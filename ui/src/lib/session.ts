@@ -46,3 +46,25 @@ export function signOut(): void {
  * its cached answers). Registered from above, so that this module imports nothing above lib/.
  */
 export const signOutHooks = new Set<(token: string) => void>();
+
+const IDLE_KEY = "cxwatch.signedOutIdle";
+
+/** Remembers, for the login page that follows, that the sign-out came from the idle time-out. */
+export function noteIdleSignOut(): void {
+  try {
+    sessionStorage.setItem(IDLE_KEY, "1");
+  } catch {
+    // No session storage: the login page then says nothing.
+  }
+}
+
+/** True once after an idle sign-out (the login page says why the user is there). */
+export function takeIdleSignOut(): boolean {
+  try {
+    const was = sessionStorage.getItem(IDLE_KEY) === "1";
+    sessionStorage.removeItem(IDLE_KEY);
+    return was;
+  } catch {
+    return false;
+  }
+}

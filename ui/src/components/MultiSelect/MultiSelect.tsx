@@ -34,6 +34,8 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
 
   useEffect(() => {
     if (!open) return;
+    // The open list comes fully into view, above a phone's footer menu (its scroll-margin).
+    root.current?.querySelector(".ms-panel")?.scrollIntoView?.({ block: "nearest" });
     const onDown = (e: Event) => {
       if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
     };

@@ -17,6 +17,14 @@ export interface HourlyStackedBarChartProps {
   tooltip: (index: number) => TooltipContent;
   lazy?: boolean;
   class?: string;
+  /** Shared y-axis top (see ConsoleChartOptions.yMax). */
+  yMax?: number;
+  /** Slots from this index on are still to come: shaded apart, with a 'now' line before them. */
+  futureFrom?: number;
+  /** What each series is, for its pattern (failure hatched, warning dotted): status not by colour alone. */
+  kinds?: string[];
+  /** aria-hidden on the whole chart. */
+  hidden?: boolean;
 }
 
 /** One observer for every lazy chart (a hundred rows would otherwise make a hundred). */
@@ -73,7 +81,7 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
     : [{ name: "", color: "#adb5bd", values: props.labels.map(() => 0) }];
   const data = { labels: props.labels, datasets: series.map((s) => ({ name: s.name, values: s.values })) };
   const colors = series.map((s) => s.color);
-  const key = JSON.stringify([data, colors, props.height]);
+  const key = JSON.stringify([data, colors, props.height, props.yMax ?? 0]);
 
   useEffect(() => {
     const el = box.current;
@@ -84,6 +92,7 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
       height: props.height,
       axisOptions: { xIsSeries: 1, xAxisMode: "tick", yAxisMode: "span" },
       tooltip: (i) => tooltip.current(i),
+      yMax: props.yMax,
     });
     chart.current = c;
     el.dataset.drawn = "true";
@@ -96,11 +105,34 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [visible, key]);
 
+  const n = props.labels.length;
+  const future = props.futureFrom !== undefined && props.futureFrom < n ? Math.max(0, props.futureFrom) : null;
+  const kinds: Record<string, string> = {};
+  (props.kinds ?? []).forEach((k, i) => {
+    kinds[`data-s${i}`] = k;
+  });
   return (
     <div
-      ref={box}
-      class={props.class ? `cx-chart ${props.class}` : "cx-chart"}
+      class="cx-chart-frame"
       style={{ minHeight: `${props.height}px` }}
-    />
+      aria-hidden={props.hidden ? "true" : undefined}
+    >
+      <div
+        ref={box}
+        class={props.class ? `cx-chart ${props.class}` : "cx-chart"}
+        style={{ minHeight: `${props.height}px` }}
+        {...kinds}
+      />
+      {future !== null ? (
+        <div
+          class="cx-future"
+          aria-hidden="true"
+          data-testid="chart-future"
+          style={{ "--from": future / n, "--plot-h": `${props.height - 38}px` } as Record<string, string | number>}
+        >
+          {future > 0 ? <span class="cx-now" /> : null}
+        </div>
+      ) : null}
+    </div>
   );
 }

@@ -18,6 +18,8 @@ export interface TooltipContent {
 export interface ConsoleChartOptions extends FrappeOptions {
   /** Tooltip text for data point i (hour slot or donut slice). */
   tooltip?: (index: number) => TooltipContent;
+  /** A y-axis top shared with other charts (at least this; the chart's own maximum otherwise). */
+  yMax?: number;
 }
 
 type Tip = {
@@ -42,6 +44,7 @@ function showTooltip(tip: Tip, x: number, y: number, c: TooltipContent, index: n
 
 export class StackedHourlyBars extends AxisChart {
   declare tooltipFn?: (index: number) => TooltipContent;
+  declare yMax?: number;
 
   constructor(parent: HTMLElement, options: ConsoleChartOptions) {
     super(parent, { ...options, type: "bar", animate: 0, barOptions: { stacked: 1, spaceRatio: 0.3 } });
@@ -50,6 +53,7 @@ export class StackedHourlyBars extends AxisChart {
   configure(options: ConsoleChartOptions): void {
     super.configure(options);
     this.tooltipFn = options.tooltip;
+    this.yMax = options.yMax;
     this.initTimeout = 0;
   }
 
@@ -84,7 +88,7 @@ export class StackedHourlyBars extends AxisChart {
 
   // Whole-number ticks (frappe-charts' own would give 0.25, 0.5 ... for small counts).
   calcYAxisParameters(values: number[]): void {
-    const ticks = countTicks(Math.max(0, ...values));
+    const ticks = countTicks(Math.max(0, this.yMax ?? 0, ...values));
     const scale = this.height / ticks[ticks.length - 1];
     const zeroLine = this.height;
     this.state.yAxis = {
@@ -125,6 +129,7 @@ export class StackedHourlyBars extends AxisChart {
 
 export class PlainDonut extends DonutChart {
   declare tooltipFn?: (index: number) => TooltipContent;
+  declare yMax?: number;
 
   constructor(parent: HTMLElement, options: ConsoleChartOptions) {
     super(parent, options);
@@ -133,6 +138,7 @@ export class PlainDonut extends DonutChart {
   configure(options: ConsoleChartOptions): void {
     super.configure(options);
     this.tooltipFn = options.tooltip;
+    this.yMax = options.yMax;
   }
 
   setMeasures(options: FrappeOptions): void {

@@ -7,17 +7,29 @@ import { type RateIndex, STATUS_KEYS } from "./rows";
 
 const LABELS = hourLabels();
 const COLORS = [PASS_COLOR, WARNING_COLOR, FAILURE_COLOR];
+const KINDS = ["pass", "warning", "failure"];
+/** Marks beside the colours in the legend and the tooltip: status not by colour alone. */
+export const STATUS_MARKS = ["✓", "▲", "✖"];
 
 export function GroupChart({
   hours,
   filter,
   height,
   lazy,
+  yMax,
+  futureFrom,
+  hidden,
 }: {
   hours: Counts[];
   filter: RateIndex[];
   height: number;
   lazy?: boolean;
+  /** Shared y-axis top across the rows. */
+  yMax?: number;
+  /** First hour still to come (24 for a past day). */
+  futureFrom?: number;
+  /** Hidden from assistive technology (inside a button that names it). */
+  hidden?: boolean;
 }) {
   const { t, i18n } = useLingui();
   const names = [t`Pass`, t`Warning`, t`Failure`];
@@ -28,6 +40,10 @@ export function GroupChart({
       series={series}
       height={height}
       lazy={lazy}
+      yMax={yMax}
+      futureFrom={futureFrom}
+      hidden={hidden}
+      kinds={filter.map((r) => KINDS[r])}
       tooltip={(i) => {
         const h = hours[i];
         const total = filter.reduce<number>((a, r) => a + h[STATUS_KEYS[r]], 0);
@@ -36,7 +52,11 @@ export function GroupChart({
           value: timeSlotLabel(i),
           list: [
             { title: t`Test Case Runs`, value: i18n.number(total), color: NEUTRAL_COLOR },
-            ...filter.map((r) => ({ title: names[r], value: i18n.number(h[STATUS_KEYS[r]]), color: COLORS[r] })),
+            ...filter.map((r) => ({
+              title: `${STATUS_MARKS[r]} ${names[r]}`,
+              value: i18n.number(h[STATUS_KEYS[r]]),
+              color: COLORS[r],
+            })),
           ],
         };
       }}
@@ -51,8 +71,8 @@ export function ChartLegend({ filter }: { filter: RateIndex[] }) {
     <ul class="chart-legend-html">
       {filter.map((r) => (
         <li key={r}>
-          <span class="dot" style={{ background: COLORS[r] }} aria-hidden="true" />
-          {names[r]}
+          <span class={`dot dot-${KINDS[r]}`} style={{ background: COLORS[r] }} aria-hidden="true" />
+          <span aria-hidden="true">{STATUS_MARKS[r]}</span> {names[r]}
         </li>
       ))}
     </ul>

@@ -10,10 +10,20 @@ export interface GroupChartModalProps {
   date: string;
   runTypeName: string;
   isPhone: boolean;
+  /** First hour of the day shown still to come. */
+  futureFrom: number;
   onClose: () => void;
 }
 
-export function GroupChartModal({ row, filter, date, runTypeName, isPhone, onClose }: GroupChartModalProps) {
+export function GroupChartModal({
+  row,
+  filter,
+  date,
+  runTypeName,
+  isPhone,
+  futureFrom,
+  onClose,
+}: GroupChartModalProps) {
   const { t, i18n } = useLingui();
   if (!row) return null;
   const count = i18n.number(row.count);
@@ -25,7 +35,7 @@ export function GroupChartModal({ row, filter, date, runTypeName, isPhone, onClo
       </p>
       <ChartLegend filter={filter} />
       <div class="chart-modal-body" data-testid="chart-modal-chart">
-        <GroupChart hours={row.hours} filter={filter} height={isPhone ? 280 : 380} />
+        <GroupChart hours={row.hours} filter={filter} height={isPhone ? 280 : 380} futureFrom={futureFrom} />
       </div>
     </Modal>
   );

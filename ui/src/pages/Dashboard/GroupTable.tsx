@@ -2,6 +2,7 @@
 // each. A table on a desktop, cards on a phone.
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
+import { ChartPatterns } from "../../components/charts/ChartPatterns";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { GroupChart } from "./GroupChart";
 import { ArrowIcon } from "./icons";
@@ -18,6 +19,10 @@ export interface GroupTableProps {
   isPhone: boolean;
   lazy: boolean;
   ready: boolean;
+  /** One y-scale for every row's chart. */
+  yMax: number;
+  /** First hour of the day shown still to come. */
+  futureFrom: number;
 }
 
 function ChannelMark({ channel }: { channel: string }) {
@@ -37,6 +42,8 @@ interface RowProps {
   filter: RateIndex[];
   onOpen: (id: number) => void;
   lazy: boolean;
+  yMax: number;
+  futureFrom: number;
 }
 
 function Count({ row, loading, failed }: Pick<RowProps, "row" | "loading" | "failed">) {
@@ -51,7 +58,16 @@ function Count({ row, loading, failed }: Pick<RowProps, "row" | "loading" | "fai
   return <>{i18n.number(row.count)}</>;
 }
 
-function RowChart({ row, loading, filter, onOpen, lazy, height }: Omit<RowProps, "failed"> & { height: number }) {
+function RowChart({
+  row,
+  loading,
+  filter,
+  onOpen,
+  lazy,
+  height,
+  yMax,
+  futureFrom,
+}: Omit<RowProps, "failed"> & { height: number }) {
   const { t } = useLingui();
   const name = row.name;
   const open = (e: Event) => {
@@ -70,10 +86,21 @@ function RowChart({ row, loading, filter, onOpen, lazy, height }: Omit<RowProps,
       onKeyDown={open}
       data-testid="group-chart"
     >
+      {/* The button's name is its label; the chart's own numbers and hour labels inside are
+          hidden from assistive technology, so the name and the content cannot disagree
+          (axe 'label-content-name-mismatch'). The modal it opens reads them out. */}
       {loading ? (
-        <div class="cx-chart chart-pending" style={{ minHeight: `${height}px` }} />
+        <div class="cx-chart chart-pending" style={{ minHeight: `${height}px` }} aria-hidden="true" />
       ) : (
-        <GroupChart hours={row.hours} filter={filter} height={height} lazy={lazy} />
+        <GroupChart
+          hidden
+          hours={row.hours}
+          filter={filter}
+          height={height}
+          lazy={lazy}
+          yMax={yMax}
+          futureFrom={futureFrom}
+        />
       )}
     </div>
   );
@@ -97,10 +124,12 @@ const TableRow = memo(function TableRow(p: RowProps) {
       <td class="col-chart">
         <RowChart
           row={r}
-          loading={p.loading}
+          loading={p.loading || p.failed}
           filter={p.filter}
           onOpen={p.onOpen}
           lazy={p.lazy}
+          yMax={p.yMax}
+          futureFrom={p.futureFrom}
           height={DESKTOP_CHART_HEIGHT}
         />
       </td>
@@ -123,10 +152,12 @@ const Card = memo(function Card(p: RowProps) {
       </div>
       <RowChart
         row={r}
-        loading={p.loading}
+        loading={p.loading || p.failed}
         filter={p.filter}
         onOpen={p.onOpen}
         lazy={p.lazy}
+        yMax={p.yMax}
+        futureFrom={p.futureFrom}
         height={PHONE_CHART_HEIGHT}
       />
     </li>
@@ -146,6 +177,17 @@ export function GroupTable(p: GroupTableProps) {
       <ArrowIcon dir={dir(k)} />
     </button>
   );
+  const worstFirst = (
+    <button
+      type="button"
+      class={`sort-button worst-first${p.sort.key === "severity" ? " is-on" : ""}`}
+      aria-pressed={p.sort.key === "severity"}
+      onClick={() => p.onSort("severity")}
+      data-testid="sort-severity"
+    >
+      {t`Worst first`}
+    </button>
+  );
   const rowProps = (r: GroupRow): RowProps => ({
     row: r,
     loading: p.loading.has(r.id),
@@ -153,6 +195,8 @@ export function GroupTable(p: GroupTableProps) {
     filter: p.filter,
     onOpen: p.onOpen,
     lazy: p.lazy,
+    yMax: p.yMax,
+    futureFrom: p.futureFrom,
   });
 
   if (p.rows.length === 0) {
@@ -170,9 +214,11 @@ export function GroupTable(p: GroupTableProps) {
       <section class="card table-card" data-testid="group-table" data-ready={p.ready}>
         <fieldset class="card-sort" aria-label={t`Sort by`}>
           <span class="muted">{t`Sort by`}</span>
+          {worstFirst}
           {header("name", t`Test Case Group`)}
           {header("count", t`Count`)}
         </fieldset>
+        <ChartPatterns />
         <ul class="group-cards">
           {p.rows.map((r) => (
             <Card key={r.id} {...rowProps(r)} />
@@ -184,6 +230,7 @@ export function GroupTable(p: GroupTableProps) {
 
   return (
     <section class="card table-card" data-testid="group-table" data-ready={p.ready}>
+      <ChartPatterns />
       <table class="group-table">
         <thead>
           <tr>
@@ -194,7 +241,10 @@ export function GroupTable(p: GroupTableProps) {
               {header("count", t`Count`)}
             </th>
             <th scope="col" class="col-chart">
-              <span class="th-text">{t`Test Case Runs by Hour`}</span>
+              <span class="th-chart">
+                <span class="th-text">{t`Test Case Runs by Hour`}</span>
+                {worstFirst}
+              </span>
             </th>
           </tr>
         </thead>

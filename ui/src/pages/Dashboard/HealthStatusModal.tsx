@@ -4,7 +4,7 @@ import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { Modal } from "../../components/Modal";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { type ClientAppHealth, componentState, flagState, lastRunTime } from "./health";
+import { appFailing, type ClientAppHealth, componentState, failingFirst, flagState, lastRunTime } from "./health";
 import { AgentPhoneIcon, DatabaseIcon } from "./icons";
 import { useStateText } from "./JourneyDiagram";
 import { formatRunTime, zoneLabel } from "./time";
@@ -51,14 +51,20 @@ export const HealthStatusModal = memo(function HealthStatusModal({
             <span>{t`Endpoint`}</span>
             <span>{t`Last Run`}</span>
           </li>
-          {apps.map((app, i) => {
+          {failingFirst(apps).map((app, i) => {
+            const failing = appFailing(app);
             const agent = flagState(app.agentStatus);
             const when = formatRunTime(lastRunTime(app), timeZone);
             const name = t`Agent`;
             const state = stateText(agent);
             const agentLabel = t`${name}: ${state}`;
             return (
-              <li class="health-row" key={`${app.clientEndPoint}-${i}`} data-testid="health-app">
+              <li
+                class={`health-row${failing ? " is-failing" : ""}`}
+                key={`${app.clientEndPoint}-${i}`}
+                data-testid="health-app"
+                data-failing={failing}
+              >
                 <span class="health-components">
                   {(app.componentStatus ?? []).map((c) => {
                     const s = componentState(c, app);
@@ -66,15 +72,13 @@ export const HealthStatusModal = memo(function HealthStatusModal({
                     const state = c.hasComponent ? stateText(s) : t`Not present`;
                     const label = t`${name}: ${state}`;
                     return (
-                      <span
-                        class={`hs-icon is-${s}`}
-                        title={label}
-                        key={c.name}
-                        data-state={s}
-                        role="img"
-                        aria-label={label}
-                      >
-                        <DatabaseIcon size={20} />
+                      <span class="hs-component" key={c.name} title={label}>
+                        <span class={`hs-icon is-${s}`} data-state={s} role="img" aria-label={label}>
+                          <DatabaseIcon size={20} />
+                        </span>
+                        <span class="hs-name" aria-hidden="true">
+                          {name}
+                        </span>
                       </span>
                     );
                   })}

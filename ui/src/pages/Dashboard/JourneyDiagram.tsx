@@ -1,4 +1,5 @@
 // 1. Client Experience Journey: Simulated Caller -> Telco/Internet -> IVR/Chatbot -> Agent.
+import { plural } from "@lingui/core/macro";
 import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { memo } from "react";
@@ -121,7 +122,10 @@ export const JourneyDiagram = memo(function JourneyDiagram({
               <span
                 class="jn-badge"
                 data-testid="ivr-failures"
-                title={t`${failing} of ${enabled} IVR applications failing`}
+                title={plural(failing, {
+                  one: `# of ${enabled} IVR applications failing`,
+                  other: `# of ${enabled} IVR applications failing`,
+                })}
               >
                 {failing}/{enabled}
               </span>

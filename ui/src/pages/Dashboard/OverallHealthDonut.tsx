@@ -1,20 +1,75 @@
 // 2. Overall Health: Total Calls, and pass, warning and failure as whole percentages and counts.
 // While the chosen groups' numbers are still coming in, it shows dashes rather than a partial
 // sum that would climb in front of the operator.
-import { useLingui } from "@lingui/react/macro";
+import { Plural, useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
 import { DonutChart } from "../../components/charts/DonutChart";
-import type { OverallHealth } from "./percentages";
+import { type OverallHealth, percentText } from "./percentages";
+import type { HeadlineScope } from "./scope";
+
+/** 'Today 00:00–19:40 · Manual · 12 groups · Filtered ✕': what the headline counts. */
+function ScopeLine({
+  scope,
+  runTypeName,
+  groups,
+  filtered,
+  onClearFilter,
+}: {
+  scope: HeadlineScope;
+  runTypeName: string;
+  groups: number;
+  filtered: boolean;
+  onClearFilter: () => void;
+}) {
+  const { t } = useLingui();
+  const { day, from, to } = scope;
+  return (
+    <p class="scope-line" data-testid="headline-scope">
+      <span>{scope.today ? t`Today ${from}–${to}` : t`${day} ${from}–${to}`}</span>
+      <span aria-hidden="true"> · </span>
+      <span>{runTypeName}</span>
+      <span aria-hidden="true"> · </span>
+      <span>
+        <Plural value={groups} one="# group" other="# groups" />
+      </span>
+      {filtered ? (
+        <>
+          <span aria-hidden="true"> · </span>
+          <button
+            type="button"
+            class="scope-filtered"
+            onClick={onClearFilter}
+            title={t`The table hides some statuses. Click to show them all.`}
+            data-testid="scope-filtered"
+          >
+            {t`Filtered`}
+            <span aria-hidden="true"> ✕</span>
+          </button>
+        </>
+      ) : null}
+    </p>
+  );
+}
 
 export const OverallHealthDonut = memo(function OverallHealthDonut({
   health,
   loading,
   isPhone,
+  scope,
+  runTypeName,
+  groups,
+  filtered,
+  onClearFilter,
 }: {
   health: OverallHealth;
   loading: boolean;
   isPhone: boolean;
+  scope: HeadlineScope;
+  runTypeName: string;
+  groups: number;
+  filtered: boolean;
+  onClearFilter: () => void;
 }) {
   const { t, i18n } = useLingui();
   const num = (n: number) => i18n.number(n);
@@ -31,13 +86,23 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({
           {t`Overall Health`}
         </h2>
       </header>
+      <ScopeLine
+        scope={scope}
+        runTypeName={runTypeName}
+        groups={groups}
+        filtered={filtered}
+        onClearFilter={onClearFilter}
+      />
       <div class="health-body">
         <DonutChart
           slices={slices}
           height={isPhone ? 150 : 180}
           tooltip={(i) => {
             const name = rows[i].label;
-            return { title: `${t`${name}:`} `, value: `${rows[i].share.percent}% (${num(rows[i].share.count)})` };
+            return {
+              title: `${t`${name}:`} `,
+              value: `${percentText(rows[i].share.percent, i18n.locale)} (${num(rows[i].share.count)})`,
+            };
           }}
         >
           <span class="donut-total" data-testid="total-calls">
@@ -54,7 +119,7 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({
                 <span class="legend-figures muted">—</span>
               ) : (
                 <span class="legend-figures">
-                  <span class="legend-percent">{r.share.percent}%</span>
+                  <span class="legend-percent">{percentText(r.share.percent, i18n.locale)}</span>
                   <span class="legend-count">({num(r.share.count)})</span>
                 </span>
               )}

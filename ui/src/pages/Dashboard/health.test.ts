@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
+  appFailing,
   appsOfChannel,
   type ChannelHealth,
   type ClientAppHealth,
   combineStates,
   componentState,
+  failingFirst,
   failureCount,
   flagState,
   journeyFor,
@@ -106,5 +108,22 @@ describe("lastRunTime", () => {
   it("reads the timestamp; an empty one is none", () => {
     expect(lastRunTime(app({ lastRun: "2024-05-01T18:00:00Z" }))).toBe("2024-05-01T18:00:00Z");
     expect(lastRunTime(app({ lastRun: "" }))).toBeNull();
+  });
+});
+
+describe("failing applications first", () => {
+  it("tells a failing application by any enabled flag", () => {
+    expect(appFailing(app())).toBe(false);
+    expect(appFailing(app({ agentStatus: on("TRS_FAIL") }))).toBe(true);
+    expect(appFailing(app({ agentStatus: off("TRS_FAIL") }))).toBe(false);
+  });
+  it("puts them first, each part in its order", () => {
+    const apps = [
+      app({ clientEndPoint: "a" }),
+      app({ clientEndPoint: "b", appStatus: on("TRS_FAIL") }),
+      app({ clientEndPoint: "c" }),
+      app({ clientEndPoint: "d", telcoStatus: on("TRS_FAIL") }),
+    ];
+    expect(failingFirst(apps).map((a) => a.clientEndPoint)).toEqual(["b", "d", "a", "c"]);
   });
 });

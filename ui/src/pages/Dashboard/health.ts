@@ -96,3 +96,15 @@ export function componentState(c: ComponentPresence, app: ClientAppHealth): Node
 export function lastRunTime(app: ClientAppHealth): string | null {
   return app.lastRun || null;
 }
+
+/** An application fails when any of its enabled flags (IVR, telco, agent) or components fails. */
+export function appFailing(app: ClientAppHealth): boolean {
+  const flags = [app.appStatus, app.telcoStatus, app.agentStatus].map(flagState);
+  if (flags.includes("fail")) return true;
+  return (app.componentStatus ?? []).some((c) => componentState(c, app) === "fail");
+}
+
+/** The health modal's order: failing applications first, each part in the order given. */
+export function failingFirst(apps: readonly ClientAppHealth[]): ClientAppHealth[] {
+  return [...apps.filter(appFailing), ...apps.filter((a) => !appFailing(a))];
+}

@@ -3,16 +3,20 @@
 import { useLingui } from "@lingui/react/macro";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useIsMobile } from "../../lib/media";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { Controls, type ControlsProps } from "./Controls";
 import { GroupChartModal } from "./GroupChartModal";
 import { GroupTable } from "./GroupTable";
 import { HealthStatusModal } from "./HealthStatusModal";
 import { appsOfChannel } from "./health";
 import { HOURS, zeroCounts } from "./hourly";
+import { type Incident, IncidentRibbon, useTabState } from "./IncidentRibbon";
 import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
 import { overallHealth } from "./percentages";
 import {
+  ALL_RATES,
+  DEFAULT_SORT,
   type GroupInfo,
   type GroupRow,
   type GroupSums,
@@ -23,6 +27,10 @@ import {
   type SortKey,
   sortRows,
 } from "./rows";
+import { sharedScaleMax } from "./scale";
+import { firstFutureHour, headlineScope } from "./scope";
+import { currentState, failingSince, worstOf } from "./severity";
+import { siteToday, zonedParts } from "./time";
 import { useDashboard } from "./useDashboard";
 import "./Dashboard.css";
 
@@ -57,7 +65,9 @@ function useScrolledPast(px: number, enabled: boolean): boolean {
     if (typeof IntersectionObserver !== "function") return;
     const marker = document.createElement("div");
     marker.setAttribute("aria-hidden", "true");
-    marker.style.cssText = `position:absolute;left:0;top:${px - 1}px;width:1px;height:1px;pointer-events:none;visibility:hidden`;
+    // The marker ends one pixel above the line: an observer counts a marker touching the top edge
+    // as still in view, so one ending exactly on the line would show the bar at px + 1.
+    marker.style.cssText = `position:absolute;left:0;top:${px - 2}px;width:1px;height:1px;pointer-events:none;visibility:hidden`;
     document.body.appendChild(marker);
     const io = new IntersectionObserver(([e]) => {
       if (e) setPast(!e.isIntersecting && e.boundingClientRect.top < 0);
@@ -97,7 +107,8 @@ export function DashboardPage() {
   const { t } = useLingui();
   const isPhone = useIsMobile();
   const s = useDashboard(isPhone);
-  const [sort, setSort] = useState<Sort>({ key: "name", dir: "asc" });
+  const timeZone = useSiteTimeZone();
+  const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
   const [healthOpen, setHealthOpen] = useState(false);
   const [chartId, setChartId] = useState<number | null>(null);
   const root = useRef<HTMLElement>(null);
@@ -130,16 +141,51 @@ export function DashboardPage() {
     () => new Set(s.chosen.filter((id) => !s.sums.has(id) && !s.failed.has(id))),
     [s.chosen, s.sums, s.failed],
   );
-  // Totals only once every chosen group is in (a partial sum would climb while loading).
+  // Totals only once every chosen group is in (a partial sum would climb while loading). The
+  // headline counts every run of the chosen groups: the rate filter narrows the table, and the
+  // scope line beside the donut says so.
   const health = useMemo(
-    () => (s.ready ? overallHealth(rows.filter((r) => s.sums.has(r.id))) : NO_HEALTH),
+    () =>
+      s.ready
+        ? overallHealth(
+            rows.flatMap((r) => (s.sums.has(r.id) ? [{ counts: s.sums.get(r.id)?.counts ?? r.counts }] : [])),
+          )
+        : NO_HEALTH,
     [rows, s.sums, s.ready],
   );
+  const scope = useMemo(() => headlineScope(s.date, new Date(), timeZone), [s.date, timeZone, s.lastRefreshed]);
+  // One y-scale for every row (a bar of 1 is a third of a bar of 3 in any row); the hours still
+  // to come are drawn apart from hours without runs.
+  const yMax = useMemo(() => (s.ready ? sharedScaleMax(rows, s.filter) : 0), [rows, s.filter, s.ready]);
+  const futureFrom = useMemo(() => firstFutureHour(s.date, new Date(), timeZone), [s.date, timeZone, s.lastRefreshed]);
+  const filtered = s.filter.length !== ALL_RATES.length;
+  const { setFilter } = s;
+  const clearFilter = useCallback(() => setFilter(ALL_RATES), [setFilter]);
   const apps = useMemo(() => appsOfChannel(s.health ?? [], s.channel), [s.health, s.channel]);
   const openHealth = useCallback(() => setHealthOpen(true), []);
   const closeHealth = useCallback(() => setHealthOpen(false), []);
   const closeChart = useCallback(() => setChartId(null), []);
   const onSort = useCallback((k: SortKey) => setSort((cur) => nextSort(cur, k)), []);
+  // What is failing now (today only): the ribbon, and the tab's title and icon.
+  const { incidents, worst } = useMemo(() => {
+    const now = new Date();
+    if (!s.ready || s.date !== siteToday(now, timeZone)) return { incidents: [] as Incident[], worst: "none" as const };
+    const p = zonedParts(now, timeZone);
+    const nowHour = Number(p.hour);
+    const nowMin = nowHour * 60 + Number(p.minute);
+    const list: Incident[] = [];
+    for (const r of sorted) {
+      if (!s.sums.has(r.id)) continue;
+      const since = failingSince(r.allHours, nowHour);
+      if (since !== null) list.push({ id: r.id, name: r.name, since, minutes: nowMin - since * 60 });
+    }
+    list.sort((a, b) => b.minutes - a.minutes);
+    return { incidents: list, worst: worstOf(rows.map((r) => currentState(r.allHours, nowHour))) };
+  }, [sorted, rows, s.sums, s.ready, s.date, timeZone, s.lastRefreshed]);
+  useTabState(
+    worst,
+    incidents.map((i) => i.name),
+  );
   const chartRow = chartId === null ? null : (rows.find((r) => r.id === chartId) ?? null);
 
   // A mark for the performance figure of the browser test: all chosen groups' numbers shown.
@@ -178,6 +224,7 @@ export function DashboardPage() {
       data-ready={s.ready}
     >
       <h1 class="page-title">{t`Dashboard`}</h1>
+      <IncidentRibbon incidents={incidents} onOpen={setChartId} />
       <div class="dash-top">
         <JourneyDiagram
           channel={s.channel}
@@ -187,9 +234,20 @@ export function DashboardPage() {
           isPhone={isPhone}
           onDetails={openHealth}
         />
-        <OverallHealthDonut health={health} loading={!s.ready} isPhone={isPhone} />
+        <OverallHealthDonut
+          health={health}
+          loading={!s.ready || s.failed.size > 0}
+          isPhone={isPhone}
+          scope={scope}
+          runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
+          groups={rows.length}
+          filtered={filtered}
+          onClearFilter={clearFilter}
+        />
       </div>
-      <div class="card controls-card">{controls("main")}</div>
+      <div class={`card controls-card${sticky && box ? " is-covered" : ""}`} data-testid="controls-card">
+        {controls("main")}
+      </div>
       {sticky && box ? (
         <div class="dash-sticky" style={{ left: `${box.left}px`, width: `${box.width}px` }} data-testid="sticky-bar">
           {controls("sticky")}
@@ -206,6 +264,8 @@ export function DashboardPage() {
         isPhone={isPhone}
         lazy={rows.length > LAZY_CHARTS_ABOVE}
         ready={s.ready}
+        yMax={yMax}
+        futureFrom={futureFrom}
       />
       <HealthStatusModal
         open={healthOpen}
@@ -219,6 +279,7 @@ export function DashboardPage() {
         date={s.date}
         runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
         isPhone={isPhone}
+        futureFrom={futureFrom}
         onClose={closeChart}
       />
     </section>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { overallHealth, roundPercentages } from "./percentages";
+import { overallHealth, percentText, roundPercentages } from "./percentages";
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -63,5 +63,13 @@ describe("overallHealth", () => {
       warning: { count: 0, percent: 0 },
       failure: { count: 0, percent: 0 },
     });
+  });
+});
+
+describe("percentText", () => {
+  it("writes French with a narrow no-break space before %", () => {
+    expect(percentText(94, "en")).toBe("94%");
+    expect(percentText(94, "fr")).toBe("94\u202f%");
+    expect(percentText(0, "fr-CA")).toBe("0\u202f%");
   });
 });

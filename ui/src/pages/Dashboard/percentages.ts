@@ -57,3 +57,8 @@ export function overallHealth(rows: { counts: Counts }[]): OverallHealth {
     failure: { count: sum.failure, percent: f },
   };
 }
+
+/** A whole percentage as written in the language: '94%' in English, '94 %' (narrow no-break space) in French. */
+export function percentText(percent: number, locale: string): string {
+  return locale.startsWith("fr") ? `${percent}\u202f%` : `${percent}%`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyFilter, makeRow, nextSort, normaliseFilter, sortRows, sumEntities } from "./rows";
+import { applyFilter, DEFAULT_SORT, makeRow, nextSort, normaliseFilter, sortRows, sumEntities } from "./rows";
 
 // Shaped like GET api/trs/v1/groups/{id}/metric?level=case (spec §3 'Group metric').
 const entities = [
@@ -60,6 +60,14 @@ describe("filter", () => {
     expect(row.count).toBe(6);
     expect(row.hours[14]).toEqual({ success: 0, warning: 1, failure: 4 });
   });
+  it("rates a row's severity on all its runs, whatever the filter", () => {
+    const sums = sumEntities(entities, "America/Toronto");
+    const all = makeRow({ id: 1, name: "G", channel: "voice" }, sums, [0, 1, 2]);
+    const none = makeRow({ id: 1, name: "G", channel: "voice" }, sums, []);
+    expect(none.count).toBe(0);
+    expect(none.severity).toEqual(all.severity);
+    expect(all.severity.failRate).toBeGreaterThan(0);
+  });
   it("normalises stored filters", () => {
     expect(normaliseFilter([2, 0, 0, 7, "x"])).toEqual([0, 2]);
     expect(normaliseFilter([])).toEqual([]);
@@ -86,6 +94,20 @@ describe("sortRows", () => {
     const copy = rows.map((r) => r.id);
     sortRows(rows, { key: "count", dir: "desc" });
     expect(rows.map((r) => r.id)).toEqual(copy);
+  });
+  it("puts the worst first: failure rate, then warning rate, ties by name", () => {
+    const sev = (failRate: number, warnRate: number) => ({ failRate, warnRate, runs: 10 });
+    const worst = [
+      { id: 1, name: "Billing", count: 10, severity: sev(0, 0) },
+      { id: 2, name: "Claims", count: 4, severity: sev(0.75, 0) },
+      { id: 3, name: "Agents", count: 10, severity: sev(0.1, 0.5) },
+      { id: 4, name: "Accounts", count: 10, severity: sev(0.1, 0.2) },
+      { id: 5, name: "Alpha", count: 10, severity: sev(0, 0) },
+    ];
+    expect(sortRows(worst, DEFAULT_SORT).map((r) => r.id)).toEqual([2, 3, 4, 5, 1]);
+    expect(DEFAULT_SORT.key).toBe("severity");
+    expect(nextSort({ key: "name", dir: "desc" }, "severity")).toEqual(DEFAULT_SORT);
+    expect(nextSort(DEFAULT_SORT, "severity")).toEqual(DEFAULT_SORT);
   });
   it("header clicks toggle the direction", () => {
     expect(nextSort({ key: "name", dir: "asc" }, "name")).toEqual({ key: "name", dir: "desc" });

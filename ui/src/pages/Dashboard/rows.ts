@@ -2,6 +2,7 @@
 
 import type { Group, GroupMetric } from "../../api/types";
 import { type Counts, countOf, HOURS, padHours, zeroCounts } from "./hourly";
+import { compareSeverity, type Severity, severityOf } from "./severity";
 
 /** What a row reads of a group metric (spec §3 'Group metric'). */
 export type MetricCounts = Pick<GroupMetric, "successCount" | "warningCount" | "failureCount" | "hourlyStatus">;
@@ -60,6 +61,10 @@ export interface GroupRow {
   hours: Counts[];
   /** Test runs for the day and run type under the filter. */
   count: number;
+  /** Failure and warning rates over all the day's runs (the filter aside): the 'Worst first' order. */
+  severity: Severity;
+  /** The day's 24 slots, the filter aside (to tell since when a group fails). */
+  allHours: Counts[];
 }
 
 /** What the dashboard keeps of a test case group. */
@@ -74,10 +79,13 @@ export function makeRow(group: GroupInfo, sums: GroupSums, filter: readonly Rate
     counts,
     hours: sums.hours.map((h) => applyFilter(h, filter)),
     count: total(counts),
+    severity: severityOf(sums.counts),
+    allHours: sums.hours,
   };
 }
 
-export type SortKey = "name" | "count";
+/** 'severity' is 'Worst first' (the default); the spec's columns name and count stay. */
+export type SortKey = "severity" | "name" | "count";
 export type SortDir = "asc" | "desc";
 export interface Sort {
   key: SortKey;
@@ -86,20 +94,34 @@ export interface Sort {
 
 const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 
-/** Sorted copy; ties are broken by name, then id, so the order is stable across refreshes. */
-export function sortRows<T extends { id: number; name: string; count: number }>(rows: T[], sort: Sort): T[] {
+export const DEFAULT_SORT: Sort = { key: "severity", dir: "asc" };
+
+/**
+ * Sorted copy; ties are broken by name, then id, so the order is stable across refreshes.
+ * 'severity' ascending puts the worst first (failure rate, then warning rate).
+ */
+export function sortRows<T extends { id: number; name: string; count: number; severity?: Severity }>(
+  rows: T[],
+  sort: Sort,
+): T[] {
   const sign = sort.dir === "asc" ? 1 : -1;
+  const none: Severity = { failRate: 0, warnRate: 0, runs: 0 };
   return [...rows].sort((a, b) => {
     let d = 0;
     if (sort.key === "count") d = (a.count - b.count) * sign;
+    if (sort.key === "severity") d = compareSeverity(a.severity ?? none, b.severity ?? none) * sign;
     if (d === 0) d = collator.compare(a.name, b.name) * (sort.key === "name" ? sign : 1);
     if (d === 0) d = a.id - b.id;
     return d;
   });
 }
 
-/** Clicking a header: same column flips the direction, another column starts ascending. */
+/**
+ * Clicking a header: same column flips the direction, another column starts ascending.
+ * 'Worst first' is a choice, not a column: choosing it again keeps it.
+ */
 export function nextSort(current: Sort, key: SortKey): Sort {
+  if (key === "severity") return DEFAULT_SORT;
   if (current.key === key) return { key, dir: current.dir === "asc" ? "desc" : "asc" };
   return { key, dir: "asc" };
 }

@@ -57,10 +57,18 @@ const zoneNameCache = new Map<string, Intl.DateTimeFormat>();
 
 /**
  * The short name of the site's time zone at `date` in the interface language, to say whose
- * clock the times are: 'EST' or 'EDT' for Toronto in English, 'UTC−5' in French, 'GMT+1' for
- * Paris in English. Empty when the browser has no name for it.
+ * clock the times are: 'EST' or 'EDT' for Toronto in both languages (French has no letters of
+ * its own for it, and 'UTC−5' in one language beside 'EST' in the other reads as two zones),
+ * 'GMT+1' for Paris in English and 'UTC+1' in French. Empty when the browser has no name for it.
  */
 export function zoneLabel(date: Date, timeZone: string, locale: string): string {
+  const own = shortZoneName(date, timeZone, locale);
+  if (locale.startsWith("en")) return own;
+  const english = shortZoneName(date, timeZone, "en-US");
+  return /^[A-Z]{2,5}$/.test(english) ? english : own;
+}
+
+function shortZoneName(date: Date, timeZone: string, locale: string): string {
   const key = `${locale}|${timeZone}`;
   let f = zoneNameCache.get(key);
   if (!f) {

@@ -138,7 +138,9 @@ export function useDashboard(isPhone: boolean): DashboardState {
       let updatedAt = Number.POSITIVE_INFINITY;
       results.forEach((r, i) => {
         const id = asked[i];
-        if (r.data) sums.set(id, r.data);
+        // A failed refresh drops the group's older numbers too: the page never shows a count of
+        // '—' beside bars and a donut still drawn from the last answer.
+        if (r.data && !r.isError) sums.set(id, r.data);
         if (r.isError) {
           failed.add(id);
           error ??= r.error;

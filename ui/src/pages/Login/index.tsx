@@ -6,7 +6,7 @@ import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
 import { LanguageSelect } from "../../components/LanguageSelect";
 import { Modal } from "../../components/Modal";
 import { useIsMobile } from "../../lib/media";
-import { startSession } from "../../lib/session";
+import { startSession, takeIdleSignOut } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { ssoRedirectUrl, tenant } from "../../lib/tenant";
 import { VERSION } from "../../lib/version";
@@ -23,6 +23,8 @@ export function LoginPage() {
     password: false,
   });
   const [busy, setBusy] = useState(false);
+  // Read once: an idle sign-out says why the user is back here.
+  const [idle] = useState(() => takeIdleSignOut());
   const [failed, setFailed] = useState(false);
   const hideTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
@@ -81,9 +83,10 @@ export function LoginPage() {
 
   return (
     <div class="login-page">
-      <div class="login-lang">
+      {/* A landmark, so that nothing on the page sits outside one (axe 'region'). */}
+      <header class="login-lang">
         <LanguageSelect />
-      </div>
+      </header>
       <main class="login-card" aria-labelledby="login-title">
         <div class="login-brand">
           <LogoIcon size={36} />
@@ -97,6 +100,11 @@ export function LoginPage() {
         <h1 id="login-title" class="login-title">
           <Trans>Sign in to your account</Trans>
         </h1>
+        {idle ? (
+          <p class="login-notice" role="status" data-testid="idle-notice">
+            <Trans>You were signed out after 15 minutes without activity. Sign in again to go on.</Trans>
+          </p>
+        ) : null}
         <form onSubmit={submit} noValidate data-testid="login-form">
           {field("username", t`Username`, "text", "username")}
           {field("password", t`Password`, "password", "current-password")}
