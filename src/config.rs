@@ -164,6 +164,168 @@ pub struct TenantConfig {
     pub upstream_ca: Option<PathBuf>,
     /// Proxy mode: accept any upstream certificate. Only for tests; never in production.
     pub upstream_insecure: bool,
+    /// Embedded mode: single sign-on with an OpenID Connect provider (`[tenants.sso]`,
+    /// see docs/sso.md). When set, the tenant's SSO button starts cxwatch's own flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sso: Option<SsoConfig>,
+}
+
+/// How roles come to a user signing in with single sign-on.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SsoMapping {
+    /// Role, access and test case groups come from the provider's groups claim at every
+    /// sign-in (`admin_groups`, `read_write_groups`, `user_groups`, `test_case_groups`).
+    #[default]
+    Groups,
+    /// Only users already created in cxwatch may sign in; their role, access and groups
+    /// are cxwatch's own.
+    Existing,
+}
+
+/// `[tenants.sso]`: the tenant's OpenID Connect provider (authorization code with PKCE).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SsoConfig {
+    /// Issuer URL, exactly as the provider's discovery document names it.
+    pub issuer: String,
+    pub client_id: String,
+    /// File holding the client secret (read at start-up; trailing newline removed).
+    pub client_secret_file: Option<PathBuf>,
+    /// The secret read from `client_secret_file`.
+    #[serde(skip)]
+    pub client_secret: Option<String>,
+    /// Scopes asked for (`openid` is always asked).
+    pub scopes: Vec<String>,
+    /// Claim holding the username (an e-mail address).
+    pub username_claim: String,
+    /// Claim holding the user's groups (a list of names, or one name).
+    pub groups_claim: String,
+    /// `groups` (roles from the groups claim) or `existing` (only users already in cxwatch).
+    pub mapping: SsoMapping,
+    /// With `groups`: create a user on first sign-in (otherwise only existing users).
+    pub create_users: bool,
+    /// Provider groups whose members are ROLE_ADMIN.
+    pub admin_groups: Vec<String>,
+    /// Provider groups whose members get read-write access (others read-only).
+    pub read_write_groups: Vec<String>,
+    /// Provider groups whose members may sign in as ROLE_USER.
+    pub user_groups: Vec<String>,
+    /// Provider group name -> ids of cxwatch test case groups its members see (ROLE_USER);
+    /// membership of one also lets a user sign in.
+    pub test_case_groups: std::collections::BTreeMap<String, Vec<i64>>,
+    /// Return address registered at the provider; empty: `https://<host>/api/auth/sso/callback`
+    /// with the host the browser used.
+    pub redirect_url: Option<String>,
+    /// Tolerated clock difference with the provider when checking token times, in seconds.
+    pub clock_skew_secs: u64,
+    /// Seconds a started sign-in (its state, nonce and PKCE verifier) stays valid.
+    pub login_ttl_secs: u64,
+    /// Seconds the provider's discovery document and keys are kept before being fetched again
+    /// (keys are fetched at once when a token names an unknown key).
+    pub metadata_ttl_secs: u64,
+    /// Seconds to wait for the provider's answer.
+    pub timeout_secs: u64,
+}
+
+impl Default for SsoConfig {
+    fn default() -> Self {
+        SsoConfig {
+            issuer: String::new(),
+            client_id: String::new(),
+            client_secret_file: None,
+            client_secret: None,
+            scopes: vec!["openid".into(), "email".into(), "profile".into()],
+            username_claim: "email".into(),
+            groups_claim: "groups".into(),
+            mapping: SsoMapping::Groups,
+            create_users: false,
+            admin_groups: Vec::new(),
+            read_write_groups: Vec::new(),
+            user_groups: Vec::new(),
+            test_case_groups: Default::default(),
+            redirect_url: None,
+            clock_skew_secs: 60,
+            login_ttl_secs: 600,
+            metadata_ttl_secs: 3600,
+            timeout_secs: 10,
+        }
+    }
+}
+
+impl SsoConfig {
+    /// Checks the section and reads the client secret; `key` names it in messages.
+    fn check(&mut self, key: &str) -> Result<(), String> {
+        let issuer = reqwest::Url::parse(&self.issuer)
+            .map_err(|e| format!("{key}.issuer: '{}' is not an address: {e}", self.issuer))?;
+        if !matches!(issuer.scheme(), "http" | "https") {
+            return Err(format!(
+                "{key}.issuer: '{}' must start with https:// (http:// only for a provider on this machine)",
+                self.issuer
+            ));
+        }
+        if self.client_id.trim().is_empty() {
+            return Err(format!("{key}.client_id: must not be empty"));
+        }
+        if self.username_claim.trim().is_empty() {
+            return Err(format!("{key}.username_claim: must not be empty"));
+        }
+        if self.groups_claim.trim().is_empty() {
+            return Err(format!("{key}.groups_claim: must not be empty"));
+        }
+        if let Some(u) = self
+            .redirect_url
+            .as_deref()
+            .filter(|u| !u.trim().is_empty())
+        {
+            let url = reqwest::Url::parse(u)
+                .map_err(|e| format!("{key}.redirect_url: '{u}' is not an address: {e}"))?;
+            if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+                return Err(format!(
+                    "{key}.redirect_url: '{u}' must be an https:// address"
+                ));
+            }
+        } else {
+            self.redirect_url = None;
+        }
+        for (k, v) in [
+            ("login_ttl_secs", self.login_ttl_secs),
+            ("metadata_ttl_secs", self.metadata_ttl_secs),
+            ("timeout_secs", self.timeout_secs),
+        ] {
+            if v == 0 {
+                return Err(format!("{key}.{k}: must be at least 1"));
+            }
+        }
+        if self.mapping == SsoMapping::Existing && self.create_users {
+            return Err(format!(
+                "{key}.create_users: users cannot be created with mapping = \"existing\" (use mapping = \"groups\")"
+            ));
+        }
+        if let Some(path) = self
+            .client_secret_file
+            .as_ref()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            let secret = std::fs::read_to_string(path).map_err(|e| {
+                format!(
+                    "{key}.client_secret_file: cannot read {}: {e}",
+                    path.display()
+                )
+            })?;
+            let secret = secret.trim_end_matches(['\r', '\n']).to_string();
+            if secret.is_empty() {
+                return Err(format!(
+                    "{key}.client_secret_file: {} is empty",
+                    path.display()
+                ));
+            }
+            self.client_secret = Some(secret);
+        } else {
+            self.client_secret_file = None;
+        }
+        Ok(())
+    }
 }
 
 impl Default for Config {
@@ -418,6 +580,19 @@ impl Config {
                     return invalid(format!(
                         "tenants[{i}].sso_url: '{u}' must be an http:// or https:// address"
                     ));
+                }
+            }
+        }
+        let mode = self.api.mode;
+        for (i, t) in self.tenants.iter_mut().enumerate() {
+            if let Some(sso) = t.sso.as_mut() {
+                if mode == ApiMode::Proxy {
+                    return invalid(format!(
+                        "tenants[{i}].sso: OpenID Connect sign-in needs api.mode = \"embedded\" (in proxy mode give sso_url)"
+                    ));
+                }
+                if let Err(msg) = sso.check(&format!("tenants[{i}].sso")) {
+                    return invalid(msg);
                 }
             }
         }

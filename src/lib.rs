@@ -12,4 +12,5 @@ pub mod demo_accounts;
 pub mod domain;
 pub mod proxy;
 pub mod server;
+pub mod sso;
 pub mod store;

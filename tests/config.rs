@@ -129,6 +129,8 @@ fn example_tenant_block_is_valid_when_uncommented() {
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca.pem");
     let block = block.replace("/etc/cxwatch/acme-ca.pem", ca.to_str().unwrap());
+    // [tenants.sso] needs the embedded mode; it has its own test below.
+    let block = &block[..block.find("[tenants.sso]").unwrap_or(block.len())];
     let path = dir.path().join("c.toml");
     std::fs::write(&path, format!("[api]\nmode = \"proxy\"\n{block}")).unwrap();
     let config = Config::load_from(Some(&path), Vec::new(), &Overrides::default())
@@ -138,6 +140,51 @@ fn example_tenant_block_is_valid_when_uncommented() {
         config.tenants[0].upstream.as_deref(),
         Some("https://trs.acme.example")
     );
+}
+
+#[test]
+fn example_sso_block_is_valid_when_uncommented() {
+    let text = example();
+    let start = text.find("#[[tenants]]").unwrap();
+    let block: String = text[start..]
+        .lines()
+        .filter(|l| !l.starts_with("##"))
+        .map(|l| format!("{}\n", l.trim_start_matches('#')))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "s3cret\n").unwrap();
+    let block = block.replace("/etc/cxwatch/acme-sso-secret", secret.to_str().unwrap());
+    let path = dir.path().join("c.toml");
+    std::fs::write(&path, &block).unwrap();
+    let config = Config::load_from(Some(&path), Vec::new(), &Overrides::default())
+        .unwrap_or_else(|e| panic!("{e}\n{block}"));
+    let sso = config.tenants[0].sso.as_ref().expect("[tenants.sso]");
+    assert_eq!(sso.client_secret.as_deref(), Some("s3cret"));
+    assert_eq!(sso.test_case_groups["cc-emea"], vec![1, 2]);
+    // Every key of the section has its line.
+    let mut keys = Vec::new();
+    leaves(
+        "",
+        &serde_json::to_value(cxwatch::config::SsoConfig::default()).unwrap(),
+        &mut keys,
+    );
+    for key in keys {
+        let key = key.split('.').next().unwrap();
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("#{key} = "))),
+            "tenants.sso.{key} has no line in config.example.toml"
+        );
+    }
+    // In proxy mode it is refused, naming the key.
+    std::fs::write(&path, format!("[api]\nmode = \"proxy\"\n{block}")).unwrap();
+    let err = Config::load_from(Some(&path), Vec::new(), &Overrides::default()).unwrap_err();
+    assert!(err.to_string().contains("tenants[0].sso"), "{err}");
+    // A missing secret file is named.
+    std::fs::remove_file(&secret).unwrap();
+    std::fs::write(&path, &block).unwrap();
+    let err = Config::load_from(Some(&path), Vec::new(), &Overrides::default()).unwrap_err();
+    assert!(err.to_string().contains("client_secret_file"), "{err}");
 }
 
 fn write_config(dir: &std::path::Path, extra: &str) -> String {

@@ -8,7 +8,8 @@ const RULES: &[(&str, &[&str])] = &[
     ("domain", &[]),
     ("store", &["domain", "config"]),
     ("auth", &["domain", "store", "config"]),
-    ("api", &["domain", "store", "auth", "config"]),
+    ("sso", &["domain", "store", "auth", "config"]),
+    ("api", &["domain", "store", "auth", "sso", "config"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

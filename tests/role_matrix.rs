@@ -178,6 +178,29 @@ async fn world() -> World {
             Body::None,
             [401; 6],
         ),
+        // Single sign-on: browser navigations, always a redirect (here, without SSO for the
+        // host, back to /login with the reason).
+        r(
+            "ssoStart",
+            M::GET,
+            "/api/auth/sso/start".into(),
+            Body::None,
+            [302; 6],
+        ),
+        r(
+            "ssoCallback",
+            M::GET,
+            "/api/auth/sso/callback?code=c&state=unknown".into(),
+            Body::None,
+            [302; 6],
+        ),
+        r(
+            "ssoLogout",
+            M::GET,
+            "/api/auth/sso/logout".into(),
+            Body::None,
+            [302; 6],
+        ),
         r(
             "listUsers",
             M::GET,

@@ -15,6 +15,7 @@ pub mod ingest;
 pub mod metrics;
 pub mod params;
 pub mod runs;
+pub mod sso;
 pub mod users;
 
 use std::sync::Arc;
@@ -53,6 +54,8 @@ pub struct AppState {
     pub store: Store,
     /// Failed sign-ins per username (in memory).
     pub throttle: Arc<crate::auth::Throttle>,
+    /// Single sign-on: the providers' clients and fetched keys (in memory).
+    pub sso: Arc<crate::sso::Sso>,
 }
 
 /// The OpenAPI service of every embedded resource.
@@ -60,6 +63,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
     OpenApiService::new(
         (
             auth::AuthApi,
+            sso::SsoApi,
             users::UsersApi,
             groups::GroupsApi,
             catalog::CatalogApi,

@@ -55,6 +55,7 @@ pub fn app(
             config: config.clone(),
             store,
             throttle: Default::default(),
+            sso: Default::default(),
         }),
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
         (ApiMode::Proxy, _) => None,

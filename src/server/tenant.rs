@@ -24,7 +24,8 @@ pub struct TenantInfo {
     /// Where the UI sends its API calls: `/api` on the console's own origin (in proxy mode
     /// the console forwards them to the tenant's upstream).
     pub api_base_url: String,
-    /// Address of the single sign-on service; `null` hides the SSO button.
+    /// Address of the single sign-on service; `null` hides the SSO button. With
+    /// `[tenants.sso]` it is cxwatch's own `/api/auth/sso/start`.
     pub sso_url: Option<String>,
     pub version: String,
     /// IANA time zone of the site (`site.timezone`): the UI counts "today" and shows times in
@@ -56,6 +57,10 @@ pub fn lookup(config: &Config, ac: Option<&str>) -> Result<TenantInfo, TenantLoo
     }
     let host = host.ok_or(TenantLookupError::MissingHost)?;
     match config.tenant_for_host(&host) {
+        // With [tenants.sso] the button starts cxwatch's own OpenID Connect flow.
+        Some(t) if t.sso.is_some() && config.api.mode == crate::config::ApiMode::Embedded => {
+            Ok(info(&t.name, host, Some(crate::sso::START_PATH.into())))
+        }
         Some(t) => Ok(info(&t.name, host, t.sso_url.clone())),
         None => Err(TenantLookupError::UnknownHost(host)),
     }

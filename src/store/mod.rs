@@ -16,6 +16,7 @@ pub mod recordings;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
+pub mod sso;
 pub mod users;
 
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use recordings::RecordingStore;
 pub use runs::RunStore;
+pub use sso::SsoStore;
 pub use users::UserStore;
 
 static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/migrations");
@@ -127,6 +129,7 @@ pub trait Backend:
     + MetricStore
     + RecordingStore
     + RunStore
+    + SsoStore
     + UserStore
     + Send
     + Sync
@@ -143,6 +146,7 @@ impl<T> Backend for T where
         + MetricStore
         + RecordingStore
         + RunStore
+        + SsoStore
         + UserStore
         + Send
         + Sync

@@ -17,8 +17,9 @@ function useIdleSignOut(signedIn: boolean) {
     return startIdleTimer({
       target: window,
       onIdle: () => {
-        signOut();
+        // Noted first: sign-out then stays on the console (no identity provider logout).
         noteIdleSignOut();
+        signOut();
       },
     });
   }, [signedIn]);

@@ -36,9 +36,45 @@ export function endSession(): void {
  */
 export function signOut(): void {
   const token = getToken();
+  const sso = takeSsoSession();
   dismissAll();
   endSession();
   if (token) for (const hook of signOutHooks) hook(token);
+  // Signed in through the identity provider: end that session too when it offers
+  // RP-initiated logout (the server sends the browser there, or back to /login). Not after
+  // an idle sign-out, whose login page says why the user is there.
+  if (sso && !idleNoted()) window.location.assign(SSO_LOGOUT_PATH);
+}
+
+const SSO_KEY = "cxwatch.ssoSession";
+/** The server's address that goes on to the identity provider's logout. */
+export const SSO_LOGOUT_PATH = "/api/auth/sso/logout";
+
+/** Notes that this session came from single sign-on (the /callback page). */
+export function markSsoSession(): void {
+  try {
+    sessionStorage.setItem(SSO_KEY, "1");
+  } catch {
+    // No session storage: sign-out then only ends the console session.
+  }
+}
+
+function takeSsoSession(): boolean {
+  try {
+    const was = sessionStorage.getItem(SSO_KEY) === "1";
+    sessionStorage.removeItem(SSO_KEY);
+    return was;
+  } catch {
+    return false;
+  }
+}
+
+function idleNoted(): boolean {
+  try {
+    return sessionStorage.getItem(IDLE_KEY) === "1";
+  } catch {
+    return false;
+  }
 }
 
 /**

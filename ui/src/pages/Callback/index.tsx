@@ -3,7 +3,7 @@ import { Trans } from "@lingui/react/macro";
 import { useEffect } from "react";
 import { navigate } from "wouter/use-browser-location";
 import { exchangeSsoId } from "../../api/auth";
-import { startSession } from "../../lib/session";
+import { markSsoSession, startSession } from "../../lib/session";
 
 export function CallbackPage() {
   useEffect(() => {
@@ -15,7 +15,11 @@ export function CallbackPage() {
     }
     let live = true;
     exchangeSsoId(id)
-      .then((user) => live && startSession(user))
+      .then((user) => {
+        if (!live) return;
+        markSsoSession();
+        startSession(user);
+      })
       .catch(() => live && navigate("/", { replace: true })); // the banner says why
     return () => {
       live = false;

@@ -10,10 +10,11 @@ import { startSession, takeIdleSignOut } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { ssoRedirectUrl, tenant } from "../../lib/tenant";
 import { VERSION } from "../../lib/version";
+import { ssoErrorMessage, takeSsoError } from "./ssoErrors";
 import { LOGIN_ERROR_MS, type LoginFields, validateLogin } from "./validation";
 
 export function LoginPage() {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const mobile = useIsMobile();
   const config = useStore(tenant);
   const [fields, setFields] = useState<LoginFields>({ username: "", password: "" });
@@ -26,6 +27,12 @@ export function LoginPage() {
   // Read once: an idle sign-out says why the user is back here.
   const [idle] = useState(() => takeIdleSignOut());
   const [failed, setFailed] = useState(false);
+  // Read once: a single sign-on that came back here says why (the code leaves the address).
+  const [ssoError] = useState(() => {
+    const { code, rest } = takeSsoError(window.location.search);
+    if (code) window.history.replaceState(window.history.state, "", `${window.location.pathname}${rest}`);
+    return ssoErrorMessage(code);
+  });
   const hideTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   useEffect(() => () => clearTimeout(hideTimer.current), []);
@@ -103,6 +110,11 @@ export function LoginPage() {
         {idle ? (
           <p class="login-notice" role="status" data-testid="idle-notice">
             <Trans>You were signed out after 15 minutes without activity. Sign in again to go on.</Trans>
+          </p>
+        ) : null}
+        {ssoError ? (
+          <p class="login-notice error" role="alert" data-testid="sso-error">
+            {i18n._(ssoError)}
           </p>
         ) : null}
         <form onSubmit={submit} noValidate data-testid="login-form">
