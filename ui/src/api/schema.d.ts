@@ -63,6 +63,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Starts single sign-on for the tenant of the request's host: redirects to the
+         *     identity provider (authorization code with PKCE, state and nonce). Without single
+         *     sign-on for the host, or with the provider unreachable, back to `/login?sso_error=`.
+         */
+        get: operations["ssoStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's return: checks the state (once, before it expires), exchanges the
+         *     code, verifies the ID token and maps it to a console user, then redirects to
+         *     `/callback?id=<one-time id>`; on any failure to `/login?sso_error=<code>`.
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * After the console session ended (`POST /api/auth/signout`): to the provider's
+         *     RP-initiated logout when it offers one, which returns to `/login`; else `/login`.
+         */
+        get: operations["ssoLogout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -1587,6 +1649,82 @@ export interface operations {
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    ssoStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
+             *     `?sso_error=<code>` when the sign-in failed).
+             */
+            302: {
+                headers: {
+                    LOCATION: string;
+                    "CACHE-CONTROL": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: {
+                /** @description The authorization code. */
+                code?: string;
+                /** @description The state cxwatch sent. */
+                state?: string;
+                /** @description The provider's error code, when it refused. */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
+             *     `?sso_error=<code>` when the sign-in failed).
+             */
+            302: {
+                headers: {
+                    LOCATION: string;
+                    "CACHE-CONTROL": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ssoLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
+             *     `?sso_error=<code>` when the sign-in failed).
+             */
+            302: {
+                headers: {
+                    LOCATION: string;
+                    "CACHE-CONTROL": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
