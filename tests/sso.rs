@@ -352,6 +352,37 @@ async fn a_wrong_issuer_is_refused() {
         get(&app, "/api/auth/sso/start").await,
         (302, "/login?sso_error=wrong_issuer".to_string())
     );
+    // A return that names another issuer (RFC 9207 `iss`, a mix-up attack) is refused.
+    let p3 = Provider::start(Options {
+        accounts: &accounts,
+        ..Options::default()
+    });
+    let app3 = self::app(&p3, |_| {});
+    let authorize = start(&app3).await;
+    let back = Browser::default()
+        .sign_in(&authorize, "ann@acme.test", "ann-pw")
+        .await;
+    let mut url = reqwest::Url::parse(&back).unwrap();
+    let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+    assert!(
+        pairs.iter().any(|(k, v)| k == "iss" && v == &p3.issuer),
+        "{back}"
+    );
+    let pairs: Vec<(String, String)> = pairs
+        .into_iter()
+        .map(|(k, v)| {
+            if k == "iss" {
+                (k, "https://evil.test".into())
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+    url.query_pairs_mut().clear().extend_pairs(pairs);
+    assert_eq!(
+        callback(&app3, url.as_str()).await,
+        "/login?sso_error=wrong_issuer"
+    );
     // A trailing slash is another issuer too: the match is exact.
     let p2 = Provider::start(Options {
         accounts: &accounts,

@@ -77,11 +77,14 @@ impl SsoApi {
         sso_state: Query<Option<String>>,
         /// The provider's error code, when it refused.
         error: Query<Option<String>>,
+        /// The issuer that answered (RFC 9207); must be the configured one when given.
+        iss: Query<Option<String>>,
     ) -> Redirect {
         let ret = Return {
             code: code.0,
             state: sso_state.0,
             error: error.0,
+            iss: iss.0,
         };
         match state.sso.finish(&state.store, &state.config, ret).await {
             Ok(id) => to(format!("/callback?id={id}")),

@@ -93,6 +93,8 @@ pub struct Return {
     pub state: Option<String>,
     /// OAuth error code (e.g. `access_denied`) when the provider refused.
     pub error: Option<String>,
+    /// The issuer the provider says answered (RFC 9207), when it says.
+    pub iss: Option<String>,
 }
 
 /// A provider's discovery document with its keys, as fetched at `at`.
@@ -301,13 +303,6 @@ impl Sso {
             SsoLoginLookup::Expired => return Err(SsoError::StateExpired),
             SsoLoginLookup::Unknown => return Err(SsoError::StateReplayed),
         };
-        if let Some(error) = ret.error {
-            return Err(SsoError::Provider(safe_code(&error)));
-        }
-        let code = ret
-            .code
-            .filter(|c| !c.is_empty())
-            .ok_or_else(|| SsoError::Provider("no code in the return".into()))?;
         let tenant = &pending.tenant;
         let sso = config
             .tenants
@@ -315,6 +310,17 @@ impl Sso {
             .find(|t| &t.name == tenant)
             .and_then(|t| t.sso.as_ref())
             .ok_or(SsoError::NotConfigured)?;
+        // RFC 9207: a return naming another issuer comes from another provider (mix-up).
+        if let Some(iss) = ret.iss.filter(|i| i != &sso.issuer) {
+            return Err(SsoError::WrongIssuer(format!("the return names '{iss}'")));
+        }
+        if let Some(error) = ret.error {
+            return Err(SsoError::Provider(safe_code(&error)));
+        }
+        let code = ret
+            .code
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| SsoError::Provider("no code in the return".into()))?;
         let claims = self.verified_claims(tenant, sso, &pending, code).await?;
         let identity =
             mapping::identity(&claims, sso).map_err(|e| SsoError::NotAllowed(e.to_string()))?;
