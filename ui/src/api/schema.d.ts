@@ -1684,6 +1684,8 @@ export interface operations {
                 state?: string;
                 /** @description The provider's error code, when it refused. */
                 error?: string;
+                /** @description The issuer that answered (RFC 9207); must be the configured one when given. */
+                iss?: string;
             };
             header?: never;
             path?: never;
