@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {
+  apiRequest,
   assert,
   assertEqual,
   chooseLanguage,
@@ -169,6 +170,30 @@ export default async function sso({ server, browser, test }) {
         }
       });
     }
+
+    await test("sso: signing out ends the console session, then the provider's (RP-initiated logout)", async () => {
+      const page = await newPage(browser, console_, { viewport: "desktop" });
+      try {
+        await page.goto("/");
+        await page.getByTestId("sso-button").click();
+        await signInAtProvider(page, ACCOUNTS[0]);
+        await page.waitForURL(/\/dashboard$/, { timeout: 30000 });
+        const token = await page.evaluate(() => localStorage.getItem("accessToken"));
+        const signout = page.waitForResponse((r) => r.url().endsWith("/api/auth/signout"));
+        await page.getByTestId("sidenav").hover();
+        await page.getByTestId("sign-out").click();
+        assertEqual((await signout).status(), 200, "console sign-out");
+        // The provider asks to confirm, then returns to the console's login page.
+        await page.waitForURL((u) => u.port === String(providerPort), { timeout: 30000 });
+        await page.locator('button[name="logout"]').click();
+        await page.waitForURL(/\/login$/, { timeout: 30000 });
+        await page.waitForSelector("[data-testid=login-form]");
+        const after = await apiRequest(console_, "GET", "users", { token });
+        assertEqual(after.status, 401, "the token no longer works");
+      } finally {
+        await closePage(page);
+      }
+    });
 
     await test("sso: /callback without an id goes to /login", async () => {
       const page = await newPage(browser, console_, { viewport: "desktop" });

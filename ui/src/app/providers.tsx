@@ -9,8 +9,8 @@ import { signOutHooks } from "../lib/session";
 
 // A sign-out ends the token on the server, best effort, and forgets every cached answer.
 signOutHooks.add((token) => {
-  void signOutOnServer(token);
   queryClient.clear();
+  return signOutOnServer(token);
 });
 
 export function Providers({ children }: { children: ComponentChildren }) {

@@ -39,11 +39,14 @@ export function signOut(): void {
   const sso = takeSsoSession();
   dismissAll();
   endSession();
-  if (token) for (const hook of signOutHooks) hook(token);
+  const pending = token ? [...signOutHooks].map((hook) => hook(token)) : [];
   // Signed in through the identity provider: end that session too when it offers
-  // RP-initiated logout (the server sends the browser there, or back to /login). Not after
-  // an idle sign-out, whose login page says why the user is there.
-  if (sso && !idleNoted()) window.location.assign(SSO_LOGOUT_PATH);
+  // RP-initiated logout (the server sends the browser there, or back to /login), once the
+  // hooks are done (leaving the page would cancel the server's sign-out). Not after an idle
+  // sign-out, whose login page says why the user is there.
+  if (sso && !idleNoted()) {
+    void Promise.allSettled(pending).then(() => window.location.assign(SSO_LOGOUT_PATH));
+  }
 }
 
 const SSO_KEY = "cxwatch.ssoSession";
@@ -81,7 +84,7 @@ function idleNoted(): boolean {
  * What else a sign-out does with the token that ended (the app tells the server, and drops
  * its cached answers). Registered from above, so that this module imports nothing above lib/.
  */
-export const signOutHooks = new Set<(token: string) => void>();
+export const signOutHooks = new Set<(token: string) => void | Promise<void>>();
 
 const IDLE_KEY = "cxwatch.signedOutIdle";
 
