@@ -45,7 +45,9 @@ fn kill_9_mid_send_loses_nothing() {
     Store::block_on(store.enqueue(items)).unwrap();
     drop(store);
 
-    let toml = sinks.toml().replace("poll_ms = 100", "poll_ms = 100\nconcurrency = 2");
+    let toml = sinks
+        .toml()
+        .replace("poll_ms = 100", "poll_ms = 100\nconcurrency = 2");
     let opts = common::Opts {
         toml,
         data_dir: Some(dir.path().to_path_buf()),

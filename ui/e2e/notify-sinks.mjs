@@ -34,7 +34,19 @@ const delayMs = Number(args["delay-ms"] ?? 0);
 const dir = mkdtempSync(join(tmpdir(), "cxwatch-sinks-"));
 const ssl = (...a) => execFileSync("openssl", a, { stdio: ["ignore", "ignore", "pipe"] });
 const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-ssl("req", "-x509", ...ec, "-keyout", join(dir, "ca.key"), "-out", join(dir, "ca.pem"), "-days", "2", "-subj", "/CN=cxwatch test CA");
+ssl(
+  "req",
+  "-x509",
+  ...ec,
+  "-keyout",
+  join(dir, "ca.key"),
+  "-out",
+  join(dir, "ca.pem"),
+  "-days",
+  "2",
+  "-subj",
+  "/CN=cxwatch test CA",
+);
 ssl("req", ...ec, "-keyout", join(dir, "key.pem"), "-out", join(dir, "req.csr"), "-subj", "/CN=localhost");
 writeFileSync(
   join(dir, "ext.cnf"),
@@ -98,7 +110,9 @@ const smtp = new SMTPServer({
           messageId: m.messageId,
           text: m.text,
           html: m.html || null,
-          headers: Object.fromEntries([...m.headers].map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])),
+          headers: Object.fromEntries(
+            [...m.headers].map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+          ),
           attachments: m.attachments.map((a) => ({
             filename: a.filename,
             contentType: a.contentType,
@@ -152,12 +166,21 @@ const sink = http.createServer(async (req, res) => {
     httpStatus = Number(url.searchParams.get("status") ?? 200);
     return json(200, { status: httpStatus });
   }
-  requests.push({ at: Date.now(), method: req.method, path: url.pathname, query: url.search, headers: req.headers, body });
+  requests.push({
+    at: Date.now(),
+    method: req.method,
+    path: url.pathname,
+    query: url.search,
+    headers: req.headers,
+    body,
+  });
   res.writeHead(httpStatus, { "content-type": "text/plain" });
   res.end(httpStatus < 300 ? "queued\n" : `refused with ${httpStatus}\nsecond line\n`);
 });
 
 await listenSmtp();
 await new Promise((r) => sink.listen(Number(args["http-port"] ?? 0), "127.0.0.1", r));
-process.stdout.write(`${JSON.stringify({ smtp: smtpPort, http: sink.address().port, ca: join(dir, "ca.pem"), user, pass })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ smtp: smtpPort, http: sink.address().port, ca: join(dir, "ca.pem"), user, pass })}\n`,
+);
 process.on("SIGTERM", () => process.exit(0));
