@@ -8,7 +8,8 @@ const RULES: &[(&str, &[&str])] = &[
     ("domain", &[]),
     ("store", &["domain", "config"]),
     ("auth", &["domain", "store", "config"]),
-    ("api", &["domain", "store", "auth", "config"]),
+    ("notify", &["domain", "store", "config"]),
+    ("api", &["domain", "store", "auth", "notify", "config"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
