@@ -20,7 +20,7 @@ use cxwatch::domain::distribution::ContactType;
 use cxwatch::domain::notify::NewNotification;
 use cxwatch::notify::Notifier;
 use cxwatch::store::outbox::now_ms;
-use cxwatch::store::{OutboxStore, Store, StoreOptions};
+use cxwatch::store::{Store, StoreOptions};
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();

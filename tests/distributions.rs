@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use cxwatch::domain::notify::{Attachment, Message};
-use cxwatch::store::OutboxStore;
 use harness::App;
 use poem::http::Method;
 use serde_json::{json, Value};

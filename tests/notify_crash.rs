@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use cxwatch::domain::distribution::ContactType;
 use cxwatch::domain::notify::NewNotification;
-use cxwatch::store::{OutboxStore, Store, StoreOptions};
+use cxwatch::store::{Store, StoreOptions};
 use sinks::Sinks;
 
 const COUNT: usize = 120;
