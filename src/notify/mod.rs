@@ -195,6 +195,19 @@ impl Sender {
         }
         let batch = (self.config.concurrency * 4).min(1000) as u32;
         loop {
+            // A read first: the write transaction of a claim only when something is due, so
+            // an idle outbox never takes the writer from ingest.
+            let due = match self.store.next_due_ms().await {
+                Ok(d) => d,
+                Err(e) => {
+                    tracing::error!(error = %e, "outbox: cannot read due notifications");
+                    None
+                }
+            };
+            if due.is_none_or(|d| d > now_ms()) {
+                self.idle(due).await;
+                continue;
+            }
             let claimed = match self.store.claim_due(now_ms(), self.lease_ms(), batch).await {
                 Ok(c) => c,
                 Err(e) => {
@@ -204,7 +217,7 @@ impl Sender {
                 }
             };
             if claimed.is_empty() {
-                self.idle().await;
+                self.idle(None).await;
                 continue;
             }
             futures_util::stream::iter(claimed)
@@ -214,11 +227,11 @@ impl Sender {
     }
 
     /// Sleeps until the next notification is due, a wake-up, or `poll_ms`.
-    async fn idle(&self) {
+    async fn idle(&self, due: Option<i64>) {
         let poll = self.config.poll_ms as i64;
-        let wait = match self.store.next_due_ms().await {
-            Ok(Some(due)) => (due - now_ms()).clamp(0, poll),
-            _ => poll,
+        let wait = match due {
+            Some(due) => (due - now_ms()).clamp(0, poll),
+            None => poll,
         };
         if wait == 0 {
             return;
