@@ -28,7 +28,7 @@ const TEXT = {
   fr: {
     emailOk: "L’adresse e-mail a été confirmée.",
     smsOk: "Le numéro (texto/SMS) a été confirmé.",
-    created: "La liste de diffusion a été créée",
+    created: "La liste de distribution a été créée",
     notice: "enregistrées mais pas envoyées",
   },
 };
