@@ -345,6 +345,10 @@ async fn test_messages_and_alerts_arrive_by_smtp_and_gateway() {
         .await
         .unwrap();
     assert_eq!(again, ids);
+    // The server has a message a moment before cxwatch hears it was accepted.
+    for id in ids {
+        wait_state(&app, &t, id, "sent").await;
+    }
     let (_, b) = app
         .call(
             Method::GET,
