@@ -533,3 +533,73 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
         .await;
     assert_eq!(b["data"]["totalElements"], 2);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn implicit_tls_delivers_too() {
+    let sinks = Sinks::start(&["--implicit-tls"]);
+    let app = App::with_config(|c| {
+        sinks.configure(c);
+        c.notify.smtp.security = cxwatch::config::SmtpSecurity::Tls;
+    });
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=tls@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let m = sinks
+        .wait_for(5, |m| m["mail"].as_array().unwrap().len() == 1)
+        .await;
+    assert_eq!(m["mail"][0]["secure"], true);
+    assert_eq!(m["mail"][0]["user"], sinks.user.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_relay_delivers_without_tls_or_auth() {
+    let sinks = Sinks::start(&["--plain"]);
+    let app = App::with_config(|c| {
+        sinks.configure(c);
+        c.notify.smtp.security = cxwatch::config::SmtpSecurity::None;
+        c.notify.smtp.username = String::new();
+    });
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=relay@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let m = sinks
+        .wait_for(5, |m| m["mail"].as_array().unwrap().len() == 1)
+        .await;
+    assert_eq!(m["mail"][0]["secure"], false);
+    assert_eq!(m["mail"][0]["rcptTo"], json!(["relay@example.com"]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn starttls_is_required_when_configured() {
+    // A server that offers no STARTTLS is refused rather than sent to in the clear.
+    let sinks = Sinks::start(&["--plain"]);
+    let app = App::with_config(|c| sinks.configure(c));
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=relay@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502, "{b}");
+    assert!(sinks.messages().await["mail"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}

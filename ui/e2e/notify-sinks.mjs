@@ -8,7 +8,9 @@
 //   POST /_sink/http?status=200    the status the gateway answers with
 // Any other request on the HTTP port is a gateway request: recorded and answered.
 // Options: --smtp-port N --http-port N (0: any), --user U --pass P (AUTH), --delay-ms N
-// (each message waits that long before it is accepted).
+// (each message waits that long before it is accepted), --implicit-tls (TLS from the first
+// byte, as on port 465, instead of STARTTLS), --plain (no STARTTLS offered, no AUTH needed:
+// a relay on a trusted network).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -76,6 +78,8 @@ let smtpMode = "ok";
 let httpStatus = 200;
 
 const smtp = new SMTPServer({
+  secure: "implicit-tls" in args,
+  disabledCommands: "plain" in args ? ["STARTTLS", "AUTH"] : [],
   key: readFileSync(join(dir, "key.pem")),
   cert: readFileSync(join(dir, "cert.pem")),
   authMethods: ["PLAIN", "LOGIN"],
@@ -86,7 +90,8 @@ const smtp = new SMTPServer({
     return cb(new Error("Invalid username or password"));
   },
   onMailFrom(_address, session, cb) {
-    if (!session.user) return cb(Object.assign(new Error("Authentication required"), { responseCode: 530 }));
+    if (!session.user && !("plain" in args))
+      return cb(Object.assign(new Error("Authentication required"), { responseCode: 530 }));
     if (smtpMode === "tempfail") {
       return cb(Object.assign(new Error("Try again later"), { responseCode: 451 }));
     }
