@@ -14,6 +14,10 @@ if ! command -v chromium >/dev/null 2>&1; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
+# The notification tests' SMTP server (ui/e2e/notify-sinks.mjs) makes its certificates with openssl.
+if ! command -v openssl >/dev/null 2>&1; then
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
+fi
 if ! cargo nextest --version >/dev/null 2>&1; then
   cargo install cargo-nextest --locked
 fi

@@ -31,6 +31,8 @@ pub struct Config {
     pub proxy: ProxyConfig,
     pub log: LogConfig,
     pub store: StoreConfig,
+    /// Delivery of notifications: the outbox sender, e-mail over SMTP, SMS and voice gateways.
+    pub notify: NotifyConfig,
     /// Tenants: which host names the console answers for, and (proxy mode) their upstream.
     pub tenants: Vec<TenantConfig>,
 }
@@ -340,6 +342,7 @@ impl Default for Config {
             proxy: ProxyConfig::default(),
             log: LogConfig::default(),
             store: StoreConfig::default(),
+            notify: NotifyConfig::default(),
             tenants: Vec::new(),
         }
     }
@@ -355,6 +358,138 @@ impl Default for ServerConfig {
             tls_handshake_timeout_secs: 10,
             header_timeout_secs: 10,
             idle_timeout_secs: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NotifyConfig {
+    /// The console's address as people reach it, for the links in messages
+    /// (`https://console.example.com`). Empty: messages carry no link.
+    pub public_url: String,
+    /// Attempts per notification before it is marked failed.
+    pub max_attempts: u32,
+    /// Seconds before the first retry; each further retry waits twice as long.
+    pub retry_first_secs: u64,
+    /// Longest wait between two attempts, in seconds.
+    pub retry_max_secs: u64,
+    /// Notifications sent at the same time at most.
+    pub concurrency: usize,
+    /// Milliseconds between two looks at the outbox when nothing woke the sender.
+    pub poll_ms: u64,
+    pub smtp: SmtpConfig,
+    pub sms: GatewayConfig,
+    pub voice: GatewayConfig,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SmtpSecurity {
+    /// Plain SMTP (only on a trusted network).
+    None,
+    /// Plain connection upgraded with STARTTLS, which is required.
+    #[default]
+    Starttls,
+    /// TLS from the first byte (port 465).
+    Tls,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SmtpConfig {
+    /// Mail server host name. Empty: no e-mail is sent (notifications are recorded, and
+    /// e-mail ones fail with that reason).
+    pub host: String,
+    pub port: u16,
+    pub security: SmtpSecurity,
+    /// User name for AUTH; empty: no authentication.
+    pub username: String,
+    /// Password for AUTH (use `CXWATCH_NOTIFY__SMTP__PASSWORD_FILE`).
+    pub password: String,
+    /// PEM file of a private certificate authority the server's certificate is checked
+    /// against (besides the public roots).
+    pub ca: Option<PathBuf>,
+    /// The From address: `cxwatch <cxwatch@example.com>` or a bare address.
+    pub from: String,
+    /// Name given in EHLO; empty: this machine's host name.
+    pub helo: String,
+    /// Seconds each network step (connect, TLS, each command) may take.
+    pub timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatewayConfig {
+    /// The gateway's address, with placeholders (see config.example.toml). Empty: this
+    /// channel is not sent (its notifications fail with that reason).
+    pub url: String,
+    /// HTTP method: GET or POST.
+    pub method: String,
+    /// Extra request headers, with placeholders, e.g. `{ Authorization = "Bearer {secret}" }`.
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Request body with placeholders; empty: no body.
+    pub body: String,
+    /// Content-Type of the body.
+    pub content_type: String,
+    /// User name for HTTP Basic authentication; empty: none.
+    pub username: String,
+    /// Password for Basic authentication (use the `_FILE` variable).
+    pub password: String,
+    /// A secret (API token, gateway password) put where the template says `{secret}` (use
+    /// the `_FILE` variable).
+    pub secret: String,
+    /// PEM file of a private certificate authority for an https gateway.
+    pub ca: Option<PathBuf>,
+    /// Seconds the whole request may take.
+    pub timeout_secs: u64,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            public_url: String::new(),
+            max_attempts: 8,
+            retry_first_secs: 5,
+            retry_max_secs: 3600,
+            concurrency: 8,
+            poll_ms: 1000,
+            smtp: SmtpConfig::default(),
+            sms: GatewayConfig::default(),
+            voice: GatewayConfig::default(),
+        }
+    }
+}
+
+impl Default for SmtpConfig {
+    fn default() -> Self {
+        SmtpConfig {
+            host: String::new(),
+            port: 587,
+            security: SmtpSecurity::Starttls,
+            username: String::new(),
+            password: String::new(),
+            ca: None,
+            from: "cxwatch <cxwatch@localhost>".into(),
+            helo: String::new(),
+            timeout_secs: 30,
+        }
+    }
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            url: String::new(),
+            method: "POST".into(),
+            headers: Default::default(),
+            body: String::new(),
+            content_type: "application/x-www-form-urlencoded".into(),
+            username: String::new(),
+            password: String::new(),
+            secret: String::new(),
+            ca: None,
+            timeout_secs: 15,
         }
     }
 }
@@ -492,6 +627,17 @@ impl Config {
             }
         }
 
+        if empty_path(&self.notify.smtp.ca) {
+            self.notify.smtp.ca = None;
+        }
+        for g in [&mut self.notify.sms, &mut self.notify.voice] {
+            if empty_path(&g.ca) {
+                g.ca = None;
+            }
+        }
+        if let Err(msg) = check_notify(&self.notify) {
+            return invalid(msg);
+        }
         if self.data_dir.as_os_str().is_empty() {
             return invalid("data_dir: must not be empty".into());
         }
@@ -695,6 +841,62 @@ fn check_upstream(u: &str) -> Result<(), String> {
         return Err(format!(
             "'{u}' must be the base address without /api (the request's /api/... path is appended)"
         ));
+    }
+    Ok(())
+}
+
+fn check_notify(n: &NotifyConfig) -> Result<(), String> {
+    for (key, value) in [
+        ("notify.max_attempts", u64::from(n.max_attempts)),
+        ("notify.retry_first_secs", n.retry_first_secs),
+        ("notify.retry_max_secs", n.retry_max_secs),
+        ("notify.concurrency", n.concurrency as u64),
+        ("notify.poll_ms", n.poll_ms),
+        ("notify.smtp.timeout_secs", n.smtp.timeout_secs),
+        ("notify.sms.timeout_secs", n.sms.timeout_secs),
+        ("notify.voice.timeout_secs", n.voice.timeout_secs),
+    ] {
+        if value == 0 {
+            return Err(format!("{key}: must be at least 1"));
+        }
+    }
+    if !n.public_url.is_empty() {
+        let ok = reqwest::Url::parse(&n.public_url)
+            .is_ok_and(|u| matches!(u.scheme(), "http" | "https"));
+        if !ok {
+            return Err(format!(
+                "notify.public_url: '{}' must be an http:// or https:// address",
+                n.public_url
+            ));
+        }
+    }
+    if !n.smtp.host.is_empty() {
+        if n.smtp.port == 0 {
+            return Err("notify.smtp.port: must be at least 1".into());
+        }
+        if n.smtp.from.parse::<lettre::message::Mailbox>().is_err() {
+            return Err(format!(
+                "notify.smtp.from: '{}' is not an address (name@domain or Name <name@domain>)",
+                n.smtp.from
+            ));
+        }
+    }
+    for (name, g) in [("sms", &n.sms), ("voice", &n.voice)] {
+        if !matches!(
+            g.method.to_ascii_uppercase().as_str(),
+            "GET" | "POST" | "PUT"
+        ) {
+            return Err(format!(
+                "notify.{name}.method: '{}' must be GET, POST or PUT",
+                g.method
+            ));
+        }
+        if !(g.url.is_empty() || g.url.starts_with("http://") || g.url.starts_with("https://")) {
+            return Err(format!(
+                "notify.{name}.url: '{}' must start with http:// or https://",
+                g.url
+            ));
+        }
     }
     Ok(())
 }

@@ -321,3 +321,48 @@ fn file_variable_and_command_line_override_the_file() {
         "--data-dir not used"
     );
 }
+
+#[test]
+fn notify_settings_are_checked_and_secrets_come_from_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let load = |toml: &str, env: Vec<(String, String)>| {
+        let path = dir.path().join("n.toml");
+        std::fs::write(&path, toml).unwrap();
+        Config::load_from(Some(&path), env, &Overrides::default())
+    };
+    for (toml, key) in [
+        (
+            "[notify.smtp]\nhost = \"mail.test\"\nfrom = \"nobody\"\n",
+            "notify.smtp.from",
+        ),
+        (
+            "[notify.sms]\nurl = \"ftp://gw.test/send\"\n",
+            "notify.sms.url",
+        ),
+        (
+            "[notify.voice]\nmethod = \"DELETE\"\n",
+            "notify.voice.method",
+        ),
+        ("[notify]\nmax_attempts = 0\n", "notify.max_attempts"),
+        (
+            "[notify]\npublic_url = \"console.test\"\n",
+            "notify.public_url",
+        ),
+        ("[notify.smtp]\nsecurity = \"ssl\"\n", "security"),
+    ] {
+        let err = load(toml, Vec::new()).unwrap_err().to_string();
+        assert!(err.contains(key), "{toml}: {err}");
+    }
+    let secret = dir.path().join("smtp-password");
+    std::fs::write(&secret, "s3cret\n").unwrap();
+    let c = load(
+        "[notify.smtp]\nhost = \"mail.test\"\nsecurity = \"tls\"\nport = 465\n",
+        vec![(
+            "CXWATCH_NOTIFY__SMTP__PASSWORD_FILE".into(),
+            secret.to_str().unwrap().into(),
+        )],
+    )
+    .unwrap();
+    assert_eq!(c.notify.smtp.password, "s3cret");
+    assert_eq!(c.notify.smtp.security, cxwatch::config::SmtpSecurity::Tls);
+}

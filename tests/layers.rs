@@ -9,7 +9,8 @@ const RULES: &[(&str, &[&str])] = &[
     ("store", &["domain", "config"]),
     ("auth", &["domain", "store", "config"]),
     ("sso", &["domain", "store", "auth", "config"]),
-    ("api", &["domain", "store", "auth", "sso", "config"]),
+    ("notify", &["domain", "store", "config"]),
+    ("api", &["domain", "store", "auth", "sso", "notify", "config"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

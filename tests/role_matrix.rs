@@ -137,6 +137,33 @@ async fn world() -> World {
     let victim: Who = app
         .user("victim@x.test", Role::User, AccessType::ReadOnly, &[])
         .await;
+    // A distribution list to read, update and delete, and a notification to read.
+    let list =
+        json!({"name": "On call", "contacts": [{"name": "Ops", "type": 1, "info": "ops@x.test"}]});
+    let mut dist_ids = Vec::new();
+    for _ in 0..2 {
+        let (s, d) = app
+            .call(
+                Method::POST,
+                "/api/distributions",
+                Some(&admin_rw.token),
+                Some(&list),
+            )
+            .await;
+        assert_eq!(s, 200, "{d}");
+        dist_ids.push(d["data"]["id"].as_i64().unwrap());
+    }
+    let (dist, dist_gone) = (dist_ids[0], dist_ids[1]);
+    let note = app
+        .store
+        .enqueue_list(
+            dist,
+            cxwatch::domain::notify::Message::default(),
+            "matrix".into(),
+            "matrix".into(),
+        )
+        .await
+        .unwrap()[0];
     let callers = vec![
         None,
         Some(bearer(&user_ro.token)),
@@ -359,6 +386,71 @@ async fn world() -> World {
             "/api/ingest/v1/health".into(),
             Body::Json(json!({"clientApps": []})),
             ingest,
+        ),
+        r(
+            "listDistributionTypes",
+            M::GET,
+            "/api/distributions/types".into(),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "listDistributions",
+            M::GET,
+            "/api/distributions?type=1".into(),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "getDistribution",
+            M::GET,
+            format!("/api/distributions/{dist}"),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "createDistribution",
+            M::POST,
+            "/api/distributions".into(),
+            Body::Json(list.clone()),
+            admin_write,
+        ),
+        r(
+            "updateDistribution",
+            M::PUT,
+            format!("/api/distributions/{dist}"),
+            Body::Json(list.clone()),
+            admin_write,
+        ),
+        r(
+            "deleteDistribution",
+            M::DELETE,
+            format!("/api/distributions/{dist_gone}"),
+            Body::None,
+            admin_write,
+        ),
+        // No mail server in this world: the test message is recorded, and the answer says
+        // it was not sent (502).
+        r(
+            "testContact",
+            M::POST,
+            "/api/distributions/testContact?email=ops@x.test".into(),
+            Body::None,
+            [401, 403, 403, 403, 502, 401],
+        ),
+        r(
+            "listNotifications",
+            M::GET,
+            "/api/notifications?state=queued".into(),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "getNotification",
+            M::GET,
+            format!("/api/notifications/{note}"),
+            Body::None,
+            admin_read,
         ),
         // Last: it ends the callers' sessions.
         r(

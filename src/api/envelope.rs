@@ -218,6 +218,10 @@ pub enum ApiError {
     /// Something failed on the server; the detail is in the server log.
     #[oai(status = 500)]
     Internal(Json<ErrorBody>),
+    /// A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+    /// says how.
+    #[oai(status = 502)]
+    BadGateway(Json<ErrorBody>),
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -239,6 +243,7 @@ impl ApiError {
             ErrorCode::UnsupportedMediaType => ApiError::UnsupportedMediaType(body),
             ErrorCode::TooManyRequests => ApiError::TooManyRequests(body, None),
             ErrorCode::Internal => ApiError::Internal(body),
+            ErrorCode::BadGateway => ApiError::BadGateway(body),
             _ => ApiError::BadRequest(body),
         }
     }

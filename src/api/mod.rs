@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod catalog;
+pub mod distributions;
 pub mod envelope;
 pub mod files;
 pub mod groups;
@@ -13,6 +14,7 @@ pub mod guard;
 pub mod health;
 pub mod ingest;
 pub mod metrics;
+pub mod notifications;
 pub mod params;
 pub mod runs;
 pub mod sso;
@@ -45,6 +47,10 @@ pub enum ApiTags {
     Files,
     /// What test engines post (API key, not a console token)
     Ingest,
+    /// Distribution lists (contact groups) and test messages
+    Distributions,
+    /// Notifications in the outbox and what became of them
+    Notifications,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -56,6 +62,8 @@ pub struct AppState {
     pub throttle: Arc<crate::auth::Throttle>,
     /// Single sign-on: the providers' clients and fetched keys (in memory).
     pub sso: Arc<crate::sso::Sso>,
+    /// Wakes the outbox's sender and tells what became of a notification.
+    pub notifier: crate::notify::Notifier,
 }
 
 /// The OpenAPI service of every embedded resource.
@@ -72,6 +80,8 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             runs::RunsApi,
             files::FilesApi,
             ingest::IngestApi,
+            distributions::DistributionsApi,
+            notifications::NotificationsApi,
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),

@@ -10,6 +10,7 @@
 
 pub mod audio;
 pub mod catalog;
+pub mod distributions;
 pub mod generator;
 pub mod live;
 pub mod rng;
@@ -346,6 +347,7 @@ pub async fn start(
         tokio::task::spawn_blocking(move || Demo::open(&s, &data_dir, tz, seed, Utc::now()))
             .await??;
     print!("{}", opening_message(&demo));
+    distributions::ensure(store, config).await?;
     let viewer = store
         .user_by_username(crate::demo_accounts::DEMO_VIEWER)
         .await?

@@ -5,7 +5,9 @@
 pub mod buckets;
 pub mod caller;
 pub mod dist;
+pub mod distribution;
 pub mod ingest;
+pub mod notify;
 pub mod page;
 pub mod rules;
 pub mod run;

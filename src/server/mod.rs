@@ -53,6 +53,11 @@ pub fn app(
     let state = match (config.api.mode, store) {
         (ApiMode::Embedded, Some(store)) => Some(AppState {
             config: config.clone(),
+            // The outbox's sender runs beside the server (not in `cxwatch openapi`).
+            notifier: match tokio::runtime::Handle::try_current() {
+                Ok(_) => crate::notify::Notifier::start(store.clone(), &config)?,
+                Err(_) => crate::notify::Notifier::new(&config.notify),
+            },
             store,
             throttle: Default::default(),
             sso: Default::default(),

@@ -9,9 +9,11 @@
 pub mod api_keys;
 pub mod auth;
 pub mod catalog;
+pub mod distributions;
 pub mod health;
 pub mod meta;
 pub mod metrics;
+pub mod outbox;
 pub mod recordings;
 pub mod rollups;
 pub mod run_detail;
@@ -30,9 +32,11 @@ use crate::config::{StoreConfig, Synchronous};
 pub use api_keys::ApiKeyStore;
 pub use auth::AuthStore;
 pub use catalog::CatalogStore;
+pub use distributions::DistributionStore;
 pub use health::HealthStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
+pub use outbox::OutboxStore;
 pub use recordings::RecordingStore;
 pub use runs::RunStore;
 pub use sso::SsoStore;
@@ -124,9 +128,11 @@ pub trait Backend:
     ApiKeyStore
     + AuthStore
     + CatalogStore
+    + DistributionStore
     + HealthStore
     + MetaStore
     + MetricStore
+    + OutboxStore
     + RecordingStore
     + RunStore
     + SsoStore
@@ -141,9 +147,11 @@ impl<T> Backend for T where
     T: ApiKeyStore
         + AuthStore
         + CatalogStore
+        + DistributionStore
         + HealthStore
         + MetaStore
         + MetricStore
+        + OutboxStore
         + RecordingStore
         + RunStore
         + SsoStore

@@ -30,3 +30,11 @@ export type ChannelId = "voice" | "web";
 export type Role = "ROLE_ADMIN" | "ROLE_USER";
 export type AccessType = "read-write" | "read-only";
 export type RunType = "Manual" | "Schedule";
+
+export type Distribution = Schema<"Distribution">;
+export type DistributionSave = Schema<"DistributionSave">;
+export type DistributionPage = Schema<"Page_Distribution">;
+export type DistributionType = Schema<"DistributionType">;
+export type ContactSave = Schema<"ContactSave">;
+export type TestContactResult = Schema<"TestContactResult">;
+export type Notification = Schema<"Notification">;

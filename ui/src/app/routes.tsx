@@ -8,11 +8,16 @@ import { LoginPage } from "../pages/Login";
 
 // The sign-in page and the dashboard (where a sign-in lands) come with the first script; the
 // settings screens are loaded when first opened, each in its own file.
-const settings = (list: "AlertSettingsPage" | "TestCaseGroupsPage" | "DistributionListsPage") =>
+const settings = (list: "AlertSettingsPage" | "TestCaseGroupsPage") =>
   lazy(() => import("../pages/Settings").then((m) => ({ default: m[list] })));
 const AlertSettingsPage = settings("AlertSettingsPage");
 const TestCaseGroupsPage = settings("TestCaseGroupsPage");
-const DistributionListsPage = settings("DistributionListsPage");
+const DistributionListsPage = lazy(() =>
+  import("../pages/Distributions/ListPage").then((m) => ({ default: m.DistributionListPage })),
+);
+const DistributionEditPage = lazy(() =>
+  import("../pages/Distributions/EditPage").then((m) => ({ default: m.DistributionEditPage })),
+);
 const UsersListPage = lazy(() => import("../pages/Users/ListPage").then((m) => ({ default: m.UsersListPage })));
 const UserEditPage = lazy(() => import("../pages/Users/EditPage").then((m) => ({ default: m.UserEditPage })));
 
@@ -42,4 +47,5 @@ export const routes: RouteDef[] = [
   { path: "/settings/distribution-list/:id", component: DistributionListsPage, access: "protected" },
   { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected" },
   { path: "/users/:id", component: UserEditPage, access: "protected" },
+  { path: "/report/distribution/:id", component: DistributionEditPage, access: "protected" },
 ];

@@ -1,0 +1,443 @@
+//! `api/distributions`: distribution lists, the contact groups alert settings send to (spec
+//! §2 'Distribution list form', §3, §5, §7 'Distributions'), and `testContact`, which sends
+//! a real test message through the outbox. Administrators read them; administrators with
+//! read-write access change them and send test messages.
+
+use std::time::Duration;
+
+use chrono::{TimeZone, Utc};
+use poem::web::Data;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{Object, OpenApi};
+
+use super::envelope::{ApiError, ApiResult, Envelope, ErrorCode, Page};
+use super::guard::Auth;
+use super::params;
+use super::AppState;
+use crate::domain::caller::Need;
+use crate::domain::distribution::{
+    self as dist, ContactInput, ContactType, Distribution as DomainDistribution,
+    DistributionFilter, DistributionSortField,
+};
+use crate::domain::notify::NewNotification;
+use crate::domain::page::Sort;
+use crate::domain::rules::{check_email, Problems, Rule};
+use crate::notify::Notifier;
+
+pub struct DistributionsApi;
+
+/// Lists per page when none is given (spec §9: default 10).
+const PAGE_SIZE: u32 = 10;
+
+/// A contact type (spec §9): Email 1, SMS 2, Voice 4.
+#[derive(Debug, Object)]
+pub struct DistributionType {
+    pub id: i64,
+    /// `Email`, `SMS` or `Voice`.
+    pub name: String,
+    /// A mail server or gateway is configured for it: without one, notifications of this
+    /// type are recorded but not sent.
+    pub configured: bool,
+}
+
+/// One row of a list.
+#[derive(Debug, Object)]
+pub struct Contact {
+    /// The row's label.
+    pub name: String,
+    /// Contact type id: 1 Email, 2 SMS, 4 Voice.
+    #[oai(rename = "type")]
+    pub kind: i64,
+    /// An e-mail address or an E.164 number (`+15145550100`).
+    pub info: String,
+}
+
+/// A distribution list (spec §3): `label`, `type` and `email` repeat the contacts' labels,
+/// type names and addresses or numbers, row by row, for the list's columns.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct Distribution {
+    pub id: i64,
+    /// The list's label.
+    pub name: String,
+    pub label: Vec<String>,
+    #[oai(rename = "type")]
+    pub kind: Vec<String>,
+    pub email: Vec<String>,
+    /// RFC 3339, UTC.
+    pub last_modified_time: String,
+    pub contacts: Vec<Contact>,
+}
+
+impl From<DomainDistribution> for Distribution {
+    fn from(d: DomainDistribution) -> Self {
+        Distribution {
+            id: d.id,
+            name: d.name,
+            label: d.contacts.iter().map(|c| c.name.clone()).collect(),
+            kind: d
+                .contacts
+                .iter()
+                .map(|c| c.kind.name().to_string())
+                .collect(),
+            email: d.contacts.iter().map(|c| c.info.clone()).collect(),
+            last_modified_time: Utc
+                .timestamp_opt(d.modified_at, 0)
+                .single()
+                .map(params::time)
+                .unwrap_or_default(),
+            contacts: d
+                .contacts
+                .into_iter()
+                .map(|c| Contact {
+                    name: c.name,
+                    kind: c.kind.id(),
+                    info: c.info,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A row as a client sends it.
+#[derive(Debug, Object)]
+pub struct ContactSave {
+    pub name: Option<String>,
+    #[oai(rename = "type")]
+    pub kind: Option<i64>,
+    pub info: Option<String>,
+}
+
+/// Body of `POST distributions` and `PUT distributions/{id}`.
+#[derive(Debug, Object)]
+pub struct DistributionSave {
+    /// Ignored on create; on update absent or the id of the path.
+    pub id: Option<i64>,
+    /// The list's label.
+    pub name: Option<String>,
+    /// At least one row.
+    pub contacts: Option<Vec<ContactSave>>,
+}
+
+impl DistributionSave {
+    fn draft(&self, p: &mut Problems) -> Option<dist::DistributionDraft> {
+        let rows: Vec<ContactInput> = self
+            .contacts
+            .iter()
+            .flatten()
+            .map(|c| ContactInput {
+                name: c.name.as_deref(),
+                kind: c.kind,
+                info: c.info.as_deref(),
+            })
+            .collect();
+        dist::check_distribution(p, self.name.as_deref(), &rows)
+    }
+}
+
+/// What became of a test message.
+#[derive(Debug, Object)]
+pub struct TestContactResult {
+    /// The notification in the outbox (`GET notifications/{id}`).
+    pub id: i64,
+    /// `sent`.
+    pub state: String,
+    /// 'Email has been confirmed.' or 'Text/SMS has been confirmed.'
+    pub message: String,
+}
+
+async fn found(state: &AppState, id: i64) -> ApiResult<DomainDistribution> {
+    state
+        .store
+        .distribution(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("Distribution list {id} does not exist.")))
+}
+
+/// Subject and text of a test message.
+fn test_message(state: &AppState, kind: ContactType, to: &str) -> NewNotification {
+    let link = state.config.notify.public_url.clone();
+    let text = match kind {
+        ContactType::Email => format!(
+            "This is a test message from cxwatch. Alert notifications sent to {to} will reach you.\n\n{link}"
+        ),
+        _ => "cxwatch test message: alert notifications sent to this number will reach you.".into(),
+    };
+    let html = (kind == ContactType::Email).then(|| {
+        let esc = |s: &str| {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+        };
+        let link_html = if link.is_empty() {
+            String::new()
+        } else {
+            format!("<p><a href=\"{0}\">{0}</a></p>", esc(&link))
+        };
+        format!(
+            "<p>This is a test message from <strong>cxwatch</strong>. Alert notifications sent to {} will reach you.</p>{link_html}",
+            esc(to)
+        )
+    });
+    let mut vars = std::collections::BTreeMap::new();
+    vars.insert("message".into(), text.clone());
+    vars.insert("testCase".into(), String::new());
+    vars.insert("status".into(), "TEST".into());
+    vars.insert("link".into(), link);
+    NewNotification {
+        key: format!("test-{}", random_key()),
+        channel: kind,
+        recipient: to.to_string(),
+        subject: "cxwatch test message".into(),
+        text,
+        html,
+        vars,
+        attachments: Vec::new(),
+        cause: "testContact".into(),
+    }
+}
+
+fn random_key() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 12];
+    rand::thread_rng().fill_bytes(&mut b);
+    hex::encode(b)
+}
+
+#[OpenApi(prefix_path = "/distributions", tag = "super::ApiTags::Distributions")]
+impl DistributionsApi {
+    /// Contact types: Email 1, SMS 2, Voice 4, and whether each can be sent.
+    #[oai(
+        path = "/types",
+        method = "get",
+        operation_id = "listDistributionTypes"
+    )]
+    async fn types(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<Envelope<Vec<DistributionType>>>> {
+        auth.require(Need::Admin)?;
+        Ok(Envelope::ok(
+            ContactType::ALL
+                .into_iter()
+                .map(|t| DistributionType {
+                    id: t.id(),
+                    name: t.name().into(),
+                    configured: state.notifier.configured(t),
+                })
+                .collect(),
+        ))
+    }
+
+    /// Distribution lists, one page at a time (administrators).
+    #[oai(path = "/", method = "get", operation_id = "listDistributions")]
+    #[allow(clippy::too_many_arguments)]
+    async fn list(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Lists per page, 1 to 1000 (default 10).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+        /// Part of the list label, a contact label, address or number, without case.
+        search: Query<Option<String>>,
+        /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice.
+        #[oai(name = "type")]
+        kind: Query<Option<i64>>,
+        /// `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
+        /// `desc` (default `lastModifiedTime,desc`).
+        sort: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Page<Distribution>>>> {
+        auth.require(Need::Admin)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        let sort = params::sort(
+            sort.0.as_deref(),
+            DistributionSortField::parse,
+            Sort {
+                field: DistributionSortField::LastModified,
+                descending: true,
+            },
+            &mut p,
+        );
+        let kind = kind.0.and_then(|t| {
+            ContactType::of_id(t).or_else(|| {
+                p.push(
+                    "type",
+                    Rule::Invalid,
+                    format!("type {t} is not 1 (Email), 2 (SMS) or 4 (Voice)."),
+                );
+                None
+            })
+        });
+        p.check()?;
+        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let filter = DistributionFilter {
+            search: search.0,
+            kind,
+            sort,
+        };
+        Ok(Page::ok(
+            state.store.list_distributions(page, &filter).await?,
+        ))
+    }
+
+    /// One distribution list with its contacts.
+    #[oai(path = "/:id", method = "get", operation_id = "getDistribution")]
+    async fn get(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<Distribution>>> {
+        auth.require(Need::Admin)?;
+        Ok(Envelope::ok(found(&state, id.0).await?.into()))
+    }
+
+    /// Creates a list (administrators with read-write access). The UI then says
+    /// ' Distribution has been successfully created'.
+    #[oai(path = "/", method = "post", operation_id = "createDistribution")]
+    async fn create(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        body: Json<DistributionSave>,
+    ) -> ApiResult<Json<Envelope<Distribution>>> {
+        auth.require(Need::AdminWrite)?;
+        let mut p = Problems::default();
+        let draft = body.draft(&mut p);
+        p.check()?;
+        let draft = draft.ok_or_else(|| ApiError::bad_request("The list is incomplete."))?;
+        let id = state.store.create_distribution(&draft).await?;
+        Ok(Envelope::ok(found(&state, id).await?.into()))
+    }
+
+    /// Replaces a list's label and contacts (administrators with read-write access).
+    #[oai(path = "/:id", method = "put", operation_id = "updateDistribution")]
+    async fn update(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        body: Json<DistributionSave>,
+    ) -> ApiResult<Json<Envelope<Distribution>>> {
+        auth.require(Need::AdminWrite)?;
+        let mut p = Problems::default();
+        p.same_id(id.0, body.id, "distribution list");
+        let draft = body.draft(&mut p);
+        p.check()?;
+        let draft = draft.ok_or_else(|| ApiError::bad_request("The list is incomplete."))?;
+        state.store.update_distribution(id.0, &draft).await?;
+        Ok(Envelope::ok(found(&state, id.0).await?.into()))
+    }
+
+    /// Deletes a list (administrators with read-write access).
+    #[oai(path = "/:id", method = "delete", operation_id = "deleteDistribution")]
+    async fn delete(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<bool>>> {
+        auth.require(Need::AdminWrite)?;
+        state.store.delete_distribution(id.0).await?;
+        Ok(Envelope::ok(true))
+    }
+
+    /// Sends a real test message to one address or number (administrators with read-write
+    /// access): `email`, `sms` or `voice`, exactly one, with an empty body. The message goes
+    /// through the outbox; the answer waits for the first attempt: 200 when the mail server
+    /// or gateway took it, 502 with its reason when not (it is retried as any notification;
+    /// `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
+    #[oai(path = "/testContact", method = "post", operation_id = "testContact")]
+    async fn test_contact(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// An e-mail address to send a test e-mail to.
+        email: Query<Option<String>>,
+        /// An E.164 number to send a test SMS to.
+        sms: Query<Option<String>>,
+        /// An E.164 number to call with a test message.
+        voice: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<TestContactResult>>> {
+        auth.require(Need::AdminWrite)?;
+        let given: Vec<(ContactType, &str, String)> = [
+            (ContactType::Email, "email", email.0),
+            (ContactType::Sms, "sms", sms.0),
+            (ContactType::Voice, "voice", voice.0),
+        ]
+        .into_iter()
+        .filter_map(|(k, f, v)| v.filter(|v| !v.trim().is_empty()).map(|v| (k, f, v)))
+        .collect();
+        let mut p = Problems::default();
+        let [(kind, field, value)] = given.as_slice() else {
+            p.push(
+                "email",
+                Rule::Required,
+                "Give exactly one of email, sms or voice.",
+            );
+            p.check()?;
+            return Err(ApiError::bad_request(
+                "Give exactly one of email, sms or voice.",
+            ));
+        };
+        let to = match kind {
+            ContactType::Email => check_email(field, value),
+            _ => dist::check_e164(field, value),
+        }
+        .map_err(|e| vec![e])?;
+        let n = test_message(&state, *kind, &to);
+        let mut outcomes = state.notifier.subscribe();
+        let id = state
+            .store
+            .enqueue(vec![n])
+            .await?
+            .into_iter()
+            .next()
+            .ok_or_else(|| ApiError::internal("enqueue returned no id"))?;
+        state.notifier.wake();
+        let c = &state.config.notify;
+        // The console's own requests give up after 30 s (spec §9): answer before.
+        let within = (match kind {
+            ContactType::Email => c.smtp.timeout_secs * 3,
+            ContactType::Sms => c.sms.timeout_secs,
+            ContactType::Voice => c.voice.timeout_secs,
+        } + 2)
+            .min(25);
+        match Notifier::outcome_of(&mut outcomes, id, Duration::from_secs(within)).await {
+            Some(o) => match o.failure {
+                None => Ok(Envelope::ok(TestContactResult {
+                    id,
+                    state: "sent".into(),
+                    message: match kind {
+                        ContactType::Email => "Email has been confirmed.".into(),
+                        _ => "Text/SMS has been confirmed.".into(),
+                    },
+                })),
+                Some(reason) => Err(ApiError::new(
+                    ErrorCode::BadGateway,
+                    vec![if o.will_retry {
+                        format!("{reason} (notification {id}; it will be tried again)")
+                    } else {
+                        format!("{reason} (notification {id})")
+                    }],
+                    Vec::new(),
+                )),
+            },
+            None => Err(ApiError::new(
+                ErrorCode::BadGateway,
+                vec![format!(
+                    "The test message is still being sent; see notification {id} for its state."
+                )],
+                Vec::new(),
+            )),
+        }
+    }
+}

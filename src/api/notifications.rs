@@ -1,0 +1,136 @@
+//! `api/notifications`: the outbox as the screens read it: each notification's state
+//! (`queued`, `sent`, `failed`), attempts and the reason of the last failure
+//! (administrators).
+
+use chrono::{TimeZone, Utc};
+use poem::web::Data;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{Object, OpenApi};
+
+use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::guard::Auth;
+use super::params;
+use super::AppState;
+use crate::domain::caller::Need;
+use crate::domain::notify::{Notification as DomainNotification, NotificationState};
+use crate::domain::rules::{Problems, Rule};
+use crate::store::outbox::NotificationFilter;
+
+pub struct NotificationsApi;
+
+const PAGE_SIZE: u32 = 10;
+
+/// One message to one contact.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct Notification {
+    pub id: i64,
+    /// Unique per notification: the e-mail's Message-ID, the gateway's `{key}`.
+    pub key: String,
+    /// Contact type id: 1 Email, 2 SMS, 4 Voice.
+    #[oai(rename = "type")]
+    pub kind: i64,
+    /// The e-mail address or number.
+    pub recipient: String,
+    pub subject: String,
+    /// What caused it: `testContact`, `alert:{id}`, …
+    pub cause: String,
+    /// `queued`, `sent` or `failed`.
+    pub state: String,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// Why the last attempt failed (also while queued for a retry).
+    pub reason: Option<String>,
+    /// RFC 3339, UTC.
+    pub created_time: String,
+    /// When it is tried next (queued only).
+    pub next_attempt_time: Option<String>,
+    pub sent_time: Option<String>,
+}
+
+fn time_ms(ms: i64) -> Option<String> {
+    Utc.timestamp_millis_opt(ms).single().map(params::time)
+}
+
+impl From<DomainNotification> for Notification {
+    fn from(n: DomainNotification) -> Self {
+        Notification {
+            id: n.id,
+            key: n.key,
+            kind: n.channel.id(),
+            recipient: n.recipient,
+            subject: n.subject,
+            cause: n.cause,
+            state: n.state.as_str().into(),
+            attempts: n.attempts,
+            reason: n.reason,
+            created_time: time_ms(n.created_ms).unwrap_or_default(),
+            next_attempt_time: (n.state == NotificationState::Queued)
+                .then(|| time_ms(n.next_ms))
+                .flatten(),
+            sent_time: n.sent_ms.and_then(time_ms),
+        }
+    }
+}
+
+#[OpenApi(prefix_path = "/notifications", tag = "super::ApiTags::Notifications")]
+impl NotificationsApi {
+    /// Notifications, newest first (administrators).
+    #[oai(path = "/", method = "get", operation_id = "listNotifications")]
+    async fn list(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Notifications per page, 1 to 1000 (default 10).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+        /// Only those of this cause (`testContact`, `alert:{id}`).
+        cause: Query<Option<String>>,
+        /// Only those in this state: `queued`, `sent` or `failed`.
+        #[oai(name = "state")]
+        only: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Page<Notification>>>> {
+        auth.require(Need::Admin)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        let st = only.0.as_deref().filter(|s| !s.is_empty()).and_then(|s| {
+            NotificationState::parse(s).or_else(|| {
+                p.push(
+                    "state",
+                    Rule::Invalid,
+                    format!("state {s:?} is not queued, sent or failed."),
+                );
+                None
+            })
+        });
+        p.check()?;
+        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let filter = NotificationFilter {
+            cause: cause.0.filter(|c| !c.is_empty()),
+            state: st,
+        };
+        Ok(Page::ok(
+            state.store.list_notifications(page, &filter).await?,
+        ))
+    }
+
+    /// One notification and its state.
+    #[oai(path = "/:id", method = "get", operation_id = "getNotification")]
+    async fn get(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<Notification>>> {
+        auth.require(Need::Admin)?;
+        let n =
+            state.store.notification(id.0).await?.ok_or_else(|| {
+                ApiError::not_found(format!("Notification {} does not exist.", id.0))
+            })?;
+        Ok(Envelope::ok(n.into()))
+    }
+}

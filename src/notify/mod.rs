@@ -1,0 +1,284 @@
+//! Delivery: the sender that empties the outbox (`store::outbox`), e-mail over SMTP
+//! ([`smtp`]) and SMS and voice through the site's HTTP gateway ([`gateway`]).
+//!
+//! The sender leases due notifications, delivers up to `notify.concurrency` at a time, and
+//! marks each sent, due again after a back-off (`retry_first_secs`, doubling, at most
+//! `retry_max_secs`), or failed with the reason after `max_attempts` or a permanent refusal.
+//! A channel without a server fails at once with a reason that says so, and the others still
+//! go. It wakes when told ([`Notifier::wake`]) and otherwise looks every `poll_ms`. At start
+//! it takes back the leases a killed process left, so nothing queued is lost.
+
+pub mod gateway;
+pub mod smtp;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::{broadcast, Notify};
+
+use crate::config::{Config, NotifyConfig};
+use crate::domain::distribution::ContactType;
+use crate::domain::notify::retry_delay_ms;
+use crate::store::outbox::{now_ms, Claimed};
+use crate::store::Store;
+
+/// Why an attempt failed, and whether trying again can help.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub reason: String,
+    pub permanent: bool,
+}
+
+/// What became of one attempt (for callers waiting on it, e.g. a Confirm).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    pub id: i64,
+    /// `None` when delivered.
+    pub failure: Option<String>,
+    /// Another attempt will follow.
+    pub will_retry: bool,
+}
+
+/// The handle the API and the alerting engine hold: wakes the sender, tells outcomes.
+#[derive(Clone)]
+pub struct Notifier {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    wake: Notify,
+    outcomes: broadcast::Sender<Outcome>,
+    /// Which channels have a server configured.
+    configured: [(ContactType, bool); 3],
+}
+
+/// What a channel without a server says.
+pub fn not_configured(kind: ContactType) -> String {
+    match kind {
+        ContactType::Email => "No mail server is configured (notify.smtp.host): notifications are recorded but not sent.".into(),
+        ContactType::Sms => "No SMS gateway is configured (notify.sms.url): notifications are recorded but not sent.".into(),
+        ContactType::Voice => "No voice gateway is configured (notify.voice.url): notifications are recorded but not sent.".into(),
+    }
+}
+
+impl Notifier {
+    /// A handle without a sender (nothing is delivered until [`Notifier::start`]).
+    pub fn new(config: &NotifyConfig) -> Notifier {
+        let (outcomes, _) = broadcast::channel(1024);
+        Notifier {
+            inner: Arc::new(Inner {
+                wake: Notify::new(),
+                outcomes,
+                configured: [
+                    (ContactType::Email, !config.smtp.host.trim().is_empty()),
+                    (ContactType::Sms, !config.sms.url.trim().is_empty()),
+                    (ContactType::Voice, !config.voice.url.trim().is_empty()),
+                ],
+            }),
+        }
+    }
+
+    /// Starts the sender on the current tokio runtime and returns its handle.
+    pub fn start(store: Store, config: &Config) -> anyhow::Result<Notifier> {
+        let notifier = Notifier::new(&config.notify);
+        let channels = Channels {
+            smtp: smtp::Smtp::from_config(&config.notify.smtp)?,
+            sms: gateway::Gateway::from_config("notify.sms", &config.notify.sms)?,
+            voice: gateway::Gateway::from_config("notify.voice", &config.notify.voice)?,
+        };
+        for (kind, ok) in notifier.inner.configured {
+            if !ok {
+                tracing::info!(channel = kind.name(), "{}", not_configured(kind));
+            }
+        }
+        let sender = Sender {
+            store,
+            config: config.notify.clone(),
+            channels: Arc::new(channels),
+            notifier: notifier.clone(),
+        };
+        tokio::spawn(sender.run());
+        Ok(notifier)
+    }
+
+    /// Tells the sender something was queued.
+    pub fn wake(&self) {
+        self.inner.wake.notify_one();
+    }
+
+    /// Outcomes of attempts from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Outcome> {
+        self.inner.outcomes.subscribe()
+    }
+
+    /// Whether a channel has a server configured.
+    pub fn configured(&self, kind: ContactType) -> bool {
+        self.inner
+            .configured
+            .iter()
+            .any(|(k, ok)| *k == kind && *ok)
+    }
+
+    /// Waits for the next attempt on notification `id` (subscribe before queueing it);
+    /// `None` after `within`.
+    pub async fn outcome_of(
+        rx: &mut broadcast::Receiver<Outcome>,
+        id: i64,
+        within: Duration,
+    ) -> Option<Outcome> {
+        let wait = async {
+            loop {
+                match rx.recv().await {
+                    Ok(o) if o.id == id => return Some(o),
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        };
+        tokio::time::timeout(within, wait).await.ok().flatten()
+    }
+}
+
+struct Channels {
+    smtp: Option<smtp::Smtp>,
+    sms: Option<gateway::Gateway>,
+    voice: Option<gateway::Gateway>,
+}
+
+impl Channels {
+    async fn send(&self, item: &Claimed) -> Result<(), Failure> {
+        let kind = item.notification.channel;
+        let unconfigured = || Failure {
+            reason: not_configured(kind),
+            permanent: true,
+        };
+        match kind {
+            ContactType::Email => match &self.smtp {
+                Some(s) => s.send(item).await,
+                None => Err(unconfigured()),
+            },
+            ContactType::Sms => match &self.sms {
+                Some(g) => g.send(item).await,
+                None => Err(unconfigured()),
+            },
+            ContactType::Voice => match &self.voice {
+                Some(g) => g.send(item).await,
+                None => Err(unconfigured()),
+            },
+        }
+    }
+}
+
+struct Sender {
+    store: Store,
+    config: NotifyConfig,
+    channels: Arc<Channels>,
+    notifier: Notifier,
+}
+
+impl Sender {
+    /// How long a lease lasts: longer than any attempt can take (each SMTP step and the
+    /// gateway request have their own time-outs).
+    fn lease_ms(&self) -> i64 {
+        let c = &self.config;
+        let longest = (c.smtp.timeout_secs * 6)
+            .max(c.sms.timeout_secs * 2)
+            .max(c.voice.timeout_secs * 2);
+        (longest as i64 + 30) * 1000
+    }
+
+    async fn run(self) {
+        // Only this process sends from this database: leases of a killed one are void.
+        if let Err(e) = self.store.release_leases().await {
+            tracing::error!(error = %e, "outbox: cannot take back old leases");
+        }
+        let batch = (self.config.concurrency * 4).min(1000) as u32;
+        loop {
+            // A read first: the write transaction of a claim only when something is due, so
+            // an idle outbox never takes the writer from ingest.
+            let due = match self.store.next_due_ms().await {
+                Ok(d) => d,
+                Err(e) => {
+                    tracing::error!(error = %e, "outbox: cannot read due notifications");
+                    None
+                }
+            };
+            if due.is_none_or(|d| d > now_ms()) {
+                self.idle(due).await;
+                continue;
+            }
+            let claimed = match self.store.claim_due(now_ms(), self.lease_ms(), batch).await {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::error!(error = %e, "outbox: cannot read due notifications");
+                    tokio::time::sleep(Duration::from_millis(self.config.poll_ms)).await;
+                    continue;
+                }
+            };
+            if claimed.is_empty() {
+                self.idle(None).await;
+                continue;
+            }
+            futures_util::stream::iter(claimed)
+                .for_each_concurrent(self.config.concurrency, |item| self.deliver(item))
+                .await;
+        }
+    }
+
+    /// Sleeps until the next notification is due, a wake-up, or `poll_ms`.
+    async fn idle(&self, due: Option<i64>) {
+        let poll = self.config.poll_ms as i64;
+        let wait = match due {
+            Some(due) => (due - now_ms()).clamp(0, poll),
+            None => poll,
+        };
+        if wait == 0 {
+            return;
+        }
+        tokio::select! {
+            _ = self.notifier.inner.wake.notified() => {}
+            _ = tokio::time::sleep(Duration::from_millis(wait as u64)) => {}
+        }
+    }
+
+    async fn deliver(&self, item: Claimed) {
+        let n = &item.notification;
+        let (id, attempts) = (n.id, n.attempts);
+        let result = self.channels.send(&item).await;
+        let outcome = match result {
+            Ok(()) => {
+                if let Err(e) = self.store.mark_sent(id, now_ms()).await {
+                    tracing::error!(id, error = %e, "outbox: cannot mark a notification sent");
+                }
+                tracing::debug!(id, channel = n.channel.name(), "notification sent");
+                Outcome {
+                    id,
+                    failure: None,
+                    will_retry: false,
+                }
+            }
+            Err(f) => {
+                let retry = !f.permanent && attempts < self.config.max_attempts;
+                let at = retry.then(|| {
+                    now_ms()
+                        + retry_delay_ms(
+                            attempts,
+                            self.config.retry_first_secs,
+                            self.config.retry_max_secs,
+                        )
+                });
+                if let Err(e) = self.store.mark_attempt_failed(id, &f.reason, at).await {
+                    tracing::error!(id, error = %e, "outbox: cannot record a failed attempt");
+                }
+                tracing::warn!(id, attempts, retry, reason = %f.reason, "notification not delivered");
+                Outcome {
+                    id,
+                    failure: Some(f.reason),
+                    will_retry: retry,
+                }
+            }
+        };
+        let _ = self.notifier.inner.outcomes.send(outcome);
+    }
+}

@@ -1,0 +1,156 @@
+//! E-mail over SMTP with lettre: plain, STARTTLS (required) or implicit TLS, optional AUTH,
+//! a private CA, the From address and HELO name of `[notify.smtp]`, a time-out on every
+//! network step. Each message has a text and an HTML part and its attachments; its
+//! Message-ID is the notification's key, so a resend after a crash is the same message.
+
+use std::time::Duration;
+
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment as MailAttachment, Mailbox, MultiPart, SinglePart};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+use lettre::transport::smtp::extension::ClientId;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
+
+use super::Failure;
+use crate::config::{SmtpConfig, SmtpSecurity};
+use crate::store::outbox::Claimed;
+
+/// A configured mail server.
+pub struct Smtp {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    from: Mailbox,
+    /// Domain of the Message-ID.
+    domain: String,
+    /// `host:port`, for the reasons of failures.
+    server: String,
+}
+
+impl Smtp {
+    /// The mail server of `[notify.smtp]`, `None` when no host is set.
+    pub fn from_config(c: &SmtpConfig) -> anyhow::Result<Option<Smtp>> {
+        if c.host.trim().is_empty() {
+            return Ok(None);
+        }
+        let from: Mailbox = c
+            .from
+            .parse()
+            .map_err(|e| anyhow::anyhow!("notify.smtp.from: {e}"))?;
+        let mut b = AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(c.host.trim())
+            .port(c.port)
+            .timeout(Some(Duration::from_secs(c.timeout_secs)));
+        if !c.helo.is_empty() {
+            b = b.hello_name(ClientId::Domain(c.helo.clone()));
+        }
+        if c.security != SmtpSecurity::None {
+            let mut params = TlsParameters::builder(c.host.trim().to_string());
+            if let Some(ca) = &c.ca {
+                let pem = std::fs::read(ca).map_err(|e| {
+                    anyhow::anyhow!("notify.smtp.ca: cannot read {}: {e}", ca.display())
+                })?;
+                let cert = Certificate::from_pem(&pem)
+                    .map_err(|e| anyhow::anyhow!("notify.smtp.ca: {}: {e}", ca.display()))?;
+                params = params.add_root_certificate(cert);
+            }
+            let params = params
+                .build_rustls()
+                .map_err(|e| anyhow::anyhow!("notify.smtp: TLS set-up: {e}"))?;
+            b = b.tls(match c.security {
+                SmtpSecurity::Tls => Tls::Wrapper(params),
+                _ => Tls::Required(params),
+            });
+        }
+        if !c.username.is_empty() {
+            b = b.credentials(Credentials::new(c.username.clone(), c.password.clone()));
+        }
+        let domain = from.email.domain().to_string();
+        Ok(Some(Smtp {
+            transport: b.build(),
+            from,
+            domain,
+            server: format!("{}:{}", c.host.trim(), c.port),
+        }))
+    }
+
+    pub async fn send(&self, item: &Claimed) -> Result<(), Failure> {
+        let n = &item.notification;
+        let to: Mailbox = n.recipient.parse().map_err(|e| Failure {
+            reason: format!("'{}' is not an e-mail address: {e}", n.recipient),
+            permanent: true,
+        })?;
+        let text = SinglePart::plain(n.text.clone());
+        let body = match &n.html {
+            Some(html) => MultiPart::alternative()
+                .singlepart(text)
+                .singlepart(SinglePart::html(html.clone())),
+            None => MultiPart::alternative().singlepart(text),
+        };
+        let mut mixed = MultiPart::mixed().multipart(body);
+        for a in &item.attachments {
+            let ct = ContentType::parse(&a.content_type).unwrap_or_else(|_| {
+                ContentType::parse("application/octet-stream").expect("a MIME type")
+            });
+            mixed = mixed.singlepart(MailAttachment::new(a.name.clone()).body(a.data.clone(), ct));
+        }
+        let msg = lettre::Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(n.subject.clone())
+            .message_id(Some(format!(
+                "<{}@{}>",
+                message_id_local(&n.key),
+                self.domain
+            )))
+            .multipart(mixed)
+            .map_err(|e| Failure {
+                reason: format!("the message cannot be built: {e}"),
+                permanent: true,
+            })?;
+        match self.transport.send(msg).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(Failure {
+                reason: describe(&self.server, &e),
+                permanent: e.is_permanent(),
+            }),
+        }
+    }
+}
+
+/// The key as the left part of a Message-ID: letters, digits and `.-_` kept.
+fn message_id_local(key: &str) -> String {
+    key.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '.'
+            }
+        })
+        .collect()
+}
+
+fn describe(server: &str, e: &lettre::transport::smtp::Error) -> String {
+    use std::error::Error as _;
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    let what = if e.is_timeout() {
+        "timed out"
+    } else if e.is_permanent() {
+        "refused the message"
+    } else if e.is_transient() {
+        "refused the message for now"
+    } else if e.is_tls() {
+        "TLS failed"
+    } else {
+        "failed"
+    };
+    format!("SMTP {server} {what}: {text}")
+}

@@ -1,0 +1,605 @@
+//! Distribution lists and notifications, in-process (`tests/harness`) against a real SMTP
+//! server with STARTTLS and AUTH and an HTTP gateway sink (`tests/sinks`): the lists' API
+//! and rules, test messages that arrive, alerts queued in the outbox with attachments,
+//! servers that are down or refuse and deliver later, and channels without a server.
+
+mod harness;
+mod sinks;
+
+use std::time::Duration;
+
+use cxwatch::domain::caller::{AccessType, Role};
+use cxwatch::domain::notify::{Attachment, Message};
+use harness::App;
+use poem::http::Method;
+use serde_json::{json, Value};
+use sinks::Sinks;
+
+async fn admin(app: &App) -> String {
+    app.user(
+        "admin@cxwatch.test",
+        Role::Admin,
+        AccessType::ReadWrite,
+        &[],
+    )
+    .await
+    .token
+}
+
+fn list_body() -> Value {
+    json!({
+        "name": "Billing on call",
+        "contacts": [
+            {"name": "Ops mailbox", "type": 1, "info": "ops@example.com"},
+            {"name": "On-call phone", "type": 2, "info": "+1 (514) 555-0100"}
+        ]
+    })
+}
+
+async fn notification(app: &App, token: &str, id: i64) -> Value {
+    let (s, b) = app
+        .call(
+            Method::GET,
+            &format!("/api/notifications/{id}"),
+            Some(token),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    b["data"].clone()
+}
+
+async fn wait_state(app: &App, token: &str, id: i64, state: &str) -> Value {
+    for _ in 0..150 {
+        let n = notification(app, token, id).await;
+        if n["state"] == state {
+            return n;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "notification {id} never {state}: {}",
+        notification(app, token, id).await
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lists_are_saved_checked_filtered_and_deleted() {
+    let app = App::new();
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions",
+            Some(&t),
+            Some(&list_body()),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let d = &b["data"];
+    let id = d["id"].as_i64().unwrap();
+    assert_eq!(d["label"], json!(["Ops mailbox", "On-call phone"]));
+    assert_eq!(d["type"], json!(["Email", "SMS"]));
+    assert_eq!(d["email"], json!(["ops@example.com", "+15145550100"]));
+    assert_eq!(d["contacts"][1]["type"], 2);
+    assert!(d["lastModifiedTime"].as_str().unwrap().ends_with('Z'));
+
+    // Every rule, beside its field, and nothing saved.
+    let bad = json!({"name": " ", "contacts": [
+        {"name": "", "type": 1, "info": "not-an-address"},
+        {"name": "x", "type": 3, "info": "+15145550100"},
+        {"name": "y", "type": 4, "info": "514"}
+    ]});
+    let (s, b) = app
+        .call(Method::POST, "/api/distributions", Some(&t), Some(&bad))
+        .await;
+    assert_eq!(s, 400, "{b}");
+    let fields: Vec<_> = b["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            "name",
+            "contacts[0].name",
+            "contacts[0].info",
+            "contacts[1].type",
+            "contacts[2].info"
+        ]
+    );
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions",
+            Some(&t),
+            Some(&json!({"name": "Empty", "contacts": []})),
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(b["fields"][0]["field"], "contacts");
+
+    // A second list with a voice row; the type filter and search.
+    let voice =
+        json!({"name": "Desk", "contacts": [{"name": "Desk", "type": 4, "info": "+33612345678"}]});
+    let (s, _) = app
+        .call(Method::POST, "/api/distributions", Some(&t), Some(&voice))
+        .await;
+    assert_eq!(s, 200);
+    let (_, b) = app
+        .call(Method::GET, "/api/distributions?type=2", Some(&t), None)
+        .await;
+    assert_eq!(b["data"]["totalElements"], 1);
+    assert_eq!(b["data"]["content"][0]["name"], "Billing on call");
+    let (_, b) = app
+        .call(
+            Method::GET,
+            "/api/distributions?search=3361",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(b["data"]["content"][0]["name"], "Desk");
+    let (_, b) = app
+        .call(
+            Method::GET,
+            "/api/distributions?pageSize=1&pageNo=1&sort=name,asc",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(b["data"]["totalElements"], 2);
+    assert_eq!(b["data"]["content"][0]["name"], "Desk");
+    let (s, _) = app
+        .call(Method::GET, "/api/distributions?type=3", Some(&t), None)
+        .await;
+    assert_eq!(s, 400);
+
+    // Update replaces the rows; the path's id wins over none, a different one is refused.
+    let mut upd = list_body();
+    upd["contacts"].as_array_mut().unwrap().pop();
+    let (s, b) = app
+        .call(
+            Method::PUT,
+            &format!("/api/distributions/{id}"),
+            Some(&t),
+            Some(&upd),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["contacts"].as_array().unwrap().len(), 1);
+    upd["id"] = json!(id + 100);
+    let (s, _) = app
+        .call(
+            Method::PUT,
+            &format!("/api/distributions/{id}"),
+            Some(&t),
+            Some(&upd),
+        )
+        .await;
+    assert_eq!(s, 400);
+    let (_, b) = app
+        .call(Method::GET, "/api/distributions/types", Some(&t), None)
+        .await;
+    assert_eq!(
+        b["data"],
+        json!([
+            {"id": 1, "name": "Email", "configured": false},
+            {"id": 2, "name": "SMS", "configured": false},
+            {"id": 4, "name": "Voice", "configured": false}
+        ])
+    );
+    let (s, _) = app
+        .call(
+            Method::DELETE,
+            &format!("/api/distributions/{id}"),
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200);
+    let (s, _) = app
+        .call(
+            Method::GET,
+            &format!("/api/distributions/{id}"),
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 404);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn test_messages_and_alerts_arrive_by_smtp_and_gateway() {
+    let sinks = Sinks::start(&[]);
+    let app = App::with_config(|c| sinks.configure(c));
+    let t = admin(&app).await;
+
+    // Confirm an e-mail row: a real message over STARTTLS with AUTH.
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=ops@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["message"], "Email has been confirmed.");
+    let id = b["data"]["id"].as_i64().unwrap();
+    let n = notification(&app, &t, id).await;
+    assert_eq!(n["state"], "sent");
+    assert_eq!(n["attempts"], 1);
+    let m = sinks
+        .wait_for(5, |m| m["mail"].as_array().unwrap().len() == 1)
+        .await;
+    let mail = &m["mail"][0];
+    assert_eq!(mail["secure"], true, "STARTTLS was used");
+    assert_eq!(mail["user"], sinks.user.as_str());
+    assert_eq!(mail["rcptTo"], json!(["ops@example.com"]));
+    assert_eq!(mail["envelopeFrom"], "alerts@cxwatch.test");
+    assert_eq!(mail["heloName"], "console.cxwatch.test");
+    assert_eq!(mail["subject"], "cxwatch test message");
+    let key = n["key"].as_str().unwrap();
+    assert_eq!(
+        mail["messageId"],
+        format!("<{key}@cxwatch.test>"),
+        "the notification's key is the Message-ID"
+    );
+    assert!(mail["text"]
+        .as_str()
+        .unwrap()
+        .contains("https://console.cxwatch.test"));
+    assert!(mail["html"]
+        .as_str()
+        .unwrap()
+        .contains("<strong>cxwatch</strong>"));
+
+    // Confirm an SMS row: the gateway's template, rendered.
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?sms=%2B15145550100",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"]["message"], "Text/SMS has been confirmed.");
+    let m = sinks.messages().await;
+    let req = &m["http"][0];
+    assert_eq!(req["path"], "/sms");
+    assert_eq!(req["query"], "?to=%2B15145550100");
+    assert_eq!(req["headers"]["x-auth"], "Bearer gw-token");
+    assert_eq!(req["headers"]["content-type"], "application/json");
+    let body: Value = serde_json::from_str(req["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body["to"], "+15145550100");
+    assert_eq!(body["token"], "gw-token");
+    assert!(body["key"].as_str().unwrap().starts_with("test-"));
+
+    // An alert queued for a list: one notification per row, the e-mail with its attachment.
+    let (_, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions",
+            Some(&t),
+            Some(&json!({
+            "name": "All", "contacts": [
+                {"name": "Ops", "type": 1, "info": "ops@example.com"},
+                {"name": "Phone", "type": 2, "info": "+15145550100"},
+                {"name": "Desk", "type": 4, "info": "+15145550101"}]})),
+        )
+        .await;
+    let list = b["data"]["id"].as_i64().unwrap();
+    let wav: Vec<u8> = (0..2048u32).map(|i| (i % 251) as u8).collect();
+    let msg = Message {
+        subject: "Billing IVR failed".into(),
+        text: "Billing IVR failed 3 times".into(),
+        html: Some("<p>Billing IVR failed 3 times</p>".into()),
+        sms_prefix: "[CX]".into(),
+        voice_message: "Billing is failing".into(),
+        test_case: "Billing IVR".into(),
+        status: "Failure".into(),
+        link: "https://console.cxwatch.test/alert/7".into(),
+        attachments: vec![Attachment {
+            name: "recording-7.wav".into(),
+            content_type: "audio/wav".into(),
+            data: wav.clone(),
+        }],
+    };
+    let ids = app
+        .store
+        .enqueue_list(list, msg, "alert:7".into(), "alert:7".into())
+        .await
+        .unwrap();
+    assert_eq!(ids.len(), 3);
+    let m = sinks
+        .wait_for(10, |m| {
+            m["mail"].as_array().unwrap().len() == 2 && m["http"].as_array().unwrap().len() == 3
+        })
+        .await;
+    let mail = &m["mail"][1];
+    assert_eq!(mail["subject"], "Billing IVR failed");
+    assert_eq!(mail["attachments"][0]["filename"], "recording-7.wav");
+    assert_eq!(mail["attachments"][0]["contentType"], "audio/wav");
+    assert_eq!(mail["attachments"][0]["size"], 2048);
+    use sha2::Digest;
+    assert_eq!(
+        mail["attachments"][0]["sha256"],
+        hex::encode(sha2::Sha256::digest(&wav))
+    );
+    let sms: Value = serde_json::from_str(m["http"][1]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(sms["text"], "[CX] Billing IVR failed 3 times");
+    assert_eq!(sms["key"], "alert:7:1");
+    assert_eq!(m["http"][2]["path"], "/voice");
+    assert_eq!(
+        m["http"][2]["body"],
+        "to=%2B15145550101&say=Billing%20is%20failing"
+    );
+    // Queueing the same alert again sends nothing twice.
+    let again = app
+        .store
+        .enqueue_list(list, Message::default(), "alert:7".into(), "alert:7".into())
+        .await
+        .unwrap();
+    assert_eq!(again, ids);
+    // The server has a message a moment before cxwatch hears it was accepted.
+    for id in ids {
+        wait_state(&app, &t, id, "sent").await;
+    }
+    let (_, b) = app
+        .call(
+            Method::GET,
+            "/api/notifications?cause=alert:7&state=sent",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(b["data"]["totalElements"], 3, "{b}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn down_or_refusing_servers_deliver_later() {
+    let sinks = Sinks::start(&[]);
+    let app = App::with_config(|c| sinks.configure(c));
+    let t = admin(&app).await;
+
+    // The mail server is down: the Confirm says why, the message waits and goes later.
+    sinks.smtp_mode("down").await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=ops@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502, "{b}");
+    let reason = b["messages"][0].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("SMTP 127.0.0.1:{}", sinks.smtp)),
+        "{reason}"
+    );
+    assert!(reason.contains("will be tried again"), "{reason}");
+    let id: i64 = reason
+        .rsplit("notification ")
+        .next()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let n = notification(&app, &t, id).await;
+    assert_eq!(n["state"], "queued");
+    assert!(n["reason"].as_str().unwrap().contains("SMTP"));
+    assert!(n["nextAttemptTime"].is_string());
+    sinks.smtp_mode("ok").await;
+    let n = wait_state(&app, &t, id, "sent").await;
+    assert!(n["attempts"].as_u64().unwrap() >= 2);
+    assert!(n["reason"].is_null());
+    sinks
+        .wait_for(5, |m| m["mail"].as_array().unwrap().len() == 1)
+        .await;
+
+    // The mail server refuses for now (451): the same.
+    sinks.smtp_mode("tempfail").await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=desk@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502);
+    assert!(b["messages"][0].as_str().unwrap().contains("451"), "{b}");
+    sinks.smtp_mode("ok").await;
+    sinks
+        .wait_for(10, |m| m["mail"].as_array().unwrap().len() == 2)
+        .await;
+
+    // The gateway answers 503, then 200: delivered later. A 400 fails at once, with the
+    // status and the first line of the body.
+    sinks.http_status(503).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?sms=%2B15145550100",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502);
+    assert!(
+        b["messages"][0]
+            .as_str()
+            .unwrap()
+            .contains("answered 503 Service Unavailable: refused with 503"),
+        "{b}"
+    );
+    sinks.http_status(200).await;
+    sinks
+        .wait_for(10, |m| m["http"].as_array().unwrap().len() >= 2)
+        .await;
+    sinks.http_status(400).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?sms=%2B15145550100",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502);
+    let msg = b["messages"][0].as_str().unwrap();
+    assert!(
+        !msg.contains("tried again") && !msg.contains("second line"),
+        "{msg}"
+    );
+    let (_, b) = app
+        .call(
+            Method::GET,
+            "/api/notifications?state=failed",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(b["data"]["totalElements"], 1);
+    assert!(b["data"]["content"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("400 Bad Request: refused with 400"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
+    let sinks = Sinks::start(&[]);
+    let app = App::with_config(|c| {
+        sinks.configure(c);
+        c.notify.smtp.host = String::new();
+    });
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=ops@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502);
+    assert!(b["messages"][0].as_str().unwrap().contains(
+        "No mail server is configured (notify.smtp.host): notifications are recorded but not sent."
+    ));
+    let (_, b) = app
+        .call(Method::GET, "/api/distributions/types", Some(&t), None)
+        .await;
+    assert_eq!(b["data"][0]["configured"], false);
+    assert_eq!(b["data"][1]["configured"], true);
+    let (s, _) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?sms=%2B15145550100",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200);
+    // Bad input: named, nothing queued.
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?sms=12",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 400);
+    assert_eq!(b["fields"][0]["field"], "sms");
+    let (s, _) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 400);
+    let (_, b) = app
+        .call(Method::GET, "/api/notifications", Some(&t), None)
+        .await;
+    assert_eq!(b["data"]["totalElements"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn implicit_tls_delivers_too() {
+    let sinks = Sinks::start(&["--implicit-tls"]);
+    let app = App::with_config(|c| {
+        sinks.configure(c);
+        c.notify.smtp.security = cxwatch::config::SmtpSecurity::Tls;
+    });
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=tls@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let m = sinks
+        .wait_for(5, |m| m["mail"].as_array().unwrap().len() == 1)
+        .await;
+    assert_eq!(m["mail"][0]["secure"], true);
+    assert_eq!(m["mail"][0]["user"], sinks.user.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_relay_delivers_without_tls_or_auth() {
+    let sinks = Sinks::start(&["--plain"]);
+    let app = App::with_config(|c| {
+        sinks.configure(c);
+        c.notify.smtp.security = cxwatch::config::SmtpSecurity::None;
+        c.notify.smtp.username = String::new();
+    });
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=relay@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let m = sinks
+        .wait_for(5, |m| m["mail"].as_array().unwrap().len() == 1)
+        .await;
+    assert_eq!(m["mail"][0]["secure"], false);
+    assert_eq!(m["mail"][0]["rcptTo"], json!(["relay@example.com"]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn starttls_is_required_when_configured() {
+    // A server that offers no STARTTLS is refused rather than sent to in the clear.
+    let sinks = Sinks::start(&["--plain"]);
+    let app = App::with_config(|c| sinks.configure(c));
+    let t = admin(&app).await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions/testContact?email=relay@example.com",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 502, "{b}");
+    assert!(sinks.messages().await["mail"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}

@@ -1,0 +1,91 @@
+// Distribution lists (spec §7 'Distributions'): the paged list, one list, the contact types,
+// save, delete, and the per-row test message (testContact).
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../index";
+import type { Distribution, DistributionPage, DistributionSave, DistributionType, TestContactResult } from "../types";
+
+export type DistributionSortField = "id" | "name" | "lastModifiedTime";
+
+export interface DistributionListParams {
+  /** 0-based, as the server counts. */
+  pageNo: number;
+  pageSize: number;
+  search: string;
+  /** Contact type id: 1 Email, 2 SMS, 4 Voice. */
+  type?: 1 | 2 | 4;
+  sort: { field: DistributionSortField; dir: "asc" | "desc" };
+}
+
+export const distributionKeys = {
+  all: ["distributions"] as const,
+  lists: () => [...distributionKeys.all, "list"] as const,
+  list: (p: DistributionListParams) => [...distributionKeys.lists(), p] as const,
+  detail: (id: number) => [...distributionKeys.all, "detail", id] as const,
+  types: () => [...distributionKeys.all, "types"] as const,
+};
+
+/** One page of lists; the page shown stays while the next one loads. */
+export function useDistributions(p: DistributionListParams) {
+  return useQuery({
+    queryKey: distributionKeys.list(p),
+    queryFn: ({ signal }) =>
+      api.get<DistributionPage>("distributions", {
+        signal,
+        query: {
+          pageNo: p.pageNo,
+          pageSize: p.pageSize,
+          search: p.search || undefined,
+          type: p.type,
+          sort: `${p.sort.field},${p.sort.dir}`,
+        },
+      }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One list; id 0 (a new list) asks for nothing. */
+export function useDistribution(id: number) {
+  return useQuery({
+    queryKey: distributionKeys.detail(id),
+    queryFn: ({ signal }) => api.get<Distribution>(`distributions/${id}`, { signal }),
+    enabled: id > 0,
+    staleTime: 0,
+  });
+}
+
+/** Email, SMS and Voice, each saying whether a server is configured to send it. */
+export function useDistributionTypes() {
+  return useQuery({
+    queryKey: distributionKeys.types(),
+    queryFn: ({ signal }) => api.get<DistributionType[]>("distributions/types", { signal, background: true }),
+    staleTime: 60_000,
+  });
+}
+
+/** Creates (no id) or updates a list; field failures are the form's to show. */
+export function useSaveDistribution() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DistributionSave & { id?: number }) =>
+      body.id
+        ? api.put<Distribution>(`distributions/${body.id}`, body, { quiet: true })
+        : api.post<Distribution>("distributions", body, { quiet: true }),
+    onSuccess: (d) => {
+      qc.setQueryData(distributionKeys.detail(d.id), d);
+      return qc.invalidateQueries({ queryKey: distributionKeys.lists() });
+    },
+  });
+}
+
+/** Deletes one list: resolves true when the server said OK. */
+export function deleteDistribution(id: number): Promise<boolean> {
+  return api.del<boolean>(`distributions/${id}`).then((ok) => ok === true);
+}
+
+/** Sends a real test message to one address or number; the row shows the outcome. */
+export function useTestContact() {
+  return useMutation({
+    mutationFn: (query: { email?: string; sms?: string; voice?: string }) =>
+      api.post<TestContactResult>("distributions/testContact", undefined, { query, quiet: true }),
+  });
+}

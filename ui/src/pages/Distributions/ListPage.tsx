@@ -1,0 +1,188 @@
+// Distribution List (/settings/distribution-list/3): the contact groups, paged by the server.
+// The URL holds the page, size, search, contact-type filter and sort.
+import { useLingui } from "@lingui/react/macro";
+import { useState } from "react";
+import { Link, useLocation, useSearch } from "wouter";
+import { ApiError } from "../../api";
+import type { DistributionListParams, DistributionSortField } from "../../api/queries/distributions";
+import { deleteDistribution, distributionKeys, useDistributions } from "../../api/queries/distributions";
+import type { Distribution } from "../../api/types";
+import { AccessDenied } from "../../components/AccessDenied";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
+import { DataTable, type SortState } from "../../components/DataTable";
+import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
+import { Pager } from "../../components/Pager";
+import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { SearchBox } from "../../components/SearchBox";
+import { showError, showSuccess } from "../../lib/banners";
+import { queryClient } from "../../lib/queryClient";
+import { isRestricted, session } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import { useDistributionColumns } from "./columns";
+import "./distributions.css";
+import { DeliveryNotice } from "./DeliveryNotice";
+import { CONTACT_TYPES, EMAIL, SMS } from "./rules";
+
+const SORT_FIELDS: DistributionSortField[] = ["id", "name", "lastModifiedTime"];
+
+/** The list's state from the URL's query string. */
+export function paramsOf(search: string): DistributionListParams & { page: number } {
+  const q = new URLSearchParams(search);
+  const [field, dir] = (q.get("sort") ?? "lastModifiedTime,desc").split(",");
+  const page = pageOf(q.get("page"));
+  const type = Number(q.get("type"));
+  return {
+    page,
+    pageNo: page - 1,
+    pageSize: pageSizeOf(q.get("size")),
+    search: q.get("search") ?? "",
+    type: (CONTACT_TYPES as number[]).includes(type) ? (type as 1 | 2 | 4) : undefined,
+    sort: {
+      field: SORT_FIELDS.includes(field as DistributionSortField)
+        ? (field as DistributionSortField)
+        : "lastModifiedTime",
+      dir: dir === "asc" ? "asc" : "desc",
+    },
+  };
+}
+
+export function DistributionListPage() {
+  const me = useStore(session);
+  return isRestricted(me) ? <AccessDenied /> : <DistributionList />;
+}
+
+function DistributionList() {
+  const { t } = useLingui();
+  const search = useSearch();
+  const [location, navigate] = useLocation();
+  const p = paramsOf(search);
+  const lists = useDistributions(p);
+  const columns = useDistributionColumns();
+  const [selected, setSelected] = useState<number[]>([]);
+  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const setParams = (next: Record<string, string | number | undefined>) => {
+    const q = new URLSearchParams(search);
+    for (const [k, v] of Object.entries(next)) {
+      if (v === undefined || v === "") q.delete(k);
+      else q.set(k, String(v));
+    }
+    navigate(`${location}?${q.toString()}`, { replace: true });
+    setSelected([]);
+  };
+
+  const total = lists.data?.totalElements ?? 0;
+  const rows = lists.data?.content;
+  const sort: SortState = { key: p.sort.field, dir: p.sort.dir };
+
+  const ask = (single?: Distribution) => {
+    const ids = idsToDelete(selected, single?.id);
+    if (!ids.length) return;
+    const one = single ?? rows?.find((d) => d.id === ids[0]);
+    const count = ids.length;
+    setConfirm({ ids, item: count === 1 && one ? one.name : t`${count} distribution lists` });
+  };
+
+  const remove = async () => {
+    if (!confirm) return;
+    setBusy(true);
+    const out = await deleteOneByOne(confirm.ids, deleteDistribution);
+    setBusy(false);
+    setConfirm(null);
+    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
+    await queryClient.invalidateQueries({ queryKey: distributionKeys.lists() });
+    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
+    else if (!(out.error instanceof ApiError)) showError(t`The distribution list could not be deleted.`);
+    const pages = pageCount(total - out.deleted.length, p.pageSize);
+    if (p.page > pages) setParams({ page: pages });
+  };
+
+  return (
+    <section class="page distribution-list" data-testid="distribution-list">
+      <h1 class="page-title">{t`Distribution List`}</h1>
+      <DeliveryNotice />
+      <div class="list-toolbar">
+        <SearchBox value={p.search} onSearch={(text) => setParams({ search: text, page: undefined })} />
+        <label class="inline-field">
+          <span class="visually-hidden">{t`Contact type`}</span>
+          <select
+            value={p.type ?? ""}
+            onChange={(e) => setParams({ type: e.currentTarget.value, page: undefined })}
+            data-testid="type-filter"
+            aria-label={t`Contact type`}
+          >
+            <option value="">{t`All contact types`}</option>
+            <option value={EMAIL}>{t`Email`}</option>
+            <option value={SMS}>{t`SMS`}</option>
+            <option value={4}>{t`Voice`}</option>
+          </select>
+        </label>
+        <span class="spacer" />
+        <button
+          type="button"
+          class="button secondary"
+          disabled={!selected.length}
+          onClick={() => ask()}
+          data-testid="delete-selected"
+        >
+          {t`Delete Selected`}
+        </button>
+        <Link href="/report/distribution/0" class="button primary" data-testid="new-distribution">
+          {t`New`}
+        </Link>
+      </div>
+      <DataTable
+        testId="distributions-table"
+        columns={columns}
+        rows={rows}
+        rowId={(d) => d.id}
+        rowLabel={(d) => d.name}
+        loading={lists.isFetching}
+        error={lists.isError ? (lists.error?.message ?? t`The list could not be loaded.`) : null}
+        sort={sort}
+        onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
+        selected={selected}
+        onSelected={setSelected}
+        actions={(d) => {
+          const name = d.name;
+          return (
+            <>
+              <Link
+                href={`/report/distribution/${d.id}`}
+                class="button link"
+                data-testid="edit-distribution"
+                aria-label={t`Edit ${name}`}
+              >
+                {t`Edit`}
+              </Link>
+              <button
+                type="button"
+                class="button link danger-text"
+                onClick={() => ask(d)}
+                data-testid="delete-distribution"
+                aria-label={t`Delete ${name}`}
+              >
+                {t`Delete`}
+              </button>
+            </>
+          );
+        }}
+      />
+      <Pager
+        page={p.page}
+        size={p.pageSize}
+        total={total}
+        onPage={(page) => setParams({ page })}
+        onSize={(size) => setParams({ size, page: undefined })}
+      />
+      <ConfirmDialog
+        open={!!confirm}
+        item={confirm?.item ?? ""}
+        busy={busy}
+        onCancel={() => setConfirm(null)}
+        onConfirm={() => void remove()}
+      />
+    </section>
+  );
+}

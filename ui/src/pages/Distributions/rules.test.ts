@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import {
+  canDeleteRow,
+  confirmQuery,
+  EMAIL,
+  emptyRow,
+  inputTypeOf,
+  isE164,
+  SMS,
+  toSave,
+  VOICE,
+  validateDistribution,
+} from "./rules";
+
+describe("distribution list rules", () => {
+  it("checks in the server's order and names each field", () => {
+    const e = validateDistribution({
+      name: " ",
+      contacts: [
+        { name: "", type: EMAIL, info: "nope" },
+        { name: "Phone", type: 0, info: "" },
+        { name: "Desk", type: VOICE, info: "514" },
+      ],
+    });
+    expect(Object.entries(e)).toEqual([
+      ["name", "required"],
+      ["contacts[0].name", "required"],
+      ["contacts[0].info", "invalid"],
+      ["contacts[1].type", "required"],
+      ["contacts[1].info", "required"],
+      ["contacts[2].info", "invalid"],
+    ]);
+    expect(validateDistribution({ name: "On call", contacts: [] })).toEqual({ contacts: "required" });
+  });
+
+  it("takes numbers as people type them, in E.164", () => {
+    expect(isE164("+1 (514) 555-0100")).toBe(true);
+    expect(isE164("5145550100")).toBe(false);
+    expect(isE164("+0123456789")).toBe(false);
+    const v = { name: " On call ", contacts: [{ name: " Phone ", type: SMS, info: "+1 514.555.0100" } as const] };
+    expect(validateDistribution({ ...v, contacts: [...v.contacts] })).toEqual({});
+    expect(toSave({ ...v, contacts: [...v.contacts] })).toEqual({
+      name: "On call",
+      contacts: [{ name: "Phone", type: SMS, info: "+15145550100" }],
+    });
+  });
+
+  it("gives e-mail rows an email input, others a phone input; delete only beside another row", () => {
+    expect(inputTypeOf(EMAIL)).toBe("email");
+    expect(inputTypeOf(SMS)).toBe("tel");
+    expect(inputTypeOf(VOICE)).toBe("tel");
+    expect(canDeleteRow([emptyRow()])).toBe(false);
+    expect(canDeleteRow([emptyRow(), emptyRow()])).toBe(true);
+  });
+
+  it("confirms each row on its own channel", () => {
+    expect(confirmQuery({ name: "a", type: EMAIL, info: " a@b.test " })).toEqual({ email: "a@b.test" });
+    expect(confirmQuery({ name: "a", type: SMS, info: "+1 514 555 0100" })).toEqual({ sms: "+15145550100" });
+    expect(confirmQuery({ name: "a", type: VOICE, info: "+15145550100" })).toEqual({ voice: "+15145550100" });
+  });
+});
