@@ -14,6 +14,7 @@ pub mod health;
 pub mod ingest;
 pub mod metrics;
 pub mod params;
+pub mod reports;
 pub mod runs;
 pub mod users;
 
@@ -40,6 +41,8 @@ pub enum ApiTags {
     Metrics,
     /// Test runs of a test case and run detail
     Runs,
+    /// Saved reports, their data, CSV export and the runs behind them
+    Reports,
     /// Recordings and attachments
     Files,
     /// What test engines post (API key, not a console token)
@@ -66,6 +69,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             health::HealthApi,
             metrics::MetricsApi,
             runs::RunsApi,
+            reports::ReportsApi,
             files::FilesApi,
             ingest::IngestApi,
         ),

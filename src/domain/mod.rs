@@ -7,6 +7,7 @@ pub mod caller;
 pub mod dist;
 pub mod ingest;
 pub mod page;
+pub mod report;
 pub mod rules;
 pub mod run;
 pub mod user;

@@ -13,6 +13,7 @@ pub mod health;
 pub mod meta;
 pub mod metrics;
 pub mod recordings;
+pub mod reports;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
@@ -33,6 +34,7 @@ pub use health::HealthStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use recordings::RecordingStore;
+pub use reports::ReportStore;
 pub use runs::RunStore;
 pub use users::UserStore;
 
@@ -126,6 +128,7 @@ pub trait Backend:
     + MetaStore
     + MetricStore
     + RecordingStore
+    + ReportStore
     + RunStore
     + UserStore
     + Send
@@ -142,6 +145,7 @@ impl<T> Backend for T where
         + MetaStore
         + MetricStore
         + RecordingStore
+        + ReportStore
         + RunStore
         + UserStore
         + Send
