@@ -469,19 +469,18 @@ fn has_latency(
     seg: Option<i64>,
     (lo, hi): (u32, Option<u32>),
 ) -> StoreResult<bool> {
-    if !scripts.contains_key(&run.script_id) {
-        let s = load_script(conn, run.script_id)?;
-        scripts.insert(
-            run.script_id,
-            s.iter()
+    let script = match scripts.entry(run.script_id) {
+        std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::btree_map::Entry::Vacant(e) => e.insert(
+            load_script(conn, run.script_id)?
+                .iter()
                 .map(|s| ScriptShape {
                     segment_id: s.segment_id,
                     steps: s.steps.len(),
                 })
                 .collect(),
-        );
-    }
-    let script = &scripts[&run.script_id];
+        ),
+    };
     let steps = super::run_detail::decode(&run.results, run.run_ms)
         .map_err(|e| StoreError::Invalid(format!("stored run detail: {e}")))?;
     let mut at = 0usize;

@@ -30,3 +30,14 @@ export type ChannelId = "voice" | "web";
 export type Role = "ROLE_ADMIN" | "ROLE_USER";
 export type AccessType = "read-write" | "read-only";
 export type RunType = "Manual" | "Schedule";
+
+export type Report = Schema<"Report">;
+export type ReportSave = Schema<"ReportSave">;
+export type ReportPage = Schema<"Page_Report">;
+export type ReportTypeItem = Schema<"ReportTypeItem">;
+export type LatencyThreshold = Schema<"LatencyThreshold">;
+export type LatencyReport = Schema<"LatencyReport">;
+export type LatencyByHr = Schema<"LatencyByHr">;
+export type MosRow = Schema<"MosRow">;
+export type RunItem = Schema<"RunItem">;
+export type RunItemPage = Schema<"Page_RunItem">;
