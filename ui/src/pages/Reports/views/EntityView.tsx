@@ -19,6 +19,8 @@ export function EntityView({ r, level }: { r: Report; level: "case" | "segment" 
   const pages = chartPages(rows.length);
   const shown = chartPage(rows, Math.min(page, pages));
   const label = (e: GroupMetric) => (level === "segment" ? `${e.segmentName ?? ""} (${e.entityName})` : e.entityName);
+  // Bars carry short labels (the segment's name); the tooltip names the test case too.
+  const short = (e: GroupMetric) => (level === "segment" ? (e.segmentName ?? "") : e.entityName);
   const link = (e: GroupMetric, status: DrillStatus, n: number) => {
     if (!n) return "0";
     const url =
@@ -37,7 +39,7 @@ export function EntityView({ r, level }: { r: Report; level: "case" | "segment" 
       {rows.length ? (
         <>
           <HourlyStackedBarChart
-            labels={shown.map(label)}
+            labels={shown.map(short)}
             height={280}
             kinds={["pass", "warning", "failure"]}
             series={[
