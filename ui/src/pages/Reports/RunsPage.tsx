@@ -14,6 +14,7 @@ import { AccessDenied } from "../../components/AccessDenied";
 import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
 import { useSiteTimeZone } from "../../lib/tenant";
+import { useReportLabels } from "./labels";
 import { HOURS, runUrl, siteTime } from "./rules";
 import "./Reports.css";
 
@@ -92,6 +93,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
   const { t } = useLingui();
   const zone = useSiteTimeZone();
   const thresholds = useLatencyThresholds();
+  const { bucketName } = useReportLabels();
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(100);
   const q = { ...props.query(props.r), pageNo: page - 1, pageSize: size };
@@ -108,7 +110,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
     props.kind === "mos"
       ? t`MOS from ${(props.mos ?? 0).toFixed(1)} to 5.0 at ${hour}`
       : bucket
-        ? t`Latency ${bucket.text} at ${hour}`
+        ? t`Latency ${bucketName(bucket)} at ${hour}`
         : t`All latencies at ${hour}`;
   const columns: Column<RunItem>[] = [
     { key: "runId", label: t`Run ID`, render: (x) => x.runId },

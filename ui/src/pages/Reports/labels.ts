@@ -2,8 +2,22 @@
 import { useLingui } from "@lingui/react/macro";
 import { LATENCY, MOS, SEGMENT, TREND } from "./rules";
 
+/** A latency bucket's bounds (ms), for its label. */
+export interface BucketBounds {
+  lowerBound: number;
+  uppperBound?: number | null;
+}
+
 export function useReportLabels() {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
+  const secs = (ms: number) => i18n.number(ms / 1000, { maximumFractionDigits: 2 });
+  /** '0.5 - 1 sec', '10 sec and more', in the reader's language. */
+  const bucketName = (b: BucketBounds): string => {
+    const lo = secs(b.lowerBound);
+    if (b.uppperBound === null || b.uppperBound === undefined) return t`${lo} sec and more`;
+    const hi = secs(b.uppperBound);
+    return t`${lo} - ${hi} sec`;
+  };
   const typeName = (id: number): string => {
     switch (id) {
       case TREND:
@@ -30,5 +44,5 @@ export function useReportLabels() {
   };
   const timeframeName = (name: string): string => timeframes[name] ?? name;
   const runTypeName = (r: string): string => (r === "Schedule" ? t`Schedule` : t`Manual`);
-  return { typeName, timeframeName, runTypeName };
+  return { typeName, timeframeName, runTypeName, bucketName };
 }

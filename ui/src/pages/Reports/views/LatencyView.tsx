@@ -6,11 +6,13 @@ import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import { useReportLatency } from "../../../api/queries/reports";
 import type { LatencyByHr, Report } from "../../../api/types";
+import { useReportLabels } from "../labels";
 import { HOURS, heatColour, latencyUrl, seconds } from "../rules";
 
 export function LatencyView({ r }: { r: Report }) {
   const { t } = useLingui();
   const data = useReportLatency(r.id, true);
+  const { bucketName } = useReportLabels();
   if (data.isPending) return <p class="muted">{t`Please wait ...`}</p>;
   if (!data.data) return null;
   const d = data.data;
@@ -56,7 +58,7 @@ export function LatencyView({ r }: { r: Report }) {
                   <tr key={b.id} class={`heat-${colour}`}>
                     <th scope="row" title={colourName[colour]}>
                       <span class={`heat-swatch heat-${colour}`} aria-hidden="true" />
-                      {b.text}
+                      {bucketName(b)}
                     </th>
                     {d.latencyByHr.map((h) => {
                       const n = h.bucketCounts[bi] ?? 0;
@@ -66,7 +68,7 @@ export function LatencyView({ r }: { r: Report }) {
                             <Link
                               href={latencyUrl(h.hour, b.id, r.id)}
                               data-testid={`heat-${h.hour}-${b.id}`}
-                              aria-label={t`${n} latencies of ${b.text} at ${HOURS[h.hour]}:00`}
+                              aria-label={t`${n} latencies of ${bucketName(b)} at ${HOURS[h.hour]}:00`}
                             >
                               {n}
                             </Link>
