@@ -96,7 +96,10 @@ fn report(group_id: i64, t: ReportType, from: NaiveDate, to: NaiveDate) -> Repor
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let opt = |name: &str| {
         args.iter()
             .position(|a| a == name)
@@ -138,7 +141,9 @@ fn main() {
                 run_type: RunType::Schedule,
             };
             let t = Instant::now();
-            std::hint::black_box(visible(wait(store.group_metric(Scope::All, q(Level::Case))).unwrap()));
+            std::hint::black_box(visible(
+                wait(store.group_metric(Scope::All, q(Level::Case))).unwrap(),
+            ));
             case.push(t.elapsed().as_secs_f64() * 1000.0);
             let t = Instant::now();
             std::hint::black_box(visible(
@@ -177,11 +182,17 @@ fn main() {
             );
             runs.push(t.elapsed().as_secs_f64() * 1000.0);
         }
-        summary(&format!("trend / test case view: metric by case ({pass})"), case);
+        summary(
+            &format!("trend / test case view: metric by case ({pass})"),
+            case,
+        );
         summary(&format!("segment view: metric by segment ({pass})"), seg);
         summary(&format!("MOS view: MOS per hour ({pass})"), mos);
         summary(&format!("latency view: heat map ({pass})"), lat);
-        summary(&format!("runs of an hour slot, failures, page 1 ({pass})"), runs);
+        summary(
+            &format!("runs of an hour slot, failures, page 1 ({pass})"),
+            runs,
+        );
     }
 
     // A group of 50 test cases (two of the benchmark's groups of 25, voice).
@@ -201,8 +212,14 @@ fn main() {
     };
     let (from, to) = (last - Duration::days(364), last);
     for (name, t) in [
-        ("test case performance (one row per case and hour)", ReportType::TestCasePerformance),
-        ("segment performance (one row per segment and hour)", ReportType::SegmentPerformance),
+        (
+            "test case performance (one row per case and hour)",
+            ReportType::TestCasePerformance,
+        ),
+        (
+            "segment performance (one row per segment and hour)",
+            ReportType::SegmentPerformance,
+        ),
     ] {
         // Reset the process's peak RSS so VmHWM is this export's.
         let _ = std::fs::write("/proc/self/clear_refs", "5");
