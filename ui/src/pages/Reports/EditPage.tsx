@@ -159,7 +159,7 @@ function ReportForm({ id }: { id: number }) {
       <form class="card form report-form" onSubmit={submit} noValidate>
         {id ? (
           <p class="report-id" data-testid="report-id">
-            {t`Report ID`}: <strong>{id}</strong>
+            {t`Report ID: ${id}`}
           </p>
         ) : null}
         <TextField

@@ -5,13 +5,16 @@ import type { Report } from "../../api/types";
 import type { Column } from "../../components/DataTable";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useReportLabels } from "./labels";
-import { LATENCY, seconds, siteTime } from "./rules";
+import { LATENCY, siteTime } from "./rules";
 
 export function useReportColumns(): Column<Report>[] {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const { typeName, timeframeName, runTypeName } = useReportLabels();
-  const threshold = (r: Report, ms: number) => (r.reportTypeID === LATENCY ? `${seconds(ms)} s` : "—");
+  const threshold = (r: Report, ms: number) =>
+    r.reportTypeID === LATENCY
+      ? `${i18n.number(ms / 1000, { minimumFractionDigits: 2, maximumFractionDigits: 2 })} s`
+      : "—";
   return [
     { key: "id", label: t`ID`, sortable: true, render: (r) => r.id },
     { key: "name", label: t`Name`, sortable: true, render: (r) => r.name },

@@ -7,15 +7,18 @@ import { Link } from "wouter";
 import { useReportLatency } from "../../../api/queries/reports";
 import type { LatencyByHr, Report } from "../../../api/types";
 import { useReportLabels } from "../labels";
-import { HOURS, heatColour, latencyUrl, seconds } from "../rules";
+import { HOURS, heatColour, latencyUrl } from "../rules";
 
 export function LatencyView({ r }: { r: Report }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const data = useReportLatency(r.id, true);
   const { bucketName } = useReportLabels();
   if (data.isPending) return <p class="muted">{t`Please wait ...`}</p>;
   if (!data.data) return null;
   const d = data.data;
+  const secs = (ms: number) => i18n.number(ms / 1000, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  const warn = secs(d.latencyWarn);
+  const fail = secs(d.latencyFail);
   const colourName = {
     green: t`below the warning threshold`,
     orange: t`below the failure threshold`,
@@ -36,9 +39,7 @@ export function LatencyView({ r }: { r: Report }) {
     <>
       <div class="card report-card">
         <h2 class="card-title">{t`Test Script Latency by Hour`}</h2>
-        <p class="muted">
-          {t`Warning threshold`}: {seconds(d.latencyWarn)} s · {t`Failure threshold`}: {seconds(d.latencyFail)} s
-        </p>
+        <p class="muted">{t`Warning threshold: ${warn} s · Failure threshold: ${fail} s`}</p>
         <div class="table-scroll">
           <table class="data-table heat-map" data-testid="heat-map">
             <thead>
