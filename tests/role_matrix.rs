@@ -114,6 +114,33 @@ async fn world() -> World {
         )
         .await;
     let g2 = g2["data"]["id"].as_i64().unwrap();
+    let (_, g3) = app
+        .call(
+            Method::POST,
+            "/api/trs/v1/groups",
+            Some(&admin_rw.token),
+            Some(&group("Reports only")),
+        )
+        .await;
+    let g3 = g3["data"]["id"].as_i64().unwrap();
+    let report = |group: i64| {
+        json!({"name": "Matrix report", "reportTypeID": 2, "testCaseGroupID": group,
+               "timeframeName": "Custom", "timeframeBegin": DATE, "runType": "Manual"})
+    };
+    let mut report_ids = Vec::new();
+    for grp in [g, g3] {
+        let (s, rep) = app
+            .call(
+                Method::POST,
+                "/api/reports",
+                Some(&admin_rw.token),
+                Some(&report(grp)),
+            )
+            .await;
+        assert_eq!(s, 200, "{rep}");
+        report_ids.push(rep["data"]["id"].as_i64().unwrap());
+    }
+    let (rep, rep_other) = (report_ids[0], report_ids[1]);
     let (s, runs) = app
         .call(
             Method::GET,
@@ -365,6 +392,113 @@ async fn world() -> World {
             format!("{t}/getContent?attachmentUrl=recordings/{rec}"),
             Body::None,
             read,
+        ),
+        r(
+            "listReports",
+            M::GET,
+            "/api/reports?reportType=2&timeframe=Custom".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "reportTypes",
+            M::GET,
+            "/api/reports/types?channel=voice".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "reportTimeframes",
+            M::GET,
+            "/api/reports/timeframes".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "reportLatencyThresholds",
+            M::GET,
+            "/api/reports/latencythresholds".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "getReport",
+            M::GET,
+            format!("/api/reports/{rep}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "reportLatency",
+            M::GET,
+            format!("/api/reports/{rep}/latency"),
+            Body::None,
+            read,
+        ),
+        r(
+            "exportReport",
+            M::GET,
+            format!("/api/reports/{rep}/export"),
+            Body::None,
+            read,
+        ),
+        r(
+            "reportTestRuns",
+            M::GET,
+            format!("/api/reports/{rep}/testruns?hrSlot=9&perfStatus=failure"),
+            Body::None,
+            read,
+        ),
+        // A ROLE_USER reads only the reports of their groups.
+        r(
+            "getReport",
+            M::GET,
+            format!("/api/reports/{rep_other}"),
+            Body::None,
+            [401, 403, 403, 200, 200, 401],
+        ),
+        r(
+            "createReport",
+            M::POST,
+            "/api/reports".into(),
+            Body::Json(report(g)),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "createReport",
+            M::POST,
+            "/api/reports".into(),
+            Body::Json(report(g3)),
+            [401, 403, 400, 403, 200, 401],
+        ),
+        r(
+            "updateReport",
+            M::PUT,
+            format!("/api/reports/{rep}"),
+            Body::Json(report(g)),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "updateReport",
+            M::PUT,
+            format!("/api/reports/{rep_other}"),
+            Body::Json(report(g3)),
+            [401, 403, 403, 403, 200, 401],
+        ),
+        r(
+            "deleteReport",
+            M::DELETE,
+            format!("/api/reports/{rep_other}"),
+            Body::None,
+            [401, 403, 403, 403, 200, 401],
+        ),
+        // The user with read-write access deletes it first: it is gone for the administrator.
+        r(
+            "deleteReport",
+            M::DELETE,
+            format!("/api/reports/{rep}"),
+            Body::None,
+            [401, 403, 200, 403, 404, 401],
         ),
         r(
             "ingestRuns",

@@ -16,6 +16,7 @@ pub mod ingest;
 pub mod metrics;
 pub mod notifications;
 pub mod params;
+pub mod reports;
 pub mod runs;
 pub mod sso;
 pub mod users;
@@ -43,6 +44,8 @@ pub enum ApiTags {
     Metrics,
     /// Test runs of a test case and run detail
     Runs,
+    /// Saved reports, their data, CSV export and the runs behind them
+    Reports,
     /// Recordings and attachments
     Files,
     /// What test engines post (API key, not a console token)
@@ -78,6 +81,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             health::HealthApi,
             metrics::MetricsApi,
             runs::RunsApi,
+            reports::ReportsApi,
             files::FilesApi,
             ingest::IngestApi,
             distributions::DistributionsApi,

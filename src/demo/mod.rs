@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod distributions;
 pub mod generator;
 pub mod live;
+pub mod reports;
 pub mod rng;
 mod state;
 
@@ -145,6 +146,7 @@ impl Demo {
         let started = Instant::now();
         let (from, to) = (self.generator.history_start(), self.generator.anchor());
         let generator = self.generator.clone();
+        let tz = self.tz;
         let mut on_catalog = Some(on_catalog);
         let runs = ingest_history(&self.store, &self.generator, self.tz, from, to, |store| {
             // A data directory given with --data-dir may already have groups of these names.
@@ -159,6 +161,7 @@ impl Demo {
                 }
             }
             Store::block_on(store.put_health(generator.health_at(to)))?;
+            reports::seed_reports(store, tz, to)?;
             match on_catalog.take() {
                 Some(f) => f(store),
                 None => Ok(()),

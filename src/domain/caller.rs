@@ -103,6 +103,9 @@ pub enum Need {
     Admin,
     /// An administrator with read-write access.
     AdminWrite,
+    /// Any caller with read-write access (what they change is further limited to their
+    /// scope by the store).
+    Write,
     /// That user themself (any role or access), or an administrator.
     SelfOrAdmin(i64),
     /// That user themself (any role or access), or an administrator with read-write access.
@@ -141,6 +144,7 @@ impl Caller {
             Need::SignedIn => true,
             Need::Admin => admin,
             Need::AdminWrite => admin && self.can_write(),
+            Need::Write => self.can_write(),
             Need::SelfOrAdmin(id) => id == self.user_id || admin,
             Need::SelfOrAdminWrite(id) => id == self.user_id || (admin && self.can_write()),
         };
@@ -149,6 +153,7 @@ impl Caller {
         }
         Err(Denied(match need {
             Need::Admin | Need::SelfOrAdmin(_) => "Only administrators may do this.",
+            Need::Write => "Your access is read-only: you may look but not change anything.",
             _ if admin => "Your access is read-only: you may look but not change anything.",
             _ => "Only administrators with read-write access may do this.",
         }))

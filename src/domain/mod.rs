@@ -9,6 +9,7 @@ pub mod distribution;
 pub mod ingest;
 pub mod notify;
 pub mod page;
+pub mod report;
 pub mod rules;
 pub mod run;
 pub mod user;

@@ -15,6 +15,7 @@ pub mod meta;
 pub mod metrics;
 pub mod outbox;
 pub mod recordings;
+pub mod reports;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
@@ -38,6 +39,7 @@ pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use outbox::OutboxStore;
 pub use recordings::RecordingStore;
+pub use reports::ReportStore;
 pub use runs::RunStore;
 pub use sso::SsoStore;
 pub use users::UserStore;
@@ -134,6 +136,7 @@ pub trait Backend:
     + MetricStore
     + OutboxStore
     + RecordingStore
+    + ReportStore
     + RunStore
     + SsoStore
     + UserStore
@@ -153,6 +156,7 @@ impl<T> Backend for T where
         + MetricStore
         + OutboxStore
         + RecordingStore
+        + ReportStore
         + RunStore
         + SsoStore
         + UserStore

@@ -2,7 +2,7 @@
 import type { ComponentType } from "preact";
 import { lazy } from "react";
 import { CallbackPage } from "../pages/Callback";
-import { AlertsComingPage, ReportsComingPage } from "../pages/Coming";
+import { AlertsComingPage } from "../pages/Coming";
 import { DashboardPage } from "../pages/Dashboard";
 import { LoginPage } from "../pages/Login";
 
@@ -19,6 +19,13 @@ const DistributionEditPage = lazy(() =>
   import("../pages/Distributions/EditPage").then((m) => ({ default: m.DistributionEditPage })),
 );
 const UsersListPage = lazy(() => import("../pages/Users/ListPage").then((m) => ({ default: m.UsersListPage })));
+const reports = (page: "ReportsListPage" | "ReportEditPage" | "ReportViewPage" | "LatencyRunsPage" | "MosRunsPage") =>
+  lazy(() => import("../pages/Reports").then((m) => ({ default: m[page] })));
+const ReportsListPage = reports("ReportsListPage");
+const ReportEditPage = reports("ReportEditPage");
+const ReportViewPage = reports("ReportViewPage");
+const LatencyRunsPage = reports("LatencyRunsPage");
+const MosRunsPage = reports("MosRunsPage");
 const UserEditPage = lazy(() => import("../pages/Users/EditPage").then((m) => ({ default: m.UserEditPage })));
 
 export interface RouteDef {
@@ -38,8 +45,14 @@ export const routes: RouteDef[] = [
   { path: "/login", component: LoginPage, access: "guest" },
   { path: "/callback", component: CallbackPage, access: "public" },
   { path: "/dashboard", component: DashboardPage, access: "protected" },
+  { path: "/reports", component: ReportsListPage, access: "protected" },
+  { path: "/report/add", component: ReportEditPage, access: "protected" },
+  { path: "/report/edit/:id", component: ReportEditPage, access: "protected" },
+  { path: "/report/view/testcase/:id", component: ReportViewPage, access: "protected" },
+  { path: "/report/view/:id", component: ReportViewPage, access: "protected" },
+  { path: "/report/latency/:hour/:bucket/:reportId/:status?/:date?", component: LatencyRunsPage, access: "protected" },
+  { path: "/report/mos/:reportId/:mos/:hour/:date", component: MosRunsPage, access: "protected" },
   // Not built yet: a page that says so, not a bare 404 behind a navigation entry.
-  { path: "/reports", component: ReportsComingPage, access: "protected" },
   { path: "/alerts", component: AlertsComingPage, access: "protected" },
   // Settings lists: the id in the path selects the list (1, 2, 3, 4).
   { path: "/settings/alert-settings/:id", component: AlertSettingsPage, access: "protected" },

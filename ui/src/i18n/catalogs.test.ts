@@ -97,6 +97,9 @@ describe("translation catalogs", () => {
       "Maximum",
       "Page",
       "Permissions",
+      "Segment",
+      "Segments",
+      "CSV",
     ]);
     const copied = en
       // Words outside the placeholders: '{day} {from}–{to}' has none to translate.

@@ -25,6 +25,10 @@ export interface HourlyStackedBarChartProps {
   kinds?: string[];
   /** aria-hidden on the whole chart. */
   hidden?: boolean;
+  /** Lines instead of stacked bars (a MOS chart). */
+  line?: boolean;
+  /** Fixed y-axis ticks (MOS: 1 to 5). */
+  yTicks?: number[];
 }
 
 /** One observer for every lazy chart (a hundred rows would otherwise make a hundred). */
@@ -81,7 +85,7 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
     : [{ name: "", color: "#adb5bd", values: props.labels.map(() => 0) }];
   const data = { labels: props.labels, datasets: series.map((s) => ({ name: s.name, values: s.values })) };
   const colors = series.map((s) => s.color);
-  const key = JSON.stringify([data, colors, props.height, props.yMax ?? 0]);
+  const key = JSON.stringify([data, colors, props.height, props.yMax ?? 0, !!props.line, props.yTicks ?? null]);
 
   useEffect(() => {
     const el = box.current;
@@ -89,6 +93,8 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
     const c = new StackedHourlyBars(el, {
       data,
       colors,
+      type: props.line ? "line" : "bar",
+      yTicks: props.yTicks,
       height: props.height,
       axisOptions: { xIsSeries: 1, xAxisMode: "tick", yAxisMode: "span" },
       tooltip: (i) => tooltip.current(i),

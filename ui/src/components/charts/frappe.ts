@@ -20,6 +20,8 @@ export interface ConsoleChartOptions extends FrappeOptions {
   tooltip?: (index: number) => TooltipContent;
   /** A y-axis top shared with other charts (at least this; the chart's own maximum otherwise). */
   yMax?: number;
+  /** Fixed y-axis ticks, ascending (a MOS chart: 1 to 5); the lowest sits on the x-axis. */
+  yTicks?: number[];
 }
 
 type Tip = {
@@ -45,15 +47,22 @@ function showTooltip(tip: Tip, x: number, y: number, c: TooltipContent, index: n
 export class StackedHourlyBars extends AxisChart {
   declare tooltipFn?: (index: number) => TooltipContent;
   declare yMax?: number;
+  declare yTicks?: number[];
 
   constructor(parent: HTMLElement, options: ConsoleChartOptions) {
-    super(parent, { ...options, type: "bar", animate: 0, barOptions: { stacked: 1, spaceRatio: 0.3 } });
+    super(
+      parent,
+      options.type === "line"
+        ? { ...options, animate: 0 }
+        : { ...options, type: "bar", animate: 0, barOptions: { stacked: 1, spaceRatio: 0.3 } },
+    );
   }
 
   configure(options: ConsoleChartOptions): void {
     super.configure(options);
     this.tooltipFn = options.tooltip;
     this.yMax = options.yMax;
+    this.yTicks = options.yTicks;
     this.initTimeout = 0;
   }
 
@@ -88,9 +97,12 @@ export class StackedHourlyBars extends AxisChart {
 
   // Whole-number ticks (frappe-charts' own would give 0.25, 0.5 ... for small counts).
   calcYAxisParameters(values: number[]): void {
-    const ticks = countTicks(Math.max(0, this.yMax ?? 0, ...values));
-    const scale = this.height / ticks[ticks.length - 1];
-    const zeroLine = this.height;
+    const fixed = this.yTicks && this.yTicks.length > 1 ? this.yTicks : null;
+    const ticks = fixed ?? countTicks(Math.max(0, this.yMax ?? 0, ...values));
+    const low = fixed ? ticks[0] : 0;
+    const scale = this.height / (ticks[ticks.length - 1] - low);
+    // With fixed ticks the lowest sits on the x-axis: value 0 would be below it.
+    const zeroLine = this.height + low * scale;
     this.state.yAxis = {
       labels: ticks,
       positions: ticks.map((v) => zeroLine - v * scale),

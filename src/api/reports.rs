@@ -1,0 +1,925 @@
+//! `api/reports`: saved reports (spec §2 'Report list', 'Report add/edit form', 'Report
+//! views by type', §3 'Report', 'Latency bucket', §5, §7 'Reports'). A caller sees and
+//! changes only the reports of their own test case groups; read-only callers change
+//! nothing. The report data reads the hourly rollups; only `testruns` lists runs (paged).
+//! Types 2, 5, 7 and test case performance read `trs/v1/groups/{id}/metric` and `…/mos`
+//! with the report's `timeframeBegin`, `timeframeEnd` and `runType`.
+
+use chrono::{NaiveDate, Utc};
+use poem::web::Data;
+use poem::Body;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::{Binary, Json};
+use poem_openapi::{ApiResponse, Object, OpenApi};
+
+use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::guard::Auth;
+use super::params;
+use super::runs::RunItem;
+use super::AppState;
+use crate::domain::buckets;
+use crate::domain::caller::{Caller, Need};
+use crate::domain::page::Sort;
+use crate::domain::report::{
+    self, bucket_by_id, heat_colour, today_in, HeatColour, Report as DomainReport, ReportFilter,
+    ReportInput, ReportSortField, ReportType, Timeframe, LATENCY_BUCKETS,
+};
+use crate::domain::rules::{Problems, Rule};
+use crate::domain::run::Channel;
+use crate::store::reports::{ExportRow, LatencyData, LatencyHour, ReportRunQuery};
+
+pub struct ReportsApi;
+
+/// Reports per page when none is given (spec §9: default 10).
+const REPORT_PAGE_SIZE: u32 = 10;
+
+/// A saved report (spec §3 'Report').
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct Report {
+    pub id: i64,
+    pub name: String,
+    /// Equal to name.
+    pub description: String,
+    pub report_type_name: String,
+    /// 1 test case performance, 2 trend, 5 segment performance, 6 latency by hour, 7 MOS.
+    #[oai(rename = "reportTypeID")]
+    pub report_type_id: i64,
+    /// Warning latency threshold, ms (0 unless type 6).
+    pub latency_warn: u32,
+    /// Failure latency threshold, ms (0 unless type 6).
+    pub latency_fail: u32,
+    /// `Manual` or `Schedule`.
+    pub run_type: String,
+    pub test_case_group_name: String,
+    #[oai(rename = "testCaseGroupID")]
+    pub test_case_group_id: i64,
+    /// `voice` or `web`: the group's channel.
+    pub channel: String,
+    /// `Custom`, `Today`, `Yesterday`, `Current Week`, `Last Week`, `Current Month`,
+    /// `Last Month` or `Last Year`.
+    pub timeframe_name: String,
+    /// First local date the report covers today, `YYYY-MM-DD` (a named timeframe is
+    /// computed from today in the site's time zone).
+    pub timeframe_begin: String,
+    /// Last local date the report covers today, `YYYY-MM-DD`.
+    pub timeframe_end: String,
+    /// RFC 3339 UTC.
+    pub last_modified_time: String,
+    /// Issue-tracker ticket key (null when none).
+    pub jira_ticket: Option<String>,
+}
+
+impl Report {
+    fn of(r: DomainReport, today: NaiveDate) -> Report {
+        let (b, e) = r.range(today);
+        Report {
+            id: r.id,
+            description: r.name.clone(),
+            name: r.name,
+            report_type_name: r.report_type.name().into(),
+            report_type_id: r.report_type.id(),
+            latency_warn: r.latency_warn,
+            latency_fail: r.latency_fail,
+            run_type: r.run_type.as_str().into(),
+            test_case_group_name: r.group_name,
+            test_case_group_id: r.group_id,
+            channel: r.channel.as_str().into(),
+            timeframe_name: r.timeframe.name().into(),
+            timeframe_begin: b.to_string(),
+            timeframe_end: e.to_string(),
+            last_modified_time: params::time(
+                chrono::DateTime::from_timestamp(r.modified_at, 0).unwrap_or_default(),
+            ),
+            jira_ticket: r.jira_ticket,
+        }
+    }
+}
+
+/// Body of `POST reports` and `PUT reports/{id}` (spec §3 create/update payload). Checked
+/// in the form's order: name, type, group, then for type 6 the thresholds.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct ReportSave {
+    /// Ignored on create; on update absent or the id of the path.
+    pub id: Option<i64>,
+    pub name: Option<String>,
+    /// Ignored (the name is the description).
+    pub description: Option<String>,
+    /// Ignored (follows reportTypeID).
+    pub report_type_name: Option<String>,
+    #[oai(rename = "reportTypeID")]
+    pub report_type_id: Option<i64>,
+    /// Ignored (follows testCaseGroupID).
+    pub test_case_group_name: Option<String>,
+    #[oai(rename = "testCaseGroupID")]
+    pub test_case_group_id: Option<i64>,
+    /// Default `Custom`.
+    pub timeframe_name: Option<String>,
+    /// `Manual` (default) or `Schedule`.
+    pub run_type: Option<String>,
+    /// Custom only: `YYYY-MM-DD`; required for Custom.
+    pub timeframe_begin: Option<String>,
+    /// Custom only: `YYYY-MM-DD`; empty means the begin date.
+    pub timeframe_end: Option<String>,
+    /// Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
+    pub latency_warn: Option<i64>,
+    /// Type 6: failure threshold, ms; otherwise ignored.
+    pub latency_fail: Option<i64>,
+}
+
+impl ReportSave {
+    fn draft(&self, p: &mut Problems) -> Option<report::ReportDraft> {
+        report::check_report(
+            p,
+            &ReportInput {
+                name: self.name.as_deref(),
+                report_type: self.report_type_id,
+                group_id: self.test_case_group_id,
+                timeframe: self.timeframe_name.as_deref(),
+                begin: self.timeframe_begin.as_deref(),
+                end: self.timeframe_end.as_deref(),
+                run_type: self.run_type.as_deref(),
+                latency_warn: self.latency_warn,
+                latency_fail: self.latency_fail,
+            },
+            params::MAX_RANGE_DAYS,
+        )
+    }
+}
+
+/// A report type (spec §9).
+#[derive(Debug, Object)]
+pub struct ReportTypeItem {
+    pub id: i64,
+    pub name: String,
+}
+
+/// A latency bucket (spec §3 'Latency bucket'), bounds in ms: `lowerBound <= latency <
+/// uppperBound` (spelled so); the last bucket has no upper bound (null).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct LatencyThreshold {
+    pub id: i64,
+    pub text: String,
+    pub lower_bound: u32,
+    #[oai(rename = "uppperBound")]
+    pub uppper_bound: Option<u32>,
+}
+
+/// One local hour slot of a latency heat map.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct LatencyByHr {
+    /// Local hour 0 to 23.
+    pub hour: u32,
+    /// Average step latency in seconds, 2 decimals; null without measurements.
+    pub latency: Option<f64>,
+    /// Runs in the slot.
+    pub run_count: u64,
+    /// Step latencies measured in the slot.
+    pub latency_count: u64,
+    /// Step latencies per bucket, in the order of `buckets`.
+    pub bucket_counts: Vec<u64>,
+}
+
+/// A bucket of the heat map with its colour for this report's thresholds.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct HeatBucket {
+    #[oai(flatten)]
+    pub bucket: LatencyThreshold,
+    /// `green` (upper bound below the warning threshold), `orange` (below the failure
+    /// threshold) or `red`.
+    pub colour: String,
+}
+
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct LatencySegment {
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    pub segment_id: i64,
+    pub segment_name: String,
+    pub latency_by_hr: Vec<LatencyByHr>,
+}
+
+/// Data of a type-6 report (spec §3: `segments[]` and `latencyByHr[]`).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct LatencyReport {
+    pub report_id: i64,
+    /// `YYYY-MM-DD`, local.
+    pub period_start: String,
+    pub period_end: String,
+    pub latency_warn: u32,
+    pub latency_fail: u32,
+    pub buckets: Vec<HeatBucket>,
+    /// The whole group, 24 slots.
+    pub latency_by_hr: Vec<LatencyByHr>,
+    /// Per segment with runs in the range, by test case name then segment id.
+    pub segments: Vec<LatencySegment>,
+}
+
+fn threshold(b: &report::LatencyBucket) -> LatencyThreshold {
+    LatencyThreshold {
+        id: b.id,
+        text: b.text.into(),
+        lower_bound: b.lower_bound,
+        uppper_bound: b.upper_bound,
+    }
+}
+
+fn by_hr(hours: Vec<LatencyHour>) -> Vec<LatencyByHr> {
+    hours
+        .into_iter()
+        .enumerate()
+        .map(|(h, x)| LatencyByHr {
+            hour: h as u32,
+            latency: (x.lat_n > 0).then(|| {
+                (crate::domain::dist::round_div(x.lat_sum, x.lat_n) as f64 / 10.0).round() / 100.0
+            }),
+            run_count: x.runs,
+            latency_count: x.lat_n,
+            bucket_counts: x.buckets.to_vec(),
+        })
+        .collect()
+}
+
+fn colour(c: HeatColour) -> &'static str {
+    match c {
+        HeatColour::Green => "green",
+        HeatColour::Orange => "orange",
+        HeatColour::Red => "red",
+    }
+}
+
+impl LatencyReport {
+    fn of(r: &DomainReport, from: NaiveDate, to: NaiveDate, d: LatencyData) -> LatencyReport {
+        LatencyReport {
+            report_id: r.id,
+            period_start: from.to_string(),
+            period_end: to.to_string(),
+            latency_warn: r.latency_warn,
+            latency_fail: r.latency_fail,
+            buckets: LATENCY_BUCKETS
+                .iter()
+                .map(|b| HeatBucket {
+                    bucket: threshold(b),
+                    colour: colour(heat_colour(b.upper_bound, r.latency_warn, r.latency_fail))
+                        .into(),
+                })
+                .collect(),
+            latency_by_hr: by_hr(d.hours),
+            segments: d
+                .segments
+                .into_iter()
+                .map(|s| LatencySegment {
+                    test_case_id: s.test_case_id,
+                    test_case_name: s.test_case_name,
+                    segment_id: s.segment_id,
+                    segment_name: s.segment_name,
+                    latency_by_hr: by_hr(s.hours),
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(ApiResponse)]
+enum CsvResponse {
+    /// The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`).
+    #[oai(status = 200)]
+    Csv(
+        Binary<Body>,
+        #[oai(header = "Content-Type")] String,
+        #[oai(header = "Content-Disposition")] String,
+        #[oai(header = "Cache-Control")] String,
+    ),
+}
+
+/// The CSV's header line (documented in `docs/api.md`).
+pub const CSV_HEADER: &str = "Date,Hour,Hour start,Test case ID,Test case,Segment ID,Segment,\
+Test runs,Pass,Warning,Failure,Pass %,Warning %,Failure %,Average latency (sec),Average MOS\r\n";
+
+/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+fn csv_field(out: &mut String, v: &str) {
+    if v.contains([',', '"', '\r', '\n']) {
+        out.push('"');
+        out.push_str(&v.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(v);
+    }
+}
+
+/// `part` of `total` in percent, 2 decimals ('0.00' when there is none).
+pub fn percent(part: u64, total: u64) -> String {
+    if total == 0 {
+        return "0.00".into();
+    }
+    format!("{:.2}", part as f64 * 100.0 / total as f64)
+}
+
+/// The start of a local hour in the site's zone with its offset (the first, when the
+/// clocks fall back; the hour after the gap, when they spring forward).
+fn hour_start(tz: chrono_tz::Tz, date: NaiveDate, hour: u8) -> String {
+    use chrono::TimeZone;
+    let local = date.and_hms_opt(u32::from(hour), 0, 0).unwrap_or_default();
+    match tz.from_local_datetime(&local) {
+        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
+            t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
+        }
+        chrono::LocalResult::None => {
+            let ms = buckets::local_day_start_ms(tz, date) + i64::from(hour) * 3_600_000;
+            chrono::DateTime::from_timestamp_millis(ms)
+                .unwrap_or_default()
+                .with_timezone(&tz)
+                .format("%Y-%m-%dT%H:%M:%S%:z")
+                .to_string()
+        }
+    }
+}
+
+/// One CSV line of an export row.
+pub fn csv_line(out: &mut String, tz: chrono_tz::Tz, r: &ExportRow) {
+    use std::fmt::Write;
+    let [pass, warn, fail, stopped] = r.counts;
+    let failure = fail + stopped;
+    let total = pass + warn + failure;
+    let _ = write!(
+        out,
+        "{},{:02},{},{},",
+        r.date,
+        r.hour,
+        hour_start(tz, r.date, r.hour),
+        r.test_case_id
+    );
+    csv_field(out, &r.test_case_name);
+    out.push(',');
+    if let Some((id, name)) = &r.segment {
+        let _ = write!(out, "{id},");
+        csv_field(out, name);
+    } else {
+        out.push(',');
+    }
+    let _ = write!(
+        out,
+        ",{total},{pass},{warn},{failure},{},{},{},",
+        percent(pass, total),
+        percent(warn, total),
+        percent(failure, total)
+    );
+    if r.lat_n > 0 {
+        let _ = write!(out, "{:.2}", r.lat_sum as f64 / r.lat_n as f64 / 1000.0);
+    }
+    out.push(',');
+    if r.mos_n > 0 {
+        let _ = write!(out, "{:.1}", r.mos_sum as f64 / r.mos_n as f64 / 100.0);
+    }
+    out.push_str("\r\n");
+}
+
+/// A file name of ASCII letters, digits and dashes.
+fn file_name(r: &DomainReport, from: NaiveDate, to: NaiveDate) -> String {
+    let mut slug = String::new();
+    for c in r.name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug.trim_matches('-').chars().take(60).collect();
+    let slug = if slug.is_empty() {
+        "report".into()
+    } else {
+        slug
+    };
+    format!("report-{}-{slug}-{from}-{to}.csv", r.id)
+}
+
+fn today(state: &AppState) -> NaiveDate {
+    today_in(state.config.tz(), Utc::now())
+}
+
+async fn found(state: &AppState, caller: &Caller, id: i64) -> ApiResult<DomainReport> {
+    let v = state.store.report(caller.scope(), id).await?;
+    params::visible(v, format_args!("Report {id}"))
+}
+
+fn list_of<T: Copy>(
+    field: &str,
+    v: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+    p: &mut Problems,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for s in v
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        match parse(s) {
+            Some(t) => out.push(t),
+            None => p.push(
+                field,
+                Rule::Invalid,
+                format!("{field}: {s:?} is not known."),
+            ),
+        }
+    }
+    out
+}
+
+fn opt_date(field: &str, v: Option<&str>, p: &mut Problems) -> Option<NaiveDate> {
+    let s = v.map(str::trim).filter(|s| !s.is_empty())?;
+    let d = buckets::parse_date(s);
+    if d.is_none() {
+        p.push(
+            field,
+            Rule::Invalid,
+            format!("{field} {s:?} is not a date (YYYY-MM-DD)."),
+        );
+    }
+    d
+}
+
+#[OpenApi(prefix_path = "/reports", tag = "super::ApiTags::Reports")]
+impl ReportsApi {
+    /// Reports of the caller's test case groups, one page at a time, default newest
+    /// (id descending) first.
+    #[oai(path = "/", method = "get", operation_id = "listReports")]
+    #[allow(clippy::too_many_arguments)]
+    async fn list(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Reports per page, 1 to 1000 (default 10).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+        /// The id, or part of the name, without case.
+        search: Query<Option<String>>,
+        /// Comma-separated report type ids.
+        #[oai(name = "reportType")]
+        report_type: Query<Option<String>>,
+        /// Comma-separated group names (whole names, without case).
+        #[oai(name = "groupName")]
+        group_name: Query<Option<String>>,
+        /// Reports whose range (today's, for a named timeframe) starts on or after this
+        /// date, `YYYY-MM-DD`.
+        #[oai(name = "startDate")]
+        start_date: Query<Option<String>>,
+        /// Reports whose range ends on or before this date.
+        #[oai(name = "endDate")]
+        end_date: Query<Option<String>>,
+        /// Comma-separated timeframe names.
+        timeframe: Query<Option<String>>,
+        /// `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
+        /// `timeframeName` or `lastModifiedTime` (default `id,desc`).
+        sort: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Page<Report>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, REPORT_PAGE_SIZE, &mut p);
+        let sort = params::sort(
+            sort.0.as_deref(),
+            ReportSortField::parse,
+            Sort {
+                field: ReportSortField::Id,
+                descending: true,
+            },
+            &mut p,
+        );
+        let types = list_of(
+            "reportType",
+            report_type.0.as_deref(),
+            |s| s.parse().ok().and_then(ReportType::from_id),
+            &mut p,
+        );
+        let timeframes = list_of(
+            "timeframe",
+            timeframe.0.as_deref(),
+            Timeframe::parse,
+            &mut p,
+        );
+        let start = opt_date("startDate", start_date.0.as_deref(), &mut p);
+        let end = opt_date("endDate", end_date.0.as_deref(), &mut p);
+        p.check()?;
+        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let today = today(&state);
+        let filter = ReportFilter {
+            search: search.0,
+            types,
+            group_names: group_name
+                .0
+                .unwrap_or_default()
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            start,
+            end,
+            timeframes,
+            sort,
+            today,
+        };
+        let reports = state
+            .store
+            .list_reports(caller.scope(), page, &filter)
+            .await?;
+        Ok(Envelope::ok(Page {
+            total_elements: reports.total,
+            content: reports
+                .items
+                .into_iter()
+                .map(|r| Report::of(r, today))
+                .collect(),
+        }))
+    }
+
+    /// Report types (spec §9), those that fit the channel when one is given: MOS is for
+    /// voice only.
+    #[oai(path = "/types", method = "get", operation_id = "reportTypes")]
+    async fn types(
+        &self,
+        auth: Auth,
+        /// `voice` or `web`.
+        channel: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Vec<ReportTypeItem>>>> {
+        auth.require(Need::SignedIn)?;
+        let channel = match channel
+            .0
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            None => None,
+            Some(c) => Some(Channel::parse(c).ok_or_else(|| {
+                ApiError::fields(
+                    super::envelope::ErrorCode::BadRequest,
+                    vec![crate::domain::rules::FieldError {
+                        field: "channel".into(),
+                        rule: Rule::Invalid,
+                        message: format!("channel {c:?} is not voice or web."),
+                    }],
+                )
+            })?),
+        };
+        Ok(Envelope::ok(
+            ReportType::ALL
+                .into_iter()
+                .filter(|t| channel.is_none_or(|c| t.fits(c)))
+                .map(|t| ReportTypeItem {
+                    id: t.id(),
+                    name: t.name().into(),
+                })
+                .collect(),
+        ))
+    }
+
+    /// The time frame names, in the form's order.
+    #[oai(
+        path = "/timeframes",
+        method = "get",
+        operation_id = "reportTimeframes"
+    )]
+    async fn timeframes(&self, auth: Auth) -> ApiResult<Json<Envelope<Vec<String>>>> {
+        auth.require(Need::SignedIn)?;
+        Ok(Envelope::ok(
+            Timeframe::ALL
+                .iter()
+                .map(|t| t.name().to_string())
+                .collect(),
+        ))
+    }
+
+    /// The latency buckets a type-6 report takes its thresholds from.
+    #[oai(
+        path = "/latencythresholds",
+        method = "get",
+        operation_id = "reportLatencyThresholds"
+    )]
+    async fn latency_thresholds(
+        &self,
+        auth: Auth,
+    ) -> ApiResult<Json<Envelope<Vec<LatencyThreshold>>>> {
+        auth.require(Need::SignedIn)?;
+        Ok(Envelope::ok(
+            LATENCY_BUCKETS.iter().map(threshold).collect(),
+        ))
+    }
+
+    /// One report, its range computed for today.
+    #[oai(path = "/:id", method = "get", operation_id = "getReport")]
+    async fn get(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<Report>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let r = found(&state, caller, id.0).await?;
+        Ok(Envelope::ok(Report::of(r, today(&state))))
+    }
+
+    /// Creates a report on one of the caller's groups (read-write access).
+    #[oai(path = "/", method = "post", operation_id = "createReport")]
+    async fn create(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        body: Json<ReportSave>,
+    ) -> ApiResult<Json<Envelope<Report>>> {
+        let caller = auth.require(Need::Write)?;
+        let mut p = Problems::default();
+        let draft = body.draft(&mut p);
+        p.check()?;
+        let draft = draft.ok_or_else(|| ApiError::bad_request("The report is incomplete."))?;
+        let id = state.store.create_report(caller.scope(), &draft).await?;
+        let r = found(&state, caller, id).await?;
+        Ok(Envelope::ok(Report::of(r, today(&state))))
+    }
+
+    /// Replaces a report of one of the caller's groups (read-write access).
+    #[oai(path = "/:id", method = "put", operation_id = "updateReport")]
+    async fn update(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        body: Json<ReportSave>,
+    ) -> ApiResult<Json<Envelope<Report>>> {
+        let caller = auth.require(Need::Write)?;
+        let mut p = Problems::default();
+        p.same_id(id.0, body.id, "report");
+        let draft = body.draft(&mut p);
+        p.check()?;
+        let draft = draft.ok_or_else(|| ApiError::bad_request("The report is incomplete."))?;
+        let v = state
+            .store
+            .update_report(caller.scope(), id.0, &draft)
+            .await?;
+        params::visible(v, format_args!("Report {}", id.0))?;
+        let r = found(&state, caller, id.0).await?;
+        Ok(Envelope::ok(Report::of(r, today(&state))))
+    }
+
+    /// Deletes a report of one of the caller's groups (read-write access).
+    #[oai(path = "/:id", method = "delete", operation_id = "deleteReport")]
+    async fn delete(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<i64>>> {
+        let caller = auth.require(Need::Write)?;
+        let v = state.store.delete_report(caller.scope(), id.0).await?;
+        params::visible(v, format_args!("Report {}", id.0))?;
+        Ok(Envelope::ok(id.0))
+    }
+
+    /// The latency heat map of a report over its range (any type; the view of type 6):
+    /// step latencies per local hour slot and latency bucket, for the group and per
+    /// segment, from the hourly rollups.
+    #[oai(path = "/:id/latency", method = "get", operation_id = "reportLatency")]
+    async fn latency(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<LatencyReport>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let r = found(&state, caller, id.0).await?;
+        let (from, to) = r.range(today(&state));
+        let data = state.store.report_latency(r.clone(), from, to).await?;
+        Ok(Envelope::ok(LatencyReport::of(&r, from, to, data)))
+    }
+
+    /// The report as CSV, streamed: one line per test case (per segment for type 5) and
+    /// local hour with runs, in the site's time zone. The file name is in
+    /// Content-Disposition.
+    #[oai(path = "/:id/export", method = "get", operation_id = "exportReport")]
+    async fn export(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<CsvResponse> {
+        let caller = auth.require(Need::SignedIn)?;
+        let r = found(&state, caller, id.0).await?;
+        let (from, to) = r.range(today(&state));
+        let name = file_name(&r, from, to);
+        let tz = state.config.tz();
+        let (tx, rx) = tokio::sync::mpsc::channel::<Vec<ExportRow>>(4);
+        let store = state.store.clone();
+        tokio::spawn(async move {
+            if let Err(e) = store.export_report(r, from, to, tx).await {
+                tracing::error!(error = %e, "report export failed");
+            }
+        });
+        let head = futures_util::stream::once(async {
+            Ok::<_, std::io::Error>(bytes::Bytes::from(format!("\u{feff}{CSV_HEADER}")))
+        });
+        let rows = futures_util::stream::unfold(rx, move |mut rx| async move {
+            let batch = rx.recv().await?;
+            let mut out = String::with_capacity(batch.len() * 120);
+            for row in &batch {
+                csv_line(&mut out, tz, row);
+            }
+            Some((Ok(bytes::Bytes::from(out)), rx))
+        });
+        use futures_util::StreamExt;
+        Ok(CsvResponse::Csv(
+            Binary(Body::from_bytes_stream(head.chain(rows))),
+            "text/csv; charset=utf-8".into(),
+            format!("attachment; filename=\"{name}\""),
+            "no-store".into(),
+        ))
+    }
+
+    /// Runs of the report's group behind a view's cell, newest first, one page at a time
+    /// (spec §7 variants): `startDate`, `endDate`, `segmentId`[, `latencyThres`];
+    /// `hrSlot`, `perfStatus`, `startDate`, `endDate`; `latencyThres` and `hrSlot`;
+    /// `hrSlot`, `startDate`, `endDate`, `minMos`, `maxMos`. Dates default to the report's
+    /// range; the run type is the report's.
+    #[oai(
+        path = "/:id/testruns",
+        method = "get",
+        operation_id = "reportTestRuns"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    async fn test_runs(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        /// `YYYY-MM-DD`, local (default: the report's first date).
+        #[oai(name = "startDate")]
+        start_date: Query<Option<String>>,
+        /// `YYYY-MM-DD`, local (default: the report's last date, or startDate when given).
+        #[oai(name = "endDate")]
+        end_date: Query<Option<String>>,
+        /// Runs of test cases that have this segment.
+        #[oai(name = "segmentId")]
+        segment_id: Query<Option<i64>>,
+        /// A latency bucket id: runs with a step latency in it (of the segment, when
+        /// given); -1 or absent: any.
+        #[oai(name = "latencyThres")]
+        latency_thres: Query<Option<i64>>,
+        /// Local hour slot 0 to 23.
+        #[oai(name = "hrSlot")]
+        hr_slot: Query<Option<i64>>,
+        /// `success`, `warning`, `failure` (failed and stopped) or `total` (default).
+        #[oai(name = "perfStatus")]
+        perf_status: Query<Option<String>>,
+        /// Lowest MOS, 1 to 5.
+        #[oai(name = "minMos")]
+        min_mos: Query<Option<f64>>,
+        /// Highest MOS, 1 to 5 (default 5 when minMos is given).
+        #[oai(name = "maxMos")]
+        max_mos: Query<Option<f64>>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Runs per page, 1 to 1000 (default 100).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+    ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
+        let status = params::status_range(perf_status.0.as_deref(), &mut p);
+        let start = opt_date("startDate", start_date.0.as_deref(), &mut p);
+        let end = opt_date("endDate", end_date.0.as_deref(), &mut p);
+        let hour = hr_slot.0.and_then(|h| {
+            let ok = (0..24).contains(&h);
+            if !ok {
+                p.push(
+                    "hrSlot",
+                    Rule::Invalid,
+                    format!("hrSlot {h} must be between 0 and 23."),
+                );
+            }
+            ok.then_some(h as u8)
+        });
+        let latency = match latency_thres.0.filter(|b| *b != -1) {
+            None => None,
+            Some(b) => match bucket_by_id(b) {
+                Some(b) => Some((b.lower_bound, b.upper_bound)),
+                None => {
+                    p.push(
+                        "latencyThres",
+                        Rule::Invalid,
+                        format!("latencyThres {b} is not a latency bucket."),
+                    );
+                    None
+                }
+            },
+        };
+        let mut mos_units = |field: &str, v: f64| -> Option<u32> {
+            if (0.0..=5.0).contains(&v) {
+                Some((v * 100.0).round() as u32)
+            } else {
+                p.push(
+                    field,
+                    Rule::Invalid,
+                    format!("{field} {v} must be between 0 and 5."),
+                );
+                None
+            }
+        };
+        let mos = match (min_mos.0, max_mos.0) {
+            (None, None) => None,
+            (lo, hi) => {
+                let lo = mos_units("minMos", lo.unwrap_or(0.0));
+                let hi = mos_units("maxMos", hi.unwrap_or(5.0));
+                lo.zip(hi)
+            }
+        };
+        if let (Some(s), Some(e)) = (start, end) {
+            if e < s {
+                p.push(
+                    "endDate",
+                    Rule::Invalid,
+                    format!("startDate {s} is after endDate {e}."),
+                );
+            } else if (e - s).num_days() + 1 > params::MAX_RANGE_DAYS {
+                p.push(
+                    "endDate",
+                    Rule::Invalid,
+                    format!("The range is longer than {} days.", params::MAX_RANGE_DAYS),
+                );
+            }
+        }
+        p.check()?;
+        let (Some(page), Some(status)) = (page, status) else {
+            return Err(ApiError::bad_request("Bad parameters."));
+        };
+        let r = found(&state, caller, id.0).await?;
+        let (rb, re) = r.range(today(&state));
+        let (from, to) = match (start, end) {
+            (None, None) => (rb, re),
+            (Some(s), None) => (s, s),
+            (None, Some(e)) => (rb.min(e), e),
+            (Some(s), Some(e)) => (s, e),
+        };
+        let tz = state.config.tz();
+        let (from_ms, to_ms) = buckets::local_range_ms(tz, from, to);
+        let q = ReportRunQuery {
+            group_id: r.group_id,
+            tz,
+            from_ms,
+            to_ms,
+            run_type: r.run_type,
+            status,
+            segment_id: segment_id.0,
+            hour,
+            latency,
+            mos,
+        };
+        let runs = state.store.report_runs(q, page).await?;
+        Ok(Page::ok(runs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_and_percentages() {
+        let mut out = String::new();
+        let tz: chrono_tz::Tz = "America/Toronto".parse().unwrap();
+        let row = ExportRow {
+            date: NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(),
+            hour: 3,
+            test_case_id: 7,
+            test_case_name: "Billing, \"main\" menu".into(),
+            segment: None,
+            counts: [3, 1, 0, 0],
+            lat_n: 2,
+            lat_sum: 3000,
+            mos_n: 1,
+            mos_sum: 420,
+        };
+        csv_line(&mut out, tz, &row);
+        assert_eq!(
+            out,
+            "2026-03-08,03,2026-03-08T03:00:00-04:00,7,\"Billing, \"\"main\"\" menu\",,,4,3,1,0,75.00,25.00,0.00,1.50,4.2\r\n"
+        );
+        assert_eq!(percent(0, 0), "0.00");
+        assert_eq!(percent(1, 3), "33.33");
+        // Clocks fall back: the 01:00 slot starts at the first 01:00 (-04:00).
+        let d = NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+        assert_eq!(hour_start(tz, d, 1), "2026-11-01T01:00:00-04:00");
+        assert_eq!(hour_start(tz, d, 2), "2026-11-01T02:00:00-05:00");
+        // Spring forward: 02:00 does not exist on the local clock.
+        let d = NaiveDate::from_ymd_opt(2026, 3, 8).unwrap();
+        assert_eq!(hour_start(tz, d, 2), "2026-03-08T03:00:00-04:00");
+    }
+}

@@ -1,0 +1,294 @@
+// The report form (/report/add, /report/edit/{id} which shows 'Report ID'; spec §2, §5): name,
+// type (from the group's channel), group, timeframe with a custom date range (default today to
+// 6 days later), run type, and for type 6 the warning and failure thresholds.
+import { useLingui } from "@lingui/react/macro";
+import { useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { useLocation, useParams } from "wouter";
+import { ApiError } from "../../api";
+import { groupsQuery } from "../../api/queries/groups";
+import {
+  useLatencyThresholds,
+  useReport,
+  useReportTypes,
+  useSaveReport,
+  useTimeframes,
+} from "../../api/queries/reports";
+import type { Report } from "../../api/types";
+import { AccessDenied } from "../../components/AccessDenied";
+import { controlProps, Field, FormActions, TextField } from "../../components/Field";
+import { showSuccess } from "../../lib/banners";
+import { canWrite, session } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import { useSiteTimeZone } from "../../lib/tenant";
+import { useReportLabels } from "./labels";
+import {
+  CUSTOM,
+  type Errors,
+  emptyForm,
+  type FieldName,
+  LATENCY,
+  type ReportFormValues,
+  siteTime,
+  toSave,
+  validateReport,
+} from "./rules";
+import "./Reports.css";
+
+/** Today in the site's zone, YYYY-MM-DD. */
+function siteToday(zone: string): string {
+  return siteTime(new Date().toISOString(), zone).slice(0, 10).replaceAll("/", "-");
+}
+
+function fromReport(r: Report): ReportFormValues {
+  return {
+    name: r.name,
+    typeId: r.reportTypeID,
+    groupId: r.testCaseGroupID,
+    timeframe: r.timeframeName,
+    begin: r.timeframeBegin,
+    end: r.timeframeEnd,
+    runType: r.runType === "Schedule" ? "Schedule" : "Manual",
+    warn: r.latencyWarn || null,
+    fail: r.latencyFail || null,
+  };
+}
+
+export function ReportEditPage() {
+  const params = useParams<{ id?: string }>();
+  const id = params.id ? Number(params.id) : 0;
+  const me = useStore(session);
+  if (!canWrite(me) || !Number.isInteger(id) || id < 0) return <AccessDenied />;
+  return <ReportForm id={id} />;
+}
+
+function ReportForm({ id }: { id: number }) {
+  const { t } = useLingui();
+  const [, navigate] = useLocation();
+  const zone = useSiteTimeZone();
+  const existing = useReport(id);
+  const groups = useQuery(groupsQuery());
+  const timeframes = useTimeframes();
+  const thresholds = useLatencyThresholds();
+  const save = useSaveReport();
+  const { typeName, timeframeName, runTypeName } = useReportLabels();
+  const [v, setV] = useState<ReportFormValues>(() => emptyForm(siteToday(zone)));
+  const [errors, setErrors] = useState<Errors>({});
+  const [serverText, setServerText] = useState<Partial<Record<FieldName, string>>>({});
+  const [loaded, setLoaded] = useState(id === 0);
+
+  useEffect(() => {
+    if (existing.data && !loaded) {
+      setV(fromReport(existing.data));
+      setLoaded(true);
+    }
+  }, [existing.data, loaded]);
+
+  const group = groups.data?.find((g) => g.id === v.groupId);
+  const types = useReportTypes(group?.channel);
+  const typeIds = (types.data ?? []).map((x) => x.id);
+
+  // A type the new group's channel lacks (MOS on a web group) is cleared.
+  useEffect(() => {
+    if (types.data && v.typeId && !typeIds.includes(v.typeId)) setV((x) => ({ ...x, typeId: null }));
+  }, [types.data, v.typeId, typeIds.join(",")]);
+
+  const text = (f: FieldName): string | undefined => {
+    const e = errors[f];
+    if (!e) return undefined;
+    switch (e) {
+      case "Please enter a name":
+        return t`Please enter a name`;
+      case "Please select type":
+        return t`Please select type`;
+      case "Please select group":
+        return t`Please select group`;
+      case "Please select threshold warning":
+        return t`Please select threshold warning`;
+      case "Please select threshold failure":
+        return t`Please select threshold failure`;
+      case "Please select the start of the custom range.":
+        return t`Please select the start of the custom range.`;
+      case "The end is before the start.":
+        return t`The end is before the start.`;
+      default:
+        return serverText[f] ?? e;
+    }
+  };
+
+  const set = (patch: Partial<ReportFormValues>) => setV((x) => ({ ...x, ...patch }));
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const found = validateReport(v);
+    setErrors(found);
+    setServerText({});
+    const first = Object.keys(found)[0];
+    if (first) {
+      document.getElementById(`report-${first}`)?.focus();
+      return;
+    }
+    const body = toSave(v, typeName(v.typeId ?? 0), group?.name ?? "");
+    save.mutate(id ? { ...body, id } : body, {
+      onSuccess: () => {
+        showSuccess(id ? t`Edit Report successfully.` : t`New Report successfully created`);
+        navigate("/reports");
+      },
+      onError: (err) => {
+        if (err instanceof ApiError && err.fields.length) {
+          const next: Errors = {};
+          const texts: Partial<Record<FieldName, string>> = {};
+          for (const f of err.fields) {
+            next[f.field as FieldName] = f.message;
+            texts[f.field as FieldName] = f.message;
+          }
+          setErrors(next);
+          setServerText(texts);
+        }
+      },
+    });
+  };
+
+  if (id && existing.isError) return <AccessDenied />;
+  if (id && !loaded) return <p class="muted">{t`Please wait ...`}</p>;
+
+  const sorted = [...(groups.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    <section class="page report-edit" data-testid="report-edit">
+      <h1 class="page-title">{id ? t`Edit Report` : t`Add Report`}</h1>
+      <form class="card form report-form" onSubmit={submit} noValidate>
+        {id ? (
+          <p class="report-id" data-testid="report-id">
+            {t`Report ID: ${id}`}
+          </p>
+        ) : null}
+        <TextField
+          id="report-name"
+          label={t`Name`}
+          required
+          value={v.name}
+          onValue={(name) => set({ name })}
+          error={text("name")}
+          testId="report-name"
+        />
+        <Field id="report-testCaseGroupID" label={t`Test Case Group`} required error={text("testCaseGroupID")}>
+          <select
+            {...controlProps("report-testCaseGroupID", true, text("testCaseGroupID"))}
+            value={v.groupId ?? ""}
+            onChange={(e) => set({ groupId: Number(e.currentTarget.value) || null })}
+            data-testid="report-group"
+          >
+            <option value="">{t`Select a group`}</option>
+            {sorted.map((g) => (
+              <option key={g.id} value={g.id}>
+                {g.name} ({g.channel === "voice" ? t`Voice` : t`Digital`})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="report-reportTypeID" label={t`Type`} required error={text("reportTypeID")}>
+          <select
+            {...controlProps("report-reportTypeID", true, text("reportTypeID"))}
+            value={v.typeId ?? ""}
+            onChange={(e) => set({ typeId: Number(e.currentTarget.value) || null })}
+            data-testid="report-type"
+          >
+            <option value="">{t`Select a type`}</option>
+            {typeIds.map((tid) => (
+              <option key={tid} value={tid}>
+                {typeName(tid)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="report-timeframe" label={t`Timeframe`}>
+          <select
+            {...controlProps("report-timeframe", false)}
+            value={v.timeframe}
+            onChange={(e) => set({ timeframe: e.currentTarget.value })}
+            data-testid="report-timeframe"
+          >
+            {(timeframes.data ?? [CUSTOM]).map((x) => (
+              <option key={x} value={x}>
+                {timeframeName(x)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        {v.timeframe === CUSTOM ? (
+          <div class="date-range" data-testid="report-range">
+            <Field id="report-timeframeBegin" label={t`From`} required error={text("timeframeBegin")}>
+              <input
+                {...controlProps("report-timeframeBegin", true, text("timeframeBegin"))}
+                type="date"
+                value={v.begin}
+                onInput={(e) => set({ begin: e.currentTarget.value })}
+                data-testid="report-begin"
+              />
+            </Field>
+            <Field id="report-timeframeEnd" label={t`To`} error={text("timeframeEnd")}>
+              <input
+                {...controlProps("report-timeframeEnd", false, text("timeframeEnd"))}
+                type="date"
+                value={v.end}
+                min={v.begin}
+                onInput={(e) => set({ end: e.currentTarget.value })}
+                data-testid="report-end"
+              />
+            </Field>
+          </div>
+        ) : null}
+        <Field id="report-runType" label={t`Run Type`}>
+          <select
+            {...controlProps("report-runType", false)}
+            value={v.runType}
+            onChange={(e) => set({ runType: e.currentTarget.value === "Schedule" ? "Schedule" : "Manual" })}
+            data-testid="report-runtype"
+          >
+            <option value="Manual">{runTypeName("Manual")}</option>
+            <option value="Schedule">{runTypeName("Schedule")}</option>
+          </select>
+        </Field>
+        {v.typeId === LATENCY ? (
+          <>
+            <Field id="report-latencyWarn" label={t`Threshold Warning`} required error={text("latencyWarn")}>
+              <select
+                {...controlProps("report-latencyWarn", true, text("latencyWarn"))}
+                value={v.warn ?? ""}
+                onChange={(e) => set({ warn: Number(e.currentTarget.value) || null })}
+                data-testid="report-warn"
+              >
+                <option value="">{t`Select a threshold`}</option>
+                {(thresholds.data ?? [])
+                  .filter((b) => b.uppperBound)
+                  .map((b) => (
+                    <option key={b.id} value={b.uppperBound ?? ""}>
+                      {t`${(b.uppperBound ?? 0) / 1000} sec`}
+                    </option>
+                  ))}
+              </select>
+            </Field>
+            <Field id="report-latencyFail" label={t`Threshold Failure`} required error={text("latencyFail")}>
+              <select
+                {...controlProps("report-latencyFail", true, text("latencyFail"))}
+                value={v.fail ?? ""}
+                onChange={(e) => set({ fail: Number(e.currentTarget.value) || null })}
+                data-testid="report-fail"
+              >
+                <option value="">{t`Select a threshold`}</option>
+                {(thresholds.data ?? [])
+                  .filter((b) => b.uppperBound)
+                  .map((b) => (
+                    <option key={b.id} value={b.uppperBound ?? ""}>
+                      {t`${(b.uppperBound ?? 0) / 1000} sec`}
+                    </option>
+                  ))}
+              </select>
+            </Field>
+          </>
+        ) : null}
+        <FormActions onCancel={() => navigate("/reports")} saving={save.isPending} />
+      </form>
+    </section>
+  );
+}

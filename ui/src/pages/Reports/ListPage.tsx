@@ -1,0 +1,345 @@
+// The report list (/reports, spec §2 'Report list'): paged and sorted by the server; the URL
+// holds page, size, search, filters and sort, so a reload or a link shows the same list.
+import { useLingui } from "@lingui/react/macro";
+import { useState } from "react";
+import { Link, useLocation, useSearch } from "wouter";
+import { ApiError } from "../../api";
+import { useGroupChoices } from "../../api/queries/groups";
+import type { ReportListParams, ReportSortField } from "../../api/queries/reports";
+import { deleteReport, downloadReport, reportKeys, useReports, useTimeframes } from "../../api/queries/reports";
+import type { Report } from "../../api/types";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
+import { DataTable, type SortState } from "../../components/DataTable";
+import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
+import { Modal } from "../../components/Modal";
+import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
+import { Pager } from "../../components/Pager";
+import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { SearchBox } from "../../components/SearchBox";
+import { showError, showSuccess } from "../../lib/banners";
+import { queryClient } from "../../lib/queryClient";
+import { canWrite, session } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import { useReportColumns } from "./columns";
+import { useReportLabels } from "./labels";
+import { LATENCY, MOS, SEGMENT, TEST_CASE, TREND } from "./rules";
+import "./Reports.css";
+
+const SORT_FIELDS: ReportSortField[] = [
+  "id",
+  "name",
+  "reportTypeName",
+  "testCaseGroupName",
+  "timeframeName",
+  "lastModifiedTime",
+];
+const TYPE_IDS = [TREND, SEGMENT, LATENCY, MOS, TEST_CASE];
+
+const listOf = (v: string | null) => (v ? v.split(",").filter(Boolean) : []);
+
+/** The list's state from the URL's query string. */
+export function paramsOf(search: string): ReportListParams & { page: number } {
+  const q = new URLSearchParams(search);
+  const [field, dir] = (q.get("sort") ?? "id,desc").split(",");
+  const size = pageSizeOf(q.get("size"));
+  const page = pageOf(q.get("page"));
+  return {
+    page,
+    pageNo: page - 1,
+    pageSize: size,
+    search: q.get("search") ?? "",
+    reportType: listOf(q.get("type"))
+      .map(Number)
+      .filter((n) => TYPE_IDS.includes(n)),
+    groupName: listOf(q.get("group")),
+    startDate: q.get("from") ?? "",
+    endDate: q.get("to") ?? "",
+    timeframe: listOf(q.get("timeframe")),
+    sort: {
+      field: SORT_FIELDS.includes(field as ReportSortField) ? (field as ReportSortField) : "id",
+      dir: dir === "asc" ? "asc" : "desc",
+    },
+  };
+}
+
+export function ReportsListPage() {
+  const { t } = useLingui();
+  const search = useSearch();
+  const [location, navigate] = useLocation();
+  const p = paramsOf(search);
+  const reports = useReports(p);
+  const columns = useReportColumns();
+  const me = useStore(session);
+  const write = canWrite(me);
+  const [selected, setSelected] = useState<number[]>([]);
+  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [filterOpen, setFilterOpen] = useState(false);
+
+  const setParams = (next: Record<string, string | number | undefined>) => {
+    const q = new URLSearchParams(search);
+    for (const [k, v] of Object.entries(next)) {
+      if (v === undefined || v === "") q.delete(k);
+      else q.set(k, String(v));
+    }
+    navigate(`${location}?${q.toString()}`, { replace: true });
+    setSelected([]);
+  };
+
+  const total = reports.data?.totalElements ?? 0;
+  const rows = reports.data?.content;
+  const sort: SortState = { key: p.sort.field, dir: p.sort.dir };
+  const filters =
+    p.reportType.length + p.groupName.length + p.timeframe.length + (p.startDate ? 1 : 0) + (p.endDate ? 1 : 0);
+
+  const ask = (single?: Report) => {
+    const ids = idsToDelete(selected, single?.id);
+    if (!ids.length) return;
+    const one = single ?? rows?.find((r) => r.id === ids[0]);
+    const count = ids.length;
+    setConfirm({ ids, item: count === 1 && one ? one.name : t`${count} reports` });
+  };
+
+  const remove = async () => {
+    if (!confirm) return;
+    setBusy(true);
+    const out = await deleteOneByOne(confirm.ids, deleteReport);
+    setBusy(false);
+    setConfirm(null);
+    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
+    await queryClient.invalidateQueries({ queryKey: reportKeys.lists() });
+    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
+    else if (!(out.error instanceof ApiError)) showError(t`The report could not be deleted.`);
+    const pages = pageCount(total - out.deleted.length, p.pageSize);
+    if (p.page > pages) setParams({ page: pages });
+  };
+
+  const download = (r: Report) => {
+    downloadReport(r.id).catch((e) => {
+      if (!(e instanceof ApiError)) showError(t`The report could not be downloaded.`);
+    });
+  };
+
+  return (
+    <section class="page reports-list" data-testid="reports-list">
+      <h1 class="page-title">{t`Reports`}</h1>
+      <div class="list-toolbar">
+        <SearchBox value={p.search} onSearch={(text) => setParams({ search: text.toLowerCase(), page: undefined })} />
+        <button
+          type="button"
+          class="button secondary"
+          onClick={() => void reports.refetch()}
+          data-testid="refresh"
+          aria-label={t`Refresh`}
+        >
+          {t`Refresh`}
+        </button>
+        <button type="button" class="button secondary" onClick={() => setFilterOpen(true)} data-testid="open-filter">
+          {filters ? t`Filter (${filters})` : t`Filter`}
+        </button>
+        <span class="spacer" />
+        {write ? (
+          <>
+            <button
+              type="button"
+              class="button secondary"
+              disabled={!selected.length}
+              onClick={() => ask()}
+              data-testid="delete-selected"
+            >
+              {t`Delete Selected`}
+            </button>
+            <Link href="/report/add" class="button primary" data-testid="add-report">
+              {t`Add Report`}
+            </Link>
+          </>
+        ) : null}
+      </div>
+      <DataTable
+        testId="reports-table"
+        columns={columns}
+        rows={rows}
+        rowId={(r) => r.id}
+        rowLabel={(r) => r.name}
+        loading={reports.isFetching}
+        error={reports.isError ? (reports.error?.message ?? t`The list could not be loaded.`) : null}
+        sort={sort}
+        onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
+        selected={write ? selected : undefined}
+        onSelected={write ? setSelected : undefined}
+        actions={(r) => {
+          const name = r.name;
+          return (
+            <>
+              {/* A full page load (spec §2). */}
+              <a
+                href={`/report/view/${r.id}`}
+                class="button link"
+                data-testid="view-report"
+                aria-label={t`View ${name}`}
+              >
+                {t`View`}
+              </a>
+              {write ? (
+                <Link
+                  href={`/report/edit/${r.id}`}
+                  class="button link"
+                  data-testid="edit-report"
+                  aria-label={t`Edit ${name}`}
+                >
+                  {t`Edit`}
+                </Link>
+              ) : null}
+              <button
+                type="button"
+                class="button link"
+                onClick={() => download(r)}
+                data-testid="download-report"
+                aria-label={t`Download CSV of ${name}`}
+              >
+                {t`CSV`}
+              </button>
+              {write ? (
+                <button
+                  type="button"
+                  class="button link danger-text"
+                  onClick={() => ask(r)}
+                  data-testid="delete-report"
+                  aria-label={t`Delete ${name}`}
+                >
+                  {t`Delete`}
+                </button>
+              ) : null}
+            </>
+          );
+        }}
+      />
+      <Pager
+        page={p.page}
+        size={p.pageSize}
+        total={total}
+        onPage={(page) => setParams({ page })}
+        onSize={(size) => setParams({ size, page: undefined })}
+      />
+      <ConfirmDialog
+        open={!!confirm}
+        item={confirm?.item ?? ""}
+        busy={busy}
+        onCancel={() => setConfirm(null)}
+        onConfirm={() => void remove()}
+      />
+      <FilterDialog
+        open={filterOpen}
+        value={p}
+        onClose={() => setFilterOpen(false)}
+        onApply={(f) => {
+          setFilterOpen(false);
+          setParams({
+            type: f.reportType.join(","),
+            group: f.groupName.join(","),
+            from: f.startDate,
+            to: f.endDate,
+            timeframe: f.timeframe.join(","),
+            page: undefined,
+          });
+        }}
+      />
+    </section>
+  );
+}
+
+type Filter = Pick<ReportListParams, "reportType" | "groupName" | "startDate" | "endDate" | "timeframe">;
+
+function FilterDialog(props: { open: boolean; value: Filter; onClose: () => void; onApply: (f: Filter) => void }) {
+  const { t } = useLingui();
+  const groups = useGroupChoices();
+  const timeframes = useTimeframes();
+  const { typeName, timeframeName } = useReportLabels();
+  const [f, setF] = useState<Filter>(props.value);
+  const [wasOpen, setWasOpen] = useState(false);
+  if (props.open && !wasOpen) {
+    setWasOpen(true);
+    setF(props.value);
+  } else if (!props.open && wasOpen) setWasOpen(false);
+  const summary = (n: number, of: number) => (n ? t`${n} of ${of} selected` : t`Any`);
+  const groupNames = (groups.data ?? []).map((g) => g.name);
+  const tfs = timeframes.data ?? [];
+  return (
+    <Modal open={props.open} onClose={props.onClose} title={t`Filter reports`} testId="report-filter">
+      <form
+        class="report-filter"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onApply(f);
+        }}
+      >
+        <div class="field">
+          <span class="field-label">{t`Report Type`}</span>
+          <MultiSelect
+            label={t`Report Type`}
+            options={TYPE_IDS.map((id) => ({ value: id, label: typeName(id) }))}
+            selected={f.reportType}
+            onChange={(v) => setF({ ...f, reportType: v })}
+            summary={summary(f.reportType.length, TYPE_IDS.length)}
+            testId="filter-type"
+          />
+        </div>
+        <div class="field">
+          <span class="field-label">{t`Test Case Group`}</span>
+          <MultiSelect
+            label={t`Test Case Group`}
+            options={groupNames.map((g) => ({ value: g, label: g }))}
+            selected={f.groupName}
+            onChange={(v) => setF({ ...f, groupName: v })}
+            summary={summary(f.groupName.length, groupNames.length)}
+            testId="filter-group"
+          />
+        </div>
+        <div class="field">
+          <label class="field-label" for="filter-from">{t`Start Date`}</label>
+          <input
+            id="filter-from"
+            type="date"
+            value={f.startDate}
+            onInput={(e) => setF({ ...f, startDate: e.currentTarget.value })}
+            data-testid="filter-from"
+          />
+        </div>
+        <div class="field">
+          <label class="field-label" for="filter-to">{t`End Date`}</label>
+          <input
+            id="filter-to"
+            type="date"
+            value={f.endDate}
+            onInput={(e) => setF({ ...f, endDate: e.currentTarget.value })}
+            data-testid="filter-to"
+          />
+        </div>
+        <div class="field">
+          <span class="field-label">{t`Timeframe`}</span>
+          <MultiSelect
+            label={t`Timeframe`}
+            options={tfs.map((x) => ({ value: x, label: timeframeName(x) }))}
+            selected={f.timeframe}
+            onChange={(v) => setF({ ...f, timeframe: v })}
+            summary={summary(f.timeframe.length, tfs.length)}
+            testId="filter-timeframe"
+          />
+        </div>
+        <div class="form-actions">
+          <button
+            type="button"
+            class="button secondary"
+            onClick={() => setF({ reportType: [], groupName: [], startDate: "", endDate: "", timeframe: [] })}
+            data-testid="filter-clear"
+          >
+            {t`Clear`}
+          </button>
+          <button type="submit" class="button primary" data-testid="filter-apply">
+            {t`Apply`}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
