@@ -8,6 +8,7 @@
 
 pub mod api_keys;
 pub mod auth;
+pub mod backup;
 pub mod catalog;
 pub mod health;
 pub mod meta;
