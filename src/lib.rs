@@ -13,3 +13,4 @@ pub mod domain;
 pub mod proxy;
 pub mod server;
 pub mod store;
+pub mod telemetry;

@@ -12,6 +12,7 @@ pub mod groups;
 pub mod guard;
 pub mod health;
 pub mod ingest;
+pub mod live;
 pub mod metrics;
 pub mod params;
 pub mod runs;
@@ -44,6 +45,7 @@ pub enum ApiTags {
     Files,
     /// What test engines post (API key, not a console token)
     Ingest,
+    Live,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -53,6 +55,10 @@ pub struct AppState {
     pub store: Store,
     /// Failed sign-ins per username (in memory).
     pub throttle: Arc<crate::auth::Throttle>,
+    /// Prometheus metrics (`crate::telemetry`).
+    pub telemetry: Arc<crate::telemetry::Telemetry>,
+    /// Live updates for open dashboards (`live.rs`).
+    pub live: live::Hub,
 }
 
 /// The OpenAPI service of every embedded resource.
@@ -68,6 +74,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             runs::RunsApi,
             files::FilesApi,
             ingest::IngestApi,
+            live::LiveApi,
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),
@@ -129,6 +136,17 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
 /// The methods the OpenAPI document has for a request path under `/api` (`GET, PUT`),
 /// for the `Allow` header of a 405; `None` for a path it does not have.
 pub fn allowed_methods(path: &str) -> Option<String> {
+    matching_path(path).map(|(_, methods)| methods.clone())
+}
+
+/// The OpenAPI path template a request path under `/api` matches (`/api/users/{id}`), for
+/// metric labels that never carry raw paths or ids; `None` for a path it does not have.
+pub fn route_template(path: &str) -> Option<String> {
+    matching_path(path).map(|(template, _)| format!("/api{}", template.join("/")))
+}
+
+/// The template (as segments) and methods of the OpenAPI path a request path matches.
+fn matching_path(path: &str) -> Option<&'static (Vec<String>, String)> {
     static PATHS: std::sync::OnceLock<Vec<(Vec<String>, String)>> = std::sync::OnceLock::new();
     let paths = PATHS.get_or_init(|| {
         let doc: serde_json::Value = serde_json::from_str(&openapi_json()).unwrap_or_default();
@@ -162,7 +180,6 @@ pub fn allowed_methods(path: &str) -> Option<String> {
                     .all(|(t, s)| t == s || param(t))
         })
         .min_by_key(|(template, _)| template.iter().filter(|t| param(t)).count())
-        .map(|(_, methods)| methods.clone())
 }
 
 /// A failure outside a handler's own answer, in the envelope: 401 'Access is denied!' for a

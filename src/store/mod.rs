@@ -13,6 +13,7 @@ pub mod catalog;
 pub mod health;
 pub mod meta;
 pub mod metrics;
+pub mod ops;
 pub mod recordings;
 pub mod rollups;
 pub mod run_detail;
@@ -33,6 +34,7 @@ pub use catalog::CatalogStore;
 pub use health::HealthStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
+pub use ops::OpsStore;
 pub use recordings::RecordingStore;
 pub use runs::RunStore;
 pub use users::UserStore;
@@ -126,6 +128,7 @@ pub trait Backend:
     + HealthStore
     + MetaStore
     + MetricStore
+    + OpsStore
     + RecordingStore
     + RunStore
     + UserStore
@@ -142,6 +145,7 @@ impl<T> Backend for T where
         + HealthStore
         + MetaStore
         + MetricStore
+        + OpsStore
         + RecordingStore
         + RunStore
         + UserStore
