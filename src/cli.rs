@@ -61,6 +61,22 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         from: PathBuf,
     },
+    /// Print the audit log, newest first (tab-separated: time, user, address, kind,
+    /// action, target, before, after).
+    Audit {
+        /// Only changes by this user id.
+        #[arg(long)]
+        user: Option<i64>,
+        /// Only this kind: user, group, api_key, session, …
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only from this time on (RFC 3339).
+        #[arg(long)]
+        since: Option<String>,
+        /// At most this many records.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
     /// Print the OpenAPI document of the embedded API (what /api/openapi.json serves) and
     /// exit; the UI's types are generated from it.
     Openapi,
@@ -143,6 +159,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
         Some(Command::Apikey(cmd)) => apikey(&config, cmd),
         Some(Command::Backup { to }) => backup(&config, &to),
+        Some(Command::Audit {
+            user,
+            kind,
+            since,
+            limit,
+        }) => audit(&config, user, kind, since, limit),
         Some(Command::Restore { from }) => restore(&config, &from),
         Some(Command::Openapi) => Ok(ExitCode::SUCCESS),
     }
@@ -240,7 +262,7 @@ fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.data_dir, (&config.store).into())?;
     match cmd {
         ApikeyCommand::Add { name } => {
-            let key = Store::block_on(store.add_api_key(&name))?;
+            let key = Store::block_on_cli(store.add_api_key(&name))?;
             println!("{key}");
             eprintln!("API key {name:?} created. Keep it now: it cannot be shown again.");
         }
@@ -251,10 +273,57 @@ fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
             }
         }
         ApikeyCommand::Remove { name } => {
-            Store::block_on(store.remove_api_key(&name))?;
+            Store::block_on_cli(store.remove_api_key(&name))?;
             eprintln!("API key {name:?} removed.");
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn audit(
+    config: &Config,
+    user: Option<i64>,
+    kind: Option<String>,
+    since: Option<String>,
+    limit: u32,
+) -> anyhow::Result<ExitCode> {
+    let from = match since {
+        Some(s) => Some(
+            chrono::DateTime::parse_from_rfc3339(&s)
+                .map_err(|e| anyhow::anyhow!("--since {s:?}: not an RFC 3339 time ({e})"))?
+                .timestamp(),
+        ),
+        None => None,
+    };
+    let store = Store::open(&config.data_dir, (&config.store).into())?;
+    let filter = crate::store::audit::AuditFilter {
+        user_id: user,
+        kind,
+        from,
+        to: None,
+    };
+    let page = crate::domain::page::PageRequest {
+        no: 0,
+        size: limit.clamp(1, 100_000),
+    };
+    let records = Store::block_on(store.list_audit(page, filter))?;
+    let show =
+        |v: Option<serde_json::Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+    for r in records.items {
+        let when = chrono::DateTime::from_timestamp(r.at, 0).unwrap_or_default();
+        println!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            when.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            r.username,
+            r.address,
+            r.kind,
+            r.action,
+            r.target,
+            show(r.before),
+            show(r.after)
+        );
+    }
+    eprintln!("{} record(s) in all", records.total);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -319,6 +319,13 @@ async fn world() -> World {
             read,
         ),
         r(
+            "listAudit",
+            M::GET,
+            "/api/audit".into(),
+            Body::None,
+            admin_write,
+        ),
+        r(
             "liveUpdates",
             M::GET,
             "/api/live".into(),

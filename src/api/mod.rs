@@ -4,6 +4,7 @@
 //! `/api/docs`. The envelope and errors: [`envelope`]; who may call what: [`guard`]; shared
 //! query parameters: [`params`]. See `docs/architecture.md` for adding a resource.
 
+pub mod audit;
 pub mod auth;
 pub mod catalog;
 pub mod envelope;
@@ -46,6 +47,7 @@ pub enum ApiTags {
     /// What test engines post (API key, not a console token)
     Ingest,
     Live,
+    Audit,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -75,6 +77,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             files::FilesApi,
             ingest::IngestApi,
             live::LiveApi,
+            audit::AuditApi,
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),
@@ -105,7 +108,8 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                 let token = bearer(&req);
                 let ingest = req.uri().path().contains("/ingest/");
                 let allow = allowed_methods(req.uri().path());
-                let answer = match ep.call(req).await {
+                let actor = actor_of(&state, &req, token.as_deref(), ingest).await;
+                let answer = match crate::store::audit::as_actor(actor, ep.call(req)).await {
                     Ok(r) if is_bare_error(&r) => {
                         // The router's own refusals (a path parameter that is not UTF-8, …)
                         // come as plain text: put them in the envelope too.
@@ -135,6 +139,36 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
 
 /// The methods the OpenAPI document has for a request path under `/api` (`GET, PUT`),
 /// for the `Allow` header of a 405; `None` for a path it does not have.
+/// Who a request acts as, for the audit log: the signed-in user of a changing call (its
+/// token), else `anonymous`; with the client's address.
+async fn actor_of(
+    state: &AppState,
+    req: &poem::Request,
+    token: Option<&str>,
+    ingest: bool,
+) -> crate::store::audit::Actor {
+    let address = req
+        .remote_addr()
+        .as_socket_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let changes = !matches!(
+        *req.method(),
+        poem::http::Method::GET | poem::http::Method::HEAD | poem::http::Method::OPTIONS
+    );
+    let caller = match token {
+        Some(t) if changes && !ingest => guard::caller_for(state, t).await.ok(),
+        _ => None,
+    };
+    crate::store::audit::Actor {
+        user_id: caller.as_ref().map(|c| c.user_id),
+        username: caller
+            .map(|c| c.username)
+            .unwrap_or_else(|| "anonymous".into()),
+        address,
+    }
+}
+
 pub fn allowed_methods(path: &str) -> Option<String> {
     matching_path(path).map(|(_, methods)| methods.clone())
 }

@@ -137,6 +137,10 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
         token: config.metrics.token.trim().to_string(),
     };
     let metrics_listener = metrics::listen(&config, scrape).await?;
+    let retention = opts
+        .store
+        .clone()
+        .map(|store| tokio::spawn(audit_retention(store, config.audit.retention_days)));
     let app = app_with(config.clone(), opts.store, telemetry)?;
     let shutdown = shutdown_signal()?;
     let mut limits = conn::Limits::from_config(&config.server);
@@ -172,11 +176,31 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
     });
     conn::run(listener, tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
     trim.abort();
+    if let Some(r) = retention {
+        r.abort();
+    }
     if let Some(l) = metrics_listener {
         l.abort();
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Deletes audit records older than `audit.retention_days` (0: never), at start and daily.
+async fn audit_retention(store: Store, days: u32) {
+    if days == 0 {
+        return;
+    }
+    let mut every = tokio::time::interval(Duration::from_secs(24 * 60 * 60));
+    loop {
+        every.tick().await;
+        let before = crate::store::now_secs() - i64::from(days) * 24 * 60 * 60;
+        match store.purge_audit(before).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(deleted = n, days, "old audit records deleted"),
+            Err(e) => tracing::warn!(error = %e, "audit retention failed"),
+        }
+    }
 }
 
 /// Glibc heap arenas at most (`M_ARENA_MAX`, default 8 per core). Memory freed in one

@@ -7,6 +7,7 @@
 //! tokio's blocking pool.
 
 pub mod api_keys;
+pub mod audit;
 pub mod auth;
 pub mod backup;
 pub mod catalog;
@@ -29,6 +30,7 @@ use rusqlite::Connection;
 use crate::config::{StoreConfig, Synchronous};
 
 pub use api_keys::ApiKeyStore;
+pub use audit::AuditStore;
 pub use auth::AuthStore;
 pub use catalog::CatalogStore;
 pub use health::HealthStore;
@@ -123,6 +125,7 @@ pub enum FieldConflict {
 /// the same traits and the handlers do not change.
 pub trait Backend:
     ApiKeyStore
+    + AuditStore
     + AuthStore
     + CatalogStore
     + HealthStore
@@ -140,6 +143,7 @@ pub trait Backend:
 
 impl<T> Backend for T where
     T: ApiKeyStore
+        + AuditStore
         + AuthStore
         + CatalogStore
         + HealthStore
@@ -175,6 +179,11 @@ impl Store {
         Ok(Store {
             backend: Arc::new(Sqlite::open(data_dir, options)?),
         })
+    }
+
+    /// [`Store::block_on`] for the command line: its changes are audited as `cli:<user>`.
+    pub fn block_on_cli<F: std::future::Future>(f: F) -> F::Output {
+        Self::block_on(audit::as_actor(audit::Actor::cli(), f))
     }
 
     /// Runs a store call to its end from synchronous code (the CLI, the demo's loader
@@ -264,7 +273,9 @@ impl Sqlite {
         F: FnOnce(&rusqlite::Transaction) -> StoreResult<T> + Send + 'static,
     {
         let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || inner.with_writer(f))
+        // Who makes the change goes with it to the writer thread (audit::record reads it).
+        let actor = audit::current();
+        tokio::task::spawn_blocking(move || audit::within(actor, || inner.with_writer(f)))
             .await
             .map_err(|e| StoreError::Task(e.to_string()))?
     }

@@ -434,10 +434,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first, paged: filtered by user id, kind and time
+         *     (`from` inclusive, `to` exclusive, RFC 3339). Read-write administrators only.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AuditEntry
+         * @description One change: who, when, from where, what, before and after (never passwords or tokens).
+         */
+        AuditEntry: {
+            /** Format: int64 */
+            id: number;
+            /** @description When, RFC 3339 UTC. */
+            at: string;
+            /**
+             * Format: int64
+             * @description The user who made it; absent for the command line and for anonymous calls.
+             */
+            userId?: number;
+            /** @description Their username, `cli:<system user>` for the command line, or `anonymous`. */
+            username: string;
+            /** @description The client's IP address (`local` for the command line). */
+            address: string;
+            /** @description What was changed: `user`, `group`, `api_key`, `session`, … */
+            kind: string;
+            /** @description `create`, `update`, `delete`, `password`, `profile`, `sign_in`, `sign_out`, … */
+            action: string;
+            /** @description The id or name of what was changed. */
+            target: string;
+            /** @description The values before (absent for a creation). */
+            before?: unknown;
+            /** @description The values after (absent for a deletion). */
+            after?: unknown;
+        };
         /**
          * CaseIdItem
          * @description A test case of a group being saved.
@@ -537,6 +586,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["IngestResult"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_AuditEntry
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_AuditEntry: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_AuditEntry"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -994,6 +1056,16 @@ export interface components {
              * @description Runs with a MOS in that hour.
              */
             runCount: number;
+        };
+        /**
+         * Page_AuditEntry
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_AuditEntry: {
+            content: components["schemas"]["AuditEntry"][];
+            /** Format: uint64 */
+            totalElements: number;
         };
         /**
          * Page_RunItem
@@ -4206,6 +4278,123 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": components["schemas"]["LiveEvent"][];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Records per page, 1 to 1000 (default 50). */
+                pageSize?: number;
+                /** @description Only changes made by this user id. */
+                userId?: number;
+                /** @description Only this kind: `user`, `group`, `api_key`, `session`, … */
+                kind?: string;
+                /** @description From this time on (RFC 3339, inclusive). */
+                from?: string;
+                /** @description Before this time (RFC 3339, exclusive). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AuditEntry"];
                 };
             };
             /**
