@@ -8,7 +8,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("domain", &[]),
     ("store", &["domain", "config"]),
     ("auth", &["domain", "store", "config"]),
-    ("api", &["domain", "store", "auth", "config"]),
+    ("api", &["domain", "store", "auth", "config", "telemetry"]),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
