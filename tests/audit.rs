@@ -3,6 +3,7 @@
 //! through `GET api/audit` (paged, filtered) by read-write administrators only; records
 //! cannot be changed.
 
+mod common;
 mod harness;
 mod harness_trs;
 
@@ -156,4 +157,29 @@ async fn only_read_write_admins_read_it_and_nobody_changes_it() {
         .execute("UPDATE audit_log SET username = 'someone else'", [])
         .unwrap_err();
     assert!(err.to_string().contains("cannot be changed"), "{err}");
+}
+
+#[test]
+fn the_cli_records_its_changes_and_prints_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, _, err) = common::run_cli(
+        &["--data-dir", d, "apikey", "add", "--name", "engine-7"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = common::run_cli(&["--data-dir", d, "audit", "--kind", "api_key"], "");
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().next().unwrap_or_default();
+    let cols: Vec<&str> = line.split('\t').collect();
+    assert!(cols[1].starts_with("cli:"), "{out}");
+    assert_eq!(
+        &cols[2..6],
+        ["local", "api_key", "create", "engine-7"],
+        "{out}"
+    );
+    assert!(err.contains("1 record(s)"), "{err}");
+    let (code, _, err) = common::run_cli(&["--data-dir", d, "audit", "--since", "soon"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("--since"), "{err}");
 }
