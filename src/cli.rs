@@ -47,6 +47,36 @@ pub enum Command {
     /// Manage the API keys test engines use for /api/ingest/v1.
     #[command(subcommand)]
     Apikey(ApikeyCommand),
+    /// Copy the database into FILE while the server runs (VACUUM INTO), check the copy,
+    /// print its size and how long it took. Recordings are files: see docs/backup.md.
+    Backup {
+        /// The file to write; it must not exist.
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+    },
+    /// Put a backup in place of the database. Refused while a server runs on the data
+    /// directory; the database in place before is kept beside it.
+    Restore {
+        /// The backup file to restore.
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
+    },
+    /// Print the audit log, newest first (tab-separated: time, user, address, kind,
+    /// action, target, before, after).
+    Audit {
+        /// Only changes by this user id.
+        #[arg(long)]
+        user: Option<i64>,
+        /// Only this kind: user, group, api_key, session, …
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only from this time on (RFC 3339).
+        #[arg(long)]
+        since: Option<String>,
+        /// At most this many records.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
     /// Print the OpenAPI document of the embedded API (what /api/openapi.json serves) and
     /// exit; the UI's types are generated from it.
     Openapi,
@@ -128,6 +158,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Healthcheck(_)) => runtime.block_on(healthcheck(&config)),
         Some(Command::User(cmd)) => crate::auth::cli::run(&config, cmd),
         Some(Command::Apikey(cmd)) => apikey(&config, cmd),
+        Some(Command::Backup { to }) => backup(&config, &to),
+        Some(Command::Audit {
+            user,
+            kind,
+            since,
+            limit,
+        }) => audit(&config, user, kind, since, limit),
+        Some(Command::Restore { from }) => restore(&config, &from),
         Some(Command::Openapi) => Ok(ExitCode::SUCCESS),
     }
 }
@@ -141,8 +179,14 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
         config.data_dir = dir.clone();
         _demo_dir = TempDir(dir);
     }
+    // Held while serving: `cxwatch restore` is refused while it is.
+    let mut _data_lock = None;
     let store = match config.api.mode {
-        ApiMode::Embedded => Some(Store::open(&config.data_dir, (&config.store).into())?),
+        ApiMode::Embedded => {
+            let store = Store::open(&config.data_dir, (&config.store).into())?;
+            _data_lock = Some(crate::store::backup::DataDirLock::shared(&config.data_dir)?);
+            Some(store)
+        }
         ApiMode::Proxy => None,
     };
     if args.demo && store.is_none() {
@@ -218,7 +262,7 @@ fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
     let store = Store::open(&config.data_dir, (&config.store).into())?;
     match cmd {
         ApikeyCommand::Add { name } => {
-            let key = Store::block_on(store.add_api_key(&name))?;
+            let key = Store::block_on_cli(store.add_api_key(&name))?;
             println!("{key}");
             eprintln!("API key {name:?} created. Keep it now: it cannot be shown again.");
         }
@@ -229,9 +273,90 @@ fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
             }
         }
         ApikeyCommand::Remove { name } => {
-            Store::block_on(store.remove_api_key(&name))?;
+            Store::block_on_cli(store.remove_api_key(&name))?;
             eprintln!("API key {name:?} removed.");
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn audit(
+    config: &Config,
+    user: Option<i64>,
+    kind: Option<String>,
+    since: Option<String>,
+    limit: u32,
+) -> anyhow::Result<ExitCode> {
+    let from = match since {
+        Some(s) => Some(
+            chrono::DateTime::parse_from_rfc3339(&s)
+                .map_err(|e| anyhow::anyhow!("--since {s:?}: not an RFC 3339 time ({e})"))?
+                .timestamp(),
+        ),
+        None => None,
+    };
+    let store = Store::open(&config.data_dir, (&config.store).into())?;
+    let filter = crate::store::audit::AuditFilter {
+        user_id: user,
+        kind,
+        from,
+        to: None,
+    };
+    let page = crate::domain::page::PageRequest {
+        no: 0,
+        size: limit.clamp(1, 100_000),
+    };
+    let records = Store::block_on(store.list_audit(page, filter))?;
+    let show =
+        |v: Option<serde_json::Value>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+    for r in records.items {
+        let when = chrono::DateTime::from_timestamp(r.at, 0).unwrap_or_default();
+        println!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            when.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            r.username,
+            r.address,
+            r.kind,
+            r.action,
+            r.target,
+            show(r.before),
+            show(r.after)
+        );
+    }
+    eprintln!("{} record(s) in all", records.total);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let done = crate::store::backup::backup(&config.data_dir, to)?;
+    let runs = done.checked.rows("test_runs").unwrap_or(0);
+    println!(
+        "backup {}: {} bytes ({:.1} MiB), {} test runs, schema {}, checked, in {:.2} s",
+        done.file.display(),
+        done.size,
+        done.size as f64 / (1024.0 * 1024.0),
+        runs,
+        done.checked.schema_version,
+        done.duration.as_secs_f64()
+    );
+    eprintln!(
+        "Recordings are not in the file: copy {}/recordings too (docs/backup.md).",
+        config.data_dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn restore(config: &Config, from: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let done = crate::store::backup::restore(&config.data_dir, from)?;
+    println!(
+        "restored {} into {}: {} test runs, schema {}",
+        from.display(),
+        config.data_dir.display(),
+        done.checked.rows("test_runs").unwrap_or(0),
+        done.checked.schema_version
+    );
+    if let Some(previous) = done.previous {
+        println!("the previous database is kept as {}", previous.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -33,6 +33,8 @@ pub struct Config {
     pub store: StoreConfig,
     /// Delivery of notifications: the outbox sender, e-mail over SMTP, SMS and voice gateways.
     pub notify: NotifyConfig,
+    pub metrics: MetricsConfig,
+    pub audit: AuditConfig,
     /// Tenants: which host names the console answers for, and (proxy mode) their upstream.
     pub tenants: Vec<TenantConfig>,
 }
@@ -131,6 +133,49 @@ pub struct StoreConfig {
     /// SQLite page cache of all connections together, in MiB (a quarter for the writer,
     /// the rest split over the readers).
     pub cache_mib: u32,
+}
+
+/// `GET /metrics` (Prometheus, OpenMetrics text): docs/metrics.md.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Bearer token a scraper sends (`Authorization: Bearer <token>`). Empty: `/metrics`
+    /// is not served on the main listener. A secret: give it with `token_file` in the
+    /// environment (`CXWATCH_METRICS__TOKEN_FILE`).
+    pub token: String,
+    /// A separate `ADDR:PORT` serving only `/metrics`, plain HTTP (e.g. `127.0.0.1:9464`).
+    /// Empty: none. The token is asked there too when one is set.
+    pub listen: String,
+}
+
+impl MetricsConfig {
+    /// The separate listener's address, checked.
+    pub fn listen_addr(&self) -> Result<Option<SocketAddr>, String> {
+        if self.listen.trim().is_empty() {
+            return Ok(None);
+        }
+        self.listen
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|e| format!("metrics.listen: {:?} is not ADDR:PORT ({e})", self.listen))
+    }
+}
+
+/// The audit log (docs/api.md, `GET audit`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuditConfig {
+    /// Days an audit record is kept; older ones are deleted once a day. 0 keeps them all.
+    pub retention_days: u32,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        AuditConfig {
+            retention_days: 400,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -343,6 +388,8 @@ impl Default for Config {
             log: LogConfig::default(),
             store: StoreConfig::default(),
             notify: NotifyConfig::default(),
+            metrics: MetricsConfig::default(),
+            audit: AuditConfig::default(),
             tenants: Vec::new(),
         }
     }

@@ -15,3 +15,4 @@ pub mod proxy;
 pub mod server;
 pub mod sso;
 pub mod store;
+pub mod telemetry;

@@ -25,6 +25,8 @@ enum Body {
     None,
     Json(Value),
     Raw(&'static str, Vec<u8>),
+    /// A GET answering an endless stream (server-sent events): a 200's body is not read.
+    Stream,
 }
 
 struct Row {
@@ -501,6 +503,20 @@ async fn world() -> World {
             [401, 403, 200, 403, 404, 401],
         ),
         r(
+            "listAudit",
+            M::GET,
+            "/api/audit".into(),
+            Body::None,
+            admin_write,
+        ),
+        r(
+            "liveUpdates",
+            M::GET,
+            "/api/live".into(),
+            Body::Stream,
+            read,
+        ),
+        r(
             "ingestRuns",
             M::POST,
             "/api/ingest/v1/runs".into(),
@@ -668,6 +684,7 @@ async fn each_caller_gets_what_the_matrix_says() {
                         .await
                     }
                 },
+                Body::Stream => stream_status(&w.app, &row.path, caller.clone()).await,
                 Body::Json(b) => {
                     w.app
                         .call_with(row.method.clone(), &row.path, caller.clone(), Some(b))
@@ -700,4 +717,22 @@ async fn each_caller_gets_what_the_matrix_says() {
         "role matrix mismatches:\n{}",
         wrong.join("\n")
     );
+}
+
+/// Status of a GET whose 200 answer is an endless stream; an error's JSON body is read.
+async fn stream_status(app: &App, path: &str, header: Option<(&str, String)>) -> (u16, Value) {
+    let mut req = app.client.get(path);
+    if let Some((k, v)) = header {
+        req = req.header(k, v);
+    }
+    let resp = req.send().await.0;
+    let status = resp.status().as_u16();
+    if status == 200 {
+        return (status, Value::Null);
+    }
+    let bytes = resp.into_body().into_bytes().await.unwrap_or_default();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }

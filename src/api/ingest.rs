@@ -231,6 +231,10 @@ impl IngestApi {
             .map_err(ApiError::internal)?;
         let (good, positions, mut rejected) = parsed?;
         let outcome = state.store.ingest_runs(state.config.tz(), good).await?;
+        state
+            .telemetry
+            .ingested(&outcome, rejected.len() + outcome.rejected.len());
+        state.live.publish(&outcome);
         rejected.extend(outcome.rejected.into_iter().map(|r| RejectedItem {
             index: positions.get(r.index).copied().unwrap_or(r.index) as u64,
             reason: r.reason,

@@ -4,6 +4,7 @@
 //! `/api/docs`. The envelope and errors: [`envelope`]; who may call what: [`guard`]; shared
 //! query parameters: [`params`]. See `docs/architecture.md` for adding a resource.
 
+pub mod audit;
 pub mod auth;
 pub mod catalog;
 pub mod distributions;
@@ -13,6 +14,7 @@ pub mod groups;
 pub mod guard;
 pub mod health;
 pub mod ingest;
+pub mod live;
 pub mod metrics;
 pub mod notifications;
 pub mod params;
@@ -54,6 +56,8 @@ pub enum ApiTags {
     Distributions,
     /// Notifications in the outbox and what became of them
     Notifications,
+    Live,
+    Audit,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -67,6 +71,10 @@ pub struct AppState {
     pub sso: Arc<crate::sso::Sso>,
     /// Wakes the outbox's sender and tells what became of a notification.
     pub notifier: crate::notify::Notifier,
+    /// Prometheus metrics (`crate::telemetry`).
+    pub telemetry: Arc<crate::telemetry::Telemetry>,
+    /// Live updates for open dashboards (`live.rs`).
+    pub live: live::Hub,
 }
 
 /// The OpenAPI service of every embedded resource.
@@ -86,6 +94,8 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             ingest::IngestApi,
             distributions::DistributionsApi,
             notifications::NotificationsApi,
+            live::LiveApi,
+            audit::AuditApi,
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),
@@ -116,7 +126,8 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                 let token = bearer(&req);
                 let ingest = req.uri().path().contains("/ingest/");
                 let allow = allowed_methods(req.uri().path());
-                let answer = match ep.call(req).await {
+                let actor = actor_of(&state, &req, token.as_deref(), ingest).await;
+                let answer = match crate::store::audit::as_actor(actor, ep.call(req)).await {
                     Ok(r) if is_bare_error(&r) => {
                         // The router's own refusals (a path parameter that is not UTF-8, …)
                         // come as plain text: put them in the envelope too.
@@ -146,7 +157,48 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
 
 /// The methods the OpenAPI document has for a request path under `/api` (`GET, PUT`),
 /// for the `Allow` header of a 405; `None` for a path it does not have.
+/// Who a request acts as, for the audit log: the signed-in user of a changing call (its
+/// token), else `anonymous`; with the client's address.
+async fn actor_of(
+    state: &AppState,
+    req: &poem::Request,
+    token: Option<&str>,
+    ingest: bool,
+) -> crate::store::audit::Actor {
+    let address = req
+        .remote_addr()
+        .as_socket_addr()
+        .map(|a| a.ip().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    let changes = !matches!(
+        *req.method(),
+        poem::http::Method::GET | poem::http::Method::HEAD | poem::http::Method::OPTIONS
+    );
+    let caller = match token {
+        Some(t) if changes && !ingest => guard::caller_for(state, t).await.ok(),
+        _ => None,
+    };
+    crate::store::audit::Actor {
+        user_id: caller.as_ref().map(|c| c.user_id),
+        username: caller
+            .map(|c| c.username)
+            .unwrap_or_else(|| "anonymous".into()),
+        address,
+    }
+}
+
 pub fn allowed_methods(path: &str) -> Option<String> {
+    matching_path(path).map(|(_, methods)| methods.clone())
+}
+
+/// The OpenAPI path template a request path under `/api` matches (`/api/users/{id}`), for
+/// metric labels that never carry raw paths or ids; `None` for a path it does not have.
+pub fn route_template(path: &str) -> Option<String> {
+    matching_path(path).map(|(template, _)| format!("/api{}", template.join("/")))
+}
+
+/// The template (as segments) and methods of the OpenAPI path a request path matches.
+fn matching_path(path: &str) -> Option<&'static (Vec<String>, String)> {
     static PATHS: std::sync::OnceLock<Vec<(Vec<String>, String)>> = std::sync::OnceLock::new();
     let paths = PATHS.get_or_init(|| {
         let doc: serde_json::Value = serde_json::from_str(&openapi_json()).unwrap_or_default();
@@ -180,7 +232,6 @@ pub fn allowed_methods(path: &str) -> Option<String> {
                     .all(|(t, s)| t == s || param(t))
         })
         .min_by_key(|(template, _)| template.iter().filter(|t| param(t)).count())
-        .map(|(_, methods)| methods.clone())
 }
 
 /// A failure outside a handler's own answer, in the envelope: 401 'Access is denied!' for a

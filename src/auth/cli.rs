@@ -116,7 +116,7 @@ fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
         access: AccessType::from(args.access),
         group_ids: Vec::new(),
     };
-    let id = Store::block_on(store.create_user(&draft, &hash))?;
+    let id = Store::block_on_cli(store.create_user(&draft, &hash))?;
     let (role, access) = (draft.role.as_str(), draft.access.as_str());
     tracing::info!(%username, id, role, access, "user created");
     println!("Created user {username} (id {id}, {role}, {access}).");
@@ -128,7 +128,7 @@ fn login_link(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
     let Some(user) = Store::block_on(store.user_by_username(&username))? else {
         bail!("there is no user named {username}");
     };
-    let id = Store::block_on(store.create_one_time_id(user.id, now_secs()))?;
+    let id = Store::block_on_cli(store.create_one_time_id(user.id, now_secs()))?;
     println!("/callback?id={id}");
     eprintln!(
         "Open this path on the console's address within {ONE_TIME_ID_TTL_SECS} seconds; it works once."

@@ -5,6 +5,7 @@
 //! | path | answered by |
 //! |---|---|
 //! | `/healthz` | [`healthz`] |
+//! | `/metrics` | [`metrics::metrics`] (Prometheus; also on `metrics.listen`) |
 //! | `/tenant-config` | [`tenant::tenant_config`] |
 //! | `/api`, `/api/*` | `crate::api` (embedded) or `crate::proxy` (proxy), behind [`limits::BodyLimits`]; never the UI |
 //! | anything else | [`assets::UiEndpoint`] |
@@ -14,6 +15,7 @@ pub mod compress;
 pub mod conn;
 pub mod headers;
 pub mod limits;
+pub mod metrics;
 pub mod systemd;
 pub mod tenant;
 pub mod tls;
@@ -27,6 +29,7 @@ use poem::{get, handler, Endpoint, EndpointExt, IntoResponse, Route};
 use crate::api::AppState;
 use crate::config::{ApiMode, Config};
 use crate::store::Store;
+use crate::telemetry::Telemetry;
 
 /// How long open requests may take to finish after SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -50,6 +53,20 @@ pub fn app(
     config: Arc<Config>,
     store: Option<Store>,
 ) -> anyhow::Result<poem::endpoint::BoxEndpoint<'static>> {
+    app_with(config, store, Arc::new(Telemetry::new()))
+}
+
+/// [`app`] counting into the given metrics (`serve` shares them with the metrics listener).
+pub fn app_with(
+    config: Arc<Config>,
+    store: Option<Store>,
+    telemetry: Arc<Telemetry>,
+) -> anyhow::Result<poem::endpoint::BoxEndpoint<'static>> {
+    let scrape = metrics::Scrape {
+        telemetry: telemetry.clone(),
+        store: store.clone(),
+        token: config.metrics.token.trim().to_string(),
+    };
     let state = match (config.api.mode, store) {
         (ApiMode::Embedded, Some(store)) => Some(AppState {
             config: config.clone(),
@@ -61,6 +78,8 @@ pub fn app(
             store,
             throttle: Default::default(),
             sso: Default::default(),
+            telemetry: telemetry.clone(),
+            live: Default::default(),
         }),
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
         (ApiMode::Proxy, _) => None,
@@ -71,6 +90,7 @@ pub fn app(
     };
     let route = Route::new()
         .at("/healthz", get(healthz))
+        .at("/metrics", get(metrics::metrics).data(scrape))
         .at(
             "/tenant-config",
             get(tenant::tenant_config).data(config.clone()),
@@ -97,7 +117,8 @@ pub fn app(
         })
         .with(headers::SecurityHeaders {
             tls: !config.server.plain_http,
-        });
+        })
+        .around(move |ep, req| metrics::count(telemetry.clone(), ep, req));
     Ok(route.boxed())
 }
 
@@ -115,7 +136,18 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
         Some(l) => l,
         None => bind(&config).await?,
     };
-    let app = app(config.clone(), opts.store)?;
+    let telemetry = Arc::new(Telemetry::new());
+    let scrape = metrics::Scrape {
+        telemetry: telemetry.clone(),
+        store: opts.store.clone(),
+        token: config.metrics.token.trim().to_string(),
+    };
+    let metrics_listener = metrics::listen(&config, scrape).await?;
+    let retention = opts
+        .store
+        .clone()
+        .map(|store| tokio::spawn(audit_retention(store, config.audit.retention_days)));
+    let app = app_with(config.clone(), opts.store, telemetry)?;
     let shutdown = shutdown_signal()?;
     let mut limits = conn::Limits::from_config(&config.server);
     if let Some(open_files) = conn::raise_open_files_limit() {
@@ -150,8 +182,31 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
     });
     conn::run(listener, tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
     trim.abort();
+    if let Some(r) = retention {
+        r.abort();
+    }
+    if let Some(l) = metrics_listener {
+        l.abort();
+    }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Deletes audit records older than `audit.retention_days` (0: never), at start and daily.
+async fn audit_retention(store: Store, days: u32) {
+    if days == 0 {
+        return;
+    }
+    let mut every = tokio::time::interval(Duration::from_secs(24 * 60 * 60));
+    loop {
+        every.tick().await;
+        let before = crate::store::now_secs() - i64::from(days) * 24 * 60 * 60;
+        match store.purge_audit(before).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(deleted = n, days, "old audit records deleted"),
+            Err(e) => tracing::warn!(error = %e, "audit retention failed"),
+        }
+    }
 }
 
 /// Glibc heap arenas at most (`M_ARENA_MAX`, default 8 per core). Memory freed in one

@@ -24,14 +24,25 @@ pub trait ApiKeyStore {
 impl ApiKeyStore for Sqlite {
     async fn add_api_key(&self, name: &str) -> StoreResult<String> {
         let name = name.to_string();
-        self.write(move |tx| add(tx, &name)).await
+        self.write(move |tx| {
+            let key = add(tx, &name)?;
+            let after = serde_json::json!({ "name": name });
+            super::audit::record(tx, "api_key", "create", &name, None, Some(after))?;
+            Ok(key)
+        })
+        .await
     }
     async fn api_keys(&self) -> StoreResult<Vec<(String, i64)>> {
         self.read(list).await
     }
     async fn remove_api_key(&self, name: &str) -> StoreResult<()> {
         let name = name.to_string();
-        self.write(move |tx| remove(tx, &name)).await
+        self.write(move |tx| {
+            remove(tx, &name)?;
+            let before = serde_json::json!({ "name": name });
+            super::audit::record(tx, "api_key", "delete", &name, Some(before), None)
+        })
+        .await
     }
     async fn api_key_valid(&self, key: &str) -> StoreResult<bool> {
         let hash = hash_secret(key);

@@ -106,7 +106,9 @@ impl AuthStore for Sqlite {
     ) -> StoreResult<String> {
         self.write(move |tx| {
             delete_expired(tx, now)?;
-            create_token(tx, user_id, remember, now, expires_at)
+            let token = create_token(tx, user_id, remember, now, expires_at)?;
+            super::audit::record_by_user(tx, user_id, "session", "sign_in")?;
+            Ok(token)
         })
         .await
     }
@@ -114,7 +116,16 @@ impl AuthStore for Sqlite {
     async fn end_session(&self, token_hash: &str) -> StoreResult<()> {
         let hash = token_hash.to_string();
         self.write(move |tx| {
-            tx.execute("DELETE FROM tokens WHERE token_hash = ?1", [hash])?;
+            let user: Option<i64> = tx
+                .query_row(
+                    "DELETE FROM tokens WHERE token_hash = ?1 RETURNING user_id",
+                    [hash],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(user_id) = user {
+                super::audit::record_by_user(tx, user_id, "session", "sign_out")?;
+            }
             Ok(())
         })
         .await
@@ -156,6 +167,7 @@ impl AuthStore for Sqlite {
                 return Ok(None);
             };
             let token = create_token(tx, user.id, false, now, expires_at)?;
+            super::audit::record_by_user(tx, user.id, "session", "sign_in_link")?;
             Ok(Some((user, token)))
         })
         .await

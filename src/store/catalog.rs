@@ -57,6 +57,14 @@ impl CatalogStore for Sqlite {
         let d = draft.clone();
         self.write(move |tx| {
             let id = create_group(tx, &d)?;
+            super::audit::record(
+                tx,
+                "group",
+                "create",
+                id,
+                None,
+                super::audit::group(tx, id)?,
+            )?;
             group(tx, id)?
                 .ok_or_else(|| StoreError::NotFound(format!("Group {id} does not exist.")))
         })
@@ -65,14 +73,22 @@ impl CatalogStore for Sqlite {
     async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail> {
         let d = draft.clone();
         self.write(move |tx| {
+            let before = super::audit::group(tx, id)?;
             update_group(tx, id, &d)?;
+            let after = super::audit::group(tx, id)?;
+            super::audit::record(tx, "group", "update", id, before, after)?;
             group(tx, id)?
                 .ok_or_else(|| StoreError::NotFound(format!("Group {id} does not exist.")))
         })
         .await
     }
     async fn delete_group(&self, id: i64) -> StoreResult<()> {
-        self.write(move |tx| delete_group(tx, id)).await
+        self.write(move |tx| {
+            let before = super::audit::group(tx, id)?;
+            delete_group(tx, id)?;
+            super::audit::record(tx, "group", "delete", id, before, None)
+        })
+        .await
     }
     async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>> {
         self.read(move |c| ivrs(c, scope)).await

@@ -7,13 +7,16 @@
 //! tokio's blocking pool.
 
 pub mod api_keys;
+pub mod audit;
 pub mod auth;
+pub mod backup;
 pub mod catalog;
 pub mod distributions;
 pub mod health;
 pub mod meta;
 pub mod metrics;
 pub mod outbox;
+pub mod ops;
 pub mod recordings;
 pub mod reports;
 pub mod rollups;
@@ -31,6 +34,7 @@ use rusqlite::Connection;
 use crate::config::{StoreConfig, Synchronous};
 
 pub use api_keys::ApiKeyStore;
+pub use audit::AuditStore;
 pub use auth::AuthStore;
 pub use catalog::CatalogStore;
 pub use distributions::DistributionStore;
@@ -38,6 +42,7 @@ pub use health::HealthStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use outbox::OutboxStore;
+pub use ops::OpsStore;
 pub use recordings::RecordingStore;
 pub use reports::ReportStore;
 pub use runs::RunStore;
@@ -128,6 +133,7 @@ pub enum FieldConflict {
 /// the same traits and the handlers do not change.
 pub trait Backend:
     ApiKeyStore
+    + AuditStore
     + AuthStore
     + CatalogStore
     + DistributionStore
@@ -135,6 +141,7 @@ pub trait Backend:
     + MetaStore
     + MetricStore
     + OutboxStore
+    + OpsStore
     + RecordingStore
     + ReportStore
     + RunStore
@@ -148,6 +155,7 @@ pub trait Backend:
 
 impl<T> Backend for T where
     T: ApiKeyStore
+        + AuditStore
         + AuthStore
         + CatalogStore
         + DistributionStore
@@ -155,6 +163,7 @@ impl<T> Backend for T where
         + MetaStore
         + MetricStore
         + OutboxStore
+        + OpsStore
         + RecordingStore
         + ReportStore
         + RunStore
@@ -186,6 +195,11 @@ impl Store {
         Ok(Store {
             backend: Arc::new(Sqlite::open(data_dir, options)?),
         })
+    }
+
+    /// [`Store::block_on`] for the command line: its changes are audited as `cli:<user>`.
+    pub fn block_on_cli<F: std::future::Future>(f: F) -> F::Output {
+        Self::block_on(audit::as_actor(audit::Actor::cli(), f))
     }
 
     /// Runs a store call to its end from synchronous code (the CLI, the demo's loader
@@ -275,7 +289,9 @@ impl Sqlite {
         F: FnOnce(&rusqlite::Transaction) -> StoreResult<T> + Send + 'static,
     {
         let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || inner.with_writer(f))
+        // Who makes the change goes with it to the writer thread (audit::record reads it).
+        let actor = audit::current();
+        tokio::task::spawn_blocking(move || audit::within(actor, || inner.with_writer(f)))
             .await
             .map_err(|e| StoreError::Task(e.to_string()))?
     }

@@ -166,6 +166,20 @@ pub struct IngestOutcome {
     pub duplicates: usize,
     /// Runs refused, with their index in the batch and the reason.
     pub rejected: Vec<Rejected>,
+    /// What was stored, for the metrics and the live dashboard (`crate::telemetry`,
+    /// `api/live.rs`): one entry per stored run.
+    pub stored: Vec<StoredRun>,
+}
+
+/// A run stored by an ingest batch, with the groups its test case is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRun {
+    pub test_case_id: i64,
+    pub channel: crate::domain::run::Channel,
+    pub status: crate::domain::run::RunStatus,
+    /// Seconds since the epoch.
+    pub run_time: i64,
+    pub group_ids: Vec<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -535,8 +549,28 @@ fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOut
         batch.store(run, &recordings)?;
         deltas.add(tz, &RunFacts::of_ingest(run));
         out.accepted += 1;
+        out.stored.push(StoredRun {
+            test_case_id: run.test_case.id,
+            channel: run.test_case.channel,
+            status: run.status,
+            run_time: run.run_time.timestamp(),
+            group_ids: Vec::new(),
+        });
     }
     deltas.apply(tx)?;
+    let mut groups_of = std::collections::HashMap::<i64, Vec<i64>>::new();
+    for stored in &mut out.stored {
+        if let std::collections::hash_map::Entry::Vacant(slot) =
+            groups_of.entry(stored.test_case_id)
+        {
+            let ids = tx
+                .prepare_cached("SELECT group_id FROM group_cases WHERE test_case_id = ?1")?
+                .query_map([stored.test_case_id], |r| r.get(0))?
+                .collect::<Result<Vec<i64>, _>>()?;
+            slot.insert(ids);
+        }
+        stored.group_ids = groups_of[&stored.test_case_id].clone();
+    }
     Ok(out)
 }
 

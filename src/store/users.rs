@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+use super::audit;
 use super::auth::split_roles;
 use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
 use crate::domain::caller::{AccessType, Role, ROLE_ADMIN};
@@ -243,6 +244,7 @@ impl UserStore for Sqlite {
             }
             let id = tx.last_insert_rowid();
             set_groups(tx, id, &d)?;
+            audit::record(tx, "user", "create", id, None, audit::user(tx, id)?)?;
             Ok(id)
         })
         .await
@@ -254,6 +256,7 @@ impl UserStore for Sqlite {
             let Some(before) = user_by_id(tx, id)? else {
                 return Err(StoreError::NotFound(format!("User {id} does not exist.")));
             };
+            let audit_before = audit::user(tx, id)?;
             let stays_rw_admin = d.role == Role::Admin && d.access == AccessType::ReadWrite;
             if is_rw_admin(&before) && !stays_rw_admin && other_rw_admins(tx, id)? == 0 {
                 return Err(StoreError::Conflict(LAST_ADMIN.into()));
@@ -279,6 +282,7 @@ impl UserStore for Sqlite {
             if before.role() != d.role || before.access != d.access {
                 tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
             }
+            audit::record(tx, "user", "update", id, audit_before, audit::user(tx, id)?)?;
             Ok(())
         })
         .await
@@ -287,13 +291,21 @@ impl UserStore for Sqlite {
     async fn update_profile(&self, id: i64, draft: &ProfileDraft) -> StoreResult<()> {
         let d = draft.clone();
         self.write(move |tx| {
+            let audit_before = audit::user(tx, id)?;
             let updated = tx.execute(
                 "UPDATE users SET username = ?2, first_name = ?3, last_name = ?4 WHERE id = ?1",
                 params![id, d.username, d.first_name, d.last_name],
             );
             match updated {
                 Ok(0) => Err(StoreError::NotFound(format!("User {id} does not exist."))),
-                Ok(_) => Ok(()),
+                Ok(_) => audit::record(
+                    tx,
+                    "user",
+                    "profile",
+                    id,
+                    audit_before,
+                    audit::user(tx, id)?,
+                ),
                 Err(e) if is_unique_violation(&e) => Err(taken(&d.username)),
                 Err(e) => Err(e.into()),
             }
@@ -324,6 +336,7 @@ impl UserStore for Sqlite {
                 return Err(StoreError::NotFound(format!("User {id} does not exist.")));
             }
             tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
+            audit::record(tx, "user", "password", id, None, None)?;
             Ok(())
         })
         .await
@@ -337,7 +350,9 @@ impl UserStore for Sqlite {
             if is_rw_admin(&user) && other_rw_admins(tx, id)? == 0 {
                 return Err(StoreError::Conflict(LAST_ADMIN.into()));
             }
+            let audit_before = audit::user(tx, id)?;
             tx.execute("DELETE FROM users WHERE id = ?1", [id])?;
+            audit::record(tx, "user", "delete", id, audit_before, None)?;
             Ok(())
         })
         .await

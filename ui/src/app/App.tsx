@@ -1,5 +1,6 @@
 import { Suspense, useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
+import { useLiveUpdates } from "../api/live";
 import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
@@ -28,6 +29,8 @@ function useIdleSignOut(signedIn: boolean) {
 export function App() {
   const user = useStore(session);
   useIdleSignOut(!!user);
+  // Dashboards refresh when runs arrive (embedded mode); one stream for the whole app.
+  useLiveUpdates(!!user);
 
   return (
     <Providers>

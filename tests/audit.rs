@@ -1,0 +1,185 @@
+//! The audit log: every change through the API (and the CLI) is recorded in the same
+//! transaction, with who, from where, before and after, never a password or token; read
+//! through `GET api/audit` (paged, filtered) by read-write administrators only; records
+//! cannot be changed.
+
+mod common;
+mod harness;
+mod harness_trs;
+
+use cxwatch::domain::caller::{AccessType, Role};
+use harness::{App, PASSWORD};
+use poem::http::Method;
+use serde_json::{json, Value};
+
+async fn audit(app: &App, token: &str, query: &str) -> Value {
+    let (s, body) = app
+        .call(
+            Method::GET,
+            &format!("/api/audit{query}"),
+            Some(token),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+    body["data"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changes_are_recorded_with_who_what_before_and_after() {
+    let app = App::new();
+    let admin = app
+        .user("boss@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    // A user created, renamed, given a new password and deleted through the API.
+    let new_user = json!({"username": "new@x.test", "firstName": "New", "lastName": "User",
+        "roles": ["ROLE_ADMIN"], "accessType": "read-only", "password": "a long enough password"});
+    let (s, body) = app
+        .call(
+            Method::POST,
+            "/api/users",
+            Some(&admin.token),
+            Some(&new_user),
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+    let id = body["data"]["id"].as_i64().unwrap();
+    let mut renamed = new_user.clone();
+    renamed["firstName"] = json!("Renamed");
+    renamed.as_object_mut().unwrap().remove("password");
+    let (s, body) = app
+        .call(
+            Method::PUT,
+            &format!("/api/users/{id}"),
+            Some(&admin.token),
+            Some(&renamed),
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+    let (s, body) = app
+        .call(
+            Method::DELETE,
+            &format!("/api/users/{id}"),
+            Some(&admin.token),
+            None,
+        )
+        .await;
+    assert!(s == 200 || s == 204, "{s} {body}");
+    // Sign-in and sign-out.
+    let (s, body) = app
+        .call(
+            Method::POST,
+            "/api/auth/signin",
+            None,
+            Some(&json!({"username": "boss@x.test", "password": PASSWORD})),
+        )
+        .await;
+    assert_eq!(s, 200, "{body}");
+
+    let page = audit(&app, &admin.token, "?kind=user").await;
+    let items = page["content"].as_array().unwrap();
+    let actions: Vec<&str> = items
+        .iter()
+        .map(|r| r["action"].as_str().unwrap())
+        .collect();
+    // The harness made the administrator through the store: "system".
+    assert_eq!(actions, ["delete", "update", "create", "create"], "{page}");
+    assert_eq!(items[3]["username"], "system");
+    let update = &items[1];
+    assert_eq!(update["username"], "boss@x.test");
+    assert_eq!(update["userId"], admin.id);
+    assert!(!update["address"].as_str().unwrap().is_empty());
+    assert_eq!(update["target"], id.to_string());
+    assert_eq!(update["before"]["first_name"], "New");
+    assert_eq!(update["after"]["first_name"], "Renamed");
+    assert!(items[2]["before"].is_null() && items[0]["after"].is_null());
+    let all = audit(&app, &admin.token, "?pageSize=1000")
+        .await
+        .to_string();
+    for secret in [
+        "password_hash",
+        "argon2",
+        "a long enough password",
+        &admin.token,
+    ] {
+        assert!(!all.contains(secret), "{secret} in the audit log: {all}");
+    }
+    let sessions = audit(&app, &admin.token, "?kind=session").await;
+    assert!(sessions["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["action"] == "sign_in" && r["username"] == "boss@x.test"));
+
+    // Filters and paging.
+    let mine = audit(
+        &app,
+        &admin.token,
+        &format!("?userId={}&pageSize=2", admin.id),
+    )
+    .await;
+    assert_eq!(mine["content"].as_array().unwrap().len(), 2);
+    assert!(mine["totalElements"].as_i64().unwrap() >= 3);
+    let none = audit(&app, &admin.token, "?from=2999-01-01T00:00:00Z").await;
+    assert_eq!(none["totalElements"], 0);
+    let (s, body) = app
+        .call(
+            Method::GET,
+            "/api/audit?from=yesterday",
+            Some(&admin.token),
+            None,
+        )
+        .await;
+    assert_eq!(s, 400, "{body}");
+    assert_eq!(body["fields"][0]["field"], "from", "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_read_write_admins_read_it_and_nobody_changes_it() {
+    let (app, dir) = harness_trs::app();
+    let ro = app
+        .user("ro@x.test", Role::Admin, AccessType::ReadOnly, &[])
+        .await;
+    let rw = harness_trs::admin(&app).await;
+    assert_eq!(
+        app.call(Method::GET, "/api/audit", Some(&ro.token), None)
+            .await
+            .0,
+        403
+    );
+    for m in [Method::POST, Method::PUT, Method::DELETE] {
+        let (s, _) = app.call(m, "/api/audit", Some(&rw.token), None).await;
+        assert_eq!(s, 405);
+    }
+    // Not even SQL changes a record.
+    let db = harness_trs::db(&dir);
+    let err = db
+        .execute("UPDATE audit_log SET username = 'someone else'", [])
+        .unwrap_err();
+    assert!(err.to_string().contains("cannot be changed"), "{err}");
+}
+
+#[test]
+fn the_cli_records_its_changes_and_prints_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let (code, _, err) = common::run_cli(
+        &["--data-dir", d, "apikey", "add", "--name", "engine-7"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = common::run_cli(&["--data-dir", d, "audit", "--kind", "api_key"], "");
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().next().unwrap_or_default();
+    let cols: Vec<&str> = line.split('\t').collect();
+    assert!(cols[1].starts_with("cli:"), "{out}");
+    assert_eq!(
+        &cols[2..6],
+        ["local", "api_key", "create", "engine-7"],
+        "{out}"
+    );
+    assert!(err.contains("1 record(s)"), "{err}");
+    let (code, _, err) = common::run_cli(&["--data-dir", d, "audit", "--since", "soon"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("--since"), "{err}");
+}
