@@ -14,6 +14,7 @@ pub mod health;
 pub mod ingest;
 pub mod metrics;
 pub mod params;
+pub mod recent;
 pub mod runs;
 pub mod users;
 
@@ -64,6 +65,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             groups::GroupsApi,
             catalog::CatalogApi,
             health::HealthApi,
+            recent::RecentApi,
             metrics::MetricsApi,
             runs::RunsApi,
             files::FilesApi,

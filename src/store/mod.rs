@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod health;
 pub mod meta;
 pub mod metrics;
+pub mod recent;
 pub mod recordings;
 pub mod rollups;
 pub mod run_detail;
@@ -32,6 +33,7 @@ pub use catalog::CatalogStore;
 pub use health::HealthStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
+pub use recent::RecentStore;
 pub use recordings::RecordingStore;
 pub use runs::RunStore;
 pub use users::UserStore;
@@ -125,6 +127,7 @@ pub trait Backend:
     + HealthStore
     + MetaStore
     + MetricStore
+    + RecentStore
     + RecordingStore
     + RunStore
     + UserStore
@@ -141,6 +144,7 @@ impl<T> Backend for T where
         + HealthStore
         + MetaStore
         + MetricStore
+        + RecentStore
         + RecordingStore
         + RunStore
         + UserStore

@@ -8,6 +8,8 @@ export interface SignInForm {
   username: string;
   password: string;
   remember: boolean;
+  /** A kiosk session for a wall display (only for users an administrator allowed it). */
+  kiosk?: boolean;
 }
 
 export function toLoggedInUser(r: SignedInUser, remember: boolean): LoggedInUser {
@@ -18,6 +20,7 @@ export function toLoggedInUser(r: SignedInUser, remember: boolean): LoggedInUser
     accessType: r.accessType,
     accessToken: r.accessToken,
     remember,
+    kiosk: r.kiosk === true,
   };
 }
 

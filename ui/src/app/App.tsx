@@ -4,7 +4,7 @@ import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
 import { startIdleTimer } from "../lib/idle";
-import { noteIdleSignOut, session, signOut } from "../lib/session";
+import { noteIdleSignOut, session, signOut, signsOutWhenIdle } from "../lib/session";
 import { useStore } from "../lib/store";
 import { NotFoundPage } from "../pages/NotFound";
 import { Providers } from "./providers";
@@ -26,7 +26,7 @@ function useIdleSignOut(signedIn: boolean) {
 
 export function App() {
   const user = useStore(session);
-  useIdleSignOut(!!user);
+  useIdleSignOut(signsOutWhenIdle(user));
 
   return (
     <Providers>
