@@ -363,3 +363,6 @@ export function createRunner() {
     },
   };
 }
+
+// axe-core for every spec: `checkA11y(page, what)` (see axe.mjs).
+export { axeViolations, checkA11y } from "./axe.mjs";

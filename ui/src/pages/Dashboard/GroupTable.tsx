@@ -4,6 +4,7 @@ import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { ChartPatterns } from "../../components/charts/ChartPatterns";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
+import { Flash } from "./Flash";
 import { GroupChart } from "./GroupChart";
 import { ArrowIcon } from "./icons";
 import type { GroupRow, RateIndex, Sort, SortKey } from "./rows";
@@ -55,7 +56,7 @@ function Count({ row, loading, failed }: Pick<RowProps, "row" | "loading" | "fai
         —
       </span>
     );
-  return <>{i18n.number(row.count)}</>;
+  return <Flash value={row.count}>{i18n.number(row.count)}</Flash>;
 }
 
 function RowChart({

@@ -1,6 +1,8 @@
 // Login (/): username, password, Remember Me, Login, single sign-on (desktop) and language.
 import { Trans, useLingui } from "@lingui/react/macro";
 import { useEffect, useRef, useState } from "react";
+import { useSearch } from "wouter";
+import { ApiError } from "../../api";
 import { signIn } from "../../api/auth";
 import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
 import { LanguageSelect } from "../../components/LanguageSelect";
@@ -26,6 +28,10 @@ export function LoginPage() {
   // Read once: an idle sign-out says why the user is back here.
   const [idle] = useState(() => takeIdleSignOut());
   const [failed, setFailed] = useState(false);
+  // '/login?kiosk': a wall display signs in for a kiosk session (read-only, never signed out
+  // when idle), if an administrator allowed the user one.
+  const kiosk = new URLSearchParams(useSearch()).has("kiosk");
+  const [refused, setRefused] = useState<string | null>(null);
   const hideTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   useEffect(() => () => clearTimeout(hideTimer.current), []);
@@ -40,9 +46,13 @@ export function LoginPage() {
     // The check marks the fields but does not block the call (spec §2).
     setBusy(true);
     try {
-      const user = await signIn({ username: fields.username, password: fields.password, remember });
+      const user = await signIn({ username: fields.username, password: fields.password, remember, kiosk });
       startSession(user);
-    } catch {
+    } catch (err) {
+      if (kiosk && err instanceof ApiError && err.status === 403) {
+        setRefused(t`This user may not open a kiosk session: an administrator allows it in the user’s form.`);
+        return;
+      }
       setFailed(true);
       clearTimeout(hideTimer.current);
       hideTimer.current = setTimeout(() => setFailed(false), LOGIN_ERROR_MS);
@@ -105,10 +115,22 @@ export function LoginPage() {
             <Trans>You were signed out after 15 minutes without activity. Sign in again to go on.</Trans>
           </p>
         ) : null}
+        {kiosk ? (
+          <p class="login-notice" role="status" data-testid="kiosk-notice">
+            <Trans>
+              Kiosk session for a wall display: read-only, and not signed out after 15 minutes without activity.
+            </Trans>
+          </p>
+        ) : null}
+        {refused ? (
+          <p class="login-notice is-error" role="alert" data-testid="kiosk-refused">
+            {refused}
+          </p>
+        ) : null}
         <form onSubmit={submit} noValidate data-testid="login-form">
           {field("username", t`Username`, "text", "username")}
           {field("password", t`Password`, "password", "current-password")}
-          <label class="checkbox">
+          <label class="checkbox" hidden={kiosk}>
             <input
               type="checkbox"
               name="remember"
