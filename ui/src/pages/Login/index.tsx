@@ -130,17 +130,19 @@ export function LoginPage() {
         <form onSubmit={submit} noValidate data-testid="login-form">
           {field("username", t`Username`, "text", "username")}
           {field("password", t`Password`, "password", "current-password")}
-          <label class="checkbox" hidden={kiosk}>
-            <input
-              type="checkbox"
-              name="remember"
-              checked={remember}
-              onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)}
-            />
-            <span>
-              <Trans>Remember Me</Trans>
-            </span>
-          </label>
+          {kiosk ? null : (
+            <label class="checkbox">
+              <input
+                type="checkbox"
+                name="remember"
+                checked={remember}
+                onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)}
+              />
+              <span>
+                <Trans>Remember Me</Trans>
+              </span>
+            </label>
+          )}
           <button type="submit" class="button primary block" disabled={busy} data-testid="login-button">
             <Trans>Login</Trans>
           </button>
