@@ -3,12 +3,12 @@
 // group's hourly chart.
 import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
-import { memo, useMemo } from "react";
+import { memo, useMemo, useState } from "react";
 import { recentQuery } from "../../api/queries/groups";
 import { Flash } from "./Flash";
 import { pad2 } from "./hourly";
 import type { RunType } from "./prefs";
-import { type Badge, STRIP_MINUTES, stripBadges } from "./strip";
+import { type Badge, STRIP_MINUTES, STRIP_SHOWN, stripBadges } from "./strip";
 import { zonedParts } from "./time";
 import { LIVE } from "./useDashboard";
 
@@ -27,17 +27,24 @@ export const StatusStrip = memo(function StatusStrip({
   runType,
   runTypeName,
   timeZone,
+  isPhone,
   onOpen,
 }: {
   chosen: number[];
   runType: RunType;
   runTypeName: string;
   timeZone: string;
+  isPhone: boolean;
   onOpen: (id: number) => void;
 }) {
   const { t } = useLingui();
   const q = useQuery({ ...recentQuery(STRIP_MINUTES, runType, { background: true, quiet: true }), ...LIVE });
   const badges = useMemo(() => stripBadges(q.data?.groups ?? [], chosen), [q.data, chosen]);
+  const [all, setAll] = useState(false);
+  // Worst first, so that what is cut off is the calmest; a phone scrolls the row sideways.
+  const cut = !isPhone && !all && badges.length > STRIP_SHOWN;
+  const shown = cut ? badges.slice(0, STRIP_SHOWN) : badges;
+  const hiddenCount = badges.length - shown.length;
   if (chosen.length === 0) return null;
   const from = hhmm(q.data?.from, timeZone);
   const to = hhmm(q.data?.to, timeZone);
@@ -71,7 +78,7 @@ export const StatusStrip = memo(function StatusStrip({
         <p class="muted strip-problem">…</p>
       ) : (
         <ul class="strip-badges">
-          {badges.map((b) => (
+          {shown.map((b) => (
             <li key={b.groupId}>
               <button
                 type="button"
@@ -91,6 +98,19 @@ export const StatusStrip = memo(function StatusStrip({
               </button>
             </li>
           ))}
+          {cut || (all && badges.length > STRIP_SHOWN) ? (
+            <li>
+              <button
+                type="button"
+                class="button secondary small strip-more"
+                aria-expanded={all}
+                onClick={() => setAll(!all)}
+                data-testid="strip-more"
+              >
+                {all ? t`Show fewer` : t`Show ${hiddenCount} more`}
+              </button>
+            </li>
+          ) : null}
         </ul>
       )}
     </section>

@@ -249,6 +249,7 @@ export function DashboardPage() {
         runType={s.runType}
         runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
         timeZone={timeZone}
+        isPhone={isPhone}
         onOpen={setChartId}
       />
       <div class="dash-top">

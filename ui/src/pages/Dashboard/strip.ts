@@ -4,6 +4,8 @@ import type { WorstState } from "./severity";
 
 /** The window the strip covers, in minutes. */
 export const STRIP_MINUTES = 15;
+/** Badges shown before 'Show N more' (beyond a phone, whose row scrolls sideways). */
+export const STRIP_SHOWN = 12;
 
 export interface RecentCounts {
   groupId: number;
