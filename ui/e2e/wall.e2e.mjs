@@ -197,7 +197,7 @@ export default async function wall({ server, browser, users, test }) {
   }
 
   await test("wall mode: dark, large type, no controls, 'refreshed … ago' and the strip follow a failing run ingested now; changed numbers light up", async () => {
-    const key = (await cliRetry(server, ["apikey", "add", "--name", "e2e-wall"])).match(/cxw_[0-9a-f]+/)?.[0];
+    const key = server.cli(["apikey", "add", "--name", "e2e-wall"]).match(/cxw_[0-9a-f]+/)?.[0];
     assert(key, "an ingest API key from the CLI");
     const p = await newPage(browser, server, { viewport: "desktop" });
     try {
@@ -449,18 +449,6 @@ export default async function wall({ server, browser, users, test }) {
       await closePage(p);
     }
   });
-}
-
-/** The CLI, tried again while the demo's writer holds the database a moment. */
-async function cliRetry(server, args) {
-  for (let i = 0; ; i++) {
-    try {
-      return server.cli(args);
-    } catch (e) {
-      if (i >= 10 || !/database is locked/.test(String(e))) throw e;
-      await sleep(500);
-    }
-  }
 }
 
 /** Signs out whoever is signed in on this page and signs `user` in. */
