@@ -55,8 +55,10 @@ pub struct SignedInUser {
     pub last_name: String,
     /// When the token stops working (RFC 3339, UTC).
     pub expires_at: DateTime<Utc>,
-    /// A kiosk session: read-only, and the console does not sign it out when idle.
-    pub kiosk: bool,
+    /// `true` for a kiosk session (read-only, and the console does not sign it out when
+    /// idle); absent for any other session, which keeps the spec's shape.
+    #[oai(skip_serializing_if_is_none)]
+    pub kiosk: Option<bool>,
 }
 
 impl From<SignedIn> for SignedInUser {
@@ -72,7 +74,7 @@ impl From<SignedIn> for SignedInUser {
             last_name: s.user.last_name,
             expires_at: DateTime::from_timestamp(s.expires_at, 0)
                 .unwrap_or(DateTime::<Utc>::MAX_UTC),
-            kiosk: s.kiosk,
+            kiosk: s.kiosk.then_some(true),
         }
     }
 }

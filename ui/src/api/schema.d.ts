@@ -1215,8 +1215,11 @@ export interface components {
              * @description When the token stops working (RFC 3339, UTC).
              */
             expiresAt: string;
-            /** @description A kiosk session: read-only, and the console does not sign it out when idle. */
-            kiosk: boolean;
+            /**
+             * @description `true` for a kiosk session (read-only, and the console does not sign it out when
+             *     idle); absent for any other session, which keeps the spec's shape.
+             */
+            kiosk?: boolean;
         };
         /**
          * StatusItem
