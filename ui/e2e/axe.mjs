@@ -16,6 +16,20 @@ export const FAILING_IMPACTS = ["serious", "critical"];
 
 /** Runs axe on the page (or on `include`, a CSS selector); resolves the failing violations. */
 export async function axeViolations(page, { include, exclude = [] } = {}) {
+  // Colours are read as painted: a dialog still fading in would give mixed colours.
+  await page
+    .waitForFunction(
+      () =>
+        document
+          .getAnimations()
+          .every((a) => a.playState !== "running" || a.effect?.getTiming().iterations === Number.POSITIVE_INFINITY),
+      null,
+      {
+        timeout: 3000,
+      },
+    )
+    .catch(() => {});
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(
     async ({ include, exclude, impacts }) => {
