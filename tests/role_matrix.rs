@@ -317,6 +317,13 @@ async fn world() -> World {
         ),
         r("listIvrs", M::GET, format!("{t}/ivrs"), Body::None, read),
         r(
+            "groupsRecent",
+            M::GET,
+            format!("{t}/groups/recent"),
+            Body::None,
+            read,
+        ),
+        r(
             "groupsHealth",
             M::GET,
             format!("{t}/groups/health"),

@@ -11,7 +11,7 @@ use super::envelope::{ApiError, ApiResult, Envelope};
 use super::guard::Auth;
 use super::AppState;
 use crate::auth::password::MAX_PASSWORD_LEN;
-use crate::auth::signin::{self, BAD_CREDENTIALS};
+use crate::auth::signin::{self, BAD_CREDENTIALS, KIOSK_NOT_ALLOWED};
 use crate::auth::throttle::too_many_message;
 use crate::auth::{SignInError, SignedIn, TokenLifetimes};
 use crate::domain::caller::Need;
@@ -30,6 +30,10 @@ pub struct SignInRequest {
     pub password: Option<String>,
     /// Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`.
     pub remember: Option<bool>,
+    /// A kiosk session for a wall display: read-only whatever the user's access, not signed
+    /// out when idle, with the Remember Me lifetime. Only for users an administrator allowed
+    /// it (`kiosk` in the user); others get 403 after their credentials are checked.
+    pub kiosk: Option<bool>,
 }
 
 /// The logged-in user, as the UI keeps it, with the token to send as
@@ -51,6 +55,10 @@ pub struct SignedInUser {
     pub last_name: String,
     /// When the token stops working (RFC 3339, UTC).
     pub expires_at: DateTime<Utc>,
+    /// `true` for a kiosk session (read-only, and the console does not sign it out when
+    /// idle); absent for any other session, which keeps the spec's shape.
+    #[oai(skip_serializing_if_is_none)]
+    pub kiosk: Option<bool>,
 }
 
 impl From<SignedIn> for SignedInUser {
@@ -66,6 +74,7 @@ impl From<SignedIn> for SignedInUser {
             last_name: s.user.last_name,
             expires_at: DateTime::from_timestamp(s.expires_at, 0)
                 .unwrap_or(DateTime::<Utc>::MAX_UTC),
+            kiosk: s.kiosk.then_some(true),
         }
     }
 }
@@ -99,7 +108,8 @@ fn required<'a>(value: &'a Option<String>, field: &str, problems: &mut Problems)
 impl AuthApi {
     /// Signs in with a username and password. Wrong credentials (unknown user or wrong
     /// password alike) answer 401; after repeated failures for a username, 429 until the
-    /// wait it names is over.
+    /// wait it names is over. With `kiosk`, a read-only kiosk session, or 403 for a user
+    /// not allowed one.
     #[oai(path = "/signin", method = "post", operation_id = "signin")]
     async fn signin(
         &self,
@@ -125,21 +135,33 @@ impl AuthApi {
         }
         let lifetimes = TokenLifetimes::from_config(&state.config.auth);
         let remember = body.remember.unwrap_or(false);
-        match signin::sign_in(
-            &state.store,
-            &state.throttle,
-            lifetimes,
-            &username,
-            password,
-            remember,
-        )
-        .await
-        {
+        let outcome = if body.kiosk.unwrap_or(false) {
+            signin::sign_in_kiosk(
+                &state.store,
+                &state.throttle,
+                lifetimes,
+                &username,
+                password,
+            )
+            .await
+        } else {
+            signin::sign_in(
+                &state.store,
+                &state.throttle,
+                lifetimes,
+                &username,
+                password,
+                remember,
+            )
+            .await
+        };
+        match outcome {
             Ok(s) => Ok(signed_in(s)),
             Err(SignInError::BadCredentials) => Err(ApiError::unauthorized(BAD_CREDENTIALS)),
             Err(SignInError::Throttled(secs)) => {
                 Err(ApiError::too_many(too_many_message(secs), secs))
             }
+            Err(SignInError::KioskNotAllowed) => Err(ApiError::forbidden(KIOSK_NOT_ALLOWED)),
             Err(SignInError::Store(e)) => Err(e.into()),
         }
     }

@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod notifications;
 pub mod params;
 pub mod reports;
+pub mod recent;
 pub mod runs;
 pub mod sso;
 pub mod users;
@@ -87,6 +88,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             groups::GroupsApi,
             catalog::CatalogApi,
             health::HealthApi,
+            recent::RecentApi,
             metrics::MetricsApi,
             runs::RunsApi,
             reports::ReportsApi,

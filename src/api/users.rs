@@ -48,6 +48,9 @@ pub struct User {
     pub access_type: String,
     /// Groups a ROLE_USER sees; empty for administrators, who see all.
     pub test_case_groups: Vec<GroupRef>,
+    /// The user may open kiosk sessions: a read-only wall display that is not signed out
+    /// when idle (sign-in with `kiosk: true`).
+    pub kiosk: bool,
 }
 
 impl From<DomainUser> for User {
@@ -60,6 +63,7 @@ impl From<DomainUser> for User {
             roles: u.roles,
             access_type: u.access.as_str().into(),
             test_case_groups: u.groups.into_iter().map(GroupRef::from).collect(),
+            kiosk: u.kiosk,
         }
     }
 }
@@ -92,6 +96,9 @@ pub struct UserSave {
     pub test_case_groups: Option<Vec<GroupRef>>,
     /// Only on create: 12 to 128 characters.
     pub password: Option<String>,
+    /// Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
+    /// unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
+    pub kiosk: Option<bool>,
 }
 
 /// Body of `PATCH users/{id}/overridePassword`.
@@ -279,6 +286,9 @@ impl UsersApi {
             .store
             .create_user(&draft, &hash(password).await?)
             .await?;
+        if body.0.kiosk == Some(true) {
+            state.store.set_kiosk(id, true).await?;
+        }
         Ok(Envelope::ok(found(&state, id).await?.into()))
     }
 
@@ -302,6 +312,9 @@ impl UsersApi {
             p.check()?;
             if let Some(draft) = draft {
                 state.store.update_user(id, &draft).await?;
+            }
+            if let Some(kiosk) = body.kiosk {
+                state.store.set_kiosk(id, kiosk).await?;
             }
         } else {
             let draft = user::check_profile(

@@ -11,6 +11,10 @@ use crate::store::{now_secs, Store, StoreError};
 pub const BAD_CREDENTIALS: &str =
     "Please check your credentials and try again, otherwise contact support";
 
+/// The answer to a kiosk sign-in of a user who may not open kiosk sessions.
+pub const KIOSK_NOT_ALLOWED: &str =
+    "This user may not open a kiosk session: an administrator allows it in the user's form.";
+
 /// Password checks running at once. Each takes about 19 MiB and a core for tens of
 /// milliseconds, so a flood of sign-ins waits here instead of exhausting memory.
 static VERIFY_SLOTS: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
@@ -55,6 +59,8 @@ pub struct SignedIn {
     pub remember: bool,
     /// Seconds since the epoch when the token stops working.
     pub expires_at: i64,
+    /// A kiosk session: read-only, not signed out when idle (it lives as long as Remember Me).
+    pub kiosk: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +71,9 @@ pub enum SignInError {
     /// Too many failures for this username; try again after this many seconds.
     #[error("{}", super::throttle::too_many_message(*.0))]
     Throttled(u64),
+    /// Right credentials, but an administrator has not allowed this user kiosk sessions.
+    #[error("{KIOSK_NOT_ALLOWED}")]
+    KioskNotAllowed,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -80,6 +89,56 @@ pub async fn sign_in(
     password: String,
     remember: bool,
 ) -> Result<SignedIn, SignInError> {
+    let user = check_credentials(store, throttle, username, password).await?;
+    let now = now_secs();
+    let expires_at = now + lifetimes.secs(remember);
+    let token = store
+        .start_session(user.id, remember, now, expires_at)
+        .await?;
+    tracing::info!(username = %user.username, remember, "signed in");
+    Ok(SignedIn {
+        user,
+        token,
+        remember,
+        expires_at,
+        kiosk: false,
+    })
+}
+
+/// Like [`sign_in`], for a kiosk session (a wall display): read-only on the server whatever
+/// the user's access, with the Remember Me lifetime, and only for a user an administrator
+/// allowed it ([`SignInError::KioskNotAllowed`] after the credentials are checked).
+pub async fn sign_in_kiosk(
+    store: &Store,
+    throttle: &Throttle,
+    lifetimes: TokenLifetimes,
+    username: &str,
+    password: String,
+) -> Result<SignedIn, SignInError> {
+    let user = check_credentials(store, throttle, username, password).await?;
+    let now = now_secs();
+    let expires_at = now + lifetimes.secs(true);
+    let Some(token) = store.start_kiosk_session(user.id, now, expires_at).await? else {
+        tracing::warn!(username = %user.username, "kiosk sign-in refused: not allowed");
+        return Err(SignInError::KioskNotAllowed);
+    };
+    tracing::info!(username = %user.username, "signed in for a kiosk session");
+    Ok(SignedIn {
+        user,
+        token,
+        remember: true,
+        expires_at,
+        kiosk: true,
+    })
+}
+
+/// The user behind `username` and `password`, throttled and timed alike for unknown users.
+async fn check_credentials(
+    store: &Store,
+    throttle: &Throttle,
+    username: &str,
+    password: String,
+) -> Result<User, SignInError> {
     throttle.attempt(username).map_err(SignInError::Throttled)?;
     let found = store.credentials(username).await?;
     let slot = VERIFY_SLOTS
@@ -107,18 +166,7 @@ pub async fn sign_in(
         }
     };
     throttle.succeeded(username);
-    let now = now_secs();
-    let expires_at = now + lifetimes.secs(remember);
-    let token = store
-        .start_session(user.id, remember, now, expires_at)
-        .await?;
-    tracing::info!(username = %user.username, remember, "signed in");
-    Ok(SignedIn {
-        user,
-        token,
-        remember,
-        expires_at,
-    })
+    Ok(user)
 }
 
 /// Exchanges a one-time id for a session (no Remember Me). `None` when the id is unknown,
@@ -138,6 +186,7 @@ pub async fn exchange_one_time_id(
             token,
             remember: false,
             expires_at,
+            kiosk: false,
         }
     }))
 }

@@ -83,6 +83,8 @@ pub struct Caller {
     pub access: AccessType,
     /// SHA-256 of the token, to end this session on sign-out.
     pub token_hash: String,
+    /// A kiosk session (a wall display): read-only whatever `access` says.
+    pub kiosk: bool,
 }
 
 /// What part of the test-run data a caller sees.
@@ -112,6 +114,10 @@ pub enum Need {
     SelfOrAdminWrite(i64),
 }
 
+/// The answer to a change asked for in a kiosk session.
+pub const KIOSK_READ_ONLY: &str =
+    "This is a kiosk session: it shows the console and changes nothing. Sign in normally to make changes.";
+
 /// Why a caller was refused: the message a person reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Denied(pub &'static str);
@@ -126,8 +132,9 @@ impl Caller {
         self.role() == Role::User
     }
 
+    /// Read-write access, outside a kiosk session.
     pub fn can_write(&self) -> bool {
-        self.access == AccessType::ReadWrite
+        self.access == AccessType::ReadWrite && !self.kiosk
     }
 
     pub fn scope(&self) -> Scope {
@@ -146,13 +153,16 @@ impl Caller {
             Need::AdminWrite => admin && self.can_write(),
             Need::Write => self.can_write(),
             Need::SelfOrAdmin(id) => id == self.user_id || admin,
-            Need::SelfOrAdminWrite(id) => id == self.user_id || (admin && self.can_write()),
+            Need::SelfOrAdminWrite(id) => {
+                !self.kiosk && (id == self.user_id || (admin && self.can_write()))
+            }
         };
         if ok {
             return Ok(self);
         }
         Err(Denied(match need {
             Need::Admin | Need::SelfOrAdmin(_) => "Only administrators may do this.",
+            _ if self.kiosk => KIOSK_READ_ONLY,
             Need::Write => "Your access is read-only: you may look but not change anything.",
             _ if admin => "Your access is read-only: you may look but not change anything.",
             _ => "Only administrators with read-write access may do this.",
@@ -191,6 +201,35 @@ mod tests {
             roles: role.roles(),
             access,
             token_hash: String::new(),
+            kiosk: false,
+        }
+    }
+
+    #[test]
+    fn a_kiosk_session_reads_and_never_writes() {
+        for (role, access) in [
+            (Role::Admin, AccessType::ReadWrite),
+            (Role::User, AccessType::ReadWrite),
+        ] {
+            let c = Caller {
+                kiosk: true,
+                ..caller(role, access)
+            };
+            assert!(c.require(Need::SignedIn).is_ok());
+            assert_eq!(c.require(Need::Admin).is_ok(), role == Role::Admin);
+            assert!(c.require(Need::SelfOrAdmin(7)).is_ok());
+            assert!(!c.can_write());
+            for need in [
+                Need::AdminWrite,
+                Need::SelfOrAdminWrite(7),
+                Need::SelfOrAdminWrite(8),
+            ] {
+                assert_eq!(
+                    c.require(need).map(|_| ()),
+                    Err(Denied(KIOSK_READ_ONLY)),
+                    "{role:?} {need:?}"
+                );
+            }
         }
     }
 

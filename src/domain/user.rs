@@ -29,6 +29,9 @@ pub struct User {
     pub access: AccessType,
     /// The groups a ROLE_USER sees (empty for administrators, who see all).
     pub groups: Vec<GroupRef>,
+    /// An administrator allows this user kiosk sessions (a read-only wall display that is
+    /// not signed out when idle).
+    pub kiosk: bool,
 }
 
 impl User {

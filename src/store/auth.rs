@@ -38,6 +38,14 @@ pub trait AuthStore {
         now: i64,
         expires_at: i64,
     ) -> StoreResult<String>;
+    /// Starts a kiosk session (read-only, for a wall display) like [`Self::start_session`];
+    /// `None`, and no session, when the user is not allowed kiosk sessions.
+    async fn start_kiosk_session(
+        &self,
+        user_id: i64,
+        now: i64,
+        expires_at: i64,
+    ) -> StoreResult<Option<String>>;
     /// Ends the session whose token has this hash (sign-out).
     async fn end_session(&self, token_hash: &str) -> StoreResult<()>;
     /// Mints a one-time id for `user_id`, valid [`ONE_TIME_ID_TTL_SECS`].
@@ -113,6 +121,32 @@ impl AuthStore for Sqlite {
         .await
     }
 
+    async fn start_kiosk_session(
+        &self,
+        user_id: i64,
+        now: i64,
+        expires_at: i64,
+    ) -> StoreResult<Option<String>> {
+        self.write(move |tx| {
+            delete_expired(tx, now)?;
+            let allowed: Option<bool> = tx
+                .query_row("SELECT kiosk FROM users WHERE id = ?1", [user_id], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            if allowed != Some(true) {
+                return Ok(None);
+            }
+            let token = create_token(tx, user_id, true, now, expires_at)?;
+            tx.execute(
+                "UPDATE tokens SET kiosk = 1 WHERE token_hash = ?1",
+                [hash_secret(&token)],
+            )?;
+            Ok(Some(token))
+        })
+        .await
+    }
+
     async fn end_session(&self, token_hash: &str) -> StoreResult<()> {
         let hash = token_hash.to_string();
         self.write(move |tx| {
@@ -177,7 +211,7 @@ impl AuthStore for Sqlite {
 fn caller_for_token(conn: &Connection, hash: String, now: i64) -> StoreResult<Option<Caller>> {
     Ok(conn
         .query_row(
-            "SELECT u.id, u.username, u.roles, u.access_type
+            "SELECT u.id, u.username, u.roles, u.access_type, t.kiosk
                FROM tokens t JOIN users u ON u.id = t.user_id
               WHERE t.token_hash = ?1 AND t.expires_at > ?2",
             params![hash, now],
@@ -188,6 +222,7 @@ fn caller_for_token(conn: &Connection, hash: String, now: i64) -> StoreResult<Op
                     roles: split_roles(&r.get::<_, String>(2)?),
                     access: AccessType::of(&r.get::<_, String>(3)?),
                     token_hash: hash.clone(),
+                    kiosk: r.get(4)?,
                 })
             },
         )
@@ -279,6 +314,43 @@ mod tests {
         assert!(store.caller_for_token(&live, 2001).await.unwrap().is_some());
         store.end_session(&hash_secret(&live)).await.unwrap();
         assert!(store.caller_for_token(&live, 2001).await.unwrap().is_none());
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn kiosk_sessions_only_for_allowed_users_and_end_when_forbidden() {
+        let (_d, store, id) = store_with_user().await;
+        assert_eq!(
+            store.start_kiosk_session(id, 1000, 9000).await.unwrap(),
+            None
+        );
+        let normal = store.start_session(id, false, 1000, 9000).await.unwrap();
+        store.set_kiosk(id, true).await.unwrap();
+        assert!(store.user(id).await.unwrap().unwrap().kiosk);
+        let kiosk = store
+            .start_kiosk_session(id, 1000, 9000)
+            .await
+            .unwrap()
+            .unwrap();
+        let c = store.caller_for_token(&kiosk, 1001).await.unwrap().unwrap();
+        assert!(c.kiosk && !c.can_write());
+        let n = store
+            .caller_for_token(&normal, 1001)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(!n.kiosk && n.can_write());
+        store.set_kiosk(id, false).await.unwrap();
+        assert!(store
+            .caller_for_token(&kiosk, 1002)
+            .await
+            .unwrap()
+            .is_none());
+        assert!(store
+            .caller_for_token(&normal, 1002)
+            .await
+            .unwrap()
+            .is_some());
+        assert!(store.set_kiosk(id + 100, true).await.is_err());
     }
 
     #[tokio::test(flavor = "multi_thread")]

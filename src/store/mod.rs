@@ -17,6 +17,7 @@ pub mod meta;
 pub mod metrics;
 pub mod outbox;
 pub mod ops;
+pub mod recent;
 pub mod recordings;
 pub mod reports;
 pub mod rollups;
@@ -43,6 +44,7 @@ pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use outbox::OutboxStore;
 pub use ops::OpsStore;
+pub use recent::RecentStore;
 pub use recordings::RecordingStore;
 pub use reports::ReportStore;
 pub use runs::RunStore;
@@ -142,6 +144,7 @@ pub trait Backend:
     + MetricStore
     + OutboxStore
     + OpsStore
+    + RecentStore
     + RecordingStore
     + ReportStore
     + RunStore
@@ -164,6 +167,7 @@ impl<T> Backend for T where
         + MetricStore
         + OutboxStore
         + OpsStore
+        + RecentStore
         + RecordingStore
         + ReportStore
         + RunStore

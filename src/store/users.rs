@@ -36,9 +36,13 @@ pub trait UserStore {
     /// Deletes a user (their sessions and group assignments go with them). Refuses to
     /// delete the last read-write administrator.
     async fn delete_user(&self, id: i64) -> StoreResult<()>;
+    /// Allows or forbids the user kiosk sessions (a wall display); forbidding ends the
+    /// kiosk sessions they have open.
+    async fn set_kiosk(&self, id: i64, allowed: bool) -> StoreResult<()>;
 }
 
-const COLUMNS: &str = "u.id, u.username, u.first_name, u.last_name, u.roles, u.access_type";
+const COLUMNS: &str =
+    "u.id, u.username, u.first_name, u.last_name, u.roles, u.access_type, u.kiosk";
 
 fn user_row(r: &rusqlite::Row) -> rusqlite::Result<User> {
     Ok(User {
@@ -49,6 +53,7 @@ fn user_row(r: &rusqlite::Row) -> rusqlite::Result<User> {
         roles: split_roles(&r.get::<_, String>(4)?),
         access: AccessType::of(&r.get::<_, String>(5)?),
         groups: Vec::new(),
+        kiosk: r.get(6)?,
     })
 }
 
@@ -337,6 +342,23 @@ impl UserStore for Sqlite {
             }
             tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
             audit::record(tx, "user", "password", id, None, None)?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn set_kiosk(&self, id: i64, allowed: bool) -> StoreResult<()> {
+        self.write(move |tx| {
+            let n = tx.execute(
+                "UPDATE users SET kiosk = ?2 WHERE id = ?1",
+                params![id, allowed],
+            )?;
+            if n == 0 {
+                return Err(StoreError::NotFound(format!("User {id} does not exist.")));
+            }
+            if !allowed {
+                tx.execute("DELETE FROM tokens WHERE user_id = ?1 AND kiosk = 1", [id])?;
+            }
             Ok(())
         })
         .await

@@ -114,14 +114,22 @@ export async function startServer({ args = ["--demo"], env = {}, config, startup
     port,
     dataDir,
     logs: () => output,
-    /** Runs `cxwatch --data-dir <dataDir> <args>` with `stdin`; throws on failure. */
+    /**
+     * Runs `cxwatch --data-dir <dataDir> <args>` with `stdin`; throws on failure. Tried again
+     * (up to 10 times, 300 ms apart) while the running server's writer holds the database.
+     */
     cli(cliArgs, stdin = "") {
-      const r = spawnSync(BIN, [...global, ...cliArgs], {
-        input: stdin,
-        encoding: "utf8",
-        env: serverEnv(env),
-        timeout: 30000,
-      });
+      let r;
+      for (let i = 0; i < 10; i++) {
+        r = spawnSync(BIN, [...global, ...cliArgs], {
+          input: stdin,
+          encoding: "utf8",
+          env: serverEnv(env),
+          timeout: 30000,
+        });
+        if (r.status === 0 || !/database is locked/.test(`${r.stderr}${r.stdout}`)) break;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      }
       if (r.status !== 0) {
         throw new Error(`cxwatch ${cliArgs.join(" ")} failed (${r.status}): ${r.stderr || r.stdout}`);
       }
@@ -363,3 +371,6 @@ export function createRunner() {
     },
   };
 }
+
+// axe-core for every spec: `checkA11y(page, what)` (see axe.mjs).
+export { axeViolations, checkA11y } from "./axe.mjs";

@@ -8,6 +8,8 @@ export interface SignInForm {
   username: string;
   password: string;
   remember: boolean;
+  /** A kiosk session for a wall display (only for users an administrator allowed it). */
+  kiosk?: boolean;
 }
 
 export function toLoggedInUser(r: SignedInUser, remember: boolean): LoggedInUser {
@@ -18,12 +20,16 @@ export function toLoggedInUser(r: SignedInUser, remember: boolean): LoggedInUser
     accessType: r.accessType,
     accessToken: r.accessToken,
     remember,
+    // Kept only for a kiosk session: the spec's logged-in user has no such field.
+    ...(r.kiosk === true ? { kiosk: true } : {}),
   };
 }
 
 /** Quiet: a failed sign-in shows its own modal instead of the banner. */
 export async function signIn(form: SignInForm): Promise<LoggedInUser> {
-  const r = await api.post<SignedInUser>("auth/signin", form, { quiet: true });
+  // The spec's body, with `kiosk` only when a kiosk session is asked for.
+  const { kiosk, ...body } = form;
+  const r = await api.post<SignedInUser>("auth/signin", kiosk ? { ...body, kiosk } : body, { quiet: true });
   return toLoggedInUser(r, form.remember);
 }
 

@@ -17,7 +17,8 @@ export interface paths {
         /**
          * Signs in with a username and password. Wrong credentials (unknown user or wrong
          *     password alike) answer 401; after repeated failures for a username, 429 until the
-         *     wait it names is over.
+         *     wait it names is over. With `kiosk`, a read-only kiosk session, or 403 for a user
+         *     not allowed one.
          */
         post: operations["signin"];
         delete?: never;
@@ -286,6 +287,27 @@ export interface paths {
          *     web). A restricted user sees the applications their groups' test cases call.
          */
         get: operations["groupsHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/recent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every group the caller sees (a restricted user: their groups), by name, with how many
+         *     of its runs passed, warned and failed (failed and stopped) in the last `minutes`
+         *     (default 15, at most 1440), of one run type or both.
+         */
+        get: operations["groupsRecent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -845,6 +867,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_RecentStatus
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_RecentStatus: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["RecentStatus"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_RecordingCreated
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1162,6 +1197,28 @@ export interface components {
             medianMosCq?: number;
         };
         /**
+         * GroupRecentItem
+         * @description One group's runs in the window.
+         */
+        GroupRecentItem: {
+            /** Format: int64 */
+            groupId: number;
+            name: string;
+            /** @description `voice` or `web`. */
+            channel: string;
+            /** Format: int64 */
+            successCount: number;
+            /** Format: int64 */
+            warningCount: number;
+            /**
+             * Format: int64
+             * @description Failed and stopped runs.
+             */
+            failureCount: number;
+            /** @description Time of the latest run in the window (UTC); absent without runs. */
+            lastRunTime?: string;
+        };
+        /**
          * GroupRef
          * @description A test case group assigned to a user.
          */
@@ -1364,6 +1421,18 @@ export interface components {
             oldPassword?: string;
         };
         /**
+         * RecentStatus
+         * @description Every group the caller sees, with its runs in the window `[from, to)`.
+         */
+        RecentStatus: {
+            /** @description Start of the window (UTC). */
+            from: string;
+            /** @description End of the window: now (UTC). */
+            to: string;
+            /** @description By group name. */
+            groups: components["schemas"]["GroupRecentItem"][];
+        };
+        /**
          * RecordingCreated
          * @description A stored recording.
          */
@@ -1495,6 +1564,12 @@ export interface components {
             password?: string;
             /** @description Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`. */
             remember?: boolean;
+            /**
+             * @description A kiosk session for a wall display: read-only whatever the user's access, not signed
+             *     out when idle, with the Remember Me lifetime. Only for users an administrator allowed
+             *     it (`kiosk` in the user); others get 403 after their credentials are checked.
+             */
+            kiosk?: boolean;
         };
         /**
          * SignedInUser
@@ -1520,6 +1595,11 @@ export interface components {
              * @description When the token stops working (RFC 3339, UTC).
              */
             expiresAt: string;
+            /**
+             * @description `true` for a kiosk session (read-only, and the console does not sign it out when
+             *     idle); absent for any other session, which keeps the spec's shape.
+             */
+            kiosk?: boolean;
         };
         /**
          * StatusItem
@@ -1626,6 +1706,11 @@ export interface components {
             accessType: string;
             /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
             testCaseGroups: components["schemas"]["GroupRef"][];
+            /**
+             * @description The user may open kiosk sessions: a read-only wall display that is not signed out
+             *     when idle (sign-in with `kiosk: true`).
+             */
+            kiosk: boolean;
         };
         /**
          * UserSave
@@ -1652,6 +1737,11 @@ export interface components {
             testCaseGroups?: components["schemas"]["GroupRef"][];
             /** @description Only on create: 12 to 128 characters. */
             password?: string;
+            /**
+             * @description Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
+             *     unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
+             */
+            kiosk?: boolean;
         };
     };
     responses: never;
@@ -3762,6 +3852,115 @@ export interface operations {
              *     says how.
              */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupsRecent: {
+        parameters: {
+            query?: {
+                /** @description Length of the window ending now, 1 to 1440 (default 15). */
+                minutes?: number;
+                /** @description `Manual` or `Schedule` (default: both). */
+                caseRunType?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_RecentStatus"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,8 @@ export type ErrorBody = Schema<"ErrorBody">;
 
 export type Group = Schema<"GroupItem">;
 export type GroupMetric = Schema<"GroupMetric">;
+export type RecentStatus = Schema<"RecentStatus">;
+export type GroupRecentItem = Schema<"GroupRecentItem">;
 export type HourlyStatus = Schema<"HourlyStatus">;
 export type ChannelHealth = Schema<"ChannelHealth">;
 export type ClientAppHealth = Schema<"ClientAppItem">;

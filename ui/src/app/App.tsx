@@ -5,7 +5,7 @@ import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
 import { startIdleTimer } from "../lib/idle";
-import { noteIdleSignOut, session, signOut } from "../lib/session";
+import { noteIdleSignOut, session, signOut, signsOutWhenIdle } from "../lib/session";
 import { useStore } from "../lib/store";
 import { NotFoundPage } from "../pages/NotFound";
 import { Providers } from "./providers";
@@ -28,7 +28,7 @@ function useIdleSignOut(signedIn: boolean) {
 
 export function App() {
   const user = useStore(session);
-  useIdleSignOut(!!user);
+  useIdleSignOut(signsOutWhenIdle(user));
   // Dashboards refresh when runs arrive (embedded mode); one stream for the whole app.
   useLiveUpdates(!!user);
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { i18n } from "@lingui/core";
 import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { canWrite, isRestricted, session, signOut, signOutHooks, startSession } from "./session";
+import { canWrite, isRestricted, session, signOut, signOutHooks, signsOutWhenIdle, startSession } from "./session";
 import { KEYS } from "./storage";
 import type { LoggedInUser } from "./types";
 
@@ -53,5 +53,15 @@ describe("session", () => {
     expect(canWrite(user)).toBe(true);
     expect(canWrite({ ...user, accessType: "read-only" })).toBe(false);
     expect(canWrite({ ...user, accessType: "READ-WRITE" })).toBe(false);
+  });
+
+  it("a kiosk session is read-only, opens the wall mode and is not signed out when idle", () => {
+    const kiosk = { ...user, kiosk: true };
+    expect(canWrite(kiosk)).toBe(false);
+    expect(signsOutWhenIdle(kiosk)).toBe(false);
+    expect(signsOutWhenIdle(user)).toBe(true);
+    expect(signsOutWhenIdle(undefined)).toBe(false);
+    startSession(kiosk);
+    expect(window.location.pathname + window.location.search).toBe("/dashboard?wall=1");
   });
 });

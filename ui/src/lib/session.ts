@@ -14,13 +14,19 @@ export function isRestricted(user: LoggedInUser | undefined): boolean {
 
 /** Anyone whose accessType is not 'read-write' is read-only (spec §6). */
 export function canWrite(user: LoggedInUser | undefined): boolean {
-  return !!user && user.accessType === "read-write";
+  return !!user && user.accessType === "read-write" && user.kiosk !== true;
 }
 
 export function startSession(user: LoggedInUser): void {
   saveSession(user);
   session.set(user);
-  navigate("/dashboard", { replace: true });
+  // A kiosk session is for a wall display: it opens the dashboard's wall mode.
+  navigate(user.kiosk ? "/dashboard?wall=1" : "/dashboard", { replace: true });
+}
+
+/** A kiosk session (a wall display) is never signed out when idle; everyone else is (spec §4). */
+export function signsOutWhenIdle(user: LoggedInUser | undefined): boolean {
+  return !!user && user.kiosk !== true;
 }
 
 /** Ends the session locally: clears local storage and returns to the login page. */

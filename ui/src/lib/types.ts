@@ -11,6 +11,8 @@ export interface LoggedInUser {
   accessType: AccessType | string;
   accessToken: string;
   remember: boolean;
+  /** A kiosk session (a wall display): read-only on the server, never signed out when idle. */
+  kiosk?: boolean;
 }
 
 /** The tenant config, kept in local storage. */

@@ -2,14 +2,26 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { createGate } from "../../lib/gate";
 import { api, type RequestOptions } from "../index";
-import type { ChannelHealth, Group, GroupMetric, GroupRef, RunType } from "../types";
+import type { ChannelHealth, Group, GroupMetric, GroupRef, RecentStatus, RunType } from "../types";
 
 export const groupKeys = {
   all: ["groups"] as const,
   list: () => [...groupKeys.all, "list"] as const,
   health: () => [...groupKeys.all, "health"] as const,
   metric: (id: number, date: string, runType: RunType) => [...groupKeys.all, "metric", id, date, runType] as const,
+  recent: (minutes: number, runType: RunType) => [...groupKeys.all, "recent", minutes, runType] as const,
 };
+
+/** Every visible group's runs in the last `minutes` of one run type (the status strip). */
+export function fetchRecent(minutes: number, runType: RunType, opts: RequestOptions = {}): Promise<RecentStatus> {
+  return api.get<RecentStatus>("trs/v1/groups/recent", { ...opts, query: { minutes, caseRunType: runType } });
+}
+
+export const recentQuery = (minutes: number, runType: RunType, opts: RequestOptions = {}) =>
+  queryOptions({
+    queryKey: groupKeys.recent(minutes, runType),
+    queryFn: ({ signal }) => fetchRecent(minutes, runType, { ...opts, signal }),
+  });
 
 export function fetchGroups(opts: RequestOptions = {}): Promise<Group[]> {
   return api.get<Group[]>("trs/v1/groups", opts);

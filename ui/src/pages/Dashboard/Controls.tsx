@@ -5,6 +5,7 @@ import { memo } from "react";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { useSiteTimeZone } from "../../lib/tenant";
+import { DateField } from "./DateField";
 import { RefreshIcon } from "./icons";
 import type { RunType } from "./prefs";
 import { ALL_RATES, type GroupInfo, type RateIndex } from "./rows";
@@ -95,17 +96,7 @@ export const Controls = memo(function Controls(p: ControlsProps) {
         summary={filterSummary}
         testId={id("filter")}
       />
-      <label class="control control-date">
-        <span class="control-label">{t`Select Date`}</span>
-        <input
-          type="date"
-          class="date-input"
-          value={p.date}
-          required
-          onChange={(e) => p.onDate((e.currentTarget as HTMLInputElement).value)}
-          data-testid={id("date")}
-        />
-      </label>
+      <DateField date={p.date} onDate={p.onDate} testId={id("date")} />
       <div class="control control-refresh">
         <span class="refresh-text" aria-live="polite" data-testid={id("last-refreshed")}>
           {time ? t`Last refreshed ${time}` : p.refreshing ? t`Please wait ...` : ""}

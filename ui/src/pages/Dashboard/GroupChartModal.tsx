@@ -1,6 +1,7 @@
 // The large chart of one group (hours 0-23; tooltip with Time Slot and Test Case Runs).
 import { useLingui } from "@lingui/react/macro";
 import { Modal } from "../../components/Modal";
+import { formatDateField } from "./dates";
 import { ChartLegend, GroupChart } from "./GroupChart";
 import type { GroupRow, RateIndex } from "./rows";
 
@@ -30,7 +31,7 @@ export function GroupChartModal({
   return (
     <Modal open onClose={onClose} size="large" title={row.name} testId="chart-modal">
       <p class="muted chart-modal-sub">
-        {date.replaceAll("-", "/")} · {runTypeName} · {t`Test Case Runs:`}{" "}
+        {formatDateField(date, i18n.locale)} · {runTypeName} · {t`Test Case Runs:`}{" "}
         <strong data-testid="chart-modal-count">{count}</strong>
       </p>
       <ChartLegend filter={filter} />

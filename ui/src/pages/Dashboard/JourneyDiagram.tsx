@@ -141,6 +141,14 @@ export const JourneyDiagram = memo(function JourneyDiagram({
           stateText={stateText(j.agent)}
         />
       </ol>
+      {/* What the journey tells, and why it may differ from the donut (issue 16, phone): the
+          journey is the components' health at the applications' last check, for one channel;
+          the donut counts the test runs of the chosen groups of both channels. */}
+      <p class="journey-note muted" data-testid="journey-note">
+        {voice
+          ? t`The components’ health at the last check of the Voice applications. Test run results are in Overall Health.`
+          : t`The components’ health at the last check of the Digital applications. Test run results are in Overall Health.`}
+      </p>
     </section>
   );
 });

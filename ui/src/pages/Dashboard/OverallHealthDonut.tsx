@@ -5,6 +5,7 @@ import { Plural, useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
 import { DonutChart } from "../../components/charts/DonutChart";
+import { Flash } from "./Flash";
 import { type OverallHealth, percentText } from "./percentages";
 import type { HeadlineScope } from "./scope";
 
@@ -106,7 +107,7 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({
           }}
         >
           <span class="donut-total" data-testid="total-calls">
-            {loading ? "—" : num(health.total)}
+            {loading ? "—" : <Flash value={health.total}>{num(health.total)}</Flash>}
           </span>
           <span class="donut-caption">{t`Total Calls`}</span>
         </DonutChart>
@@ -120,7 +121,9 @@ export const OverallHealthDonut = memo(function OverallHealthDonut({
               ) : (
                 <span class="legend-figures">
                   <span class="legend-percent">{percentText(r.share.percent, i18n.locale)}</span>
-                  <span class="legend-count">({num(r.share.count)})</span>
+                  <span class="legend-count">
+                    <Flash value={r.share.count}>({num(r.share.count)})</Flash>
+                  </span>
                 </span>
               )}
             </li>

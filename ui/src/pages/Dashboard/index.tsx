@@ -27,11 +27,13 @@ import {
   type SortKey,
   sortRows,
 } from "./rows";
+import { StatusStrip } from "./StatusStrip";
 import { sharedScaleMax } from "./scale";
 import { firstFutureHour, headlineScope } from "./scope";
 import { currentState, failingSince, worstOf } from "./severity";
 import { siteToday, zonedParts } from "./time";
 import { useDashboard } from "./useDashboard";
+import { RefreshedAgo, useWallMode } from "./WallMode";
 import "./Dashboard.css";
 
 /** Spec §9: the sticky top bar appears once the page is scrolled this far. */
@@ -104,7 +106,7 @@ function useBox(ref: { current: HTMLElement | null }, active: boolean) {
 }
 
 export function DashboardPage() {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const isPhone = useIsMobile();
   const s = useDashboard(isPhone);
   const timeZone = useSiteTimeZone();
@@ -112,7 +114,8 @@ export function DashboardPage() {
   const [healthOpen, setHealthOpen] = useState(false);
   const [chartId, setChartId] = useState<number | null>(null);
   const root = useRef<HTMLElement>(null);
-  const sticky = useScrolledPast(STICKY_AT_PX, !isPhone);
+  const [wall, setWall] = useWallMode();
+  const sticky = useScrolledPast(STICKY_AT_PX, !isPhone && !wall);
   const box = useBox(root, sticky);
 
   const byId = useMemo(() => new Map((s.groups ?? []).map((g) => [g.id, g])), [s.groups]);
@@ -153,7 +156,10 @@ export function DashboardPage() {
         : NO_HEALTH,
     [rows, s.sums, s.ready],
   );
-  const scope = useMemo(() => headlineScope(s.date, new Date(), timeZone), [s.date, timeZone, s.lastRefreshed]);
+  const scope = useMemo(
+    () => headlineScope(s.date, new Date(), timeZone, i18n.locale),
+    [s.date, timeZone, s.lastRefreshed, i18n.locale],
+  );
   // One y-scale for every row (a bar of 1 is a third of a bar of 3 in any row); the hours still
   // to come are drawn apart from hours without runs.
   const yMax = useMemo(() => (s.ready ? sharedScaleMax(rows, s.filter) : 0), [rows, s.filter, s.ready]);
@@ -218,13 +224,34 @@ export function DashboardPage() {
 
   return (
     <section
-      class={`page dashboard ${isPhone ? "is-phone" : "is-desktop"}`}
+      class={`page dashboard ${isPhone ? "is-phone" : "is-desktop"}${wall ? " is-wall" : ""}`}
       ref={root}
       data-testid="dashboard"
       data-ready={s.ready}
+      data-wall={wall}
     >
-      <h1 class="page-title">{t`Dashboard`}</h1>
+      <div class="dash-head">
+        <h1 class="page-title">{t`Dashboard`}</h1>
+        {wall ? <RefreshedAgo at={s.lastRefreshed} /> : null}
+        <button
+          type="button"
+          class="button secondary wall-toggle"
+          aria-pressed={wall}
+          data-testid="wall-toggle"
+          onClick={() => setWall(!wall)}
+        >
+          {wall ? t`Leave wall mode` : t`Wall mode`}
+        </button>
+      </div>
       <IncidentRibbon incidents={incidents} onOpen={setChartId} />
+      <StatusStrip
+        chosen={s.chosen}
+        runType={s.runType}
+        runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
+        timeZone={timeZone}
+        isPhone={isPhone}
+        onOpen={setChartId}
+      />
       <div class="dash-top">
         <JourneyDiagram
           channel={s.channel}
@@ -245,9 +272,11 @@ export function DashboardPage() {
           onClearFilter={clearFilter}
         />
       </div>
-      <div class={`card controls-card${sticky && box ? " is-covered" : ""}`} data-testid="controls-card">
-        {controls("main")}
-      </div>
+      {wall ? null : (
+        <div class={`card controls-card${sticky && box ? " is-covered" : ""}`} data-testid="controls-card">
+          {controls("main")}
+        </div>
+      )}
       {sticky && box ? (
         <div class="dash-sticky" style={{ left: `${box.left}px`, width: `${box.width}px` }} data-testid="sticky-bar">
           {controls("sticky")}

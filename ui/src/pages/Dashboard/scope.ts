@@ -1,20 +1,21 @@
 // What the headline counts: the day and the hours it covers, for 'Today 00:00–19:40 · Manual ·
 // 12 groups · Filtered ✕' beside the donut. Pure, tested beside.
+import { formatDateField } from "./dates";
 import { siteToday, zonedParts } from "./time";
 
 export interface HeadlineScope {
   /** The date shown is today at the site. */
   today: boolean;
-  /** The date shown, 'yyyy/MM/dd' (the console's one date format). */
+  /** The date shown, 'yyyy/MM/dd' ('dd/MM/yyyy' in French: the console's one date format, dates.ts). */
   day: string;
   from: string;
   /** Now at the site for today; 24:00 for a past day; 00:00 for a day still to come. */
   to: string;
 }
 
-export function headlineScope(date: string, now: Date, timeZone: string): HeadlineScope {
+export function headlineScope(date: string, now: Date, timeZone: string, locale = "en"): HeadlineScope {
   const today = siteToday(now, timeZone);
-  const day = date.replaceAll("-", "/");
+  const day = formatDateField(date, locale);
   if (date === today) {
     const p = zonedParts(now, timeZone);
     return { today: true, day, from: "00:00", to: `${p.hour}:${p.minute}` };

@@ -2,6 +2,8 @@
 // in the Toronto time zone; here in the zone the tenant config names, America/Toronto when it
 // names none: see api/tenant.ts). Every function is told the zone.
 
+import { joinDate } from "./dates";
+
 const partsCache = new Map<string, Intl.DateTimeFormat>();
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
@@ -39,12 +41,15 @@ export function zonedParts(date: Date, timeZone: string): ZonedParts {
   return { year: p.year, month: p.month, day: p.day, hour, minute: p.minute, second: p.second };
 }
 
-/** 'yyyy/MM/dd HH:mm:ss' in the site time zone; '' for a missing or unreadable time. */
-export function formatRunTime(value: string | number | null | undefined, timeZone: string): string {
+/**
+ * 'yyyy/MM/dd HH:mm:ss' in the site time zone ('dd/MM/yyyy HH:mm:ss' in French: the date
+ * field's order, see dates.ts); '' for a missing or unreadable time.
+ */
+export function formatRunTime(value: string | number | null | undefined, timeZone: string, locale = "en"): string {
   const d = toDate(value);
   if (!d) return "";
   const p = zonedParts(d, timeZone);
-  return `${p.year}/${p.month}/${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  return `${joinDate(p.year, p.month, p.day, locale)} ${p.hour}:${p.minute}:${p.second}`;
 }
 
 /** 'HH:mm:ss' in the site time zone. */

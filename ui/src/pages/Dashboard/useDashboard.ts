@@ -30,7 +30,7 @@ export const POLL_MS = 30000;
 /** An answer younger than this is not asked for again (on coming back to the tab, say). */
 const FRESH_MS = POLL_MS - 1000;
 /** What every dashboard query shares: the 30 s refresh, paused while the tab is hidden. */
-const LIVE = {
+export const LIVE = {
   refetchInterval: POLL_MS,
   refetchIntervalInBackground: false,
   refetchOnWindowFocus: true,

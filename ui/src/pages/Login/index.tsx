@@ -1,6 +1,8 @@
 // Login (/): username, password, Remember Me, Login, single sign-on (desktop) and language.
 import { Trans, useLingui } from "@lingui/react/macro";
 import { useEffect, useRef, useState } from "react";
+import { useSearch } from "wouter";
+import { ApiError } from "../../api";
 import { signIn } from "../../api/auth";
 import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
 import { LanguageSelect } from "../../components/LanguageSelect";
@@ -33,6 +35,10 @@ export function LoginPage() {
     if (code) window.history.replaceState(window.history.state, "", `${window.location.pathname}${rest}`);
     return ssoErrorMessage(code);
   });
+  // '/login?kiosk': a wall display signs in for a kiosk session (read-only, never signed out
+  // when idle), if an administrator allowed the user one.
+  const kiosk = new URLSearchParams(useSearch()).has("kiosk");
+  const [refused, setRefused] = useState<string | null>(null);
   const hideTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
 
   useEffect(() => () => clearTimeout(hideTimer.current), []);
@@ -47,9 +53,13 @@ export function LoginPage() {
     // The check marks the fields but does not block the call (spec §2).
     setBusy(true);
     try {
-      const user = await signIn({ username: fields.username, password: fields.password, remember });
+      const user = await signIn({ username: fields.username, password: fields.password, remember, kiosk });
       startSession(user);
-    } catch {
+    } catch (err) {
+      if (kiosk && err instanceof ApiError && err.status === 403) {
+        setRefused(t`This user may not open a kiosk session: an administrator allows it in the user’s form.`);
+        return;
+      }
       setFailed(true);
       clearTimeout(hideTimer.current);
       hideTimer.current = setTimeout(() => setFailed(false), LOGIN_ERROR_MS);
@@ -117,20 +127,34 @@ export function LoginPage() {
             {i18n._(ssoError)}
           </p>
         ) : null}
+        {kiosk ? (
+          <p class="login-notice" role="status" data-testid="kiosk-notice">
+            <Trans>
+              Kiosk session for a wall display: read-only, and not signed out after 15 minutes without activity.
+            </Trans>
+          </p>
+        ) : null}
+        {refused ? (
+          <p class="login-notice is-error" role="alert" data-testid="kiosk-refused">
+            {refused}
+          </p>
+        ) : null}
         <form onSubmit={submit} noValidate data-testid="login-form">
           {field("username", t`Username`, "text", "username")}
           {field("password", t`Password`, "password", "current-password")}
-          <label class="checkbox">
-            <input
-              type="checkbox"
-              name="remember"
-              checked={remember}
-              onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)}
-            />
-            <span>
-              <Trans>Remember Me</Trans>
-            </span>
-          </label>
+          {kiosk ? null : (
+            <label class="checkbox">
+              <input
+                type="checkbox"
+                name="remember"
+                checked={remember}
+                onChange={(e) => setRemember((e.currentTarget as HTMLInputElement).checked)}
+              />
+              <span>
+                <Trans>Remember Me</Trans>
+              </span>
+            </label>
+          )}
           <button type="submit" class="button primary block" disabled={busy} data-testid="login-button">
             <Trans>Login</Trans>
           </button>

@@ -196,6 +196,24 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
             </select>
           </Field>
         ) : null}
+        {show.kiosk ? (
+          <div class="field">
+            <label class="checkbox" for={fid("kiosk")}>
+              <input
+                id={fid("kiosk")}
+                type="checkbox"
+                checked={v.kiosk}
+                aria-describedby={`${fid("kiosk")}-help`}
+                onChange={(e) => set("kiosk", e.currentTarget.checked)}
+                data-testid="input-kiosk"
+              />
+              <span>{t`Allow kiosk sessions`}</span>
+            </label>
+            <span class="field-help muted" id={`${fid("kiosk")}-help`}>
+              {t`For a wall display: sign in at /login?kiosk. The session is read-only and is not signed out when idle.`}
+            </span>
+          </div>
+        ) : null}
         {show.groups ? (
           <div class="field" data-testid="field-groups">
             <MultiSelect

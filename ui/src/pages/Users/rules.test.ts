@@ -76,7 +76,10 @@ describe("user form rules", () => {
       roles: [USER],
       testCaseGroups: g,
       password: "p".repeat(12),
+      kiosk: false,
     });
+    expect(toSave({ ...v, kiosk: true }, admin).kiosk).toBe(true);
+    expect("kiosk" in toSave({ ...v, kiosk: true }, self)).toBe(false);
     expect(toSave({ ...v, role: ADMIN }, admin).testCaseGroups).toEqual([]);
     const mine = toSave(v, self, { roles: [USER], accessType: "read-only" });
     expect(mine.roles).toEqual([USER]);
@@ -93,7 +96,8 @@ describe("user form rules", () => {
       accessType: "read-write",
       testCaseGroups: [{ id: 1, name: "x" }],
     };
-    expect(fromUser(u)).toMatchObject({ role: USER, accessType: "read-write", groups: u.testCaseGroups });
+    expect(fromUser(u)).toMatchObject({ role: USER, accessType: "read-write", groups: u.testCaseGroups, kiosk: false });
+    expect(fromUser({ ...u, kiosk: true }).kiosk).toBe(true);
     expect(groupsCell(u)).toBe(1);
     expect(groupsCell({ ...u, roles: [ADMIN] })).toBe("all");
   });

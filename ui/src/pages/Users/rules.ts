@@ -18,6 +18,8 @@ export interface UserFormValues {
   accessType: "read-write" | "read-only";
   groups: GroupRef[];
   password: string;
+  /** The user may open kiosk sessions (a read-only wall display, not signed out when idle). */
+  kiosk: boolean;
 }
 
 export interface FormMode {
@@ -38,6 +40,7 @@ export const emptyForm = (): UserFormValues => ({
   accessType: "read-write",
   groups: [],
   password: "",
+  kiosk: false,
 });
 
 /** Permissions, access type and groups are shown to admins only; groups only for the user role. */
@@ -45,6 +48,7 @@ export function visibleFields(mode: FormMode, role: UserFormValues["role"]) {
   return {
     permissions: mode.admin,
     accessType: mode.admin,
+    kiosk: mode.admin,
     groups: mode.admin && role === USER,
     password: mode.creating,
     changePassword: !mode.creating && !mode.admin,
@@ -111,6 +115,8 @@ export function toSave(v: UserFormValues, mode: FormMode, current?: { roles: str
     testCaseGroups: roles[0] === USER ? v.groups.map((g) => ({ id: g.id, name: g.name })) : [],
   };
   if (mode.creating) body.password = v.password;
+  // Only administrators allow kiosk sessions; a profile save leaves the flag as it is.
+  if (mode.admin) body.kiosk = v.kiosk;
   return body;
 }
 
@@ -122,6 +128,7 @@ export function fromUser(u: {
   roles: string[];
   accessType: string;
   testCaseGroups: GroupRef[];
+  kiosk?: boolean;
 }): UserFormValues {
   const role = u.roles[0] === ADMIN ? ADMIN : u.roles[0] === USER ? USER : "";
   return {
@@ -132,6 +139,7 @@ export function fromUser(u: {
     accessType: u.accessType === "read-write" ? "read-write" : "read-only",
     groups: u.testCaseGroups,
     password: "",
+    kiosk: u.kiosk === true,
   };
 }
 

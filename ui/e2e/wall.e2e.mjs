@@ -1,0 +1,458 @@
+// Issue 16, the night shift's dashboard: axe-core on every screen (login, shell, dashboard and
+// its modals, 404, the 'coming' pages, wall mode, the dark theme) in English and French at
+// desktop and phone sizes with the real Content-Security-Policy on; the layout at 768 and
+// 1024 px (no overlap, no sideways scrolling); wall mode (dark, large type, 'refreshed … ago',
+// changed numbers highlighted, the 15-minute status strip following a run ingested now); kiosk
+// sessions (allowed per user, read-only on the server, not signed out when idle); the health
+// modal of a restricted user.
+import {
+  apiRequest,
+  apiToken,
+  assert,
+  assertEqual,
+  checkA11y,
+  chooseLanguage,
+  closePage,
+  newPage,
+  screenshot,
+  signIn,
+  sleep,
+} from "./lib.mjs";
+
+async function waitReady(page) {
+  await page.waitForSelector("[data-testid=dashboard][data-ready=true]", { timeout: 30000 });
+}
+
+async function noSidewaysScroll(page, what) {
+  const { sw, cw } = await page.evaluate(() => ({
+    sw: document.documentElement.scrollWidth,
+    cw: document.documentElement.clientWidth,
+  }));
+  assert(sw <= cw, `${what}: the page scrolls sideways (${sw} > ${cw})`);
+}
+
+/** Boxes of the visible elements matching `selector`, with a name for the message. */
+async function boxes(page, selector) {
+  return page.$$eval(selector, (els) =>
+    els
+      .map((e) => {
+        const r = e.getBoundingClientRect();
+        return {
+          name: `${e.tagName.toLowerCase()}.${[...e.classList].join(".")}${e.dataset.testid ? `[${e.dataset.testid}]` : ""}`,
+          left: r.left + window.scrollX,
+          top: r.top + window.scrollY,
+          right: r.right + window.scrollX,
+          bottom: r.bottom + window.scrollY,
+          w: r.width,
+          h: r.height,
+        };
+      })
+      .filter((b) => b.w > 0 && b.h > 0),
+  );
+}
+
+function overlap(a, b) {
+  const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+  const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+  return x > 1 && y > 1;
+}
+
+function assertNoOverlap(list, what) {
+  for (let i = 0; i < list.length; i++)
+    for (let j = i + 1; j < list.length; j++)
+      assert(!overlap(list[i], list[j]), `${what}: ${list[i].name} overlaps ${list[j].name}`);
+}
+
+/** Every box of `inner` lies inside some box of `outer` (a child never spills out of its card). */
+function assertInside(inner, outer, what) {
+  for (const b of inner) {
+    const ok = outer.some(
+      (o) => b.left >= o.left - 1 && b.right <= o.right + 1 && b.top >= o.top - 1 && b.bottom <= o.bottom + 1,
+    );
+    assert(ok, `${what}: ${b.name} spills out (${Math.round(b.left)}..${Math.round(b.right)})`);
+  }
+}
+
+async function bodyBackground(page) {
+  return page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+}
+
+const DARK_BG = "rgb(11, 17, 27)";
+
+export default async function wall({ server, browser, users, test }) {
+  const admin = users.admin;
+
+  for (const lang of ["en", "fr"]) {
+    for (const viewport of ["desktop", "phone"]) {
+      await test(`axe (${viewport}, ${lang}): login, dashboard, its modals, 404, coming page, wall mode, dark theme`, async () => {
+        const p = await newPage(browser, server, { viewport });
+        try {
+          await p.goto("/");
+          await p.getByTestId("login-form").waitFor();
+          if (lang === "fr") await chooseLanguage(p, "fr");
+          await checkA11y(p, `login (${viewport}, ${lang})`);
+          await p.goto("/login?kiosk");
+          await p.getByTestId("kiosk-notice").waitFor();
+          await checkA11y(p, `kiosk login (${viewport}, ${lang})`);
+          await signIn(p, admin);
+          await waitReady(p);
+          await checkA11y(p, `dashboard (${viewport}, ${lang})`);
+          await screenshot(p, `wall-axe-dashboard-${viewport}-${lang}`);
+          // The health modal.
+          await p.locator("[data-testid=health-details]:visible").first().click();
+          await p.waitForSelector("[data-testid=health-modal]");
+          await checkA11y(p, `health modal (${viewport}, ${lang})`);
+          await p.keyboard.press("Escape");
+          await p.waitForSelector("[data-testid=health-modal]", { state: "detached" });
+          // A group's chart modal.
+          await p.locator("[data-testid=group-chart]:visible").first().click();
+          await p.waitForSelector("[data-testid=chart-modal]");
+          await checkA11y(p, `chart modal (${viewport}, ${lang})`);
+          await p.keyboard.press("Escape");
+          await p.waitForSelector("[data-testid=chart-modal]", { state: "detached" });
+          // The side navigation opened (phone: the drawer).
+          if (viewport === "phone") {
+            await p.getByTestId("open-menu").click();
+            await sleep(300);
+            await checkA11y(p, `navigation drawer (${viewport}, ${lang})`);
+            await p.keyboard.press("Escape");
+          }
+          await p.goto("/no/such/page");
+          await p.waitForSelector(".not-found, [data-testid=not-found]", { timeout: 10000 }).catch(() => {});
+          await checkA11y(p, `404 (${viewport}, ${lang})`);
+          await p.goto("/reports");
+          await sleep(300);
+          await checkA11y(p, `reports coming (${viewport}, ${lang})`);
+          // Wall mode: the dark theme and large type.
+          await p.goto("/dashboard?wall=1");
+          await waitReady(p);
+          assertEqual(await bodyBackground(p), DARK_BG, "wall mode is dark");
+          await checkA11y(p, `wall mode (${viewport}, ${lang})`);
+          await screenshot(p, `wall-mode-${viewport}-${lang}`);
+          // The system's dark theme, outside wall mode too.
+          await p.emulateMedia({ colorScheme: "dark" });
+          await p.goto("/dashboard");
+          await waitReady(p);
+          assertEqual(await bodyBackground(p), DARK_BG, "dark when the system is");
+          await checkA11y(p, `dark dashboard (${viewport}, ${lang})`);
+          await screenshot(p, `wall-dark-dashboard-${viewport}-${lang}`);
+          await p.locator("[data-testid=health-details]:visible").first().click();
+          await p.waitForSelector("[data-testid=health-modal]");
+          await checkA11y(p, `dark health modal (${viewport}, ${lang})`);
+          await p.keyboard.press("Escape");
+          assertEqual(p.problems, [], "page problems (the CSP refused nothing)");
+        } finally {
+          await closePage(p);
+        }
+      });
+    }
+  }
+
+  for (const size of [
+    { width: 768, height: 1024 },
+    { width: 1024, height: 768 },
+  ]) {
+    for (const lang of ["en", "fr"]) {
+      await test(`layout at ${size.width} px (${lang}): no overlap, nothing spills out of its card, no sideways scrolling`, async () => {
+        const p = await newPage(browser, server, { viewport: size });
+        try {
+          await p.goto("/");
+          if (lang === "fr") await chooseLanguage(p, "fr");
+          await signIn(p, admin);
+          await waitReady(p);
+          await sleep(500);
+          await noSidewaysScroll(p, `dashboard at ${size.width}`);
+          const blocks = await boxes(
+            p,
+            ".sidenav, .dash-head, .incident-ribbon, .status-strip, .journey-card, .health-card, .controls-card, .table-card",
+          );
+          assert(blocks.length >= 6, `the dashboard's blocks (${blocks.map((b) => b.name).join(", ")})`);
+          assertNoOverlap(blocks, `dashboard at ${size.width} (${lang})`);
+          assertNoOverlap(await boxes(p, ".jn-node"), `journey nodes at ${size.width} (${lang})`);
+          assertInside(await boxes(p, ".jn-node"), await boxes(p, ".journey-card"), `journey at ${size.width}`);
+          assertInside(
+            await boxes(p, ".health-legend li, .donut-total"),
+            await boxes(p, ".health-card"),
+            `overall health at ${size.width}`,
+          );
+          assertInside(
+            await boxes(p, ".strip-badge"),
+            await boxes(p, ".status-strip"),
+            `status strip at ${size.width}`,
+          );
+          // A legend word is never split over two lines.
+          const split = await p.$$eval(".legend-label", (l) =>
+            l
+              .filter((e) => e.getClientRects().length > 1 || e.scrollWidth > e.clientWidth + 1)
+              .map((e) => e.textContent),
+          );
+          assertEqual(split, [], "legend words split");
+          await screenshot(p, `wall-layout-${size.width}-${lang}`);
+          assertEqual(p.problems, [], "page problems");
+        } finally {
+          await closePage(p);
+        }
+      });
+    }
+  }
+
+  await test("wall mode: dark, large type, no controls, 'refreshed … ago' and the strip follow a failing run ingested now; changed numbers light up", async () => {
+    const key = server.cli(["apikey", "add", "--name", "e2e-wall"]).match(/cxw_[0-9a-f]+/)?.[0];
+    assert(key, "an ingest API key from the CLI");
+    const p = await newPage(browser, server, { viewport: "desktop" });
+    try {
+      await signIn(p, admin);
+      await waitReady(p);
+      assertEqual(await p.getAttribute("[data-testid=wall-toggle]", "aria-pressed"), "false", "wall mode off");
+      await p.click("[data-testid=wall-toggle]");
+      await p.waitForURL("**/dashboard?wall=1");
+      assert(await p.evaluate(() => document.documentElement.classList.contains("wall")), "html.wall");
+      assertEqual(await bodyBackground(p), DARK_BG, "dark");
+      assertEqual(await p.locator(".sidenav:visible").count(), 0, "no side navigation");
+      assertEqual(await p.getByTestId("controls-card").count(), 0, "no controls");
+      const rowFont = await p.$eval("[data-testid=group-name]", (e) => parseFloat(getComputedStyle(e).fontSize));
+      assert(rowFont >= 20, `large type (${rowFont}px)`);
+      const ago = p.getByTestId("refreshed-ago");
+      assert(/^refreshed \d+ s ago$/.test(await ago.textContent()), `'${await ago.textContent()}'`);
+      const at0 = Number(await ago.getAttribute("data-at"));
+      await sleep(2100);
+      const secs = Number((await ago.textContent()).match(/\d+/)[0]);
+      assert(secs >= 2, `it ticks (${secs} s)`);
+
+      // A failing run of a chosen group, now: the next refresh shows it (the strip, the counts).
+      const groups = (await apiRequest(server, "GET", "trs/v1/groups", { token: await apiToken(server, admin) })).json
+        .data;
+      const token = await apiToken(server, admin);
+      let target = null;
+      for (const g of groups.filter((g) => g.channel === "voice")) {
+        const d = (await apiRequest(server, "GET", `trs/v1/groups/${g.id}`, { token })).json.data;
+        if (d?.testCases?.length) {
+          target = { group: g, tc: d.testCases[0] };
+          break;
+        }
+      }
+      assert(target, "a voice group with a test case");
+      const ivrs = (await apiRequest(server, "GET", "trs/v1/ivrs", { token })).json.data;
+      const ivr = ivrs.find((i) => i.testCases?.some((t) => t.id === target.tc.id));
+      const before = Number(
+        await p.getAttribute(`[data-testid=group-row][data-group-id="${target.group.id}"]`, "data-count"),
+      );
+      const now = Date.now();
+      const res = await apiRequest(server, "POST", "ingest/v1/runs", {
+        token: key,
+        body: {
+          runs: [
+            {
+              engineRunId: `e2e-wall/${now}`,
+              testCase: {
+                id: target.tc.id,
+                name: target.tc.name,
+                channel: "voice",
+                ivr: { id: ivr.id, name: ivr.name },
+              },
+              runTime: new Date(now).toISOString(),
+              runDuration: 30,
+              status: "fail",
+              runType: "Manual",
+              segments: [],
+            },
+          ],
+        },
+      });
+      assertEqual(res.status, 200, `ingest answered ${res.text}`);
+      // The 30 s refresh (no click: a wall display has no one at it).
+      await p
+        .waitForFunction(
+          (id) =>
+            document.querySelector(`[data-testid=strip-badge][data-group-id="${id}"]`)?.dataset.state === "failure",
+          target.group.id,
+          { timeout: 45000, polling: 250 },
+        )
+        .catch(async (e) => {
+          const strip = await p.$$eval("[data-testid=strip-badge]", (l) =>
+            l.map((b) => `${b.dataset.groupId}:${b.dataset.state}:${b.textContent}`),
+          );
+          const recent = await apiRequest(server, "GET", "trs/v1/groups/recent?caseRunType=Manual", { token });
+          throw new Error(
+            `${e.message}\nstrip: ${strip.join(" | ")}\nAPI: ${recent.text.slice(0, 800)}\ntarget ${JSON.stringify(target)}`,
+          );
+        });
+      await p.waitForFunction(
+        ({ id, before }) =>
+          Number(document.querySelector(`[data-testid=group-row][data-group-id="${id}"]`)?.dataset.count) > before,
+        { id: target.group.id, before },
+        { timeout: 45000, polling: 250 },
+      );
+      assert(
+        await p.$(`[data-testid=group-row][data-group-id="${target.group.id}"] [data-changed=true]`),
+        "the changed count lights up",
+      );
+      const at1 = Number(await ago.getAttribute("data-at"));
+      assert(at1 > at0, "the refresh moved 'refreshed … ago' on");
+      const after = Number((await ago.textContent()).match(/\d+/)[0]);
+      assert(after < 10, `refreshed a moment ago (${after} s)`);
+      // Failures first in the strip.
+      const states = await p.$$eval("[data-testid=strip-badge]", (l) => l.map((e) => e.dataset.state));
+      const rank = { failure: 0, warning: 1, pass: 2, none: 3 };
+      assertEqual(
+        states,
+        [...states].sort((a, b) => rank[a] - rank[b]),
+        "worst first in the strip",
+      );
+      await screenshot(p, "wall-mode-after-run-desktop-en");
+      await p.click("[data-testid=wall-toggle]");
+      await p.waitForURL((u) => u.pathname === "/dashboard" && !u.search.includes("wall"));
+      assert(!(await p.evaluate(() => document.documentElement.classList.contains("wall"))), "wall mode left");
+      assertEqual(p.problems, [], "page problems");
+    } finally {
+      await closePage(p);
+    }
+  });
+
+  await test("kiosk: allowed per user by an administrator, read-only on the server, not signed out when idle", async () => {
+    const token = await apiToken(server, admin);
+    const wallUser = { username: "e2e-wall@example.com", password: "e2e-Wall-pass-12" };
+    const created = await apiRequest(server, "POST", "users", {
+      token,
+      body: {
+        username: wallUser.username,
+        firstName: "Wall",
+        lastName: "Display",
+        roles: ["ROLE_ADMIN"],
+        accessType: "read-write",
+        testCaseGroups: [],
+        password: wallUser.password,
+        kiosk: false,
+      },
+    });
+    assertEqual(created.status, 200, `user created: ${created.text}`);
+    const id = created.json.data.id;
+    // Not allowed yet: the kiosk sign-in says why.
+    let p = await newPage(browser, server, { viewport: "desktop" });
+    try {
+      await p.goto("/login?kiosk");
+      await p.locator("#login-username").fill(wallUser.username);
+      await p.locator("#login-password").fill(wallUser.password);
+      await p.getByTestId("login-button").click();
+      await p.getByTestId("kiosk-refused").waitFor();
+      // The administrator allows it in the user's form.
+      await signInFresh(p, admin);
+      await p.goto(`/users/${id}`);
+      await p.waitForFunction(() => document.querySelector("[data-testid=input-lastName]")?.value === "Display");
+      await p.getByTestId("input-kiosk").check();
+      await p.click("[data-testid=form-save]");
+      await p.waitForURL(/\/settings\/admin-settings\/4/);
+      const saved = await apiRequest(server, "GET", `users/${id}`, { token });
+      assertEqual(saved.json.data.kiosk, true, "kiosk allowed");
+    } finally {
+      await closePage(p);
+    }
+    p = await newPage(browser, server, { viewport: "desktop" });
+    try {
+      await p.clock.install();
+      await p.goto("/login?kiosk");
+      await p.getByTestId("kiosk-notice").waitFor();
+      assertEqual(await p.locator('input[name="remember"]:visible').count(), 0, "no Remember Me for a kiosk");
+      await p.locator("#login-username").fill(wallUser.username);
+      await p.locator("#login-password").fill(wallUser.password);
+      await p.getByTestId("login-button").click();
+      await p.waitForURL("**/dashboard?wall=1");
+      const stored = await p.evaluate(() => JSON.parse(localStorage.getItem("user") ?? "null"));
+      assertEqual(stored?.kiosk, true, "a kiosk session");
+      // Read-only on the server, whatever the user's access type.
+      const put = await p.evaluate(async (id) => {
+        const r = await fetch(`/api/users/${id}`, {
+          method: "PUT",
+          headers: {
+            Authorization: `Bearer ${localStorage.getItem("accessToken")}`,
+            "Content-Type": "application/json",
+          },
+          body: JSON.stringify({
+            username: "x@example.com",
+            firstName: "x",
+            lastName: "y",
+            roles: ["ROLE_ADMIN"],
+            accessType: "read-write",
+          }),
+        });
+        return r.status;
+      }, id);
+      assertEqual(put, 403, "a kiosk session changes nothing");
+      // Not signed out after 15 minutes and more without activity.
+      await p.clock.fastForward(20 * 60 * 1000);
+      await sleep(300);
+      assert(p.url().includes("/dashboard"), `still on the dashboard (${p.url()})`);
+      assert(await p.evaluate(() => localStorage.getItem("accessToken") !== null), "still signed in");
+      await screenshot(p, "wall-kiosk-desktop-en");
+    } finally {
+      await closePage(p);
+    }
+  });
+
+  await test("health modal of a restricted user: only the applications of their groups, and the IVR count says so", async () => {
+    const token = await apiToken(server, admin);
+    const groups = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json.data
+      .filter((g) => g.channel === "voice")
+      .sort((a, b) => a.ivrCount - b.ivrCount);
+    assert(groups.length >= 2, "two voice groups");
+    const mine = groups.slice(0, 2);
+    // The IVR applications behind the two groups, against all of them.
+    const ivrsOf = async (g) =>
+      (await apiRequest(server, "GET", `trs/v1/groups/${g.id}`, { token })).json.data.testCases.map((c) => c.ivrId);
+    const myIvrs = new Set([...(await ivrsOf(mine[0])), ...(await ivrsOf(mine[1]))]);
+    const allIvrs = (await apiRequest(server, "GET", "trs/v1/ivrs", { token })).json.data.filter(
+      (i) => i.channel === "voice",
+    );
+    const user = { username: "e2e-two-groups@example.com", password: "e2e-Two-groups-1" };
+    const r = await apiRequest(server, "POST", "users", {
+      token,
+      body: {
+        username: user.username,
+        firstName: "Two",
+        lastName: "Groups",
+        roles: ["ROLE_USER"],
+        accessType: "read-only",
+        testCaseGroups: mine.map((g) => ({ id: g.id })),
+        password: user.password,
+      },
+    });
+    assertEqual(r.status, 200, r.text);
+    const userToken = await apiToken(server, user);
+    const seen = (await apiRequest(server, "GET", "trs/v1/groups/health", { token: userToken })).json.data;
+    const all = (await apiRequest(server, "GET", "trs/v1/groups/health", { token })).json.data;
+    const endpoints = (h) =>
+      (h.find((c) => c.channel === "voice")?.clientApps ?? []).map((a) => a.clientEndPoint).sort();
+    const p = await newPage(browser, server, { viewport: "desktop" });
+    try {
+      await signIn(p, user);
+      await waitReady(p);
+      await p.locator("[data-testid=health-details]:visible").first().click();
+      await p.waitForSelector("[data-testid=health-modal]");
+      const shown = (await p.$$eval("[data-testid=health-endpoint]", (l) => l.map((e) => e.textContent.trim()))).sort();
+      assertEqual(shown, endpoints(seen), "the modal lists the user's applications");
+      if (myIvrs.size < allIvrs.length)
+        assert(
+          endpoints(seen).length < endpoints(all).length,
+          `fewer applications than an administrator sees (${myIvrs.size} of ${allIvrs.length} IVRs)`,
+        );
+      // The IVR node's count is of the user's applications too.
+      const enabled = (seen.find((c) => c.channel === "voice")?.clientApps ?? []).filter(
+        (a) => a.appStatus.enabled,
+      ).length;
+      await p.keyboard.press("Escape");
+      const badge = await p.$("[data-testid=ivr-failures]");
+      if (badge)
+        assert((await badge.textContent()).endsWith(`/${enabled}`), `IVR count of the user's ${enabled} applications`);
+      await checkA11y(p, "restricted health modal");
+      await screenshot(p, "wall-restricted-health-desktop-en");
+    } finally {
+      await closePage(p);
+    }
+  });
+}
+
+/** Signs out whoever is signed in on this page and signs `user` in. */
+async function signInFresh(page, user) {
+  await page.evaluate(() => localStorage.clear());
+  await signIn(page, user);
+}

@@ -1,0 +1,50 @@
+// The status strip: one badge per chosen group for the last 15 minutes, worst first. Pure
+// rules, tested beside.
+import type { WorstState } from "./severity";
+
+/** The window the strip covers, in minutes. */
+export const STRIP_MINUTES = 15;
+/** Badges shown before 'Show N more' (beyond a phone, whose row scrolls sideways). */
+export const STRIP_SHOWN = 12;
+
+export interface RecentCounts {
+  groupId: number;
+  name: string;
+  successCount: number;
+  warningCount: number;
+  failureCount: number;
+}
+
+export interface Badge extends RecentCounts {
+  state: WorstState;
+}
+
+/** A group's state over the window: any failure, else any warning, else pass; none without runs. */
+export function badgeState(c: RecentCounts): WorstState {
+  if (c.failureCount > 0) return "failure";
+  if (c.warningCount > 0) return "warning";
+  if (c.successCount > 0) return "pass";
+  return "none";
+}
+
+const RANK: Record<WorstState, number> = { failure: 0, warning: 1, pass: 2, none: 3 };
+
+/**
+ * The badges of the chosen groups (in `chosen`, by id), worst first: failures, then warnings,
+ * then passes, then groups without runs; more failed (warned) runs first, then by name.
+ */
+export function stripBadges(groups: readonly RecentCounts[], chosen: readonly number[]): Badge[] {
+  const want = new Set(chosen);
+  const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+  return groups
+    .filter((g) => want.has(g.groupId))
+    .map((g) => ({ ...g, state: badgeState(g) }))
+    .sort(
+      (a, b) =>
+        RANK[a.state] - RANK[b.state] ||
+        b.failureCount - a.failureCount ||
+        b.warningCount - a.warningCount ||
+        collator.compare(a.name, b.name) ||
+        a.groupId - b.groupId,
+    );
+}
