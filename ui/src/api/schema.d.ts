@@ -395,6 +395,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reports of the caller's test case groups, one page at a time, default newest
+         *     (id descending) first.
+         */
+        get: operations["listReports"];
+        put?: never;
+        /** Creates a report on one of the caller's groups (read-write access). */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report types (spec §9), those that fit the channel when one is given: MOS is for
+         *     voice only.
+         */
+        get: operations["reportTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/timeframes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The time frame names, in the form's order. */
+        get: operations["reportTimeframes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/latencythresholds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latency buckets a type-6 report takes its thresholds from. */
+        get: operations["reportLatencyThresholds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One report, its range computed for today. */
+        get: operations["getReport"];
+        /** Replaces a report of one of the caller's groups (read-write access). */
+        put: operations["updateReport"];
+        post?: never;
+        /** Deletes a report of one of the caller's groups (read-write access). */
+        delete: operations["deleteReport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latency heat map of a report over its range (any type; the view of type 6):
+         *     step latencies per local hour slot and latency bucket, for the group and per
+         *     segment, from the hourly rollups.
+         */
+        get: operations["reportLatency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The report as CSV, streamed: one line per test case (per segment for type 5) and
+         *     local hour with runs, in the site's time zone. The file name is in
+         *     Content-Disposition.
+         */
+        get: operations["exportReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/testruns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the report's group behind a view's cell, newest first, one page at a time
+         *     (spec §7 variants): `startDate`, `endDate`, `segmentId`[, `latencyThres`];
+         *     `hrSlot`, `perfStatus`, `startDate`, `endDate`; `latencyThres` and `hrSlot`;
+         *     `hrSlot`, `startDate`, `endDate`, `minMos`, `maxMos`. Dates default to the report's
+         *     range; the run type is the report's.
+         */
+        get: operations["reportTestRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trs/v1/recordings/{id}": {
         parameters: {
             query?: never;
@@ -610,10 +769,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events (`text/event-stream`) for an open dashboard: `open` first, then
+         *     `runs` each time ingest stores runs the caller may see (test case and group ids),
+         *     `resync` when events were missed. A comment line every 15 s keeps it open. Reconnect
+         *     after a drop and refresh once. Not offered in proxy mode (404).
+         */
+        get: operations["liveUpdates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first, paged: filtered by user id, kind and time
+         *     (`from` inclusive, `to` exclusive, RFC 3339). Read-write administrators only.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AuditEntry
+         * @description One change: who, when, from where, what, before and after (never passwords or tokens).
+         */
+        AuditEntry: {
+            /** Format: int64 */
+            id: number;
+            /** @description When, RFC 3339 UTC. */
+            at: string;
+            /**
+             * Format: int64
+             * @description The user who made it; absent for the command line and for anonymous calls.
+             */
+            userId?: number;
+            /** @description Their username, `cli:<system user>` for the command line, or `anonymous`. */
+            username: string;
+            /** @description The client's IP address (`local` for the command line). */
+            address: string;
+            /** @description What was changed: `user`, `group`, `api_key`, `session`, … */
+            kind: string;
+            /** @description `create`, `update`, `delete`, `password`, `profile`, `sign_in`, `sign_out`, … */
+            action: string;
+            /** @description The id or name of what was changed. */
+            target: string;
+            /** @description The values before (absent for a creation). */
+            before?: unknown;
+            /** @description The values after (absent for a deletion). */
+            after?: unknown;
+        };
         /**
          * CaseIdItem
          * @description A test case of a group being saved.
@@ -802,6 +1032,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_LatencyReport
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_LatencyReport: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["LatencyReport"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_Notification
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -811,6 +1054,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Notification"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_AuditEntry
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_AuditEntry: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_AuditEntry"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -837,6 +1093,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_Notification"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_Report
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_Report: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_Report"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -889,6 +1158,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["RecordingCreated"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Report
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Report: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Report"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -954,6 +1236,22 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: boolean;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_integer_int64
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_integer_int64: {
+            /** @description `OK` on success. */
+            code: string;
+            /**
+             * Format: int64
+             * @description The payload.
+             */
+            data: number;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1036,6 +1334,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_list_LatencyThreshold
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_LatencyThreshold: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["LatencyThreshold"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_list_MosRow
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1045,6 +1356,32 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["MosRow"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_list_ReportTypeItem
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_ReportTypeItem: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["ReportTypeItem"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_list_string
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_string: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: string[];
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1268,6 +1605,24 @@ export interface components {
             stored: number;
         };
         /**
+         * HeatBucket
+         * @description A bucket of the heat map with its colour for this report's thresholds.
+         */
+        HeatBucket: {
+            /** Format: int64 */
+            id: number;
+            text: string;
+            /** Format: uint32 */
+            lowerBound: number;
+            /** Format: uint32 */
+            uppperBound?: number;
+            /**
+             * @description `green` (upper bound below the warning threshold), `orange` (below the failure
+             *     threshold) or `red`.
+             */
+            colour: string;
+        };
+        /**
          * HourlyStatus
          * @description Counts of one local hour slot.
          */
@@ -1311,6 +1666,98 @@ export interface components {
             channel: string;
             /** @description By name. */
             testCases: components["schemas"]["CaseItem"][];
+        };
+        /**
+         * LatencyByHr
+         * @description One local hour slot of a latency heat map.
+         */
+        LatencyByHr: {
+            /**
+             * Format: uint32
+             * @description Local hour 0 to 23.
+             */
+            hour: number;
+            /**
+             * Format: double
+             * @description Average step latency in seconds, 2 decimals; null without measurements.
+             */
+            latency?: number;
+            /**
+             * Format: uint64
+             * @description Runs in the slot.
+             */
+            runCount: number;
+            /**
+             * Format: uint64
+             * @description Step latencies measured in the slot.
+             */
+            latencyCount: number;
+            /** @description Step latencies per bucket, in the order of `buckets`. */
+            bucketCounts: number[];
+        };
+        /**
+         * LatencyReport
+         * @description Data of a type-6 report (spec §3: `segments[]` and `latencyByHr[]`).
+         */
+        LatencyReport: {
+            /** Format: int64 */
+            reportId: number;
+            /** @description `YYYY-MM-DD`, local. */
+            periodStart: string;
+            periodEnd: string;
+            /** Format: uint32 */
+            latencyWarn: number;
+            /** Format: uint32 */
+            latencyFail: number;
+            buckets: components["schemas"]["HeatBucket"][];
+            /** @description The whole group, 24 slots. */
+            latencyByHr: components["schemas"]["LatencyByHr"][];
+            /** @description Per segment with runs in the range, by test case name then segment id. */
+            segments: components["schemas"]["LatencySegment"][];
+        };
+        /** LatencySegment */
+        LatencySegment: {
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
+            /** Format: int64 */
+            segmentId: number;
+            segmentName: string;
+            latencyByHr: components["schemas"]["LatencyByHr"][];
+        };
+        /**
+         * LatencyThreshold
+         * @description A latency bucket (spec §3 'Latency bucket'), bounds in ms: `lowerBound <= latency <
+         *     uppperBound` (spelled so); the last bucket has no upper bound (null).
+         */
+        LatencyThreshold: {
+            /** Format: int64 */
+            id: number;
+            text: string;
+            /** Format: uint32 */
+            lowerBound: number;
+            /** Format: uint32 */
+            uppperBound?: number;
+        };
+        /**
+         * LiveEvent
+         * @description An event of the stream (the SSE `data:` line, JSON).
+         */
+        LiveEvent: {
+            /**
+             * @description `open` (first event), `runs` (runs were stored) or `resync` (events were missed:
+             *     refresh everything).
+             */
+            kind: string;
+            /**
+             * Format: uint64
+             * @description Runs stored (for `runs`) in the test cases below.
+             */
+            runs: number;
+            /** @description Test cases with new runs, those the caller may see. */
+            testCaseIds: number[];
+            /** @description Groups of those test cases, those the caller may see. */
+            groupIds: number[];
         };
         /**
          * MosRow
@@ -1371,6 +1818,16 @@ export interface components {
             sentTime?: string;
         };
         /**
+         * Page_AuditEntry
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_AuditEntry: {
+            content: components["schemas"]["AuditEntry"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
          * Page_Distribution
          * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
          *     `pageSize`, `totalElements` counts every item.
@@ -1387,6 +1844,16 @@ export interface components {
          */
         Page_Notification: {
             content: components["schemas"]["Notification"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
+         * Page_Report
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_Report: {
+            content: components["schemas"]["Report"][];
             /** Format: uint64 */
             totalElements: number;
         };
@@ -1457,6 +1924,106 @@ export interface components {
             index: number;
             /** @description What is wrong with it. */
             reason: string;
+        };
+        /**
+         * Report
+         * @description A saved report (spec §3 'Report').
+         */
+        Report: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            /** @description Equal to name. */
+            description: string;
+            reportTypeName: string;
+            /**
+             * Format: int64
+             * @description 1 test case performance, 2 trend, 5 segment performance, 6 latency by hour, 7 MOS.
+             */
+            reportTypeID: number;
+            /**
+             * Format: uint32
+             * @description Warning latency threshold, ms (0 unless type 6).
+             */
+            latencyWarn: number;
+            /**
+             * Format: uint32
+             * @description Failure latency threshold, ms (0 unless type 6).
+             */
+            latencyFail: number;
+            /** @description `Manual` or `Schedule`. */
+            runType: string;
+            testCaseGroupName: string;
+            /** Format: int64 */
+            testCaseGroupID: number;
+            /** @description `voice` or `web`: the group's channel. */
+            channel: string;
+            /**
+             * @description `Custom`, `Today`, `Yesterday`, `Current Week`, `Last Week`, `Current Month`,
+             *     `Last Month` or `Last Year`.
+             */
+            timeframeName: string;
+            /**
+             * @description First local date the report covers today, `YYYY-MM-DD` (a named timeframe is
+             *     computed from today in the site's time zone).
+             */
+            timeframeBegin: string;
+            /** @description Last local date the report covers today, `YYYY-MM-DD`. */
+            timeframeEnd: string;
+            /** @description RFC 3339 UTC. */
+            lastModifiedTime: string;
+            /** @description Issue-tracker ticket key (null when none). */
+            jiraTicket?: string;
+        };
+        /**
+         * ReportSave
+         * @description Body of `POST reports` and `PUT reports/{id}` (spec §3 create/update payload). Checked
+         *     in the form's order: name, type, group, then for type 6 the thresholds.
+         */
+        ReportSave: {
+            /**
+             * Format: int64
+             * @description Ignored on create; on update absent or the id of the path.
+             */
+            id?: number;
+            name?: string;
+            /** @description Ignored (the name is the description). */
+            description?: string;
+            /** @description Ignored (follows reportTypeID). */
+            reportTypeName?: string;
+            /** Format: int64 */
+            reportTypeID?: number;
+            /** @description Ignored (follows testCaseGroupID). */
+            testCaseGroupName?: string;
+            /** Format: int64 */
+            testCaseGroupID?: number;
+            /** @description Default `Custom`. */
+            timeframeName?: string;
+            /** @description `Manual` (default) or `Schedule`. */
+            runType?: string;
+            /** @description Custom only: `YYYY-MM-DD`; required for Custom. */
+            timeframeBegin?: string;
+            /** @description Custom only: `YYYY-MM-DD`; empty means the begin date. */
+            timeframeEnd?: string;
+            /**
+             * Format: int64
+             * @description Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
+             */
+            latencyWarn?: number;
+            /**
+             * Format: int64
+             * @description Type 6: failure threshold, ms; otherwise ignored.
+             */
+            latencyFail?: number;
+        };
+        /**
+         * ReportTypeItem
+         * @description A report type (spec §9).
+         */
+        ReportTypeItem: {
+            /** Format: int64 */
+            id: number;
+            name: string;
         };
         /**
          * RunBatchBody
@@ -3968,6 +4535,18 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     groupMetric: {
@@ -4373,6 +4952,1358 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_RunDetailItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Reports per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description The id, or part of the name, without case. */
+                search?: string;
+                /** @description Comma-separated report type ids. */
+                reportType?: string;
+                /** @description Comma-separated group names (whole names, without case). */
+                groupName?: string;
+                /**
+                 * @description Reports whose range (today's, for a named timeframe) starts on or after this
+                 *     date, `YYYY-MM-DD`.
+                 */
+                startDate?: string;
+                /** @description Reports whose range ends on or before this date. */
+                endDate?: string;
+                /** @description Comma-separated timeframe names. */
+                timeframe?: string;
+                /**
+                 * @description `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
+                 *     `timeframeName` or `lastModifiedTime` (default `id,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ReportSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportTypes: {
+        parameters: {
+            query?: {
+                /** @description `voice` or `web`. */
+                channel?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ReportTypeItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportTimeframes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_string"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportLatencyThresholds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_LatencyThreshold"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ReportSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_integer_int64"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportLatency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_LatencyReport"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`). */
+            200: {
+                headers: {
+                    "CONTENT-TYPE": string;
+                    "CONTENT-DISPOSITION": string;
+                    "CACHE-CONTROL": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportTestRuns: {
+        parameters: {
+            query?: {
+                /** @description `YYYY-MM-DD`, local (default: the report's first date). */
+                startDate?: string;
+                /** @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given). */
+                endDate?: string;
+                /** @description Runs of test cases that have this segment. */
+                segmentId?: number;
+                /**
+                 * @description A latency bucket id: runs with a step latency in it (of the segment, when
+                 *     given); -1 or absent: any.
+                 */
+                latencyThres?: number;
+                /** @description Local hour slot 0 to 23. */
+                hrSlot?: number;
+                /** @description `success`, `warning`, `failure` (failed and stopped) or `total` (default). */
+                perfStatus?: string;
+                /** @description Lowest MOS, 1 to 5. */
+                minMos?: number;
+                /** @description Highest MOS, 1 to 5 (default 5 when minMos is given). */
+                maxMos?: number;
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Runs per page, 1 to 1000 (default 100). */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
                 };
             };
             /**
@@ -6122,6 +8053,251 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_Notification"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    liveUpdates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["LiveEvent"][];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Records per page, 1 to 1000 (default 50). */
+                pageSize?: number;
+                /** @description Only changes made by this user id. */
+                userId?: number;
+                /** @description Only this kind: `user`, `group`, `api_key`, `session`, … */
+                kind?: string;
+                /** @description From this time on (RFC 3339, inclusive). */
+                from?: string;
+                /** @description Before this time (RFC 3339, exclusive). */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AuditEntry"];
                 };
             };
             /**
