@@ -19,6 +19,17 @@ export type ClientAppHealth = Schema<"ClientAppItem">;
 export type StatusFlag = Schema<"StatusItem">;
 export type ComponentPresence = Schema<"ComponentItem">;
 
+export type RunItem = Schema<"RunItem">;
+export type RunPage = Schema<"Page_RunItem">;
+export type RunDetail = Schema<"RunDetailItem">;
+export type RunSegment = Schema<"SegmentItem">;
+export type RunStep = Schema<"StepItem">;
+export type GroupDetail = Schema<"GroupDetail">;
+export type GroupSave = Schema<"GroupSave">;
+export type GroupPage = Schema<"Page_GroupItem">;
+export type TestCaseRef = Schema<"CaseItem">;
+export type Ivr = Schema<"IvrItem">;
+
 export type User = Schema<"User">;
 export type UserSave = Schema<"UserSave">;
 export type GroupRef = Schema<"GroupRef">;
