@@ -67,7 +67,8 @@ export default async function rundetail({ server, browser, users: accounts, test
     role: "admin",
     access: "read-only",
   });
-  await waitForDemoData(server, admin);
+  // Just after the site's midnight there may be no manual run yet: schedule runs will do.
+  await waitForDemoData(server, admin, { runsToday: false });
   const token = await apiToken(server, admin);
   const tenant = (await apiRequest(server, "GET", "../tenant-config?ac=127.0.0.1")).json?.data ?? {};
   const zone = tenant.timezone ?? "America/Toronto";
@@ -77,7 +78,11 @@ export default async function rundetail({ server, browser, users: accounts, test
     const T = TEXT[lang];
 
     await test(`run detail (${lang}): a red bar of the chart modal leads to a failing run in two clicks`, async () => {
-      const bar = await failingBar(server, token, today, zone);
+      let bar = null;
+      for (let i = 0; i < 120 && !bar; i++) {
+        bar = await failingBar(server, token, today, zone);
+        if (!bar) await sleep(500);
+      }
       assert(bar, "the demo has failing runs today");
       const page = await newPage(browser, server);
       try {
@@ -128,6 +133,7 @@ export default async function rundetail({ server, browser, users: accounts, test
 
     await test(`run detail (${lang}): one player at a time, seek, forward, finish, download`, async () => {
       const bar = await failingBar(server, token, today, zone);
+      assert(bar, "the demo has failing runs today");
       const runs = await apiRequest(
         server,
         "GET",
