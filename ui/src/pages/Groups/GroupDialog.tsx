@@ -11,7 +11,7 @@ import { controlProps, Field, FormActions, TextField } from "../../components/Fi
 import { Modal } from "../../components/Modal";
 import { Pager } from "../../components/Pager";
 import { pageCount } from "../../components/paging";
-import { showSuccess } from "../../lib/banners";
+import { showError, showSuccess } from "../../lib/banners";
 import {
   CASE_GRID_SIZE,
   caseRows,
@@ -134,7 +134,7 @@ function GroupEditor({ initial, onDone, onCancel }: { initial: GroupForm; onDone
         }
         setServerText(texts);
       } else if (err instanceof ApiError) {
-        setServerText({ name: err.messages.join(" ") });
+        showError(err.messages);
       }
     }
   };
