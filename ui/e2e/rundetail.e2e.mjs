@@ -93,11 +93,12 @@ export default async function rundetail({ server, browser, users: accounts, test
         const row = page.locator(`[data-testid=group-row][data-group-id="${bar.group.id}"]`);
         await row.waitFor();
         await row.locator("[data-testid=group-chart]").click();
-        await page.waitForSelector("[data-testid=chart-modal] svg .dataset-units");
-        // Click 1: the failure segment of the hour (series 2 with every rate shown).
+        // Click 1: the failure segment of the hour (series 2 with every rate shown). Attached is
+        // enough: empty segments of other series have no height, so "visible" may never come.
         const segment = page.locator(
           `[data-testid=chart-modal] .dataset-units.dataset-2 [data-point-index="${bar.hour}"]`,
         );
+        await segment.waitFor({ state: "attached" });
         await segment.click({ force: true });
         await page.waitForURL(/\/report\/drill\/\d+\/failure\/.*level=group/);
         const url = new URL(page.url());

@@ -54,9 +54,10 @@ function OpenModal({ title, onClose, size = "medium", role, children, label, tes
   const onKeyDown = (e: KeyboardEvent) => {
     const el = dialog.current;
     if (e.key !== "Tab" || !el) return;
+    // `summary`: a <details> inside a dialog (the chart modal's runs by hour) takes the focus too.
     const focusable = [
       ...el.querySelectorAll<HTMLElement>(
-        'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])',
+        'a[href], summary, button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])',
       ),
     ].filter((f) => f.offsetParent !== null || f === document.activeElement);
     if (focusable.length === 0) return;

@@ -219,3 +219,10 @@ export const VolumeIcon = (p: IconProps) => (
     <path d="M16.5 8.5a5 5 0 0 1 0 7" />
   </Svg>
 );
+
+export const ClockIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <circle cx="12" cy="13" r="8" />
+    <path d="M12 9v4l2.5 2.5M9.5 3h5" />
+  </Svg>
+);

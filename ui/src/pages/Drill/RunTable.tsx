@@ -73,6 +73,19 @@ export function RunTable(p: RunTableProps) {
           const name = r.testCaseName;
           return t`Run ${id}: ${name}`;
         }}
+        phoneHead={(r) => {
+          const id = r.runId;
+          return (
+            <Link
+              href={runPath(id, p.latency)}
+              class="button secondary run-open"
+              data-testid="run-open"
+              aria-label={t`Open run ${id}`}
+            >
+              {t`Open`}
+            </Link>
+          );
+        }}
         loading={p.loading}
         error={p.error}
       />

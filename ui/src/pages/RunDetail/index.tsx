@@ -8,7 +8,7 @@ import { downloadRecording, fetchRecording, useRun } from "../../api/queries/run
 import type { RunDetail, RunStep } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { AudioPlayer } from "../../components/AudioPlayer";
-import { DownloadIcon } from "../../components/icons";
+import { ClockIcon, DownloadIcon } from "../../components/icons";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { formatRunTime } from "../Dashboard/time";
 import { mos1, msAsSeconds, seconds2, slowerThan, statusKindOfId, statusKindOfResult } from "../Drill/format";
@@ -181,7 +181,7 @@ function Step({ step, latency, runId }: { step: RunStep; latency?: number; runId
         <StatusBadge kind={statusKindOfResult(r.status)} stopped={r.status === "stopped"} testId="step-status" />
         {slow ? (
           <span class="slow-tag" data-testid="slow-tag">
-            <span aria-hidden="true">⏱</span> {t`Slower than ${latency} sec`}
+            <ClockIcon size={16} /> {t`Slower than ${latency} sec`}
           </span>
         ) : null}
       </div>
