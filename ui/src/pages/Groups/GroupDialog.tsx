@@ -230,7 +230,7 @@ function GroupEditor({ initial, onDone, onCancel }: { initial: GroupForm; onDone
                     </th>
                     <th>{t`ID`}</th>
                     <th>{t`Test Case`}</th>
-                    <th>{t`IVR Application`}</th>
+                    <th class="ivr-col">{t`IVR Application`}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -249,7 +249,7 @@ function GroupEditor({ initial, onDone, onCancel }: { initial: GroupForm; onDone
                         </td>
                         <td>{r.id}</td>
                         <td>{r.name}</td>
-                        <td>{r.ivrName}</td>
+                        <td class="ivr-col">{r.ivrName}</td>
                       </tr>
                     );
                   })}
