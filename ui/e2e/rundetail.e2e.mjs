@@ -59,13 +59,34 @@ async function failingBar(server, token, date, zone) {
 /** The state of every player on the page: playing / paused / idle / loading. */
 const states = (page) => page.$$eval("[data-testid$=player]", (l) => l.map((e) => e.getAttribute("data-state")));
 
+/**
+ * addUser, again while SQLite answers "database is locked": the demo loads its history in the
+ * background and the CLI is a second writer that may find the file busy on a loaded machine.
+ */
+async function addUserRetrying(server, user) {
+  for (let i = 0; ; i++) {
+    try {
+      return addUser(server, user);
+    } catch (e) {
+      if (i >= 20 || !/database is locked/.test(String(e))) throw e;
+      await sleep(500);
+    }
+  }
+}
+
 export default async function rundetail({ server, browser, users: accounts, test }) {
   const { admin } = accounts;
-  const readOnlyAdmin = addUser(server, {
+  const readOnlyAdmin = await addUserRetrying(server, {
     username: "e2e-ro-admin-h8@example.com",
     password: "e2e-RoAdmin-pass-1",
     role: "admin",
     access: "read-only",
+  });
+  const restricted = await addUserRetrying(server, {
+    username: "e2e-nogroups-h8@example.com",
+    password: "e2e-NoGroups-pass-1",
+    role: "user",
+    access: "read-write",
   });
   // Just after the site's midnight there may be no manual run yet: schedule runs will do.
   await waitForDemoData(server, admin, { runsToday: false });
@@ -243,17 +264,21 @@ export default async function rundetail({ server, browser, users: accounts, test
     const day = dateAt(zone, new Date(Date.now() - 6 * 86400000));
     const groups = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json?.data ?? [];
     let found = null;
-    for (const g of groups.filter((x) => x.channel === "voice")) {
-      const r = await apiRequest(
-        server,
-        "GET",
-        `trs/v1/groups/${g.id}/runs?startDate=${day}&hrSlot=10&status=total&pageSize=200`,
-        { token },
-      );
-      const low = (r.json?.data?.content ?? []).filter((x) => x.mosCqIn !== null && x.mosCqIn < 3);
-      if (low.length) {
-        found = { group: g, run: low[0] };
-        break;
+    // The history arrives newest day first, in the background: wait (at most 3 min) for that day.
+    for (let i = 0; i < 360 && !found; i++) {
+      if (i) await sleep(500);
+      for (const g of groups.filter((x) => x.channel === "voice")) {
+        const r = await apiRequest(
+          server,
+          "GET",
+          `trs/v1/groups/${g.id}/runs?startDate=${day}&hrSlot=10&status=total&pageSize=200`,
+          { token },
+        );
+        const low = (r.json?.data?.content ?? []).filter((x) => x.mosCqIn !== null && x.mosCqIn < 3);
+        if (low.length) {
+          found = { group: g, run: low[0] };
+          break;
+        }
       }
     }
     assert(found, `runs with MOS below 3 on ${day} at 10:00`);
@@ -294,12 +319,6 @@ export default async function rundetail({ server, browser, users: accounts, test
     } finally {
       await closePage(page);
     }
-    const restricted = addUser(server, {
-      username: "e2e-nogroups-h8@example.com",
-      password: "e2e-NoGroups-pass-1",
-      role: "user",
-      access: "read-write",
-    });
     const groups = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json?.data ?? [];
     const runs = await apiRequest(server, "GET", `trs/v1/groups/${groups[0].id}/runs?startDate=${today}&pageSize=1`, {
       token,
