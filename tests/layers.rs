@@ -10,7 +10,18 @@ const RULES: &[(&str, &[&str])] = &[
     ("auth", &["domain", "store", "config"]),
     ("sso", &["domain", "store", "auth", "config"]),
     ("notify", &["domain", "store", "config"]),
-    ("api", &["domain", "store", "auth", "sso", "notify", "config", "telemetry"]),
+    (
+        "api",
+        &[
+            "domain",
+            "store",
+            "auth",
+            "sso",
+            "notify",
+            "config",
+            "telemetry",
+        ],
+    ),
 ];
 
 fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -382,6 +382,20 @@ async fn world() -> World {
             read,
         ),
         r(
+            "groupRuns",
+            M::GET,
+            format!("{t}/groups/{g}/runs?startDate={DATE}&hrSlot=9&status=failure"),
+            Body::None,
+            read,
+        ),
+        r(
+            "pageGroups",
+            M::GET,
+            format!("{t}/groups/page"),
+            Body::None,
+            read,
+        ),
+        r(
             "testRun",
             M::GET,
             format!("{t}/testruns/{run_id}"),

@@ -62,5 +62,7 @@ export default defineConfig({
   test: {
     environment: "node",
     include: ["src/**/*.test.ts", "src/**/*.test.tsx"],
+    // Component tests: these libraries import 'react', which must become preact/compat too.
+    server: { deps: { inline: [/@lingui\/react/, /@tanstack\/react-query/, /wouter/] } },
   },
 });

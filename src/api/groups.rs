@@ -4,18 +4,22 @@
 //! delete them.
 
 use poem::web::Data;
-use poem_openapi::param::Path;
+use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope};
+use super::envelope::{ApiError, ApiResult, Envelope, Page};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
+use crate::domain::page::Sort;
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::Channel;
-use crate::store::catalog::{self, CaseRef, GroupDraft, GroupSummary};
+use crate::store::catalog::{self, CaseRef, GroupDraft, GroupFilter, GroupSortField, GroupSummary};
+
+/// Page size of the settings list of groups when none is given (spec §9).
+pub const GROUP_PAGE_SIZE: u32 = 10;
 
 pub struct GroupsApi;
 
@@ -175,6 +179,64 @@ impl GroupsApi {
         Ok(Envelope::ok(
             groups.into_iter().map(GroupItem::from).collect(),
         ))
+    }
+
+    /// One page of the groups the caller may see (the settings list): `search` matches a
+    /// part of the name (any case) or the id.
+    #[oai(path = "/groups/page", method = "get", operation_id = "pageGroups")]
+    async fn page(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Groups per page, 1 to 1000 (default 10).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+        /// Part of the name, without case, or the id.
+        search: Query<Option<String>>,
+        /// `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
+        /// (default `id,desc`).
+        sort: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Page<GroupItem>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, GROUP_PAGE_SIZE, &mut p);
+        let sort = params::sort(
+            sort.0.as_deref(),
+            GroupSortField::parse,
+            Sort {
+                field: GroupSortField::Id,
+                descending: true,
+            },
+            &mut p,
+        );
+        if search
+            .0
+            .as_ref()
+            .is_some_and(|s| s.chars().count() > catalog::MAX_NAME)
+        {
+            p.push(
+                "search",
+                Rule::Invalid,
+                format!("search is longer than {} characters.", catalog::MAX_NAME),
+            );
+        }
+        p.check()?;
+        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let filter = GroupFilter {
+            search: search
+                .0
+                .map(|s| s.trim().to_lowercase())
+                .filter(|s| !s.is_empty()),
+            sort,
+        };
+        let groups = state
+            .store
+            .page_groups(caller.scope(), filter, page)
+            .await?;
+        Ok(Page::ok(groups))
     }
 
     /// One group with its test cases.

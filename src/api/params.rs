@@ -168,6 +168,22 @@ pub fn sort<F: Copy>(
     }
 }
 
+/// `hrSlot`: a local hour slot 0 to 23, `None` when absent.
+pub fn hour_slot(v: Option<i64>, p: &mut Problems) -> Option<Option<u32>> {
+    match v {
+        None => Some(None),
+        Some(h @ 0..=23) => Some(Some(h as u32)),
+        Some(h) => {
+            p.push(
+                "hrSlot",
+                Rule::Invalid,
+                format!("hrSlot {h} must be an hour between 0 and 23."),
+            );
+            None
+        }
+    }
+}
+
 /// `status` of the run list: the drill statuses of the spec plus the engine's, as stored
 /// status codes `lo..=hi` (0 pass, 1 warn, 2 fail, 3 stopped).
 pub fn status_range(v: Option<&str>, p: &mut Problems) -> Option<(u8, u8)> {

@@ -9,11 +9,12 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::{ApiError, ApiResult, Envelope, Page};
 use super::guard::Auth;
 use super::params;
+use super::users::GroupRef;
 use super::AppState;
 use crate::domain::buckets;
 use crate::domain::caller::Need;
-use crate::domain::rules::Problems;
-use crate::store::runs::{RunDetail, RunFilter, RunRow, SegmentDetail, StepDetail};
+use crate::domain::rules::{Problems, Rule};
+use crate::store::runs::{GroupRunFilter, RunDetail, RunFilter, RunRow, SegmentDetail, StepDetail};
 
 pub struct RunsApi;
 
@@ -50,6 +51,8 @@ pub struct RunDetailItem {
     pub channel: String,
     pub ivr_id: i64,
     pub ivr_name: String,
+    /// The test case's groups the caller may see, by name.
+    pub groups: Vec<GroupRef>,
     /// Id of the call recording (null when none).
     pub recording_id: Option<String>,
     /// Download of the call recording, relative to `api/trs/v1/` (`recordings/{id}`);
@@ -139,6 +142,14 @@ impl From<RunDetail> for RunDetailItem {
             channel: d.channel.as_str().into(),
             ivr_id: d.ivr_id,
             ivr_name: d.ivr_name,
+            groups: d
+                .groups
+                .into_iter()
+                .map(|g| GroupRef {
+                    id: g.id,
+                    name: g.name,
+                })
+                .collect(),
             recording_url: d.recording_id.as_deref().map(recording_url),
             recording_id: d.recording_id,
             segments: d.segments.into_iter().map(SegmentItem::from).collect(),
@@ -240,6 +251,77 @@ impl RunsApi {
         };
         let found = state.store.case_runs(caller.scope(), filter, page).await?;
         let runs = params::visible(found, format_args!("Test case {}", id.0))?;
+        Ok(Page::ok(runs))
+    }
+
+    /// Runs of the group's test cases that started on site-local dates
+    /// `startDate`..`endDate` (default: `startDate`), or in local hour slot `hrSlot` of
+    /// `startDate`, newest first, one page at a time: the runs behind a dashboard bar.
+    #[oai(path = "/groups/:id/runs", method = "get", operation_id = "groupRuns")]
+    #[allow(clippy::too_many_arguments)]
+    async fn group_runs(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        /// `YYYY-MM-DD`, site-local.
+        #[oai(name = "startDate")]
+        start_date: Query<String>,
+        /// `YYYY-MM-DD`, site-local; at most 400 days after startDate; not with hrSlot.
+        #[oai(name = "endDate")]
+        end_date: Query<Option<String>>,
+        /// Local hour slot 0 to 23 of startDate (as the dashboard's hourly chart counts).
+        #[oai(name = "hrSlot")]
+        hr_slot: Query<Option<i64>>,
+        /// Page number, 0-based, 0 to 1000000 (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Runs per page, 1 to 1000 (default 100).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+        /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
+        /// `stopped` or `total` (default: all).
+        status: Query<Option<String>>,
+        /// Only runs of this type: `Manual` or `Schedule` (default: both).
+        #[oai(name = "caseRunType")]
+        case_run_type: Query<Option<String>>,
+    ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
+        let hour = params::hour_slot(hr_slot.0, &mut p);
+        let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
+        let status = params::status_range(status.0.as_deref(), &mut p);
+        let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
+        if let (Some(Some(_)), Some((from, to))) = (hour, range) {
+            if from != to {
+                p.push(
+                    "hrSlot",
+                    Rule::Invalid,
+                    "hrSlot needs a single date (no endDate after startDate).",
+                );
+            }
+        }
+        p.check()?;
+        let (Some((from, to)), Some(hour), Some(page), Some(status), Some(run_type)) =
+            (range, hour, page, status, run_type)
+        else {
+            return Err(ApiError::bad_request("Bad parameters."));
+        };
+        let tz = state.config.tz();
+        let (from_ms, to_ms) = match hour {
+            Some(h) => buckets::local_hour_range_ms(tz, from, h),
+            None => buckets::local_range_ms(tz, from, to),
+        };
+        let filter = GroupRunFilter {
+            group_id: id.0,
+            from_ms,
+            to_ms,
+            status,
+            run_type: run_type.map_or((0, 1), |t| (t.code(), t.code())),
+        };
+        let found = state.store.group_runs(caller.scope(), filter, page).await?;
+        let runs = params::visible(found, format_args!("Group {}", id.0))?;
         Ok(Page::ok(runs))
     }
 

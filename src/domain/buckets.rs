@@ -34,7 +34,11 @@ pub fn local_slot(tz: Tz, utc_ms: i64) -> (i32, u8) {
 /// The first instant (ms since the epoch) whose local date is `date`. Local midnight
 /// normally; when a zone skips midnight itself, the first local time that exists.
 pub fn local_day_start_ms(tz: Tz, date: NaiveDate) -> i64 {
-    let midnight = date.and_hms_opt(0, 0, 0).unwrap_or(NaiveDateTime::MIN);
+    local_start_ms(tz, date.and_hms_opt(0, 0, 0).unwrap_or(NaiveDateTime::MIN))
+}
+
+/// The first instant whose local time is `at` or later (the earlier of a repeated time).
+fn local_start_ms(tz: Tz, midnight: NaiveDateTime) -> i64 {
     let mut t = midnight;
     // Gaps are at most a few hours; walk forward a minute at a time until a local time exists.
     for _ in 0..(24 * 60) {
@@ -51,6 +55,17 @@ pub fn local_day_start_ms(tz: Tz, date: NaiveDate) -> i64 {
 pub fn local_range_ms(tz: Tz, from: NaiveDate, to: NaiveDate) -> (i64, i64) {
     let end = to.succ_opt().unwrap_or(to);
     (local_day_start_ms(tz, from), local_day_start_ms(tz, end))
+}
+
+/// The UTC range `[start, end)` in ms of the runs counted in local hour slot `hour` (0-23)
+/// of `date`: empty for an hour the clocks skipped, both passes of an hour they repeated.
+pub fn local_hour_range_ms(tz: Tz, date: NaiveDate, hour: u32) -> (i64, i64) {
+    let at = |h: u32| match date.and_hms_opt(h, 0, 0) {
+        Some(t) => local_start_ms(tz, t),
+        None => local_day_start_ms(tz, date.succ_opt().unwrap_or(date)),
+    };
+    let start = at(hour);
+    (start, at(hour + 1).max(start))
 }
 
 /// The label of an hour slot: `YYYY-MM-DDTHH:00:00`, local.
@@ -71,6 +86,44 @@ pub fn parse_date(s: &str) -> Option<NaiveDate> {
 mod tests {
     use super::*;
     use chrono_tz::America::Toronto;
+
+    #[test]
+    fn hour_ranges_follow_the_clocks() {
+        let d = |s: &str| parse_date(s).unwrap();
+        let m = |s: &str| ms(s);
+        assert_eq!(
+            local_hour_range_ms(Toronto, d("2026-01-15"), 14),
+            (m("2026-01-15T19:00:00Z"), m("2026-01-15T20:00:00Z"))
+        );
+        assert_eq!(
+            local_hour_range_ms(Toronto, d("2026-01-15"), 23),
+            (m("2026-01-16T04:00:00Z"), m("2026-01-16T05:00:00Z"))
+        );
+        // Spring forward: 02:00 does not exist.
+        let (a, b) = local_hour_range_ms(Toronto, d("2026-03-08"), 2);
+        assert_eq!(a, b);
+        // Fall back: 01:00 happens twice, both in the slot.
+        assert_eq!(
+            local_hour_range_ms(Toronto, d("2026-11-01"), 1),
+            (m("2026-11-01T05:00:00Z"), m("2026-11-01T07:00:00Z"))
+        );
+        for h in 0..24 {
+            let (_, end) = local_hour_range_ms(Toronto, d("2026-11-01"), h);
+            let (start, _) = local_hour_range_ms(Toronto, d("2026-11-01"), h + 1);
+            if h < 23 {
+                assert_eq!(end, start);
+            }
+            let (s, e) = local_hour_range_ms(Toronto, d("2026-11-01"), h);
+            assert!(s <= e);
+            if s < e {
+                assert_eq!(
+                    local_slot(Toronto, s),
+                    (day_number(d("2026-11-01")), h as u8)
+                );
+                assert_eq!(local_slot(Toronto, e - 1).1, h as u8);
+            }
+        }
+    }
 
     fn ms(rfc3339: &str) -> i64 {
         chrono::DateTime::parse_from_rfc3339(rfc3339)

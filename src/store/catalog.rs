@@ -9,6 +9,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
+use crate::domain::page::{Page, PageRequest, Sort};
 use crate::domain::rules::{FieldError, Rule};
 use crate::domain::run::Channel;
 
@@ -19,6 +20,14 @@ pub const MAX_NAME: usize = 200;
 pub trait CatalogStore {
     /// Groups the scope may see, ordered by name, with their test case and IVR counts.
     async fn list_groups(&self, scope: Scope) -> StoreResult<Vec<GroupSummary>>;
+    /// One page of the groups the scope may see whose name contains `filter.search`
+    /// (any case) or whose id is it, in `filter.sort` order, and how many match.
+    async fn page_groups(
+        &self,
+        scope: Scope,
+        filter: GroupFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<GroupSummary>>;
     /// One group with its test cases, when it exists and the scope may see it.
     async fn group(&self, scope: Scope, id: i64) -> StoreResult<Visibility<GroupDetail>>;
     /// Creates a group of existing test cases of its channel (a `testCases` problem when
@@ -39,6 +48,15 @@ pub trait CatalogStore {
 impl CatalogStore for Sqlite {
     async fn list_groups(&self, scope: Scope) -> StoreResult<Vec<GroupSummary>> {
         self.read(move |c| list_groups(c, scope)).await
+    }
+    async fn page_groups(
+        &self,
+        scope: Scope,
+        filter: GroupFilter,
+        page: PageRequest,
+    ) -> StoreResult<Page<GroupSummary>> {
+        self.read(move |c| page_groups(c, scope, &filter, page))
+            .await
     }
     async fn group(&self, scope: Scope, id: i64) -> StoreResult<Visibility<GroupDetail>> {
         self.read(move |c| {
@@ -96,6 +114,33 @@ impl CatalogStore for Sqlite {
     async fn alert_statuses(&self) -> StoreResult<Vec<AlertStatus>> {
         self.read(alert_statuses).await
     }
+}
+
+/// Columns the group list sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupSortField {
+    Id,
+    Name,
+    CaseCount,
+}
+
+impl GroupSortField {
+    pub fn parse(s: &str) -> Option<GroupSortField> {
+        match s {
+            "id" => Some(GroupSortField::Id),
+            "name" => Some(GroupSortField::Name),
+            "caseCount" => Some(GroupSortField::CaseCount),
+            _ => None,
+        }
+    }
+}
+
+/// Which groups the settings list shows, and in what order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupFilter {
+    /// Trimmed, lowercase; `None` for all.
+    pub search: Option<String>,
+    pub sort: Sort<GroupSortField>,
 }
 
 /// A checked group as an administrator saves it (the name rules are the API's).
@@ -257,6 +302,59 @@ fn list_groups(conn: &Connection, scope: Scope) -> StoreResult<Vec<GroupSummary>
         })?
         .collect::<Result<_, _>>()?;
     Ok(rows)
+}
+
+/// One page of the groups the scope may see, filtered and sorted, with the total.
+fn page_groups(
+    conn: &Connection,
+    scope: Scope,
+    f: &GroupFilter,
+    page: PageRequest,
+) -> StoreResult<Page<GroupSummary>> {
+    let user = match scope {
+        Scope::All => None,
+        Scope::User(u) => Some(u),
+    };
+    let search = f.search.as_deref().map(str::to_lowercase);
+    const WHERE: &str =
+        "(?1 IS NULL OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = ?1))
+        AND (?2 IS NULL OR instr(lower(g.name), ?2) > 0 OR CAST(g.id AS TEXT) = ?2)";
+    let total: i64 = conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM test_case_groups g WHERE {WHERE}"
+        ))?
+        .query_row(params![user, search], |r| r.get(0))?;
+    let dir = if f.sort.descending { "DESC" } else { "ASC" };
+    let order = match f.sort.field {
+        GroupSortField::Id => format!("g.id {dir}"),
+        GroupSortField::Name => format!("g.name COLLATE NOCASE {dir}, g.id {dir}"),
+        GroupSortField::CaseCount => format!("case_count {dir}, g.id {dir}"),
+    };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT g.id, g.name, g.channel,
+                (SELECT count(*) FROM group_cases gc WHERE gc.group_id = g.id) AS case_count,
+                (SELECT count(DISTINCT tc.ivr_id) FROM group_cases gc
+                   JOIN test_cases tc ON tc.id = gc.test_case_id WHERE gc.group_id = g.id)
+           FROM test_case_groups g
+          WHERE {WHERE}
+          ORDER BY {order}
+          LIMIT ?3 OFFSET ?4"
+    ))?;
+    let items = stmt
+        .query_map(params![user, search, page.size, page.offset()], |r| {
+            Ok(GroupSummary {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                channel: channel_of(&r.get::<_, String>(2)?)?,
+                case_count: r.get(3)?,
+                ivr_count: r.get(4)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(Page {
+        items,
+        total: total.max(0) as u64,
+    })
 }
 
 /// One group with its test cases (ordered by name), or `None`.

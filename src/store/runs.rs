@@ -9,7 +9,7 @@ use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::Digest;
 
-use super::catalog::{case_visibility, channel_of, status_texts};
+use super::catalog::{case_visibility, channel_of, group_visibility, status_texts};
 use super::rollups::{self, Deltas, RunFacts};
 use super::run_detail::{self, StoredResult};
 use super::{now_secs, Sqlite, StoreError, StoreResult};
@@ -39,6 +39,15 @@ pub trait RunStore {
     /// Run `id` with its segments and steps, when it exists and the scope may see its test
     /// case.
     async fn run(&self, scope: Scope, id: i64) -> StoreResult<Visibility<RunDetail>>;
+    /// One page of the runs of the test cases of group `filter.group_id` matching
+    /// `filter`, newest first, when the group exists and the scope may see it (the runs
+    /// behind a dashboard bar).
+    async fn group_runs(
+        &self,
+        scope: Scope,
+        filter: GroupRunFilter,
+        page: PageRequest,
+    ) -> StoreResult<Visibility<Page<RunRow>>>;
     /// Rebuilds the rollups from the stored runs in time zone `tz`; returns how many runs
     /// were counted.
     async fn rebuild_rollups(&self, tz: Tz) -> StoreResult<u64>;
@@ -80,9 +89,28 @@ impl RunStore for Sqlite {
             };
             Ok(match case_visibility(c, scope, case)? {
                 Visibility::Visible(()) => match get(c, id)? {
-                    Some(d) => Visibility::Visible(d),
+                    Some(mut d) => {
+                        d.groups = case_groups(c, scope, case)?;
+                        Visibility::Visible(d)
+                    }
                     None => Visibility::Missing,
                 },
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            })
+        })
+        .await
+    }
+
+    async fn group_runs(
+        &self,
+        scope: Scope,
+        filter: GroupRunFilter,
+        page: PageRequest,
+    ) -> StoreResult<Visibility<Page<RunRow>>> {
+        self.read(move |c| {
+            Ok(match group_visibility(c, scope, filter.group_id)? {
+                Visibility::Visible(()) => Visibility::Visible(list_group(c, &filter, page)?),
                 Visibility::Hidden => Visibility::Hidden,
                 Visibility::Missing => Visibility::Missing,
             })
@@ -588,6 +616,27 @@ pub struct RunFilter {
     pub run_type: (u8, u8),
 }
 
+/// Which runs of a group's test cases to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupRunFilter {
+    pub group_id: i64,
+    /// UTC ms, inclusive.
+    pub from_ms: i64,
+    /// UTC ms, exclusive.
+    pub to_ms: i64,
+    /// Stored status codes `lo..=hi` (0 pass, 1 warn, 2 fail, 3 stopped).
+    pub status: (u8, u8),
+    /// Run type codes `lo..=hi` (0 Manual, 1 Schedule).
+    pub run_type: (u8, u8),
+}
+
+/// A group a run's test case belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupName {
+    pub id: i64,
+    pub name: String,
+}
+
 /// A run as lists show it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRow {
@@ -680,6 +729,99 @@ fn list(conn: &Connection, f: &RunFilter, page: PageRequest) -> StoreResult<Page
     })
 }
 
+/// One page of the filtered runs of a group's test cases, newest first, and how many match.
+/// Each test case's runs are read through `test_runs_case_time`, so an hour of a large
+/// group reads only that hour's rows.
+fn list_group(
+    conn: &Connection,
+    f: &GroupRunFilter,
+    page: PageRequest,
+) -> StoreResult<Page<RunRow>> {
+    let texts = status_texts(conn)?;
+    const WHERE: &str =
+        "r.test_case_id IN (SELECT test_case_id FROM group_cases WHERE group_id = ?1)
+            AND r.run_time >= ?2 AND r.run_time < ?3
+            AND r.status BETWEEN ?4 AND ?5 AND r.run_type BETWEEN ?6 AND ?7";
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM test_runs r WHERE {WHERE}"))?
+        .query_row(
+            params![
+                f.group_id,
+                f.from_ms,
+                f.to_ms,
+                f.status.0,
+                f.status.1,
+                f.run_type.0,
+                f.run_type.1
+            ],
+            |r| r.get(0),
+        )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.duration_ms, r.status,
+                r.run_type, r.mos
+           FROM test_runs r JOIN test_cases tc ON tc.id = r.test_case_id
+          WHERE {WHERE}
+          ORDER BY r.run_time DESC, r.id DESC
+          LIMIT ?8 OFFSET ?9"
+    ))?;
+    let rows = stmt
+        .query_map(
+            params![
+                f.group_id,
+                f.from_ms,
+                f.to_ms,
+                f.status.0,
+                f.status.1,
+                f.run_type.0,
+                f.run_type.1,
+                page.size,
+                page.offset()
+            ],
+            |r| {
+                let status = RunStatus::from_code(r.get(5)?).unwrap_or(RunStatus::Fail);
+                Ok(RunRow {
+                    id: r.get(0)?,
+                    test_case_id: r.get(1)?,
+                    test_case_name: r.get(2)?,
+                    run_time: ms_to_time(r.get(3)?),
+                    duration_ms: r.get(4)?,
+                    status,
+                    run_type: RunType::from_code(r.get(6)?).unwrap_or(RunType::Manual),
+                    mos: r.get(7)?,
+                    status_text: status_text(&texts, status),
+                })
+            },
+        )?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Page {
+        items: rows,
+        total: total.max(0) as u64,
+    })
+}
+
+/// The groups of test case `case` the scope may see, by name.
+fn case_groups(conn: &Connection, scope: Scope, case: i64) -> StoreResult<Vec<GroupName>> {
+    let user = match scope {
+        Scope::All => None,
+        Scope::User(u) => Some(u),
+    };
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.id, g.name FROM group_cases gc JOIN test_case_groups g ON g.id = gc.group_id
+          WHERE gc.test_case_id = ?1
+            AND (?2 IS NULL OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = ?2))
+          ORDER BY g.name COLLATE NOCASE, g.id",
+    )?;
+    let rows = stmt
+        .query_map(params![case, user], |r| {
+            Ok(GroupName {
+                id: r.get(0)?,
+                name: r.get(1)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
 /// One run with everything the run-detail screen shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunDetail {
@@ -687,6 +829,8 @@ pub struct RunDetail {
     pub channel: Channel,
     pub ivr_id: i64,
     pub ivr_name: String,
+    /// The test case's groups the reader may see, by name.
+    pub groups: Vec<GroupName>,
     /// Public id of the call recording.
     pub recording_id: Option<String>,
     pub segments: Vec<SegmentDetail>,
@@ -814,6 +958,7 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
         channel,
         ivr_id,
         ivr_name,
+        groups: Vec::new(),
         recording_id,
         segments,
     }))

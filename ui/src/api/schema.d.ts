@@ -215,6 +215,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trs/v1/groups/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One page of the groups the caller may see (the settings list): `search` matches a
+         *     part of the name (any case) or the id.
+         */
+        get: operations["pageGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/trs/v1/groups/{id}": {
         parameters: {
             query?: never;
@@ -370,6 +390,27 @@ export interface paths {
          *     (default: `startDate`), newest first, one page at a time.
          */
         get: operations["testCaseRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the group's test cases that started on site-local dates
+         *     `startDate`..`endDate` (default: `startDate`), or in local hour slot `hrSlot` of
+         *     `startDate`, newest first, one page at a time: the runs behind a dashboard bar.
+         */
+        get: operations["groupRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1080,6 +1121,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_Distribution"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_GroupItem
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_GroupItem: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_GroupItem"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1838,6 +1892,16 @@ export interface components {
             totalElements: number;
         };
         /**
+         * Page_GroupItem
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_GroupItem: {
+            content: components["schemas"]["GroupItem"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
          * Page_Notification
          * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
          *     `pageSize`, `totalElements` counts every item.
@@ -2071,6 +2135,8 @@ export interface components {
             /** Format: int64 */
             ivrId: number;
             ivrName: string;
+            /** @description The test case's groups the caller may see, by name. */
+            groups: components["schemas"]["GroupRef"][];
             /** @description Id of the call recording (null when none). */
             recordingId?: string;
             /**
@@ -3722,6 +3788,134 @@ export interface operations {
             };
         };
     };
+    pageGroups: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Groups per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description Part of the name, without case, or the id. */
+                search?: string;
+                /**
+                 * @description `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
+                 *     (default `id,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_GroupItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getGroup: {
         parameters: {
             query?: never;
@@ -4808,6 +5002,142 @@ export interface operations {
                 startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
+                /** @description Page number, 0-based, 0 to 1000000 (default 0). */
+                pageNo?: number;
+                /** @description Runs per page, 1 to 1000 (default 100). */
+                pageSize?: number;
+                /**
+                 * @description Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
+                 *     `stopped` or `total` (default: all).
+                 */
+                status?: string;
+                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupRuns: {
+        parameters: {
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate; not with hrSlot. */
+                endDate?: string;
+                /** @description Local hour slot 0 to 23 of startDate (as the dashboard's hourly chart counts). */
+                hrSlot?: number;
                 /** @description Page number, 0-based, 0 to 1000000 (default 0). */
                 pageNo?: number;
                 /** @description Runs per page, 1 to 1000 (default 100). */

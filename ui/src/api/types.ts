@@ -21,6 +21,17 @@ export type ClientAppHealth = Schema<"ClientAppItem">;
 export type StatusFlag = Schema<"StatusItem">;
 export type ComponentPresence = Schema<"ComponentItem">;
 
+export type RunItem = Schema<"RunItem">;
+export type RunPage = Schema<"Page_RunItem">;
+export type RunDetail = Schema<"RunDetailItem">;
+export type RunSegment = Schema<"SegmentItem">;
+export type RunStep = Schema<"StepItem">;
+export type GroupDetail = Schema<"GroupDetail">;
+export type GroupSave = Schema<"GroupSave">;
+export type GroupPage = Schema<"Page_GroupItem">;
+export type TestCaseRef = Schema<"CaseItem">;
+export type Ivr = Schema<"IvrItem">;
+
 export type User = Schema<"User">;
 export type UserSave = Schema<"UserSave">;
 export type GroupRef = Schema<"GroupRef">;
@@ -48,5 +59,4 @@ export type LatencyThreshold = Schema<"LatencyThreshold">;
 export type LatencyReport = Schema<"LatencyReport">;
 export type LatencyByHr = Schema<"LatencyByHr">;
 export type MosRow = Schema<"MosRow">;
-export type RunItem = Schema<"RunItem">;
 export type RunItemPage = Schema<"Page_RunItem">;

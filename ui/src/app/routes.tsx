@@ -8,16 +8,18 @@ import { LoginPage } from "../pages/Login";
 
 // The sign-in page and the dashboard (where a sign-in lands) come with the first script; the
 // settings screens are loaded when first opened, each in its own file.
-const settings = (list: "AlertSettingsPage" | "TestCaseGroupsPage") =>
-  lazy(() => import("../pages/Settings").then((m) => ({ default: m[list] })));
-const AlertSettingsPage = settings("AlertSettingsPage");
-const TestCaseGroupsPage = settings("TestCaseGroupsPage");
+const AlertSettingsPage = lazy(() => import("../pages/Settings").then((m) => ({ default: m.AlertSettingsPage })));
+const TestCaseGroupsPage = lazy(() =>
+  import("../pages/Groups/ListPage").then((m) => ({ default: m.TestCaseGroupsPage })),
+);
 const DistributionListsPage = lazy(() =>
   import("../pages/Distributions/ListPage").then((m) => ({ default: m.DistributionListPage })),
 );
 const DistributionEditPage = lazy(() =>
   import("../pages/Distributions/EditPage").then((m) => ({ default: m.DistributionEditPage })),
 );
+const DrillPage = lazy(() => import("../pages/Drill").then((m) => ({ default: m.DrillPage })));
+const RunDetailPage = lazy(() => import("../pages/RunDetail").then((m) => ({ default: m.RunDetailPage })));
 const UsersListPage = lazy(() => import("../pages/Users/ListPage").then((m) => ({ default: m.UsersListPage })));
 const reports = (page: "ReportsListPage" | "ReportEditPage" | "ReportViewPage" | "LatencyRunsPage" | "MosRunsPage") =>
   lazy(() => import("../pages/Reports").then((m) => ({ default: m[page] })));
@@ -61,4 +63,11 @@ export const routes: RouteDef[] = [
   { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected" },
   { path: "/users/:id", component: UserEditPage, access: "protected" },
   { path: "/report/distribution/:id", component: DistributionEditPage, access: "protected" },
+  // The runs behind a number and one run (spec §2; pages/Drill/links.ts builds these).
+  {
+    path: "/report/drill/:entityId/:status/:periodStart/:periodEnd/:reportId?/:latency?",
+    component: DrillPage,
+    access: "protected",
+  },
+  { path: "/report/run/:runId/:latency?", component: RunDetailPage, access: "protected" },
 ];

@@ -36,6 +36,8 @@ export interface DataTableProps<Row, Id extends string | number> {
   onSelected?: (ids: Id[]) => void;
   /** Row actions (edit, delete), last column. */
   actions?: (row: Row) => ComponentChildren;
+  /** On a phone, shown in each row's head beside the toggle (e.g. a link to the row's page). */
+  phoneHead?: (row: Row) => ComponentChildren;
   testId?: string;
 }
 
@@ -126,6 +128,7 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
                     <span>{p.rowLabel(row)}</span>
                     <ChevronDownIcon size={16} class={`chevron ${open ? "up" : ""}`} />
                   </button>
+                  {p.phoneHead ? p.phoneHead(row) : null}
                 </div>
                 {open ? (
                   <dl class="accordion-body">

@@ -54,11 +54,16 @@ function OpenModal({ title, onClose, size = "medium", role, children, label, tes
   const onKeyDown = (e: KeyboardEvent) => {
     const el = dialog.current;
     if (e.key !== "Tab" || !el) return;
+    // `summary`: a <details> inside a dialog (the chart modal's runs by hour) takes the focus
+    // too; what a closed <details> holds is not shown but keeps an offsetParent in Chromium.
     const focusable = [
       ...el.querySelectorAll<HTMLElement>(
-        'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])',
+        'a[href], summary, button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])',
       ),
-    ].filter((f) => f.offsetParent !== null || f === document.activeElement);
+    ].filter(
+      (f) =>
+        (f.offsetParent !== null && !f.closest("details:not([open]) > :not(summary)")) || f === document.activeElement,
+    );
     if (focusable.length === 0) return;
     const first = focusable[0];
     const last = focusable[focusable.length - 1];

@@ -12,9 +12,11 @@ export interface PagerProps {
   total: number;
   onPage: (page: number) => void;
   onSize: (size: number) => void;
+  /** With it, the size select is left out (a list of a fixed page size). */
+  fixedSize?: boolean;
 }
 
-export function Pager({ page, size, total, onPage, onSize }: PagerProps) {
+export function Pager({ page, size, total, onPage, onSize, fixedSize }: PagerProps) {
   const { t, i18n } = useLingui();
   const id = useId();
   const pages = pageCount(total, size);
@@ -24,16 +26,18 @@ export function Pager({ page, size, total, onPage, onSize }: PagerProps) {
   const count = i18n.number(total);
   return (
     <div class="pager" data-testid="pager">
-      <label class="pager-size" for={`${id}-size`}>
-        <span>{t`Items per page`}</span>
-        <select id={`${id}-size`} value={size} onChange={(e) => onSize(Number(e.currentTarget.value))}>
-          {PAGE_SIZES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
+      {fixedSize ? null : (
+        <label class="pager-size" for={`${id}-size`}>
+          <span>{t`Items per page`}</span>
+          <select id={`${id}-size`} value={size} onChange={(e) => onSize(Number(e.currentTarget.value))}>
+            {PAGE_SIZES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <div class="pager-pages">
         <button
           type="button"

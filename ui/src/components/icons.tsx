@@ -182,3 +182,47 @@ export const LogoIcon = (p: IconProps) => (
     <path d="M6 12.5h2.5l1.8-4 3 8 1.9-4H18" />
   </Svg>
 );
+
+export const PlayIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M7 5v14l12-7z" fill="currentColor" />
+  </Svg>
+);
+
+export const PauseIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M8 5v14M16 5v14" stroke-width="3" />
+  </Svg>
+);
+
+export const StopIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="6" y="6" width="12" height="12" rx="1.5" fill="currentColor" />
+  </Svg>
+);
+
+export const ForwardIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 6l8 6-8 6zM12 6l8 6-8 6z" fill="currentColor" />
+  </Svg>
+);
+
+export const DownloadIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M12 4v11M7 10l5 5 5-5M5 20h14" />
+  </Svg>
+);
+
+export const VolumeIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M4 9h4l5-4v14l-5-4H4z" />
+    <path d="M16.5 8.5a5 5 0 0 1 0 7" />
+  </Svg>
+);
+
+export const ClockIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <circle cx="12" cy="13" r="8" />
+    <path d="M12 9v4l2.5 2.5M9.5 3h5" />
+  </Svg>
+);

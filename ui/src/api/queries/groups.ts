@@ -1,8 +1,19 @@
 // Test case groups, their health and their metrics (spec §7 'Groups and metrics').
-import { queryOptions, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { createGate } from "../../lib/gate";
 import { api, type RequestOptions } from "../index";
-import type { ChannelHealth, Group, GroupMetric, GroupRef, RecentStatus, RunType } from "../types";
+import type {
+  ChannelHealth,
+  Group,
+  GroupDetail,
+  GroupMetric,
+  GroupPage,
+  GroupRef,
+  GroupSave,
+  Ivr,
+  RecentStatus,
+  RunType,
+} from "../types";
 
 export const groupKeys = {
   all: ["groups"] as const,
@@ -74,4 +85,81 @@ export function useGroupChoices() {
     ...groupsQuery({ background: true }),
     select: (groups): GroupRef[] => groups.map((g) => ({ id: g.id, name: g.name })),
   });
+}
+
+// The test case groups editor (Settings, list 2): the paged list, one group, IVR applications
+// with their test cases, save and delete. Mutations refresh every group query (the dashboard's
+// list included).
+
+export type GroupSortField = "id" | "name" | "caseCount";
+
+export interface GroupListParams {
+  /** 0-based, as the server counts. */
+  pageNo: number;
+  pageSize: number;
+  search: string;
+  sort: { field: GroupSortField; dir: "asc" | "desc" };
+}
+
+export const groupEditKeys = {
+  pages: () => [...groupKeys.all, "page"] as const,
+  page: (p: GroupListParams) => [...groupEditKeys.pages(), p] as const,
+  detail: (id: number) => [...groupKeys.all, "detail", id] as const,
+  ivrs: () => ["ivrs"] as const,
+};
+
+/** One page of groups; the page shown stays while the next one loads. */
+export function usePagedGroups(p: GroupListParams) {
+  return useQuery({
+    queryKey: groupEditKeys.page(p),
+    queryFn: ({ signal }) =>
+      api.get<GroupPage>("trs/v1/groups/page", {
+        signal,
+        query: {
+          pageNo: p.pageNo,
+          pageSize: p.pageSize,
+          search: p.search || undefined,
+          sort: `${p.sort.field},${p.sort.dir}`,
+        },
+      }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One group with its test cases; id 0 (a new group) asks for nothing. */
+export function useGroup(id: number) {
+  return useQuery({
+    queryKey: groupEditKeys.detail(id),
+    queryFn: ({ signal }) => api.get<GroupDetail>(`trs/v1/groups/${id}`, { signal }),
+    enabled: id > 0,
+    staleTime: 0,
+  });
+}
+
+/** IVR applications (and chatbots) with their test cases. */
+export function useIvrs() {
+  return useQuery({
+    queryKey: groupEditKeys.ivrs(),
+    queryFn: ({ signal }) => api.get<Ivr[]>("trs/v1/ivrs", { signal }),
+  });
+}
+
+/** Creates (no id) or updates a group; field failures are shown by the form. */
+export function useSaveGroup() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: GroupSave) =>
+      body.id
+        ? api.put<GroupDetail>(`trs/v1/groups/${body.id}`, body, { quiet: true })
+        : api.post<GroupDetail>("trs/v1/groups", body, { quiet: true }),
+    onSuccess: (g) => {
+      qc.setQueryData(groupEditKeys.detail(g.id), g);
+      return qc.invalidateQueries({ queryKey: groupKeys.all });
+    },
+  });
+}
+
+/** Deletes one group: resolves true when the server said OK. */
+export function deleteGroup(id: number): Promise<boolean> {
+  return api.del<boolean>(`trs/v1/groups/${id}`).then((ok) => ok === true);
 }

@@ -29,6 +29,19 @@ export interface HourlyStackedBarChartProps {
   line?: boolean;
   /** Fixed y-axis ticks (MOS: 1 to 5). */
   yTicks?: number[];
+  /** A click on a bar segment: its slot index and series index (in `series`). */
+  onBarClick?: (index: number, series: number) => void;
+}
+
+/** The slot and series of a clicked bar segment of a frappe-charts bar chart, if it was one. */
+export function barAt(target: EventTarget | null): { index: number; series: number } | null {
+  const el = target instanceof Element ? target : null;
+  const bar = el?.closest("[data-point-index]");
+  const layer = bar?.closest(".dataset-units");
+  const m = layer ? /dataset-(\d+)/.exec(layer.getAttribute("class") ?? "") : null;
+  const index = Number(bar?.getAttribute("data-point-index"));
+  if (!m || !Number.isInteger(index)) return null;
+  return { index, series: Number(m[1]) };
 }
 
 /** One observer for every lazy chart (a hundred rows would otherwise make a hundred). */
@@ -123,10 +136,21 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
       style={{ minHeight: `${props.height}px` }}
       aria-hidden={props.hidden ? "true" : undefined}
     >
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a pointer shortcut; the screen that passes onBarClick offers the same links as buttons */}
       <div
         ref={box}
-        class={props.class ? `cx-chart ${props.class}` : "cx-chart"}
+        class={[props.class ? `cx-chart ${props.class}` : "cx-chart", props.onBarClick ? "cx-clickable" : ""]
+          .join(" ")
+          .trim()}
         style={{ minHeight: `${props.height}px` }}
+        onClick={
+          props.onBarClick
+            ? (e) => {
+                const hit = barAt(e.target);
+                if (hit) props.onBarClick?.(hit.index, hit.series);
+              }
+            : undefined
+        }
         {...kinds}
       />
       {future !== null ? (

@@ -19,6 +19,7 @@ export function GroupChart({
   yMax,
   futureFrom,
   hidden,
+  onBar,
 }: {
   hours: Counts[];
   filter: RateIndex[];
@@ -30,6 +31,8 @@ export function GroupChart({
   futureFrom?: number;
   /** Hidden from assistive technology (inside a button that names it). */
   hidden?: boolean;
+  /** A click on a bar segment: its hour and rate. */
+  onBar?: (hour: number, rate: RateIndex) => void;
 }) {
   const { t, i18n } = useLingui();
   const names = [t`Pass`, t`Warning`, t`Failure`];
@@ -43,6 +46,7 @@ export function GroupChart({
       yMax={yMax}
       futureFrom={futureFrom}
       hidden={hidden}
+      onBarClick={onBar ? (i, s) => onBar(i, filter[s]) : undefined}
       kinds={filter.map((r) => KINDS[r])}
       tooltip={(i) => {
         const h = hours[i];

@@ -1,6 +1,9 @@
 // The large chart of one group (hours 0-23; tooltip with Time Slot and Test Case Runs).
 import { useLingui } from "@lingui/react/macro";
+import { useLocation } from "wouter";
 import { Modal } from "../../components/Modal";
+import { HourRunLinks } from "../Drill/HourRunLinks";
+import { drillStatusOfRate, groupDrillPath } from "../Drill/links";
 import { formatDateField } from "./dates";
 import { ChartLegend, GroupChart } from "./GroupChart";
 import type { GroupRow, RateIndex } from "./rows";
@@ -10,6 +13,8 @@ export interface GroupChartModalProps {
   filter: RateIndex[];
   date: string;
   runTypeName: string;
+  /** The run type shown: a bar segment leads to its runs of this type. */
+  runType?: "Manual" | "Schedule";
   isPhone: boolean;
   /** First hour of the day shown still to come. */
   futureFrom: number;
@@ -21,12 +26,17 @@ export function GroupChartModal({
   filter,
   date,
   runTypeName,
+  runType = "Manual",
   isPhone,
   futureFrom,
   onClose,
 }: GroupChartModalProps) {
   const { t, i18n } = useLingui();
+  const [, navigate] = useLocation();
   if (!row) return null;
+  const groupId = row.id;
+  const openRuns = (hour: number, rate: RateIndex) =>
+    navigate(groupDrillPath({ groupId, status: drillStatusOfRate(rate), date, hour, runType }));
   const count = i18n.number(row.count);
   return (
     <Modal open onClose={onClose} size="large" title={row.name} testId="chart-modal">
@@ -36,8 +46,21 @@ export function GroupChartModal({
       </p>
       <ChartLegend filter={filter} />
       <div class="chart-modal-body" data-testid="chart-modal-chart">
-        <GroupChart hours={row.hours} filter={filter} height={isPhone ? 280 : 380} futureFrom={futureFrom} />
+        <GroupChart
+          hours={row.hours}
+          filter={filter}
+          height={isPhone ? 280 : 380}
+          futureFrom={futureFrom}
+          onBar={openRuns}
+        />
       </div>
+      <HourRunLinks
+        groupId={groupId}
+        date={date}
+        runType={runType}
+        hours={row.hours}
+        statuses={filter.map(drillStatusOfRate)}
+      />
     </Modal>
   );
 }

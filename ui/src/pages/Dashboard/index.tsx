@@ -307,6 +307,7 @@ export function DashboardPage() {
         filter={s.filter}
         date={s.date}
         runTypeName={s.runType === "Manual" ? t`Manual` : t`Schedule`}
+        runType={s.runType}
         isPhone={isPhone}
         futureFrom={futureFrom}
         onClose={closeChart}

@@ -1,0 +1,95 @@
+// The runs behind a number: run id, test case, date-time, duration, detailed status and MOS,
+// each row leading to the run's detail. Server-paged; the drill screen, the reports and the
+// alert details show runs with it.
+import { useLingui } from "@lingui/react/macro";
+import { Link } from "wouter";
+import type { RunItem, RunPage } from "../../api/types";
+import { type Column, DataTable } from "../../components/DataTable";
+import { Pager } from "../../components/Pager";
+import { useSiteTimeZone } from "../../lib/tenant";
+import { formatRunTime } from "../Dashboard/time";
+import { mos1, seconds2, statusKindOfId } from "./format";
+import { runPath } from "./links";
+import { StatusBadge } from "./StatusBadge";
+
+export interface RunTableProps {
+  data: RunPage | undefined;
+  loading: boolean;
+  error: string | null;
+  /** 1-based. */
+  page: number;
+  size: number;
+  onPage: (page: number) => void;
+  onSize: (size: number) => void;
+  /** Latency threshold (seconds) passed on to the run detail. */
+  latency?: number;
+  testId?: string;
+}
+
+export function useRunColumns(latency?: number): Column<RunItem>[] {
+  const { t } = useLingui();
+  const zone = useSiteTimeZone();
+  return [
+    { key: "runId", label: t`Run ID`, render: (r) => r.runId },
+    {
+      key: "testCaseName",
+      label: t`Test Case`,
+      render: (r) => (
+        <Link href={runPath(r.runId, latency)} data-testid="run-link">
+          {r.testCaseName}
+        </Link>
+      ),
+    },
+    { key: "runTime", label: t`Date Time`, render: (r) => formatRunTime(r.runTime, zone) },
+    {
+      key: "runDuration",
+      label: t`Duration`,
+      render: (r) => {
+        const seconds = seconds2(r.runDuration);
+        return t`${seconds} sec`;
+      },
+    },
+    {
+      key: "runStatus",
+      label: t`Detailed Status`,
+      render: (r) => <StatusBadge kind={statusKindOfId(r.runStatusId)} stopped={r.runResult === "stopped"} />,
+    },
+    { key: "mosCqIn", label: t`MOS`, render: (r) => mos1(r.mosCqIn) },
+  ];
+}
+
+export function RunTable(p: RunTableProps) {
+  const { t } = useLingui();
+  const columns = useRunColumns(p.latency);
+  return (
+    <>
+      <DataTable
+        testId={p.testId ?? "run-table"}
+        columns={columns}
+        rows={p.data?.content}
+        rowId={(r) => r.runId}
+        rowLabel={(r) => {
+          const id = r.runId;
+          const name = r.testCaseName;
+          return t`Run ${id}: ${name}`;
+        }}
+        phoneHead={(r) => {
+          const id = r.runId;
+          return (
+            <Link
+              href={runPath(id, p.latency)}
+              class="button secondary run-open"
+              data-testid="run-open"
+              aria-label={t`Open run ${id}`}
+            >
+              {t`Open`}
+            </Link>
+          );
+        }}
+        loading={p.loading}
+        error={p.error}
+      />
+      <Pager page={p.page} size={p.size} total={p.data?.totalElements ?? 0} onPage={p.onPage} onSize={p.onSize} />
+    </>
+  );
+}

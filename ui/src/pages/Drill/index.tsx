@@ -1,0 +1,127 @@
+// The runs behind a number (/report/drill/{entityId}/{status}/{periodStart}/{periodEnd}
+// [/{reportId}][/{latency}]): a test case's runs of a status over a period, a report segment's
+// (with a report id), or a dashboard bar's (a group's hour, `?level=group&hrSlot=`). The page
+// and page size are in the URL too, so a link or a reload shows the same page.
+import { useLingui } from "@lingui/react/macro";
+import { useLocation, useParams, useSearch } from "wouter";
+import { useGroup } from "../../api/queries/groups";
+import { type RunListParams, type RunSource, useRuns } from "../../api/queries/runs";
+import { pageOf, pageSizeOf } from "../../components/paging";
+import { NotFoundPage } from "../NotFound";
+import { type DrillStatus, readDrill } from "./links";
+import { RunTable } from "./RunTable";
+import "./Drill.css";
+
+export { RunTable } from "./RunTable";
+
+export function DrillPage() {
+  const params = useParams<Record<string, string | undefined>>();
+  const search = useSearch();
+  const found = readDrill(params, search);
+  if (!found) return <NotFoundPage />;
+  return <Drill found={found} search={search} />;
+}
+
+function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDrill>>; search: string }) {
+  const { t } = useLingui();
+  const [location, navigate] = useLocation();
+  const q = new URLSearchParams(search);
+  const page = pageOf(q.get("page"));
+  const size = pageSizeOf(q.get("size"));
+  let source: RunSource;
+  let latency: number | undefined;
+  let period: string;
+  if (found.kind === "group") {
+    const d = found.drill;
+    source = { kind: "group", groupId: d.groupId, startDate: d.date, hrSlot: d.hour, caseRunType: d.runType };
+    const day = d.date.replaceAll("-", "/");
+    const from = String(d.hour ?? 0).padStart(2, "0");
+    const to = String((d.hour ?? 23) + 1).padStart(2, "0");
+    period = d.hour === undefined ? day : `${day} ${from}:00–${to}:00`;
+  } else {
+    const d = found.drill;
+    latency = d.latency;
+    source =
+      d.reportId !== undefined
+        ? {
+            kind: "report",
+            reportId: d.reportId,
+            segmentId: d.entityId,
+            startDate: d.periodStart,
+            endDate: d.periodEnd,
+            latencyThres: d.latency,
+          }
+        : {
+            kind: "case",
+            testCaseId: d.entityId,
+            startDate: d.periodStart,
+            endDate: d.periodEnd,
+            caseRunType: d.runType,
+          };
+    const a = d.periodStart.replaceAll("-", "/");
+    const b = d.periodEnd.replaceAll("-", "/");
+    period = a === b ? a : `${a} – ${b}`;
+  }
+  const list: RunListParams = { source, status: found.drill.status, pageNo: page - 1, pageSize: size };
+  const runs = useRuns(list);
+  const group = useGroup(found.kind === "group" ? found.drill.groupId : 0);
+  const first = runs.data?.content[0];
+  const what =
+    found.kind === "group"
+      ? (group.data?.name ?? "")
+      : found.drill.reportId === undefined
+        ? (first?.testCaseName ?? "")
+        : "";
+  const statusText: Record<DrillStatus, string> = {
+    success: t`Pass`,
+    warning: t`Warning`,
+    failure: t`Failure`,
+    total: t`Total`,
+  };
+  const runType = found.drill.runType;
+  const runTypeText = runType === "Schedule" ? t`Schedule` : runType === "Manual" ? t`Manual` : null;
+  const count = runs.data?.totalElements ?? 0;
+
+  const setParams = (next: Record<string, string | number | undefined>) => {
+    const nq = new URLSearchParams(search);
+    for (const [k, v] of Object.entries(next)) {
+      if (v === undefined || v === "") nq.delete(k);
+      else nq.set(k, String(v));
+    }
+    const qs = nq.toString();
+    navigate(qs ? `${location}?${qs}` : location, { replace: true });
+  };
+
+  return (
+    <section class="page drill-page" data-testid="drill">
+      <h1 class="page-title">{t`Test Runs`}</h1>
+      <p class="drill-summary" data-testid="drill-summary">
+        {what ? <strong data-testid="drill-entity">{what}</strong> : null}
+        <span>
+          {t`Status:`} <strong data-testid="drill-status">{statusText[found.drill.status]}</strong>
+        </span>
+        <span>
+          {t`Period:`} <strong>{period}</strong>
+        </span>
+        {runTypeText ? (
+          <span>
+            {t`Run Type:`} <strong>{runTypeText}</strong>
+          </span>
+        ) : null}
+        <span>
+          {t`Test Case Runs:`} <strong data-testid="drill-count">{count}</strong>
+        </span>
+      </p>
+      <RunTable
+        data={runs.data}
+        loading={runs.isFetching}
+        error={runs.isError ? (runs.error?.message ?? t`The list could not be loaded.`) : null}
+        page={page}
+        size={size}
+        latency={latency}
+        onPage={(p) => setParams({ page: p })}
+        onSize={(s) => setParams({ size: s, page: undefined })}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,230 @@
+// Test run detail (/report/run/{runId}[/{latency}], spec §2): the run's header, its call
+// recording and attachments, then its segments and steps, each step with its own player.
+// With {latency} (seconds), steps slower than it stand out.
+import { useLingui } from "@lingui/react/macro";
+import { useParams } from "wouter";
+import { ApiError } from "../../api";
+import { downloadRecording, fetchRecording, useRun } from "../../api/queries/runs";
+import type { RunDetail, RunStep } from "../../api/types";
+import { AccessDenied } from "../../components/AccessDenied";
+import { AudioPlayer } from "../../components/AudioPlayer";
+import { ClockIcon, DownloadIcon } from "../../components/icons";
+import { useSiteTimeZone } from "../../lib/tenant";
+import { formatRunTime } from "../Dashboard/time";
+import { mos1, msAsSeconds, seconds2, slowerThan, statusKindOfId, statusKindOfResult } from "../Drill/format";
+import { StatusBadge } from "../Drill/StatusBadge";
+import { NotFoundPage } from "../NotFound";
+import "./RunDetail.css";
+
+export function RunDetailPage() {
+  const { t } = useLingui();
+  const params = useParams<{ runId?: string; latency?: string }>();
+  const id = Number(params.runId);
+  const lat = params.latency === undefined ? undefined : Number(params.latency);
+  const latency = lat !== undefined && Number.isFinite(lat) && lat >= 0 ? lat : undefined;
+  const valid = Number.isInteger(id) && id > 0 && (params.latency === undefined || latency !== undefined);
+  const run = useRun(valid ? id : 0);
+  if (!valid) return <NotFoundPage />;
+  if (run.isError) {
+    const e = run.error;
+    if (e instanceof ApiError && e.status === 404) return <NotFoundPage />;
+    if (e instanceof ApiError && e.status === 403)
+      return <AccessDenied reason={t`This test run is not in your test case groups.`} />;
+    return (
+      <section class="page" data-testid="run-error">
+        <h1 class="page-title">{t`Test Run`}</h1>
+        <p class="error-text" role="alert">
+          {e?.message || t`The test run could not be loaded.`}
+        </p>
+      </section>
+    );
+  }
+  if (!run.data) {
+    return (
+      <section class="page" data-testid="run-loading">
+        <p class="muted">{t`Please wait ...`}</p>
+      </section>
+    );
+  }
+  return <Detail run={run.data} latency={latency} />;
+}
+
+function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
+  const { t } = useLingui();
+  const zone = useSiteTimeZone();
+  const runId = run.runId;
+  const seconds = seconds2(run.runDuration);
+  const sec = (seconds: string) => t`${seconds} sec`;
+  const groups = run.groups.map((g) => g.name).join(", ");
+  const attachments = run.segments.flatMap((s) => s.steps).filter((s) => !!s.testResult.attachmentUrl);
+  const recording = run.recordingUrl;
+  return (
+    <section class="page run-detail" data-testid="run-detail">
+      <h1 class="page-title">{t`Test Run ${runId}`}</h1>
+      <div class="card run-header">
+        <dl class="run-facts">
+          <Fact label={t`Test Case`} testId="run-case">
+            {run.testCaseName}
+          </Fact>
+          <Fact label={t`Test Case Group`} testId="run-group">
+            {groups || "—"}
+          </Fact>
+          <Fact label={run.channel === "web" ? t`Chatbot` : t`IVR`} testId="run-ivr">
+            {run.ivrName}
+          </Fact>
+          <Fact label={t`Run Type`} testId="run-type">
+            {run.runType === "Schedule" ? t`Schedule` : t`Manual`}
+          </Fact>
+          <Fact label={t`Status`} testId="run-status">
+            <StatusBadge kind={statusKindOfId(run.runStatusId)} stopped={run.runResult === "stopped"} />
+          </Fact>
+          <Fact label={t`Start Time`} testId="run-time">
+            {formatRunTime(run.runTime, zone)}
+          </Fact>
+          <Fact label={t`Duration`} testId="run-duration">
+            {sec(seconds)}
+          </Fact>
+          {run.mosCqIn !== null && run.mosCqIn !== undefined ? (
+            <Fact label={t`MOS`} testId="run-mos">
+              {mos1(run.mosCqIn)}
+            </Fact>
+          ) : null}
+          {latency !== undefined ? (
+            <Fact label={t`Latency threshold`} testId="run-latency">
+              {sec(String(latency))}
+            </Fact>
+          ) : null}
+        </dl>
+      </div>
+
+      <div class="card run-media">
+        <h2 class="section-title">{t`Call Recording`}</h2>
+        {recording ? (
+          <AudioPlayer
+            label={t`Call recording`}
+            load={(signal) => fetchRecording(recording, signal)}
+            onDownload={() => void downloadRecording(recording, `run-${runId}`)}
+            testId="call-player"
+          />
+        ) : (
+          <p class="muted" data-testid="no-recording">
+            {t`This run has no call recording.`}
+          </p>
+        )}
+        {attachments.length ? (
+          <>
+            <h3 class="subsection-title">{t`Attachments`}</h3>
+            <ul class="attachment-list" data-testid="attachments">
+              {attachments.map((s) => {
+                const stepId = s.stepId;
+                const url = s.testResult.attachmentUrl ?? "";
+                return (
+                  <li key={stepId}>
+                    <button
+                      type="button"
+                      class="button secondary small"
+                      onClick={() => void downloadRecording(url, `run-${runId}-step-${stepId}`)}
+                      data-testid="attachment-download"
+                    >
+                      <DownloadIcon size={16} /> {t`Step ${stepId} audio`}
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          </>
+        ) : null}
+      </div>
+
+      {run.segments.map((seg) => (
+        <div class="card run-segment" key={seg.segmentId} data-testid="segment">
+          <h2 class="section-title">{seg.segmentName}</h2>
+          <ol class="step-list">
+            {seg.steps.map((s) => (
+              <Step key={s.stepId} step={s} latency={latency} runId={runId} />
+            ))}
+          </ol>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function Fact({ label, testId, children }: { label: string; testId: string; children: preact.ComponentChildren }) {
+  return (
+    <div class="run-fact">
+      <dt>{label}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </div>
+  );
+}
+
+function Step({ step, latency, runId }: { step: RunStep; latency?: number; runId: number }) {
+  const { t } = useLingui();
+  const zone = useSiteTimeZone();
+  const r = step.testResult;
+  const slow = slowerThan(r.latency, latency);
+  const stepId = step.stepId;
+  const min = msAsSeconds(step.promptLatencyMin);
+  const max = msAsSeconds(step.promptLatencyMax);
+  const inc = msAsSeconds(step.incompleteTimeout);
+  const com = msAsSeconds(step.completeTimeout);
+  const lat = msAsSeconds(r.latency);
+  const recDur = seconds2(r.recordingDuration);
+  const sec = (seconds: string) => (seconds ? t`${seconds} sec` : "—");
+  const url = r.attachmentUrl;
+  return (
+    <li class={slow ? "step slow" : "step"} data-testid="step" data-slow={slow ? "true" : undefined}>
+      <div class="step-head">
+        <span class="step-type">{step.typeDisplayText || step.stepType}</span>
+        <span class="muted">#{stepId}</span>
+        <StatusBadge kind={statusKindOfResult(r.status)} stopped={r.status === "stopped"} testId="step-status" />
+        {slow ? (
+          <span class="slow-tag" data-testid="slow-tag">
+            <ClockIcon size={16} /> {t`Slower than ${latency} sec`}
+          </span>
+        ) : null}
+      </div>
+      <dl class="step-facts">
+        <Fact label={t`Prompt`} testId="step-prompt">
+          {step.prompt || "—"}
+        </Fact>
+        <Fact label={t`Latency limits`} testId="step-limits">
+          {min || max ? sec(`${min || "—"} – ${max || "—"}`) : "—"}
+        </Fact>
+        <Fact label={t`Incomplete timeout`} testId="step-incomplete">
+          {sec(inc)}
+        </Fact>
+        <Fact label={t`Complete timeout`} testId="step-complete">
+          {sec(com)}
+        </Fact>
+        <Fact label={t`Utterance`} testId="step-utterance">
+          {r.utterance ?? t`<Utterance not recognized>`}
+        </Fact>
+        <Fact label={t`Latency`} testId="step-latency">
+          {sec(lat)}
+        </Fact>
+        <Fact label={t`Confidence`} testId="step-confidence">
+          {r.confidence === null || r.confidence === undefined ? "—" : r.confidence.toFixed(2)}
+        </Fact>
+        <Fact label={t`Recording duration`} testId="step-recording-duration">
+          {sec(recDur)}
+        </Fact>
+        <Fact label={t`Start Time`} testId="step-start">
+          {formatRunTime(r.startTime, zone) || "—"}
+        </Fact>
+        <Fact label={t`End Time`} testId="step-end">
+          {formatRunTime(r.endTime, zone) || "—"}
+        </Fact>
+      </dl>
+      {url ? (
+        <AudioPlayer
+          label={t`Step ${stepId} audio`}
+          load={(signal) => fetchRecording(url, signal)}
+          onDownload={() => void downloadRecording(url, `run-${runId}-step-${stepId}`)}
+          testId="step-player"
+        />
+      ) : null}
+    </li>
+  );
+}
