@@ -480,6 +480,7 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
     let app = App::with_config(|c| {
         sinks.configure(c);
         c.notify.smtp.host = String::new();
+        c.metrics.token = "scrape".into();
     });
     let t = admin(&app).await;
     let (s, b) = app
@@ -532,6 +533,26 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
         .call(Method::GET, "/api/notifications", Some(&t), None)
         .await;
     assert_eq!(b["data"]["totalElements"], 2);
+    // Prometheus sees the outbox: the e-mail failed for good, the SMS is not waiting.
+    let text = app
+        .client
+        .get("/metrics")
+        .header("authorization", "Bearer scrape")
+        .send()
+        .await
+        .0
+        .into_body()
+        .into_string()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("cxwatch_notification_outbox_failed 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cxwatch_notification_outbox_depth 0"),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

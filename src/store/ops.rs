@@ -1,10 +1,9 @@
 //! What the operations side reads at scrape time (`GET /metrics`, `crate::telemetry`):
 //! figures computed from the data, not counted in memory.
 //!
-//! The outbox and alert-event gauges return 0 until those resources exist. Hook: the
-//! resource that adds the `notification_outbox` (or alert events) table overrides the
-//! method below in `impl OpsStore for Sqlite` with its count query; `docs/metrics.md`
-//! names the metric each feeds.
+//! The outbox gauges read the outbox (`outbox.rs`). The alert-event gauge returns 0 until
+//! alert events are stored: that resource overrides `open_alert_events` in
+//! `impl OpsStore for Sqlite` with its count query; `docs/metrics.md` names the metric.
 
 use async_trait::async_trait;
 
@@ -32,14 +31,20 @@ pub trait OpsStore {
         Ok(0)
     }
 
-    /// The notification outbox. Zeros until the outbox is stored (hook here).
-    async fn outbox_figures(&self) -> StoreResult<OutboxFigures> {
-        Ok(OutboxFigures::default())
-    }
+    /// The notification outbox: waiting and failed notifications.
+    async fn outbox_figures(&self) -> StoreResult<OutboxFigures>;
 }
 
 #[async_trait]
 impl OpsStore for Sqlite {
+    async fn outbox_figures(&self) -> StoreResult<OutboxFigures> {
+        let counts = super::OutboxStore::outbox_counts(self).await?;
+        Ok(OutboxFigures {
+            depth: counts.queued,
+            failed: counts.failed,
+        })
+    }
+
     async fn database_size(&self) -> StoreResult<i64> {
         let wal = std::fs::metadata(self.inner.path.with_extension("db-wal"))
             .map(|m| m.len() as i64)

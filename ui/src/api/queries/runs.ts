@@ -42,7 +42,7 @@ export function fetchRuns(p: RunListParams, signal?: AbortSignal): Promise<RunPa
       });
     case "report":
       // The report-segment variant (spec §7 'GET reports/{reportId}/testruns').
-      return api.get<RunPage>(`trs/v1/reports/${s.reportId}/testruns`, {
+      return api.get<RunPage>(`reports/${s.reportId}/testruns`, {
         signal,
         query: {
           ...paging,
