@@ -183,3 +183,78 @@ fn the_cli_records_its_changes_and_prints_the_log() {
     assert_eq!(code, 1);
     assert!(err.contains("--since"), "{err}");
 }
+
+/// Saves `body` at `path` (create), changes it with `edit` (update), deletes it; returns its id.
+async fn create_update_delete(
+    app: &App,
+    token: &str,
+    path: &str,
+    body: &Value,
+    edit: impl FnOnce(&mut Value),
+) -> i64 {
+    let (s, created) = app.call(Method::POST, path, Some(token), Some(body)).await;
+    assert_eq!(s, 200, "{created}");
+    let id = created["data"]["id"].as_i64().unwrap();
+    let mut changed = body.clone();
+    edit(&mut changed);
+    let item = format!("{path}/{id}");
+    let (s, b) = app
+        .call(Method::PUT, &item, Some(token), Some(&changed))
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let (s, b) = app.call(Method::DELETE, &item, Some(token), None).await;
+    assert!(s == 200 || s == 204, "{s} {b}");
+    id
+}
+
+/// The three records of one item, newest first, as (action, before, after).
+async fn history(app: &App, token: &str, kind: &str, id: i64) -> Vec<(String, Value, Value)> {
+    let page = audit(app, token, &format!("?kind={kind}")).await;
+    page["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["target"] == id.to_string())
+        .map(|r| {
+            let action = r["action"].as_str().unwrap().to_string();
+            (action, r["before"].clone(), r["after"].clone())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reports_and_distribution_lists_are_recorded_too() {
+    let app = App::new();
+    let admin = harness_trs::admin(&app).await;
+    let t = &admin.token;
+
+    let list = json!({"name": "Billing on call", "contacts": [
+        {"name": "Ops mailbox", "type": 1, "info": "ops@example.com"}]});
+    let id = create_update_delete(&app, t, "/api/distributions", &list, |b| {
+        b["contacts"][0]["info"] = json!("night@example.com");
+    })
+    .await;
+    let h = history(&app, t, "distribution_list", id).await;
+    let actions: Vec<&str> = h.iter().map(|(a, _, _)| a.as_str()).collect();
+    assert_eq!(actions, ["delete", "update", "create"], "{h:?}");
+    assert_eq!(h[1].1["contacts"][0]["info"], "ops@example.com");
+    assert_eq!(h[1].2["contacts"][0]["info"], "night@example.com");
+    assert!(h[0].2.is_null() && h[2].1.is_null());
+
+    let key = app.api_key("engine").await;
+    let first = harness_trs::run("a-1", 1, "2026-07-15T14:05:00Z", "pass");
+    harness_trs::ingest_ok(&app, &key, &[first]).await;
+    let group = harness_trs::group(&app, "North", "voice", &[1]).await;
+    let report = json!({"name": "Weekly trend", "description": "", "reportTypeID": 2,
+        "testCaseGroupID": group, "timeframeName": "Last Week", "runType": "Schedule"});
+    let id = create_update_delete(&app, t, "/api/reports", &report, |b| {
+        b["name"] = json!("Weekly trend (night)");
+    })
+    .await;
+    let h = history(&app, t, "report", id).await;
+    let actions: Vec<&str> = h.iter().map(|(a, _, _)| a.as_str()).collect();
+    assert_eq!(actions, ["delete", "update", "create"], "{h:?}");
+    assert_eq!(h[1].1["name"], "Weekly trend");
+    assert_eq!(h[1].2["name"], "Weekly trend (night)");
+    assert_eq!(h[0].1["group_id"], group);
+}

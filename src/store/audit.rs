@@ -299,6 +299,29 @@ pub fn group(tx: &Transaction, id: i64) -> StoreResult<Option<Value>> {
     Ok(Some(v))
 }
 
+/// A distribution list as the log shows it: its row and its contacts (label, type, address).
+pub fn distribution_list(tx: &Transaction, id: i64) -> StoreResult<Option<Value>> {
+    let Some(mut v) = snapshot(tx, "distribution_lists", id)? else {
+        return Ok(None);
+    };
+    let contacts: Vec<Value> = tx
+        .prepare_cached(
+            "SELECT name, type, info FROM distribution_contacts WHERE list_id = ?1 ORDER BY position",
+        )?
+        .query_map([id], |r| {
+            Ok(serde_json::json!({
+                "name": r.get::<_, String>(0)?,
+                "type": r.get::<_, i64>(1)?,
+                "info": r.get::<_, String>(2)?,
+            }))
+        })?
+        .collect::<Result<_, _>>()?;
+    if let Value::Object(map) = &mut v {
+        map.insert("contacts".into(), contacts.into());
+    }
+    Ok(Some(v))
+}
+
 /// Records a session event whose author is the user it concerns (sign-in, sign-out),
 /// from the address of the request.
 pub fn record_by_user(tx: &Transaction, user_id: i64, kind: &str, action: &str) -> StoreResult<()> {

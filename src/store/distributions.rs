@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+use super::audit;
 use super::{now_secs, Sqlite, StoreError, StoreResult};
 use crate::domain::distribution::{
     Contact, ContactType, Distribution, DistributionDraft, DistributionFilter,
@@ -162,6 +163,8 @@ impl DistributionStore for Sqlite {
             )?;
             let id = tx.last_insert_rowid();
             set_contacts(tx, id, &d)?;
+            let after = audit::distribution_list(tx, id)?;
+            audit::record(tx, "distribution_list", "create", id, None, after)?;
             Ok(id)
         })
         .await
@@ -170,6 +173,7 @@ impl DistributionStore for Sqlite {
     async fn update_distribution(&self, id: i64, draft: &DistributionDraft) -> StoreResult<()> {
         let d = draft.clone();
         self.write(move |tx| {
+            let before = audit::distribution_list(tx, id)?;
             let n = tx.execute(
                 "UPDATE distribution_lists SET name = ?2, modified_at = ?3 WHERE id = ?1",
                 params![id, d.name, now_secs()],
@@ -179,20 +183,23 @@ impl DistributionStore for Sqlite {
                     "Distribution list {id} does not exist."
                 )));
             }
-            set_contacts(tx, id, &d)
+            set_contacts(tx, id, &d)?;
+            let after = audit::distribution_list(tx, id)?;
+            audit::record(tx, "distribution_list", "update", id, before, after)
         })
         .await
     }
 
     async fn delete_distribution(&self, id: i64) -> StoreResult<()> {
         self.write(move |tx| {
+            let before = audit::distribution_list(tx, id)?;
             let n = tx.execute("DELETE FROM distribution_lists WHERE id = ?1", [id])?;
             if n == 0 {
                 return Err(StoreError::NotFound(format!(
                     "Distribution list {id} does not exist."
                 )));
             }
-            Ok(())
+            audit::record(tx, "distribution_list", "delete", id, before, None)
         })
         .await
     }

@@ -15,6 +15,7 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use tokio::sync::mpsc;
 
+use super::audit;
 use super::catalog::{channel_of, group_visibility, status_texts};
 use super::rollups::{self, load_script};
 use super::runs::RunRow;
@@ -755,7 +756,16 @@ impl ReportStore for Sqlite {
                     now_secs()
                 ],
             )?;
-            Ok(tx.last_insert_rowid())
+            let id = tx.last_insert_rowid();
+            audit::record(
+                tx,
+                "report",
+                "create",
+                id,
+                None,
+                audit::snapshot(tx, "reports", id)?,
+            )?;
+            Ok(id)
         })
         .await
     }
@@ -774,6 +784,7 @@ impl ReportStore for Sqlite {
                 Visibility::Missing => return Ok(Visibility::Missing),
             }
             check_group(tx, scope, &d)?;
+            let before = audit::snapshot(tx, "reports", id)?;
             tx.execute(
                 "UPDATE reports SET name = ?2, report_type = ?3, group_id = ?4, timeframe = ?5,
                         begin_date = ?6, end_date = ?7, run_type = ?8, latency_warn = ?9,
@@ -793,6 +804,8 @@ impl ReportStore for Sqlite {
                     now_secs()
                 ],
             )?;
+            let after = audit::snapshot(tx, "reports", id)?;
+            audit::record(tx, "report", "update", id, before, after)?;
             Ok(Visibility::Visible(()))
         })
         .await
@@ -802,7 +815,9 @@ impl ReportStore for Sqlite {
         self.write(move |tx| {
             let v = visible_report(tx, scope, id)?.map(|_| ());
             if v == Visibility::Visible(()) {
+                let before = audit::snapshot(tx, "reports", id)?;
                 tx.execute("DELETE FROM reports WHERE id = ?1", [id])?;
+                audit::record(tx, "report", "delete", id, before, None)?;
             }
             Ok(v)
         })
