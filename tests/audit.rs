@@ -214,7 +214,7 @@ async fn history(app: &App, token: &str, kind: &str, id: i64) -> Vec<(String, Va
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["target"] == id.to_string())
+        .filter(|r| r["target"].as_str().and_then(|t| t.parse().ok()) == Some(id))
         .map(|r| {
             let action = r["action"].as_str().unwrap().to_string();
             (action, r["before"].clone(), r["after"].clone())
