@@ -794,6 +794,18 @@ export default async function dashboard({ server, browser, users, test }) {
       assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "false", "Worst first off");
       await p.click("[data-testid=sort-severity]");
       assertEqual(await p.getAttribute("[data-testid=sort-severity]", "aria-pressed"), "true", "Worst first back");
+      // 'failing runs' beside the incident lists the group's failing runs of today.
+      const runsLink = `[data-testid=incident][data-group-id="${made.id}"] + [data-testid=incident-runs]`;
+      assert(
+        /^\/report\/drill\/\d+\/failure\/\d{4}-\d{2}-\d{2}\/\d{4}-\d{2}-\d{2}\?level=group/.test(
+          await p.getAttribute(runsLink, "href"),
+        ),
+        "the incident links to the drill of its failing runs",
+      );
+      await p.click(runsLink);
+      await p.waitForSelector("[data-testid=run-link]");
+      const statuses = await p.$$eval("[data-testid=status]", (l) => l.map((e) => e.dataset.status));
+      assert(statuses.length > 0 && statuses.every((s) => s === "failure"), `only failing runs: ${statuses}`);
       assertEqual(p.problems, [], "page problems");
     } finally {
       if (made?.id) await deleteGroups(p, [made.id]);

@@ -1,8 +1,10 @@
 // The incident ribbon: each group failing now, named, with since when and for how long, above the
-// fold; a click opens the group's hourly chart (its failing runs' screen, /report/drill, does not
-// exist yet). The browser tab's title and icon follow the worst state, for a tab left behind.
-import { Plural, useLingui } from "@lingui/react/macro";
+// fold; the name opens the group's hourly chart, 'failing runs' lists today's failing runs of the
+// group (/report/drill). The browser tab's title and icon follow the worst state, for a tab left behind.
+import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import { memo, useEffect } from "react";
+import { Link } from "wouter";
+import { groupDrillPath } from "../Drill/links";
 import { pad2 } from "./hourly";
 import { durationText, tabIcon, type WorstState } from "./severity";
 
@@ -17,9 +19,14 @@ export interface Incident {
 
 export const IncidentRibbon = memo(function IncidentRibbon({
   incidents,
+  date,
+  runType,
   onOpen,
 }: {
   incidents: Incident[];
+  /** The dashboard's day (YYYY-MM-DD) and run type: the failing runs listed are those. */
+  date: string;
+  runType: "Manual" | "Schedule";
   onOpen: (id: number) => void;
 }) {
   const { t } = useLingui();
@@ -48,7 +55,15 @@ export const IncidentRibbon = memo(function IncidentRibbon({
                 onClick={() => onOpen(i.id)}
               >
                 {t`${name}: failing since ${since} (${duration})`}
-              </button>
+              </button>{" "}
+              <Link
+                class="incident-runs"
+                data-testid="incident-runs"
+                aria-label={t`Failing runs of ${name}`}
+                href={groupDrillPath({ groupId: i.id, status: "failure", date, runType })}
+              >
+                <Trans>failing runs</Trans>
+              </Link>
             </li>
           );
         })}

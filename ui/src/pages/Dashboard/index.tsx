@@ -243,7 +243,7 @@ export function DashboardPage() {
           {wall ? t`Leave wall mode` : t`Wall mode`}
         </button>
       </div>
-      <IncidentRibbon incidents={incidents} onOpen={setChartId} />
+      <IncidentRibbon incidents={incidents} date={s.date} runType={s.runType} onOpen={setChartId} />
       <StatusStrip
         chosen={s.chosen}
         runType={s.runType}
