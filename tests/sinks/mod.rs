@@ -168,5 +168,15 @@ impl Drop for Sinks {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The sink's certificates live in its own temporary directory (a killed node cannot
+        // remove it).
+        if let Some(dir) = self.ca.parent() {
+            if dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("cxwatch-sinks-"))
+            {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
     }
 }
