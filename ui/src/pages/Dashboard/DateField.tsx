@@ -1,5 +1,5 @@
-// 'Select Date': a text field in the language's one date format (yyyy/MM/dd in English,
-// dd/MM/yyyy in French, as in the modals) with a calendar button. The browser's own date
+// 'Select Date': a text field in the one date format (the spec's yyyy/MM/dd, as in the modals
+// and the run lists, in both languages) with a calendar button. The browser's own date
 // input would show the browser's order (11/22/2026 in a US Chromium, whatever the page's
 // language); here it only serves as the calendar the button opens.
 import { useLingui } from "@lingui/react/macro";

@@ -1,12 +1,13 @@
-// One date format per language, everywhere on the dashboard (the date field and the times in
-// the modals): English keeps the spec's yyyy/MM/dd, French writes dd/MM/yyyy (its own order,
-// not the US one a browser's date input may show). Pure, tested beside.
+// One date format everywhere (the date field, the times in the modals, the run lists and the run
+// detail), in both languages: the spec's yyyy/MM/dd (§9 'Date format in runs'), never the US
+// order a browser's own date input shows. The locale parameter stays so a language with another
+// order can be given one in `dateOrder`. Pure, tested beside.
 
 export type DateOrder = "ymd" | "dmy";
 
-/** The order of a date's parts in the interface language. */
-export function dateOrder(locale: string): DateOrder {
-  return locale.toLowerCase().startsWith("fr") ? "dmy" : "ymd";
+/** The order of a date's parts in the interface language: the spec's for both of ours. */
+export function dateOrder(_locale: string): DateOrder {
+  return "ymd";
 }
 
 /** 'yyyy/MM/dd' or 'dd/MM/yyyy' of the parts of a date. */

@@ -42,8 +42,8 @@ export function zonedParts(date: Date, timeZone: string): ZonedParts {
 }
 
 /**
- * 'yyyy/MM/dd HH:mm:ss' in the site time zone ('dd/MM/yyyy HH:mm:ss' in French: the date
- * field's order, see dates.ts); '' for a missing or unreadable time.
+ * 'yyyy/MM/dd HH:mm:ss' in the site time zone (the one date format, see dates.ts); '' for a
+ * missing or unreadable time.
  */
 export function formatRunTime(value: string | number | null | undefined, timeZone: string, locale = "en"): string {
   const d = toDate(value);

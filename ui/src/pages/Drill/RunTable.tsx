@@ -27,7 +27,7 @@ export interface RunTableProps {
 }
 
 export function useRunColumns(latency?: number): Column<RunItem>[] {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   return [
     { key: "runId", label: t`Run ID`, render: (r) => r.runId },
@@ -45,7 +45,7 @@ export function useRunColumns(latency?: number): Column<RunItem>[] {
       key: "runDuration",
       label: t`Duration`,
       render: (r) => {
-        const seconds = seconds2(r.runDuration);
+        const seconds = seconds2(r.runDuration, i18n.locale);
         return t`${seconds} sec`;
       },
     },
@@ -54,7 +54,7 @@ export function useRunColumns(latency?: number): Column<RunItem>[] {
       label: t`Detailed Status`,
       render: (r) => <StatusBadge kind={statusKindOfId(r.runStatusId)} stopped={r.runResult === "stopped"} />,
     },
-    { key: "mosCqIn", label: t`MOS`, render: (r) => mos1(r.mosCqIn) },
+    { key: "mosCqIn", label: t`MOS`, render: (r) => mos1(r.mosCqIn, i18n.locale) },
   ];
 }
 

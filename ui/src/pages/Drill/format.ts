@@ -1,5 +1,7 @@
 // How runs read (spec §9): durations with 2 decimals and 'sec', latencies from ms to seconds
-// with 2 decimals, MOS with 1 decimal; the run status from its alert-status id.
+// with 2 decimals, MOS with 1 decimal, with the language's decimal separator; the run status
+// from its alert-status id.
+import { fixed } from "../../lib/numbers";
 
 /** 'Pass', 'Warning' or 'Failure' kind of an alert-status id (3, 4, 7); STOPPED is 7. */
 export type StatusKind = "pass" | "warning" | "failure";
@@ -13,19 +15,19 @@ export function statusKindOfResult(s: string): StatusKind {
   return s === "pass" ? "pass" : s === "warn" ? "warning" : "failure";
 }
 
-/** Seconds with 2 decimals (no unit). */
-export function seconds2(sec: number | null | undefined): string {
-  return sec === null || sec === undefined || !Number.isFinite(sec) ? "" : sec.toFixed(2);
+/** Seconds with 2 decimals (no unit), in the language's way. */
+export function seconds2(sec: number | null | undefined, locale = "en"): string {
+  return sec === null || sec === undefined || !Number.isFinite(sec) ? "" : fixed(sec, 2, locale);
 }
 
 /** Milliseconds shown as seconds with 2 decimals (no unit); '' when absent. */
-export function msAsSeconds(ms: number | null | undefined): string {
-  return ms === null || ms === undefined || !Number.isFinite(ms) ? "" : (ms / 1000).toFixed(2);
+export function msAsSeconds(ms: number | null | undefined, locale = "en"): string {
+  return ms === null || ms === undefined || !Number.isFinite(ms) ? "" : fixed(ms / 1000, 2, locale);
 }
 
 /** MOS with 1 decimal; '' when absent. */
-export function mos1(v: number | null | undefined): string {
-  return v === null || v === undefined || !Number.isFinite(v) ? "" : v.toFixed(1);
+export function mos1(v: number | null | undefined, locale = "en"): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? "" : fixed(v, 1, locale);
 }
 
 /** Does this step's latency (ms) pass the threshold (seconds) of the route? */

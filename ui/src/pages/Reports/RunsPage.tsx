@@ -17,6 +17,7 @@ import { useSiteTimeZone } from "../../lib/tenant";
 import { useReportLabels } from "./labels";
 import { HOURS, runUrl, siteTime } from "./rules";
 import "./Reports.css";
+import { fixed } from "../../lib/numbers";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -90,7 +91,7 @@ function RunsOf(props: RunsOfProps) {
 }
 
 function RunList(props: RunsOfProps & { r: Report }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const thresholds = useLatencyThresholds();
   const { bucketName } = useReportLabels();
@@ -108,7 +109,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
   const hour = `${HOURS[props.hour]}:00`;
   const what =
     props.kind === "mos"
-      ? t`MOS from ${(props.mos ?? 0).toFixed(1)} to 5.0 at ${hour}`
+      ? t`MOS from ${fixed(props.mos ?? 0, 1, i18n.locale)} to ${fixed(5, 1, i18n.locale)} at ${hour}`
       : bucket
         ? t`Latency ${bucketName(bucket)} at ${hour}`
         : t`All latencies at ${hour}`;
@@ -124,7 +125,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
       ),
     },
     { key: "runTime", label: t`Date Time`, render: (x) => siteTime(x.runTime, zone) },
-    { key: "runDuration", label: t`Duration`, render: (x) => t`${x.runDuration.toFixed(2)} sec` },
+    { key: "runDuration", label: t`Duration`, render: (x) => t`${fixed(x.runDuration, 2, i18n.locale)} sec` },
     {
       key: "runStatus",
       label: t`Status`,
@@ -133,7 +134,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
     {
       key: "mosCqIn",
       label: t`MOS`,
-      render: (x) => (x.mosCqIn === null || x.mosCqIn === undefined ? "—" : x.mosCqIn.toFixed(1)),
+      render: (x) => (x.mosCqIn === null || x.mosCqIn === undefined ? "—" : fixed(x.mosCqIn, 1, i18n.locale)),
     },
   ];
   return (

@@ -9,6 +9,7 @@ import type { RunDetail, RunStep } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { AudioPlayer } from "../../components/AudioPlayer";
 import { ClockIcon, DownloadIcon } from "../../components/icons";
+import { fixed } from "../../lib/numbers";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { formatRunTime } from "../Dashboard/time";
 import { mos1, msAsSeconds, seconds2, slowerThan, statusKindOfId, statusKindOfResult } from "../Drill/format";
@@ -50,10 +51,10 @@ export function RunDetailPage() {
 }
 
 function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const runId = run.runId;
-  const seconds = seconds2(run.runDuration);
+  const seconds = seconds2(run.runDuration, i18n.locale);
   const sec = (seconds: string) => t`${seconds} sec`;
   const groups = run.groups.map((g) => g.name).join(", ");
   const attachments = run.segments.flatMap((s) => s.steps).filter((s) => !!s.testResult.attachmentUrl);
@@ -86,7 +87,7 @@ function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
           </Fact>
           {run.mosCqIn !== null && run.mosCqIn !== undefined ? (
             <Fact label={t`MOS`} testId="run-mos">
-              {mos1(run.mosCqIn)}
+              {mos1(run.mosCqIn, i18n.locale)}
             </Fact>
           ) : null}
           {latency !== undefined ? (
@@ -160,17 +161,17 @@ function Fact({ label, testId, children }: { label: string; testId: string; chil
 }
 
 function Step({ step, latency, runId }: { step: RunStep; latency?: number; runId: number }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const r = step.testResult;
   const slow = slowerThan(r.latency, latency);
   const stepId = step.stepId;
-  const min = msAsSeconds(step.promptLatencyMin);
-  const max = msAsSeconds(step.promptLatencyMax);
-  const inc = msAsSeconds(step.incompleteTimeout);
-  const com = msAsSeconds(step.completeTimeout);
-  const lat = msAsSeconds(r.latency);
-  const recDur = seconds2(r.recordingDuration);
+  const min = msAsSeconds(step.promptLatencyMin, i18n.locale);
+  const max = msAsSeconds(step.promptLatencyMax, i18n.locale);
+  const inc = msAsSeconds(step.incompleteTimeout, i18n.locale);
+  const com = msAsSeconds(step.completeTimeout, i18n.locale);
+  const lat = msAsSeconds(r.latency, i18n.locale);
+  const recDur = seconds2(r.recordingDuration, i18n.locale);
   const sec = (seconds: string) => (seconds ? t`${seconds} sec` : "—");
   const url = r.attachmentUrl;
   return (
@@ -205,7 +206,7 @@ function Step({ step, latency, runId }: { step: RunStep; latency?: number; runId
           {sec(lat)}
         </Fact>
         <Fact label={t`Confidence`} testId="step-confidence">
-          {r.confidence === null || r.confidence === undefined ? "—" : r.confidence.toFixed(2)}
+          {r.confidence === null || r.confidence === undefined ? "—" : fixed(r.confidence, 2, i18n.locale)}
         </Fact>
         <Fact label={t`Recording duration`} testId="step-recording-duration">
           {sec(recDur)}

@@ -6,6 +6,7 @@ import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import { useReportLatency } from "../../../api/queries/reports";
 import type { LatencyByHr, Report } from "../../../api/types";
+import { fixed } from "../../../lib/numbers";
 import { useReportLabels } from "../labels";
 import { HOURS, heatColour, latencyUrl } from "../rules";
 
@@ -33,7 +34,7 @@ export function LatencyView({ r }: { r: Report }) {
         sum += h.latency * h.latencyCount;
       }
     }
-    return n ? (sum / n).toFixed(2) : "—";
+    return n ? fixed(sum / n, 2, i18n.locale) : "—";
   };
   return (
     <>
@@ -90,7 +91,7 @@ export function LatencyView({ r }: { r: Report }) {
                   <td key={h.hour}>
                     {h.latency !== null && h.latency !== undefined ? (
                       <Link href={latencyUrl(h.hour, null, r.id)} data-testid={`heat-avg-${h.hour}`}>
-                        {h.latency.toFixed(2)}
+                        {fixed(h.latency, 2, i18n.locale)}
                       </Link>
                     ) : (
                       ""

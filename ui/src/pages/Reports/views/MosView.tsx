@@ -9,12 +9,13 @@ import type { MosRow, Report } from "../../../api/types";
 import { FAILURE_COLOR, NEUTRAL_COLOR, PASS_COLOR } from "../../../components/charts/colors";
 import { HourlyStackedBarChart } from "../../../components/charts/HourlyStackedBarChart";
 import { Pager } from "../../../components/Pager";
+import { fixed } from "../../../lib/numbers";
 import { mosUrl } from "../rules";
 
 const MOS_PAGE = 100;
 
 export function MosView({ r }: { r: Report }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const mos = useReportMos(r);
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(MOS_PAGE);
@@ -28,7 +29,7 @@ export function MosView({ r }: { r: Report }) {
       "—"
     ) : (
       <Link href={mosUrl(r.id, v, m.hour, r.timeframeBegin)} data-testid={`mos-${key}-${m.hour}`}>
-        {v.toFixed(1)}
+        {fixed(v, 1, i18n.locale)}
       </Link>
     );
   const shown = rows.slice((page - 1) * size, page * size);
@@ -48,11 +49,11 @@ export function MosView({ r }: { r: Report }) {
           ]}
           tooltip={(i) => ({
             title: t`Time Slot ${hourOf(withData[i])}:00`,
-            value: one(withData[i].avgMosCq).toFixed(1),
+            value: fixed(one(withData[i].avgMosCq), 1, i18n.locale),
             list: [
-              { title: t`Average`, value: one(withData[i].avgMosCq).toFixed(1), color: NEUTRAL_COLOR },
-              { title: t`Minimum`, value: one(withData[i].minMosCq).toFixed(1), color: FAILURE_COLOR },
-              { title: t`Maximum`, value: one(withData[i].maxMosCq).toFixed(1), color: PASS_COLOR },
+              { title: t`Average`, value: fixed(one(withData[i].avgMosCq), 1, i18n.locale), color: NEUTRAL_COLOR },
+              { title: t`Minimum`, value: fixed(one(withData[i].minMosCq), 1, i18n.locale), color: FAILURE_COLOR },
+              { title: t`Maximum`, value: fixed(one(withData[i].maxMosCq), 1, i18n.locale), color: PASS_COLOR },
             ],
           })}
         />
@@ -81,7 +82,7 @@ export function MosView({ r }: { r: Report }) {
                 <td>{value(m, m.minMosCq, "min")}</td>
                 <td>{value(m, m.avgMosCq, "avg")}</td>
                 <td>{value(m, m.medianMosCq, "median")}</td>
-                <td>{m.maxMosCq === null || m.maxMosCq === undefined ? "—" : m.maxMosCq.toFixed(1)}</td>
+                <td>{m.maxMosCq === null || m.maxMosCq === undefined ? "—" : fixed(m.maxMosCq, 1, i18n.locale)}</td>
               </tr>
             ))}
           </tbody>
