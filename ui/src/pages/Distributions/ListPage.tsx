@@ -2,7 +2,7 @@
 // The URL holds the page, size, search, contact-type filter and sort.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { Link, useLocation, useSearch } from "wouter";
+import { Link } from "wouter";
 import { ApiError } from "../../api";
 import type { DistributionListParams, DistributionSortField } from "../../api/queries/distributions";
 import { deleteDistribution, distributionKeys, useDistributions } from "../../api/queries/distributions";
@@ -20,6 +20,7 @@ import { isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { useDistributionColumns } from "./columns";
 import "./distributions.css";
+import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
 import { DeliveryNotice } from "./DeliveryNotice";
 import { CONTACT_TYPES, EMAIL, SMS } from "./rules";
 
@@ -53,8 +54,7 @@ export function DistributionListPage() {
 
 function DistributionList() {
   const { t } = useLingui();
-  const search = useSearch();
-  const [location, navigate] = useLocation();
+  const [search, updateParams] = useUrlParams();
   const p = paramsOf(search);
   const lists = useDistributions(p);
   const columns = useDistributionColumns();
@@ -62,13 +62,8 @@ function DistributionList() {
   const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const setParams = (next: Record<string, string | number | undefined>) => {
-    const q = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(next)) {
-      if (v === undefined || v === "") q.delete(k);
-      else q.set(k, String(v));
-    }
-    navigate(`${location}?${q.toString()}`, { replace: true });
+  const setParams = (next: UrlParamChange) => {
+    updateParams(next);
     setSelected([]);
   };
 

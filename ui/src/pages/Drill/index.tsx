@@ -3,7 +3,7 @@
 // (with a report id), or a dashboard bar's (a group's hour, `?level=group&hrSlot=`). The page
 // and page size are in the URL too, so a link or a reload shows the same page.
 import { useLingui } from "@lingui/react/macro";
-import { useLocation, useParams, useSearch } from "wouter";
+import { useParams, useSearch } from "wouter";
 import { useGroup } from "../../api/queries/groups";
 import { type RunListParams, type RunSource, useRuns } from "../../api/queries/runs";
 import { pageOf, pageSizeOf } from "../../components/paging";
@@ -11,6 +11,7 @@ import { NotFoundPage } from "../NotFound";
 import { type DrillStatus, readDrill } from "./links";
 import { RunTable } from "./RunTable";
 import "./Drill.css";
+import { useUrlParams } from "../../components/useUrlParams";
 
 export { RunTable } from "./RunTable";
 
@@ -24,7 +25,7 @@ export function DrillPage() {
 
 function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDrill>>; search: string }) {
   const { t } = useLingui();
-  const [location, navigate] = useLocation();
+  const [, setParams] = useUrlParams();
   const q = new URLSearchParams(search);
   const page = pageOf(q.get("page"));
   const size = pageSizeOf(q.get("size"));
@@ -81,16 +82,6 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
   const runType = found.drill.runType;
   const runTypeText = runType === "Schedule" ? t`Schedule` : runType === "Manual" ? t`Manual` : null;
   const count = runs.data?.totalElements ?? 0;
-
-  const setParams = (next: Record<string, string | number | undefined>) => {
-    const nq = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(next)) {
-      if (v === undefined || v === "") nq.delete(k);
-      else nq.set(k, String(v));
-    }
-    const qs = nq.toString();
-    navigate(qs ? `${location}?${qs}` : location, { replace: true });
-  };
 
   return (
     <section class="page drill-page" data-testid="drill">

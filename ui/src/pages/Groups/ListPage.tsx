@@ -4,7 +4,6 @@
 // anyway).
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { useLocation, useSearch } from "wouter";
 import { ApiError } from "../../api";
 import {
   deleteGroup,
@@ -27,6 +26,7 @@ import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { GroupDialog } from "./GroupDialog";
 import "./Groups.css";
+import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
 
 const SORT_FIELDS: GroupSortField[] = ["id", "name", "caseCount"];
 
@@ -55,8 +55,7 @@ export function TestCaseGroupsPage() {
 
 function GroupsList({ writable }: { writable: boolean }) {
   const { t } = useLingui();
-  const search = useSearch();
-  const [location, navigate] = useLocation();
+  const [search, updateParams] = useUrlParams();
   const p = paramsOf(search);
   const groups = usePagedGroups(p);
   const [selected, setSelected] = useState<number[]>([]);
@@ -64,13 +63,8 @@ function GroupsList({ writable }: { writable: boolean }) {
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
 
-  const setParams = (next: Record<string, string | number | undefined>) => {
-    const q = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(next)) {
-      if (v === undefined || v === "") q.delete(k);
-      else q.set(k, String(v));
-    }
-    navigate(`${location}?${q.toString()}`, { replace: true });
+  const setParams = (next: UrlParamChange) => {
+    updateParams(next);
     setSelected([]);
   };
 

@@ -2,7 +2,7 @@
 // holds page, size, search, filters and sort, so a reload or a link shows the same list.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { Link, useLocation, useSearch } from "wouter";
+import { Link } from "wouter";
 import { ApiError } from "../../api";
 import { useGroupChoices } from "../../api/queries/groups";
 import type { ReportListParams, ReportSortField } from "../../api/queries/reports";
@@ -24,6 +24,7 @@ import { useReportColumns } from "./columns";
 import { useReportLabels } from "./labels";
 import { LATENCY, MOS, SEGMENT, TEST_CASE, TREND } from "./rules";
 import "./Reports.css";
+import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
 
 const SORT_FIELDS: ReportSortField[] = [
   "id",
@@ -64,8 +65,7 @@ export function paramsOf(search: string): ReportListParams & { page: number } {
 
 export function ReportsListPage() {
   const { t } = useLingui();
-  const search = useSearch();
-  const [location, navigate] = useLocation();
+  const [search, updateParams] = useUrlParams();
   const p = paramsOf(search);
   const reports = useReports(p);
   const columns = useReportColumns();
@@ -76,13 +76,8 @@ export function ReportsListPage() {
   const [busy, setBusy] = useState(false);
   const [filterOpen, setFilterOpen] = useState(false);
 
-  const setParams = (next: Record<string, string | number | undefined>) => {
-    const q = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(next)) {
-      if (v === undefined || v === "") q.delete(k);
-      else q.set(k, String(v));
-    }
-    navigate(`${location}?${q.toString()}`, { replace: true });
+  const setParams = (next: UrlParamChange) => {
+    updateParams(next);
     setSelected([]);
   };
 

@@ -2,7 +2,7 @@
 // the page, size, search, role filter and sort, so a reload or a link shows the same list.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { Link, useLocation, useSearch } from "wouter";
+import { Link } from "wouter";
 import { ApiError } from "../../api";
 import type { UserListParams, UserSortField } from "../../api/queries/users";
 import { deleteUser, userKeys, useUsers } from "../../api/queries/users";
@@ -14,6 +14,7 @@ import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
 import { Pager } from "../../components/Pager";
 import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
 import { SearchBox } from "../../components/SearchBox";
+import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
 import { showError, showSuccess } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 import { isRestricted, session } from "../../lib/session";
@@ -50,8 +51,7 @@ export function UsersListPage() {
 
 function UsersList() {
   const { t } = useLingui();
-  const search = useSearch();
-  const [location, navigate] = useLocation();
+  const [search, updateParams] = useUrlParams();
   const p = paramsOf(search);
   const users = useUsers(p);
   const columns = useUserColumns();
@@ -59,13 +59,8 @@ function UsersList() {
   const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const setParams = (next: Record<string, string | number | undefined>) => {
-    const q = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(next)) {
-      if (v === undefined || v === "") q.delete(k);
-      else q.set(k, String(v));
-    }
-    navigate(`${location}?${q.toString()}`, { replace: true });
+  const setParams = (next: UrlParamChange) => {
+    updateParams(next);
     setSelected([]);
   };
 
