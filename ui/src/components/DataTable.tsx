@@ -198,7 +198,11 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
                     {c.render(row)}
                   </td>
                 ))}
-                {p.actions ? <td class="col-actions row-actions">{p.actions(row)}</td> : null}
+                {p.actions ? (
+                  <td class="col-actions">
+                    <div class="row-actions">{p.actions(row)}</div>
+                  </td>
+                ) : null}
               </tr>
             );
           })}
