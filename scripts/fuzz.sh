@@ -70,5 +70,7 @@ st() {
     --no-color "$@")
 }
 # Sign-out ends the fuzzer's session: every other operation first, sign-out on its own last.
-st --exclude-operation-id signout "$@"
+# GET api/live is a server-sent event stream: schemathesis checks each event against the
+# stream's own schema (an array) and cannot pass it; tests/live_metrics.rs covers the stream.
+st --exclude-operation-id signout --exclude-operation-id liveUpdates "$@"
 st --include-operation-id signout "$@"

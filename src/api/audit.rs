@@ -25,6 +25,7 @@ pub struct AuditEntry {
     /// When, RFC 3339 UTC.
     pub at: String,
     /// The user who made it; absent for the command line and for anonymous calls.
+    #[oai(skip_serializing_if_is_none)]
     pub user_id: Option<i64>,
     /// Their username, `cli:<system user>` for the command line, or `anonymous`.
     pub username: String,

@@ -156,14 +156,14 @@ pub struct ReportTypeItem {
 }
 
 /// A latency bucket (spec §3 'Latency bucket'), bounds in ms: `lowerBound <= latency <
-/// uppperBound` (spelled so); the last bucket has no upper bound (null).
+/// uppperBound` (spelled so); the last bucket has no upper bound (the key is absent).
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct LatencyThreshold {
     pub id: i64,
     pub text: String,
     pub lower_bound: u32,
-    #[oai(rename = "uppperBound")]
+    #[oai(rename = "uppperBound", skip_serializing_if_is_none)]
     pub uppper_bound: Option<u32>,
 }
 
