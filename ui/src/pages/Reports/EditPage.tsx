@@ -14,7 +14,7 @@ import {
   useSaveReport,
   useTimeframes,
 } from "../../api/queries/reports";
-import type { Report } from "../../api/types";
+import type { LatencyThreshold, Report } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { showSuccess } from "../../lib/banners";
@@ -258,14 +258,7 @@ function ReportForm({ id }: { id: number }) {
                 onChange={(e) => set({ warn: Number(e.currentTarget.value) || null })}
                 data-testid="report-warn"
               >
-                <option value="">{t`Select a threshold`}</option>
-                {(thresholds.data ?? [])
-                  .filter((b) => b.uppperBound)
-                  .map((b) => (
-                    <option key={b.id} value={b.uppperBound ?? ""}>
-                      {t`${(b.uppperBound ?? 0) / 1000} sec`}
-                    </option>
-                  ))}
+                <ThresholdOptions buckets={thresholds.data ?? []} />
               </select>
             </Field>
             <Field id="report-latencyFail" label={t`Threshold Failure`} required error={text("latencyFail")}>
@@ -275,14 +268,7 @@ function ReportForm({ id }: { id: number }) {
                 onChange={(e) => set({ fail: Number(e.currentTarget.value) || null })}
                 data-testid="report-fail"
               >
-                <option value="">{t`Select a threshold`}</option>
-                {(thresholds.data ?? [])
-                  .filter((b) => b.uppperBound)
-                  .map((b) => (
-                    <option key={b.id} value={b.uppperBound ?? ""}>
-                      {t`${(b.uppperBound ?? 0) / 1000} sec`}
-                    </option>
-                  ))}
+                <ThresholdOptions buckets={thresholds.data ?? []} />
               </select>
             </Field>
           </>
@@ -290,5 +276,25 @@ function ReportForm({ id }: { id: number }) {
         <FormActions onCancel={() => navigate("/reports")} saving={save.isPending} />
       </form>
     </section>
+  );
+}
+
+/** The latency buckets' upper bounds as choices, in seconds as the language writes them. */
+function ThresholdOptions({ buckets }: { buckets: LatencyThreshold[] }) {
+  const { t, i18n } = useLingui();
+  return (
+    <>
+      <option value="">{t`Select a threshold`}</option>
+      {buckets
+        .filter((b) => b.uppperBound)
+        .map((b) => {
+          const secs = i18n.number((b.uppperBound ?? 0) / 1000);
+          return (
+            <option key={b.id} value={b.uppperBound ?? ""}>
+              {t`${secs} sec`}
+            </option>
+          );
+        })}
+    </>
   );
 }
