@@ -1782,7 +1782,7 @@ export interface components {
         /**
          * LatencyThreshold
          * @description A latency bucket (spec §3 'Latency bucket'), bounds in ms: `lowerBound <= latency <
-         *     uppperBound` (spelled so); the last bucket has no upper bound (null).
+         *     uppperBound` (spelled so); the last bucket has no upper bound (the key is absent).
          */
         LatencyThreshold: {
             /** Format: int64 */
