@@ -176,10 +176,10 @@ export default async function shell({ server, browser, users, test }) {
     await sleep(400);
     assert((await width()) <= 72, `collapsed again: ${await width()}`);
     await screenshot(page, "shell-desktop-en");
-    // Screens not built yet answer honestly.
+    // Screens not built yet (alerts) answer honestly.
     await nav.hover();
-    await nav.getByRole("link", { name: "Reports" }).click();
-    await page.waitForURL("**/reports");
+    await nav.getByRole("link", { name: "Alerts" }).click();
+    await page.waitForURL("**/alerts");
     await page.getByTestId("coming").waitFor();
     await page.getByRole("link", { name: "Back to the dashboard" }).waitFor();
     await page.getByTestId("sidenav").waitFor();

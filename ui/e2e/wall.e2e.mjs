@@ -121,8 +121,11 @@ export default async function wall({ server, browser, users, test }) {
           await p.waitForSelector(".not-found, [data-testid=not-found]", { timeout: 10000 }).catch(() => {});
           await checkA11y(p, `404 (${viewport}, ${lang})`);
           await p.goto("/reports");
+          await p.waitForSelector("[data-testid=table-row]", { timeout: 10000 }).catch(() => {});
+          await checkA11y(p, `reports (${viewport}, ${lang})`);
+          await p.goto("/alerts");
           await sleep(300);
-          await checkA11y(p, `reports coming (${viewport}, ${lang})`);
+          await checkA11y(p, `alerts coming (${viewport}, ${lang})`);
           // Wall mode: the dark theme and large type.
           await p.goto("/dashboard?wall=1");
           await waitReady(p);
