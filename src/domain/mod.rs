@@ -12,5 +12,6 @@ pub mod page;
 pub mod report;
 pub mod rules;
 pub mod run;
+pub mod schedule;
 pub mod user;
 pub mod varint;
