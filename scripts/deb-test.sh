@@ -1,115 +1,299 @@
 #!/usr/bin/env bash
-# The Debian package, tested (issue 14, part 5). DRAFT: written on h14's branch but not yet
-# run to its end there (the release build and cargo-deb did not fit the time); it is not
-# called from scripts/test.sh until it has passed once. Needs root (dpkg -i), dpkg, adduser,
-# systemd-analyze (systemd 252+), curl, python3, readelf, objdump.
+# The Debian package, tested (issue 14). Called by scripts/test.sh (step "Debian package");
+# runs on its own too: scripts/deb-test.sh. It installs the package on THIS machine with
+# dpkg (as root, through sudo when not root), then purges it and removes what it made.
 #
-# Builds the release binary once (reuse it: CXWATCH_BIN=target/release/cxwatch for the e2e),
-# packages it twice (a "previous" build 0.1.0~prev and the current one), then:
-#   shared-library needs fit a bare Debian 12; the unit passes systemd-analyze verify and its
-#   security exposure is <= 2.0 (printed); install: files and modes, the system user, the
-#   conffile; the installed binary as cxwatch with the unit's directories serves the console
-#   and answers healthcheck; upgrade keeps config.toml and every row; remove keeps the config
-#   and the data, purge removes the config and keeps the data (packaging/README.md).
+# As the calling user:
+#   - installs cargo-deb when missing; builds the release binary (`cargo build --release
+#     --locked`: the browser tests reuse it, CXWATCH_BIN=target/release/cxwatch) and prints
+#     how long it took;
+#   - the binary's shared-library needs fit a bare Debian 12 (libc6 2.36, libgcc-s1): printed;
+#   - packages it twice with cargo-deb: a previous build (version 0.1.0~prev) and the current one.
+# As root (scripts/deb-test.sh --installed PREV CUR, in a clean environment):
+#   - install the previous build: every file with its mode and owner (config 0640
+#     root:cxwatch), the system user, the conffile;
+#   - the installed unit passes `systemd-analyze verify`; `systemd-analyze security
+#     --offline=true` rates its exposure, at most 2.0, printed;
+#   - the installed binary, started as the unit would start it (scripts/deb-unit.py: User,
+#     Group, UMask, StateDirectory made as systemd makes it, no capabilities, Type=notify),
+#     serves the console over TLS, `cxwatch healthcheck` passes as the cxwatch user, users,
+#     API keys and ingest work, and SIGTERM stops it with status 0;
+#   - upgrade to the current build: the config.toml edit (the listen address the server then
+#     uses) and every row of every table are kept;
+#   - remove keeps the config and the data; purge removes the config and keeps the data and
+#     the user (packaging/README.md).
+# Needs dpkg, adduser, systemd (for systemd-analyze), util-linux (setpriv, runuser), binutils,
+# python3, curl and openssl: installed with apt when missing.
 set -euo pipefail
+SELF="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
 say() { printf '\n== %s\n' "$*"; }
-fail() { echo "deb-test: $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || fail "run as root (dpkg -i)"
+fail() {
+  echo "deb-test: FAILED: $*" >&2
+  exit 1
+}
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+CARGO_DEB_VERSION=3.8.0
+CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-command -v cargo-deb >/dev/null || cargo install cargo-deb --locked
-if [ ! -x target/release/cxwatch ] || [ -n "${CXWATCH_REBUILD:-}" ]; then
+if [ "${1:-}" != --installed ]; then
+  started=$SECONDS
+  say "tools"
+  missing=()
+  command -v readelf >/dev/null || missing+=(binutils)
+  command -v systemd-analyze >/dev/null || missing+=(systemd)
+  command -v setpriv >/dev/null || missing+=(util-linux)
+  command -v adduser >/dev/null || missing+=(adduser)
+  command -v curl >/dev/null || missing+=(curl)
+  command -v openssl >/dev/null || missing+=(openssl)
+  [ -x /usr/bin/python3 ] || missing+=(python3)
+  if [ ${#missing[@]} -gt 0 ]; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  if ! cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
+    cargo install cargo-deb --locked --version "$CARGO_DEB_VERSION"
+  fi
+
+  say "release build"
+  t=$SECONDS
   cargo build --release --locked
+  BIN=target/release/cxwatch
+  release_secs=$((SECONDS - t))
+  echo "release build: ${release_secs} s"
+
+  say "shared libraries: what a bare Debian 12 has (libc6 2.36, libgcc-s1)"
+  needed=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  [ -n "$needed" ] || fail "readelf found no NEEDED entry in $BIN"
+  while read -r lib; do
+    echo "NEEDED $lib"
+    case "$lib" in
+      libc.so.6 | libm.so.6 | libgcc_s.so.1 | ld-linux-x86-64.so.2 | ld-linux-aarch64.so.1 | \
+        libpthread.so.0 | libdl.so.2 | librt.so.1 | libutil.so.1) ;;
+      *) fail "the binary needs $lib, which a bare Debian 12 does not have" ;;
+    esac
+  done <<<"$needed"
+  glibc=$(objdump -T "$BIN" | grep -o 'GLIBC_[0-9][0-9.]*' | sort -uV | tail -1)
+  gcc=$(objdump -T "$BIN" | grep -o 'GCC_[0-9][0-9.]*' | sort -uV | tail -1 || true)
+  echo "newest versioned symbols: ${glibc} ${gcc:-(none from libgcc_s)}"
+  [ "$(printf '%s\nGLIBC_2.36\n' "$glibc" | sort -V | tail -1)" = GLIBC_2.36 ] ||
+    fail "the binary needs $glibc; Debian 12 has GLIBC_2.36"
+  # Debian 12's libgcc-s1 is GCC 12's.
+  [ -z "$gcc" ] || [ "$(printf '%s\nGCC_12.0.0\n' "$gcc" | sort -V | tail -1)" = GCC_12.0.0 ] ||
+    fail "the binary needs $gcc from libgcc_s"
+
+  say "packages (cargo-deb $CARGO_DEB_VERSION)"
+  t=$SECONDS
+  out=target/debian/deb-test
+  rm -rf "$out"
+  mkdir -p "$out"
+  cargo deb --no-build --locked --deb-version 0.1.0~prev --output "$out/prev.deb"
+  cargo deb --no-build --locked --output "$out/current.deb"
+  echo "packaged in $((SECONDS - t)) s"
+  for deb in "$out/prev.deb" "$out/current.deb"; do
+    dpkg-deb --field "$deb" Package Version Architecture Depends Installed-Size
+  done
+  depends=$(dpkg-deb --field "$out/current.deb" Depends)
+  # What the package asks of a bare Debian 12: the C library, libgcc and adduser.
+  extra=$(echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -vxE 'libc6|libgcc-s1|adduser' || true)
+  [ -z "$extra" ] || fail "the package depends on more than a bare Debian 12 has: $extra"
+
+  as_root env -i PATH="$CLEAN_PATH" bash "$SELF" --installed "$PWD/$out/prev.deb" "$PWD/$out/current.deb"
+  echo "deb-test: release build ${release_secs} s, whole step $((SECONDS - started)) s"
+  exit 0
 fi
-BIN=target/release/cxwatch
 
-say "shared libraries (a bare Debian 12 has libc6 2.36 and libgcc-s1)"
-readelf -d "$BIN" | awk '/NEEDED/ {gsub(/[\[\]]/, "", $5); print $5}' | tee /tmp/deb-needed
-while read -r lib; do
-  case "$lib" in
-    libc.so.6 | libm.so.6 | libgcc_s.so.1 | ld-linux-*.so.* | libpthread.so.0 | libdl.so.2 | librt.so.1) ;;
-    *) fail "the binary needs $lib, which a bare Debian 12 does not have" ;;
-  esac
-done </tmp/deb-needed
-newest=$(objdump -T "$BIN" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
-echo "newest glibc symbol: $newest"
-[ "$(printf '%s\nGLIBC_2.36\n' "$newest" | sort -V | tail -1)" = GLIBC_2.36 ] || fail "needs $newest > 2.36"
+# ---- As root, in a clean environment: install, serve, upgrade, remove, purge. -------------
+PREV=$2
+CUR=$3
+[ "$(id -u)" = 0 ] || fail "--installed runs as root"
+STATE=/var/lib/cxwatch
+MARK=/var/lib/.cxwatch-deb-test
+if dpkg-query -W -f='${db:Status-Status}' cxwatch 2>/dev/null | grep -qv '^not-installed$'; then
+  [ -e "$MARK" ] || fail "cxwatch is installed on this machine: deb-test would replace it (it only runs where it made the install itself)"
+fi
+if [ ! -e "$MARK" ]; then
+  # What this machine had before: only what the test makes is removed afterwards.
+  getent passwd cxwatch >/dev/null && made_user=no || made_user=yes
+  [ -e "$STATE" ] && made_state=no || made_state=yes
+  printf 'made_user=%s\nmade_state=%s\n' "$made_user" "$made_state" >"$MARK"
+fi
+# shellcheck disable=SC1090
+. "$MARK"
 
-say "the unit"
-systemd-analyze verify --man=no packaging/cxwatch.service 2>&1 | grep -v 'is not executable' || true
-exposure=$(systemd-analyze security --offline=true packaging/cxwatch.service 2>/dev/null |
-  sed -n 's/.*Overall exposure level for cxwatch.service: \([0-9.]*\).*/\1/p')
-echo "security exposure: $exposure"
-python3 -c "import sys; sys.exit(0 if float('$exposure') <= 2.0 else 1)" || fail "exposure $exposure > 2.0"
+TMP=$(mktemp -d)
+SUP=
+cleanup() {
+  status=$?
+  if [ -n "$SUP" ]; then
+    kill -TERM "$SUP" 2>/dev/null || true
+    wait "$SUP" 2>/dev/null || true
+  fi
+  dpkg -P cxwatch >/dev/null 2>&1 || true
+  if [ "$made_state" = yes ]; then rm -rf "$STATE"; fi
+  if [ "$made_user" = yes ] && getent passwd cxwatch >/dev/null; then
+    userdel cxwatch || true
+  fi
+  if [ "$made_user" = yes ] && getent group cxwatch >/dev/null; then
+    groupdel cxwatch || true
+  fi
+  rm -rf "$MARK" "$TMP"
+  exit "$status"
+}
+trap cleanup EXIT
 
-say "packages"
-rm -f target/debian/cxwatch_*.deb
-cargo deb --no-build --deb-version 0.1.0~prev
-cargo deb --no-build
-PREV=$(ls target/debian/cxwatch_0.1.0~prev_*.deb)
-CUR=$(ls target/debian/cxwatch_*.deb | grep -v '~prev')
+mode() { stat -c '%a %U:%G' "$1"; }
+as_cx() { runuser -u cxwatch -- env -i PATH="$CLEAN_PATH" /usr/bin/cxwatch --config /etc/cxwatch/config.toml "$@"; }
+version() { dpkg-query -W -f='${Version}' cxwatch; }
+DEB_UNIT="$(dirname "$SELF")/deb-unit.py"
 
-dpkg -P cxwatch >/dev/null 2>&1 || true
+files() {
+  # Every file the package installed, with its mode and owner.
+  dpkg -L cxwatch | while read -r f; do [ -f "$f" ] && stat -c '%n %a %U:%G' "$f"; done | sort
+}
+
 say "install the previous build"
 dpkg -i "$PREV"
-mode() { stat -c '%a %U:%G' "$1"; }
-[ "$(mode /usr/bin/cxwatch)" = "755 root:root" ] || fail "/usr/bin/cxwatch: $(mode /usr/bin/cxwatch)"
-[ "$(mode /etc/cxwatch/config.toml)" = "640 root:cxwatch" ] || fail "config: $(mode /etc/cxwatch/config.toml)"
-unit=$(dpkg -L cxwatch | grep -E 'systemd/system/cxwatch.service$')
-[ "$(mode "$unit")" = "644 root:root" ] || fail "$unit: $(mode "$unit")"
-getent passwd cxwatch | grep -q ':/var/lib/cxwatch:/usr/sbin/nologin$' || fail "user: $(getent passwd cxwatch)"
-dpkg-query -W -f='${Conffiles}\n' cxwatch | grep -q '/etc/cxwatch/config.toml' || fail "config.toml is not a conffile"
+[ "$(version)" = "$(dpkg-deb --field "$PREV" Version)" ] || fail "installed version $(version)"
+UNIT=/usr/lib/systemd/system/cxwatch.service
+files | tee "$TMP/files"
+diff -u - "$TMP/files" <<EOF || fail "the installed files differ from what packaging/README.md lists"
+/etc/cxwatch/config.toml 640 root:cxwatch
+/usr/bin/cxwatch 755 root:root
+/usr/lib/systemd/system/cxwatch.service 644 root:root
+/usr/share/doc/cxwatch/README.md 644 root:root
+/usr/share/doc/cxwatch/config.example.toml 644 root:root
+/usr/share/doc/cxwatch/copyright 644 root:root
+/usr/share/lintian/overrides/cxwatch 644 root:root
+EOF
+cmp -s /etc/cxwatch/config.toml /usr/share/doc/cxwatch/config.example.toml || fail "config.toml is not config.example.toml"
+dpkg-statoverride --list /etc/cxwatch/config.toml | grep -qx 'root cxwatch 640 /etc/cxwatch/config.toml' ||
+  fail "no statoverride for config.toml: $(dpkg-statoverride --list /etc/cxwatch/config.toml || true)"
+echo "user: $(getent passwd cxwatch)"
+echo "group: $(getent group cxwatch)"
+IFS=: read -r _ _ uid gid _ home shell < <(getent passwd cxwatch)
+[ "$uid" -lt 1000 ] || fail "cxwatch is not a system user (uid $uid)"
+[ "$(getent group cxwatch | cut -d: -f3)" = "$gid" ] || fail "the cxwatch user's group is not cxwatch"
+[ "$home" = /var/lib/cxwatch ] || fail "home $home"
+[ "$shell" = /usr/sbin/nologin ] || fail "shell $shell"
+conffiles=$(dpkg-query -W -f='${Conffiles}\n' cxwatch)
+echo "conffiles:$conffiles"
+[ "$(echo "$conffiles" | awk 'NF {print $1}')" = /etc/cxwatch/config.toml ] || fail "the conffiles are not just config.toml"
+[ -L /etc/systemd/system/multi-user.target.wants/cxwatch.service ] || fail "the unit is not enabled"
 
-# The unit's directories, as systemd would make them (StateDirectory=cxwatch, mode 0750).
-install -d -o cxwatch -g cxwatch -m 0750 /var/lib/cxwatch
+say "the installed unit: systemd-analyze verify and security"
+verify=$(systemd-analyze verify --man=no "$UNIT" 2>&1) || fail "systemd-analyze verify: $verify"
+[ -z "$verify" ] || fail "systemd-analyze verify warns: $verify"
+echo "systemd-analyze verify $UNIT: no warning"
+systemd-analyze security --offline=true --no-pager "$UNIT" >"$TMP/security" 2>&1 || true
+grep -v '^✓' "$TMP/security"
+exposure=$(sed -n 's/.*Overall exposure level for cxwatch\.service: \([0-9.]*\).*/\1/p' "$TMP/security")
+[ -n "$exposure" ] || fail "systemd-analyze security printed no exposure"
+echo "security exposure of the unit: $exposure (at most 2.0)"
+awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "exposure $exposure > 2.0"
+
+# The administrator's edit: a port of its own (8443 may be taken on a test machine).
 PORT=$((20000 + RANDOM % 20000))
-as_cx() { runuser -u cxwatch -- /usr/bin/cxwatch --config /etc/cxwatch/config.toml "$@"; }
-serve() {
-  as_cx serve --listen 127.0.0.1:$PORT >/tmp/deb-serve.log 2>&1 &
-  SERVER=$!
-  for _ in $(seq 100); do as_cx healthcheck --listen 127.0.0.1:$PORT >/dev/null 2>&1 && return; sleep 0.2; done
-  cat /tmp/deb-serve.log; fail "the installed binary did not answer healthcheck"
-}
-stop() { kill -TERM "$SERVER"; wait "$SERVER" || true; }
+sed -i "s|^#listen = \"0.0.0.0:8443\"|listen = \"127.0.0.1:$PORT\"  # deb-test edit|" /etc/cxwatch/config.toml
+grep -q "^listen = \"127.0.0.1:$PORT\"" /etc/cxwatch/config.toml || fail "could not edit config.toml"
 
-say "serve as cxwatch"
-serve
-curl -skf "https://127.0.0.1:$PORT/" | grep -qi '<!doctype html' || fail "no console at /"
-echo 'deb-test-password-1' | as_cx user add --username admin@deb.test --role admin --access read-write
-KEY=$(as_cx apikey add --name deb-test 2>/dev/null)
-curl -skf "https://127.0.0.1:$PORT/api/ingest/v1/runs" -H "X-API-Key: $KEY" -H 'content-type: application/json' \
-  -d '{"runs":[{"engineRunId":"deb-1","testCase":{"id":1,"name":"c","channel":"voice","ivr":{"id":1,"name":"i"}},"runTime":"2026-11-23T05:00:00Z","runDuration":1,"status":"pass","runType":"Schedule","segments":[]}]}' >/dev/null
-stop
+start() {
+  rm -f "$TMP/ready"
+  python3 "$DEB_UNIT" "$UNIT" "$TMP/ready" >"$TMP/serve.log" 2>&1 &
+  SUP=$!
+  for _ in $(seq 300); do
+    [ -s "$TMP/ready" ] && break
+    kill -0 "$SUP" 2>/dev/null || break
+    sleep 0.2
+  done
+  [ -s "$TMP/ready" ] || {
+    cat "$TMP/serve.log"
+    fail "the service did not send READY=1"
+  }
+  local pid
+  pid=$(cat "$TMP/ready")
+  echo "serving as $(ps -o user=,group=,supgrp= -p "$pid" | xargs), umask $(awk '/^Umask/ {print $2}' /proc/"$pid"/status), NoNewPrivs $(awk '/^NoNewPrivs/ {print $2}' /proc/"$pid"/status), CapBnd $(awk '/^CapBnd/ {print $2}' /proc/"$pid"/status)"
+  [ "$(ps -o user= -p "$pid")" = cxwatch ] || fail "the service does not run as cxwatch"
+  as_cx healthcheck || fail "cxwatch healthcheck as cxwatch"
+  curl -sS --fail -k "https://127.0.0.1:$PORT/" -o "$TMP/index.html" -w 'GET / over %{scheme}: %{http_code}\n'
+  grep -qi '<!doctype html' "$TMP/index.html" || fail "no console at https://127.0.0.1:$PORT/"
+  # TLS with the certificate the service generated in its state directory.
+  echo | openssl s_client -connect "127.0.0.1:$PORT" 2>/dev/null | grep -q 'BEGIN CERTIFICATE' ||
+    fail "no TLS certificate on 127.0.0.1:$PORT"
+}
+stop() {
+  kill -TERM "$SUP"
+  local code=0
+  wait "$SUP" || code=$?
+  SUP=
+  cat "$TMP/serve.log"
+  [ "$code" = 0 ] || fail "the service exited with status $code on SIGTERM"
+  grep -q 'notifications:.*READY=1.*STOPPING=1' "$TMP/serve.log" || fail "no READY=1 then STOPPING=1"
+}
 counts() {
-  python3 - <<'PY'
+  # As cxwatch, read-only: root must not leave files in the data directory.
+  runuser -u cxwatch -- python3 - <<'PY'
 import sqlite3
 c = sqlite3.connect("file:/var/lib/cxwatch/cxwatch.db?mode=ro", uri=True)
 for (t,) in c.execute("SELECT name FROM sqlite_schema WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"):
     print(t, c.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0])
 PY
 }
-counts >/tmp/deb-before
-echo "# kept across upgrades (deb-test)" >>/etc/cxwatch/config.toml
+
+say "serve as the unit would, on 127.0.0.1:$PORT"
+start
+ls -l "$STATE"
+[ "$(mode "$STATE")" = "750 cxwatch:cxwatch" ] || fail "$STATE: $(mode "$STATE")"
+find "$STATE" -mindepth 1 -perm /o=rwx | grep . && fail "files in $STATE readable by others (UMask=0027)"
+echo 'deb-test-password-1' | as_cx user add --username admin@deb.test --role admin --access read-write
+KEY=$(as_cx apikey add --name deb-test 2>/dev/null)
+reply=$(curl -sS --fail-with-body -k "https://127.0.0.1:$PORT/api/ingest/v1/runs" -H "X-API-Key: $KEY" \
+  -H 'content-type: application/json' --data-binary @- <<'EOF'
+{"runs":[{"engineRunId":"deb-1","testCase":{"id":1,"name":"Debian package","channel":"voice",
+ "ivr":{"id":1,"name":"deb-test"}},"runTime":"2026-11-23T05:00:00Z","runDuration":1,
+ "status":"pass","runType":"Schedule","segments":[]}]}
+EOF
+)
+echo "ingest: $reply"
+echo "$reply" | grep -q '"accepted":1' || fail "ingest did not accept the run"
+stop
+counts >"$TMP/before"
+awk '{n += $2} END {print NR " tables, " n " rows before the upgrade"}' "$TMP/before"
+for t in users api_keys test_runs; do
+  grep -qE "^$t [1-9]" "$TMP/before" || fail "no row in $t: $(cat "$TMP/before")"
+done
 
 say "upgrade to the current build"
-dpkg -i --force-confold "$CUR"
-grep -q 'kept across upgrades' /etc/cxwatch/config.toml || fail "the upgrade lost the config"
-[ "$(mode /etc/cxwatch/config.toml)" = "640 root:cxwatch" ] || fail "config mode after upgrade"
-serve
+dpkg -i "$CUR" </dev/null
+[ "$(version)" = "$(dpkg-deb --field "$CUR" Version)" ] || fail "version after the upgrade: $(version)"
+grep -q "^listen = \"127.0.0.1:$PORT\"  # deb-test edit" /etc/cxwatch/config.toml || fail "the upgrade lost the config.toml edit"
+[ "$(mode /etc/cxwatch/config.toml)" = "640 root:cxwatch" ] || fail "config.toml after the upgrade: $(mode /etc/cxwatch/config.toml)"
+[ "$(mode /usr/bin/cxwatch)" = "755 root:root" ] || fail "/usr/bin/cxwatch after the upgrade"
+start # on the edited port: the kept edit is in force
 stop
-counts >/tmp/deb-after
-# The current build may add tables (migrations); every table of before keeps its rows.
+counts >"$TMP/after"
+# A newer build may add tables (migrations): every table of before keeps all its rows.
 while read -r t n; do
-  grep -qx "$t $n" /tmp/deb-after || fail "table $t had $n rows before the upgrade: $(grep "^$t " /tmp/deb-after)"
-done </tmp/deb-before
-echo "every row kept: $(wc -l </tmp/deb-before) tables"
+  grep -qx "$t $n" "$TMP/after" || fail "table $t had $n rows before the upgrade: $(grep "^$t " "$TMP/after" || echo gone)"
+done <"$TMP/before"
+echo "every row kept: $(wc -l <"$TMP/before") tables"
 
-say "remove, then purge"
+say "remove: the config and the data stay"
 dpkg -r cxwatch
+[ "$(dpkg-query -W -f='${db:Status-Status}' cxwatch)" = config-files ] || fail "status after remove"
 [ ! -e /usr/bin/cxwatch ] || fail "remove left the binary"
-[ -f /etc/cxwatch/config.toml ] || fail "remove took the config (a conffile stays until purge)"
-[ -f /var/lib/cxwatch/cxwatch.db ] || fail "remove took the data"
+[ ! -e "$UNIT" ] || fail "remove left the unit"
+grep -q "# deb-test edit" /etc/cxwatch/config.toml || fail "remove took the config (a conffile stays until purge)"
+[ -f "$STATE/cxwatch.db" ] || fail "remove took the data"
+echo "kept: /etc/cxwatch/config.toml, $STATE"
+
+say "purge: the config goes, the data and the user stay"
 dpkg -P cxwatch
-[ ! -e /etc/cxwatch/config.toml ] || fail "purge left the config"
-[ -f /var/lib/cxwatch/cxwatch.db ] || fail "purge took the data (packaging/README.md: kept)"
-echo "deb-test: ok (exposure $exposure)"
+[ "$(dpkg-query -W -f='${db:Status-Status}' cxwatch 2>/dev/null || echo not-installed)" = not-installed ] || fail "status after purge"
+[ ! -e /etc/cxwatch ] || fail "purge left /etc/cxwatch: $(ls -la /etc/cxwatch)"
+[ -z "$(dpkg-statoverride --list /etc/cxwatch/config.toml || true)" ] || fail "purge left the statoverride"
+[ -f "$STATE/cxwatch.db" ] || fail "purge took the data (packaging/README.md: kept)"
+getent passwd cxwatch >/dev/null || fail "purge removed the system user"
+[ ! -e /etc/systemd/system/multi-user.target.wants/cxwatch.service ] || fail "purge left the unit enabled"
+echo "kept: $STATE, the cxwatch user"
+echo "deb-test: ok (security exposure $exposure)"
