@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs every test of cxwatch: formatting and lints, Rust unit and integration tests
 # (in-process, and with the real binary where a process matters), the UI's generated API
-# types against the server's OpenAPI document, UI type check and unit tests, and the browser
-# end-to-end tests in Debian's Chromium. Installs what the tests need when missing.
+# types against the server's OpenAPI document, UI type check and unit tests, the Debian
+# package (scripts/deb-test.sh: release build, .deb installed on this machine with dpkg through
+# sudo when not root, upgraded and purged), and the browser end-to-end tests in Debian's
+# Chromium with that same release binary. Installs what the tests need when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> %s (at %d s)\n' "$*" "$SECONDS"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 step "Tools"
@@ -46,5 +48,10 @@ if [ "${CXWATCH_FUZZ:-1}" = 1 ]; then
   scripts/fuzz.sh
 fi
 
-step "Browser end-to-end tests"
-(cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent e2e)
+# Builds the release binary (once: the browser tests below reuse it), packages it with
+# cargo-deb and installs, serves, upgrades, removes and purges it on this machine.
+step "Debian package"
+scripts/deb-test.sh
+
+step "Browser end-to-end tests (the release binary)"
+(cd ui && CXWATCH_BIN="$PWD/../target/release/cxwatch" npm run --silent e2e)
