@@ -257,4 +257,29 @@ async fn reports_and_distribution_lists_are_recorded_too() {
     assert_eq!(h[1].1["name"], "Weekly trend");
     assert_eq!(h[1].2["name"], "Weekly trend (night)");
     assert_eq!(h[0].1["group_id"], group);
+
+    // An alert setting: its row with its status codes and schedule masks.
+    let (s, b) = app
+        .call(Method::POST, "/api/distributions", Some(t), Some(&list))
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let list_id = b["data"]["id"].as_i64().unwrap();
+    let setting = json!({"name": "Billing down", "testCaseGroupId": group,
+        "distributionId": list_id, "failureToAlert": 2, "emailSubject": "Down",
+        "voiceMessage": "Down", "smsPrefix": "[cx]", "alertStatus": ["FAIL"],
+        "schedule": [{"dayOfWeek": 1, "startTimeSlot": "00:00", "endTimeSlot": "00:30"}]});
+    let id = create_update_delete(&app, t, "/api/alerts/settings", &setting, |b| {
+        b["alertStatus"] = json!(["FAIL", "WARN"]);
+        b["schedule"][0]["endTimeSlot"] = json!("01:00");
+    })
+    .await;
+    let h = history(&app, t, "alert_setting", id).await;
+    let actions: Vec<&str> = h.iter().map(|(a, _, _)| a.as_str()).collect();
+    assert_eq!(actions, ["delete", "update", "create"], "{h:?}");
+    assert_eq!(h[1].1["statuses"], json!(["FAIL"]));
+    assert_eq!(h[1].2["statuses"], json!(["WARN", "FAIL"]));
+    assert_eq!(h[1].1["schedule"], json!([{"day_of_week": 1, "slots": 1}]));
+    assert_eq!(h[1].2["schedule"], json!([{"day_of_week": 1, "slots": 3}]));
+    assert_eq!(h[0].1["failure_to_alert"], 2);
+    assert!(h[0].2.is_null() && h[2].1.is_null());
 }

@@ -624,3 +624,82 @@ async fn starttls_is_required_when_configured() {
         .unwrap()
         .is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_list_an_alert_setting_uses_cannot_be_deleted() {
+    let app = App::new();
+    let t = admin(&app).await;
+    let key = app.api_key("engine").await;
+    let run = json!({"engineRunId": "d-1", "testCase": {"id": 1, "name": "Balance",
+        "channel": "voice", "ivr": {"id": 10, "name": "IVR"}},
+        "runTime": "2026-07-15T14:05:00Z", "runDuration": 12.0, "status": "pass",
+        "runType": "Manual", "segments": []});
+    let (s, b) = app
+        .call_with(
+            Method::POST,
+            "/api/ingest/v1/runs",
+            Some(("x-api-key", key)),
+            Some(&json!({"runs": [run]})),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let (s, g) = app
+        .call(
+            Method::POST,
+            "/api/trs/v1/groups",
+            Some(&t),
+            Some(&json!({"name": "Billing", "channel": "voice", "testCases": [{"id": 1}]})),
+        )
+        .await;
+    assert_eq!(s, 200, "{g}");
+    let group = g["data"]["id"].as_i64().unwrap();
+    let (_, b) = app
+        .call(
+            Method::POST,
+            "/api/distributions",
+            Some(&t),
+            Some(&list_body()),
+        )
+        .await;
+    let list = b["data"]["id"].as_i64().unwrap();
+    let mut settings = Vec::new();
+    for name in ["Night shift", "Billing down"] {
+        let (s, b) = app
+            .call(
+                Method::POST,
+                "/api/alerts/settings",
+                Some(&t),
+                Some(
+                    &json!({"name": name, "testCaseGroupId": group, "distributionId": list,
+                    "failureToAlert": 1, "emailSubject": "Down", "voiceMessage": "Down",
+                    "smsPrefix": "[cx]", "alertStatus": ["FAIL"], "schedule": []}),
+                ),
+            )
+            .await;
+        assert_eq!(s, 200, "{b}");
+        settings.push(b["data"]["id"].as_i64().unwrap());
+    }
+    let path = format!("/api/distributions/{list}");
+    let (s, b) = app.call(Method::DELETE, &path, Some(&t), None).await;
+    assert_eq!(s, 409, "{b}");
+    let msg = b["messages"][0].as_str().unwrap();
+    assert!(
+        msg.contains("'Billing down', 'Night shift'"),
+        "names the settings: {msg}"
+    );
+    let (s, _) = app.call(Method::GET, &path, Some(&t), None).await;
+    assert_eq!(s, 200, "still there");
+    for id in settings {
+        let (s, _) = app
+            .call(
+                Method::DELETE,
+                &format!("/api/alerts/settings/{id}"),
+                Some(&t),
+                None,
+            )
+            .await;
+        assert_eq!(s, 200);
+    }
+    let (s, b) = app.call(Method::DELETE, &path, Some(&t), None).await;
+    assert_eq!(s, 200, "{b}");
+}

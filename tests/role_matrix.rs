@@ -183,6 +183,27 @@ async fn world() -> World {
         dist_ids.push(d["data"]["id"].as_i64().unwrap());
     }
     let (dist, dist_gone) = (dist_ids[0], dist_ids[1]);
+    // Alert settings on a group of the ROLE_USER callers and on one that is not theirs.
+    let setting = |group: i64| {
+        json!({"name": "Matrix alert", "testCaseGroupId": group, "distributionId": dist,
+               "failureToAlert": 1, "emailSubject": "Down", "voiceMessage": "Down",
+               "smsPrefix": "[cx]", "alertStatus": ["FAIL"],
+               "schedule": [{"dayOfWeek": 1, "startTimeSlot": "00:00", "endTimeSlot": "24:00"}]})
+    };
+    let mut setting_ids = Vec::new();
+    for grp in [g, g3] {
+        let (s, a) = app
+            .call(
+                Method::POST,
+                "/api/alerts/settings",
+                Some(&admin_rw.token),
+                Some(&setting(grp)),
+            )
+            .await;
+        assert_eq!(s, 200, "{a}");
+        setting_ids.push(a["data"]["id"].as_i64().unwrap());
+    }
+    let (al, al_other) = (setting_ids[0], setting_ids[1]);
     let note = app
         .store
         .enqueue_list(
@@ -522,6 +543,85 @@ async fn world() -> World {
             format!("/api/reports/{rep}"),
             Body::None,
             [401, 403, 200, 403, 404, 401],
+        ),
+        r(
+            "listAlertSettings",
+            M::GET,
+            "/api/alerts/settings?search=matrix".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "getAlertSetting",
+            M::GET,
+            format!("/api/alerts/settings/{al}"),
+            Body::None,
+            read,
+        ),
+        // A ROLE_USER reads only the settings of their groups.
+        r(
+            "getAlertSetting",
+            M::GET,
+            format!("/api/alerts/settings/{al_other}"),
+            Body::None,
+            [401, 403, 403, 200, 200, 401],
+        ),
+        r(
+            "createAlertSetting",
+            M::POST,
+            "/api/alerts/settings".into(),
+            Body::Json(setting(g)),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "createAlertSetting",
+            M::POST,
+            "/api/alerts/settings".into(),
+            Body::Json(setting(g3)),
+            [401, 403, 400, 403, 200, 401],
+        ),
+        r(
+            "updateAlertSetting",
+            M::PUT,
+            format!("/api/alerts/settings/{al}"),
+            Body::Json(setting(g)),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "updateAlertSetting",
+            M::PUT,
+            format!("/api/alerts/settings/{al_other}"),
+            Body::Json(setting(g3)),
+            [401, 403, 403, 403, 200, 401],
+        ),
+        r(
+            "deleteAlertSetting",
+            M::DELETE,
+            format!("/api/alerts/settings/{al_other}"),
+            Body::None,
+            [401, 403, 403, 403, 200, 401],
+        ),
+        // The user with read-write access deletes it first: it is gone for the administrator.
+        r(
+            "deleteAlertSetting",
+            M::DELETE,
+            format!("/api/alerts/settings/{al}"),
+            Body::None,
+            [401, 403, 200, 403, 404, 401],
+        ),
+        r(
+            "listAlertStatuses",
+            M::GET,
+            "/api/alerts/allStatus".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "listContactGroups",
+            M::GET,
+            "/api/alerts/contactGroups".into(),
+            Body::None,
+            read,
         ),
         r(
             "listAudit",

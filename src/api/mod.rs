@@ -4,6 +4,7 @@
 //! `/api/docs`. The envelope and errors: [`envelope`]; who may call what: [`guard`]; shared
 //! query parameters: [`params`]. See `docs/architecture.md` for adding a resource.
 
+pub mod alert_settings;
 pub mod audit;
 pub mod auth;
 pub mod catalog;
@@ -59,6 +60,8 @@ pub enum ApiTags {
     Notifications,
     Live,
     Audit,
+    /// Alert settings, the alert statuses and the contact groups they send to
+    Alerts,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -94,7 +97,11 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             reports::ReportsApi,
             files::FilesApi,
             ingest::IngestApi,
-            distributions::DistributionsApi,
+            // Tuples of APIs go to 16: alerting nests its APIs in one.
+            (
+                distributions::DistributionsApi,
+                alert_settings::AlertSettingsApi,
+            ),
             notifications::NotificationsApi,
             live::LiveApi,
             audit::AuditApi,

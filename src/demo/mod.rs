@@ -8,6 +8,7 @@
 //! in the same directory reads the state back and only continues the live feed (or
 //! finishes an interrupted history: ingest skips the runs already stored).
 
+pub mod alert_settings;
 pub mod audio;
 pub mod catalog;
 pub mod distributions;
@@ -359,6 +360,7 @@ pub async fn start(
         if let Some(id) = viewer {
             assign_demo_viewer_groups(store, id)?;
         }
+        alert_settings::ensure(store)?;
         Store::block_on(crate::demo_accounts::ensure_demo_team(store))
             .map_err(|e| DemoError::Team(e.to_string()))
     };

@@ -192,6 +192,22 @@ impl DistributionStore for Sqlite {
 
     async fn delete_distribution(&self, id: i64) -> StoreResult<()> {
         self.write(move |tx| {
+            let used: Vec<String> = tx
+                .prepare_cached(
+                    "SELECT name FROM alert_settings WHERE distribution_id = ?1
+                      ORDER BY name COLLATE NOCASE, id",
+                )?
+                .query_map([id], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            if !used.is_empty() {
+                let names: Vec<String> = used.iter().map(|n| format!("'{n}'")).collect();
+                return Err(StoreError::Conflict(format!(
+                    "Distribution list {id} is the contact group of the alert setting{} {}: change {} first.",
+                    if used.len() == 1 { "" } else { "s" },
+                    names.join(", "),
+                    if used.len() == 1 { "it" } else { "them" },
+                )));
+            }
             let before = audit::distribution_list(tx, id)?;
             let n = tx.execute("DELETE FROM distribution_lists WHERE id = ?1", [id])?;
             if n == 0 {

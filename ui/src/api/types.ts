@@ -60,3 +60,10 @@ export type LatencyReport = Schema<"LatencyReport">;
 export type LatencyByHr = Schema<"LatencyByHr">;
 export type MosRow = Schema<"MosRow">;
 export type RunItemPage = Schema<"Page_RunItem">;
+
+export type AlertSetting = Schema<"AlertSetting">;
+export type AlertSettingSave = Schema<"AlertSettingSave">;
+export type AlertSettingPage = Schema<"Page_AlertSetting">;
+export type AlertStatus = Schema<"AlertStatus">;
+export type ContactGroup = Schema<"ContactGroup">;
+export type ScheduleSlot = Schema<"ScheduleSlot">;

@@ -8,7 +8,12 @@ import { LoginPage } from "../pages/Login";
 
 // The sign-in page and the dashboard (where a sign-in lands) come with the first script; the
 // settings screens are loaded when first opened, each in its own file.
-const AlertSettingsPage = lazy(() => import("../pages/Settings").then((m) => ({ default: m.AlertSettingsPage })));
+const AlertSettingsPage = lazy(() =>
+  import("../pages/AlertSettings/ListPage").then((m) => ({ default: m.AlertSettingListPage })),
+);
+const AlertSettingEditPage = lazy(() =>
+  import("../pages/AlertSettings/EditPage").then((m) => ({ default: m.AlertSettingEditPage })),
+);
 const TestCaseGroupsPage = lazy(() =>
   import("../pages/Groups/ListPage").then((m) => ({ default: m.TestCaseGroupsPage })),
 );
@@ -63,6 +68,7 @@ export const routes: RouteDef[] = [
   { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected" },
   { path: "/users/:id", component: UserEditPage, access: "protected" },
   { path: "/report/distribution/:id", component: DistributionEditPage, access: "protected" },
+  { path: "/report/setting/:id", component: AlertSettingEditPage, access: "protected" },
   // The runs behind a number and one run (spec §2; pages/Drill/links.ts builds these).
   {
     path: "/report/drill/:entityId/:status/:periodStart/:periodEnd/:reportId?/:latency?",

@@ -1,0 +1,143 @@
+//! The demo site's alert settings, made once on its groups with the lists
+//! `distributions.rs` makes: the engine fires them from the history and the live feed.
+
+use super::{group_ids, DemoError};
+use crate::domain::alert_setting::{AlertSettingDraft, AlertSettingFilter, AlertSettingSortField};
+use crate::domain::caller::Scope;
+use crate::domain::page::{PageRequest, Sort};
+use crate::domain::schedule::{SlotRange, Week};
+use crate::store::Store;
+
+/// One demo setting: label, group, list, failures in a row, statuses, schedule.
+struct Def {
+    name: &'static str,
+    group: &'static str,
+    list: &'static str,
+    failures: u8,
+    statuses: &'static [&'static str],
+    week: Week,
+    recording: bool,
+}
+
+fn range(day: u8, start: &str, end: &str) -> SlotRange {
+    SlotRange {
+        day_of_week: day,
+        start: start.into(),
+        end: end.into(),
+    }
+}
+
+/// Weekdays `start`–`end` and, with `weekend`, Saturday and Sunday all day.
+fn week(start: &str, end: &str, weekend: bool) -> Week {
+    let mut r: Vec<SlotRange> = (1..=5).map(|d| range(d, start, end)).collect();
+    if weekend {
+        r.extend([range(6, "00:00", "24:00"), range(7, "00:00", "24:00")]);
+    }
+    Week::from_ranges(&r).unwrap_or_else(|_| Week::all())
+}
+
+fn defs() -> Vec<Def> {
+    vec![
+        Def {
+            name: "Core journeys failing",
+            group: "Banking - Core Journeys",
+            list: "Contact centre on call",
+            failures: 3,
+            statuses: &["FAIL"],
+            week: Week::all(),
+            recording: true,
+        },
+        Def {
+            name: "Lost & stolen cards line",
+            group: "Cards - Lost & Stolen",
+            list: "IVR owners",
+            failures: 2,
+            statuses: &["FAIL", "WARN"],
+            week: Week::all(),
+            recording: true,
+        },
+        Def {
+            name: "After-hours line down",
+            group: "After Hours",
+            list: "Telecom provider escalation",
+            failures: 5,
+            statuses: &["FAIL"],
+            week: week("18:00", "24:00", true),
+            recording: false,
+        },
+        Def {
+            name: "Support chat failing",
+            group: "Chat - Support",
+            list: "Contact centre on call",
+            failures: 3,
+            statuses: &["FAIL"],
+            week: week("08:00", "20:00", false),
+            recording: false,
+        },
+    ]
+}
+
+/// Adds the demo settings when there are none (blocking; the groups and lists exist).
+pub fn ensure(store: &Store) -> Result<(), DemoError> {
+    let filter = AlertSettingFilter {
+        search: None,
+        sort: Sort {
+            field: AlertSettingSortField::Id,
+            descending: false,
+        },
+    };
+    let existing = Store::block_on(store.list_alert_settings(
+        Scope::All,
+        PageRequest { no: 0, size: 1 },
+        &filter,
+    ))?;
+    if existing.total > 0 {
+        return Ok(());
+    }
+    let groups = group_ids(store)?;
+    let lists = Store::block_on(store.contact_groups())?;
+    for d in defs() {
+        let group = groups.get(d.group).copied();
+        let list = lists.iter().find(|(_, n)| n == d.list).map(|(id, _)| *id);
+        let (Some(group_id), Some(distribution_id)) = (group, list) else {
+            continue;
+        };
+        let draft = AlertSettingDraft {
+            name: d.name.into(),
+            active: true,
+            group_id,
+            distribution_id,
+            email_subject: format!("cxwatch alert: {}", d.name),
+            voice_message: format!("This is cx watch. Alert: {}.", d.name),
+            sms_prefix: "[cxwatch]".into(),
+            attach_recording: d.recording,
+            attach_jira_ticket: false,
+            failure_to_alert: d.failures,
+            notify_on_recovery: true,
+            statuses: d.statuses.iter().map(|s| s.to_string()).collect(),
+            week: d.week,
+            jira_assignee: None,
+            jira_project: None,
+            jira_username: None,
+        };
+        Store::block_on(store.create_alert_setting(Scope::All, &draft))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedules_are_what_they_say() {
+        let w = week("18:00", "24:00", true);
+        assert!(w.has(1, 36) && w.has(1, 47) && !w.has(1, 35));
+        assert!(w.has(6, 0) && w.has(7, 47));
+        let w = week("08:00", "20:00", false);
+        assert!(w.has(5, 16) && !w.has(5, 40) && !w.has(6, 20));
+        for d in defs() {
+            assert!(!d.week.is_empty(), "{}", d.name);
+        }
+    }
+}

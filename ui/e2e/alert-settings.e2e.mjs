@@ -1,0 +1,262 @@
+// Alert settings (issue 11, part A): the list of the demo's settings; a new setting whose
+// schedule is dragged (a mouse on the desktop, a finger on the phone), with the form's messages
+// in the spec's order and words, the 24:00 time error, the keyboard on the schedule grid, the
+// ticket detail dialog, attach recording only for a voice group; then the setting is edited and
+// deleted. English and French, desktop and phone; axe on the list and the form.
+import {
+  apiRequest,
+  apiToken,
+  assert,
+  assertEqual,
+  checkA11y,
+  chooseLanguage,
+  closePage,
+  newPage,
+  screenshot,
+  signIn,
+  waitForDemoData,
+} from "./lib.mjs";
+
+const CASES = [
+  { lang: "en", viewport: "desktop" },
+  { lang: "fr", viewport: "desktop" },
+  { lang: "en", viewport: "phone" },
+  { lang: "fr", viewport: "phone" },
+];
+
+const TEXT = {
+  en: {
+    required: "Required",
+    failures: "number of failures is required",
+    statuses: "at least one failure/warnings is required",
+    time: "24:00 is the end of the day",
+    created: "Alert setting has been successfully created",
+    updated: "Alert setting has been successfully updated",
+  },
+  fr: {
+    required: "Obligatoire",
+    failures: "le nombre d’échecs est obligatoire",
+    statuses: "au moins un échec ou un avertissement est obligatoire",
+    time: "24:00 est la fin de la journée",
+    created: "Le paramètre d’alerte a été créé avec succès",
+    updated: "Le paramètre d’alerte a été modifié avec succès",
+  },
+};
+
+const VOICE_GROUP = "Banking - Core Journeys";
+const WEB_GROUP = "Chat - Support";
+
+const cell = (page, day, slot) => page.locator(`[data-testid=schedule-grid] [data-day="${day}"][data-slot="${slot}"]`);
+
+async function centre(page, day, slot) {
+  const c = cell(page, day, slot);
+  await c.scrollIntoViewIfNeeded();
+  const b = await c.boundingBox();
+  assert(b, `cell ${day}/${slot} is on screen`);
+  return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+}
+
+/** Drags from one slot to another: the mouse on a desktop, a finger (touch events) on a phone. */
+async function drag(page, viewport, from, to) {
+  const a = await centre(page, ...from);
+  const b = await centre(page, ...to);
+  if (viewport === "phone") {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchStart", touchPoints: [{ x: a.x, y: a.y }] });
+    for (let i = 1; i <= 6; i++) {
+      const x = a.x + ((b.x - a.x) * i) / 6;
+      const y = a.y + ((b.y - a.y) * i) / 6;
+      await cdp.send("Input.dispatchTouchEvent", { type: "touchMove", touchPoints: [{ x, y }] });
+    }
+    await cdp.send("Input.dispatchTouchEvent", { type: "touchEnd", touchPoints: [] });
+    await cdp.detach();
+  } else {
+    await page.mouse.move(a.x, a.y);
+    await page.mouse.down();
+    await page.mouse.move(b.x, b.y, { steps: 8 });
+    await page.mouse.up();
+  }
+}
+
+async function settingsNamed(server, token, name) {
+  const r = await apiRequest(server, "GET", `alerts/settings?pageSize=100&search=${encodeURIComponent(name)}`, {
+    token,
+  });
+  return (r.json?.data?.content ?? []).filter((s) => s.name === name);
+}
+
+async function rowAction(page, viewport, id, action) {
+  const row = page.locator(`[data-testid=table-row][data-row-id="${id}"]`);
+  if (viewport === "phone") await row.locator(".accordion-toggle").click();
+  await row.locator(`[data-testid=${action}]`).click();
+}
+
+export default async function alertSettings({ server, browser, users: accounts, test }) {
+  const { admin } = accounts;
+  const { groups } = await waitForDemoData(server, admin, { runsToday: false });
+  const token = await apiToken(server, admin);
+  const voice = groups.find((g) => g.name === VOICE_GROUP);
+  const web = groups.find((g) => g.name === WEB_GROUP);
+
+  await test("alert settings: the demo has settings on its groups, with their contact groups", async () => {
+    let all = [];
+    for (let i = 0; i < 120 && !all.length; i++) {
+      const r = await apiRequest(server, "GET", "alerts/settings?pageSize=100", { token });
+      all = r.json?.data?.content ?? [];
+      if (!all.length) await new Promise((ok) => setTimeout(ok, 500));
+    }
+    assert(all.length >= 3, `demo settings (${all.length})`);
+    assert(
+      all.some((s) => s.testCaseGroupName === VOICE_GROUP && s.distributionName),
+      "a setting on the banking group",
+    );
+  });
+
+  for (const { lang, viewport } of CASES) {
+    const tag = `${lang}-${viewport}`;
+    const T = TEXT[lang];
+    const name = `e2e alert ${tag}`;
+
+    await test(`alert settings (${viewport}, ${lang}): create with a dragged schedule, edit, delete`, async () => {
+      const page = await newPage(browser, server, { viewport });
+      try {
+        await page.goto("/");
+        await chooseLanguage(page, lang);
+        await signIn(page, admin);
+        await page.goto(`${server.url}/settings/alert-settings/1`);
+        await page.waitForSelector("[data-testid=alert-settings-table] [data-testid=table-row]");
+        await checkA11y(page, `alert settings list (${tag})`);
+        await screenshot(page, `alert-settings-list-${tag}`);
+
+        // The form's checks, in the spec's order and words.
+        await page.click("[data-testid=new-alert-setting]");
+        await page.waitForURL("**/report/setting/0");
+        await page.waitForSelector("[data-testid=alert-setting-form]");
+        await page.click("[data-testid=form-save]");
+        await page.waitForSelector("[data-testid=error-alert-name]");
+        for (const id of ["name", "group", "list", "subject", "voice", "sms"]) {
+          assertEqual(await page.textContent(`[data-testid=error-alert-${id}]`), T.required, `${id} message`);
+        }
+        assertEqual(await page.textContent("[data-testid=error-alert-failures]"), T.failures, "failures message");
+        assertEqual(await page.textContent("[data-testid=error-alertStatus]"), T.statuses, "statuses message");
+        await checkA11y(page, `alert setting form with its messages (${tag})`);
+        await screenshot(page, `alert-setting-errors-${tag}`, { fullPage: true });
+
+        // Attach recording: for a voice group (or none chosen), not for a digital one.
+        assert(await page.getByTestId("input-attach-recording").isVisible(), "attach recording before a group");
+        await page.selectOption("[data-testid=input-group]", String(web.id));
+        await page.getByTestId("input-attach-recording").waitFor({ state: "detached" });
+        await page.selectOption("[data-testid=input-group]", String(voice.id));
+        await page.getByTestId("input-attach-recording").waitFor();
+
+        await page.fill("[data-testid=input-name]", name);
+        const lists = await apiRequest(server, "GET", "alerts/contactGroups", { token });
+        const list = lists.json.data[0];
+        await page.selectOption("[data-testid=input-list]", String(list.id));
+        await page.selectOption("[data-testid=input-failures]", "3");
+        await page.fill("[data-testid=input-subject]", "Core journeys failing");
+        await page.fill("[data-testid=input-voice]", "The core journeys are failing.");
+        await page.fill("[data-testid=input-sms]", "[cx]");
+        await page.check("[data-testid=input-attach-recording]");
+        await page.check("[data-testid=status-FAIL]");
+        await page.check("[data-testid=input-recovery]");
+
+        // The 24:00 column cannot be chosen: the time error.
+        await cell(page, 2, 48).click();
+        await page.waitForSelector("[data-testid=error-schedule]");
+        assert((await page.textContent("[data-testid=error-schedule]")).includes(T.time), "the time error");
+
+        // Monday 08:00 to Friday 17:30 by a drag; the error goes with the change.
+        await drag(page, viewport, [0, 16], [4, 35]);
+        await page.getByTestId("error-schedule").waitFor({ state: "detached" });
+        assertEqual(
+          await page.locator("[data-testid=schedule-grid] [aria-selected=true]").count(),
+          100,
+          "dragged slots",
+        );
+
+        // The keyboard: the focused slot moves with the arrows, Space toggles it.
+        await cell(page, 0, 0).focus();
+        await page.keyboard.press("ArrowRight");
+        await page.keyboard.press("Space");
+        assertEqual(await cell(page, 0, 1).getAttribute("aria-selected"), "true", "Monday 00:30 by the keyboard");
+        await page.keyboard.press("ArrowDown");
+        assertEqual(
+          await page.evaluate(() => document.activeElement?.getAttribute("data-day")),
+          "1",
+          "ArrowDown moves to Tuesday",
+        );
+
+        // Attach ticket opens the detail dialog; Save Changes returns its values to the form.
+        await page.check("[data-testid=input-attach-ticket]");
+        const dialog = page.getByTestId("ticket-dialog");
+        await dialog.waitFor();
+        await dialog.locator("[data-testid=input-assignee]").fill("Ops lead");
+        await dialog.locator("[data-testid=input-project]").fill("OPS");
+        await dialog.locator("[data-testid=input-username]").fill("ops.bot");
+        await checkA11y(page, `ticket detail dialog (${tag})`);
+        await screenshot(page, `alert-setting-ticket-${tag}`);
+        await dialog.locator("[data-testid=form-save]").click();
+        await dialog.waitFor({ state: "detached" });
+        await checkA11y(page, `alert setting form filled in (${tag})`);
+        await screenshot(page, `alert-setting-form-${tag}`, { fullPage: true });
+
+        await page.click("[data-testid=alert-setting-form] form > .form-actions [data-testid=form-save]");
+        await page.waitForURL("**/settings/alert-settings/1");
+        await page.waitForSelector(`[data-testid=banner-success]:has-text("${T.created}")`);
+        const [made] = await settingsNamed(server, token, name);
+        assert(made, `setting ${name} saved`);
+        assertEqual(made.testCaseGroupId, voice.id, "group");
+        assertEqual(made.failureToAlert, 3, "failures");
+        assertEqual(JSON.stringify(made.alertStatus), '["FAIL"]', "statuses");
+        assertEqual(made.attachRecording, true, "attach recording");
+        assertEqual(made.notifyOnRecovery, true, "notify on recovery");
+        assertEqual(made.jiraProject, "OPS", "ticket project");
+        assertEqual(made.jiraAssignee, "Ops lead", "ticket assignee");
+        const expected = [{ dayOfWeek: 1, startTimeSlot: "00:30", endTimeSlot: "01:00" }];
+        for (let d = 1; d <= 5; d++) expected.push({ dayOfWeek: d, startTimeSlot: "08:00", endTimeSlot: "18:00" });
+        expected.sort((a, b) => a.dayOfWeek - b.dayOfWeek || a.startTimeSlot.localeCompare(b.startTimeSlot));
+        assertEqual(JSON.stringify(made.schedule), JSON.stringify(expected), "schedule");
+
+        // Edit: found by the search, five failures, Wednesday 10:00 off by a click.
+        await page.fill("[data-testid=search-box]", name);
+        await page.waitForFunction(
+          () => document.querySelectorAll("[data-testid=alert-settings-table] [data-testid=table-row]").length === 1,
+          null,
+          { timeout: 15000 },
+        );
+        await rowAction(page, viewport, made.id, "edit-alert-setting");
+        await page.waitForURL(`**/report/setting/${made.id}`);
+        await page.waitForFunction((n) => document.querySelector("[data-testid=input-name]")?.value === n, name);
+        assertEqual(await cell(page, 2, 20).getAttribute("aria-selected"), "true", "Wednesday 10:00 read back");
+        await page.selectOption("[data-testid=input-failures]", "5");
+        await cell(page, 2, 20).click();
+        await page.click("[data-testid=alert-setting-form] form > .form-actions [data-testid=form-save]");
+        await page.waitForURL("**/settings/alert-settings/1");
+        await page.waitForSelector(`[data-testid=banner-success]:has-text("${T.updated}")`);
+        const [edited] = await settingsNamed(server, token, name);
+        assertEqual(edited.failureToAlert, 5, "failures after the edit");
+        const wednesday = edited.schedule.filter((r) => r.dayOfWeek === 3);
+        assertEqual(
+          JSON.stringify(wednesday),
+          JSON.stringify([
+            { dayOfWeek: 3, startTimeSlot: "08:00", endTimeSlot: "10:00" },
+            { dayOfWeek: 3, startTimeSlot: "10:30", endTimeSlot: "18:00" },
+          ]),
+          "Wednesday split",
+        );
+
+        // Delete from the row.
+        await page.fill("[data-testid=search-box]", name);
+        await page.waitForSelector(`[data-testid=table-row][data-row-id="${made.id}"]`);
+        await rowAction(page, viewport, made.id, "delete-alert-setting");
+        await page.getByTestId("confirm-delete").click();
+        await page.waitForSelector(`[data-testid=table-row][data-row-id="${made.id}"]`, { state: "detached" });
+        assertEqual((await settingsNamed(server, token, name)).length, 0, "deleted");
+        assertEqual(page.problems.length, 0, `page problems: ${page.problems.join("; ")}`);
+      } finally {
+        await closePage(page);
+      }
+    });
+  }
+}

@@ -1,0 +1,90 @@
+// Alert settings (spec §7 'Alerts'): the paged list, one setting, the alert statuses, the
+// contact groups a setting may send to, save and delete.
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../index";
+import type { AlertSetting, AlertSettingPage, AlertSettingSave, AlertStatus, ContactGroup } from "../types";
+
+export type AlertSettingSortField = "id" | "name" | "testCaseGroupName" | "distributionName" | "active";
+
+export interface AlertSettingListParams {
+  /** 0-based, as the server counts. */
+  pageNo: number;
+  pageSize: number;
+  search: string;
+  sort: { field: AlertSettingSortField; dir: "asc" | "desc" };
+}
+
+export const alertSettingKeys = {
+  all: ["alertSettings"] as const,
+  lists: () => [...alertSettingKeys.all, "list"] as const,
+  list: (p: AlertSettingListParams) => [...alertSettingKeys.lists(), p] as const,
+  detail: (id: number) => [...alertSettingKeys.all, "detail", id] as const,
+  statuses: () => [...alertSettingKeys.all, "statuses"] as const,
+  contactGroups: () => [...alertSettingKeys.all, "contactGroups"] as const,
+};
+
+/** One page of settings; the page shown stays while the next one loads. */
+export function useAlertSettings(p: AlertSettingListParams) {
+  return useQuery({
+    queryKey: alertSettingKeys.list(p),
+    queryFn: ({ signal }) =>
+      api.get<AlertSettingPage>("alerts/settings", {
+        signal,
+        query: {
+          pageNo: p.pageNo,
+          pageSize: p.pageSize,
+          search: p.search || undefined,
+          sort: `${p.sort.field},${p.sort.dir}`,
+        },
+      }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** One setting; id 0 (a new setting) asks for nothing. */
+export function useAlertSetting(id: number) {
+  return useQuery({
+    queryKey: alertSettingKeys.detail(id),
+    queryFn: ({ signal }) => api.get<AlertSetting>(`alerts/settings/${id}`, { signal }),
+    enabled: id > 0,
+    staleTime: 0,
+  });
+}
+
+/** Every alert status (failure 7, pass 3, warning 4). */
+export function useAlertStatuses() {
+  return useQuery({
+    queryKey: alertSettingKeys.statuses(),
+    queryFn: ({ signal }) => api.get<AlertStatus[]>("alerts/allStatus", { signal, background: true }),
+    staleTime: 300_000,
+  });
+}
+
+/** The distribution lists a setting may send to. */
+export function useContactGroups() {
+  return useQuery({
+    queryKey: alertSettingKeys.contactGroups(),
+    queryFn: ({ signal }) => api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true }),
+    staleTime: 30_000,
+  });
+}
+
+/** Creates (no id) or updates a setting; field failures are the form's to show. */
+export function useSaveAlertSetting() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: AlertSettingSave & { id?: number }) =>
+      body.id
+        ? api.put<AlertSetting>(`alerts/settings/${body.id}`, body, { quiet: true })
+        : api.post<AlertSetting>("alerts/settings", body, { quiet: true }),
+    onSuccess: (d) => {
+      qc.setQueryData(alertSettingKeys.detail(d.id), d);
+      return qc.invalidateQueries({ queryKey: alertSettingKeys.lists() });
+    },
+  });
+}
+
+/** Deletes one setting: resolves true when the server said OK. */
+export function deleteAlertSetting(id: number): Promise<boolean> {
+  return api.del<number>(`alerts/settings/${id}`).then((gone) => gone === id);
+}

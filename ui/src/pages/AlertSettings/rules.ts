@@ -1,0 +1,149 @@
+// The alert setting form's rules (spec §5 'Alert setting form', 'Schedule'), pure: the check
+// order and its messages' keys, which statuses a group's channel offers, when attach recording
+// shows, and what is sent. The server applies the same rules (src/domain/alert_setting.rs).
+import type { AlertSetting, AlertSettingSave, AlertStatus } from "../../api/types";
+import { emptyWeek, fromRanges, toRanges, type Week } from "../../lib/schedule";
+
+/** Number of failures choices (spec §5). */
+export const FAILURE_CHOICES = [1, 2, 3, 5, 10] as const;
+
+export interface AlertSettingFormValues {
+  name: string;
+  /** 0 until chosen. */
+  groupId: number;
+  distributionId: number;
+  failureToAlert: number;
+  emailSubject: string;
+  voiceMessage: string;
+  smsPrefix: string;
+  attachRecording: boolean;
+  attachJiraTicket: boolean;
+  notifyOnRecovery: boolean;
+  active: boolean;
+  alertStatus: string[];
+  week: Week;
+  jiraAssignee: string;
+  jiraProject: string;
+  jiraUsername: string;
+}
+
+/** The server's field names, in the form's order. */
+export type FieldName =
+  | "name"
+  | "testCaseGroupId"
+  | "distributionId"
+  | "failureToAlert"
+  | "emailSubject"
+  | "voiceMessage"
+  | "smsPrefix"
+  | "alertStatus"
+  | "schedule";
+
+/** required: 'Required'; failures: 'number of failures is required'; statuses: 'at least one
+ * failure/warnings is required'; time: the schedule's 24:00 error; invalid: the server's text. */
+export type Rule = "required" | "failures" | "statuses" | "time" | "invalid";
+export type Errors = Partial<Record<FieldName, Rule>>;
+
+export const emptyForm = (): AlertSettingFormValues => ({
+  name: "",
+  groupId: 0,
+  distributionId: 0,
+  failureToAlert: 0,
+  emailSubject: "",
+  voiceMessage: "",
+  smsPrefix: "",
+  attachRecording: false,
+  attachJiraTicket: false,
+  notifyOnRecovery: false,
+  active: true,
+  alertStatus: [],
+  week: emptyWeek(),
+  jiraAssignee: "",
+  jiraProject: "",
+  jiraUsername: "",
+});
+
+/** Checks in the spec's order; every problem at once. */
+export function validateAlertSetting(v: AlertSettingFormValues): Errors {
+  const e: Errors = {};
+  if (!v.name.trim()) e.name = "required";
+  if (!(v.groupId >= 1)) e.testCaseGroupId = "required";
+  if (!(v.distributionId >= 1)) e.distributionId = "required";
+  if (!(FAILURE_CHOICES as readonly number[]).includes(v.failureToAlert)) e.failureToAlert = "failures";
+  if (!v.emailSubject.trim()) e.emailSubject = "required";
+  if (!v.voiceMessage.trim()) e.voiceMessage = "required";
+  if (!v.smsPrefix.trim()) e.smsPrefix = "required";
+  if (!v.alertStatus.length) e.alertStatus = "statuses";
+  return e;
+}
+
+/** The channel's names in supportChannel: a voice group is voice or ivr; none chosen yet means
+ * the spec's default, ivr and voice. */
+function channelNames(channel: string | undefined): string[] {
+  if (channel === "web") return ["web"];
+  return ["ivr", "voice"];
+}
+
+/** Failure and warning statuses that support the group's channel. */
+export function statusesFor(all: AlertStatus[], channel: string | undefined): AlertStatus[] {
+  const names = channelNames(channel);
+  return all.filter(
+    (s) =>
+      (s.statusGroup === "TRS_FAIL" || s.statusGroup === "TRS_WARN") &&
+      s.supportChannel.split(",").some((c) => names.includes(c.trim())),
+  );
+}
+
+/** Attach recording shows for a voice group, or before a group is chosen. */
+export const showsAttachRecording = (channel: string | undefined): boolean =>
+  channel === undefined || channel === "voice" || channel === "ivr";
+
+export function fromSetting(s: AlertSetting): AlertSettingFormValues {
+  const read = fromRanges(s.schedule);
+  return {
+    name: s.name,
+    groupId: s.testCaseGroupId,
+    distributionId: s.distributionId,
+    failureToAlert: s.failureToAlert,
+    emailSubject: s.emailSubject,
+    voiceMessage: s.voiceMessage,
+    smsPrefix: s.smsPrefix,
+    attachRecording: s.attachRecording,
+    attachJiraTicket: s.attachJiraTicket,
+    notifyOnRecovery: s.notifyOnRecovery,
+    active: s.active,
+    alertStatus: s.alertStatus,
+    week: "week" in read ? read.week : emptyWeek(),
+    jiraAssignee: s.jiraAssignee ?? "",
+    jiraProject: s.jiraProject ?? "",
+    jiraUsername: s.jiraUsername ?? "",
+  };
+}
+
+/** What is sent: statuses the channel no longer offers and a recording a digital group cannot
+ * attach are dropped. */
+export function toSave(
+  v: AlertSettingFormValues,
+  offered: AlertStatus[],
+  channel: string | undefined,
+): AlertSettingSave {
+  const codes = offered.map((s) => s.code);
+  return {
+    name: v.name.trim(),
+    active: v.active,
+    testCaseGroupId: v.groupId,
+    distributionId: v.distributionId,
+    failureToAlert: v.failureToAlert,
+    emailSubject: v.emailSubject.trim(),
+    voiceMessage: v.voiceMessage.trim(),
+    smsPrefix: v.smsPrefix.trim(),
+    attachRecording: showsAttachRecording(channel) && v.attachRecording,
+    attachJiraTicket: v.attachJiraTicket,
+    notifyOnRecovery: v.notifyOnRecovery,
+    alertStatus: v.alertStatus.filter((c) => codes.includes(c)),
+    schedule: toRanges(v.week),
+    jiraAssignee: v.jiraAssignee.trim() || undefined,
+    jiraProject: v.jiraProject.trim() || undefined,
+    jiraUsername: v.jiraUsername.trim() || undefined,
+  };
+}
