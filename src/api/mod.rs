@@ -4,6 +4,7 @@
 //! `/api/docs`. The envelope and errors: [`envelope`]; who may call what: [`guard`]; shared
 //! query parameters: [`params`]. See `docs/architecture.md` for adding a resource.
 
+pub mod alerts;
 pub mod audit;
 pub mod auth;
 pub mod catalog;
@@ -59,6 +60,8 @@ pub enum ApiTags {
     Notifications,
     Live,
     Audit,
+    /// Alert events the alert engine opened from the runs
+    Alerts,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -96,8 +99,8 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             ingest::IngestApi,
             distributions::DistributionsApi,
             notifications::NotificationsApi,
-            live::LiveApi,
-            audit::AuditApi,
+            // poem-openapi implements OpenApi for tuples of up to 16: the later ones nest.
+            (live::LiveApi, audit::AuditApi, alerts::AlertsApi),
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),

@@ -2,6 +2,7 @@
 //! the words of a test run, users, pages of a list, and the pure rules over them.
 //! Nothing here imports another module of cxwatch; every other layer imports from here.
 
+pub mod alerting;
 pub mod buckets;
 pub mod caller;
 pub mod dist;

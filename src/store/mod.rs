@@ -6,6 +6,7 @@
 //! call its typed async methods; they never see a connection. Blocking SQLite work runs on
 //! tokio's blocking pool.
 
+pub mod alerts;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
@@ -34,6 +35,7 @@ use rusqlite::Connection;
 
 use crate::config::{StoreConfig, Synchronous};
 
+pub use alerts::AlertEventStore;
 pub use api_keys::ApiKeyStore;
 pub use audit::AuditStore;
 pub use auth::AuthStore;
@@ -134,7 +136,8 @@ pub enum FieldConflict {
 /// SQL behind it. SQLite implements them all ([`Sqlite`]); a second backend implements
 /// the same traits and the handlers do not change.
 pub trait Backend:
-    ApiKeyStore
+    AlertEventStore
+    + ApiKeyStore
     + AuditStore
     + AuthStore
     + CatalogStore
@@ -157,7 +160,8 @@ pub trait Backend:
 }
 
 impl<T> Backend for T where
-    T: ApiKeyStore
+    T: AlertEventStore
+        + ApiKeyStore
         + AuditStore
         + AuthStore
         + CatalogStore
@@ -231,6 +235,8 @@ struct Inner {
     options: StoreOptions,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
+    /// How the alert engine works (`AlertEventStore::configure_alerts`).
+    alerting: std::sync::RwLock<alerts::AlertOptions>,
 }
 
 impl Sqlite {
@@ -270,6 +276,7 @@ impl Sqlite {
                 options,
                 writer: Mutex::new(writer),
                 readers: Mutex::new(Vec::new()),
+                alerting: Default::default(),
             }),
         })
     }

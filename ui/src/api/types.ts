@@ -60,3 +60,7 @@ export type LatencyReport = Schema<"LatencyReport">;
 export type LatencyByHr = Schema<"LatencyByHr">;
 export type MosRow = Schema<"MosRow">;
 export type RunItemPage = Schema<"Page_RunItem">;
+export type AlertEvent = Schema<"AlertEvent">;
+export type AlertEventPage = Schema<"Page_AlertEvent">;
+export type AlertDetails = Schema<"AlertDetails">;
+export type OpenAlerts = Schema<"OpenAlerts">;
