@@ -195,7 +195,7 @@ export function AlertDetailPage() {
           );
         }}
       />
-      <h2 class="alert-section-title">{t`Notifications`}</h2>
+      <h2 class="alert-section-title">{t`Notifications sent`}</h2>
       <DataTable
         testId="alert-notifications"
         columns={notificationColumns}

@@ -10,7 +10,6 @@ const run = (runId: number, name: string, runStatusId: number): RunItem => ({
   runDuration: 12.5,
   runStatusId,
   runStatus: "",
-  mosCqIn: null,
   runType: "Manual",
   runResult: "fail",
 });
