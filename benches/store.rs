@@ -523,7 +523,8 @@ fn alerts(total: u64) {
                 let batch = synth_batch(&mut rng, year_start(), interval, slot);
                 let t = Instant::now();
                 let out = wait(store.ingest_runs(TZ, batch)).unwrap();
-                let events = wait(store.list_alert_events(Scope::All, page, Default::default())).unwrap();
+                let events =
+                    wait(store.list_alert_events(Scope::All, page, Default::default())).unwrap();
                 let dt = t.elapsed();
                 if out.alerts.opened > 0 {
                     assert!(!events.items.is_empty());
@@ -539,7 +540,12 @@ fn alerts(total: u64) {
     );
     println!(
         "machine load average {}",
-        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 }
 

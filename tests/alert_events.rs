@@ -117,7 +117,12 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     let a = admin(&app).await;
     let key = app.api_key("engine").await;
     // The test cases exist once a run of them is stored; the first passes.
-    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass"), run("p1", 2, &at(0), "pass")]).await;
+    ingest_ok(
+        &app,
+        &key,
+        &[run("p0", 1, &at(0), "pass"), run("p1", 2, &at(0), "pass")],
+    )
+    .await;
     let g = group(&app, "Billing", "voice", &[1]).await;
     let other = group(&app, "Sales", "voice", &[2]).await;
     let list = list_of(&app).await;
@@ -167,7 +172,10 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert!(text.contains(&link) && html.contains(&link), "{text}");
     // Run times in the site's zone (Toronto, UTC-5 in November).
     assert!(text.contains("2026/11/23 10:01:00"), "{text}");
-    assert!(text.contains("Case 001") && text.contains("Billing"), "{text}");
+    assert!(
+        text.contains("Case 001") && text.contains("Billing"),
+        "{text}"
+    );
     let sms: String = c
         .query_row(
             "SELECT body_text FROM outbox WHERE cause = ?1 AND channel = 2",
@@ -180,9 +188,20 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert_eq!(open["data"]["open"], 1);
 
     // Further failures join the open event (no storm); a pass closes it, with recovery.
-    ingest_ok(&app, &key, &[run("f4", 1, &at(4), "fail"), run("f5", 1, &at(5), "stopped")]).await;
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("f4", 1, &at(4), "fail"),
+            run("f5", 1, &at(5), "stopped"),
+        ],
+    )
+    .await;
     let e = &events(&app, &a.token, "").await["content"][0];
-    assert_eq!((e["testRunCount"].as_i64(), e["open"].as_bool()), (Some(4), Some(true)));
+    assert_eq!(
+        (e["testRunCount"].as_i64(), e["open"].as_bool()),
+        (Some(4), Some(true))
+    );
     ingest_ok(&app, &key, &[run("p6", 1, &at(6), "pass")]).await;
     let page = events(&app, &a.token, "").await;
     assert_eq!(page["totalElements"], 1);
@@ -208,16 +227,26 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
         .collect();
     assert_eq!(
         times,
-        [at(1), at(2), at(4), at(5)].iter().map(String::as_str).collect::<Vec<_>>()
+        [at(1), at(2), at(4), at(5)]
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
     );
     assert_eq!(d["from"], at(1));
     assert_eq!(d["to"], at(5));
     assert_eq!(d["notifications"].as_array().unwrap().len(), 6);
     assert_eq!(d["notifications"][0]["cause"], format!("alert:{id}"));
-    assert!(["queued", "sent", "failed"].contains(&d["notifications"][0]["state"].as_str().unwrap()));
+    assert!(
+        ["queued", "sent", "failed"].contains(&d["notifications"][0]["state"].as_str().unwrap())
+    );
 
     // A new failure opens a new event after recovery: two failures again.
-    ingest_ok(&app, &key, &[run("f7", 1, &at(7), "fail"), run("f8", 1, &at(8), "fail")]).await;
+    ingest_ok(
+        &app,
+        &key,
+        &[run("f7", 1, &at(7), "fail"), run("f8", 1, &at(8), "fail")],
+    )
+    .await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
     // The other group's threshold-1 setting fires on one failure of its case.
     ingest_ok(&app, &key, &[run("x9", 2, &at(9), "fail")]).await;
@@ -225,15 +254,29 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert_eq!(page["totalElements"], 3);
     // Newest first.
     assert_eq!(page["content"][0]["testCaseName"], "Case 002");
-    assert_eq!(events(&app, &a.token, "?status=4").await["totalElements"], 0);
-    assert_eq!(events(&app, &a.token, "?status=7&pageSize=1").await["content"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        events(&app, &a.token, "?status=4").await["totalElements"],
+        0
+    );
+    assert_eq!(
+        events(&app, &a.token, "?status=7&pageSize=1").await["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     let (st, b) = get(&app, &a.token, "/api/alerts/events?status=5").await;
     assert_eq!(st, 400, "{b}");
     assert_eq!(b["fields"][0]["field"], "status", "{b}");
 
     // A user sees only the events of their groups.
     let u = app
-        .user("sales@example.com", Role::User, AccessType::ReadOnly, &[other])
+        .user(
+            "sales@example.com",
+            Role::User,
+            AccessType::ReadOnly,
+            &[other],
+        )
         .await;
     let mine = events(&app, &u.token, "").await;
     assert_eq!(mine["totalElements"], 1);
@@ -242,13 +285,16 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert_eq!(st, 403);
     let (st, _) = get(&app, &a.token, "/api/alerts/events/999999").await;
     assert_eq!(st, 404);
-    let (st, _) = app.call(Method::GET, "/api/alerts/events", None, None).await;
+    let (st, _) = app
+        .call(Method::GET, "/api/alerts/events", None, None)
+        .await;
     assert_eq!(st, 401);
     let (_, open) = get(&app, &u.token, "/api/alerts/events/open").await;
     assert_eq!(open["data"]["open"], 1);
 
     // Deleting a setting closes its open events; the history stays.
-    c.execute("DELETE FROM alert_settings WHERE id = ?1", [s]).unwrap();
+    c.execute("DELETE FROM alert_settings WHERE id = ?1", [s])
+        .unwrap();
     let page = events(&app, &a.token, "?status=7").await;
     assert_eq!(page["totalElements"], 3);
     let open_of_case_1 = page["content"]
@@ -271,19 +317,34 @@ async fn late_runs_and_inactive_settings() {
     let c = db(&dir);
     let s = setting(&c, g, list, 2, &[7], false);
     // Out of order within a batch: evaluated in run-time order (fail, fail opens).
-    ingest_ok(&app, &key, &[run("f2", 1, &at(20), "fail"), run("f1", 1, &at(10), "fail")]).await;
+    ingest_ok(
+        &app,
+        &key,
+        &[run("f2", 1, &at(20), "fail"), run("f1", 1, &at(10), "fail")],
+    )
+    .await;
     let page = events(&app, &a.token, "").await;
     assert_eq!(page["totalElements"], 1);
     // A pass, then a late failure older than it: stored, not evaluated (no new count).
     ingest_ok(&app, &key, &[run("p3", 1, &at(30), "pass")]).await;
-    ingest_ok(&app, &key, &[run("f-late", 1, &at(25), "fail"), run("f4", 1, &at(40), "fail")]).await;
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("f-late", 1, &at(25), "fail"),
+            run("f4", 1, &at(40), "fail"),
+        ],
+    )
+    .await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
     // Inactive: nothing is evaluated.
-    c.execute("UPDATE alert_settings SET active = 0 WHERE id = ?1", [s]).unwrap();
+    c.execute("UPDATE alert_settings SET active = 0 WHERE id = ?1", [s])
+        .unwrap();
     ingest_ok(&app, &key, &[run("f5", 1, &at(50), "fail")]).await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
     // Active again: the count went on from f4 (f5 was not evaluated): one more opens.
-    c.execute("UPDATE alert_settings SET active = 1 WHERE id = ?1", [s]).unwrap();
+    c.execute("UPDATE alert_settings SET active = 1 WHERE id = ?1", [s])
+        .unwrap();
     ingest_ok(&app, &key, &[run("f6", 1, &at(55), "fail")]).await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
 }
@@ -296,9 +357,8 @@ fn kill_9_between_batches_loses_no_event() {
     let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
     let key = Store::block_on(store.add_api_key("engine")).unwrap();
     let tz = chrono_tz::America::Toronto;
-    let first =
-        cxwatch::domain::ingest::parse_run_str(&run("seed", 1, &at(0), "pass").to_string())
-            .unwrap();
+    let first = cxwatch::domain::ingest::parse_run_str(&run("seed", 1, &at(0), "pass").to_string())
+        .unwrap();
     Store::block_on(store.ingest_runs(tz, vec![first])).unwrap();
     let g = Store::block_on(store.create_group(&cxwatch::store::catalog::GroupDraft {
         name: "Billing".into(),

@@ -221,7 +221,12 @@ async fn world() -> World {
         .await;
     assert_eq!(s, 200, "{out}");
     let (_, events) = app
-        .call(Method::GET, "/api/alerts/events", Some(&admin_rw.token), None)
+        .call(
+            Method::GET,
+            "/api/alerts/events",
+            Some(&admin_rw.token),
+            None,
+        )
         .await;
     let alert = events["data"]["content"][0]["alertId"].as_i64().unwrap();
     let callers = vec![

@@ -167,7 +167,11 @@ impl From<AlertEventDetail> for AlertDetails {
             from,
             to,
             test_runs: d.runs.into_iter().map(RunItem::from).collect(),
-            notifications: d.notifications.into_iter().map(Notification::from).collect(),
+            notifications: d
+                .notifications
+                .into_iter()
+                .map(Notification::from)
+                .collect(),
         }
     }
 }
@@ -212,7 +216,11 @@ impl AlertsApi {
 
     /// How many alert events of the caller's groups are open.
     #[oai(path = "/open", method = "get", operation_id = "countOpenAlertEvents")]
-    async fn open(&self, auth: Auth, state: Data<&AppState>) -> ApiResult<Json<Envelope<OpenAlerts>>> {
+    async fn open(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<Envelope<OpenAlerts>>> {
         let caller = auth.require(Need::SignedIn)?;
         let open = state.store.open_alert_count(caller.scope()).await?;
         Ok(Envelope::ok(OpenAlerts { open }))

@@ -97,13 +97,12 @@ pub fn ensure(store: &Store, tz: Tz, from_ms: i64) -> Result<usize, DemoError> {
             descending: false,
         },
     };
-    let lists: std::collections::HashMap<String, i64> = Store::block_on(
-        store.list_distributions(PageRequest { no: 0, size: 100 }, &filter),
-    )?
-    .items
-    .into_iter()
-    .map(|d| (d.name, d.id))
-    .collect();
+    let lists: std::collections::HashMap<String, i64> =
+        Store::block_on(store.list_distributions(PageRequest { no: 0, size: 100 }, &filter))?
+            .items
+            .into_iter()
+            .map(|d| (d.name, d.id))
+            .collect();
     let mut ids = Vec::new();
     for s in &SEEDS {
         let (Some(&group_id), Some(&distribution_id)) = (groups.get(s.group), lists.get(s.list))

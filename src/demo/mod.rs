@@ -393,10 +393,16 @@ pub async fn start(
                 // The alert settings, and the engine over the history (before the live feed:
                 // the engine evaluates each test case's runs in time order).
                 let (s, tz) = (demo.store.clone(), demo.tz);
-                match tokio::task::spawn_blocking(move || alerts::ensure(&s, tz, history_from)).await {
-                    Ok(Ok(n)) if n > 0 => println!("demo: the alert engine opened {n} alert events over the history"),
+                match tokio::task::spawn_blocking(move || alerts::ensure(&s, tz, history_from))
+                    .await
+                {
+                    Ok(Ok(n)) if n > 0 => {
+                        println!("demo: the alert engine opened {n} alert events over the history")
+                    }
                     Ok(Ok(_)) => {}
-                    Ok(Err(e)) => tracing::error!(error = %e, "demo alert settings could not be added"),
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "demo alert settings could not be added")
+                    }
                     Err(e) => tracing::error!(error = %e, "demo alert settings task failed"),
                 }
                 live::run(demo).await;

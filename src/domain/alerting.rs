@@ -111,7 +111,13 @@ pub fn step(rule: &Rule, state: &CaseState, run: &RunFact) -> (CaseState, Action
         next.last_run_ms = Some(run.run_ms);
         next.count = next.count.saturating_add(1);
         if let Some(event) = state.open_event {
-            return (next, Action::Join { event, run: run.run_id });
+            return (
+                next,
+                Action::Join {
+                    event,
+                    run: run.run_id,
+                },
+            );
         }
         next.pending.push(run.run_id);
         if next.count >= rule.failure_to_alert {
@@ -170,7 +176,11 @@ impl AlertFacts {
         if self.public_url.is_empty() {
             String::new()
         } else {
-            format!("{}/alert/{}", self.public_url.trim_end_matches('/'), self.event_id)
+            format!(
+                "{}/alert/{}",
+                self.public_url.trim_end_matches('/'),
+                self.event_id
+            )
         }
     }
 }
@@ -234,7 +244,13 @@ pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
     let short = if recovery {
         format!("RECOVERED {} ({})", f.test_case, f.group)
     } else {
-        format!("{} {} ({}), {} runs", f.status, f.test_case, f.group, f.runs.len())
+        format!(
+            "{} {} ({}), {} runs",
+            f.status,
+            f.test_case,
+            f.group,
+            f.runs.len()
+        )
     };
     let voice = if recovery {
         format!("Recovered. Test case {} passes again.", f.test_case)
@@ -251,7 +267,11 @@ pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
         sms_text: short,
         voice_message: voice,
         test_case: f.test_case.clone(),
-        status: if recovery { "RECOVERED".into() } else { f.status.clone() },
+        status: if recovery {
+            "RECOVERED".into()
+        } else {
+            f.status.clone()
+        },
         link,
         attachments: Vec::new(),
     }
@@ -378,7 +398,10 @@ mod tests {
         ];
         for (threshold, statuses, seq, want) in table {
             let got = play(&rule(*threshold, statuses), seq);
-            assert_eq!(&got, want, "threshold {threshold}, {statuses:?}, runs {seq}");
+            assert_eq!(
+                &got, want,
+                "threshold {threshold}, {statuses:?}, runs {seq}"
+            );
         }
     }
 
@@ -393,7 +416,12 @@ mod tests {
             state = s;
             last = a;
         }
-        assert_eq!(last, Action::Open { runs: vec![12, 13, 14] });
+        assert_eq!(
+            last,
+            Action::Open {
+                runs: vec![12, 13, 14]
+            }
+        );
         assert!(state.pending.is_empty());
     }
 
@@ -543,7 +571,12 @@ mod tests {
     #[test]
     fn a_batch_is_evaluated_in_run_time_order_per_test_case() {
         let f = |id: i64, ms: i64| RunFact::new(id, ms, F, Toronto);
-        let mut batch = vec![(2, f(1, 300)), (1, f(2, 200)), (1, f(3, 100)), (2, f(4, 100))];
+        let mut batch = vec![
+            (2, f(1, 300)),
+            (1, f(2, 200)),
+            (1, f(3, 100)),
+            (2, f(4, 100)),
+        ];
         evaluation_order(&mut batch);
         let ids: Vec<i64> = batch.iter().map(|(_, r)| r.run_id).collect();
         assert_eq!(ids, vec![3, 2, 4, 1]);
@@ -569,7 +602,9 @@ mod tests {
         let m = alert_message(&f, false);
         assert_eq!(m.subject, "Billing IVR <failing>");
         assert_eq!(m.link, "https://console.example.com/alert/42");
-        assert!(m.text.contains("Billing IVR of group Voice core is in Failure (2 runs)"));
+        assert!(m
+            .text
+            .contains("Billing IVR of group Voice core is in Failure (2 runs)"));
         assert!(m.text.contains("2026/11/23 12:05:00  run 8  Failure"));
         assert!(m.text.contains("https://console.example.com/alert/42"));
         let html = m.html.unwrap();

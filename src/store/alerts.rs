@@ -109,8 +109,12 @@ pub trait AlertEventStore {
     /// Runs the engine over the runs already stored since `from_ms`, in run-time order, for
     /// the settings `ids`, which must be new (no state yet: no run was evaluated for them).
     /// Events open and close at their runs' times. A transaction per 5,000 runs.
-    async fn backfill_alerts(&self, tz: Tz, ids: Vec<i64>, from_ms: i64)
-        -> StoreResult<EngineOutcome>;
+    async fn backfill_alerts(
+        &self,
+        tz: Tz,
+        ids: Vec<i64>,
+        from_ms: i64,
+    ) -> StoreResult<EngineOutcome>;
 }
 
 /// An alert setting as the demo adds it.
@@ -487,7 +491,9 @@ fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
         .query_map([id], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     let masks = tx
-        .prepare_cached("SELECT day_of_week, slots FROM alert_setting_schedule WHERE setting_id = ?1")?
+        .prepare_cached(
+            "SELECT day_of_week, slots FROM alert_setting_schedule WHERE setting_id = ?1",
+        )?
         .query_map([id], |r| {
             Ok((r.get::<_, i64>(0)? as u8, r.get::<_, i64>(1)? as u64))
         })?
@@ -506,10 +512,7 @@ fn load_state(tx: &Transaction, setting: i64, case: i64) -> StoreResult<CaseStat
             let pending: String = r.get(1)?;
             Ok(CaseState {
                 count: r.get::<_, i64>(0)?.max(0) as u32,
-                pending: pending
-                    .split(',')
-                    .filter_map(|p| p.parse().ok())
-                    .collect(),
+                pending: pending.split(',').filter_map(|p| p.parse().ok()).collect(),
                 open_event: r.get(2)?,
                 last_run_ms: r.get(3)?,
             })
@@ -626,8 +629,7 @@ fn evaluate_with(
                         let id = open_event(tx, setting, case, fact, &runs, at)?;
                         next.open_event = Some(id);
                         out.opened += 1;
-                        out.queued +=
-                            notify(tx, tz, data_dir, options, setting, id, false)?;
+                        out.queued += notify(tx, tz, data_dir, options, setting, id, false)?;
                     }
                     Action::Join { event, run } => {
                         tx.prepare_cached(
@@ -648,8 +650,7 @@ fn evaluate_with(
                         ])?;
                         out.closed += 1;
                         if setting.notify_on_recovery {
-                            out.queued +=
-                                notify(tx, tz, data_dir, options, setting, event, true)?;
+                            out.queued += notify(tx, tz, data_dir, options, setting, event, true)?;
                         }
                     }
                     Action::None | Action::Late | Action::Skip => {}
@@ -709,8 +710,9 @@ fn open_event(
         alert_ms,
     ])?;
     let id = tx.last_insert_rowid();
-    let mut ins =
-        tx.prepare_cached("INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)")?;
+    let mut ins = tx.prepare_cached(
+        "INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)",
+    )?;
     for run in runs {
         ins.execute(params![id, run])?;
     }
@@ -734,7 +736,9 @@ fn notify(
 ) -> StoreResult<usize> {
     let texts = status_texts(tx)?;
     let (case_id, status_id, group_name): (i64, i64, String) = tx
-        .prepare_cached("SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1")?
+        .prepare_cached(
+            "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
+        )?
         .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     let (case_name, channel): (String, String) = tx
         .prepare_cached("SELECT name, channel FROM test_cases WHERE id = ?1")?
@@ -770,7 +774,14 @@ fn notify(
     } else {
         format!("alert:{event}")
     };
-    match enqueue_list_in(tx, s.distribution_id, &msg, &prefix, &prefix, super::outbox::now_ms()) {
+    match enqueue_list_in(
+        tx,
+        s.distribution_id,
+        &msg,
+        &prefix,
+        &prefix,
+        super::outbox::now_ms(),
+    ) {
         Ok(ids) => Ok(ids.len()),
         // A list deleted under the setting: the event stands, nobody to tell.
         Err(super::StoreError::NotFound(_)) => Ok(0),
