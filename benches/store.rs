@@ -3,6 +3,9 @@
 //! ```text
 //! cargo bench --bench store -- ingest [--runs 200000]        ingest rate, RunStore::ingest_runs
 //! cargo bench --bench store -- ingest-http [--runs 100000]   ingest rate over HTTP (plain)
+//! cargo bench --bench store -- alerts [--runs 50000]         ingest with the alert engine on
+//!                                                             and off (200 settings), and a
+//!                                                             run's arrival to its event read
 //! cargo bench --bench store -- build --db DIR --runs N       make a database of N runs over a year
 //! cargo bench --bench store -- query --db DIR                metric latencies, bytes per run
 //! cargo bench --bench store -- serve --db DIR                HTTP latencies and the server's memory
@@ -77,6 +80,7 @@ fn main() {
     match cmd {
         "ingest" => ingest(num("--runs", 200_000)),
         "ingest-http" => ingest_http(num("--runs", 100_000)),
+        "alerts" => alerts(num("--runs", 50_000)),
         "build" => build(&db(), num("--runs", 1_000_000)),
         "query" => query(
             &db(),
@@ -426,6 +430,122 @@ fn ingest(total: u64) {
         "database: {} bytes, {:.0} bytes per run",
         dir_bytes(dir.path()),
         dir_bytes(dir.path()) as f64 / n as f64
+    );
+}
+
+/// A store with the synthetic groups, a distribution list and 200 active alert settings (10
+/// per group: thresholds 1, 2, 3, 5, 10, failures or failures and warnings, every slot).
+fn alert_store(dir: &Path, engine: bool) -> Store {
+    use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
+    use cxwatch::store::alerts::{AlertOptions, SeedSetting};
+    let store = Store::open(dir, options()).unwrap();
+    store.configure_alerts(AlertOptions {
+        enabled: engine,
+        ..AlertOptions::default()
+    });
+    // The test cases exist once a run of each is stored (before the groups).
+    let mut rng = StdRng::seed_from_u64(7);
+    let first = synth_batch(&mut rng, year_start() - chrono::Duration::days(1), 0, 0);
+    wait(store.ingest_runs(TZ, first)).unwrap();
+    ensure_groups(&store);
+    let list = wait(store.create_distribution(&DistributionDraft {
+        name: "Bench on call".into(),
+        contacts: vec![
+            Contact {
+                name: "Ops".into(),
+                kind: ContactType::Email,
+                info: "ops@example.com".into(),
+            },
+            Contact {
+                name: "Phone".into(),
+                kind: ContactType::Sms,
+                info: "+15145550100".into(),
+            },
+        ],
+    }))
+    .unwrap();
+    let groups = wait(store.list_groups(Scope::All)).unwrap();
+    let thresholds = [1, 2, 3, 5, 10];
+    for g in &groups {
+        for i in 0..10 {
+            wait(store.seed_alert_setting(SeedSetting {
+                name: format!("{} #{i}", g.name),
+                group_id: g.id,
+                distribution_id: list,
+                email_subject: "Bench alert".into(),
+                voice_message: String::new(),
+                sms_prefix: "[bench]".into(),
+                attach_recording: false,
+                failure_to_alert: thresholds[i % 5],
+                notify_on_recovery: i % 2 == 0,
+                statuses: if i < 5 { vec![7] } else { vec![7, 4] },
+                week: cxwatch::domain::schedule::Week::all(),
+            }))
+            .unwrap();
+        }
+    }
+    store
+}
+
+fn alerts(total: u64) {
+    let batches = total.div_ceil(BATCH as u64);
+    let interval = 5 * 60_000;
+    let mut rates = Vec::new();
+    for engine in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = alert_store(dir.path(), engine);
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut took = Duration::ZERO;
+        let (mut opened, mut closed, mut queued) = (0, 0, 0);
+        for slot in 0..batches {
+            let batch = synth_batch(&mut rng, year_start(), interval, slot);
+            let t = Instant::now();
+            let out = wait(store.ingest_runs(TZ, batch)).unwrap();
+            took += t.elapsed();
+            opened += out.alerts.opened;
+            closed += out.alerts.closed;
+            queued += out.alerts.queued;
+        }
+        let n = batches * BATCH as u64;
+        let rate = n as f64 / took.as_secs_f64();
+        println!(
+            "alerts: engine {}: {n} runs in {:.2} s = {rate:.0} runs/s; events opened {opened}, closed {closed}, notifications queued {queued}",
+            if engine { "on " } else { "off" },
+            took.as_secs_f64()
+        );
+        rates.push(rate);
+        if engine {
+            // Arrival to readable: a batch of 500 goes in; the newest event is read back the
+            // way GET alerts/events reads it. Only batches that opened an event count.
+            let mut ms = Vec::new();
+            let page = PageRequest { no: 0, size: 10 };
+            for slot in batches..batches + 200 {
+                let batch = synth_batch(&mut rng, year_start(), interval, slot);
+                let t = Instant::now();
+                let out = wait(store.ingest_runs(TZ, batch)).unwrap();
+                let events =
+                    wait(store.list_alert_events(Scope::All, page, Default::default())).unwrap();
+                let dt = t.elapsed();
+                if out.alerts.opened > 0 {
+                    assert!(!events.items.is_empty());
+                    ms.push(dt.as_secs_f64() * 1000.0);
+                }
+            }
+            summary("arrival of a batch of 500 to its events read (ms)", ms);
+        }
+    }
+    println!(
+        "alerts: ingest rate with the engine on / off = {:.2} (200 active settings)",
+        rates[1] / rates[0]
+    );
+    println!(
+        "machine load average {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 }
 

@@ -415,6 +415,9 @@ pub struct NotifyConfig {
     /// The console's address as people reach it, for the links in messages
     /// (`https://console.example.com`). Empty: messages carry no link.
     pub public_url: String,
+    /// Largest call recording attached to an alert e-mail (attach recording), in bytes; a
+    /// larger recording is not attached (the e-mail links to the alert).
+    pub attach_recording_max_bytes: u64,
     /// Attempts per notification before it is marked failed.
     pub max_attempts: u32,
     /// Seconds before the first retry; each further retry waits twice as long.
@@ -496,6 +499,7 @@ impl Default for NotifyConfig {
     fn default() -> Self {
         NotifyConfig {
             public_url: String::new(),
+            attach_recording_max_bytes: 5 * 1024 * 1024,
             max_attempts: 8,
             retry_first_secs: 5,
             retry_max_secs: 3600,

@@ -286,6 +286,7 @@ mod tests {
                     group_ids: vec![],
                 },
             ],
+            ..Default::default()
         };
         t.ingested(&outcome, 3);
         t.request("GET", "/api/users/{id}", 200, 0.004);

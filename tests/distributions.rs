@@ -299,6 +299,7 @@ async fn test_messages_and_alerts_arrive_by_smtp_and_gateway() {
         text: "Billing IVR failed 3 times".into(),
         html: Some("<p>Billing IVR failed 3 times</p>".into()),
         sms_prefix: "[CX]".into(),
+        sms_text: String::new(),
         voice_message: "Billing is failing".into(),
         test_case: "Billing IVR".into(),
         status: "Failure".into(),

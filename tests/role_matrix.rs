@@ -70,7 +70,8 @@ struct World {
 }
 
 async fn world() -> World {
-    let app = App::new();
+    let mut data_dir = std::path::PathBuf::new();
+    let app = App::with_config(|c| data_dir = c.data_dir.clone());
     let admin_rw = app
         .user("admin.rw@x.test", Role::Admin, AccessType::ReadWrite, &[])
         .await;
@@ -214,6 +215,41 @@ async fn world() -> World {
         )
         .await
         .unwrap()[0];
+    // An alert event: a setting on the Retail group (written with SQL; one failure opens),
+    // then a failing run.
+    {
+        let c = rusqlite::Connection::open(data_dir.join("cxwatch.db")).unwrap();
+        c.execute_batch(&format!(
+            "INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
+                    voice_message, sms_prefix, failure_to_alert, modified_at)
+             VALUES (900, 'Matrix', {g}, {dist}, 'Down', 'Down', '', 1, 0);
+             INSERT INTO alert_setting_statuses VALUES (900, 7);
+             INSERT INTO alert_setting_schedule VALUES (900, 4, {});",
+            (1i64 << 48) - 1
+        ))
+        .unwrap();
+    }
+    let mut second = run(&rec);
+    second["engineRunId"] = json!("matrix-2");
+    second["runTime"] = json!(format!("{DATE}T14:10:00Z"));
+    let (s, out) = app
+        .call_with(
+            Method::POST,
+            "/api/ingest/v1/runs",
+            Some(("x-api-key", key.clone())),
+            Some(&json!({"runs": [second]})),
+        )
+        .await;
+    assert_eq!(s, 200, "{out}");
+    let (_, events) = app
+        .call(
+            Method::GET,
+            "/api/alerts/events",
+            Some(&admin_rw.token),
+            None,
+        )
+        .await;
+    let alert = events["data"]["content"][0]["alertId"].as_i64().unwrap();
     let callers = vec![
         None,
         Some(bearer(&user_ro.token)),
@@ -708,6 +744,27 @@ async fn world() -> World {
             "/api/distributions/testContact?email=ops@x.test".into(),
             Body::None,
             [401, 403, 403, 403, 502, 401],
+        ),
+        r(
+            "listAlertEvents",
+            M::GET,
+            "/api/alerts/events?status=7".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "countOpenAlertEvents",
+            M::GET,
+            "/api/alerts/events/open".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "getAlertEvent",
+            M::GET,
+            format!("/api/alerts/events/{alert}"),
+            Body::None,
+            read,
         ),
         r(
             "listNotifications",

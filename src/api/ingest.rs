@@ -231,6 +231,10 @@ impl IngestApi {
             .map_err(ApiError::internal)?;
         let (good, positions, mut rejected) = parsed?;
         let outcome = state.store.ingest_runs(state.config.tz(), good).await?;
+        if outcome.alerts.queued > 0 {
+            // The alert engine queued notifications in the ingest transaction.
+            state.notifier.wake();
+        }
         state
             .telemetry
             .ingested(&outcome, rejected.len() + outcome.rejected.len());

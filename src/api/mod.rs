@@ -5,6 +5,7 @@
 //! query parameters: [`params`]. See `docs/architecture.md` for adding a resource.
 
 pub mod alert_settings;
+pub mod alerts;
 pub mod audit;
 pub mod auth;
 pub mod catalog;
@@ -60,7 +61,7 @@ pub enum ApiTags {
     Notifications,
     Live,
     Audit,
-    /// Alert settings, the alert statuses and the contact groups they send to
+    /// Alert settings, the alert statuses and contact groups, and the alert events the engine opens
     Alerts,
 }
 
@@ -97,14 +98,13 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             reports::ReportsApi,
             files::FilesApi,
             ingest::IngestApi,
-            // Tuples of APIs go to 16: alerting nests its APIs in one.
+            // poem-openapi implements OpenApi for tuples of up to 16: the later ones nest.
             (
                 distributions::DistributionsApi,
                 alert_settings::AlertSettingsApi,
             ),
             notifications::NotificationsApi,
-            live::LiveApi,
-            audit::AuditApi,
+            (live::LiveApi, audit::AuditApi, alerts::AlertsApi),
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),

@@ -9,6 +9,7 @@
 //! finishes an interrupted history: ingest skips the runs already stored).
 
 pub mod alert_settings;
+pub mod alerts;
 pub mod audio;
 pub mod catalog;
 pub mod distributions;
@@ -364,9 +365,12 @@ pub async fn start(
         Store::block_on(crate::demo_accounts::ensure_demo_team(store))
             .map_err(|e| DemoError::Team(e.to_string()))
     };
+    let history_from = demo.generator().history_start().timestamp_millis();
     if !demo.needs_history() {
         let s = store.clone();
         tokio::task::spawn_blocking(move || assign(&s)).await??;
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || alerts::ensure(&s, tz, history_from)).await??;
         tokio::spawn(live::run(demo));
         return Ok(());
     }
@@ -388,6 +392,21 @@ pub async fn start(
                 );
                 // Loading built a day of runs at a time: give that memory back.
                 crate::server::trim_heap();
+                // The alert settings, and the engine over the history (before the live feed:
+                // the engine evaluates each test case's runs in time order).
+                let (s, tz) = (demo.store.clone(), demo.tz);
+                match tokio::task::spawn_blocking(move || alerts::ensure(&s, tz, history_from))
+                    .await
+                {
+                    Ok(Ok(n)) if n > 0 => {
+                        println!("demo: the alert engine opened {n} alert events over the history")
+                    }
+                    Ok(Ok(_)) => {}
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "demo alert settings could not be added")
+                    }
+                    Err(e) => tracing::error!(error = %e, "demo alert settings task failed"),
+                }
                 live::run(demo).await;
             }
             Ok((_, Err(e))) => {

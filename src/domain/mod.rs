@@ -3,6 +3,7 @@
 //! Nothing here imports another module of cxwatch; every other layer imports from here.
 
 pub mod alert_setting;
+pub mod alerting;
 pub mod buckets;
 pub mod caller;
 pub mod dist;

@@ -97,6 +97,8 @@ pub struct Message {
     pub html: Option<String>,
     /// Put before the text of an SMS (the alert setting's sms prefix).
     pub sms_prefix: String,
+    /// An SMS's text after the prefix (short); the text when empty.
+    pub sms_text: String,
     /// What a voice call says (the alert setting's voice message); the text when empty.
     pub voice_message: String,
     pub test_case: String,
@@ -122,10 +124,15 @@ pub fn address(
             let (text, message) = match c.kind {
                 ContactType::Email => (msg.text.clone(), msg.subject.clone()),
                 ContactType::Sms => {
-                    let t = if msg.sms_prefix.is_empty() {
-                        msg.text.clone()
+                    let body = if msg.sms_text.is_empty() {
+                        &msg.text
                     } else {
-                        format!("{} {}", msg.sms_prefix, msg.text)
+                        &msg.sms_text
+                    };
+                    let t = if msg.sms_prefix.is_empty() {
+                        body.clone()
+                    } else {
+                        format!("{} {}", msg.sms_prefix, body)
                     };
                     (t, msg.sms_prefix.clone())
                 }

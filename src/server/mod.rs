@@ -69,7 +69,14 @@ pub fn app_with(
     };
     let state = match (config.api.mode, store) {
         (ApiMode::Embedded, Some(store)) => Some(AppState {
-            config: config.clone(),
+            config: {
+                store.configure_alerts(crate::store::alerts::AlertOptions {
+                    enabled: true,
+                    public_url: config.notify.public_url.clone(),
+                    attach_max_bytes: config.notify.attach_recording_max_bytes,
+                });
+                config.clone()
+            },
             // The outbox's sender runs beside the server (not in `cxwatch openapi`).
             notifier: match tokio::runtime::Handle::try_current() {
                 Ok(_) => crate::notify::Notifier::start(store.clone(), &config)?,

@@ -7,6 +7,7 @@
 //! tokio's blocking pool.
 
 pub mod alert_settings;
+pub mod alerts;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
@@ -36,6 +37,7 @@ use rusqlite::Connection;
 use crate::config::{StoreConfig, Synchronous};
 
 pub use alert_settings::AlertSettingStore;
+pub use alerts::AlertEventStore;
 pub use api_keys::ApiKeyStore;
 pub use audit::AuditStore;
 pub use auth::AuthStore;
@@ -136,7 +138,8 @@ pub enum FieldConflict {
 /// SQL behind it. SQLite implements them all ([`Sqlite`]); a second backend implements
 /// the same traits and the handlers do not change.
 pub trait Backend:
-    AlertSettingStore
+    AlertEventStore
+    + AlertSettingStore
     + ApiKeyStore
     + AuditStore
     + AuthStore
@@ -160,7 +163,8 @@ pub trait Backend:
 }
 
 impl<T> Backend for T where
-    T: AlertSettingStore
+    T: AlertEventStore
+        + AlertSettingStore
         + ApiKeyStore
         + AuditStore
         + AuthStore
@@ -235,6 +239,8 @@ struct Inner {
     options: StoreOptions,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
+    /// How the alert engine works (`AlertEventStore::configure_alerts`).
+    alerting: std::sync::RwLock<alerts::AlertOptions>,
 }
 
 impl Sqlite {
@@ -274,6 +280,7 @@ impl Sqlite {
                 options,
                 writer: Mutex::new(writer),
                 readers: Mutex::new(Vec::new()),
+                alerting: Default::default(),
             }),
         })
     }

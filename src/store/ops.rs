@@ -1,9 +1,8 @@
 //! What the operations side reads at scrape time (`GET /metrics`, `crate::telemetry`):
 //! figures computed from the data, not counted in memory.
 //!
-//! The outbox gauges read the outbox (`outbox.rs`). The alert-event gauge returns 0 until
-//! alert events are stored: that resource overrides `open_alert_events` in
-//! `impl OpsStore for Sqlite` with its count query; `docs/metrics.md` names the metric.
+//! The outbox gauges read the outbox (`outbox.rs`); the alert-event gauge counts the open
+//! events (`alerts.rs`); `docs/metrics.md` names the metrics.
 
 use async_trait::async_trait;
 
@@ -37,6 +36,10 @@ pub trait OpsStore {
 
 #[async_trait]
 impl OpsStore for Sqlite {
+    async fn open_alert_events(&self) -> StoreResult<i64> {
+        super::AlertEventStore::open_alert_count(self, crate::domain::caller::Scope::All).await
+    }
+
     async fn outbox_figures(&self) -> StoreResult<OutboxFigures> {
         let counts = super::OutboxStore::outbox_counts(self).await?;
         Ok(OutboxFigures {

@@ -154,6 +154,25 @@ pub(crate) fn enqueue_list_in(
         .collect()
 }
 
+/// The notifications of these causes, oldest first (an alert event's, by `alert:{id}` and
+/// `recovery:{id}`).
+pub(super) fn notifications_of_causes(
+    conn: &Connection,
+    causes: &[String],
+) -> StoreResult<Vec<Notification>> {
+    let mut out = Vec::new();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM outbox WHERE cause = ?1 ORDER BY id"
+    ))?;
+    for cause in causes {
+        let rows = stmt
+            .query_map([cause], row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        out.extend(rows);
+    }
+    Ok(out)
+}
+
 const COLUMNS: &str = "id, key, channel, recipient, subject, body_text, body_html, vars, cause,
                        state, attempts, reason, created_ms, next_ms, sent_ms";
 

@@ -72,7 +72,7 @@ impl RecordingStore for Sqlite {
 
 impl Sqlite {
     /// The data directory: where the database file lives.
-    fn data_dir(&self) -> PathBuf {
+    pub(super) fn data_dir(&self) -> PathBuf {
         self.inner
             .path
             .parent()
@@ -99,7 +99,7 @@ pub fn normalize_content_type(value: &str) -> Option<&'static str> {
 }
 
 /// Where the file of recording `id` lives.
-fn file_path(data_dir: &Path, id: &str) -> PathBuf {
+pub(super) fn file_path(data_dir: &Path, id: &str) -> PathBuf {
     data_dir.join("recordings").join(&id[..2]).join(id)
 }
 

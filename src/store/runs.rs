@@ -63,7 +63,21 @@ pub trait RunStore {
 #[async_trait]
 impl RunStore for Sqlite {
     async fn ingest_runs(&self, tz: Tz, runs: Vec<IngestRun>) -> StoreResult<IngestOutcome> {
-        self.write(move |tx| ingest(tx, tz, &runs)).await
+        let data_dir = self.data_dir();
+        let options = self
+            .inner
+            .alerting
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        self.write(move |tx| {
+            let mut out = ingest(tx, tz, &runs)?;
+            // The alert engine, in the same transaction: each stored run is evaluated once.
+            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &out.evaluated)?;
+            out.evaluated.clear();
+            Ok(out)
+        })
+        .await
     }
 
     async fn case_runs(
@@ -197,6 +211,12 @@ pub struct IngestOutcome {
     /// What was stored, for the metrics and the live dashboard (`crate::telemetry`,
     /// `api/live.rs`): one entry per stored run.
     pub stored: Vec<StoredRun>,
+    /// What the alert engine did with the stored runs (queued notifications: wake the
+    /// notifier after the commit).
+    pub alerts: super::alerts::EngineOutcome,
+    /// The stored runs as the engine takes them (consumed inside the transaction).
+    #[doc(hidden)]
+    pub evaluated: Vec<super::alerts::Evaluated>,
 }
 
 /// A run stored by an ingest batch, with the groups its test case is in.
@@ -475,7 +495,7 @@ impl<'t> Batch<'t> {
         Ok(script_id)
     }
 
-    fn store(&mut self, run: &IngestRun, recordings: &HashMap<String, i64>) -> StoreResult<()> {
+    fn store(&mut self, run: &IngestRun, recordings: &HashMap<String, i64>) -> StoreResult<i64> {
         let script_id = self.case_and_script(run)?;
         let run_ms = run.run_time.timestamp_millis();
         let mut results = Vec::new();
@@ -538,7 +558,7 @@ impl<'t> Batch<'t> {
                     .execute(params![rec, run.test_case.id])?;
             }
         }
-        Ok(())
+        Ok(run_id)
     }
 }
 
@@ -574,7 +594,13 @@ fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOut
                 continue;
             }
         };
-        batch.store(run, &recordings)?;
+        let run_id = batch.store(run, &recordings)?;
+        out.evaluated.push(super::alerts::Evaluated {
+            run_id,
+            test_case_id: run.test_case.id,
+            run_ms: run.run_time.timestamp_millis(),
+            status_id: run.status.status_id(),
+        });
         deltas.add(tz, &RunFacts::of_ingest(run));
         out.accepted += 1;
         out.stored.push(StoredRun {

@@ -176,12 +176,12 @@ export default async function shell({ server, browser, users, test }) {
     await sleep(400);
     assert((await width()) <= 72, `collapsed again: ${await width()}`);
     await screenshot(page, "shell-desktop-en");
-    // Screens not built yet (alerts) answer honestly.
+    // Alerts is a real screen: the alert events list.
     await nav.hover();
     await nav.getByRole("link", { name: "Alerts" }).click();
     await page.waitForURL("**/alerts");
-    await page.getByTestId("coming").waitFor();
-    await page.getByRole("link", { name: "Back to the dashboard" }).waitFor();
+    await page.getByTestId("alert-list").waitFor();
+    await page.getByTestId("status-chip-7").waitFor();
     await page.getByTestId("sidenav").waitFor();
     await closePage(page);
   });

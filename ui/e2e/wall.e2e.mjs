@@ -1,5 +1,5 @@
 // Issue 16, the night shift's dashboard: axe-core on every screen (login, shell, dashboard and
-// its modals, 404, the 'coming' pages, wall mode, the dark theme) in English and French at
+// its modals, 404, the alerts list, wall mode, the dark theme) in English and French at
 // desktop and phone sizes with the real Content-Security-Policy on; the layout at 768 and
 // 1024 px (no overlap, no sideways scrolling); wall mode (dark, large type, 'refreshed … ago',
 // changed numbers highlighted, the 15-minute status strip following a run ingested now); kiosk
@@ -84,7 +84,7 @@ export default async function wall({ server, browser, users, test }) {
 
   for (const lang of ["en", "fr"]) {
     for (const viewport of ["desktop", "phone"]) {
-      await test(`axe (${viewport}, ${lang}): login, dashboard, its modals, 404, coming page, wall mode, dark theme`, async () => {
+      await test(`axe (${viewport}, ${lang}): login, dashboard, its modals, 404, alerts, wall mode, dark theme`, async () => {
         const p = await newPage(browser, server, { viewport });
         try {
           await p.goto("/");
@@ -124,8 +124,9 @@ export default async function wall({ server, browser, users, test }) {
           await p.waitForSelector("[data-testid=table-row]", { timeout: 10000 }).catch(() => {});
           await checkA11y(p, `reports (${viewport}, ${lang})`);
           await p.goto("/alerts");
+          await p.waitForSelector("[data-testid=alert-list]", { timeout: 10000 }).catch(() => {});
           await sleep(300);
-          await checkA11y(p, `alerts coming (${viewport}, ${lang})`);
+          await checkA11y(p, `alerts (${viewport}, ${lang})`);
           // Wall mode: the dark theme and large type.
           await p.goto("/dashboard?wall=1");
           await waitReady(p);

@@ -67,3 +67,7 @@ export type AlertSettingPage = Schema<"Page_AlertSetting">;
 export type AlertStatus = Schema<"AlertStatus">;
 export type ContactGroup = Schema<"ContactGroup">;
 export type ScheduleSlot = Schema<"ScheduleSlot">;
+export type AlertEvent = Schema<"AlertEvent">;
+export type AlertEventPage = Schema<"Page_AlertEvent">;
+export type AlertDetails = Schema<"AlertDetails">;
+export type OpenAlerts = Schema<"OpenAlerts">;

@@ -1,6 +1,7 @@
 import { Suspense, useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
 import { useLiveUpdates } from "../api/live";
+import { useOpenAlertsBadge } from "../api/queries/alerts";
 import { Banners } from "../components/Banners";
 import { LoadingOverlay } from "../components/LoadingOverlay";
 import { Shell } from "../components/Shell";
@@ -31,6 +32,8 @@ export function App() {
   useIdleSignOut(signsOutWhenIdle(user));
   // Dashboards refresh when runs arrive (embedded mode); one stream for the whole app.
   useLiveUpdates(!!user);
+  // The Alerts entry shows how many alert events are open.
+  useOpenAlertsBadge(!!user);
 
   return (
     <Providers>

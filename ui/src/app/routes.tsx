@@ -2,7 +2,6 @@
 import type { ComponentType } from "preact";
 import { lazy } from "react";
 import { CallbackPage } from "../pages/Callback";
-import { AlertsComingPage } from "../pages/Coming";
 import { DashboardPage } from "../pages/Dashboard";
 import { LoginPage } from "../pages/Login";
 
@@ -23,6 +22,8 @@ const DistributionListsPage = lazy(() =>
 const DistributionEditPage = lazy(() =>
   import("../pages/Distributions/EditPage").then((m) => ({ default: m.DistributionEditPage })),
 );
+const AlertListPage = lazy(() => import("../pages/Alerts/ListPage").then((m) => ({ default: m.AlertListPage })));
+const AlertDetailPage = lazy(() => import("../pages/Alerts/DetailPage").then((m) => ({ default: m.AlertDetailPage })));
 const DrillPage = lazy(() => import("../pages/Drill").then((m) => ({ default: m.DrillPage })));
 const RunDetailPage = lazy(() => import("../pages/RunDetail").then((m) => ({ default: m.RunDetailPage })));
 const UsersListPage = lazy(() => import("../pages/Users/ListPage").then((m) => ({ default: m.UsersListPage })));
@@ -59,8 +60,8 @@ export const routes: RouteDef[] = [
   { path: "/report/view/:id", component: ReportViewPage, access: "protected" },
   { path: "/report/latency/:hour/:bucket/:reportId/:status?/:date?", component: LatencyRunsPage, access: "protected" },
   { path: "/report/mos/:reportId/:mos/:hour/:date", component: MosRunsPage, access: "protected" },
-  // Not built yet: a page that says so, not a bare 404 behind a navigation entry.
-  { path: "/alerts", component: AlertsComingPage, access: "protected" },
+  { path: "/alerts", component: AlertListPage, access: "protected" },
+  { path: "/alert/:id", component: AlertDetailPage, access: "protected" },
   // Settings lists: the id in the path selects the list (1, 2, 3, 4).
   { path: "/settings/alert-settings/:id", component: AlertSettingsPage, access: "protected" },
   { path: "/settings/test-case-group/:id", component: TestCaseGroupsPage, access: "protected" },

@@ -3,11 +3,13 @@
 import { useLingui } from "@lingui/react/macro";
 import { useEffect, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
+import { navBadges } from "../lib/badges";
 import { isActive, isGroup, sideNav } from "../lib/nav";
 import { session, signOut } from "../lib/session";
 import { useStore } from "../lib/store";
 import { VERSION } from "../lib/version";
 import { ChevronDownIcon, CloseIcon, LogoIcon } from "./icons";
+import { NavBadge } from "./NavBadge";
 import { NavIcon } from "./NavIcon";
 
 export interface SideNavProps {
@@ -24,6 +26,7 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
   const [hovered, setHovered] = useState(false);
   const [focused, setFocused] = useState(false);
   const entries = sideNav(user, mobile);
+  const badges = useStore(navBadges);
   const inSettings = location.startsWith("/settings/");
   const [settingsOpen, setSettingsOpen] = useState(inSettings);
   useEffect(() => {
@@ -133,6 +136,7 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
                 >
                   <NavIcon name={entry.icon} />
                   <span class="sidenav-label">{i18n._(entry.label)}</span>
+                  <NavBadge count={badges[entry.key]} />
                 </Link>
               </li>
             ),

@@ -2,6 +2,7 @@
 // each row leading to the run's detail. Server-paged; the drill screen, the reports and the
 // alert details show runs with it.
 import { useLingui } from "@lingui/react/macro";
+import type { ComponentChildren } from "preact";
 import { Link } from "wouter";
 import type { RunItem, RunPage } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
@@ -24,6 +25,8 @@ export interface RunTableProps {
   /** Latency threshold (seconds) passed on to the run detail. */
   latency?: number;
   testId?: string;
+  /** Row actions (the alert details' download), last column. */
+  actions?: (row: RunItem) => ComponentChildren;
 }
 
 export function useRunColumns(latency?: number): Column<RunItem>[] {
@@ -88,6 +91,7 @@ export function RunTable(p: RunTableProps) {
         }}
         loading={p.loading}
         error={p.error}
+        actions={p.actions}
       />
       <Pager page={p.page} size={p.size} total={p.data?.totalElements ?? 0} onPage={p.onPage} onSize={p.onSize} />
     </>

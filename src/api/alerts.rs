@@ -1,0 +1,242 @@
+//! `api/alerts/events`: alert events the engine opened (spec §2 'Alerts list', 'Alert
+//! details', §3 'Alert event', 'Alert details'), newest first, filtered by the first run's
+//! status, limited to the caller's groups; `api/alerts/events/open`: how many are open.
+
+use poem::web::Data;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{Object, OpenApi};
+
+use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::guard::Auth;
+use super::notifications::Notification;
+use super::params;
+use super::runs::RunItem;
+use super::AppState;
+use crate::domain::caller::Need;
+use crate::domain::rules::{Problems, Rule};
+use crate::store::alerts::{AlertEvent as DomainEvent, AlertEventDetail, AlertEventFilter};
+
+pub struct AlertsApi;
+
+const PAGE_SIZE: u32 = 10;
+
+/// A run of an event as the list shows it: its alert status.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct EventRunStatus {
+    /// 3 pass, 4 warning, 7 failure.
+    pub run_status_id: i64,
+}
+
+/// An alert event (spec §3 'Alert event').
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertEvent {
+    pub alert_id: i64,
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    /// When the event opened, RFC 3339 UTC.
+    pub alert_time: String,
+    pub distribution_name: String,
+    /// Runs in the event (those that opened it and those that joined it).
+    pub test_run_count: u64,
+    /// The first run (its status gives the event's status).
+    pub test_runs: Vec<EventRunStatus>,
+    /// The first run's status id: 7 failure, 4 warning, 3 pass.
+    pub status_id: i64,
+    /// Its text: 'Failure', 'Warning', 'Pass'.
+    pub status: String,
+    /// Open until a passing run closes it (or its setting is deleted).
+    pub open: bool,
+    /// When it closed, RFC 3339 UTC.
+    #[oai(skip_serializing_if_is_none)]
+    pub closed_time: Option<String>,
+    pub alert_setting_id: i64,
+    pub alert_setting_name: String,
+    pub test_case_group_id: i64,
+    pub test_case_group_name: String,
+}
+
+/// An event with its runs and notifications (spec §3 'Alert details').
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertDetails {
+    #[oai(flatten)]
+    pub event: AlertEventBase,
+    /// The issue-tracker ticket of the event (the tickets issue), null when none.
+    pub jira_ticket: Option<String>,
+    /// Time of the first run, RFC 3339 UTC.
+    #[oai(skip_serializing_if_is_none)]
+    pub from: Option<String>,
+    /// Time of the last run, RFC 3339 UTC.
+    #[oai(skip_serializing_if_is_none)]
+    pub to: Option<String>,
+    /// The event's runs, oldest first.
+    pub test_runs: Vec<RunItem>,
+    /// Its notifications (`alert:{id}`, then `recovery:{id}`) and their state.
+    pub notifications: Vec<Notification>,
+}
+
+/// The fields an event and its details share.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertEventBase {
+    pub alert_id: i64,
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    /// When the event opened, RFC 3339 UTC.
+    pub alert_time: String,
+    pub distribution_name: String,
+    pub test_run_count: u64,
+    /// The first run's status id: 7 failure, 4 warning, 3 pass.
+    pub status_id: i64,
+    /// Its text: 'Failure', 'Warning', 'Pass'.
+    pub status: String,
+    pub open: bool,
+    /// When it closed, RFC 3339 UTC.
+    #[oai(skip_serializing_if_is_none)]
+    pub closed_time: Option<String>,
+    pub alert_setting_id: i64,
+    pub alert_setting_name: String,
+    pub test_case_group_id: i64,
+    pub test_case_group_name: String,
+}
+
+/// How many events are open (the shell's Alerts entry).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct OpenAlerts {
+    pub open: i64,
+}
+
+impl From<DomainEvent> for AlertEventBase {
+    fn from(e: DomainEvent) -> Self {
+        AlertEventBase {
+            alert_id: e.id,
+            test_case_id: e.test_case_id,
+            test_case_name: e.test_case_name,
+            alert_time: params::time(e.alert_time),
+            distribution_name: e.distribution_name,
+            test_run_count: e.run_count,
+            status_id: e.status_id,
+            status: e.status_text,
+            open: e.open,
+            closed_time: e.closed_time.map(params::time),
+            alert_setting_id: e.setting_id,
+            alert_setting_name: e.setting_name,
+            test_case_group_id: e.group_id,
+            test_case_group_name: e.group_name,
+        }
+    }
+}
+
+impl From<DomainEvent> for AlertEvent {
+    fn from(e: DomainEvent) -> Self {
+        let b = AlertEventBase::from(e);
+        AlertEvent {
+            test_runs: vec![EventRunStatus {
+                run_status_id: b.status_id,
+            }],
+            alert_id: b.alert_id,
+            test_case_id: b.test_case_id,
+            test_case_name: b.test_case_name,
+            alert_time: b.alert_time,
+            distribution_name: b.distribution_name,
+            test_run_count: b.test_run_count,
+            status_id: b.status_id,
+            status: b.status,
+            open: b.open,
+            closed_time: b.closed_time,
+            alert_setting_id: b.alert_setting_id,
+            alert_setting_name: b.alert_setting_name,
+            test_case_group_id: b.test_case_group_id,
+            test_case_group_name: b.test_case_group_name,
+        }
+    }
+}
+
+impl From<AlertEventDetail> for AlertDetails {
+    fn from(d: AlertEventDetail) -> Self {
+        let jira_ticket = d.event.jira_ticket.clone();
+        let from = d.runs.first().map(|r| params::time(r.run_time));
+        let to = d.runs.last().map(|r| params::time(r.run_time));
+        AlertDetails {
+            event: d.event.into(),
+            jira_ticket,
+            from,
+            to,
+            test_runs: d.runs.into_iter().map(RunItem::from).collect(),
+            notifications: d
+                .notifications
+                .into_iter()
+                .map(Notification::from)
+                .collect(),
+        }
+    }
+}
+
+#[OpenApi(prefix_path = "/alerts/events", tag = "super::ApiTags::Alerts")]
+impl AlertsApi {
+    /// Alert events of the caller's groups, newest first.
+    #[oai(path = "/", method = "get", operation_id = "listAlertEvents")]
+    async fn list(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Events per page, 1 to 1000 (default 10).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+        /// Only events whose first run has this status: 7 failure, 3 pass, 4 warning.
+        status: Query<Option<i64>>,
+    ) -> ApiResult<Json<Envelope<Page<AlertEvent>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        if let Some(s) = status.0.filter(|s| ![3, 4, 7].contains(s)) {
+            p.push(
+                "status",
+                Rule::Invalid,
+                format!("status {s} is not 7 (Failure), 3 (Pass) or 4 (Warning)."),
+            );
+        }
+        p.check()?;
+        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let filter = AlertEventFilter { status: status.0 };
+        Ok(Page::ok(
+            state
+                .store
+                .list_alert_events(caller.scope(), page, filter)
+                .await?,
+        ))
+    }
+
+    /// How many alert events of the caller's groups are open.
+    #[oai(path = "/open", method = "get", operation_id = "countOpenAlertEvents")]
+    async fn open(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<Envelope<OpenAlerts>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let open = state.store.open_alert_count(caller.scope()).await?;
+        Ok(Envelope::ok(OpenAlerts { open }))
+    }
+
+    /// One alert event with its runs and the state of each of its notifications.
+    #[oai(path = "/:id", method = "get", operation_id = "getAlertEvent")]
+    async fn get(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> ApiResult<Json<Envelope<AlertDetails>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let v = state.store.alert_event(caller.scope(), id.0).await?;
+        let d = params::visible(v, format_args!("Alert event {}", id.0))?;
+        Ok(Envelope::ok(d.into()))
+    }
+}

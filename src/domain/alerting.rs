@@ -1,0 +1,625 @@
+//! The alert engine's rules (issue 11, spec §4 'Alert setting'), as plain functions over
+//! `(state, run) -> (new state, action)`. The store (`store/alerts.rs`) keeps the state per
+//! (setting, test case) in the database and calls [`step`] for every stored run, inside the
+//! ingest transaction; this module knows nothing of SQL.
+//!
+//! The rules (also in `docs/alerting.md`):
+//!
+//! - A setting that is not active evaluates nothing (its state is left as it is).
+//! - A run is *counted* when its status is among the setting's statuses and its time, in the
+//!   site's zone, falls in a selected slot of the setting's week. Each counted run adds one
+//!   to the count of (setting, test case).
+//! - When the count reaches `failureToAlert` and no event is open, an event opens with the
+//!   runs counted so far. While an event is open, counted runs join it (no storms).
+//! - A run of any other status resets the count, whatever the schedule; if it is a pass, it
+//!   also closes the open event (recovery).
+//! - A run of a counted status outside the schedule is not evaluated: it neither counts nor
+//!   resets.
+//! - Late runs: runs are evaluated in run-time order per test case. A batch is sorted by run
+//!   time before evaluation; a run older than the last run already evaluated for its
+//!   (setting, test case) is stored but not evaluated ([`Action::Late`]).
+
+use chrono::{DateTime, NaiveDateTime, Utc};
+use chrono_tz::Tz;
+
+use super::schedule::Week;
+
+/// The alert-status id of a pass (spec §9).
+pub const PASS: i64 = 3;
+
+/// What the engine needs of an alert setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub setting_id: i64,
+    pub active: bool,
+    /// 1, 2, 3, 5 or 10.
+    pub failure_to_alert: u32,
+    /// Alert-status ids counted (7 failure, 4 warning, 3 pass).
+    pub statuses: Vec<i64>,
+    pub week: Week,
+}
+
+/// The engine's memory of one (setting, test case).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaseState {
+    /// Consecutive counted runs.
+    pub count: u32,
+    /// Counted runs not yet in an event (the runs that will make the event).
+    pub pending: Vec<i64>,
+    /// The open event, if any.
+    pub open_event: Option<i64>,
+    /// Time (ms since the epoch) of the last run evaluated.
+    pub last_run_ms: Option<i64>,
+}
+
+/// One stored run as the engine sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunFact {
+    pub run_id: i64,
+    /// Milliseconds since the epoch (UTC).
+    pub run_ms: i64,
+    /// Alert-status id: 3 pass, 4 warning, 7 failure.
+    pub status_id: i64,
+    /// The run's time in the site's zone.
+    pub local: NaiveDateTime,
+}
+
+impl RunFact {
+    /// A run at `run_ms` (UTC) seen from the site zone `tz`.
+    pub fn new(run_id: i64, run_ms: i64, status_id: i64, tz: Tz) -> RunFact {
+        let utc = DateTime::<Utc>::from_timestamp_millis(run_ms).unwrap_or_default();
+        RunFact {
+            run_id,
+            run_ms,
+            status_id,
+            local: utc.with_timezone(&tz).naive_local(),
+        }
+    }
+}
+
+/// What the store does after a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing to write but the state (counted, reset, or not evaluated).
+    None,
+    /// Open an event with these runs (oldest first) and notify the distribution list.
+    Open { runs: Vec<i64> },
+    /// Add the run to the open event.
+    Join { event: i64, run: i64 },
+    /// Close the open event (recovery).
+    Close { event: i64 },
+    /// The run is older than the last evaluated one: stored, not evaluated.
+    Late,
+    /// The setting is inactive or the run is outside its schedule: not evaluated.
+    Skip,
+}
+
+/// Evaluates one run against one setting.
+pub fn step(rule: &Rule, state: &CaseState, run: &RunFact) -> (CaseState, Action) {
+    if !rule.active {
+        return (state.clone(), Action::Skip);
+    }
+    if state.last_run_ms.is_some_and(|last| run.run_ms < last) {
+        return (state.clone(), Action::Late);
+    }
+    let mut next = state.clone();
+    let counted_status = rule.statuses.contains(&run.status_id);
+    if counted_status {
+        if !rule.week.covers(run.local) {
+            return (state.clone(), Action::Skip);
+        }
+        next.last_run_ms = Some(run.run_ms);
+        next.count = next.count.saturating_add(1);
+        if let Some(event) = state.open_event {
+            return (
+                next,
+                Action::Join {
+                    event,
+                    run: run.run_id,
+                },
+            );
+        }
+        next.pending.push(run.run_id);
+        if next.count >= rule.failure_to_alert {
+            let runs = std::mem::take(&mut next.pending);
+            return (next, Action::Open { runs });
+        }
+        // Only the last failureToAlert runs can make an event.
+        let keep = rule.failure_to_alert.max(1) as usize;
+        if next.pending.len() > keep {
+            let cut = next.pending.len() - keep;
+            next.pending.drain(..cut);
+        }
+        return (next, Action::None);
+    }
+    next.last_run_ms = Some(run.run_ms);
+    next.count = 0;
+    next.pending.clear();
+    if run.status_id == PASS {
+        if let Some(event) = state.open_event {
+            next.open_event = None;
+            return (next, Action::Close { event });
+        }
+    }
+    (next, Action::None)
+}
+
+/// Sorts a batch's runs for evaluation: by test case, then run time, then arrival (the
+/// run id).
+pub fn evaluation_order(runs: &mut [(i64, RunFact)]) {
+    runs.sort_by_key(|(case, r)| (*case, r.run_ms, r.run_id));
+}
+
+/// What an alert's notifications say: the facts the store gathers for an event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AlertFacts {
+    pub event_id: i64,
+    pub setting_name: String,
+    pub email_subject: String,
+    pub sms_prefix: String,
+    pub voice_message: String,
+    pub test_case: String,
+    pub group: String,
+    /// 'Failure', 'Warning' or 'Pass' (the first run's status).
+    pub status: String,
+    /// The event's runs, oldest first: (run id, site-local time `yyyy/MM/dd HH:mm:ss`,
+    /// status text).
+    pub runs: Vec<(i64, String, String)>,
+    /// The console's public address (`notify.public_url`), without a trailing slash; empty:
+    /// no link.
+    pub public_url: String,
+}
+
+impl AlertFacts {
+    /// `{public_url}/alert/{id}`, or empty when the console's address is not configured.
+    pub fn link(&self) -> String {
+        if self.public_url.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "{}/alert/{}",
+                self.public_url.trim_end_matches('/'),
+                self.event_id
+            )
+        }
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The message of an event that opened (`recovery` false) or recovered (`recovery` true):
+/// e-mail subject, text and HTML, the SMS's prefix and the voice message.
+pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
+    let link = f.link();
+    let subject = match (recovery, f.email_subject.trim()) {
+        (false, "") => format!("cxwatch alert: {} ({})", f.test_case, f.status),
+        (false, s) => s.to_string(),
+        (true, "") => format!("cxwatch recovery: {}", f.test_case),
+        (true, s) => format!("Recovered: {s}"),
+    };
+    let head = if recovery {
+        format!(
+            "Recovered: test case {} of group {} passes again (alert {}).",
+            f.test_case, f.group, f.event_id
+        )
+    } else {
+        format!(
+            "Alert {}: test case {} of group {} is in {} ({} run{}).",
+            f.event_id,
+            f.test_case,
+            f.group,
+            f.status,
+            f.runs.len(),
+            if f.runs.len() == 1 { "" } else { "s" }
+        )
+    };
+    let mut text = format!("{head}\nAlert setting: {}\n\nRuns:\n", f.setting_name);
+    for (id, time, status) in &f.runs {
+        text.push_str(&format!("  {time}  run {id}  {status}\n"));
+    }
+    if !link.is_empty() {
+        text.push_str(&format!("\n{link}\n"));
+    }
+    let mut html = format!(
+        "<p>{}</p><p>Alert setting: {}</p><table><thead><tr><th>Time</th><th>Run</th><th>Status</th></tr></thead><tbody>",
+        esc(&head),
+        esc(&f.setting_name)
+    );
+    for (id, time, status) in &f.runs {
+        html.push_str(&format!(
+            "<tr><td>{}</td><td>{id}</td><td>{}</td></tr>",
+            esc(time),
+            esc(status)
+        ));
+    }
+    html.push_str("</tbody></table>");
+    if !link.is_empty() {
+        html.push_str(&format!("<p><a href=\"{0}\">{0}</a></p>", esc(&link)));
+    }
+    let short = if recovery {
+        format!("RECOVERED {} ({})", f.test_case, f.group)
+    } else {
+        format!(
+            "{} {} ({}), {} runs",
+            f.status,
+            f.test_case,
+            f.group,
+            f.runs.len()
+        )
+    };
+    let voice = if recovery {
+        format!("Recovered. Test case {} passes again.", f.test_case)
+    } else if f.voice_message.trim().is_empty() {
+        format!("Alert. Test case {} is in {}.", f.test_case, f.status)
+    } else {
+        f.voice_message.clone()
+    };
+    super::notify::Message {
+        subject,
+        text,
+        html: Some(html),
+        sms_prefix: f.sms_prefix.clone(),
+        sms_text: short,
+        voice_message: voice,
+        test_case: f.test_case.clone(),
+        status: if recovery {
+            "RECOVERED".into()
+        } else {
+            f.status.clone()
+        },
+        link,
+        attachments: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::schedule::SlotRange;
+    use chrono::TimeZone;
+    use chrono_tz::America::Toronto;
+
+    const F: i64 = 7;
+    const W: i64 = 4;
+    const P: i64 = 3;
+
+    fn rule(threshold: u32, statuses: &[i64]) -> Rule {
+        Rule {
+            setting_id: 1,
+            active: true,
+            failure_to_alert: threshold,
+            statuses: statuses.to_vec(),
+            week: Week::all(),
+        }
+    }
+
+    /// Runs `seq` (F fail, W warn, P pass), one a minute from a Monday noon in Toronto,
+    /// through `rule`, the store's part played here (event ids 100, 101, …); returns one
+    /// letter per run: `.` nothing, `O` open, `+` join, `C` close, `-` skipped, `L` late.
+    fn play(rule: &Rule, seq: &str) -> String {
+        let start = Toronto
+            .with_ymd_and_hms(2026, 11, 23, 12, 0, 0)
+            .unwrap()
+            .timestamp_millis();
+        let runs: Vec<(i64, i64)> = seq
+            .chars()
+            .enumerate()
+            .map(|(i, c)| {
+                let status = match c {
+                    'F' => F,
+                    'W' => W,
+                    _ => P,
+                };
+                (start + i as i64 * 60_000, status)
+            })
+            .collect();
+        play_at(rule, &runs)
+    }
+
+    fn play_at(rule: &Rule, runs: &[(i64, i64)]) -> String {
+        let mut state = CaseState::default();
+        let mut next_event = 100;
+        let mut out = String::new();
+        for (i, (ms, status)) in runs.iter().enumerate() {
+            let fact = RunFact::new(i as i64 + 1, *ms, *status, Toronto);
+            let (mut s, action) = step(rule, &state, &fact);
+            out.push(match action {
+                Action::None => '.',
+                Action::Open { runs } => {
+                    assert_eq!(runs.len() as u32, rule.failure_to_alert, "{runs:?}");
+                    assert_eq!(runs.last(), Some(&fact.run_id));
+                    s.open_event = Some(next_event);
+                    next_event += 1;
+                    'O'
+                }
+                Action::Join { event, run } => {
+                    assert_eq!(Some(event), state.open_event);
+                    assert_eq!(run, fact.run_id);
+                    '+'
+                }
+                Action::Close { event } => {
+                    assert_eq!(Some(event), state.open_event);
+                    'C'
+                }
+                Action::Late => 'L',
+                Action::Skip => '-',
+            });
+            state = s;
+        }
+        out
+    }
+
+    #[test]
+    fn thresholds() {
+        let table: &[(u32, &str, &str)] = &[
+            (1, "F", "O"),
+            (1, "FFP", "O+C"),
+            (2, "F", "."),
+            (2, "FF", ".O"),
+            (2, "FFFP", ".O+C"),
+            (3, "FF", ".."),
+            (3, "FFF", "..O"),
+            (5, "FFFF", "...."),
+            (5, "FFFFF", "....O"),
+            (5, "FFFFFFP", "....O+C"),
+            (10, "FFFFFFFFF", "........."),
+            (10, "FFFFFFFFFF", ".........O"),
+        ];
+        for (threshold, seq, want) in table {
+            let got = play(&rule(*threshold, &[F]), seq);
+            assert_eq!(&got, want, "threshold {threshold}, runs {seq}");
+        }
+    }
+
+    #[test]
+    fn resets_by_another_status() {
+        let table: &[(u32, &[i64], &str, &str)] = &[
+            // A pass resets the count.
+            (3, &[F], "FFPFF", "....."),
+            (3, &[F], "FFPFFF", ".....O"),
+            // A warning resets a failure-only count, but does not close an open event.
+            (3, &[F], "FFWFF", "....."),
+            (2, &[F], "FFWFP", ".O.+C"),
+            // Warnings counted with failures.
+            (3, &[F, W], "FWF", "..O"),
+            (3, &[F, W], "FWPWF", "....."),
+            // Warning-only setting: a failure resets it.
+            (2, &[W], "WFW", "..."),
+            (2, &[W], "WW", ".O"),
+            // A pass with nothing open changes nothing visible.
+            (1, &[F], "PPP", "..."),
+            // Recovery, then a new event.
+            (2, &[F], "FFPFF", ".OC.O"),
+        ];
+        for (threshold, statuses, seq, want) in table {
+            let got = play(&rule(*threshold, statuses), seq);
+            assert_eq!(
+                &got, want,
+                "threshold {threshold}, {statuses:?}, runs {seq}"
+            );
+        }
+    }
+
+    #[test]
+    fn open_event_collects_the_runs_that_made_it() {
+        let r = rule(3, &[F]);
+        let mut state = CaseState::default();
+        let mut last = Action::None;
+        for (i, status) in [F, P, F, F, F].iter().enumerate() {
+            let fact = RunFact::new(i as i64 + 10, i as i64 * 1000, *status, Toronto);
+            let (s, a) = step(&r, &state, &fact);
+            state = s;
+            last = a;
+        }
+        assert_eq!(
+            last,
+            Action::Open {
+                runs: vec![12, 13, 14]
+            }
+        );
+        assert!(state.pending.is_empty());
+    }
+
+    #[test]
+    fn inactive_settings_evaluate_nothing() {
+        let mut r = rule(1, &[F]);
+        r.active = false;
+        assert_eq!(play(&r, "FFP"), "---");
+        let (s, a) = step(
+            &r,
+            &CaseState {
+                count: 4,
+                ..Default::default()
+            },
+            &RunFact::new(1, 0, F, Toronto),
+        );
+        assert_eq!((s.count, a), (4, Action::Skip));
+    }
+
+    fn local_ms(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> i64 {
+        Toronto
+            .with_ymd_and_hms(y, mo, d, h, mi, 0)
+            .earliest()
+            .unwrap()
+            .timestamp_millis()
+    }
+
+    fn week(ranges: &[(u8, &str, &str)]) -> Week {
+        Week::from_ranges(
+            &ranges
+                .iter()
+                .map(|(d, s, e)| SlotRange {
+                    day_of_week: *d,
+                    start: s.to_string(),
+                    end: e.to_string(),
+                })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn schedule_edges_around_midnight() {
+        // Monday 23:00–24:00 only (2026-11-23 is a Monday).
+        let mut r = rule(2, &[F]);
+        r.week = week(&[(1, "23:00", "24:00")]);
+        type Runs = &'static [(u32, u32, u32, i64)];
+        let table: &[(Runs, &str)] = &[
+            // Sunday 23:59 is outside, Monday 23:00 and 23:59 inside.
+            (&[(22, 23, 59, F), (23, 23, 0, F), (23, 23, 59, F)], "-.O"),
+            // Monday 22:59 outside; Tuesday 00:00 outside.
+            (&[(23, 22, 59, F), (23, 23, 30, F), (24, 0, 0, F)], "-.-"),
+            // A pass on Tuesday 00:00 resets whatever the schedule.
+            (&[(23, 23, 0, F), (24, 0, 0, P), (24, 0, 1, F)], "..-"),
+            (&[(23, 23, 0, F), (24, 0, 0, P), (30, 23, 30, F)], "..."),
+        ];
+        for (runs, want) in table {
+            let runs: Vec<(i64, i64)> = runs
+                .iter()
+                .map(|(d, h, m, s)| (local_ms(2026, 11, *d, *h, *m), *s))
+                .collect();
+            assert_eq!(&play_at(&r, &runs), want, "{runs:?}");
+        }
+    }
+
+    #[test]
+    fn schedule_across_dst_in_toronto() {
+        // Spring forward: Sunday 2026-03-08, 02:00 jumps to 03:00. A 01:30–03:30 schedule
+        // on Sundays: 01:45 EST inside, the next minute UTC-wise after 01:59 is 03:00 EDT
+        // (inside), 03:30 outside.
+        let mut r = rule(3, &[F]);
+        r.week = week(&[(7, "01:30", "03:30")]);
+        let runs = [
+            (local_ms(2026, 3, 8, 1, 45), F),
+            (local_ms(2026, 3, 8, 3, 0), F),
+            (local_ms(2026, 3, 8, 3, 29), F),
+            (local_ms(2026, 3, 8, 3, 30), F),
+        ];
+        assert_eq!(play_at(&r, &runs), "..O-");
+        // The hour between was never local time: 07:00 UTC is 03:00 EDT, not 02:00.
+        let utc7 = Utc
+            .with_ymd_and_hms(2026, 3, 8, 7, 0, 0)
+            .unwrap()
+            .timestamp_millis();
+        let mut only_two = rule(1, &[F]);
+        only_two.week = week(&[(7, "02:00", "03:00")]);
+        assert_eq!(play_at(&only_two, &[(utc7, F)]), "-");
+
+        // Fall back: Sunday 2026-11-01, 01:00–02:00 happens twice (EDT then EST). A
+        // 01:00–02:00 schedule covers both hours: four runs 30 minutes apart in UTC.
+        let mut fall = rule(5, &[F]);
+        fall.week = week(&[(7, "01:00", "02:00")]);
+        let first = Utc
+            .with_ymd_and_hms(2026, 11, 1, 5, 0, 0) // 01:00 EDT
+            .unwrap()
+            .timestamp_millis();
+        let runs: Vec<(i64, i64)> = (0..5).map(|i| (first + i * 30 * 60_000, F)).collect();
+        // 01:00 EDT, 01:30 EDT, 01:00 EST, 01:30 EST inside; 02:00 EST outside.
+        assert_eq!(play_at(&fall, &runs), "....-");
+    }
+
+    #[test]
+    fn recovery() {
+        let table: &[(u32, &str, &str)] = &[
+            (1, "FP", "OC"),
+            (1, "FPP", "OC."),
+            (1, "FPF", "OCO"),
+            (2, "FFWP", ".O.C"),
+            (2, "FFFFFP", ".O+++C"),
+        ];
+        for (threshold, seq, want) in table {
+            assert_eq!(&play(&rule(*threshold, &[F]), seq), want, "{seq}");
+        }
+        // A pass outside the schedule still closes the open event.
+        let mut r = rule(1, &[F]);
+        r.week = week(&[(1, "12:00", "12:30")]);
+        let runs = [
+            (local_ms(2026, 11, 23, 12, 0), F),
+            (local_ms(2026, 11, 23, 13, 0), P),
+        ];
+        assert_eq!(play_at(&r, &runs), "OC");
+    }
+
+    #[test]
+    fn two_settings_on_one_group() {
+        // The same runs through a failure-only setting with threshold 2 and a
+        // failure-or-warning setting with threshold 3: each keeps its own state.
+        let seq = "FWFFPF";
+        let mut a = rule(2, &[F]);
+        a.setting_id = 1;
+        let mut b = rule(3, &[F, W]);
+        b.setting_id = 2;
+        assert_eq!(play(&a, seq), "...OC.");
+        assert_eq!(play(&b, seq), "..O+C.");
+    }
+
+    #[test]
+    fn late_runs_are_stored_not_evaluated() {
+        let r = rule(2, &[F]);
+        let t = |m: i64| m * 60_000;
+        // The third run is older than the second: not evaluated.
+        assert_eq!(play_at(&r, &[(t(10), F), (t(20), P), (t(15), F)]), "..L");
+        // Equal times are evaluated (arrival order).
+        assert_eq!(play_at(&r, &[(t(10), F), (t(10), F)]), ".O");
+    }
+
+    #[test]
+    fn a_batch_is_evaluated_in_run_time_order_per_test_case() {
+        let f = |id: i64, ms: i64| RunFact::new(id, ms, F, Toronto);
+        let mut batch = vec![
+            (2, f(1, 300)),
+            (1, f(2, 200)),
+            (1, f(3, 100)),
+            (2, f(4, 100)),
+        ];
+        evaluation_order(&mut batch);
+        let ids: Vec<i64> = batch.iter().map(|(_, r)| r.run_id).collect();
+        assert_eq!(ids, vec![3, 2, 4, 1]);
+    }
+
+    #[test]
+    fn messages_say_what_happened_and_link_to_the_alert() {
+        let f = AlertFacts {
+            event_id: 42,
+            setting_name: "Billing down".into(),
+            email_subject: "Billing IVR <failing>".into(),
+            sms_prefix: "[CX]".into(),
+            voice_message: "Billing is failing".into(),
+            test_case: "Billing IVR".into(),
+            group: "Voice core".into(),
+            status: "Failure".into(),
+            runs: vec![
+                (7, "2026/11/23 12:00:00".into(), "Failure".into()),
+                (8, "2026/11/23 12:05:00".into(), "Failure".into()),
+            ],
+            public_url: "https://console.example.com/".into(),
+        };
+        let m = alert_message(&f, false);
+        assert_eq!(m.subject, "Billing IVR <failing>");
+        assert_eq!(m.link, "https://console.example.com/alert/42");
+        assert!(m
+            .text
+            .contains("Billing IVR of group Voice core is in Failure (2 runs)"));
+        assert!(m.text.contains("2026/11/23 12:05:00  run 8  Failure"));
+        assert!(m.text.contains("https://console.example.com/alert/42"));
+        let html = m.html.unwrap();
+        assert!(html.contains("<a href=\"https://console.example.com/alert/42\">"));
+        assert_eq!(m.sms_text, "Failure Billing IVR (Voice core), 2 runs");
+        assert_eq!(m.voice_message, "Billing is failing");
+        let r = alert_message(&f, true);
+        assert_eq!(r.subject, "Recovered: Billing IVR <failing>");
+        assert!(r.text.starts_with("Recovered: test case Billing IVR"));
+        assert!(r.sms_text.starts_with("RECOVERED"));
+        assert!(r.voice_message.starts_with("Recovered."));
+        let none = AlertFacts {
+            public_url: String::new(),
+            ..f
+        };
+        assert_eq!(alert_message(&none, false).link, "");
+    }
+}

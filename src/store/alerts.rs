@@ -1,0 +1,826 @@
+//! Alert events and the alert engine's state (issue 11; rules in `domain/alerting.rs`,
+//! `docs/alerting.md`).
+//!
+//! The engine runs inside the ingest transaction ([`evaluate`], called by `runs::ingest`):
+//! the runs, the engine's state per (setting, test case), the events and their
+//! notifications in the outbox are committed together or not at all, so a re-sent batch
+//! (its runs are duplicates, not evaluated again) or a `kill -9` neither loses nor
+//! duplicates an event. Engine actions are not user mutations: they write no audit rows.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use async_trait::async_trait;
+use chrono::{DateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use super::catalog::status_texts;
+use super::outbox::enqueue_list_in;
+use super::runs::RunRow;
+use super::{Sqlite, StoreResult};
+use crate::domain::alerting::{self, Action, AlertFacts, CaseState, Rule, RunFact};
+use crate::domain::caller::{Scope, Visibility};
+use crate::domain::notify::{Attachment, Notification};
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::run::{RunStatus, RunType};
+use crate::domain::schedule::Week;
+
+/// How the engine works, from the configuration (`Store::configure_alerts` at start-up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertOptions {
+    /// Evaluate runs at ingest (off only to measure the engine's cost).
+    pub enabled: bool,
+    /// The console's address for the link in messages (`notify.public_url`).
+    pub public_url: String,
+    /// Largest recording attached to an alert e-mail (`notify.attach_recording_max_bytes`);
+    /// a larger one is not attached (the message links to the alert instead).
+    pub attach_max_bytes: u64,
+}
+
+impl Default for AlertOptions {
+    fn default() -> Self {
+        AlertOptions {
+            enabled: true,
+            public_url: String::new(),
+            attach_max_bytes: 5 * 1024 * 1024,
+        }
+    }
+}
+
+/// Which events a list shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AlertEventFilter {
+    /// The first run's alert status: 7 failure, 3 pass, 4 warning.
+    pub status: Option<i64>,
+}
+
+/// An alert event as the list shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertEvent {
+    pub id: i64,
+    pub setting_id: i64,
+    pub setting_name: String,
+    pub group_id: i64,
+    pub group_name: String,
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    pub distribution_id: i64,
+    pub distribution_name: String,
+    /// The first run's alert status id.
+    pub status_id: i64,
+    pub status_text: String,
+    pub alert_time: DateTime<Utc>,
+    pub open: bool,
+    pub closed_time: Option<DateTime<Utc>>,
+    pub run_count: u64,
+    pub jira_ticket: Option<String>,
+}
+
+/// An event with its runs (oldest first) and the notifications it caused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertEventDetail {
+    pub event: AlertEvent,
+    pub runs: Vec<RunRow>,
+    pub notifications: Vec<Notification>,
+}
+
+#[async_trait]
+pub trait AlertEventStore {
+    /// Sets how the engine works (at start-up, from the configuration).
+    fn configure_alerts(&self, options: AlertOptions);
+    /// One page of the events of the groups the scope may see, newest first.
+    async fn list_alert_events(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        filter: AlertEventFilter,
+    ) -> StoreResult<Page<AlertEvent>>;
+    /// Event `id` with its runs and notifications, when it exists and the scope may see its
+    /// group.
+    async fn alert_event(&self, scope: Scope, id: i64)
+        -> StoreResult<Visibility<AlertEventDetail>>;
+    /// Open events of the groups the scope may see.
+    async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64>;
+    /// Alert settings stored.
+    async fn alert_setting_count(&self) -> StoreResult<i64>;
+    /// Adds an alert setting (the demo's; the console's settings have their own resource).
+    async fn seed_alert_setting(&self, s: SeedSetting) -> StoreResult<i64>;
+    /// Runs the engine over the runs already stored since `from_ms`, in run-time order, for
+    /// the settings `ids`, which must be new (no state yet: no run was evaluated for them).
+    /// Events open and close at their runs' times. A transaction per 5,000 runs.
+    async fn backfill_alerts(
+        &self,
+        tz: Tz,
+        ids: Vec<i64>,
+        from_ms: i64,
+    ) -> StoreResult<EngineOutcome>;
+}
+
+/// An alert setting as the demo adds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedSetting {
+    pub name: String,
+    pub group_id: i64,
+    pub distribution_id: i64,
+    pub email_subject: String,
+    pub voice_message: String,
+    pub sms_prefix: String,
+    pub attach_recording: bool,
+    pub failure_to_alert: u32,
+    pub notify_on_recovery: bool,
+    /// Alert-status ids counted (7, 4).
+    pub statuses: Vec<i64>,
+    pub week: Week,
+}
+
+/// Which time an event's opening and closing take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Clock {
+    /// Now (runs arriving).
+    Now,
+    /// The run's (runs evaluated afterwards).
+    RunTime,
+}
+
+const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
+       e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
+       e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
+       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id)";
+
+fn ms_time(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
+}
+
+fn event_row(
+    texts: &std::collections::BTreeMap<i64, String>,
+) -> impl Fn(&rusqlite::Row) -> rusqlite::Result<AlertEvent> + '_ {
+    move |r| {
+        let status_id: i64 = r.get(9)?;
+        Ok(AlertEvent {
+            id: r.get(0)?,
+            setting_id: r.get(1)?,
+            setting_name: r.get(2)?,
+            group_id: r.get(3)?,
+            group_name: r.get(4)?,
+            test_case_id: r.get(5)?,
+            test_case_name: r.get(6)?,
+            distribution_id: r.get(7)?,
+            distribution_name: r.get(8)?,
+            status_id,
+            status_text: texts.get(&status_id).cloned().unwrap_or_default(),
+            alert_time: ms_time(r.get(10)?),
+            open: r.get::<_, i64>(11)? == 1,
+            closed_time: r.get::<_, Option<i64>>(12)?.map(ms_time),
+            jira_ticket: r.get(13)?,
+            run_count: r.get::<_, i64>(14)?.max(0) as u64,
+        })
+    }
+}
+
+/// `(sql, user)`: the scope as a condition on `e.group_id`.
+fn scope_clause(scope: Scope) -> (&'static str, i64) {
+    match scope {
+        Scope::All => ("?1 = ?1", 0),
+        Scope::User(u) => (
+            "e.group_id IN (SELECT group_id FROM user_groups WHERE user_id = ?1)",
+            u,
+        ),
+    }
+}
+
+#[async_trait]
+impl AlertEventStore for Sqlite {
+    fn configure_alerts(&self, options: AlertOptions) {
+        *self
+            .inner
+            .alerting
+            .write()
+            .unwrap_or_else(|e| e.into_inner()) = options;
+    }
+
+    async fn list_alert_events(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        filter: AlertEventFilter,
+    ) -> StoreResult<Page<AlertEvent>> {
+        self.read(move |c| {
+            let texts = status_texts(c)?;
+            let (clause, user) = scope_clause(scope);
+            let status = filter.status.unwrap_or(-1);
+            let cond = format!("{clause} AND (?2 = -1 OR e.status_id = ?2)");
+            let total: i64 = c
+                .prepare_cached(&format!("SELECT count(*) FROM alert_events e WHERE {cond}"))?
+                .query_row(params![user, status], |r| r.get(0))?;
+            let items = c
+                .prepare_cached(&format!(
+                    "SELECT {EVENT_COLUMNS} FROM alert_events e
+                       LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+                      WHERE {cond} ORDER BY e.id DESC LIMIT ?3 OFFSET ?4"
+                ))?
+                .query_map(
+                    params![user, status, page.size, page.offset()],
+                    event_row(&texts),
+                )?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Page {
+                items,
+                total: total.max(0) as u64,
+            })
+        })
+        .await
+    }
+
+    async fn alert_event(
+        &self,
+        scope: Scope,
+        id: i64,
+    ) -> StoreResult<Visibility<AlertEventDetail>> {
+        self.read(move |c| {
+            let texts = status_texts(c)?;
+            let event = c
+                .prepare_cached(&format!(
+                    "SELECT {EVENT_COLUMNS} FROM alert_events e
+                       LEFT JOIN test_cases tc ON tc.id = e.test_case_id WHERE e.id = ?1"
+                ))?
+                .query_row([id], event_row(&texts))
+                .optional()?;
+            let Some(event) = event else {
+                return Ok(Visibility::Missing);
+            };
+            if let Scope::User(user) = scope {
+                let assigned: Option<i64> = c
+                    .prepare_cached(
+                        "SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2",
+                    )?
+                    .query_row(params![user, event.group_id], |r| r.get(0))
+                    .optional()?;
+                if assigned.is_none() {
+                    return Ok(Visibility::Hidden);
+                }
+            }
+            let runs = event_runs(c, &texts, id, &event.test_case_name)?;
+            let notifications = super::outbox::notifications_of_causes(
+                c,
+                &[format!("alert:{id}"), format!("recovery:{id}")],
+            )?;
+            Ok(Visibility::Visible(AlertEventDetail {
+                event,
+                runs,
+                notifications,
+            }))
+        })
+        .await
+    }
+
+    async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64> {
+        self.read(move |c| {
+            let (clause, user) = scope_clause(scope);
+            Ok(c.prepare_cached(&format!(
+                "SELECT count(*) FROM alert_events e WHERE e.open = 1 AND {clause}"
+            ))?
+            .query_row([user], |r| r.get(0))?)
+        })
+        .await
+    }
+
+    async fn alert_setting_count(&self) -> StoreResult<i64> {
+        self.read(|c| Ok(c.query_row("SELECT count(*) FROM alert_settings", [], |r| r.get(0))?))
+            .await
+    }
+
+    async fn seed_alert_setting(&self, s: SeedSetting) -> StoreResult<i64> {
+        self.write(move |tx| {
+            tx.execute(
+                "INSERT INTO alert_settings (name, active, group_id, distribution_id, email_subject,
+                        voice_message, sms_prefix, attach_recording, attach_jira_ticket,
+                        failure_to_alert, notify_on_recovery, modified_at)
+                 VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10)",
+                params![
+                    s.name,
+                    s.group_id,
+                    s.distribution_id,
+                    s.email_subject,
+                    s.voice_message,
+                    s.sms_prefix,
+                    s.attach_recording as i64,
+                    s.failure_to_alert,
+                    s.notify_on_recovery as i64,
+                    super::now_secs()
+                ],
+            )?;
+            let id = tx.last_insert_rowid();
+            for st in &s.statuses {
+                tx.execute(
+                    "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, ?2)",
+                    [id, *st],
+                )?;
+            }
+            for (day, mask) in s.week.masks() {
+                tx.execute(
+                    "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots)
+                     VALUES (?1, ?2, ?3)",
+                    params![id, day, mask as i64],
+                )?;
+            }
+            let after = super::audit::snapshot(tx, "alert_settings", id)?;
+            super::audit::record(tx, "alert_setting", "create", id, None, after)?;
+            Ok(id)
+        })
+        .await
+    }
+
+    async fn backfill_alerts(
+        &self,
+        tz: Tz,
+        ids: Vec<i64>,
+        from_ms: i64,
+    ) -> StoreResult<EngineOutcome> {
+        let data_dir = self.data_dir();
+        let options = self
+            .inner
+            .alerting
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut total = EngineOutcome::default();
+        let mut after = (from_ms - 1, i64::MAX);
+        loop {
+            let (ids, options, data_dir) = (ids.clone(), options.clone(), data_dir.clone());
+            let (out, last) = self
+                .write(move |tx| {
+                    let fresh: i64 = tx.query_row(
+                        &format!(
+                            "SELECT count(*) FROM alert_state WHERE setting_id IN ({})",
+                            ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                        ),
+                        [],
+                        |r| r.get(0),
+                    )?;
+                    if fresh > 0 && after.1 == i64::MAX {
+                        return Err(super::StoreError::Conflict(
+                            "these alert settings have evaluated runs already".into(),
+                        ));
+                    }
+                    let runs = tx
+                        .prepare_cached(
+                            "SELECT id, test_case_id, run_time, status FROM test_runs
+                              WHERE run_time > ?1 OR (run_time = ?1 AND id > ?2)
+                              ORDER BY run_time, id LIMIT 5000",
+                        )?
+                        .query_map(params![after.0, after.1], |r| {
+                            Ok(Evaluated {
+                                run_id: r.get(0)?,
+                                test_case_id: r.get(1)?,
+                                run_ms: r.get(2)?,
+                                status_id: RunStatus::from_code(r.get(3)?)
+                                    .unwrap_or(RunStatus::Fail)
+                                    .status_id(),
+                            })
+                        })?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let last = runs.last().map(|r| (r.run_ms, r.run_id));
+                    let out = evaluate_with(
+                        tx,
+                        tz,
+                        &data_dir,
+                        &options,
+                        &runs,
+                        Some(ids.as_slice()),
+                        Clock::RunTime,
+                    )?;
+                    Ok((out, last))
+                })
+                .await?;
+            total.opened += out.opened;
+            total.closed += out.closed;
+            total.queued += out.queued;
+            match last {
+                Some(l) => after = l,
+                None => return Ok(total),
+            }
+        }
+    }
+}
+
+fn event_runs(
+    c: &Connection,
+    texts: &std::collections::BTreeMap<i64, String>,
+    id: i64,
+    case_name: &str,
+) -> StoreResult<Vec<RunRow>> {
+    let rows = c
+        .prepare_cached(
+            "SELECT t.id, t.test_case_id, t.run_time, t.duration_ms, t.status, t.run_type, t.mos
+               FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
+              WHERE r.event_id = ?1 ORDER BY t.run_time, t.id",
+        )?
+        .query_map([id], |r| {
+            let status = RunStatus::from_code(r.get(4)?).unwrap_or(RunStatus::Fail);
+            Ok(RunRow {
+                id: r.get(0)?,
+                test_case_id: r.get(1)?,
+                test_case_name: case_name.to_string(),
+                run_time: ms_time(r.get(2)?),
+                duration_ms: r.get(3)?,
+                status,
+                run_type: RunType::from_code(r.get(5)?).unwrap_or(RunType::Manual),
+                mos: r.get(6)?,
+                status_text: texts.get(&status.status_id()).cloned().unwrap_or_default(),
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+/// One stored run, as [`evaluate`] takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evaluated {
+    pub run_id: i64,
+    pub test_case_id: i64,
+    pub run_ms: i64,
+    pub status_id: i64,
+}
+
+/// A setting as the engine reads it, with what its messages need.
+struct SettingRow {
+    rule: Rule,
+    name: String,
+    group_id: i64,
+    distribution_id: i64,
+    email_subject: String,
+    voice_message: String,
+    sms_prefix: String,
+    attach_recording: bool,
+    notify_on_recovery: bool,
+}
+
+fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
+    let head = tx
+        .prepare_cached(
+            "SELECT name, active, group_id, distribution_id, email_subject, voice_message,
+                    sms_prefix, attach_recording, notify_on_recovery, failure_to_alert
+               FROM alert_settings WHERE id = ?1",
+        )?
+        .query_row([id], |r| {
+            Ok(SettingRow {
+                rule: Rule {
+                    setting_id: id,
+                    active: r.get::<_, i64>(1)? == 1,
+                    failure_to_alert: r.get::<_, i64>(9)?.clamp(1, 10) as u32,
+                    statuses: Vec::new(),
+                    week: Week::default(),
+                },
+                name: r.get(0)?,
+                group_id: r.get(2)?,
+                distribution_id: r.get(3)?,
+                email_subject: r.get(4)?,
+                voice_message: r.get(5)?,
+                sms_prefix: r.get(6)?,
+                attach_recording: r.get::<_, i64>(7)? == 1,
+                notify_on_recovery: r.get::<_, i64>(8)? == 1,
+            })
+        })
+        .optional()?;
+    let Some(mut s) = head else {
+        return Ok(None);
+    };
+    s.rule.statuses = tx
+        .prepare_cached("SELECT status_id FROM alert_setting_statuses WHERE setting_id = ?1")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let masks = tx
+        .prepare_cached(
+            "SELECT day_of_week, slots FROM alert_setting_schedule WHERE setting_id = ?1",
+        )?
+        .query_map([id], |r| {
+            Ok((r.get::<_, i64>(0)? as u8, r.get::<_, i64>(1)? as u64))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    s.rule.week = Week::from_masks(masks);
+    Ok(Some(s))
+}
+
+fn load_state(tx: &Transaction, setting: i64, case: i64) -> StoreResult<CaseState> {
+    let row = tx
+        .prepare_cached(
+            "SELECT count, pending, open_event, last_run_ms FROM alert_state
+              WHERE setting_id = ?1 AND test_case_id = ?2",
+        )?
+        .query_row(params![setting, case], |r| {
+            let pending: String = r.get(1)?;
+            Ok(CaseState {
+                count: r.get::<_, i64>(0)?.max(0) as u32,
+                pending: pending.split(',').filter_map(|p| p.parse().ok()).collect(),
+                open_event: r.get(2)?,
+                last_run_ms: r.get(3)?,
+            })
+        })
+        .optional()?;
+    Ok(row.unwrap_or_default())
+}
+
+fn save_state(tx: &Transaction, setting: i64, case: i64, s: &CaseState) -> StoreResult<()> {
+    let pending = s
+        .pending
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    tx.prepare_cached(
+        "INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (setting_id, test_case_id) DO UPDATE SET count = excluded.count,
+                pending = excluded.pending, open_event = excluded.open_event,
+                last_run_ms = excluded.last_run_ms",
+    )?
+    .execute(params![setting, case, s.count, pending, s.open_event, s.last_run_ms])?;
+    Ok(())
+}
+
+/// What the engine did to a batch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineOutcome {
+    pub opened: usize,
+    pub closed: usize,
+    /// Notifications queued (the notifier is to be woken).
+    pub queued: usize,
+}
+
+/// Evaluates the batch's stored runs against the settings of their test cases' groups, in
+/// run-time order per test case, inside the ingest transaction `tx`.
+pub(super) fn evaluate(
+    tx: &Transaction,
+    tz: Tz,
+    data_dir: &Path,
+    options: &AlertOptions,
+    runs: &[Evaluated],
+) -> StoreResult<EngineOutcome> {
+    evaluate_with(tx, tz, data_dir, options, runs, None, Clock::Now)
+}
+
+/// [`evaluate`] for the settings `only` (all when `None`), events timed by `clock`.
+fn evaluate_with(
+    tx: &Transaction,
+    tz: Tz,
+    data_dir: &Path,
+    options: &AlertOptions,
+    runs: &[Evaluated],
+    only: Option<&[i64]>,
+    clock: Clock,
+) -> StoreResult<EngineOutcome> {
+    let mut out = EngineOutcome::default();
+    if !options.enabled || runs.is_empty() {
+        return Ok(out);
+    }
+    let mut by_case: Vec<(i64, RunFact)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r.test_case_id,
+                RunFact::new(r.run_id, r.run_ms, r.status_id, tz),
+            )
+        })
+        .collect();
+    alerting::evaluation_order(&mut by_case);
+    let mut settings_of: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut settings: HashMap<i64, Option<SettingRow>> = HashMap::new();
+    let mut i = 0;
+    while i < by_case.len() {
+        let case = by_case[i].0;
+        let mut j = i;
+        while j < by_case.len() && by_case[j].0 == case {
+            j += 1;
+        }
+        let facts: Vec<RunFact> = by_case[i..j].iter().map(|(_, f)| *f).collect();
+        i = j;
+        if let std::collections::hash_map::Entry::Vacant(slot) = settings_of.entry(case) {
+            let ids = tx
+                .prepare_cached(
+                    "SELECT s.id FROM alert_settings s
+                       JOIN group_cases gc ON gc.group_id = s.group_id
+                      WHERE gc.test_case_id = ?1 AND s.active = 1 ORDER BY s.id",
+                )?
+                .query_map([case], |r| r.get(0))?
+                .collect::<Result<Vec<i64>, _>>()?;
+            slot.insert(ids);
+        }
+        for &sid in &settings_of[&case] {
+            if only.is_some_and(|o| !o.contains(&sid)) {
+                continue;
+            }
+            if !settings.contains_key(&sid) {
+                settings.insert(sid, load_setting(tx, sid)?);
+            }
+            let Some(setting) = settings[&sid].as_ref() else {
+                continue;
+            };
+            let mut state = load_state(tx, sid, case)?;
+            let before = state.clone();
+            for fact in &facts {
+                let (mut next, action) = alerting::step(&setting.rule, &state, fact);
+                match action {
+                    Action::Open { runs } => {
+                        let at = match clock {
+                            Clock::Now => super::outbox::now_ms(),
+                            Clock::RunTime => fact.run_ms,
+                        };
+                        let id = open_event(tx, setting, case, fact, &runs, at)?;
+                        next.open_event = Some(id);
+                        out.opened += 1;
+                        out.queued += notify(tx, tz, data_dir, options, setting, id, false)?;
+                    }
+                    Action::Join { event, run } => {
+                        tx.prepare_cached(
+                            "INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)",
+                        )?
+                        .execute(params![event, run])?;
+                    }
+                    Action::Close { event } => {
+                        tx.prepare_cached(
+                            "UPDATE alert_events SET open = 0, closed_ms = ?2 WHERE id = ?1 AND open = 1",
+                        )?
+                        .execute(params![
+                            event,
+                            match clock {
+                                Clock::Now => super::outbox::now_ms(),
+                                Clock::RunTime => fact.run_ms,
+                            }
+                        ])?;
+                        out.closed += 1;
+                        if setting.notify_on_recovery {
+                            out.queued += notify(tx, tz, data_dir, options, setting, event, true)?;
+                        }
+                    }
+                    Action::None | Action::Late | Action::Skip => {}
+                }
+                state = next;
+            }
+            if state != before {
+                save_state(tx, sid, case, &state)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn open_event(
+    tx: &Transaction,
+    s: &SettingRow,
+    case: i64,
+    fact: &RunFact,
+    runs: &[i64],
+    alert_ms: i64,
+) -> StoreResult<i64> {
+    let first_status: i64 = match runs.first() {
+        Some(&first) if first != fact.run_id => tx
+            .prepare_cached("SELECT status FROM test_runs WHERE id = ?1")?
+            .query_row([first], |r| r.get::<_, u8>(0))
+            .optional()?
+            .and_then(RunStatus::from_code)
+            .map(RunStatus::status_id)
+            .unwrap_or(fact.status_id),
+        _ => fact.status_id,
+    };
+    let group_name: String = tx
+        .prepare_cached("SELECT name FROM test_case_groups WHERE id = ?1")?
+        .query_row([s.group_id], |r| r.get(0))
+        .optional()?
+        .unwrap_or_default();
+    let dist_name: String = tx
+        .prepare_cached("SELECT name FROM distribution_lists WHERE id = ?1")?
+        .query_row([s.distribution_id], |r| r.get(0))
+        .optional()?
+        .unwrap_or_default();
+    tx.prepare_cached(
+        "INSERT INTO alert_events (setting_id, setting_name, group_id, group_name, test_case_id,
+                distribution_id, distribution_name, status_id, alert_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        s.rule.setting_id,
+        s.name,
+        s.group_id,
+        group_name,
+        case,
+        s.distribution_id,
+        dist_name,
+        first_status,
+        alert_ms,
+    ])?;
+    let id = tx.last_insert_rowid();
+    let mut ins = tx.prepare_cached(
+        "INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)",
+    )?;
+    for run in runs {
+        ins.execute(params![id, run])?;
+    }
+    Ok(id)
+}
+
+/// `yyyy/MM/dd HH:mm:ss` in the site's zone.
+pub fn site_time(tz: Tz, t: DateTime<Utc>) -> String {
+    t.with_timezone(&tz).format("%Y/%m/%d %H:%M:%S").to_string()
+}
+
+/// Queues the event's (or its recovery's) notifications; returns how many.
+fn notify(
+    tx: &Transaction,
+    tz: Tz,
+    data_dir: &Path,
+    options: &AlertOptions,
+    s: &SettingRow,
+    event: i64,
+    recovery: bool,
+) -> StoreResult<usize> {
+    let texts = status_texts(tx)?;
+    let (case_id, status_id, group_name): (i64, i64, String) = tx
+        .prepare_cached(
+            "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
+        )?
+        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let (case_name, channel): (String, String) = tx
+        .prepare_cached("SELECT name, channel FROM test_cases WHERE id = ?1")?
+        .query_row([case_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?
+        .unwrap_or_default();
+    let runs = event_runs(tx, &texts, event, &case_name)?;
+    let facts = AlertFacts {
+        event_id: event,
+        setting_name: s.name.clone(),
+        email_subject: s.email_subject.clone(),
+        sms_prefix: s.sms_prefix.clone(),
+        voice_message: s.voice_message.clone(),
+        test_case: case_name,
+        group: group_name,
+        status: texts.get(&status_id).cloned().unwrap_or_default(),
+        runs: runs
+            .iter()
+            .map(|r| (r.id, site_time(tz, r.run_time), r.status_text.clone()))
+            .collect(),
+        public_url: options.public_url.clone(),
+    };
+    let mut msg = alerting::alert_message(&facts, recovery);
+    if !recovery && s.attach_recording && channel == "voice" {
+        if let Some(last) = runs.last() {
+            if let Some(a) = recording_of(tx, data_dir, last.id, options.attach_max_bytes)? {
+                msg.attachments.push(a);
+            }
+        }
+    }
+    let prefix = if recovery {
+        format!("recovery:{event}")
+    } else {
+        format!("alert:{event}")
+    };
+    match enqueue_list_in(
+        tx,
+        s.distribution_id,
+        &msg,
+        &prefix,
+        &prefix,
+        super::outbox::now_ms(),
+    ) {
+        Ok(ids) => Ok(ids.len()),
+        // A list deleted under the setting: the event stands, nobody to tell.
+        Err(super::StoreError::NotFound(_)) => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+
+/// The run's call recording as an attachment, when it has one of at most `max` bytes.
+fn recording_of(
+    tx: &Transaction,
+    data_dir: &Path,
+    run: i64,
+    max: u64,
+) -> StoreResult<Option<Attachment>> {
+    let rec: Option<(String, String, i64)> = tx
+        .prepare_cached(
+            "SELECT r.sha256, r.content_type, r.size FROM test_runs t
+               JOIN recordings r ON r.id = t.recording_id WHERE t.id = ?1",
+        )?
+        .query_row([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let Some((sha, content_type, size)) = rec else {
+        return Ok(None);
+    };
+    if size.max(0) as u64 > max {
+        return Ok(None);
+    }
+    let Ok(data) = std::fs::read(super::recordings::file_path(data_dir, &sha)) else {
+        tracing::warn!(run, recording = %sha, "alert: the recording's file cannot be read");
+        return Ok(None);
+    };
+    let ext = match content_type.as_str() {
+        "audio/mpeg" => "mp3",
+        "audio/ogg" => "ogg",
+        _ => "wav",
+    };
+    Ok(Some(Attachment {
+        name: format!("run-{run}.{ext}"),
+        content_type,
+        data,
+    }))
+}

@@ -1,0 +1,415 @@
+//! Alert events (issue 11): failing runs sent through the ingest API open events by the
+//! setting's rules, with one notification per contact queued in the same transaction; a
+//! pass closes them (recovery notifications with notifyOnRecovery); the API lists and
+//! shows them within the caller's groups; a re-sent batch or a `kill -9` between batches
+//! neither loses nor duplicates an event.
+//!
+//! Settings are written with SQL here (the settings API is its own resource and tests).
+
+mod common;
+mod harness;
+mod harness_trs;
+
+use std::time::Duration;
+
+use cxwatch::domain::caller::{AccessType, Role};
+use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
+use cxwatch::store::{Store, StoreOptions};
+use harness::App;
+use harness_trs::{admin, db, get, group, ingest_ok, run};
+use poem::http::Method;
+use serde_json::{json, Value};
+
+/// Adds an active setting on `group` telling `list`, counting `statuses` (7, 4), opening
+/// at `threshold`, every slot of the week; returns its id.
+fn setting(
+    c: &rusqlite::Connection,
+    group: i64,
+    list: i64,
+    threshold: i64,
+    statuses: &[i64],
+    recovery: bool,
+) -> i64 {
+    c.execute(
+        "INSERT INTO alert_settings (name, active, group_id, distribution_id, email_subject,
+                voice_message, sms_prefix, attach_recording, failure_to_alert,
+                notify_on_recovery, modified_at)
+         VALUES ('Billing down', 1, ?1, ?2, 'Billing IVR failing', 'Billing is failing', '[CX]',
+                 0, ?3, ?4, 0)",
+        rusqlite::params![group, list, threshold, recovery as i64],
+    )
+    .unwrap();
+    let id = c.last_insert_rowid();
+    for s in statuses {
+        c.execute(
+            "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, ?2)",
+            [id, *s],
+        )
+        .unwrap();
+    }
+    for day in 1..=7 {
+        c.execute(
+            "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots) VALUES (?1, ?2, ?3)",
+            [id, day, (1i64 << 48) - 1],
+        )
+        .unwrap();
+    }
+    id
+}
+
+fn contacts() -> Vec<Contact> {
+    vec![
+        Contact {
+            name: "Ops".into(),
+            kind: ContactType::Email,
+            info: "ops@example.com".into(),
+        },
+        Contact {
+            name: "Phone".into(),
+            kind: ContactType::Sms,
+            info: "+15145550100".into(),
+        },
+        Contact {
+            name: "Desk".into(),
+            kind: ContactType::Voice,
+            info: "+15145550101".into(),
+        },
+    ]
+}
+
+async fn list_of(app: &App) -> i64 {
+    app.store
+        .create_distribution(&DistributionDraft {
+            name: "Billing on call".into(),
+            contacts: contacts(),
+        })
+        .await
+        .unwrap()
+}
+
+fn at(min: u32) -> String {
+    format!("2026-11-23T15:{min:02}:00Z")
+}
+
+async fn events(app: &App, token: &str, query: &str) -> Value {
+    let (s, b) = get(app, token, &format!("/api/alerts/events{query}")).await;
+    assert_eq!(s, 200, "{b}");
+    b["data"].clone()
+}
+
+fn outbox(c: &rusqlite::Connection, cause: &str) -> Vec<(i64, String)> {
+    let mut stmt = c
+        .prepare("SELECT channel, recipient FROM outbox WHERE cause = ?1 ORDER BY id")
+        .unwrap();
+    stmt.query_map([cause], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn failing_runs_open_an_event_that_a_pass_closes() {
+    let mut dir = std::path::PathBuf::new();
+    let app = App::with_config(|c| {
+        dir = c.data_dir.clone();
+        c.notify.public_url = "https://console.cxwatch.test".into();
+    });
+    let a = admin(&app).await;
+    let key = app.api_key("engine").await;
+    // The test cases exist once a run of them is stored; the first passes.
+    ingest_ok(
+        &app,
+        &key,
+        &[run("p0", 1, &at(0), "pass"), run("p1", 2, &at(0), "pass")],
+    )
+    .await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let other = group(&app, "Sales", "voice", &[2]).await;
+    let list = list_of(&app).await;
+    let c = db(&dir);
+    let s = setting(&c, g, list, 2, &[7], true);
+    setting(&c, other, list, 1, &[7], false);
+
+    // One failure: below the threshold, nothing opens.
+    ingest_ok(&app, &key, &[run("f1", 1, &at(1), "fail")]).await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 0);
+    // The second opens the event; the batch sent twice changes nothing.
+    let batch = [run("f2", 1, &at(2), "fail"), run("w3", 1, &at(3), "warn")];
+    ingest_ok(&app, &key, &batch).await;
+    let again = ingest_ok(&app, &key, &batch).await;
+    assert_eq!(again["duplicates"], 2);
+    let page = events(&app, &a.token, "").await;
+    assert_eq!(page["totalElements"], 1, "{page}");
+    let e = &page["content"][0];
+    let id = e["alertId"].as_i64().unwrap();
+    assert_eq!(e["testCaseName"], "Case 001");
+    assert_eq!(e["distributionName"], "Billing on call");
+    assert_eq!(e["testRunCount"], 2);
+    assert_eq!(e["testRuns"][0]["runStatusId"], 7);
+    assert_eq!(e["status"], "Failure");
+    assert_eq!(e["open"], true);
+    assert_eq!(e["alertSettingId"], s);
+    assert_eq!(e["testCaseGroupName"], "Billing");
+    // One notification per contact, in the ingest transaction.
+    let queued = outbox(&c, &format!("alert:{id}"));
+    assert_eq!(
+        queued,
+        vec![
+            (1, "ops@example.com".to_string()),
+            (2, "+15145550100".into()),
+            (4, "+15145550101".into())
+        ]
+    );
+    let (subject, text, html): (String, String, String) = c
+        .query_row(
+            "SELECT subject, body_text, body_html FROM outbox WHERE cause = ?1 AND channel = 1",
+            [format!("alert:{id}")],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(subject, "Billing IVR failing");
+    let link = format!("https://console.cxwatch.test/alert/{id}");
+    assert!(text.contains(&link) && html.contains(&link), "{text}");
+    // Run times in the site's zone (Toronto, UTC-5 in November).
+    assert!(text.contains("2026/11/23 10:01:00"), "{text}");
+    assert!(
+        text.contains("Case 001") && text.contains("Billing"),
+        "{text}"
+    );
+    let sms: String = c
+        .query_row(
+            "SELECT body_text FROM outbox WHERE cause = ?1 AND channel = 2",
+            [format!("alert:{id}")],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(sms.starts_with("[CX] Failure Case 001"), "{sms}");
+    let (_, open) = get(&app, &a.token, "/api/alerts/events/open").await;
+    assert_eq!(open["data"]["open"], 1);
+
+    // Further failures join the open event (no storm); a pass closes it, with recovery.
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("f4", 1, &at(4), "fail"),
+            run("f5", 1, &at(5), "stopped"),
+        ],
+    )
+    .await;
+    let e = &events(&app, &a.token, "").await["content"][0];
+    assert_eq!(
+        (e["testRunCount"].as_i64(), e["open"].as_bool()),
+        (Some(4), Some(true))
+    );
+    ingest_ok(&app, &key, &[run("p6", 1, &at(6), "pass")]).await;
+    let page = events(&app, &a.token, "").await;
+    assert_eq!(page["totalElements"], 1);
+    assert_eq!(page["content"][0]["open"], false);
+    assert!(page["content"][0]["closedTime"].is_string());
+    assert_eq!(outbox(&c, &format!("recovery:{id}")).len(), 3);
+    let (_, open) = get(&app, &a.token, "/api/alerts/events/open").await;
+    assert_eq!(open["data"]["open"], 0);
+
+    // Details: runs oldest first, from/to, the notifications and their state.
+    let (st, d) = get(&app, &a.token, &format!("/api/alerts/events/{id}")).await;
+    assert_eq!(st, 200, "{d}");
+    let d = &d["data"];
+    assert_eq!(d["alertId"], id);
+    assert_eq!(d["testCaseId"], 1);
+    assert_eq!(d["testRunCount"], 4);
+    assert_eq!(d["jiraTicket"], Value::Null);
+    let times: Vec<&str> = d["testRuns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["runTime"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        times,
+        [at(1), at(2), at(4), at(5)]
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(d["from"], at(1));
+    assert_eq!(d["to"], at(5));
+    assert_eq!(d["notifications"].as_array().unwrap().len(), 6);
+    assert_eq!(d["notifications"][0]["cause"], format!("alert:{id}"));
+    assert!(
+        ["queued", "sent", "failed"].contains(&d["notifications"][0]["state"].as_str().unwrap())
+    );
+
+    // A new failure opens a new event after recovery: two failures again.
+    ingest_ok(
+        &app,
+        &key,
+        &[run("f7", 1, &at(7), "fail"), run("f8", 1, &at(8), "fail")],
+    )
+    .await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
+    // The other group's threshold-1 setting fires on one failure of its case.
+    ingest_ok(&app, &key, &[run("x9", 2, &at(9), "fail")]).await;
+    let page = events(&app, &a.token, "").await;
+    assert_eq!(page["totalElements"], 3);
+    // Newest first.
+    assert_eq!(page["content"][0]["testCaseName"], "Case 002");
+    assert_eq!(
+        events(&app, &a.token, "?status=4").await["totalElements"],
+        0
+    );
+    assert_eq!(
+        events(&app, &a.token, "?status=7&pageSize=1").await["content"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let (st, b) = get(&app, &a.token, "/api/alerts/events?status=5").await;
+    assert_eq!(st, 400, "{b}");
+    assert_eq!(b["fields"][0]["field"], "status", "{b}");
+
+    // A user sees only the events of their groups.
+    let u = app
+        .user(
+            "sales@example.com",
+            Role::User,
+            AccessType::ReadOnly,
+            &[other],
+        )
+        .await;
+    let mine = events(&app, &u.token, "").await;
+    assert_eq!(mine["totalElements"], 1);
+    assert_eq!(mine["content"][0]["testCaseGroupId"], other);
+    let (st, _) = get(&app, &u.token, &format!("/api/alerts/events/{id}")).await;
+    assert_eq!(st, 403);
+    let (st, _) = get(&app, &a.token, "/api/alerts/events/999999").await;
+    assert_eq!(st, 404);
+    let (st, _) = app
+        .call(Method::GET, "/api/alerts/events", None, None)
+        .await;
+    assert_eq!(st, 401);
+    let (_, open) = get(&app, &u.token, "/api/alerts/events/open").await;
+    assert_eq!(open["data"]["open"], 1);
+
+    // Deleting a setting closes its open events; the history stays.
+    c.execute("DELETE FROM alert_settings WHERE id = ?1", [s])
+        .unwrap();
+    let page = events(&app, &a.token, "?status=7").await;
+    assert_eq!(page["totalElements"], 3);
+    let open_of_case_1 = page["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["testCaseId"] == 1 && e["open"] == true)
+        .count();
+    assert_eq!(open_of_case_1, 0);
+}
+
+#[tokio::test]
+async fn late_runs_and_inactive_settings() {
+    let (app, dir) = harness_trs::app();
+    let a = admin(&app).await;
+    let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let list = list_of(&app).await;
+    let c = db(&dir);
+    let s = setting(&c, g, list, 2, &[7], false);
+    // Out of order within a batch: evaluated in run-time order (fail, fail opens).
+    ingest_ok(
+        &app,
+        &key,
+        &[run("f2", 1, &at(20), "fail"), run("f1", 1, &at(10), "fail")],
+    )
+    .await;
+    let page = events(&app, &a.token, "").await;
+    assert_eq!(page["totalElements"], 1);
+    // A pass, then a late failure older than it: stored, not evaluated (no new count).
+    ingest_ok(&app, &key, &[run("p3", 1, &at(30), "pass")]).await;
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("f-late", 1, &at(25), "fail"),
+            run("f4", 1, &at(40), "fail"),
+        ],
+    )
+    .await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
+    // Inactive: nothing is evaluated.
+    c.execute("UPDATE alert_settings SET active = 0 WHERE id = ?1", [s])
+        .unwrap();
+    ingest_ok(&app, &key, &[run("f5", 1, &at(50), "fail")]).await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
+    // Active again: the count went on from f4 (f5 was not evaluated): one more opens.
+    c.execute("UPDATE alert_settings SET active = 1 WHERE id = ?1", [s])
+        .unwrap();
+    ingest_ok(&app, &key, &[run("f6", 1, &at(55), "fail")]).await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
+}
+
+/// `kill -9` of the real binary between two batches: the engine's count is in the
+/// database, so the second batch opens the event; re-sending both opens no second one.
+#[test]
+fn kill_9_between_batches_loses_no_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let key = Store::block_on(store.add_api_key("engine")).unwrap();
+    let tz = chrono_tz::America::Toronto;
+    let first = cxwatch::domain::ingest::parse_run_str(&run("seed", 1, &at(0), "pass").to_string())
+        .unwrap();
+    Store::block_on(store.ingest_runs(tz, vec![first])).unwrap();
+    let g = Store::block_on(store.create_group(&cxwatch::store::catalog::GroupDraft {
+        name: "Billing".into(),
+        channel: cxwatch::domain::run::Channel::Voice,
+        test_case_ids: vec![1],
+    }))
+    .unwrap()
+    .group
+    .id;
+    let list = Store::block_on(store.create_distribution(&DistributionDraft {
+        name: "Billing on call".into(),
+        contacts: contacts(),
+    }))
+    .unwrap();
+    drop(store);
+    setting(&db(dir.path()), g, list, 2, &[7], false);
+
+    let opts = common::Opts {
+        data_dir: Some(dir.path().to_path_buf()),
+        plain_http: true,
+        env: vec![("CXWATCH_LOG".into(), "error".into())],
+        ..Default::default()
+    };
+    let post = |server: &common::Server, runs: &[Value]| {
+        let r = common::client()
+            .post(server.url("/api/ingest/v1/runs"))
+            .header("X-API-Key", &key)
+            .json(&json!({ "runs": runs }))
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        r.json::<Value>().unwrap()
+    };
+    let b1 = [run("k1", 1, &at(1), "fail")];
+    let b2 = [run("k2", 1, &at(2), "fail")];
+    let mut server = common::start(opts.clone());
+    assert_eq!(post(&server, &b1)["data"]["accepted"], 1);
+    server.kill();
+    let server = common::start(opts);
+    assert_eq!(post(&server, &b2)["data"]["accepted"], 1);
+    assert_eq!(post(&server, &b1)["data"]["duplicates"], 1);
+    assert_eq!(post(&server, &b2)["data"]["duplicates"], 1);
+    std::thread::sleep(Duration::from_millis(50));
+    let c = db(dir.path());
+    let (events, runs, queued): (i64, i64, i64) = c
+        .query_row(
+            "SELECT (SELECT count(*) FROM alert_events), (SELECT count(*) FROM alert_event_runs),
+                    (SELECT count(*) FROM outbox WHERE cause LIKE 'alert:%')",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((events, runs, queued), (1, 2, 3));
+}

@@ -1,0 +1,198 @@
+// Alert events (issue 11), English and French, desktop and phone: failing runs posted to the
+// ingest API open an event by an alert setting's rules; it appears in /alerts (status chips,
+// expandable cards on a phone), its details show the runs and each notification's state, a
+// test case name opens the run; the alert's e-mail arrives at a real SMTP server (smtp-server,
+// STARTTLS and AUTH) with the link to the alert. Axe on each screen; screenshots.
+//
+// The setting is written with sqlite3 into the server's database (the alert settings API is
+// its own resource).
+import { execFileSync, spawn } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import {
+  addUser,
+  apiRequest,
+  apiToken,
+  assert,
+  checkA11y,
+  chooseLanguage,
+  closePage,
+  newPage,
+  screenshot,
+  signIn,
+  sleep,
+  startServer,
+  UI_DIR,
+} from "./lib.mjs";
+
+const CASE = 880001;
+const TEXT = {
+  en: { title: "Alerts", details: "Number of Test Runs", failure: "Failure" },
+  fr: { title: "Alertes", details: "Nombre d’exécutions", failure: "Échec" },
+};
+
+async function startSinks() {
+  const child = spawn(process.execPath, ["e2e/notify-sinks.mjs"], {
+    cwd: UI_DIR,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", (c) => reject(new Error(`sinks exited (${c})`)));
+  });
+  const info = JSON.parse(line);
+  const control = (p) => fetch(`http://127.0.0.1:${info.http}${p}`).then((r) => r.json());
+  return { ...info, stop: () => child.kill("SIGTERM"), messages: () => control("/_sink/messages") };
+}
+
+async function waitFor(what, fn, timeoutMs = 20000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+function run(id, minutesAgo, status) {
+  return {
+    engineRunId: `e2e-alert-${id}`,
+    testCase: { id: CASE, name: "Card PIN reset", channel: "voice", ivr: { id: 8800, name: "Cards IVR" } },
+    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runDuration: 42.5,
+    status,
+    runType: "Schedule",
+    segments: [],
+  };
+}
+
+async function ingest(server, key, runs) {
+  const url = new URL("/api/ingest/v1/runs", server.url);
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": key },
+    body: JSON.stringify({ runs }),
+  });
+  const json = await r.json();
+  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+export default async function alerts({ browser, test }) {
+  const sinks = await startSinks();
+  const config = `[notify]
+poll_ms = 100
+public_url = "https://console.cxwatch.test"
+[notify.smtp]
+host = "127.0.0.1"
+port = ${sinks.smtp}
+security = "starttls"
+username = "${sinks.user}"
+password = "${sinks.pass}"
+ca = "${sinks.ca}"
+from = "cxwatch <alerts@cxwatch.test>"
+timeout_secs = 5
+`;
+  let server;
+  try {
+    server = await startServer({ args: [], config, env: { NODE_TLS_REJECT_UNAUTHORIZED: "0" } });
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+    const who = addUser(server, { username: "alerts-admin@example.com", password: "alerts-Admin-pass-1" });
+    const key = server.cli(["apikey", "add", "--name", "e2e-alerts"]).trim();
+    let alertId = 0;
+
+    await test("alerts: failing runs posted to ingest open an event; its e-mail arrives with the link", async () => {
+      await ingest(server, key, [run("p0", 30, "pass")]);
+      const token = await apiToken(server, who);
+      const g = await apiRequest(server, "POST", "trs/v1/groups", {
+        token,
+        body: { name: "Cards e2e", channel: "voice", testCases: [{ id: CASE }] },
+      });
+      assert(g.status === 200, `group: ${g.text}`);
+      const d = await apiRequest(server, "POST", "distributions", {
+        token,
+        body: { name: "Cards on call", contacts: [{ name: "Ops", type: 1, info: "cards-ops@example.com" }] },
+      });
+      assert(d.status === 200, `list: ${d.text}`);
+      const full = 2 ** 48 - 1;
+      const sql = `INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject, voice_message,
+          sms_prefix, failure_to_alert, notify_on_recovery, modified_at)
+        VALUES (1, 'Cards down', ${g.json.data.id}, ${d.json.data.id}, 'Cards IVR failing', 'Cards down', '[CX]', 2, 1, 0);
+        INSERT INTO alert_setting_statuses VALUES (1, 7);
+        ${[1, 2, 3, 4, 5, 6, 7].map((day) => `INSERT INTO alert_setting_schedule VALUES (1, ${day}, ${full});`).join("\n")}`;
+      execFileSync("sqlite3", ["-cmd", ".timeout 10000", path.join(server.dataDir, "cxwatch.db"), sql]);
+      await ingest(server, key, [run("f1", 20, "fail"), run("f2", 10, "fail")]);
+      const page = await apiRequest(server, "GET", "alerts/events", { token });
+      assert(page.json.data.totalElements === 1, `one event: ${page.text}`);
+      alertId = page.json.data.content[0].alertId;
+      const link = `https://console.cxwatch.test/alert/${alertId}`;
+      const mail = await waitFor("the alert's e-mail", async () =>
+        (await sinks.messages()).mail.find((m) => m.subject === "Cards IVR failing"),
+      );
+      assert(mail.to.includes("cards-ops@example.com"), `to: ${mail.to}`);
+      assert(mail.text.includes(link), `the link in the text: ${mail.text}`);
+      assert(mail.text.includes("Card PIN reset"), "the test case in the text");
+    });
+
+    for (const lang of ["en", "fr"]) {
+      for (const viewport of ["desktop", "phone"]) {
+        await test(`alerts (${lang}, ${viewport}): the list, the details with each notification's state, a run`, async () => {
+          const T = TEXT[lang];
+          const page = await newPage(browser, server, { viewport });
+          try {
+            await page.goto("/");
+            await chooseLanguage(page, lang);
+            await signIn(page, who);
+            await page.goto(`${server.url}/alerts`);
+            await page.waitForSelector("[data-testid=alert-list]");
+            assert((await page.locator("h1").textContent()).includes(T.title), "title");
+            await page.waitForSelector("[data-testid=alerts-table] tbody tr");
+            const body = (await page.locator("[data-testid=alerts-table]").textContent()) ?? "";
+            assert(body.includes("Card PIN reset") || viewport === "phone", `the event's test case: ${body}`);
+            // The chips: Warning shows none, Failure shows it.
+            await page.click("[data-testid=status-chip-4]");
+            await page.waitForURL(/status=4/);
+            await page.waitForFunction(
+              () => !document.querySelector("[data-testid=alert-link], [data-testid=alert-open-link]"),
+            );
+            await page.click("[data-testid=status-chip-7]");
+            await page.waitForURL(/status=7/);
+            await page.waitForSelector("[data-testid=alert-link], [data-testid=alert-open-link]");
+            // The shell's Alerts entry counts the open event.
+            if (viewport === "desktop") {
+              await page.waitForSelector("[data-testid=sidenav] [data-testid=nav-badge]");
+            } else {
+              await page.waitForSelector("[data-testid=mobile-footer] [data-testid=nav-badge]");
+            }
+            await checkA11y(page, `alerts list (${lang}, ${viewport})`);
+            await screenshot(page, `alerts-list-${lang}-${viewport}`);
+            await page.goto(`${server.url}/alert/${alertId}`);
+            await page.waitForSelector("[data-testid=alert-summary]");
+            assert((await page.locator("[data-testid=alert-summary]").textContent()).includes(T.details), "summary");
+            assert((await page.locator("[data-testid=alert-run-count]").textContent()).trim() === "2", "two runs");
+            await page.waitForSelector("[data-testid=alert-notifications] [data-testid=notification-state]");
+            await waitFor(
+              "the e-mail marked sent",
+              async () => (await page.locator("[data-testid=notification-state][data-state=sent]").count()) > 0,
+            );
+            await checkA11y(page, `alert details (${lang}, ${viewport})`);
+            await screenshot(page, `alert-details-${lang}-${viewport}`, { fullPage: true });
+            // A test case name opens the run.
+            if (viewport === "desktop") {
+              await page.locator("[data-testid=alert-runs] [data-testid=run-link]").first().click();
+            } else {
+              await page.locator("[data-testid=alert-runs] [data-testid=run-open]").first().click();
+            }
+            await page.waitForURL(/\/report\/run\/\d+/);
+          } finally {
+            await closePage(page);
+          }
+        });
+      }
+    }
+  } finally {
+    await server?.stop().catch(() => {});
+    sinks.stop();
+  }
+}

@@ -1,0 +1,209 @@
+// Alert details (/alert/{id}): the test case, the number of runs, from/to, the distribution
+// list, a searchable and filterable table of the event's runs (the shared RunTable; a test case
+// name opens the run, each row downloads its recording) and each notification with its state.
+// Times are UTC from the API, shown in the site's zone as yyyy/MM/dd HH:mm:ss.
+import { useLingui } from "@lingui/react/macro";
+import { useState } from "react";
+import { Link, useParams } from "wouter";
+import { ApiError, api } from "../../api";
+import { useAlertEvent } from "../../api/queries/alerts";
+import { downloadRecording } from "../../api/queries/runs";
+import type { Notification, RunDetail } from "../../api/types";
+import { type Column, DataTable } from "../../components/DataTable";
+import { SearchBox } from "../../components/SearchBox";
+import { showError } from "../../lib/banners";
+import { useSiteTimeZone } from "../../lib/tenant";
+import { formatRunTime } from "../Dashboard/time";
+import type { StatusKind } from "../Drill/format";
+import { RunTable } from "../Drill/RunTable";
+import { StatusBadge } from "../Drill/StatusBadge";
+import { eventKind, filterRuns, pageSlice } from "./rules";
+import "./Alerts.css";
+
+function useNotificationColumns(): Column<Notification>[] {
+  const { t, i18n } = useLingui();
+  const zone = useSiteTimeZone();
+  const channel = (type: number) => (type === 1 ? t`Email` : type === 2 ? t`SMS` : t`Voice`);
+  const state = (s: string) => (s === "sent" ? t`Sent` : s === "failed" ? t`Failed` : t`Queued`);
+  return [
+    { key: "type", label: t`Type`, render: (n) => channel(n.type) },
+    { key: "recipient", label: t`Email/Number`, render: (n) => n.recipient },
+    {
+      key: "cause",
+      label: t`Message`,
+      render: (n) => (n.cause.startsWith("recovery:") ? t`Recovery` : t`Alert`),
+    },
+    {
+      key: "state",
+      label: t`State`,
+      render: (n) => (
+        <span class={`notification-state state-${n.state}`} data-testid="notification-state" data-state={n.state}>
+          {state(n.state)}
+        </span>
+      ),
+    },
+    { key: "attempts", label: t`Attempts`, render: (n) => i18n.number(n.attempts) },
+    {
+      key: "sentTime",
+      label: t`Sent Time`,
+      render: (n) => (n.sentTime ? formatRunTime(n.sentTime, zone, i18n.locale) : (n.reason ?? "")),
+    },
+  ];
+}
+
+export function AlertDetailPage() {
+  const { t, i18n } = useLingui();
+  const params = useParams<{ id: string }>();
+  const id = Number(params.id);
+  const zone = useSiteTimeZone();
+  const event = useAlertEvent(id);
+  const [search, setSearch] = useState("");
+  const [kind, setKind] = useState<StatusKind | "">("");
+  const [page, setPage] = useState(1);
+  const [size, setSize] = useState(10);
+  const notificationColumns = useNotificationColumns();
+
+  const download = async (runId: number) => {
+    try {
+      const run = await api.get<RunDetail>(`trs/v1/testruns/${runId}`, { quiet: true });
+      if (!run.recordingUrl) {
+        showError(t`This run has no recording.`);
+        return;
+      }
+      if (!(await downloadRecording(run.recordingUrl, `run-${runId}`)))
+        showError(t`The recording could not be downloaded.`);
+    } catch {
+      showError(t`The recording could not be downloaded.`);
+    }
+  };
+
+  if (event.isError) {
+    const err = event.error;
+    const text =
+      err instanceof ApiError && err.status === 403
+        ? t`This alert is not in your test case groups.`
+        : err instanceof ApiError && err.status === 404
+          ? t`This alert does not exist.`
+          : t`The alert could not be loaded.`;
+    return (
+      <section class="page alert-detail" data-testid="alert-detail">
+        <h1 class="page-title">{t`Alert Details`}</h1>
+        <p class="error-text" data-testid="alert-error">
+          {text}
+        </p>
+        <Link href="/alerts">{t`Back to the alerts`}</Link>
+      </section>
+    );
+  }
+  const d = event.data;
+  const runs = d ? filterRuns(d.testRuns, search, kind) : [];
+  const fmt = (v: string | null | undefined) => (v ? formatRunTime(v, zone, i18n.locale) : "");
+
+  return (
+    <section class="page alert-detail" data-testid="alert-detail">
+      <h1 class="page-title">{d ? t`Alert ${id}` : t`Alert Details`}</h1>
+      {d ? (
+        <dl class="alert-summary card" data-testid="alert-summary">
+          <div>
+            <dt>{t`Test Case ID`}</dt>
+            <dd data-testid="alert-case-id">{d.testCaseId}</dd>
+          </div>
+          <div>
+            <dt>{t`Test Case`}</dt>
+            <dd data-testid="alert-case-name">{d.testCaseName}</dd>
+          </div>
+          <div>
+            <dt>{t`Number of Test Runs`}</dt>
+            <dd data-testid="alert-run-count">{i18n.number(d.testRunCount)}</dd>
+          </div>
+          <div>
+            <dt>{t`From`}</dt>
+            <dd>{fmt(d.from)}</dd>
+          </div>
+          <div>
+            <dt>{t`To`}</dt>
+            <dd>{fmt(d.to)}</dd>
+          </div>
+          <div>
+            <dt>{t`Distribution list`}</dt>
+            <dd data-testid="alert-distribution">{d.distributionName}</dd>
+          </div>
+          <div>
+            <dt>{t`Alert Time`}</dt>
+            <dd>{fmt(d.alertTime)}</dd>
+          </div>
+          <div>
+            <dt>{t`Status`}</dt>
+            <dd class="alert-status">
+              <StatusBadge kind={eventKind({ testRuns: d.testRuns, statusId: d.statusId })} />
+              {d.open ? <span class="alert-open">{t`Ongoing`}</span> : <span class="alert-closed">{t`Closed`}</span>}
+            </dd>
+          </div>
+        </dl>
+      ) : null}
+      <h2 class="alert-section-title">{t`Test Runs`}</h2>
+      <div class="list-toolbar">
+        <SearchBox
+          value={search}
+          onSearch={(text) => {
+            setSearch(text);
+            setPage(1);
+          }}
+        />
+        <label class="inline-field">
+          <span class="visually-hidden">{t`Detailed Status`}</span>
+          <select
+            value={kind}
+            aria-label={t`Detailed Status`}
+            data-testid="run-status-filter"
+            onChange={(e) => {
+              setKind(e.currentTarget.value as StatusKind | "");
+              setPage(1);
+            }}
+          >
+            <option value="">{t`All statuses`}</option>
+            <option value="failure">{t`Failure`}</option>
+            <option value="warning">{t`Warning`}</option>
+            <option value="pass">{t`Pass`}</option>
+          </select>
+        </label>
+      </div>
+      <RunTable
+        testId="alert-runs"
+        data={d ? { content: pageSlice(runs, page, size), totalElements: runs.length } : undefined}
+        loading={event.isFetching}
+        error={null}
+        page={page}
+        size={size}
+        onPage={setPage}
+        onSize={(s) => {
+          setSize(s);
+          setPage(1);
+        }}
+        actions={(r) => {
+          const runId = r.runId;
+          return (
+            <button
+              type="button"
+              class="button link"
+              data-testid="download-recording"
+              aria-label={t`Download the recording of run ${runId}`}
+              onClick={() => void download(runId)}
+            >
+              {t`Download`}
+            </button>
+          );
+        }}
+      />
+      <h2 class="alert-section-title">{t`Notifications sent`}</h2>
+      <DataTable
+        testId="alert-notifications"
+        columns={notificationColumns}
+        rows={d?.notifications}
+        rowId={(n) => n.id}
+        rowLabel={(n) => n.recipient}
+        loading={event.isFetching}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import type { RunItem } from "../../api/types";
+import { eventKind, filterRuns, pageSlice, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
+
+const run = (runId: number, name: string, runStatusId: number): RunItem => ({
+  runId,
+  testCaseId: 1,
+  testCaseName: name,
+  runTime: "2026-11-23T15:00:00Z",
+  runDuration: 12.5,
+  runStatusId,
+  runStatus: "",
+  runType: "Manual",
+  runResult: "fail",
+});
+
+describe("alert rules", () => {
+  it("reads the status chips from the URL, in the spec's order", () => {
+    expect(STATUS_CHIPS).toEqual([7, 3, 4]);
+    expect(statusOfParam("7")).toBe(7);
+    expect(statusOfParam("4")).toBe(4);
+    expect(statusOfParam("5")).toBeUndefined();
+    expect(statusOfParam(null)).toBeUndefined();
+    expect(statusOfParam("")).toBeUndefined();
+  });
+
+  it("toggles a chip", () => {
+    expect(toggleStatus(undefined, 7)).toBe(7);
+    expect(toggleStatus(7, 7)).toBeUndefined();
+    expect(toggleStatus(7, 4)).toBe(4);
+  });
+
+  it("takes an event's status from its first run", () => {
+    expect(eventKind({ testRuns: [{ runStatusId: 4 }], statusId: 7 })).toBe("warning");
+    expect(eventKind({ testRuns: [], statusId: 7 })).toBe("failure");
+  });
+
+  it("searches runs by id or test case name and filters by status", () => {
+    const runs = [run(101, "Card balance", 7), run(202, "Billing menu", 4), run(303, "card PIN", 3)];
+    expect(filterRuns(runs, "card", "").map((r) => r.runId)).toEqual([101, 303]);
+    expect(filterRuns(runs, "20", "").map((r) => r.runId)).toEqual([202]);
+    expect(filterRuns(runs, "", "failure").map((r) => r.runId)).toEqual([101]);
+    expect(filterRuns(runs, "card", "pass").map((r) => r.runId)).toEqual([303]);
+    expect(filterRuns(runs, "  ", "").length).toBe(3);
+  });
+
+  it("slices a page", () => {
+    expect(pageSlice([1, 2, 3, 4, 5], 2, 2)).toEqual([3, 4]);
+    expect(pageSlice([1, 2, 3], 3, 2)).toEqual([]);
+  });
+});

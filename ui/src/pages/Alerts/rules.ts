@@ -1,0 +1,39 @@
+// The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
+// and the search and status filter of an event's runs. Tested beside.
+import type { AlertStatusId } from "../../api/queries/alerts";
+import type { RunItem } from "../../api/types";
+import { type StatusKind, statusKindOfId } from "../Drill/format";
+
+/** The chips in the spec's order: Failure (7), Pass (3), Warning (4). */
+export const STATUS_CHIPS: AlertStatusId[] = [7, 3, 4];
+
+/** The status of the URL's `status` parameter, when it is one of the chips. */
+export function statusOfParam(value: string | null): AlertStatusId | undefined {
+  const n = Number(value);
+  return (STATUS_CHIPS as number[]).includes(n) ? (n as AlertStatusId) : undefined;
+}
+
+/** Clicking a chip selects it; clicking the selected one shows every status again. */
+export function toggleStatus(current: AlertStatusId | undefined, chip: AlertStatusId): AlertStatusId | undefined {
+  return current === chip ? undefined : chip;
+}
+
+/** An event's status kind, from its first run's status id. */
+export function eventKind(e: { testRuns: { runStatusId: number }[]; statusId: number }): StatusKind {
+  return statusKindOfId(e.testRuns[0]?.runStatusId ?? e.statusId);
+}
+
+/** Runs whose id or test case name contains the search (any case) and of the status kind. */
+export function filterRuns(runs: RunItem[], search: string, kind: StatusKind | ""): RunItem[] {
+  const s = search.trim().toLowerCase();
+  return runs.filter(
+    (r) =>
+      (!s || String(r.runId).includes(s) || r.testCaseName.toLowerCase().includes(s)) &&
+      (!kind || statusKindOfId(r.runStatusId) === kind),
+  );
+}
+
+/** One page (1-based) of a list held whole. */
+export function pageSlice<T>(items: T[], page: number, size: number): T[] {
+  return items.slice((page - 1) * size, page * size);
+}
