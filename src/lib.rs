@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod demo_accounts;
+pub mod jira;
 pub mod domain;
 pub mod notify;
 pub mod proxy;
