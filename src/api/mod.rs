@@ -14,6 +14,7 @@ pub mod groups;
 pub mod guard;
 pub mod health;
 pub mod ingest;
+pub mod jira;
 pub mod live;
 pub mod metrics;
 pub mod notifications;
@@ -59,6 +60,8 @@ pub enum ApiTags {
     Notifications,
     Live,
     Audit,
+    /// Issue-tracker (Jira) tickets of reports
+    Tickets,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -97,7 +100,8 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             distributions::DistributionsApi,
             notifications::NotificationsApi,
             live::LiveApi,
-            audit::AuditApi,
+            // A tuple holds at most 16 APIs: the later ones are grouped.
+            (audit::AuditApi, jira::JiraApi),
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),
