@@ -60,3 +60,10 @@ export type LatencyReport = Schema<"LatencyReport">;
 export type LatencyByHr = Schema<"LatencyByHr">;
 export type MosRow = Schema<"MosRow">;
 export type RunItemPage = Schema<"Page_RunItem">;
+
+export type JiraSettings = Schema<"JiraSettings">;
+export type JiraUser = Schema<"JiraUser">;
+export type JiraProject = Schema<"JiraProject">;
+export type IssueData = Schema<"IssueData">;
+export type IssueKey = Schema<"IssueKey">;
+export type IssueView = Schema<"IssueView">;
