@@ -284,7 +284,11 @@ impl JiraConfig {
 
     /// Checks the section and reads `token_file`; `key` names it in messages.
     fn check(&mut self, key: &str) -> Result<(), String> {
-        if let Some(path) = self.token_file.as_ref().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(path) = self
+            .token_file
+            .as_ref()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
             let t = std::fs::read_to_string(path)
                 .map_err(|e| format!("{key}.token_file: cannot read {}: {e}", path.display()))?;
             self.token = t.trim_end_matches(['\r', '\n']).to_string();

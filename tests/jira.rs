@@ -5,13 +5,13 @@
 
 mod harness;
 mod harness_trs;
-mod jira;
+mod jira_standin;
 
 use cxwatch::config::JiraFlavour;
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;
 use harness_trs::{admin, get, group};
-use jira::StandIn;
+use jira_standin::StandIn;
 use poem::http::Method;
 use serde_json::{json, Value};
 
@@ -63,7 +63,10 @@ async fn form(
         .await;
     let status = resp.0.status().as_u16();
     let bytes = resp.0.into_body().into_bytes().await.unwrap_or_default();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 fn names(v: &Value, key: &str) -> Vec<String> {
@@ -80,18 +83,27 @@ async fn round_trip(flavour: JiraFlavour, assignee: &str, bob: &str) -> (StandIn
     let standin = StandIn::start(flavour);
     let app = app_with(&standin);
     let a = admin(&app).await;
-    let g = group(&app, "Retail", "voice", &[1]).await;
+    let g = group(&app, "Retail", "voice", &[]).await;
     let rep = report(&app, &a.token, g).await;
 
     let (s, c) = get(&app, &a.token, "/api/jira/v1/config").await;
     assert_eq!(s, 200, "{c}");
-    assert_eq!(c["data"], json!({"configured": true, "flavour": flavour.as_str()}));
+    assert_eq!(
+        c["data"],
+        json!({"configured": true, "flavour": flavour.as_str()})
+    );
     // People (Cloud's app accounts left out), projects and statuses.
     let (s, users) = get(&app, &a.token, "/api/jira/v1/users?username=").await;
     assert_eq!(s, 200, "{users}");
-    assert_eq!(names(&users, "name"), ["Ann Lee", "Bob Stone", "Chloé Martin"]);
+    assert_eq!(
+        names(&users, "name"),
+        ["Ann Lee", "Bob Stone", "Chloé Martin"]
+    );
     let (_, ann) = get(&app, &a.token, "/api/jira/v1/users?username=ann").await;
-    assert_eq!(ann["data"], json!([{"accountId": assignee, "name": "Ann Lee"}]));
+    assert_eq!(
+        ann["data"],
+        json!([{"accountId": assignee, "name": "Ann Lee"}])
+    );
     let (s, projects) = get(&app, &a.token, "/api/jira/v1/projects?username=x").await;
     assert_eq!(s, 200, "{projects}");
     assert_eq!(names(&projects, "key"), ["CX", "OPS"]);
@@ -135,12 +147,25 @@ async fn round_trip(flavour: JiraFlavour, assignee: &str, bob: &str) -> (StandIn
     assert_eq!(rows.len(), 1, "{log}");
     assert_eq!(rows[0]["after"]["jira_ticket"], "CX-1", "{log}");
     // A second ticket for the same report is refused, and nothing is opened.
-    let (s, again) = form(&app, Method::POST, "/api/jira/v1/issue", &a.token, &data, None).await;
+    let (s, again) = form(
+        &app,
+        Method::POST,
+        "/api/jira/v1/issue",
+        &a.token,
+        &data,
+        None,
+    )
+    .await;
     assert_eq!(s, 409, "{again}");
     assert_eq!(standin.issues().await.len(), 1);
 
     // Read back: the mention returns, the null one stayed text.
-    let (s, read) = get(&app, &a.token, "/api/jira/v1/issue?username=ops&issueId=CX-1").await;
+    let (s, read) = get(
+        &app,
+        &a.token,
+        "/api/jira/v1/issue?username=ops&issueId=CX-1",
+    )
+    .await;
     assert_eq!(s, 200, "{read}");
     assert_eq!(read["data"]["summary"], "IVR greeting fails");
     assert_eq!(read["data"]["assigneeId"], assignee);
@@ -178,7 +203,10 @@ async fn round_trip(flavour: JiraFlavour, assignee: &str, bob: &str) -> (StandIn
 #[tokio::test(flavor = "multi_thread")]
 async fn cloud_tickets_speak_rest_v3_and_adf() {
     let (standin, app, issue) = round_trip(JiraFlavour::Cloud, ANN_CLOUD, BOB_CLOUD).await;
-    assert_eq!(issue["rawFields"]["assignee"], json!({"accountId": ANN_CLOUD}));
+    assert_eq!(
+        issue["rawFields"]["assignee"],
+        json!({"accountId": ANN_CLOUD})
+    );
     assert_eq!(
         issue["rawFields"]["description"],
         json!({"type": "doc", "version": 1, "content": [
@@ -196,8 +224,15 @@ async fn cloud_tickets_speak_rest_v3_and_adf() {
     );
     // Search on Cloud is the current endpoint; the removed one is refused by the stand-in.
     let jira = cxwatch::jira::Jira::new(&standin.config()).unwrap();
-    assert_eq!(jira.search_keys("labels = \"ivr\"", 10).await.unwrap(), ["CX-1"]);
-    assert!(jira.search_keys("labels = \"none\"", 10).await.unwrap().is_empty());
+    assert_eq!(
+        jira.search_keys("labels = \"ivr\"", 10).await.unwrap(),
+        ["CX-1"]
+    );
+    assert!(jira
+        .search_keys("labels = \"none\"", 10)
+        .await
+        .unwrap()
+        .is_empty());
     let old = reqwest::Client::new()
         .get(format!("{}/rest/api/3/search?jql=x", standin.url))
         .basic_auth(&standin.email, Some(&standin.token))
@@ -219,7 +254,10 @@ async fn server_tickets_speak_rest_v2_and_wiki_markup() {
     let (_, read) = get(&app, &a.token, "/api/jira/v1/issue?issueId=CX-1").await;
     assert_eq!(read["data"]["description"], "Fixed? @[alee](alee)");
     let jira = cxwatch::jira::Jira::new(&standin.config()).unwrap();
-    assert_eq!(jira.search_keys("project = CX", 10).await.unwrap(), ["CX-1"]);
+    assert_eq!(
+        jira.search_keys("project = CX", 10).await.unwrap(),
+        ["CX-1"]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -227,7 +265,7 @@ async fn jira_refusals_come_back_as_messages_and_nothing_is_stored() {
     let standin = StandIn::start(JiraFlavour::Cloud);
     let app = app_with(&standin);
     let a = admin(&app).await;
-    let g = group(&app, "Retail", "voice", &[1]).await;
+    let g = group(&app, "Retail", "voice", &[]).await;
     let rep = report(&app, &a.token, g).await;
     let post = |data: Value, file: Option<(&'static str, &'static str)>| {
         let app = &app;
@@ -308,7 +346,10 @@ async fn without_jira_the_calls_name_the_missing_configuration() {
         let (s, e) = get(&app, &a.token, path).await;
         assert_eq!(s, 409, "{path}: {e}");
         let m = e["messages"][0].as_str().unwrap();
-        assert!(m.contains("Jira is not configured") && m.contains("[jira]"), "{m}");
+        assert!(
+            m.contains("Jira is not configured") && m.contains("[jira]"),
+            "{m}"
+        );
     }
 }
 
@@ -317,25 +358,62 @@ async fn users_ticket_only_reports_of_their_groups_and_read_only_users_create_no
     let standin = StandIn::start(JiraFlavour::Server);
     let app = app_with(&standin);
     let a = admin(&app).await;
-    let mine = group(&app, "Mine", "voice", &[1]).await;
-    let theirs = group(&app, "Theirs", "voice", &[2]).await;
+    let mine = group(&app, "Mine", "voice", &[]).await;
+    let theirs = group(&app, "Theirs", "voice", &[]).await;
     let rep_mine = report(&app, &a.token, mine).await;
     let rep_theirs = report(&app, &a.token, theirs).await;
     let rw = app
         .user("rw@x.test", Role::User, AccessType::ReadWrite, &[mine])
         .await;
     let ro = app
-        .user("ro@x.test", Role::User, AccessType::ReadOnly, &[mine, theirs])
+        .user(
+            "ro@x.test",
+            Role::User,
+            AccessType::ReadOnly,
+            &[mine, theirs],
+        )
         .await;
     let data = |rep: i64| json!({"reportId": rep, "project": "OPS", "summary": "Down"});
-    let (s, e) = form(&app, Method::POST, "/api/jira/v1/issue", &rw.token, &data(rep_theirs), None).await;
+    let (s, e) = form(
+        &app,
+        Method::POST,
+        "/api/jira/v1/issue",
+        &rw.token,
+        &data(rep_theirs),
+        None,
+    )
+    .await;
     assert_eq!(s, 403, "{e}");
-    let (s, e) = form(&app, Method::POST, "/api/jira/v1/issue", &ro.token, &data(rep_mine), None).await;
+    let (s, e) = form(
+        &app,
+        Method::POST,
+        "/api/jira/v1/issue",
+        &ro.token,
+        &data(rep_mine),
+        None,
+    )
+    .await;
     assert_eq!(s, 403, "{e}");
     assert!(standin.issues().await.is_empty());
-    let (s, e) = form(&app, Method::POST, "/api/jira/v1/issue", &rw.token, &data(rep_mine), None).await;
+    let (s, e) = form(
+        &app,
+        Method::POST,
+        "/api/jira/v1/issue",
+        &rw.token,
+        &data(rep_mine),
+        None,
+    )
+    .await;
     assert_eq!(s, 200, "{e}");
-    let (s, e) = form(&app, Method::POST, "/api/jira/v1/issue", &a.token, &data(rep_theirs), None).await;
+    let (s, e) = form(
+        &app,
+        Method::POST,
+        "/api/jira/v1/issue",
+        &a.token,
+        &data(rep_theirs),
+        None,
+    )
+    .await;
     assert_eq!(s, 200, "{e}");
     // The other group's ticket: hidden from the user; read-only may read, not edit.
     let (s, _) = get(&app, &rw.token, "/api/jira/v1/issue?issueId=OPS-2").await;
@@ -343,11 +421,35 @@ async fn users_ticket_only_reports_of_their_groups_and_read_only_users_create_no
     let (s, _) = get(&app, &ro.token, "/api/jira/v1/issue?issueId=OPS-2").await;
     assert_eq!(s, 200);
     let edit = json!({"summary": "Changed"});
-    let (s, _) = form(&app, Method::PUT, "/api/jira/v1/issue?issueId=OPS-2", &rw.token, &edit, None).await;
+    let (s, _) = form(
+        &app,
+        Method::PUT,
+        "/api/jira/v1/issue?issueId=OPS-2",
+        &rw.token,
+        &edit,
+        None,
+    )
+    .await;
     assert_eq!(s, 403);
-    let (s, _) = form(&app, Method::PUT, "/api/jira/v1/issue?issueId=OPS-1", &ro.token, &edit, None).await;
+    let (s, _) = form(
+        &app,
+        Method::PUT,
+        "/api/jira/v1/issue?issueId=OPS-1",
+        &ro.token,
+        &edit,
+        None,
+    )
+    .await;
     assert_eq!(s, 403);
-    let (s, e) = form(&app, Method::PUT, "/api/jira/v1/issue?issueId=OPS-1", &rw.token, &edit, None).await;
+    let (s, e) = form(
+        &app,
+        Method::PUT,
+        "/api/jira/v1/issue?issueId=OPS-1",
+        &rw.token,
+        &edit,
+        None,
+    )
+    .await;
     assert_eq!(s, 200, "{e}");
     assert_eq!(standin.issue("OPS-1").await["fields"]["summary"], "Changed");
 }

@@ -192,10 +192,7 @@ async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachment>> {
 
 /// The report holding ticket `key`, as the caller may see it.
 async fn ticket_report(state: &AppState, caller: &Caller, key: &str) -> ApiResult<DomainReport> {
-    let v = state
-        .store
-        .report_with_ticket(caller.scope(), key)
-        .await?;
+    let v = state.store.report_with_ticket(caller.scope(), key).await?;
     params::visible(v, format_args!("Ticket {key}"))
 }
 
@@ -281,7 +278,11 @@ impl JiraApi {
 
     /// The names of the issue statuses (the edit mode's status choices). `username` is
     /// accepted and not used.
-    #[oai(path = "/issueStatus", method = "get", operation_id = "jiraIssueStatuses")]
+    #[oai(
+        path = "/issueStatus",
+        method = "get",
+        operation_id = "jiraIssueStatuses"
+    )]
     async fn statuses(
         &self,
         auth: Auth,
@@ -323,10 +324,7 @@ impl JiraApi {
                 "Report {report_id} already has ticket {k}."
             )));
         }
-        let key = jira
-            .create_issue(&data.draft())
-            .await
-            .map_err(jira_error)?;
+        let key = jira.create_issue(&data.draft()).await.map_err(jira_error)?;
         let v = state
             .store
             .set_report_ticket(caller.scope(), report_id, &key)

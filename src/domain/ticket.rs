@@ -262,9 +262,15 @@ mod tests {
             p,
             vec![
                 Piece::Text("Hi ".into()),
-                Piece::Mention { id: "5b10ac".into(), name: "Ann Lee".into() },
+                Piece::Mention {
+                    id: "5b10ac".into(),
+                    name: "Ann Lee".into()
+                },
                 Piece::Text(", see ".into()),
-                Piece::Mention { id: "bob".into(), name: "Bob".into() },
+                Piece::Mention {
+                    id: "bob".into(),
+                    name: "Bob".into()
+                },
                 Piece::Text("!".into()),
             ]
         );
@@ -277,7 +283,10 @@ mod tests {
             parse("a @[Ann](null) b @[Bo](undefined) c @[Cy]() d @[](x)"),
             vec![Piece::Text("a @Ann b @Bo c @Cy d ".into())]
         );
-        assert_eq!(mentioned("@[A](1) @[B](null) @[A](1) @[C](3)"), vec!["1", "3"]);
+        assert_eq!(
+            mentioned("@[A](1) @[B](null) @[A](1) @[C](3)"),
+            vec!["1", "3"]
+        );
     }
 
     #[test]
@@ -309,7 +318,9 @@ mod tests {
     #[test]
     fn adf_check_refuses_plain_text_and_bad_nodes() {
         assert!(!is_adf(&json!("plain text")));
-        assert!(!is_adf(&json!({"type": "doc", "version": 2, "content": []})));
+        assert!(!is_adf(
+            &json!({"type": "doc", "version": 2, "content": []})
+        ));
         assert!(!is_adf(&json!({"type": "doc", "version": 1, "content": [
             {"type": "paragraph", "content": [{"type": "text", "text": ""}]}]})));
         assert!(!is_adf(&json!({"type": "doc", "version": 1, "content": [

@@ -29,10 +29,7 @@ pub enum JiraError {
     /// Jira answered with an error: its status and messages (`errorMessages`, then each
     /// `errors` entry as `field: message`).
     #[error("Jira answered {status}: {}", messages.join("; "))]
-    Refused {
-        status: u16,
-        messages: Vec<String>,
-    },
+    Refused { status: u16, messages: Vec<String> },
     /// Jira could not be reached or did not answer in time.
     #[error("Jira could not be reached: {0}")]
     Unreachable(String),
@@ -187,9 +184,7 @@ impl Jira {
             .filter(|u| u["active"].as_bool().unwrap_or(true))
             .filter(|u| {
                 // Cloud lists apps and customers too; only people can be assigned.
-                u["accountType"]
-                    .as_str()
-                    .is_none_or(|t| t == "atlassian")
+                u["accountType"].as_str().is_none_or(|t| t == "atlassian")
             })
             .filter_map(|u| {
                 let id = match self.cfg.flavour {
@@ -359,7 +354,10 @@ impl Jira {
         let v = self
             .send(
                 self.request(Method::GET, &format!("/issue/{}", enc(key)))
-                    .query(&[("fields", "summary,labels,assignee,project,status,description")]),
+                    .query(&[(
+                        "fields",
+                        "summary,labels,assignee,project,status,description",
+                    )]),
             )
             .await?;
         let f = &v["fields"];
@@ -449,7 +447,10 @@ pub fn refused(status: StatusCode, body: &[u8]) -> JiraError {
         .collect();
     if let Some(errors) = v["errors"].as_object() {
         for (field, m) in errors {
-            let m = m.as_str().map(str::to_string).unwrap_or_else(|| m.to_string());
+            let m = m
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| m.to_string());
             messages.push(format!("{field}: {m}"));
         }
     }
