@@ -35,6 +35,9 @@ pub struct Config {
     pub notify: NotifyConfig,
     pub metrics: MetricsConfig,
     pub audit: AuditConfig,
+    /// The issue tracker (Jira) of every host whose tenant has no `[tenants.jira]`; an
+    /// empty `url` means no Jira (the ticket calls answer 409 naming this section).
+    pub jira: JiraConfig,
     /// Tenants: which host names the console answers for, and (proxy mode) their upstream.
     pub tenants: Vec<TenantConfig>,
 }
@@ -215,6 +218,116 @@ pub struct TenantConfig {
     /// see docs/sso.md). When set, the tenant's SSO button starts cxwatch's own flow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sso: Option<SsoConfig>,
+    /// The tenant's own issue tracker (`[tenants.jira]`), instead of the top-level `[jira]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jira: Option<JiraConfig>,
+}
+
+/// Which Jira the console talks to: Cloud speaks REST v3 (descriptions in the Atlassian
+/// Document Format, users by accountId), Server and Data Center REST v2 (wiki markup,
+/// users by username).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum JiraFlavour {
+    #[default]
+    Cloud,
+    Server,
+}
+
+impl JiraFlavour {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JiraFlavour::Cloud => "cloud",
+            JiraFlavour::Server => "server",
+        }
+    }
+}
+
+/// `[jira]` (or `[tenants.jira]`): the issue tracker tickets are opened in.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct JiraConfig {
+    /// Base address of the Jira site (`https://acme.atlassian.net`,
+    /// `https://jira.acme.example`); empty: no Jira.
+    pub url: String,
+    /// `cloud` (REST v3) or `server` (Server / Data Center, REST v2).
+    pub flavour: JiraFlavour,
+    /// Cloud: the e-mail address of the account the API token belongs to (Basic auth).
+    pub email: String,
+    /// Cloud: the API token; Server/DC: a personal access token (Bearer). Keep it in a file:
+    /// `CXWATCH_JIRA__TOKEN_FILE` or `token_file`.
+    pub token: String,
+    /// File holding the token (read at start-up; trailing newline removed).
+    pub token_file: Option<PathBuf>,
+    /// Seconds a call to Jira may take.
+    pub timeout_secs: u64,
+}
+
+impl Default for JiraConfig {
+    fn default() -> Self {
+        JiraConfig {
+            url: String::new(),
+            flavour: JiraFlavour::Cloud,
+            email: String::new(),
+            token: String::new(),
+            token_file: None,
+            timeout_secs: 30,
+        }
+    }
+}
+
+impl JiraConfig {
+    /// Whether a Jira is configured (`url` given).
+    pub fn is_set(&self) -> bool {
+        !self.url.trim().is_empty()
+    }
+
+    /// Checks the section and reads `token_file`; `key` names it in messages.
+    fn check(&mut self, key: &str) -> Result<(), String> {
+        if let Some(path) = self
+            .token_file
+            .as_ref()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            let t = std::fs::read_to_string(path)
+                .map_err(|e| format!("{key}.token_file: cannot read {}: {e}", path.display()))?;
+            self.token = t.trim_end_matches(['\r', '\n']).to_string();
+            if self.token.is_empty() {
+                return Err(format!("{key}.token_file: {} is empty", path.display()));
+            }
+        } else {
+            self.token_file = None;
+        }
+        if !self.is_set() {
+            return Ok(());
+        }
+        let url = reqwest::Url::parse(self.url.trim())
+            .map_err(|e| format!("{key}.url: '{}' is not an address: {e}", self.url))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(format!(
+                "{key}.url: '{}' must be an https:// address",
+                self.url
+            ));
+        }
+        self.url = self.url.trim().trim_end_matches('/').to_string();
+        if self.token.is_empty() {
+            return Err(match self.flavour {
+                JiraFlavour::Cloud => format!("{key}.token: Jira Cloud needs an API token"),
+                JiraFlavour::Server => {
+                    format!("{key}.token: Jira Server/Data Center needs a personal access token")
+                }
+            });
+        }
+        if self.flavour == JiraFlavour::Cloud && self.email.trim().is_empty() {
+            return Err(format!(
+                "{key}.email: Jira Cloud needs the e-mail address the API token belongs to"
+            ));
+        }
+        if self.timeout_secs == 0 {
+            return Err(format!("{key}.timeout_secs: must be at least 1"));
+        }
+        Ok(())
+    }
 }
 
 /// How roles come to a user signing in with single sign-on.
@@ -390,6 +503,7 @@ impl Default for Config {
             notify: NotifyConfig::default(),
             metrics: MetricsConfig::default(),
             audit: AuditConfig::default(),
+            jira: JiraConfig::default(),
             tenants: Vec::new(),
         }
     }
@@ -689,6 +803,16 @@ impl Config {
         if let Err(msg) = check_notify(&self.notify) {
             return invalid(msg);
         }
+        if let Err(msg) = self.jira.check("jira") {
+            return invalid(msg);
+        }
+        for (i, t) in self.tenants.iter_mut().enumerate() {
+            if let Some(j) = t.jira.as_mut() {
+                if let Err(msg) = j.check(&format!("tenants[{i}].jira")) {
+                    return invalid(msg);
+                }
+            }
+        }
         if self.data_dir.as_os_str().is_empty() {
             return invalid("data_dir: must not be empty".into());
         }
@@ -826,6 +950,15 @@ impl Config {
         self.tenants
             .iter()
             .find(|t| t.hosts.iter().any(|h| normalize_host(h) == host))
+    }
+
+    /// The Jira of the tenant `host` belongs to (its `[tenants.jira]`), else `[jira]`;
+    /// `None` when neither is configured.
+    pub fn jira_for_host(&self, host: Option<&str>) -> Option<&JiraConfig> {
+        let tenant = host
+            .and_then(|h| self.tenant_for_host(h))
+            .and_then(|t| t.jira.as_ref());
+        tenant.or(Some(&self.jira)).filter(|j| j.is_set())
     }
 
     /// Every host name the console answers for: `server.hostnames` and the tenants' hosts.

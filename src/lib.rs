@@ -10,6 +10,7 @@ pub mod config;
 pub mod demo;
 pub mod demo_accounts;
 pub mod domain;
+pub mod jira;
 pub mod notify;
 pub mod proxy;
 pub mod server;

@@ -154,11 +154,25 @@ fn example_sso_block_is_valid_when_uncommented() {
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret");
     std::fs::write(&secret, "s3cret\n").unwrap();
-    let block = block.replace("/etc/cxwatch/acme-sso-secret", secret.to_str().unwrap());
+    let jira_token = dir.path().join("jira-token");
+    std::fs::write(&jira_token, "j1ra\n").unwrap();
+    let block = block
+        .replace("/etc/cxwatch/acme-sso-secret", secret.to_str().unwrap())
+        .replace("/etc/cxwatch/acme-jira-token", jira_token.to_str().unwrap());
     let path = dir.path().join("c.toml");
     std::fs::write(&path, &block).unwrap();
     let config = Config::load_from(Some(&path), Vec::new(), &Overrides::default())
         .unwrap_or_else(|e| panic!("{e}\n{block}"));
+    // [tenants.jira] reads its token from token_file.
+    let jira = config.tenants[0].jira.as_ref().expect("[tenants.jira]");
+    assert_eq!(jira.token, "j1ra");
+    assert_eq!(
+        config
+            .jira_for_host(Some("console.acme.example"))
+            .map(|j| j.url.as_str()),
+        Some("https://acme.atlassian.net")
+    );
+    assert!(config.jira_for_host(Some("other.example")).is_none());
     let sso = config.tenants[0].sso.as_ref().expect("[tenants.sso]");
     assert_eq!(sso.client_secret.as_deref(), Some("s3cret"));
     assert_eq!(sso.test_case_groups["cc-emea"], vec![1, 2]);

@@ -10,6 +10,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("auth", &["domain", "store", "config"]),
     ("sso", &["domain", "store", "auth", "config"]),
     ("notify", &["domain", "store", "config"]),
+    ("jira", &["domain", "config"]),
     (
         "api",
         &[
@@ -18,6 +19,7 @@ const RULES: &[(&str, &[&str])] = &[
             "auth",
             "sso",
             "notify",
+            "jira",
             "config",
             "telemetry",
         ],

@@ -780,6 +780,57 @@ async fn world() -> World {
             Body::None,
             admin_read,
         ),
+        // No Jira in this world: the ticket calls answer 409 naming the configuration to
+        // those who may make them (tests/jira.rs has them against the stand-in).
+        r(
+            "jiraConfig",
+            M::GET,
+            "/api/jira/v1/config".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "jiraUsers",
+            M::GET,
+            "/api/jira/v1/users?username=".into(),
+            Body::None,
+            [401, 409, 409, 409, 409, 401],
+        ),
+        r(
+            "jiraProjects",
+            M::GET,
+            "/api/jira/v1/projects?username=x".into(),
+            Body::None,
+            [401, 409, 409, 409, 409, 401],
+        ),
+        r(
+            "jiraIssueStatuses",
+            M::GET,
+            "/api/jira/v1/issueStatus?username=x".into(),
+            Body::None,
+            [401, 409, 409, 409, 409, 401],
+        ),
+        r(
+            "getJiraIssue",
+            M::GET,
+            "/api/jira/v1/issue?username=x&issueId=CX-1".into(),
+            Body::None,
+            [401, 409, 409, 409, 409, 401],
+        ),
+        r(
+            "createJiraIssue",
+            M::POST,
+            "/api/jira/v1/issue".into(),
+            Body::Raw(TICKET_FORM_TYPE, ticket_form(rep)),
+            [401, 403, 409, 403, 409, 401],
+        ),
+        r(
+            "updateJiraIssue",
+            M::PUT,
+            "/api/jira/v1/issue?username=x&issueId=CX-1".into(),
+            Body::Raw(TICKET_FORM_TYPE, ticket_form(rep)),
+            [401, 403, 409, 403, 409, 401],
+        ),
         // Last: it ends the callers' sessions.
         r(
             "signout",
@@ -792,6 +843,17 @@ async fn world() -> World {
     World { app, callers, rows }
 }
 
+const TICKET_FORM_TYPE: &str = "multipart/form-data; boundary=matrix-boundary";
+
+/// A ticket form (`data` part only) for report `rep`.
+fn ticket_form(rep: i64) -> Vec<u8> {
+    format!(
+        "--matrix-boundary\r\nContent-Disposition: form-data; name=\"data\"\r\n\r\n{}\r\n--matrix-boundary--\r\n",
+        json!({"reportId": rep, "project": "CX", "summary": "Matrix"})
+    )
+    .into_bytes()
+}
+
 async fn raw(
     app: &App,
     path: &str,
@@ -799,9 +861,20 @@ async fn raw(
     ct: &str,
     bytes: Vec<u8>,
 ) -> (u16, Value) {
+    raw_with(app, Method::POST, path, header, ct, bytes).await
+}
+
+async fn raw_with(
+    app: &App,
+    method: Method,
+    path: &str,
+    header: (&str, String),
+    ct: &str,
+    bytes: Vec<u8>,
+) -> (u16, Value) {
     let resp = app
         .client
-        .post(path)
+        .request(method, path)
         .header(header.0, header.1)
         .content_type(ct)
         .body(bytes)
@@ -850,10 +923,21 @@ async fn each_caller_gets_what_the_matrix_says() {
         for (i, caller) in w.callers.iter().enumerate() {
             let (status, body) = match &row.body {
                 Body::Raw(ct, bytes) => match caller {
-                    Some(h) => raw(&w.app, &row.path, h.clone(), ct, bytes.clone()).await,
-                    None => {
-                        raw(
+                    Some(h) => {
+                        raw_with(
                             &w.app,
+                            row.method.clone(),
+                            &row.path,
+                            h.clone(),
+                            ct,
+                            bytes.clone(),
+                        )
+                        .await
+                    }
+                    None => {
+                        raw_with(
+                            &w.app,
+                            row.method.clone(),
                             &row.path,
                             ("x-none", String::new()),
                             ct,

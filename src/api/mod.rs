@@ -16,6 +16,7 @@ pub mod groups;
 pub mod guard;
 pub mod health;
 pub mod ingest;
+pub mod jira;
 pub mod live;
 pub mod metrics;
 pub mod notifications;
@@ -63,6 +64,8 @@ pub enum ApiTags {
     Audit,
     /// Alert settings, the alert statuses and contact groups, and the alert events the engine opens
     Alerts,
+    /// Issue-tracker (Jira) tickets of reports
+    Tickets,
 }
 
 /// What every handler may reach: `Data<&AppState>`.
@@ -104,7 +107,12 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
                 alert_settings::AlertSettingsApi,
             ),
             notifications::NotificationsApi,
-            (live::LiveApi, audit::AuditApi, alerts::AlertsApi),
+            (
+                live::LiveApi,
+                audit::AuditApi,
+                alerts::AlertsApi,
+                jira::JiraApi,
+            ),
         ),
         "cxwatch",
         env!("CARGO_PKG_VERSION"),

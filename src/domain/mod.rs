@@ -15,5 +15,6 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod schedule;
+pub mod ticket;
 pub mod user;
 pub mod varint;

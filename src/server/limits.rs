@@ -41,6 +41,16 @@ pub const LIMITS: &[(Method, &str, u64)] = &[
         "/ingest/v1/health",
         crate::api::ingest::MAX_HEALTH_BODY as u64,
     ),
+    (
+        Method::POST,
+        "/jira/v1/issue",
+        crate::api::jira::MAX_ISSUE_BODY as u64,
+    ),
+    (
+        Method::PUT,
+        "/jira/v1/issue",
+        crate::api::jira::MAX_ISSUE_BODY as u64,
+    ),
 ];
 
 /// Longest `/api` request target (path and query) answered normally; a longer one gets

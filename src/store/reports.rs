@@ -53,6 +53,16 @@ pub trait ReportStore {
         draft: &ReportDraft,
     ) -> StoreResult<Visibility<()>>;
     async fn delete_report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>>;
+    /// Records the issue-tracker ticket opened for report `id` (audited as the report's
+    /// `ticket`); a conflict when the report already has another ticket.
+    async fn set_report_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>>;
+    /// The report holding ticket `key`, when one does and the scope may see its group.
+    async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>>;
     /// The latency heat map of a report over local dates `from..=to`, from the rollups.
     async fn report_latency(
         &self,
@@ -820,6 +830,62 @@ impl ReportStore for Sqlite {
                 audit::record(tx, "report", "delete", id, before, None)?;
             }
             Ok(v)
+        })
+        .await
+    }
+
+    async fn set_report_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>> {
+        let key = key.to_string();
+        self.write(move |tx| {
+            let rep = match visible_report(tx, scope, id)? {
+                Visibility::Visible(r) => r,
+                Visibility::Hidden => return Ok(Visibility::Hidden),
+                Visibility::Missing => return Ok(Visibility::Missing),
+            };
+            match rep.jira_ticket.as_deref() {
+                Some(k) if k == key => return Ok(Visibility::Visible(())),
+                Some(k) => {
+                    return Err(StoreError::Conflict(format!(
+                        "Report {id} already has ticket {k}."
+                    )))
+                }
+                None => {}
+            }
+            let before = audit::snapshot(tx, "reports", id)?;
+            tx.execute(
+                "UPDATE reports SET jira_ticket = ?2 WHERE id = ?1",
+                params![id, key],
+            )?;
+            let after = audit::snapshot(tx, "reports", id)?;
+            audit::record(tx, "report", "ticket", id, before, after)?;
+            Ok(Visibility::Visible(()))
+        })
+        .await
+    }
+
+    async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>> {
+        let key = key.to_string();
+        self.read(move |c| {
+            let ids: Vec<i64> = c
+                .prepare_cached("SELECT id FROM reports WHERE jira_ticket = ?1 ORDER BY id")?
+                .query_map([&key], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            // Several reports may share a ticket key only through old data; the first the
+            // scope may see answers.
+            let mut seen = Visibility::Missing;
+            for id in ids {
+                match visible_report(c, scope, id)? {
+                    Visibility::Visible(r) => return Ok(Visibility::Visible(r)),
+                    Visibility::Hidden => seen = Visibility::Hidden,
+                    Visibility::Missing => {}
+                }
+            }
+            Ok(seen)
         })
         .await
     }

@@ -226,3 +226,10 @@ export const ClockIcon = (p: IconProps) => (
     <path d="M12 9v4l2.5 2.5M9.5 3h5" />
   </Svg>
 );
+
+export const TicketIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <path d="M3.5 8V6.5a1 1 0 0 1 1-1h15a1 1 0 0 1 1 1V8a2.5 2.5 0 0 0 0 5v1.5a1 1 0 0 1-1 1h-15a1 1 0 0 1-1-1V13a2.5 2.5 0 0 0 0-5z" />
+    <path d="M14.5 6v2M14.5 11v2M14.5 16v-1" />
+  </Svg>
+);

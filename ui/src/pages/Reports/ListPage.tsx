@@ -20,6 +20,9 @@ import { showError, showSuccess } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { TicketIcon } from "../../components/icons";
+import { useJiraConfig } from "../../api/queries/jira";
+import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
 import { useReportColumns } from "./columns";
 import { useReportLabels } from "./labels";
 import { LATENCY, MOS, SEGMENT, TEST_CASE, TREND } from "./rules";
@@ -75,6 +78,9 @@ export function ReportsListPage() {
   const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [filterOpen, setFilterOpen] = useState(false);
+  const jira = useJiraConfig();
+  const tickets = write && !!jira.data?.configured;
+  const [ticketFor, setTicketFor] = useState<TicketTarget | null>(null);
 
   const setParams = (next: UrlParamChange) => {
     updateParams(next);
@@ -194,6 +200,18 @@ export function ReportsListPage() {
               >
                 {t`CSV`}
               </button>
+              {tickets ? (
+                <button
+                  type="button"
+                  class="button link ticket-button"
+                  onClick={() => setTicketFor({ reportId: r.id, ticket: r.jiraTicket, name })}
+                  data-testid="ticket-report"
+                  aria-label={r.jiraTicket ? t`Ticket ${r.jiraTicket} of ${name}` : t`Create a ticket for ${name}`}
+                >
+                  <TicketIcon size={18} />
+                  {r.jiraTicket ? <span data-testid="ticket-key">{r.jiraTicket}</span> : null}
+                </button>
+              ) : null}
               {write ? (
                 <button
                   type="button"
@@ -222,6 +240,13 @@ export function ReportsListPage() {
         busy={busy}
         onCancel={() => setConfirm(null)}
         onConfirm={() => void remove()}
+      />
+      <TicketDialog
+        open={!!ticketFor}
+        target={ticketFor}
+        username={me?.username ?? ""}
+        onClose={() => setTicketFor(null)}
+        onCreated={() => void queryClient.invalidateQueries({ queryKey: reportKeys.all })}
       />
       <FilterDialog
         open={filterOpen}
