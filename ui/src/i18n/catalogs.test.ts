@@ -85,6 +85,7 @@ describe("translation catalogs", () => {
       "Jira",
       "Total",
       "Notes",
+      "Notification",
       "Description",
       "Distribution",
       "Code",

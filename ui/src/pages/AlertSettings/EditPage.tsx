@@ -16,6 +16,7 @@ import {
   useSaveAlertSetting,
 } from "../../api/queries/alertSettings";
 import { groupsQuery } from "../../api/queries/groups";
+import type { AlertStatus } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { Modal } from "../../components/Modal";
@@ -77,6 +78,8 @@ function AlertSettingForm({ id }: { id: number }) {
   const offered = statusesFor(statuses.data ?? [], channel);
   const failures = offered.filter((s) => s.statusGroup === "TRS_FAIL");
   const warnings = offered.filter((s) => s.statusGroup === "TRS_WARN");
+  // The catalogue's statuses in the interface's language; another status keeps the server's text.
+  const statusText = (s: AlertStatus) => (s.code === "FAIL" ? t`Failure` : s.code === "WARN" ? t`Warning` : s.text);
 
   const ruleText = (field: FieldName, rule: Rule | undefined): string | undefined => {
     switch (rule) {
@@ -296,7 +299,7 @@ function AlertSettingForm({ id }: { id: number }) {
                     onChange={(e) => toggleStatus(s.code, e.currentTarget.checked)}
                     data-testid={`status-${s.code}`}
                   />
-                  <span>{s.text}</span>
+                  <span>{statusText(s)}</span>
                 </label>
               ))}
             </div>
@@ -310,7 +313,7 @@ function AlertSettingForm({ id }: { id: number }) {
                     onChange={(e) => toggleStatus(s.code, e.currentTarget.checked)}
                     data-testid={`status-${s.code}`}
                   />
-                  <span>{s.text}</span>
+                  <span>{statusText(s)}</span>
                 </label>
               ))}
             </div>

@@ -153,7 +153,6 @@ export function SchedulePicker({ id, week, onChange, onTimeError, describedBy }:
                     data-slot={s}
                     tabIndex={here ? 0 : -1}
                     aria-selected={on}
-                    aria-disabled={end || undefined}
                     aria-label={end ? `${days[d]} 24:00` : `${days[d]} ${timeOf(s)}–${timeOf(s + 1)}`}
                     onFocus={() => setFocus({ day: d, slot: s })}
                   />
