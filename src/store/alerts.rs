@@ -610,8 +610,8 @@ fn evaluate_with(
             if only.is_some_and(|o| !o.contains(&sid)) {
                 continue;
             }
-            if !settings.contains_key(&sid) {
-                settings.insert(sid, load_setting(tx, sid)?);
+            if let std::collections::hash_map::Entry::Vacant(slot) = settings.entry(sid) {
+                slot.insert(load_setting(tx, sid)?);
             }
             let Some(setting) = settings[&sid].as_ref() else {
                 continue;

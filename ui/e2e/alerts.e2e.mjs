@@ -147,9 +147,14 @@ timeout_secs = 5
             await page.goto(`${server.url}/alerts`);
             await page.waitForSelector("[data-testid=alert-list]");
             assert((await page.locator("h1").textContent()).includes(T.title), "title");
-            await page.waitForSelector("[data-testid=alerts-table] tbody tr");
+            await page.waitForSelector("[data-testid=alerts-table] [data-testid=table-row]");
+            if (viewport === "phone") {
+              // Expandable cards: the first one opens on its toggle.
+              await page.locator("[data-testid=alerts-table] .accordion-toggle").first().click();
+              await page.waitForSelector("[data-testid=alerts-table] .accordion-body");
+            }
             const body = (await page.locator("[data-testid=alerts-table]").textContent()) ?? "";
-            assert(body.includes("Card PIN reset") || viewport === "phone", `the event's test case: ${body}`);
+            assert(body.includes("Card PIN reset"), `the event's test case: ${body}`);
             // The chips: Warning shows none, Failure shows it.
             await page.click("[data-testid=status-chip-4]");
             await page.waitForURL(/status=4/);
@@ -171,6 +176,10 @@ timeout_secs = 5
             await page.waitForSelector("[data-testid=alert-summary]");
             assert((await page.locator("[data-testid=alert-summary]").textContent()).includes(T.details), "summary");
             assert((await page.locator("[data-testid=alert-run-count]").textContent()).trim() === "2", "two runs");
+            if (viewport === "phone") {
+              await page.waitForSelector("[data-testid=alert-notifications] .accordion-toggle");
+              await page.locator("[data-testid=alert-notifications] .accordion-toggle").first().click();
+            }
             await page.waitForSelector("[data-testid=alert-notifications] [data-testid=notification-state]");
             await waitFor(
               "the e-mail marked sent",

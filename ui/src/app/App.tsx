@@ -27,16 +27,21 @@ function useIdleSignOut(signedIn: boolean) {
   }, [signedIn]);
 }
 
+/** The Alerts entry's count of open alert events (inside the query client's provider). */
+function OpenAlertsBadge({ signedIn }: { signedIn: boolean }) {
+  useOpenAlertsBadge(signedIn);
+  return null;
+}
+
 export function App() {
   const user = useStore(session);
   useIdleSignOut(signsOutWhenIdle(user));
   // Dashboards refresh when runs arrive (embedded mode); one stream for the whole app.
   useLiveUpdates(!!user);
-  // The Alerts entry shows how many alert events are open.
-  useOpenAlertsBadge(!!user);
 
   return (
     <Providers>
+      <OpenAlertsBadge signedIn={!!user} />
       <Banners />
       <LoadingOverlay />
       <Switch>
