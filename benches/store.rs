@@ -436,8 +436,9 @@ fn ingest(total: u64) {
 /// A store with the synthetic groups, a distribution list and 200 active alert settings (10
 /// per group: thresholds 1, 2, 3, 5, 10, failures or failures and warnings, every slot).
 fn alert_store(dir: &Path, engine: bool) -> Store {
+    use cxwatch::domain::alert_setting::AlertSettingDraft;
     use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
-    use cxwatch::store::alerts::{AlertOptions, SeedSetting};
+    use cxwatch::store::alerts::AlertOptions;
     let store = Store::open(dir, options()).unwrap();
     store.configure_alerts(AlertOptions {
         enabled: engine,
@@ -468,19 +469,31 @@ fn alert_store(dir: &Path, engine: bool) -> Store {
     let thresholds = [1, 2, 3, 5, 10];
     for g in &groups {
         for i in 0..10 {
-            wait(store.seed_alert_setting(SeedSetting {
-                name: format!("{} #{i}", g.name),
-                group_id: g.id,
-                distribution_id: list,
-                email_subject: "Bench alert".into(),
-                voice_message: String::new(),
-                sms_prefix: "[bench]".into(),
-                attach_recording: false,
-                failure_to_alert: thresholds[i % 5],
-                notify_on_recovery: i % 2 == 0,
-                statuses: if i < 5 { vec![7] } else { vec![7, 4] },
-                week: cxwatch::domain::schedule::Week::all(),
-            }))
+            wait(store.create_alert_setting(
+                Scope::All,
+                &AlertSettingDraft {
+                    name: format!("{} #{i}", g.name),
+                    active: true,
+                    group_id: g.id,
+                    distribution_id: list,
+                    email_subject: "Bench alert".into(),
+                    voice_message: "Bench alert".into(),
+                    sms_prefix: "[bench]".into(),
+                    attach_recording: false,
+                    attach_jira_ticket: false,
+                    failure_to_alert: thresholds[i % 5],
+                    notify_on_recovery: i % 2 == 0,
+                    statuses: if i < 5 {
+                        vec!["FAIL".into()]
+                    } else {
+                        vec!["FAIL".into(), "WARN".into()]
+                    },
+                    week: cxwatch::domain::schedule::Week::all(),
+                    jira_assignee: None,
+                    jira_project: None,
+                    jira_username: None,
+                },
+            ))
             .unwrap();
         }
     }

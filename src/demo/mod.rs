@@ -361,7 +361,6 @@ pub async fn start(
         if let Some(id) = viewer {
             assign_demo_viewer_groups(store, id)?;
         }
-        alert_settings::ensure(store)?;
         Store::block_on(crate::demo_accounts::ensure_demo_team(store))
             .map_err(|e| DemoError::Team(e.to_string()))
     };

@@ -102,10 +102,6 @@ pub trait AlertEventStore {
         -> StoreResult<Visibility<AlertEventDetail>>;
     /// Open events of the groups the scope may see.
     async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64>;
-    /// Alert settings stored.
-    async fn alert_setting_count(&self) -> StoreResult<i64>;
-    /// Adds an alert setting (the demo's; the console's settings have their own resource).
-    async fn seed_alert_setting(&self, s: SeedSetting) -> StoreResult<i64>;
     /// Runs the engine over the runs already stored since `from_ms`, in run-time order, for
     /// the settings `ids`, which must be new (no state yet: no run was evaluated for them).
     /// Events open and close at their runs' times. A transaction per 5,000 runs.
@@ -115,23 +111,6 @@ pub trait AlertEventStore {
         ids: Vec<i64>,
         from_ms: i64,
     ) -> StoreResult<EngineOutcome>;
-}
-
-/// An alert setting as the demo adds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SeedSetting {
-    pub name: String,
-    pub group_id: i64,
-    pub distribution_id: i64,
-    pub email_subject: String,
-    pub voice_message: String,
-    pub sms_prefix: String,
-    pub attach_recording: bool,
-    pub failure_to_alert: u32,
-    pub notify_on_recovery: bool,
-    /// Alert-status ids counted (7, 4).
-    pub statuses: Vec<i64>,
-    pub week: Week,
 }
 
 /// Which time an event's opening and closing take.
@@ -281,52 +260,6 @@ impl AlertEventStore for Sqlite {
                 "SELECT count(*) FROM alert_events e WHERE e.open = 1 AND {clause}"
             ))?
             .query_row([user], |r| r.get(0))?)
-        })
-        .await
-    }
-
-    async fn alert_setting_count(&self) -> StoreResult<i64> {
-        self.read(|c| Ok(c.query_row("SELECT count(*) FROM alert_settings", [], |r| r.get(0))?))
-            .await
-    }
-
-    async fn seed_alert_setting(&self, s: SeedSetting) -> StoreResult<i64> {
-        self.write(move |tx| {
-            tx.execute(
-                "INSERT INTO alert_settings (name, active, group_id, distribution_id, email_subject,
-                        voice_message, sms_prefix, attach_recording, attach_jira_ticket,
-                        failure_to_alert, notify_on_recovery, modified_at)
-                 VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10)",
-                params![
-                    s.name,
-                    s.group_id,
-                    s.distribution_id,
-                    s.email_subject,
-                    s.voice_message,
-                    s.sms_prefix,
-                    s.attach_recording as i64,
-                    s.failure_to_alert,
-                    s.notify_on_recovery as i64,
-                    super::now_secs()
-                ],
-            )?;
-            let id = tx.last_insert_rowid();
-            for st in &s.statuses {
-                tx.execute(
-                    "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, ?2)",
-                    [id, *st],
-                )?;
-            }
-            for (day, mask) in s.week.masks() {
-                tx.execute(
-                    "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots)
-                     VALUES (?1, ?2, ?3)",
-                    params![id, day, mask as i64],
-                )?;
-            }
-            let after = super::audit::snapshot(tx, "alert_settings", id)?;
-            super::audit::record(tx, "alert_setting", "create", id, None, after)?;
-            Ok(id)
         })
         .await
     }

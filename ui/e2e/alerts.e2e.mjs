@@ -4,10 +4,8 @@
 // test case name opens the run; the alert's e-mail arrives at a real SMTP server (smtp-server,
 // STARTTLS and AUTH) with the link to the alert. Axe on each screen; screenshots.
 //
-// The setting is written with sqlite3 into the server's database (the alert settings API is
-// its own resource).
-import { execFileSync, spawn } from "node:child_process";
-import path from "node:path";
+// The setting is made through the alert settings API (POST alerts/settings).
+import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import {
   addUser,
@@ -115,13 +113,23 @@ timeout_secs = 5
         body: { name: "Cards on call", contacts: [{ name: "Ops", type: 1, info: "cards-ops@example.com" }] },
       });
       assert(d.status === 200, `list: ${d.text}`);
-      const full = 2 ** 48 - 1;
-      const sql = `INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject, voice_message,
-          sms_prefix, failure_to_alert, notify_on_recovery, modified_at)
-        VALUES (1, 'Cards down', ${g.json.data.id}, ${d.json.data.id}, 'Cards IVR failing', 'Cards down', '[CX]', 2, 1, 0);
-        INSERT INTO alert_setting_statuses VALUES (1, 7);
-        ${[1, 2, 3, 4, 5, 6, 7].map((day) => `INSERT INTO alert_setting_schedule VALUES (1, ${day}, ${full});`).join("\n")}`;
-      execFileSync("sqlite3", ["-cmd", ".timeout 10000", path.join(server.dataDir, "cxwatch.db"), sql]);
+      const s = await apiRequest(server, "POST", "alerts/settings", {
+        token,
+        body: {
+          name: "Cards down",
+          active: true,
+          testCaseGroupId: g.json.data.id,
+          distributionId: d.json.data.id,
+          emailSubject: "Cards IVR failing",
+          voiceMessage: "Cards down",
+          smsPrefix: "[CX]",
+          failureToAlert: 2,
+          notifyOnRecovery: true,
+          alertStatus: ["FAIL"],
+          schedule: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ dayOfWeek: day, startTimeSlot: "00:00", endTimeSlot: "24:00" })),
+        },
+      });
+      assert(s.status === 200, `setting: ${s.text}`);
       await ingest(server, key, [run("f1", 20, "fail"), run("f2", 10, "fail")]);
       const page = await apiRequest(server, "GET", "alerts/events", { token });
       assert(page.json.data.totalElements === 1, `one event: ${page.text}`);
