@@ -126,7 +126,11 @@ timeout_secs = 5
           failureToAlert: 2,
           notifyOnRecovery: true,
           alertStatus: ["FAIL"],
-          schedule: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ dayOfWeek: day, startTimeSlot: "00:00", endTimeSlot: "24:00" })),
+          schedule: [1, 2, 3, 4, 5, 6, 7].map((day) => ({
+            dayOfWeek: day,
+            startTimeSlot: "00:00",
+            endTimeSlot: "24:00",
+          })),
         },
       });
       assert(s.status === 200, `setting: ${s.text}`);

@@ -96,7 +96,8 @@ function isAdf(d) {
     d.version === 1 &&
     Array.isArray(d.content) &&
     d.content.every(
-      (b) => b?.type === "paragraph" && (b.content === undefined || (Array.isArray(b.content) && b.content.every(inlineOk))),
+      (b) =>
+        b?.type === "paragraph" && (b.content === undefined || (Array.isArray(b.content) && b.content.every(inlineOk))),
     )
   );
 }
@@ -222,9 +223,14 @@ async function rest(req, res, url, path) {
   }
   if ((cloud ? path === "/search/jql" : path === "/search") && (method === "POST" || method === "GET")) {
     const q = method === "POST" ? json() : { jql: url.searchParams.get("jql") };
-    if (!q || typeof q.jql !== "string") return refuse(res, 400, ["Invalid request payload. Refer to the REST API documentation and try again."]);
+    if (!q || typeof q.jql !== "string")
+      return refuse(res, 400, ["Invalid request payload. Refer to the REST API documentation and try again."]);
     const found = [...issues.values()].filter((i) => jqlMatch(q.jql, i)).map(issueJson);
-    return send(res, 200, cloud ? { issues: found, isLast: true } : { startAt: 0, maxResults: 50, total: found.length, issues: found });
+    return send(
+      res,
+      200,
+      cloud ? { issues: found, isLast: true } : { startAt: 0, maxResults: 50, total: found.length, issues: found },
+    );
   }
   if (path === "/user/search" && method === "GET") {
     let q;
@@ -241,7 +247,12 @@ async function rest(req, res, url, path) {
     return send(res, 200, found.map(person));
   }
   if (cloud && path === "/users/search" && method === "GET") {
-    const app = { accountId: "557058:f58131cb-b67d", displayName: "Automation for Jira", accountType: "app", active: true };
+    const app = {
+      accountId: "557058:f58131cb-b67d",
+      displayName: "Automation for Jira",
+      accountType: "app",
+      active: true,
+    };
     return send(res, 200, [...people.map(person), app]);
   }
   if (path === "/project" && method === "GET") return send(res, 200, projects);
@@ -249,7 +260,13 @@ async function rest(req, res, url, path) {
     const startAt = Number(url.searchParams.get("startAt") ?? 0);
     const max = Number(url.searchParams.get("maxResults") ?? 50);
     const values = projects.slice(startAt, startAt + max);
-    return send(res, 200, { startAt, maxResults: max, total: projects.length, isLast: startAt + max >= projects.length, values });
+    return send(res, 200, {
+      startAt,
+      maxResults: max,
+      total: projects.length,
+      isLast: startAt + max >= projects.length,
+      values,
+    });
   }
   if (path === "/status" && method === "GET") return send(res, 200, statuses);
   if (path === "/issue" && method === "POST") {
@@ -274,7 +291,9 @@ async function rest(req, res, url, path) {
       const b = json();
       if (!b || typeof b.fields !== "object") return refuse(res, 400, ["Can not deserialize the request body"]);
       if ("project" in b.fields || "issuetype" in b.fields) {
-        return refuse(res, 400, [], { project: "Field 'project' cannot be set. It is not on the appropriate screen, or unknown." });
+        return refuse(res, 400, [], {
+          project: "Field 'project' cannot be set. It is not on the appropriate screen, or unknown.",
+        });
       }
       const errors = checkFields(b.fields, false);
       if (Object.keys(errors).length) return refuse(res, 400, [], errors);
@@ -322,7 +341,16 @@ const server = http.createServer(async (req, res) => {
   try {
     const url = new URL(req.url, base);
     if (url.pathname === "/_standin/issues") {
-      return send(res, 200, [...issues.values()].map((i) => ({ ...issueJson(i), status: i.status, rawFields: i.fields, attachments: i.attachments })));
+      return send(
+        res,
+        200,
+        [...issues.values()].map((i) => ({
+          ...issueJson(i),
+          status: i.status,
+          rawFields: i.fields,
+          attachments: i.attachments,
+        })),
+      );
     }
     if (url.pathname === "/_standin/down" && req.method === "POST") {
       down = url.searchParams.get("on") === "1";
