@@ -135,7 +135,11 @@ export default async function tickets({ browser, test }) {
           assertEqual(issue.rawFields.assignee, { accountId: "5b10ac8d82e05b22cc7d4ef5" }, "assignee");
           const mention = issue.rawFields.description.content[0].content.find((n) => n.type === "mention");
           assertEqual(mention?.attrs, { id: "5b10a2844c20165700ede21g", text: "@Bob Stone" }, "mention node");
-          assertEqual(issue.attachments.map((a) => [a.filename, a.content]), [["runs.csv", CSV]], "attachment");
+          assertEqual(
+            issue.attachments.map((a) => [a.filename, a.content]),
+            [["runs.csv", CSV]],
+            "attachment",
+          );
 
           // Edit: the ticket's fields come back; a new summary and status.
           await row.locator("[data-testid=ticket-report]").click();

@@ -75,7 +75,13 @@ export function TicketDialog(props: TicketDialogProps) {
   );
 }
 
-function TicketForm({ target, username, onClose, onCreated, edit }: TicketDialogProps & { target: TicketTarget; edit: boolean }) {
+function TicketForm({
+  target,
+  username,
+  onClose,
+  onCreated,
+  edit,
+}: TicketDialogProps & { target: TicketTarget; edit: boolean }) {
   const { t } = useLingui();
   const ids = useId();
   const queryClient = useQueryClient();
@@ -189,7 +195,9 @@ function TicketForm({ target, username, onClose, onCreated, edit }: TicketDialog
   };
 
   if (edit && !loaded) {
-    return <p data-testid="ticket-loading">{issue.isError ? t`The ticket could not be loaded.` : t`Please wait ...`}</p>;
+    return (
+      <p data-testid="ticket-loading">{issue.isError ? t`The ticket could not be loaded.` : t`Please wait ...`}</p>
+    );
   }
 
   const f = (n: string) => `${ids}-${n}`;

@@ -38,7 +38,12 @@ describe("ticket description mentions", () => {
         { id: "e", name: "E again" },
       ]),
     ).toEqual([{ id: "e", name: "E" }]);
-    expect(toWire("@A @E", [{ id: null, name: "A" }, { id: "e", name: "E" }])).toBe("@A @[E](e)");
+    expect(
+      toWire("@A @E", [
+        { id: null, name: "A" },
+        { id: "e", name: "E" },
+      ]),
+    ).toBe("@A @[E](e)");
   });
 
   it("finds the '@' being typed and inserts the choice", () => {

@@ -39,8 +39,8 @@ export function fromWire(text: string): { text: string; mentions: { id: string; 
 export function toWire(text: string, mentions: Mention[]): string {
   const list = cleanMentions(mentions).sort((a, b) => b.name.length - a.name.length);
   if (!list.length) return text;
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const re = new RegExp(`@(${list.map((m) => escape(m.name)).join("|")})`, "g");
+  const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const re = new RegExp(`@(${list.map((m) => escapeRe(m.name)).join("|")})`, "g");
   return text.replace(re, (all, name: string) => {
     const m = list.find((x) => x.name === name);
     return m ? `@[${m.name}](${m.id})` : all;
@@ -70,7 +70,11 @@ export function remember(recent: Mention[], m: Mention): { id: string; name: str
 }
 
 /** People matching what follows the '@', the recent ones first. */
-export function suggestions<T extends { accountId: string; name: string }>(people: T[], recent: Mention[], query: string): T[] {
+export function suggestions<T extends { accountId: string; name: string }>(
+  people: T[],
+  recent: Mention[],
+  query: string,
+): T[] {
   const q = query.trim().toLowerCase();
   const match = people.filter((p) => !q || p.name.toLowerCase().includes(q));
   const recentIds = cleanMentions(recent).map((r) => r.id);
