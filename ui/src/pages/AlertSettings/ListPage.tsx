@@ -2,23 +2,18 @@
 // paged by the server. The URL holds the page, size, search and sort. New, edit and delete show
 // only to callers who may change things (the server checks again).
 import { useLingui } from "@lingui/react/macro";
-import { useState } from "react";
 import { Link } from "wouter";
-import { ApiError } from "../../api";
 import type { AlertSettingListParams, AlertSettingSortField } from "../../api/queries/alertSettings";
 import { alertSettingKeys, deleteAlertSetting, useAlertSettings } from "../../api/queries/alertSettings";
 import type { AlertSetting } from "../../api/types";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { DataTable, type SortState } from "../../components/DataTable";
-import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
 import { Pager } from "../../components/Pager";
-import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { pageOf, pageSizeOf } from "../../components/paging";
 import { SearchBox } from "../../components/SearchBox";
 import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
-import { showError, showSuccess } from "../../lib/banners";
-import { queryClient } from "../../lib/queryClient";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useDeleteSelected } from "../shared/useDeleteSelected";
 import { useAlertSettingColumns } from "./columns";
 import "./AlertSettings.css";
 
@@ -53,40 +48,27 @@ export function AlertSettingListPage() {
   const p = paramsOf(search);
   const settings = useAlertSettings(p);
   const columns = useAlertSettingColumns();
-  const [selected, setSelected] = useState<number[]>([]);
-  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const setParams = (next: UrlParamChange) => {
     updateParams(next);
-    setSelected([]);
+    del.setSelected([]);
   };
 
   const total = settings.data?.totalElements ?? 0;
   const rows = settings.data?.content;
   const sort: SortState = { key: p.sort.field, dir: p.sort.dir };
 
-  const ask = (single?: AlertSetting) => {
-    const ids = idsToDelete(selected, single?.id);
-    if (!ids.length) return;
-    const one = single ?? rows?.find((s) => s.id === ids[0]);
-    const count = ids.length;
-    setConfirm({ ids, item: count === 1 && one ? one.name : t`${count} alert settings` });
-  };
-
-  const remove = async () => {
-    if (!confirm) return;
-    setBusy(true);
-    const out = await deleteOneByOne(confirm.ids, deleteAlertSetting);
-    setBusy(false);
-    setConfirm(null);
-    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
-    await queryClient.invalidateQueries({ queryKey: alertSettingKeys.lists() });
-    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
-    else if (!(out.error instanceof ApiError)) showError(t`The alert setting could not be deleted.`);
-    const pages = pageCount(total - out.deleted.length, p.pageSize);
-    if (p.page > pages) setParams({ page: pages });
-  };
+  const del = useDeleteSelected<AlertSetting>({
+    rows,
+    total,
+    pageSize: p.pageSize,
+    page: p.page,
+    deleteOne: deleteAlertSetting,
+    listKey: alertSettingKeys.lists(),
+    describe: (one, count) => (one ? one.name : t`${count} alert settings`),
+    failed: t`The alert setting could not be deleted.`,
+    onPage: (page) => setParams({ page }),
+  });
 
   return (
     <section class="page alert-setting-list" data-testid="alert-setting-list">
@@ -99,8 +81,8 @@ export function AlertSettingListPage() {
             <button
               type="button"
               class="button secondary"
-              disabled={!selected.length}
-              onClick={() => ask()}
+              disabled={!del.selected.length}
+              onClick={() => del.ask()}
               data-testid="delete-selected"
             >
               {t`Delete Selected`}
@@ -121,8 +103,8 @@ export function AlertSettingListPage() {
         error={settings.isError ? (settings.error?.message ?? t`The list could not be loaded.`) : null}
         sort={sort}
         onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
-        selected={write ? selected : undefined}
-        onSelected={write ? setSelected : undefined}
+        selected={write ? del.selected : undefined}
+        onSelected={write ? del.setSelected : undefined}
         actions={(s) => {
           const name = s.name;
           return (
@@ -139,7 +121,7 @@ export function AlertSettingListPage() {
                 <button
                   type="button"
                   class="button link danger-text"
-                  onClick={() => ask(s)}
+                  onClick={() => del.ask(s)}
                   data-testid="delete-alert-setting"
                   aria-label={t`Delete ${name}`}
                 >
@@ -167,13 +149,7 @@ export function AlertSettingListPage() {
         onPage={(page) => setParams({ page })}
         onSize={(size) => setParams({ size, page: undefined })}
       />
-      <ConfirmDialog
-        open={!!confirm}
-        item={confirm?.item ?? ""}
-        busy={busy}
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void remove()}
-      />
+      {del.dialog}
     </section>
   );
 }

@@ -1,23 +1,18 @@
 // Distribution List (/settings/distribution-list/3): the contact groups, paged by the server.
 // The URL holds the page, size, search, contact-type filter and sort.
 import { useLingui } from "@lingui/react/macro";
-import { useState } from "react";
 import { Link } from "wouter";
-import { ApiError } from "../../api";
 import type { DistributionListParams, DistributionSortField } from "../../api/queries/distributions";
 import { deleteDistribution, distributionKeys, useDistributions } from "../../api/queries/distributions";
 import type { Distribution } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { DataTable, type SortState } from "../../components/DataTable";
-import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
 import { Pager } from "../../components/Pager";
-import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { pageOf, pageSizeOf } from "../../components/paging";
 import { SearchBox } from "../../components/SearchBox";
-import { showError, showSuccess } from "../../lib/banners";
-import { queryClient } from "../../lib/queryClient";
 import { isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useDeleteSelected } from "../shared/useDeleteSelected";
 import { useDistributionColumns } from "./columns";
 import "./distributions.css";
 import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
@@ -58,40 +53,27 @@ function DistributionList() {
   const p = paramsOf(search);
   const lists = useDistributions(p);
   const columns = useDistributionColumns();
-  const [selected, setSelected] = useState<number[]>([]);
-  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const setParams = (next: UrlParamChange) => {
     updateParams(next);
-    setSelected([]);
+    del.setSelected([]);
   };
 
   const total = lists.data?.totalElements ?? 0;
   const rows = lists.data?.content;
   const sort: SortState = { key: p.sort.field, dir: p.sort.dir };
 
-  const ask = (single?: Distribution) => {
-    const ids = idsToDelete(selected, single?.id);
-    if (!ids.length) return;
-    const one = single ?? rows?.find((d) => d.id === ids[0]);
-    const count = ids.length;
-    setConfirm({ ids, item: count === 1 && one ? one.name : t`${count} distribution lists` });
-  };
-
-  const remove = async () => {
-    if (!confirm) return;
-    setBusy(true);
-    const out = await deleteOneByOne(confirm.ids, deleteDistribution);
-    setBusy(false);
-    setConfirm(null);
-    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
-    await queryClient.invalidateQueries({ queryKey: distributionKeys.lists() });
-    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
-    else if (!(out.error instanceof ApiError)) showError(t`The distribution list could not be deleted.`);
-    const pages = pageCount(total - out.deleted.length, p.pageSize);
-    if (p.page > pages) setParams({ page: pages });
-  };
+  const del = useDeleteSelected<Distribution>({
+    rows,
+    total,
+    pageSize: p.pageSize,
+    page: p.page,
+    deleteOne: deleteDistribution,
+    listKey: distributionKeys.lists(),
+    describe: (one, count) => (one ? one.name : t`${count} distribution lists`),
+    failed: t`The distribution list could not be deleted.`,
+    onPage: (page) => setParams({ page }),
+  });
 
   return (
     <section class="page distribution-list" data-testid="distribution-list">
@@ -117,8 +99,8 @@ function DistributionList() {
         <button
           type="button"
           class="button secondary"
-          disabled={!selected.length}
-          onClick={() => ask()}
+          disabled={!del.selected.length}
+          onClick={() => del.ask()}
           data-testid="delete-selected"
         >
           {t`Delete Selected`}
@@ -137,8 +119,8 @@ function DistributionList() {
         error={lists.isError ? (lists.error?.message ?? t`The list could not be loaded.`) : null}
         sort={sort}
         onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
-        selected={selected}
-        onSelected={setSelected}
+        selected={del.selected}
+        onSelected={del.setSelected}
         actions={(d) => {
           const name = d.name;
           return (
@@ -154,7 +136,7 @@ function DistributionList() {
               <button
                 type="button"
                 class="button link danger-text"
-                onClick={() => ask(d)}
+                onClick={() => del.ask(d)}
                 data-testid="delete-distribution"
                 aria-label={t`Delete ${name}`}
               >
@@ -171,13 +153,7 @@ function DistributionList() {
         onPage={(page) => setParams({ page })}
         onSize={(size) => setParams({ size, page: undefined })}
       />
-      <ConfirmDialog
-        open={!!confirm}
-        item={confirm?.item ?? ""}
-        busy={busy}
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void remove()}
-      />
+      {del.dialog}
     </section>
   );
 }

@@ -4,7 +4,6 @@
 // anyway).
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { ApiError } from "../../api";
 import {
   deleteGroup,
   type GroupListParams,
@@ -14,16 +13,13 @@ import {
 } from "../../api/queries/groups";
 import type { Group } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { type Column, DataTable, type SortState } from "../../components/DataTable";
-import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
 import { Pager } from "../../components/Pager";
-import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { pageOf, pageSizeOf } from "../../components/paging";
 import { SearchBox } from "../../components/SearchBox";
-import { showError, showSuccess } from "../../lib/banners";
-import { queryClient } from "../../lib/queryClient";
 import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useDeleteSelected } from "../shared/useDeleteSelected";
 import { GroupDialog } from "./GroupDialog";
 import "./Groups.css";
 import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
@@ -58,14 +54,11 @@ function GroupsList({ writable }: { writable: boolean }) {
   const [search, updateParams] = useUrlParams();
   const p = paramsOf(search);
   const groups = usePagedGroups(p);
-  const [selected, setSelected] = useState<number[]>([]);
-  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
-  const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState<number | null>(null);
 
   const setParams = (next: UrlParamChange) => {
     updateParams(next);
-    setSelected([]);
+    del.setSelected([]);
   };
 
   const total = groups.data?.totalElements ?? 0;
@@ -86,27 +79,17 @@ function GroupsList({ writable }: { writable: boolean }) {
     },
   ];
 
-  const ask = (single?: Group) => {
-    const ids = idsToDelete(selected, single?.id);
-    if (!ids.length) return;
-    const one = single ?? rows?.find((g) => g.id === ids[0]);
-    const count = ids.length;
-    setConfirm({ ids, item: count === 1 && one ? one.name : t`${count} test case groups` });
-  };
-
-  const remove = async () => {
-    if (!confirm) return;
-    setBusy(true);
-    const out = await deleteOneByOne(confirm.ids, deleteGroup);
-    setBusy(false);
-    setConfirm(null);
-    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
-    await queryClient.invalidateQueries({ queryKey: groupKeys.all });
-    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
-    else if (!(out.error instanceof ApiError)) showError(t`The test case group could not be deleted.`);
-    const pages = pageCount(total - out.deleted.length, p.pageSize);
-    if (p.page > pages) setParams({ page: pages });
-  };
+  const del = useDeleteSelected<Group>({
+    rows,
+    total,
+    pageSize: p.pageSize,
+    page: p.page,
+    deleteOne: deleteGroup,
+    listKey: groupKeys.all,
+    describe: (one, count) => (one ? one.name : t`${count} test case groups`),
+    failed: t`The test case group could not be deleted.`,
+    onPage: (page) => setParams({ page }),
+  });
 
   return (
     <section class="page groups-list" data-testid="settings-test-case-group">
@@ -119,8 +102,8 @@ function GroupsList({ writable }: { writable: boolean }) {
             <button
               type="button"
               class="button secondary"
-              disabled={!selected.length}
-              onClick={() => ask()}
+              disabled={!del.selected.length}
+              onClick={() => del.ask()}
               data-testid="delete-selected"
             >
               {t`Delete Selected`}
@@ -141,8 +124,8 @@ function GroupsList({ writable }: { writable: boolean }) {
         error={groups.isError ? (groups.error?.message ?? t`The list could not be loaded.`) : null}
         sort={sort}
         onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
-        selected={writable ? selected : undefined}
-        onSelected={writable ? setSelected : undefined}
+        selected={writable ? del.selected : undefined}
+        onSelected={writable ? del.setSelected : undefined}
         actions={
           writable
             ? (g) => {
@@ -161,7 +144,7 @@ function GroupsList({ writable }: { writable: boolean }) {
                     <button
                       type="button"
                       class="button link danger-text"
-                      onClick={() => ask(g)}
+                      onClick={() => del.ask(g)}
                       data-testid="delete-group"
                       aria-label={t`Delete ${name}`}
                     >
@@ -181,13 +164,7 @@ function GroupsList({ writable }: { writable: boolean }) {
         onSize={(size) => setParams({ size, page: undefined })}
       />
       {editing !== null ? <GroupDialog id={editing} onClose={() => setEditing(null)} /> : null}
-      <ConfirmDialog
-        open={!!confirm}
-        item={confirm?.item ?? ""}
-        busy={busy}
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void remove()}
-      />
+      {del.dialog}
     </section>
   );
 }

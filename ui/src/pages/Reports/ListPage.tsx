@@ -9,19 +9,18 @@ import { useJiraConfig } from "../../api/queries/jira";
 import type { ReportListParams, ReportSortField } from "../../api/queries/reports";
 import { deleteReport, downloadReport, reportKeys, useReports, useTimeframes } from "../../api/queries/reports";
 import type { Report } from "../../api/types";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { DataTable, type SortState } from "../../components/DataTable";
-import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
 import { TicketIcon } from "../../components/icons";
 import { Modal } from "../../components/Modal";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { Pager } from "../../components/Pager";
-import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { pageOf, pageSizeOf } from "../../components/paging";
 import { SearchBox } from "../../components/SearchBox";
-import { showError, showSuccess } from "../../lib/banners";
+import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useDeleteSelected } from "../shared/useDeleteSelected";
 import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
 import { useReportColumns } from "./columns";
 import { useReportLabels } from "./labels";
@@ -74,9 +73,6 @@ export function ReportsListPage() {
   const columns = useReportColumns();
   const me = useStore(session);
   const write = canWrite(me);
-  const [selected, setSelected] = useState<number[]>([]);
-  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
-  const [busy, setBusy] = useState(false);
   const [filterOpen, setFilterOpen] = useState(false);
   const jira = useJiraConfig();
   const tickets = write && !!jira.data?.configured;
@@ -84,7 +80,7 @@ export function ReportsListPage() {
 
   const setParams = (next: UrlParamChange) => {
     updateParams(next);
-    setSelected([]);
+    del.setSelected([]);
   };
 
   const total = reports.data?.totalElements ?? 0;
@@ -93,27 +89,17 @@ export function ReportsListPage() {
   const filters =
     p.reportType.length + p.groupName.length + p.timeframe.length + (p.startDate ? 1 : 0) + (p.endDate ? 1 : 0);
 
-  const ask = (single?: Report) => {
-    const ids = idsToDelete(selected, single?.id);
-    if (!ids.length) return;
-    const one = single ?? rows?.find((r) => r.id === ids[0]);
-    const count = ids.length;
-    setConfirm({ ids, item: count === 1 && one ? one.name : t`${count} reports` });
-  };
-
-  const remove = async () => {
-    if (!confirm) return;
-    setBusy(true);
-    const out = await deleteOneByOne(confirm.ids, deleteReport);
-    setBusy(false);
-    setConfirm(null);
-    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
-    await queryClient.invalidateQueries({ queryKey: reportKeys.lists() });
-    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
-    else if (!(out.error instanceof ApiError)) showError(t`The report could not be deleted.`);
-    const pages = pageCount(total - out.deleted.length, p.pageSize);
-    if (p.page > pages) setParams({ page: pages });
-  };
+  const del = useDeleteSelected<Report>({
+    rows,
+    total,
+    pageSize: p.pageSize,
+    page: p.page,
+    deleteOne: deleteReport,
+    listKey: reportKeys.lists(),
+    describe: (one, count) => (one ? one.name : t`${count} reports`),
+    failed: t`The report could not be deleted.`,
+    onPage: (page) => setParams({ page }),
+  });
 
   const download = (r: Report) => {
     downloadReport(r.id).catch((e) => {
@@ -144,8 +130,8 @@ export function ReportsListPage() {
             <button
               type="button"
               class="button secondary"
-              disabled={!selected.length}
-              onClick={() => ask()}
+              disabled={!del.selected.length}
+              onClick={() => del.ask()}
               data-testid="delete-selected"
             >
               {t`Delete Selected`}
@@ -166,8 +152,8 @@ export function ReportsListPage() {
         error={reports.isError ? (reports.error?.message ?? t`The list could not be loaded.`) : null}
         sort={sort}
         onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
-        selected={write ? selected : undefined}
-        onSelected={write ? setSelected : undefined}
+        selected={write ? del.selected : undefined}
+        onSelected={write ? del.setSelected : undefined}
         actions={(r) => {
           const name = r.name;
           return (
@@ -216,7 +202,7 @@ export function ReportsListPage() {
                 <button
                   type="button"
                   class="button link danger-text"
-                  onClick={() => ask(r)}
+                  onClick={() => del.ask(r)}
                   data-testid="delete-report"
                   aria-label={t`Delete ${name}`}
                 >
@@ -234,13 +220,7 @@ export function ReportsListPage() {
         onPage={(page) => setParams({ page })}
         onSize={(size) => setParams({ size, page: undefined })}
       />
-      <ConfirmDialog
-        open={!!confirm}
-        item={confirm?.item ?? ""}
-        busy={busy}
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void remove()}
-      />
+      {del.dialog}
       <TicketDialog
         open={!!ticketFor}
         target={ticketFor}

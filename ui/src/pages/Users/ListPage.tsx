@@ -1,24 +1,19 @@
 // Admin Settings (/settings/admin-settings/4): the users, paged by the server. The URL holds
 // the page, size, search, role filter and sort, so a reload or a link shows the same list.
 import { useLingui } from "@lingui/react/macro";
-import { useState } from "react";
 import { Link } from "wouter";
-import { ApiError } from "../../api";
 import type { UserListParams, UserSortField } from "../../api/queries/users";
 import { deleteUser, userKeys, useUsers } from "../../api/queries/users";
 import type { User } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { DataTable, type SortState } from "../../components/DataTable";
-import { deleteOneByOne, idsToDelete } from "../../components/deleteSelected";
 import { Pager } from "../../components/Pager";
-import { pageCount, pageOf, pageSizeOf } from "../../components/paging";
+import { pageOf, pageSizeOf } from "../../components/paging";
 import { SearchBox } from "../../components/SearchBox";
 import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
-import { showError, showSuccess } from "../../lib/banners";
-import { queryClient } from "../../lib/queryClient";
 import { isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useDeleteSelected } from "../shared/useDeleteSelected";
 import { useUserColumns } from "./columns";
 import { ADMIN, USER } from "./rules";
 
@@ -55,13 +50,10 @@ function UsersList() {
   const p = paramsOf(search);
   const users = useUsers(p);
   const columns = useUserColumns();
-  const [selected, setSelected] = useState<number[]>([]);
-  const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const setParams = (next: UrlParamChange) => {
     updateParams(next);
-    setSelected([]);
+    del.setSelected([]);
   };
 
   const total = users.data?.totalElements ?? 0;
@@ -69,28 +61,17 @@ function UsersList() {
   const sort: SortState = { key: p.sort.field, dir: p.sort.dir };
   const nameOf = (u: User) => `${u.firstName} ${u.lastName}`.trim() || u.username;
 
-  const ask = (single?: User) => {
-    const ids = idsToDelete(selected, single?.id);
-    if (!ids.length) return;
-    const one = single ?? rows?.find((u) => u.id === ids[0]);
-    const count = ids.length;
-    setConfirm({ ids, item: count === 1 && one ? nameOf(one) : t`${count} users` });
-  };
-
-  const remove = async () => {
-    if (!confirm) return;
-    setBusy(true);
-    const out = await deleteOneByOne(confirm.ids, deleteUser);
-    setBusy(false);
-    setConfirm(null);
-    setSelected((s) => s.filter((id) => !out.deleted.includes(id)));
-    await queryClient.invalidateQueries({ queryKey: userKeys.lists() });
-    if (out.failed === undefined) showSuccess(t`Deleted successfully.`);
-    else if (!(out.error instanceof ApiError)) showError(t`The user could not be deleted.`);
-    // An ApiError already showed its messages on the banner.
-    const pages = pageCount(total - out.deleted.length, p.pageSize);
-    if (p.page > pages) setParams({ page: pages });
-  };
+  const del = useDeleteSelected<User>({
+    rows,
+    total,
+    pageSize: p.pageSize,
+    page: p.page,
+    deleteOne: deleteUser,
+    listKey: userKeys.lists(),
+    describe: (one, count) => (one ? nameOf(one) : t`${count} users`),
+    failed: t`The user could not be deleted.`,
+    onPage: (page) => setParams({ page }),
+  });
 
   return (
     <section class="page users-list" data-testid="users-list">
@@ -114,8 +95,8 @@ function UsersList() {
         <button
           type="button"
           class="button secondary"
-          disabled={!selected.length}
-          onClick={() => ask()}
+          disabled={!del.selected.length}
+          onClick={() => del.ask()}
           data-testid="delete-selected"
         >
           {t`Delete Selected`}
@@ -134,8 +115,8 @@ function UsersList() {
         error={users.isError ? (users.error?.message ?? t`The list could not be loaded.`) : null}
         sort={sort}
         onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
-        selected={selected}
-        onSelected={setSelected}
+        selected={del.selected}
+        onSelected={del.setSelected}
         actions={(u) => {
           const name = nameOf(u);
           return (
@@ -146,7 +127,7 @@ function UsersList() {
               <button
                 type="button"
                 class="button link danger-text"
-                onClick={() => ask(u)}
+                onClick={() => del.ask(u)}
                 data-testid="delete-user"
                 aria-label={t`Delete ${name}`}
               >
@@ -163,13 +144,7 @@ function UsersList() {
         onPage={(page) => setParams({ page })}
         onSize={(size) => setParams({ size, page: undefined })}
       />
-      <ConfirmDialog
-        open={!!confirm}
-        item={confirm?.item ?? ""}
-        busy={busy}
-        onCancel={() => setConfirm(null)}
-        onConfirm={() => void remove()}
-      />
+      {del.dialog}
     </section>
   );
 }
