@@ -14,8 +14,10 @@ use std::time::Duration;
 use cxwatch::config::JiraFlavour;
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use harness::App;
-use harness_trs::{db, group, ingest_ok, run};
+use harness_trs::{admin, db, get, group, ingest_ok, run};
 use jira_standin::StandIn;
+use poem::http::Method;
+use serde_json::json;
 use serde_json::Value;
 
 const ANN_CLOUD: &str = "5b10ac8d82e05b22cc7d4ef5";
@@ -209,7 +211,78 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .unwrap();
-    assert_eq!(row, (s, 1, ticket, format!("{},{}", runs[0], runs[1])));
+    assert_eq!(
+        row,
+        (s, 1, ticket.clone(), format!("{},{}", runs[0], runs[1]))
+    );
+
+    // The API lists it for the setting, and an edit changes the ticket and the alert.
+    let a = admin(&app).await;
+    let (st, list) = get(&app, &a.token, &format!("/api/alerts/autojiraticket/{s}")).await;
+    assert_eq!(st, 200, "{list}");
+    assert_eq!(list["data"]["totalElements"], 1);
+    let item = &list["data"]["content"][0];
+    assert_eq!(item["jiraTicket"], ticket.as_str());
+    assert_eq!(item["alertSettingId"], s);
+    assert_eq!(item["testcaseId"], 1);
+    assert_eq!(item["alertId"], event);
+    assert_eq!(item["runIds"], format!("{},{}", runs[0], runs[1]));
+    assert!(item["alertTime"].as_str().unwrap().ends_with('Z'));
+    let id = item["id"].as_i64().unwrap();
+    let data = json!({"project": "CX", "summary": "Billing IVR down", "assignee": ANN_CLOUD,
+        "labels": [format!("cxwatch-alert-{event}"), "billing"],
+        "description": "Billing is down again", "isAutoJiraTicket": true});
+    let (st, out) = put_form(&app, &a.token, &format!("/api/autojiraticket/{id}"), &data).await;
+    assert_eq!(st, 200, "{out}");
+    assert_eq!(out["data"]["key"], ticket.as_str());
+    let f = standin.issue(&ticket).await["rawFields"].clone();
+    assert_eq!(f["summary"], "Billing IVR down");
+    assert!(f["description"]
+        .to_string()
+        .contains("Billing is down again"));
+    let d: Option<String> = c
+        .query_row(
+            "SELECT description FROM alert_events WHERE id = ?1",
+            [event],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(d.as_deref(), Some("Billing is down again"));
+    let audited: i64 = c
+        .query_row(
+            "SELECT count(*) FROM audit_log WHERE kind = 'alert_event' AND action = 'update'
+               AND target = ?1",
+            [event.to_string()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(audited, 1);
+    let (st, _) = put_form(&app, &a.token, "/api/autojiraticket/999", &data).await;
+    assert_eq!(st, 404);
+    let (st, _) = get(&app, &a.token, "/api/alerts/autojiraticket/999").await;
+    assert_eq!(st, 404);
+}
+
+/// `PUT` a ticket form (`data` part only).
+async fn put_form(app: &App, token: &str, path: &str, data: &Value) -> (u16, Value) {
+    let boundary = "auto-ticket-boundary";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"data\"\r\nContent-Type: application/json\r\n\r\n{data}\r\n--{boundary}--\r\n"
+    );
+    let resp = app
+        .client
+        .request(Method::PUT, path)
+        .header("authorization", format!("Bearer {token}"))
+        .content_type(format!("multipart/form-data; boundary={boundary}"))
+        .body(body)
+        .send()
+        .await;
+    let status = resp.0.status().as_u16();
+    let bytes = resp.0.into_body().into_bytes().await.unwrap_or_default();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

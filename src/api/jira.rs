@@ -85,7 +85,7 @@ pub struct IssueData {
 }
 
 impl IssueData {
-    fn draft(&self) -> IssueDraft {
+    pub(super) fn draft(&self) -> IssueDraft {
         let t = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_string();
         IssueDraft {
             project: t(&self.project),
@@ -136,7 +136,7 @@ pub struct IssueView {
 }
 
 /// The Jira of the request's tenant, or the 409 naming what to configure.
-fn jira_of(state: &AppState, req: &Request) -> ApiResult<Jira> {
+pub(super) fn jira_of(state: &AppState, req: &Request) -> ApiResult<Jira> {
     let host = req
         .header(poem::http::header::HOST)
         .map(|h| strip_port(h).trim_end_matches('.').to_ascii_lowercase());
@@ -151,7 +151,7 @@ fn jira_of(state: &AppState, req: &Request) -> ApiResult<Jira> {
 
 /// Jira's refusals as the envelope: its messages, 400 for what Jira finds wrong with the
 /// ticket, 404 for a ticket it does not have, 502 for the console's account or an outage.
-fn jira_error(e: JiraError) -> ApiError {
+pub(super) fn jira_error(e: JiraError) -> ApiError {
     match e {
         JiraError::Refused { status, messages } => {
             tracing::warn!(status, ?messages, "Jira refused a call");
@@ -170,7 +170,7 @@ fn jira_error(e: JiraError) -> ApiError {
 }
 
 /// The CSV file of a form, refused unless named `*.csv` (spec §5).
-async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachment>> {
+pub(super) async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachment>> {
     let Some(file) = file else { return Ok(None) };
     let name = file.file_name().unwrap_or("").to_string();
     if name.is_empty() && file.size() == 0 {

@@ -119,6 +119,14 @@ pub trait AutoTicketStore {
     ) -> StoreResult<Page<AutoTicket>>;
     /// One auto ticket, within the caller's groups.
     async fn auto_ticket(&self, scope: Scope, id: i64) -> StoreResult<Option<AutoTicket>>;
+    /// Sets the description of the alert event of auto ticket `id` (after its ticket was
+    /// edited); audited as an `alert_event` update. `None` when the ticket is not there.
+    async fn set_auto_ticket_description(
+        &self,
+        scope: Scope,
+        id: i64,
+        description: String,
+    ) -> StoreResult<Option<()>>;
 }
 
 const COLUMNS: &str =
@@ -316,6 +324,36 @@ impl AutoTicketStore for Sqlite {
                 row,
             )
             .optional()?)
+        })
+        .await
+    }
+
+    async fn set_auto_ticket_description(
+        &self,
+        scope: Scope,
+        id: i64,
+        description: String,
+    ) -> StoreResult<Option<()>> {
+        self.write(move |tx| {
+            let (wher, user) = scope_clause(scope);
+            let event: Option<i64> = tx
+                .query_row(
+                    &format!("SELECT a.event_id FROM auto_tickets a WHERE {wher} AND a.id = ?2"),
+                    params![user, id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            let Some(event) = event else {
+                return Ok(None);
+            };
+            let before = super::audit::snapshot(tx, "alert_events", event)?;
+            tx.execute(
+                "UPDATE alert_events SET description = ?2 WHERE id = ?1",
+                params![event, description],
+            )?;
+            let after = super::audit::snapshot(tx, "alert_events", event)?;
+            super::audit::record(tx, "alert_event", "update", event, before, after)?;
+            Ok(Some(()))
         })
         .await
     }

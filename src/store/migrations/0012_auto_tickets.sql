@@ -41,3 +41,7 @@ CREATE TABLE auto_tickets (
     alert_ms    INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX auto_tickets_setting ON auto_tickets(setting_id, alert_ms DESC, id DESC);
+
+-- The alert's description: what its ticket says, kept when an auto ticket is edited
+-- (spec §4 'Ticket dialog').
+ALTER TABLE alert_events ADD COLUMN description TEXT;
