@@ -257,6 +257,17 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
         )
         .unwrap();
     assert_eq!(audited, 1);
+    // The ticket dialog reads it in edit mode.
+    let (st, read) = get(
+        &app,
+        &a.token,
+        &format!("/api/jira/v1/issue?username=ann&issueId={ticket}"),
+    )
+    .await;
+    assert_eq!(st, 200, "{read}");
+    assert_eq!(read["data"]["autoTicketId"], id);
+    assert_eq!(read["data"]["summary"], "Billing IVR down");
+    assert!(read["data"].get("reportId").is_none());
     let (st, _) = put_form(&app, &a.token, "/api/autojiraticket/999", &data).await;
     assert_eq!(st, 404);
     let (st, _) = get(&app, &a.token, "/api/alerts/autojiraticket/999").await;

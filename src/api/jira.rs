@@ -131,8 +131,13 @@ pub struct IssueView {
     pub status: String,
     /// The description, mentions as `@[Display Name](id)`.
     pub description: String,
-    /// The report holding the ticket.
-    pub report_id: i64,
+    /// The report holding the ticket (absent for an auto ticket).
+    #[oai(skip_serializing_if_is_none)]
+    pub report_id: Option<i64>,
+    /// The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened
+    /// this ticket.
+    #[oai(skip_serializing_if_is_none)]
+    pub auto_ticket_id: Option<i64>,
 }
 
 /// The Jira of the request's tenant, or the 409 naming what to configure.
@@ -363,7 +368,8 @@ impl JiraApi {
         Ok(Envelope::ok(IssueKey { key }))
     }
 
-    /// Reads the ticket `issueId` of a report the caller may see.
+    /// Reads the ticket `issueId` of a report the caller may see, or of an auto ticket of
+    /// the caller's groups.
     #[oai(path = "/issue", method = "get", operation_id = "getJiraIssue")]
     async fn get(
         &self,
@@ -376,7 +382,18 @@ impl JiraApi {
         let caller = auth.require(Need::SignedIn)?;
         let key = issue_id(issue.0)?;
         let jira = jira_of(&state, req)?;
-        let report = ticket_report(&state, caller, &key).await?;
+        // A report's ticket, else one the alert engine opened for the caller's groups.
+        let (report_id, auto_ticket_id) = match ticket_report(&state, caller, &key).await {
+            Ok(report) => (Some(report.id), None),
+            Err(e) => match state
+                .store
+                .auto_ticket_with_key(caller.scope(), &key)
+                .await?
+            {
+                Some(t) => (None, Some(t.id)),
+                None => return Err(e),
+            },
+        };
         let i = jira.issue(&key).await.map_err(jira_error)?;
         Ok(Envelope::ok(IssueView {
             key: i.key,
@@ -386,7 +403,8 @@ impl JiraApi {
             project: i.project,
             status: i.status,
             description: i.description,
-            report_id: report.id,
+            report_id,
+            auto_ticket_id,
         }))
     }
 }

@@ -119,6 +119,12 @@ pub trait AutoTicketStore {
     ) -> StoreResult<Page<AutoTicket>>;
     /// One auto ticket, within the caller's groups.
     async fn auto_ticket(&self, scope: Scope, id: i64) -> StoreResult<Option<AutoTicket>>;
+    /// The auto ticket with Jira key `key`, within the caller's groups.
+    async fn auto_ticket_with_key(
+        &self,
+        scope: Scope,
+        key: &str,
+    ) -> StoreResult<Option<AutoTicket>>;
     /// Sets the description of the alert event of auto ticket `id` (after its ticket was
     /// edited); audited as an `alert_event` update. `None` when the ticket is not there.
     async fn set_auto_ticket_description(
@@ -321,6 +327,27 @@ impl AutoTicketStore for Sqlite {
             Ok(c.query_row(
                 &format!("SELECT {COLUMNS} FROM auto_tickets a WHERE {wher} AND a.id = ?2"),
                 params![user, id],
+                row,
+            )
+            .optional()?)
+        })
+        .await
+    }
+
+    async fn auto_ticket_with_key(
+        &self,
+        scope: Scope,
+        key: &str,
+    ) -> StoreResult<Option<AutoTicket>> {
+        let key = key.to_string();
+        self.read(move |c| {
+            let (wher, user) = scope_clause(scope);
+            Ok(c.query_row(
+                &format!(
+                    "SELECT {COLUMNS} FROM auto_tickets a WHERE {wher} AND a.jira_ticket = ?2
+                      ORDER BY a.id LIMIT 1"
+                ),
+                params![user, key],
                 row,
             )
             .optional()?)

@@ -1067,7 +1067,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads the ticket `issueId` of a report the caller may see. */
+        /**
+         * Reads the ticket `issueId` of a report the caller may see, or of an auto ticket of
+         *     the caller's groups.
+         */
         get: operations["getJiraIssue"];
         /**
          * Changes the ticket `issueId` of a report the caller may change: summary, assignee,
@@ -2435,9 +2438,15 @@ export interface components {
             description: string;
             /**
              * Format: int64
-             * @description The report holding the ticket.
+             * @description The report holding the ticket (absent for an auto ticket).
              */
-            reportId: number;
+            reportId?: number;
+            /**
+             * Format: int64
+             * @description The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened
+             *     this ticket.
+             */
+            autoTicketId?: number;
         };
         /**
          * IvrItem
