@@ -9,7 +9,7 @@ const RULES: &[(&str, &[&str])] = &[
     ("store", &["domain", "config"]),
     ("auth", &["domain", "store", "config"]),
     ("sso", &["domain", "store", "auth", "config"]),
-    ("notify", &["domain", "store", "config"]),
+    ("notify", &["domain", "store", "jira", "config"]),
     ("jira", &["domain", "config"]),
     (
         "api",

@@ -224,7 +224,10 @@ async fn world() -> World {
                     voice_message, sms_prefix, failure_to_alert, modified_at)
              VALUES (900, 'Matrix', {g}, {dist}, 'Down', 'Down', '', 1, 0);
              INSERT INTO alert_setting_statuses VALUES (900, 7);
-             INSERT INTO alert_setting_schedule VALUES (900, 4, {});",
+             INSERT INTO alert_setting_schedule VALUES (900, 4, {});
+             INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
+                    voice_message, sms_prefix, failure_to_alert, active, modified_at)
+             VALUES (901, 'Matrix other', {g3}, {dist}, 'Down', 'Down', '', 1, 0, 0);",
             (1i64 << 48) - 1
         ))
         .unwrap();
@@ -828,6 +831,29 @@ async fn world() -> World {
             "updateJiraIssue",
             M::PUT,
             "/api/jira/v1/issue?username=x&issueId=CX-1".into(),
+            Body::Raw(TICKET_FORM_TYPE, ticket_form(rep)),
+            [401, 403, 409, 403, 409, 401],
+        ),
+        // Auto tickets: listed for a setting of the caller's groups (900; 403 for 901, of
+        // another group); edited by those who may write, once Jira is configured (409 here).
+        r(
+            "listAutoTickets",
+            M::GET,
+            "/api/alerts/autojiraticket/900?pageNo=0&pageSize=10".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "listAutoTickets",
+            M::GET,
+            "/api/alerts/autojiraticket/901".into(),
+            Body::None,
+            [401, 403, 403, 200, 200, 401],
+        ),
+        r(
+            "updateAutoTicket",
+            M::PUT,
+            "/api/autojiraticket/1".into(),
             Body::Raw(TICKET_FORM_TYPE, ticket_form(rep)),
             [401, 403, 409, 403, 409, 401],
         ),

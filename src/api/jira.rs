@@ -85,7 +85,7 @@ pub struct IssueData {
 }
 
 impl IssueData {
-    fn draft(&self) -> IssueDraft {
+    pub(super) fn draft(&self) -> IssueDraft {
         let t = |v: &Option<String>| v.as_deref().unwrap_or("").trim().to_string();
         IssueDraft {
             project: t(&self.project),
@@ -131,12 +131,17 @@ pub struct IssueView {
     pub status: String,
     /// The description, mentions as `@[Display Name](id)`.
     pub description: String,
-    /// The report holding the ticket.
-    pub report_id: i64,
+    /// The report holding the ticket (absent for an auto ticket).
+    #[oai(skip_serializing_if_is_none)]
+    pub report_id: Option<i64>,
+    /// The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened
+    /// this ticket.
+    #[oai(skip_serializing_if_is_none)]
+    pub auto_ticket_id: Option<i64>,
 }
 
 /// The Jira of the request's tenant, or the 409 naming what to configure.
-fn jira_of(state: &AppState, req: &Request) -> ApiResult<Jira> {
+pub(super) fn jira_of(state: &AppState, req: &Request) -> ApiResult<Jira> {
     let host = req
         .header(poem::http::header::HOST)
         .map(|h| strip_port(h).trim_end_matches('.').to_ascii_lowercase());
@@ -151,7 +156,7 @@ fn jira_of(state: &AppState, req: &Request) -> ApiResult<Jira> {
 
 /// Jira's refusals as the envelope: its messages, 400 for what Jira finds wrong with the
 /// ticket, 404 for a ticket it does not have, 502 for the console's account or an outage.
-fn jira_error(e: JiraError) -> ApiError {
+pub(super) fn jira_error(e: JiraError) -> ApiError {
     match e {
         JiraError::Refused { status, messages } => {
             tracing::warn!(status, ?messages, "Jira refused a call");
@@ -170,7 +175,7 @@ fn jira_error(e: JiraError) -> ApiError {
 }
 
 /// The CSV file of a form, refused unless named `*.csv` (spec §5).
-async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachment>> {
+pub(super) async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachment>> {
     let Some(file) = file else { return Ok(None) };
     let name = file.file_name().unwrap_or("").to_string();
     if name.is_empty() && file.size() == 0 {
@@ -363,7 +368,8 @@ impl JiraApi {
         Ok(Envelope::ok(IssueKey { key }))
     }
 
-    /// Reads the ticket `issueId` of a report the caller may see.
+    /// Reads the ticket `issueId` of a report the caller may see, or of an auto ticket of
+    /// the caller's groups.
     #[oai(path = "/issue", method = "get", operation_id = "getJiraIssue")]
     async fn get(
         &self,
@@ -376,7 +382,18 @@ impl JiraApi {
         let caller = auth.require(Need::SignedIn)?;
         let key = issue_id(issue.0)?;
         let jira = jira_of(&state, req)?;
-        let report = ticket_report(&state, caller, &key).await?;
+        // A report's ticket, else one the alert engine opened for the caller's groups.
+        let (report_id, auto_ticket_id) = match ticket_report(&state, caller, &key).await {
+            Ok(report) => (Some(report.id), None),
+            Err(e) => match state
+                .store
+                .auto_ticket_with_key(caller.scope(), &key)
+                .await?
+            {
+                Some(t) => (None, Some(t.id)),
+                None => return Err(e),
+            },
+        };
         let i = jira.issue(&key).await.map_err(jira_error)?;
         Ok(Envelope::ok(IssueView {
             key: i.key,
@@ -386,7 +403,8 @@ impl JiraApi {
             project: i.project,
             status: i.status,
             description: i.description,
-            report_id: report.id,
+            report_id,
+            auto_ticket_id,
         }))
     }
 }

@@ -8,6 +8,7 @@ pub mod alert_settings;
 pub mod alerts;
 pub mod audit;
 pub mod auth;
+pub mod auto_tickets;
 pub mod catalog;
 pub mod distributions;
 pub mod envelope;
@@ -112,6 +113,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
                 audit::AuditApi,
                 alerts::AlertsApi,
                 jira::JiraApi,
+                auto_tickets::AutoTicketsApi,
             ),
         ),
         "cxwatch",

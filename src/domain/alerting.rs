@@ -623,3 +623,90 @@ mod tests {
         assert_eq!(alert_message(&none, false).link, "");
     }
 }
+
+/// What the engine's own Jira issue for an opened event says (issue 12, 'Auto tickets').
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoTicketText {
+    pub summary: String,
+    /// Console text (`crate::domain::ticket`): the test case, the group, the runs, the link.
+    pub description: String,
+    pub csv_name: String,
+    /// The runs: `runId,runTime,status`, oldest first.
+    pub csv: Vec<u8>,
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// The summary, description and runs CSV of the ticket for event `f`.
+pub fn auto_ticket(f: &AlertFacts) -> AutoTicketText {
+    let summary = format!(
+        "cxwatch alert: {} ({}) in {}",
+        f.test_case, f.status, f.group
+    );
+    let mut description = format!(
+        "Alert {} ({}): test case {} in group {} is {}.\nRuns:\n",
+        f.event_id, f.setting_name, f.test_case, f.group, f.status
+    );
+    for (id, time, status) in &f.runs {
+        description.push_str(&format!("- run {id} at {time}: {status}\n"));
+    }
+    let link = f.link();
+    if link.is_empty() {
+        description.push_str(&format!("Alert: /alert/{}", f.event_id));
+    } else {
+        description.push_str(&format!("Alert: {link}"));
+    }
+    let mut csv = String::from("runId,runTime,status\r\n");
+    for (id, time, status) in &f.runs {
+        csv.push_str(&format!(
+            "{id},{},{}\r\n",
+            csv_field(time),
+            csv_field(status)
+        ));
+    }
+    AutoTicketText {
+        summary,
+        description,
+        csv_name: format!("alert-{}-runs.csv", f.event_id),
+        csv: csv.into_bytes(),
+    }
+}
+
+#[cfg(test)]
+mod auto_ticket_tests {
+    use super::*;
+
+    #[test]
+    fn the_ticket_names_the_case_the_group_the_runs_and_the_alert() {
+        let f = AlertFacts {
+            event_id: 42,
+            setting_name: "Night".into(),
+            test_case: "Login".into(),
+            group: "Web".into(),
+            status: "Failure".into(),
+            runs: vec![
+                (7, "2026/11/24 07:00:00".into(), "Failure".into()),
+                (9, "2026/11/24 07:05:00".into(), "Fail, \"hard\"".into()),
+            ],
+            public_url: "https://console.example/".into(),
+            ..Default::default()
+        };
+        let t = auto_ticket(&f);
+        assert_eq!(t.summary, "cxwatch alert: Login (Failure) in Web");
+        assert!(t.description.contains("test case Login in group Web"));
+        assert!(t.description.contains("- run 9 at 2026/11/24 07:05:00"));
+        assert!(t.description.ends_with("https://console.example/alert/42"));
+        assert_eq!(
+            String::from_utf8(t.csv).unwrap(),
+            "runId,runTime,status\r\n7,2026/11/24 07:00:00,Failure\r\n\
+             9,2026/11/24 07:05:00,\"Fail, \"\"hard\"\"\"\r\n"
+        );
+        assert_eq!(t.csv_name, "alert-42-runs.csv");
+    }
+}

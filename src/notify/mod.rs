@@ -10,6 +10,7 @@
 
 pub mod gateway;
 pub mod smtp;
+pub mod tickets;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -79,7 +79,10 @@ pub fn app_with(
             },
             // The outbox's sender runs beside the server (not in `cxwatch openapi`).
             notifier: match tokio::runtime::Handle::try_current() {
-                Ok(_) => crate::notify::Notifier::start(store.clone(), &config)?,
+                Ok(_) => {
+                    crate::notify::tickets::start(store.clone(), &config)?;
+                    crate::notify::Notifier::start(store.clone(), &config)?
+                }
                 Err(_) => crate::notify::Notifier::new(&config.notify),
             },
             store,

@@ -387,13 +387,16 @@ struct SettingRow {
     sms_prefix: String,
     attach_recording: bool,
     notify_on_recovery: bool,
+    /// attachJiraTicket with its project, assignee and username (issue 12).
+    jira: Option<(String, String, String)>,
 }
 
 fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
     let head = tx
         .prepare_cached(
             "SELECT name, active, group_id, distribution_id, email_subject, voice_message,
-                    sms_prefix, attach_recording, notify_on_recovery, failure_to_alert
+                    sms_prefix, attach_recording, notify_on_recovery, failure_to_alert,
+                    attach_jira_ticket, jira_project, jira_assignee, jira_username
                FROM alert_settings WHERE id = ?1",
         )?
         .query_row([id], |r| {
@@ -413,6 +416,11 @@ fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
                 sms_prefix: r.get(6)?,
                 attach_recording: r.get::<_, i64>(7)? == 1,
                 notify_on_recovery: r.get::<_, i64>(8)? == 1,
+                jira: (r.get::<_, i64>(10)? == 1).then_some((
+                    r.get::<_, Option<String>>(11)?.unwrap_or_default(),
+                    r.get::<_, Option<String>>(12)?.unwrap_or_default(),
+                    r.get::<_, Option<String>>(13)?.unwrap_or_default(),
+                )),
             })
         })
         .optional()?;
@@ -694,6 +702,26 @@ fn notify(
             .collect(),
         public_url: options.public_url.clone(),
     };
+    if !recovery {
+        if let Some((project, assignee, username)) = &s.jira {
+            let t = alerting::auto_ticket(&facts);
+            super::auto_tickets::queue_in(
+                tx,
+                &super::auto_tickets::NewTicketJob {
+                    event_id: event,
+                    setting_id: s.rule.setting_id,
+                    project: project.clone(),
+                    assignee: assignee.clone(),
+                    username: username.clone(),
+                    summary: t.summary,
+                    description: t.description,
+                    csv_name: t.csv_name,
+                    csv: t.csv,
+                },
+                super::outbox::now_ms(),
+            )?;
+        }
+    }
     let mut msg = alerting::alert_message(&facts, recovery);
     if !recovery && s.attach_recording && channel == "voice" {
         if let Some(last) = runs.last() {

@@ -11,6 +11,7 @@ pub mod alerts;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
+pub mod auto_tickets;
 pub mod backup;
 pub mod catalog;
 pub mod distributions;
@@ -41,6 +42,7 @@ pub use alerts::AlertEventStore;
 pub use api_keys::ApiKeyStore;
 pub use audit::AuditStore;
 pub use auth::AuthStore;
+pub use auto_tickets::AutoTicketStore;
 pub use catalog::CatalogStore;
 pub use distributions::DistributionStore;
 pub use health::HealthStore;
@@ -143,6 +145,7 @@ pub trait Backend:
     + ApiKeyStore
     + AuditStore
     + AuthStore
+    + AutoTicketStore
     + CatalogStore
     + DistributionStore
     + HealthStore
@@ -168,6 +171,7 @@ impl<T> Backend for T where
         + ApiKeyStore
         + AuditStore
         + AuthStore
+        + AutoTicketStore
         + CatalogStore
         + DistributionStore
         + HealthStore

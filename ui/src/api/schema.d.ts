@@ -1067,7 +1067,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads the ticket `issueId` of a report the caller may see. */
+        /**
+         * Reads the ticket `issueId` of a report the caller may see, or of an auto ticket of
+         *     the caller's groups.
+         */
         get: operations["getJiraIssue"];
         /**
          * Changes the ticket `issueId` of a report the caller may change: summary, assignee,
@@ -1080,6 +1083,47 @@ export interface paths {
          *     already has a ticket.
          */
         post: operations["createJiraIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/autojiraticket/{alertSettingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tickets the engine opened for alert setting `alertSettingId` (of one of the
+         *     caller's groups), newest first.
+         */
+        get: operations["listAutoTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autojiraticket/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Edits auto ticket `id` (of one of the caller's groups, read-write access) in Jira:
+         *     summary, assignee, labels, description, then the status, and the CSV file when one
+         *     is given; the description is then stored on the alert.
+         */
+        put: operations["updateAutoTicket"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1305,6 +1349,28 @@ export interface components {
             before?: unknown;
             /** @description The values after (absent for a deletion). */
             after?: unknown;
+        };
+        /**
+         * AutoTicket
+         * @description A ticket the alert engine opened (spec §3 'Auto ticket').
+         */
+        AutoTicket: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            alertSettingId: number;
+            /**
+             * Format: int64
+             * @description The alert event the ticket is for.
+             */
+            alertId: number;
+            /** Format: int64 */
+            testcaseId: number;
+            jiraTicket: string;
+            /** @description The event's run ids, comma-separated, oldest first. */
+            runIds: string;
+            /** @description When the event opened, RFC 3339 UTC. */
+            alertTime: string;
         };
         /**
          * CaseIdItem
@@ -1642,6 +1708,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_AuditEntry"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_AutoTicket
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_AutoTicket: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_AutoTicket"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -2359,9 +2438,15 @@ export interface components {
             description: string;
             /**
              * Format: int64
-             * @description The report holding the ticket.
+             * @description The report holding the ticket (absent for an auto ticket).
              */
-            reportId: number;
+            reportId?: number;
+            /**
+             * Format: int64
+             * @description The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened
+             *     this ticket.
+             */
+            autoTicketId?: number;
         };
         /**
          * IvrItem
@@ -2586,6 +2671,16 @@ export interface components {
          */
         Page_AuditEntry: {
             content: components["schemas"]["AuditEntry"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
+         * Page_AutoTicket
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_AutoTicket: {
+            content: components["schemas"]["AutoTicket"][];
             /** Format: uint64 */
             totalElements: number;
         };
@@ -11371,6 +11466,258 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    data: components["schemas"]["IssueData"];
+                    /**
+                     * Format: binary
+                     * @description A `.csv` file attached to the ticket.
+                     */
+                    file?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_IssueKey"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAutoTickets: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Tickets per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                alertSettingId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AutoTicket"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAutoTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
         requestBody: {

@@ -1,0 +1,138 @@
+//! Auto tickets (spec §2 'Auto tickets list', §3 'Auto ticket', §7 'Alerts'): the Jira
+//! issues the alert engine opened for a setting's events (`store::auto_tickets`,
+//! `notify::tickets`). `GET api/alerts/autojiraticket/{alertSettingId}` lists them newest
+//! first, for a setting of one of the caller's groups; `PUT api/autojiraticket/{id}` edits
+//! the ticket in Jira (the ticket form of `api/jira/v1/issue`) and stores the new
+//! description on the alert.
+
+use poem::web::Data;
+use poem::Request;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{Object, OpenApi};
+
+use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::guard::Auth;
+use super::jira::{attachment, jira_error, jira_of, IssueForm, IssueKey};
+use super::params;
+use super::AppState;
+use crate::domain::caller::Need;
+use crate::domain::rules::Problems;
+use crate::store::auto_tickets::AutoTicket as DomainTicket;
+
+pub struct AutoTicketsApi;
+
+const PAGE_SIZE: u32 = 10;
+
+/// A ticket the alert engine opened (spec §3 'Auto ticket').
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AutoTicket {
+    pub id: i64,
+    pub alert_setting_id: i64,
+    /// The alert event the ticket is for.
+    pub alert_id: i64,
+    pub testcase_id: i64,
+    pub jira_ticket: String,
+    /// The event's run ids, comma-separated, oldest first.
+    pub run_ids: String,
+    /// When the event opened, RFC 3339 UTC.
+    pub alert_time: String,
+}
+
+impl From<DomainTicket> for AutoTicket {
+    fn from(t: DomainTicket) -> Self {
+        AutoTicket {
+            id: t.id,
+            alert_setting_id: t.alert_setting_id,
+            alert_id: t.event_id,
+            testcase_id: t.testcase_id,
+            jira_ticket: t.jira_ticket,
+            run_ids: t.run_ids,
+            alert_time: params::time(
+                chrono::DateTime::from_timestamp_millis(t.alert_ms).unwrap_or_default(),
+            ),
+        }
+    }
+}
+
+#[OpenApi(tag = "super::ApiTags::Tickets")]
+impl AutoTicketsApi {
+    /// The tickets the engine opened for alert setting `alertSettingId` (of one of the
+    /// caller's groups), newest first.
+    #[oai(
+        path = "/alerts/autojiraticket/:alertSettingId",
+        method = "get",
+        operation_id = "listAutoTickets"
+    )]
+    async fn list(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        #[oai(name = "alertSettingId")] setting: Path<i64>,
+        /// Page number, 0-based (default 0).
+        #[oai(name = "pageNo")]
+        page_no: Query<Option<i64>>,
+        /// Tickets per page, 1 to 1000 (default 10).
+        #[oai(name = "pageSize")]
+        page_size: Query<Option<i64>>,
+    ) -> ApiResult<Json<Envelope<Page<AutoTicket>>>> {
+        let caller = auth.require(Need::SignedIn)?;
+        let mut p = Problems::default();
+        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        p.check()?;
+        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let v = state.store.alert_setting(caller.scope(), setting.0).await?;
+        params::visible(v, format_args!("Alert setting {}", setting.0))?;
+        Ok(Page::ok(
+            state
+                .store
+                .list_auto_tickets(caller.scope(), setting.0, page)
+                .await?,
+        ))
+    }
+
+    /// Edits auto ticket `id` (of one of the caller's groups, read-write access) in Jira:
+    /// summary, assignee, labels, description, then the status, and the CSV file when one
+    /// is given; the description is then stored on the alert.
+    #[oai(
+        path = "/autojiraticket/:id",
+        method = "put",
+        operation_id = "updateAutoTicket"
+    )]
+    async fn update(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        req: &Request,
+        id: Path<i64>,
+        form: IssueForm,
+    ) -> ApiResult<Json<Envelope<IssueKey>>> {
+        let caller = auth.require(Need::Write)?;
+        let data = form.data.0;
+        let file = attachment(form.file).await?;
+        let jira = jira_of(&state, req)?;
+        let Some(t) = state.store.auto_ticket(caller.scope(), id.0).await? else {
+            return Err(ApiError::not_found(format!(
+                "Auto ticket {} does not exist.",
+                id.0
+            )));
+        };
+        let key = t.jira_ticket;
+        jira.update_issue(&key, &data.draft(), data.status.as_deref())
+            .await
+            .map_err(jira_error)?;
+        if let Some(f) = file {
+            jira.attach(&key, &f).await.map_err(jira_error)?;
+        }
+        state
+            .store
+            .set_auto_ticket_description(
+                caller.scope(),
+                id.0,
+                data.description.clone().unwrap_or_default(),
+            )
+            .await?;
+        Ok(Envelope::ok(IssueKey { key }))
+    }
+}

@@ -1,0 +1,346 @@
+//! Auto tickets (issue 12): a setting with attach ticket makes the alert engine queue a
+//! durable ticket job with the event it opens; the worker opens the Jira issue (the
+//! stand-in, `ui/e2e/jira-standin.mjs`) naming the test case, the group, the runs and the
+//! alert, with the runs as a CSV attachment, and records the key on the event and in the
+//! auto tickets list. A Jira outage delays the ticket and never loses it; a second attempt
+//! after one that may have reached Jira finds the issue by its label instead of opening two.
+
+mod harness;
+mod harness_trs;
+mod jira_standin;
+
+use std::time::Duration;
+
+use cxwatch::config::JiraFlavour;
+use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
+use harness::App;
+use harness_trs::{admin, db, get, group, ingest_ok, run};
+use jira_standin::StandIn;
+use poem::http::Method;
+use serde_json::json;
+use serde_json::Value;
+
+const ANN_CLOUD: &str = "5b10ac8d82e05b22cc7d4ef5";
+
+fn at(min: u32) -> String {
+    format!("2026-11-23T15:{min:02}:00Z")
+}
+
+/// An app on the stand-in's Jira, retrying after 1 s, looking every 100 ms.
+fn app_on(standin: &StandIn) -> (App, std::path::PathBuf) {
+    let cfg = standin.config();
+    let mut dir = std::path::PathBuf::new();
+    let app = App::with_config(|c| {
+        dir = c.data_dir.clone();
+        c.jira = cfg;
+        c.notify.public_url = "https://console.cxwatch.test".into();
+        c.notify.retry_first_secs = 1;
+        c.notify.retry_max_secs = 1;
+        c.notify.poll_ms = 100;
+    });
+    (app, dir)
+}
+
+/// An active setting on `group` opening at the first failure, with attach ticket.
+async fn setting(app: &App, c: &rusqlite::Connection, group: i64, assignee: &str) -> i64 {
+    let list = app
+        .store
+        .create_distribution(&DistributionDraft {
+            name: "On call".into(),
+            contacts: vec![Contact {
+                name: "Ops".into(),
+                kind: ContactType::Email,
+                info: "ops@example.com".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    c.execute(
+        "INSERT INTO alert_settings (name, active, group_id, distribution_id, email_subject,
+                voice_message, sms_prefix, attach_recording, failure_to_alert,
+                notify_on_recovery, attach_jira_ticket, jira_project, jira_assignee,
+                jira_username, modified_at)
+         VALUES ('Billing down', 1, ?1, ?2, '', '', '', 0, 1, 0, 1, 'CX', ?3, 'ann', 0)",
+        rusqlite::params![group, list, assignee],
+    )
+    .unwrap();
+    let id = c.last_insert_rowid();
+    c.execute(
+        "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, 7)",
+        [id],
+    )
+    .unwrap();
+    for day in 1..=7 {
+        c.execute(
+            "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots) VALUES (?1, ?2, ?3)",
+            [id, day, (1i64 << 48) - 1],
+        )
+        .unwrap();
+    }
+    id
+}
+
+/// The issues carrying `label`.
+async fn labelled(standin: &StandIn, label: &str) -> Vec<Value> {
+    standin
+        .issues()
+        .await
+        .into_iter()
+        .filter(|i| {
+            i["rawFields"]["labels"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|l| l == label))
+        })
+        .collect()
+}
+
+/// Waits (at most 20 s) until the event has its ticket; answers it.
+async fn ticket_of(c: &rusqlite::Connection, event: i64) -> String {
+    for _ in 0..200 {
+        let t: Option<String> = c
+            .query_row(
+                "SELECT jira_ticket FROM alert_events WHERE id = ?1",
+                [event],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if let Some(t) = t {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("event {event} got no ticket");
+}
+
+fn attempts(c: &rusqlite::Connection, event: i64) -> i64 {
+    c.query_row(
+        "SELECT attempts FROM ticket_jobs WHERE event_id = ?1",
+        [event],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+async fn open_event(app: &App, c: &rusqlite::Connection, key: &str) -> i64 {
+    ingest_ok(
+        app,
+        key,
+        &[run("f1", 1, &at(1), "fail"), run("f2", 1, &at(2), "fail")],
+    )
+    .await;
+    c.query_row("SELECT max(id) FROM alert_events", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
+    let standin = StandIn::start(JiraFlavour::Cloud);
+    let (app, dir) = app_on(&standin);
+    let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let c = db(&dir);
+    let s = setting(&app, &c, g, ANN_CLOUD).await;
+
+    standin.down(true).await;
+    let event = open_event(&app, &c, &key).await;
+    // The job is queued with the event; Jira refuses every attempt meanwhile.
+    for _ in 0..100 {
+        if attempts(&c, event) >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(attempts(&c, event) >= 2, "the worker retries");
+    let label = format!("cxwatch-alert-{event}");
+    assert!(labelled(&standin, &label).await.is_empty());
+    let none: Option<String> = c
+        .query_row(
+            "SELECT jira_ticket FROM alert_events WHERE id = ?1",
+            [event],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(none, None);
+
+    standin.down(false).await;
+    let ticket = ticket_of(&c, event).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let issues = labelled(&standin, &label).await;
+    assert_eq!(issues.len(), 1, "exactly one issue: {issues:?}");
+    let issue = &issues[0];
+    assert_eq!(issue["key"], ticket.as_str());
+    let f = &issue["rawFields"];
+    assert_eq!(f["project"]["key"], "CX");
+    assert_eq!(f["issuetype"]["name"], "Bug");
+    assert_eq!(f["assignee"]["accountId"], ANN_CLOUD);
+    let summary = f["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("Case 001") && summary.contains("Billing"),
+        "{summary}"
+    );
+    let description = f["description"].to_string();
+    for part in [
+        "Case 001",
+        "Billing",
+        "run ",
+        &format!("https://console.cxwatch.test/alert/{event}"),
+    ] {
+        assert!(description.contains(part), "{part} in {description}");
+    }
+    let files = issue["attachments"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let csv = files[0]["content"].as_str().unwrap_or_default();
+    let runs: Vec<i64> = c
+        .prepare("SELECT run_id FROM alert_event_runs WHERE event_id = ?1 ORDER BY run_id")
+        .unwrap()
+        .query_map([event], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    // The run that opened the event, then the one that joined it.
+    assert_eq!(runs.len(), 2);
+    assert!(csv.starts_with("runId,runTime,status"), "{csv}");
+    assert!(csv.contains(&format!("\n{},", runs[0])), "{csv}");
+
+    let row: (i64, i64, String, String) = c
+        .query_row(
+            "SELECT setting_id, test_case_id, jira_ticket, run_ids FROM auto_tickets
+              WHERE event_id = ?1",
+            [event],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        row,
+        (s, 1, ticket.clone(), format!("{},{}", runs[0], runs[1]))
+    );
+
+    // The API lists it for the setting, and an edit changes the ticket and the alert.
+    let a = admin(&app).await;
+    let (st, list) = get(&app, &a.token, &format!("/api/alerts/autojiraticket/{s}")).await;
+    assert_eq!(st, 200, "{list}");
+    assert_eq!(list["data"]["totalElements"], 1);
+    let item = &list["data"]["content"][0];
+    assert_eq!(item["jiraTicket"], ticket.as_str());
+    assert_eq!(item["alertSettingId"], s);
+    assert_eq!(item["testcaseId"], 1);
+    assert_eq!(item["alertId"], event);
+    assert_eq!(item["runIds"], format!("{},{}", runs[0], runs[1]));
+    assert!(item["alertTime"].as_str().unwrap().ends_with('Z'));
+    let id = item["id"].as_i64().unwrap();
+    let data = json!({"project": "CX", "summary": "Billing IVR down", "assignee": ANN_CLOUD,
+        "labels": [format!("cxwatch-alert-{event}"), "billing"],
+        "description": "Billing is down again", "isAutoJiraTicket": true});
+    let (st, out) = put_form(&app, &a.token, &format!("/api/autojiraticket/{id}"), &data).await;
+    assert_eq!(st, 200, "{out}");
+    assert_eq!(out["data"]["key"], ticket.as_str());
+    let f = standin.issue(&ticket).await["rawFields"].clone();
+    assert_eq!(f["summary"], "Billing IVR down");
+    assert!(f["description"]
+        .to_string()
+        .contains("Billing is down again"));
+    let d: Option<String> = c
+        .query_row(
+            "SELECT description FROM alert_events WHERE id = ?1",
+            [event],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(d.as_deref(), Some("Billing is down again"));
+    let audited: i64 = c
+        .query_row(
+            "SELECT count(*) FROM audit_log WHERE kind = 'alert_event' AND action = 'update'
+               AND target = ?1",
+            [event.to_string()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(audited, 1);
+    // The ticket dialog reads it in edit mode.
+    let (st, read) = get(
+        &app,
+        &a.token,
+        &format!("/api/jira/v1/issue?username=ann&issueId={ticket}"),
+    )
+    .await;
+    assert_eq!(st, 200, "{read}");
+    assert_eq!(read["data"]["autoTicketId"], id);
+    assert_eq!(read["data"]["summary"], "Billing IVR down");
+    assert!(read["data"].get("reportId").is_none());
+    let (st, _) = put_form(&app, &a.token, "/api/autojiraticket/999", &data).await;
+    assert_eq!(st, 404);
+    let (st, _) = get(&app, &a.token, "/api/alerts/autojiraticket/999").await;
+    assert_eq!(st, 404);
+}
+
+/// `PUT` a ticket form (`data` part only).
+async fn put_form(app: &App, token: &str, path: &str, data: &Value) -> (u16, Value) {
+    let boundary = "auto-ticket-boundary";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"data\"\r\nContent-Type: application/json\r\n\r\n{data}\r\n--{boundary}--\r\n"
+    );
+    let resp = app
+        .client
+        .request(Method::PUT, path)
+        .header("authorization", format!("Bearer {token}"))
+        .content_type(format!("multipart/form-data; boundary={boundary}"))
+        .body(body)
+        .send()
+        .await;
+    let status = resp.0.status().as_u16();
+    let bytes = resp.0.into_body().into_bytes().await.unwrap_or_default();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issue_an_earlier_attempt_opened_is_found_not_opened_again() {
+    let standin = StandIn::start(JiraFlavour::Cloud);
+    let (app, dir) = app_on(&standin);
+    let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let c = db(&dir);
+    setting(&app, &c, g, ANN_CLOUD).await;
+
+    // Jira down: the first attempt fails; then hold the job back.
+    standin.down(true).await;
+    let event = open_event(&app, &c, &key).await;
+    for _ in 0..100 {
+        if attempts(&c, event) >= 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.execute(
+        "UPDATE ticket_jobs SET next_ms = 9000000000000 WHERE event_id = ?1",
+        [event],
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    standin.down(false).await;
+    // As if that attempt had reached Jira and the process died before its commit.
+    let label = format!("cxwatch-alert-{event}");
+    let jira = cxwatch::jira::Jira::new(&standin.config()).unwrap();
+    let earlier = jira
+        .create_issue(&cxwatch::jira::IssueDraft {
+            project: "CX".into(),
+            summary: "from the attempt that died".into(),
+            assignee: String::new(),
+            labels: vec![label.clone()],
+            description: "x".into(),
+        })
+        .await
+        .unwrap();
+    c.execute(
+        "UPDATE ticket_jobs SET next_ms = 0, lease_ms = NULL WHERE event_id = ?1",
+        [event],
+    )
+    .unwrap();
+    let ticket = ticket_of(&c, event).await;
+    assert_eq!(ticket, earlier);
+    assert_eq!(labelled(&standin, &label).await.len(), 1);
+}
