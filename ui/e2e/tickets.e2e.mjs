@@ -1,7 +1,9 @@
 // Tickets (issue 12, part A): a console configured with the Jira stand-in (Cloud flavour,
 // e2e/jira-standin.mjs) opens a ticket from the report list with a CSV file, a label and a
-// mention, refuses a file that is not CSV, then edits the ticket and moves its status. English
-// and French, desktop and phone screenshots, axe on the dialog.
+// mention, refuses a file that is not CSV, then edits the ticket and moves its status; an alert
+// setting with attach ticket makes the engine open a ticket from failing runs sent to ingest,
+// listed among the setting's auto tickets and edited from there. English and French, desktop and
+// phone screenshots, axe on the dialog and the list.
 import { spawn } from "node:child_process";
 import readline from "node:readline";
 import {
@@ -27,6 +29,31 @@ const TEXT = {
   fr: { created: "Créé avec succès", updated: "Mis à jour avec succès.", csv: "Veuillez téléverser un fichier CSV" },
 };
 const CSV = "runId,status\n101,fail\n";
+/** Ann Lee's accountId on the stand-in's Cloud flavour. */
+const ANN_CLOUD = "5b10ac8d82e05b22cc7d4ef5";
+const AUTO_CASE = 990001;
+
+function autoRun(id, minutesAgo, status) {
+  return {
+    engineRunId: `e2e-auto-ticket-${id}`,
+    testCase: { id: AUTO_CASE, name: "Billing balance", channel: "voice", ivr: { id: 9900, name: "Billing IVR" } },
+    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runDuration: 30,
+    status,
+    runType: "Schedule",
+    segments: [],
+  };
+}
+
+async function ingest(server, key, runs) {
+  const r = await fetch(new URL("/api/ingest/v1/runs", server.url), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": key },
+    body: JSON.stringify({ runs }),
+  });
+  const json = await r.json();
+  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
+}
 
 /** Starts the Jira stand-in; resolves { url, email, token, issues(), stop() }. */
 async function startJira(flavour = "cloud") {
@@ -58,6 +85,7 @@ export default async function tickets({ browser, test }) {
       CXWATCH_JIRA__FLAVOUR: "cloud",
       CXWATCH_JIRA__EMAIL: jira.email,
       CXWATCH_JIRA__TOKEN: jira.token,
+      CXWATCH_NOTIFY__POLL_MS: "200",
     },
   });
   try {
@@ -185,6 +213,111 @@ export default async function tickets({ browser, test }) {
           await closePage(page);
         }
       });
+    }
+
+    let settingId = 0;
+    await test("auto tickets: failing runs of a setting with attach ticket open exactly one Jira ticket", async () => {
+      const prev = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
+      try {
+        const key = server.cli(["apikey", "add", "--name", "e2e-auto-tickets"]).trim();
+        await ingest(server, key, [autoRun("p0", 30, "pass")]);
+        const g = await apiRequest(server, "POST", "trs/v1/groups", {
+          token,
+          body: { name: "Billing e2e", channel: "voice", testCases: [{ id: AUTO_CASE }] },
+        });
+        assertEqual(g.status, 200, `group (${g.text})`);
+        const d = await apiRequest(server, "POST", "distributions", {
+          token,
+          body: { name: "Billing on call", contacts: [{ name: "Ops", type: 1, info: "billing-ops@example.com" }] },
+        });
+        assertEqual(d.status, 200, `list (${d.text})`);
+        const st = await apiRequest(server, "POST", "alerts/settings", {
+          token,
+          body: {
+            name: "Billing down",
+            active: true,
+            testCaseGroupId: g.json.data.id,
+            distributionId: d.json.data.id,
+            emailSubject: "Billing IVR failing",
+            voiceMessage: "Billing down",
+            smsPrefix: "[CX]",
+            failureToAlert: 2,
+            notifyOnRecovery: false,
+            attachJiraTicket: true,
+            jiraProject: "CX",
+            jiraAssignee: ANN_CLOUD,
+            jiraUsername: "ann",
+            alertStatus: ["FAIL"],
+            schedule: [1, 2, 3, 4, 5, 6, 7].map((day) => ({
+              dayOfWeek: day,
+              startTimeSlot: "00:00",
+              endTimeSlot: "24:00",
+            })),
+          },
+        });
+        assertEqual(st.status, 200, `setting (${st.text})`);
+        settingId = st.json.data.id;
+        await ingest(server, key, [autoRun("f1", 20, "fail"), autoRun("f2", 10, "fail")]);
+        const deadline = Date.now() + 30000;
+        let list;
+        for (;;) {
+          list = await apiRequest(server, "GET", `alerts/autojiraticket/${settingId}`, { token });
+          if (list.json?.data?.totalElements > 0 || Date.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        assertEqual(list.json.data.totalElements, 1, `one auto ticket (${list.text})`);
+        const t = list.json.data.content[0];
+        const issues = (await jira.issues()).filter((i) => i.key === t.jiraTicket);
+        assertEqual(issues.length, 1, "the ticket is in Jira once");
+        assert(
+          issues[0].attachments.some((a) => a.filename.endsWith(".csv")),
+          "the runs as a CSV attachment",
+        );
+      } finally {
+        if (prev === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+        else process.env.NODE_TLS_REJECT_UNAUTHORIZED = prev;
+      }
+    });
+
+    for (const lang of ["en", "fr"]) {
+      for (const viewport of ["desktop", "phone"]) {
+        await test(`auto tickets (${lang}, ${viewport}): listed with their runs, edited from the list`, async () => {
+          const page = await newPage(browser, server, { viewport });
+          try {
+            await page.goto("/");
+            await chooseLanguage(page, lang);
+            await signIn(page, admin);
+            if (viewport === "desktop") {
+              // The settings list offers each setting's auto tickets (on a phone, inside the row's card).
+              await page.goto(`${server.url}/settings/alert-settings/1`);
+              await page.locator("[data-testid=auto-tickets]").first().waitFor();
+            }
+            await page.goto(`${server.url}/report/setting/autojiratickets/${settingId}`);
+            if (viewport !== "desktop") {
+              // A phone shows each ticket as a card that opens to its columns.
+              await page.locator("[data-testid=auto-tickets-table] .accordion-toggle").first().click();
+            }
+            await page.waitForSelector("[data-testid=auto-ticket-key]");
+            assertEqual(await page.locator("[data-testid=auto-ticket-run]").count(), 2, "the two failing runs");
+            await screenshot(page, `auto-tickets-${lang}-${viewport}`);
+            await checkA11y(page, `auto tickets ${lang} ${viewport}`);
+            if (viewport !== "desktop") return;
+            const key = (await page.locator("[data-testid=auto-ticket-key]").textContent())?.trim();
+            await page.locator("[data-testid=auto-ticket-key]").click();
+            await page.waitForSelector("[data-testid=ticket-form]");
+            const summary = page.locator("[data-testid=ticket-summary]");
+            await page.waitForFunction(() => document.querySelector("[data-testid=ticket-summary]")?.value);
+            await summary.fill(`Billing balance failing (${lang})`);
+            await page.locator("[data-testid=ticket-save]").click();
+            await page.waitForSelector("[data-testid=ticket-dialog]", { state: "detached" });
+            const issue = (await jira.issues()).find((i) => i.key === key);
+            assertEqual(issue?.fields?.summary, `Billing balance failing (${lang})`, "the edit reached Jira");
+          } finally {
+            await closePage(page);
+          }
+        });
+      }
     }
   } finally {
     await server.stop().catch(() => {});

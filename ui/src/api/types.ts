@@ -77,3 +77,5 @@ export type JiraProject = Schema<"JiraProject">;
 export type IssueData = Schema<"IssueData">;
 export type IssueKey = Schema<"IssueKey">;
 export type IssueView = Schema<"IssueView">;
+export type AutoTicket = Schema<"AutoTicket">;
+export type AutoTicketPage = Schema<"Page_AutoTicket">;

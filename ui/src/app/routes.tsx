@@ -13,6 +13,9 @@ const AlertSettingsPage = lazy(() =>
 const AlertSettingEditPage = lazy(() =>
   import("../pages/AlertSettings/EditPage").then((m) => ({ default: m.AlertSettingEditPage })),
 );
+const AutoTicketsPage = lazy(() =>
+  import("../pages/AlertSettings/AutoTicketsPage").then((m) => ({ default: m.AutoTicketsPage })),
+);
 const TestCaseGroupsPage = lazy(() =>
   import("../pages/Groups/ListPage").then((m) => ({ default: m.TestCaseGroupsPage })),
 );
@@ -69,6 +72,7 @@ export const routes: RouteDef[] = [
   { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected" },
   { path: "/users/:id", component: UserEditPage, access: "protected" },
   { path: "/report/distribution/:id", component: DistributionEditPage, access: "protected" },
+  { path: "/report/setting/autojiratickets/:alertSettingId", component: AutoTicketsPage, access: "protected" },
   { path: "/report/setting/:id", component: AlertSettingEditPage, access: "protected" },
   // The runs behind a number and one run (spec §2; pages/Drill/links.ts builds these).
   {

@@ -1,9 +1,9 @@
 // Issue-tracker tickets (spec §7 'Issue-tracker calls'): whether a Jira is configured, its
 // people, projects and statuses, one ticket, and the create and edit forms (multipart: a
 // `data` JSON part and an optional `file`).
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api } from "../index";
-import type { IssueData, IssueKey, IssueView, JiraProject, JiraSettings, JiraUser } from "../types";
+import type { AutoTicketPage, IssueData, IssueKey, IssueView, JiraProject, JiraSettings, JiraUser } from "../types";
 
 export const jiraKeys = {
   all: ["jira"] as const,
@@ -12,6 +12,8 @@ export const jiraKeys = {
   projects: () => [...jiraKeys.all, "projects"] as const,
   statuses: () => [...jiraKeys.all, "statuses"] as const,
   issue: (key: string) => [...jiraKeys.all, "issue", key] as const,
+  autoTickets: (settingId: number, pageNo: number, pageSize: number) =>
+    [...jiraKeys.all, "auto", settingId, pageNo, pageSize] as const,
 };
 
 /** Whether the console has a Jira: the ticket controls are hidden without one. */
@@ -77,4 +79,20 @@ export function createIssue(data: IssueData, file: File | null): Promise<IssueKe
 
 export function updateIssue(key: string, username: string, data: IssueData, file: File | null): Promise<IssueKey> {
   return api.put<IssueKey>("jira/v1/issue", formOf(data, file), { quiet: true, query: { username, issueId: key } });
+}
+
+/** Changes a ticket the alert engine opened; the server also keeps its description on the alert. */
+export function updateAutoTicket(id: number, data: IssueData, file: File | null): Promise<IssueKey> {
+  return api.put<IssueKey>(`autojiraticket/${id}`, formOf(data, file), { quiet: true });
+}
+
+/** The tickets the alert engine opened for setting `settingId`, newest first, one page. */
+export function useAutoTickets(settingId: number, pageNo: number, pageSize: number) {
+  return useQuery({
+    queryKey: jiraKeys.autoTickets(settingId, pageNo, pageSize),
+    queryFn: ({ signal }) =>
+      api.get<AutoTicketPage>(`alerts/autojiraticket/${settingId}`, { signal, query: { pageNo, pageSize } }),
+    enabled: Number.isInteger(settingId) && settingId > 0,
+    placeholderData: keepPreviousData,
+  });
 }

@@ -5,6 +5,7 @@ import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import type { AlertSettingListParams, AlertSettingSortField } from "../../api/queries/alertSettings";
 import { alertSettingKeys, deleteAlertSetting, useAlertSettings } from "../../api/queries/alertSettings";
+import { useJiraConfig } from "../../api/queries/jira";
 import type { AlertSetting } from "../../api/types";
 import { DataTable, type SortState } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
@@ -18,10 +19,6 @@ import { useAlertSettingColumns } from "./columns";
 import "./AlertSettings.css";
 
 const SORT_FIELDS: AlertSettingSortField[] = ["id", "name", "testCaseGroupName", "distributionName", "active"];
-
-/** Auto-created tickets of a setting (/report/setting/autojiratickets/{id}): the tickets issue
- * adds that screen and sets this to true, which shows the row action. */
-export const HAS_AUTO_TICKETS = false;
 
 /** The list's state from the URL's query string. */
 export function paramsOf(search: string): AlertSettingListParams & { page: number } {
@@ -44,6 +41,8 @@ export function AlertSettingListPage() {
   const { t } = useLingui();
   const me = useStore(session);
   const write = canWrite(me);
+  // The auto tickets of a setting exist only where a Jira is configured.
+  const tickets = !!useJiraConfig().data?.configured;
   const [search, updateParams] = useUrlParams();
   const p = paramsOf(search);
   const settings = useAlertSettings(p);
@@ -128,7 +127,7 @@ export function AlertSettingListPage() {
                   {t`Delete`}
                 </button>
               ) : null}
-              {HAS_AUTO_TICKETS ? (
+              {tickets ? (
                 <Link
                   href={`/report/setting/autojiratickets/${s.id}`}
                   class="button link"

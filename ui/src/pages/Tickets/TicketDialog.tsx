@@ -10,6 +10,7 @@ import { ApiError } from "../../api";
 import {
   createIssue,
   jiraKeys,
+  updateAutoTicket,
   updateIssue,
   useJiraIssue,
   useJiraProjects,
@@ -36,9 +37,11 @@ import {
 } from "./mentions";
 import "./Tickets.css";
 
-/** What is ticketed: a report (an alert next). */
+/** What is ticketed: a report, or a ticket the alert engine opened (edit only). */
 export interface TicketTarget {
   reportId?: number;
+  /** An auto ticket (`PUT autojiraticket/{id}`): its edit also keeps the alert's description. */
+  autoTicketId?: number;
   /** The existing ticket's key: edit mode. */
   ticket?: string | null;
   /** Shown in the title. */
@@ -172,11 +175,12 @@ function TicketForm({
       labels,
       username,
       description: toWire(description, mentions),
-      ...(edit ? { status, isAutoJiraTicket: false } : {}),
+      ...(edit ? { status, isAutoJiraTicket: target.autoTicketId !== undefined } : {}),
     };
     try {
       if (edit && target.ticket) {
-        await updateIssue(target.ticket, username, data, file);
+        if (target.autoTicketId !== undefined) await updateAutoTicket(target.autoTicketId, data, file);
+        else await updateIssue(target.ticket, username, data, file);
         showSuccess(t`Updated successfully.`);
         await queryClient.invalidateQueries({ queryKey: jiraKeys.issue(target.ticket) });
       } else {
