@@ -276,13 +276,24 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
 
 /// `PUT` a ticket form (`data` part only).
 async fn put_form(app: &App, token: &str, path: &str, data: &Value) -> (u16, Value) {
+    send_form(app, Method::PUT, token, path, data).await
+}
+
+/// Sends a ticket form (`data` part only).
+async fn send_form(
+    app: &App,
+    method: Method,
+    token: &str,
+    path: &str,
+    data: &Value,
+) -> (u16, Value) {
     let boundary = "auto-ticket-boundary";
     let body = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"data\"\r\nContent-Type: application/json\r\n\r\n{data}\r\n--{boundary}--\r\n"
     );
     let resp = app
         .client
-        .request(Method::PUT, path)
+        .request(method, path)
         .header("authorization", format!("Bearer {token}"))
         .content_type(format!("multipart/form-data; boundary={boundary}"))
         .body(body)
@@ -343,4 +354,55 @@ async fn an_issue_an_earlier_attempt_opened_is_found_not_opened_again() {
     let ticket = ticket_of(&c, event).await;
     assert_eq!(ticket, earlier);
     assert_eq!(labelled(&standin, &label).await.len(), 1);
+}
+
+/// Alert details: a user opens a ticket for an event the engine opened without one; the key
+/// is kept on the event, read back through the ticket calls, and a second create is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_tickets_an_alert_from_its_details() {
+    let standin = StandIn::start(JiraFlavour::Cloud);
+    let (app, dir) = app_on(&standin);
+    let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let c = db(&dir);
+    setting(&app, &c, g, ANN_CLOUD).await;
+    c.execute("UPDATE alert_settings SET attach_jira_ticket = 0", [])
+        .unwrap();
+    let event = open_event(&app, &c, &key).await;
+    let a = admin(&app).await;
+    let data = json!({
+        "alertId": event, "project": "CX", "summary": "Billing balance fails",
+        "issueType": "Bug", "assignee": ANN_CLOUD, "labels": ["ivr"], "username": "ann",
+        "description": "Two failures in a row."
+    });
+    let (st, body) = send_form(&app, Method::POST, &a.token, "/api/jira/v1/issue", &data).await;
+    assert_eq!(st, 200, "{body}");
+    let ticket = body["data"]["key"].as_str().unwrap().to_string();
+    let (st, detail) = get(&app, &a.token, &format!("/api/alerts/events/{event}")).await;
+    assert_eq!(st, 200);
+    assert_eq!(detail["data"]["jiraTicket"], ticket.as_str());
+    let (st, read) = get(
+        &app,
+        &a.token,
+        &format!("/api/jira/v1/issue?username=ann&issueId={ticket}"),
+    )
+    .await;
+    assert_eq!(st, 200, "{read}");
+    assert_eq!(read["data"]["alertId"], event);
+    assert_eq!(read["data"]["summary"], "Billing balance fails");
+    let (st, _) = send_form(&app, Method::POST, &a.token, "/api/jira/v1/issue", &data).await;
+    assert_eq!(st, 409, "an alert keeps one ticket");
+    let changed = json!({"summary": "Billing balance still fails", "assignee": ANN_CLOUD, "labels": ["ivr"], "username": "ann", "description": "x"});
+    let path = format!("/api/jira/v1/issue?username=ann&issueId={ticket}");
+    let (st, body) = send_form(&app, Method::PUT, &a.token, &path, &changed).await;
+    assert_eq!(st, 200, "{body}");
+    let audit: i64 = c
+        .query_row(
+            "SELECT count(*) FROM audit_log WHERE kind = 'alert_event' AND action = 'ticket'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(audit, 1);
 }

@@ -19,8 +19,7 @@ use super::guard::Auth;
 use super::params;
 use super::AppState;
 use crate::config::strip_port;
-use crate::domain::caller::{Caller, Need};
-use crate::domain::report::Report as DomainReport;
+use crate::domain::caller::{Caller, Need, Visibility};
 use crate::domain::ticket;
 use crate::jira::{Attachment, IssueDraft, Jira, JiraError};
 
@@ -63,6 +62,9 @@ pub struct JiraProject {
 pub struct IssueData {
     /// Create: the id of the report the ticket is opened for (its key is stored there).
     pub report_id: Option<i64>,
+    /// Create, instead of `reportId`: the id of the alert event the ticket is opened for (alert
+    /// details; its key is stored on the event as `jiraTicket`).
+    pub alert_id: Option<i64>,
     /// Project key (not changed on edit).
     pub project: Option<String>,
     pub summary: Option<String>,
@@ -131,9 +133,12 @@ pub struct IssueView {
     pub status: String,
     /// The description, mentions as `@[Display Name](id)`.
     pub description: String,
-    /// The report holding the ticket (absent for an auto ticket).
+    /// The report holding the ticket (absent for an alert's ticket).
     #[oai(skip_serializing_if_is_none)]
     pub report_id: Option<i64>,
+    /// The alert event holding the ticket (a user's from alert details, or the engine's).
+    #[oai(skip_serializing_if_is_none)]
+    pub alert_id: Option<i64>,
     /// The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened
     /// this ticket.
     #[oai(skip_serializing_if_is_none)]
@@ -196,8 +201,34 @@ pub(super) async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachm
 }
 
 /// The report holding ticket `key`, as the caller may see it.
-async fn ticket_report(state: &AppState, caller: &Caller, key: &str) -> ApiResult<DomainReport> {
-    let v = state.store.report_with_ticket(caller.scope(), key).await?;
+/// What a ticket was opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ticketed {
+    Report(i64),
+    Alert(i64),
+}
+
+impl std::fmt::Display for Ticketed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ticketed::Report(id) => write!(f, "Report {id}"),
+            Ticketed::Alert(id) => write!(f, "Alert {id}"),
+        }
+    }
+}
+
+/// The report or alert event whose ticket is `key`, when the caller may see it.
+async fn ticketed(state: &AppState, caller: &Caller, key: &str) -> ApiResult<Ticketed> {
+    let scope = caller.scope();
+    let report = state.store.report_with_ticket(scope, key).await?;
+    if let Visibility::Visible(r) = report {
+        return Ok(Ticketed::Report(r.id));
+    }
+    let v = match state.store.alert_with_ticket(scope, key).await? {
+        Visibility::Visible(id) => Visibility::Visible(Ticketed::Alert(id)),
+        Visibility::Missing if matches!(report, Visibility::Hidden) => Visibility::Hidden,
+        other => other.map(Ticketed::Alert),
+    };
     params::visible(v, format_args!("Ticket {key}"))
 }
 
@@ -313,28 +344,43 @@ impl JiraApi {
     ) -> ApiResult<Json<Envelope<IssueKey>>> {
         let caller = auth.require(Need::Write)?;
         let data = form.data.0;
-        let Some(report_id) = data.report_id else {
-            return Err(ApiError::from(vec![crate::domain::rules::FieldError {
-                field: "reportId".into(),
-                rule: crate::domain::rules::Rule::Required,
-                message: "reportId is required".into(),
-            }]));
+        let target = match (data.report_id, data.alert_id) {
+            (Some(id), _) => Ticketed::Report(id),
+            (None, Some(id)) => Ticketed::Alert(id),
+            (None, None) => {
+                return Err(ApiError::from(vec![crate::domain::rules::FieldError {
+                    field: "reportId".into(),
+                    rule: crate::domain::rules::Rule::Required,
+                    message: "reportId or alertId is required".into(),
+                }]))
+            }
         };
         let file = attachment(form.file).await?;
         let jira = jira_of(&state, req)?;
-        let v = state.store.report(caller.scope(), report_id).await?;
-        let report = params::visible(v, format_args!("Report {report_id}"))?;
-        if let Some(k) = report.jira_ticket {
+        let scope = caller.scope();
+        let existing = match target {
+            Ticketed::Report(id) => {
+                let v = state.store.report(scope, id).await?;
+                params::visible(v, format_args!("Report {id}"))?.jira_ticket
+            }
+            Ticketed::Alert(id) => {
+                let v = state.store.alert_event(scope, id).await?;
+                params::visible(v, format_args!("Alert {id}"))?
+                    .event
+                    .jira_ticket
+            }
+        };
+        if let Some(k) = existing {
             return Err(ApiError::conflict(format!(
-                "Report {report_id} already has ticket {k}."
+                "{target} already has ticket {k}."
             )));
         }
         let key = jira.create_issue(&data.draft()).await.map_err(jira_error)?;
-        let v = state
-            .store
-            .set_report_ticket(caller.scope(), report_id, &key)
-            .await?;
-        params::visible(v, format_args!("Report {report_id}"))?;
+        let stored = match target {
+            Ticketed::Report(id) => state.store.set_report_ticket(scope, id, &key).await?,
+            Ticketed::Alert(id) => state.store.set_alert_ticket(scope, id, &key).await?,
+        };
+        params::visible(stored, format_args!("{target}"))?;
         if let Some(f) = file {
             jira.attach(&key, &f).await.map_err(jira_error)?;
         }
@@ -358,7 +404,7 @@ impl JiraApi {
         let data = form.data.0;
         let file = attachment(form.file).await?;
         let jira = jira_of(&state, req)?;
-        ticket_report(&state, caller, &key).await?;
+        ticketed(&state, caller, &key).await?;
         jira.update_issue(&key, &data.draft(), data.status.as_deref())
             .await
             .map_err(jira_error)?;
@@ -382,17 +428,18 @@ impl JiraApi {
         let caller = auth.require(Need::SignedIn)?;
         let key = issue_id(issue.0)?;
         let jira = jira_of(&state, req)?;
-        // A report's ticket, else one the alert engine opened for the caller's groups.
-        let (report_id, auto_ticket_id) = match ticket_report(&state, caller, &key).await {
-            Ok(report) => (Some(report.id), None),
-            Err(e) => match state
+        // A report's ticket, or an alert's (a user's from alert details, or the engine's).
+        let (report_id, alert_id) = match ticketed(&state, caller, &key).await? {
+            Ticketed::Report(id) => (Some(id), None),
+            Ticketed::Alert(id) => (None, Some(id)),
+        };
+        let auto_ticket_id = match alert_id {
+            Some(_) => state
                 .store
                 .auto_ticket_with_key(caller.scope(), &key)
                 .await?
-            {
-                Some(t) => (None, Some(t.id)),
-                None => return Err(e),
-            },
+                .map(|t| t.id),
+            None => None,
         };
         let i = jira.issue(&key).await.map_err(jira_error)?;
         Ok(Envelope::ok(IssueView {
@@ -404,6 +451,7 @@ impl JiraApi {
             status: i.status,
             description: i.description,
             report_id,
+            alert_id,
             auto_ticket_id,
         }))
     }

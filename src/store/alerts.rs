@@ -18,7 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use super::catalog::status_texts;
 use super::outbox::enqueue_list_in;
 use super::runs::RunRow;
-use super::{Sqlite, StoreResult};
+use super::{Sqlite, StoreError, StoreResult};
 use crate::domain::alerting::{self, Action, AlertFacts, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::{Attachment, Notification};
@@ -102,6 +102,16 @@ pub trait AlertEventStore {
         -> StoreResult<Visibility<AlertEventDetail>>;
     /// Open events of the groups the scope may see.
     async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64>;
+    /// Stores the key of the ticket a user opened for event `id` (alert details), when the
+    /// scope may see its group; a conflict when it has another ticket already. Audited.
+    async fn set_alert_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>>;
+    /// The event whose ticket is `key` (a user's or the engine's), when the scope may see it.
+    async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>>;
     /// Runs the engine over the runs already stored since `from_ms`, in run-time order, for
     /// the settings `ids`, which must be new (no state yet: no run was evaluated for them).
     /// Events open and close at their runs' times. A transaction per 5,000 runs.
@@ -249,6 +259,60 @@ impl AlertEventStore for Sqlite {
                 runs,
                 notifications,
             }))
+        })
+        .await
+    }
+
+    async fn set_alert_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>> {
+        let key = key.to_string();
+        self.write(move |tx| {
+            let ticket = match event_ticket(tx, scope, id)? {
+                Visibility::Visible(t) => t,
+                Visibility::Hidden => return Ok(Visibility::Hidden),
+                Visibility::Missing => return Ok(Visibility::Missing),
+            };
+            match ticket.as_deref() {
+                Some(k) if k == key => return Ok(Visibility::Visible(())),
+                Some(k) => {
+                    return Err(StoreError::Conflict(format!(
+                        "Alert {id} already has ticket {k}."
+                    )))
+                }
+                None => {}
+            }
+            let before = super::audit::snapshot(tx, "alert_events", id)?;
+            tx.execute(
+                "UPDATE alert_events SET jira_ticket = ?2 WHERE id = ?1",
+                params![id, key],
+            )?;
+            let after = super::audit::snapshot(tx, "alert_events", id)?;
+            super::audit::record(tx, "alert_event", "ticket", id, before, after)?;
+            Ok(Visibility::Visible(()))
+        })
+        .await
+    }
+
+    async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>> {
+        let key = key.to_string();
+        self.read(move |c| {
+            let ids: Vec<i64> = c
+                .prepare_cached("SELECT id FROM alert_events WHERE jira_ticket = ?1 ORDER BY id")?
+                .query_map([&key], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut seen = Visibility::Missing;
+            for id in ids {
+                match event_ticket(c, scope, id)? {
+                    Visibility::Visible(_) => return Ok(Visibility::Visible(id)),
+                    Visibility::Hidden => seen = Visibility::Hidden,
+                    Visibility::Missing => {}
+                }
+            }
+            Ok(seen)
         })
         .await
     }
@@ -784,4 +848,25 @@ fn recording_of(
         content_type,
         data,
     }))
+}
+
+/// The ticket of event `id`, when the scope may see the event's group.
+fn event_ticket(c: &Connection, scope: Scope, id: i64) -> StoreResult<Visibility<Option<String>>> {
+    let row: Option<(i64, Option<String>)> = c
+        .prepare_cached("SELECT group_id, jira_ticket FROM alert_events WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let Some((group, ticket)) = row else {
+        return Ok(Visibility::Missing);
+    };
+    if let Scope::User(user) = scope {
+        let assigned: Option<i64> = c
+            .prepare_cached("SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2")?
+            .query_row(params![user, group], |r| r.get(0))
+            .optional()?;
+        if assigned.is_none() {
+            return Ok(Visibility::Hidden);
+        }
+    }
+    Ok(Visibility::Visible(ticket))
 }

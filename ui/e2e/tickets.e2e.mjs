@@ -258,6 +258,17 @@ export default async function tickets({ browser, test }) {
         });
         assertEqual(st.status, 200, `setting (${st.text})`);
         settingId = st.json.data.id;
+        // A second setting on the group, without attach ticket: its event is ticketed by hand.
+        const plain = await apiRequest(server, "POST", "alerts/settings", {
+          token,
+          body: {
+            ...JSON.parse(st.text).data,
+            id: undefined,
+            name: "Billing down (no ticket)",
+            attachJiraTicket: false,
+          },
+        });
+        assertEqual(plain.status, 200, `second setting (${plain.text})`);
         await ingest(server, key, [autoRun("f1", 20, "fail"), autoRun("f2", 10, "fail")]);
         const deadline = Date.now() + 30000;
         let list;
@@ -318,6 +329,54 @@ export default async function tickets({ browser, test }) {
           }
         });
       }
+    }
+
+    let plainEvent = 0;
+    for (const lang of ["en", "fr"]) {
+      const create = lang === "en";
+      await test(`alert details (${lang}): the ticket action ${create ? "opens a ticket for the alert" : "edits the alert's ticket"}`, async () => {
+        if (!plainEvent) {
+          const autoIds = (
+            await apiRequest(server, "GET", `alerts/autojiraticket/${settingId}`, { token })
+          ).json.data.content.map((a) => a.alertId);
+          const events = await apiRequest(server, "GET", "alerts/events?pageNo=0&pageSize=50", { token });
+          for (const e of events.json.data.content) {
+            const d = await apiRequest(server, "GET", `alerts/events/${e.alertId}`, { token });
+            if (d.json.data.testCaseId === AUTO_CASE && !autoIds.includes(e.alertId)) plainEvent = e.alertId;
+          }
+        }
+        assert(plainEvent > 0, "the plain setting's event");
+        const page = await newPage(browser, server, { viewport: "desktop" });
+        try {
+          await page.goto("/");
+          await chooseLanguage(page, lang);
+          await signIn(page, admin);
+          await page.goto(`${server.url}/alert/${plainEvent}`);
+          await page.locator("[data-testid=alert-ticket]").first().click();
+          await page.waitForSelector("[data-testid=ticket-form]");
+          if (create) {
+            await page.waitForSelector('[data-testid=ticket-project] option[value="CX"]', { state: "attached" });
+            await page.selectOption("[data-testid=ticket-project]", "CX");
+          } else {
+            await page.waitForSelector("[data-testid=ticket-status]");
+            await page.waitForFunction(() => document.querySelector("[data-testid=ticket-summary]")?.value);
+          }
+          const summary = `Alert ${plainEvent} (${lang})`;
+          await page.fill("[data-testid=ticket-summary]", summary);
+          await checkA11y(page, `alert ticket ${lang}`);
+          await page.click("[data-testid=ticket-save]");
+          await page.waitForSelector("[data-testid=ticket-dialog]", { state: "detached" });
+          const d = await apiRequest(server, "GET", `alerts/events/${plainEvent}`, { token });
+          const key = d.json.data.jiraTicket;
+          assert(/^CX-\d+$/.test(key ?? ""), `the alert keeps its ticket (${key})`);
+          await page.locator("[data-testid=alert-ticket]", { hasText: key }).first().waitFor();
+          await screenshot(page, `alert-ticket-${lang}`);
+          const issue = (await jira.issues()).find((i) => i.key === key);
+          assertEqual(issue?.fields?.summary, summary, "the ticket in Jira");
+        } finally {
+          await closePage(page);
+        }
+      });
     }
   } finally {
     await server.stop().catch(() => {});

@@ -2394,6 +2394,12 @@ export interface components {
              * @description Create: the id of the report the ticket is opened for (its key is stored there).
              */
             reportId?: number;
+            /**
+             * Format: int64
+             * @description Create, instead of `reportId`: the id of the alert event the ticket is opened for (alert
+             *     details; its key is stored on the event as `jiraTicket`).
+             */
+            alertId?: number;
             /** @description Project key (not changed on edit). */
             project?: string;
             summary?: string;
@@ -2438,9 +2444,14 @@ export interface components {
             description: string;
             /**
              * Format: int64
-             * @description The report holding the ticket (absent for an auto ticket).
+             * @description The report holding the ticket (absent for an alert's ticket).
              */
             reportId?: number;
+            /**
+             * Format: int64
+             * @description The alert event holding the ticket (a user's from alert details, or the engine's).
+             */
+            alertId?: number;
             /**
              * Format: int64
              * @description The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened

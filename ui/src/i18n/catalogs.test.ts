@@ -101,6 +101,7 @@ describe("translation catalogs", () => {
       "Segment",
       "Segments",
       "CSV",
+      "Ticket",
     ]);
     const copied = en
       // Words outside the placeholders: '{day} {from}–{to}' has none to translate.

@@ -6,17 +6,22 @@ import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { Link, useParams } from "wouter";
 import { ApiError, api } from "../../api";
-import { useAlertEvent } from "../../api/queries/alerts";
+import { alertKeys, useAlertEvent } from "../../api/queries/alerts";
+import { useJiraConfig } from "../../api/queries/jira";
 import { downloadRecording } from "../../api/queries/runs";
 import type { Notification, RunDetail } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { SearchBox } from "../../components/SearchBox";
 import { showError } from "../../lib/banners";
+import { queryClient } from "../../lib/queryClient";
+import { canWrite, session } from "../../lib/session";
+import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { formatRunTime } from "../Dashboard/time";
 import type { StatusKind } from "../Drill/format";
 import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
+import { TicketDialog } from "../Tickets/TicketDialog";
 import { eventKind, filterRuns, pageSlice } from "./rules";
 import "./Alerts.css";
 
@@ -62,6 +67,9 @@ export function AlertDetailPage() {
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(10);
   const notificationColumns = useNotificationColumns();
+  const me = useStore(session);
+  const tickets = canWrite(me) && !!useJiraConfig().data?.configured;
+  const [ticketOpen, setTicketOpen] = useState(false);
 
   const download = async (runId: number) => {
     try {
@@ -182,18 +190,39 @@ export function AlertDetailPage() {
         }}
         actions={(r) => {
           const runId = r.runId;
+          const key = d?.jiraTicket ?? "";
           return (
-            <button
-              type="button"
-              class="button link"
-              data-testid="download-recording"
-              aria-label={t`Download the recording of run ${runId}`}
-              onClick={() => void download(runId)}
-            >
-              {t`Download`}
-            </button>
+            <>
+              <button
+                type="button"
+                class="button link"
+                data-testid="download-recording"
+                aria-label={t`Download the recording of run ${runId}`}
+                onClick={() => void download(runId)}
+              >
+                {t`Download`}
+              </button>
+              {tickets ? (
+                <button
+                  type="button"
+                  class="button link"
+                  data-testid="alert-ticket"
+                  aria-label={key ? t`Edit ticket ${key}` : t`Create ticket for alert ${id}`}
+                  onClick={() => setTicketOpen(true)}
+                >
+                  {key || t`Ticket`}
+                </button>
+              ) : null}
+            </>
           );
         }}
+      />
+      <TicketDialog
+        open={ticketOpen}
+        target={d ? { alertId: id, ticket: d.jiraTicket, name: t`Alert ${id}` } : null}
+        username={me?.username ?? ""}
+        onClose={() => setTicketOpen(false)}
+        onCreated={() => void queryClient.invalidateQueries({ queryKey: alertKeys.detail(id) })}
       />
       <h2 class="alert-section-title">{t`Notifications sent`}</h2>
       <DataTable

@@ -37,9 +37,11 @@ import {
 } from "./mentions";
 import "./Tickets.css";
 
-/** What is ticketed: a report, or a ticket the alert engine opened (edit only). */
+/** What is ticketed: a report, an alert event, or a ticket the alert engine opened (edit only). */
 export interface TicketTarget {
   reportId?: number;
+  /** An alert event (alert details): its key is stored on the event. */
+  alertId?: number;
   /** An auto ticket (`PUT autojiraticket/{id}`): its edit also keeps the alert's description. */
   autoTicketId?: number;
   /** The existing ticket's key: edit mode. */
@@ -168,6 +170,7 @@ function TicketForm({
     setSaving(true);
     const data = {
       reportId: target.reportId,
+      alertId: target.alertId,
       project,
       summary,
       issueType: "Bug",
