@@ -238,16 +238,8 @@ impl AlertEventStore for Sqlite {
             let Some(event) = event else {
                 return Ok(Visibility::Missing);
             };
-            if let Scope::User(user) = scope {
-                let assigned: Option<i64> = c
-                    .prepare_cached(
-                        "SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2",
-                    )?
-                    .query_row(params![user, event.group_id], |r| r.get(0))
-                    .optional()?;
-                if assigned.is_none() {
-                    return Ok(Visibility::Hidden);
-                }
+            if !scope_sees(c, scope, event.group_id)? {
+                return Ok(Visibility::Hidden);
             }
             let runs = event_runs(c, &texts, id, &event.test_case_name)?;
             let notifications = super::outbox::notifications_of_causes(
@@ -859,14 +851,22 @@ fn event_ticket(c: &Connection, scope: Scope, id: i64) -> StoreResult<Visibility
     let Some((group, ticket)) = row else {
         return Ok(Visibility::Missing);
     };
-    if let Scope::User(user) = scope {
-        let assigned: Option<i64> = c
-            .prepare_cached("SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2")?
-            .query_row(params![user, group], |r| r.get(0))
-            .optional()?;
-        if assigned.is_none() {
-            return Ok(Visibility::Hidden);
-        }
+    if !scope_sees(c, scope, group)? {
+        return Ok(Visibility::Hidden);
     }
     Ok(Visibility::Visible(ticket))
+}
+
+/// Whether the scope may see an event of group `group`. The group need not exist any more:
+/// events stay in the history after their group goes (an administrator still sees them).
+fn scope_sees(c: &Connection, scope: Scope, group: i64) -> StoreResult<bool> {
+    let Scope::User(user) = scope else {
+        return Ok(true);
+    };
+    Ok(
+        c.prepare_cached("SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2")?
+            .query_row(params![user, group], |r| r.get::<_, i64>(0))
+            .optional()?
+            .is_some(),
+    )
 }
