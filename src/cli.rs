@@ -61,6 +61,9 @@ pub enum Command {
         #[arg(long, value_name = "FILE")]
         from: PathBuf,
     },
+    /// The store itself: move a site from SQLite to PostgreSQL.
+    #[command(subcommand)]
+    Store(StoreCommand),
     /// Print the audit log, newest first (tab-separated: time, user, address, kind,
     /// action, target, before, after).
     Audit {
@@ -80,6 +83,38 @@ pub enum Command {
     /// Print the OpenAPI document of the embedded API (what /api/openapi.json serves) and
     /// exit; the UI's types are generated from it.
     Openapi,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StoreCommand {
+    /// Copy a site's SQLite database (and its recordings) into a PostgreSQL database, in
+    /// chunks that are each committed: an interrupted copy resumes where it stopped when run
+    /// again. The counts of every table are compared at the end (docs/postgres.md).
+    Copy(CopyArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CopyArgs {
+    /// The SQLite database (cxwatch.db, the recordings directory beside it), or the data
+    /// directory holding it [default: the data directory's].
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// The PostgreSQL database: postgres://user@host:5432/db (?sslmode=require for TLS), a
+    /// new, empty one; its schema is created first [default: store.url].
+    #[arg(long, value_name = "URL")]
+    pub to: Option<String>,
+    /// File holding the PostgreSQL password [default: store.password, e.g. from
+    /// CXWATCH_STORE__PASSWORD_FILE or store.password_file].
+    #[arg(long, value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// PEM file of the CA that signed the PostgreSQL server's certificate [default:
+    /// store.ca_file].
+    #[arg(long, value_name = "FILE")]
+    pub ca_file: Option<PathBuf>,
+    /// Rows per transaction.
+    #[arg(long, value_name = "N", default_value_t = crate::store::copy::CHUNK_ROWS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub chunk_rows: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -166,6 +201,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             limit,
         }) => audit(&config, user, kind, since, limit),
         Some(Command::Restore { from }) => restore(&config, &from),
+        Some(Command::Store(StoreCommand::Copy(args))) => {
+            runtime.block_on(store_copy(&config, args))
+        }
         Some(Command::Openapi) => Ok(ExitCode::SUCCESS),
     }
 }
@@ -183,8 +221,10 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
     let mut _data_lock = None;
     let store = match config.api.mode {
         ApiMode::Embedded => {
-            let store = Store::open(&config.data_dir, (&config.store).into())?;
-            _data_lock = Some(crate::store::backup::DataDirLock::shared(&config.data_dir)?);
+            let store = Store::connect(&config.store, &config.data_dir).await?;
+            if !config.store.is_postgres() {
+                _data_lock = Some(crate::store::backup::DataDirLock::shared(&config.data_dir)?);
+            }
             Some(store)
         }
         ApiMode::Proxy => None,
@@ -259,7 +299,7 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
-    let store = Store::open(&config.data_dir, (&config.store).into())?;
+    let store = Store::open_config(config)?;
     match cmd {
         ApikeyCommand::Add { name } => {
             let key = Store::block_on_cli(store.add_api_key(&name))?;
@@ -295,7 +335,7 @@ fn audit(
         ),
         None => None,
     };
-    let store = Store::open(&config.data_dir, (&config.store).into())?;
+    let store = Store::open_config(config)?;
     let filter = crate::store::audit::AuditFilter {
         user_id: user,
         kind,
@@ -327,7 +367,19 @@ fn audit(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `backup` and `restore` copy the SQLite file; a PostgreSQL site uses its own tools.
+fn sqlite_only(config: &Config, what: &str) -> anyhow::Result<()> {
+    if config.store.is_postgres() {
+        anyhow::bail!(
+            "cxwatch {what} copies the SQLite file; this site's store is PostgreSQL ([store] url): \
+             use pg_dump / pg_restore or the database's managed backups (docs/postgres.md)"
+        );
+    }
+    Ok(())
+}
+
 fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<ExitCode> {
+    sqlite_only(config, "backup")?;
     let done = crate::store::backup::backup(&config.data_dir, to)?;
     let runs = done.checked.rows("test_runs").unwrap_or(0);
     println!(
@@ -347,6 +399,7 @@ fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 fn restore(config: &Config, from: &std::path::Path) -> anyhow::Result<ExitCode> {
+    sqlite_only(config, "restore")?;
     let done = crate::store::backup::restore(&config.data_dir, from)?;
     println!(
         "restored {} into {}: {} test runs, schema {}",
@@ -358,6 +411,85 @@ fn restore(config: &Config, from: &std::path::Path) -> anyhow::Result<ExitCode> 
     if let Some(previous) = done.previous {
         println!("the previous database is kept as {}", previous.display());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cxwatch store copy`: the SQLite site into PostgreSQL, then the table of counts.
+async fn store_copy(config: &Config, args: CopyArgs) -> anyhow::Result<ExitCode> {
+    use crate::store::copy::{copy, CopyOptions, Outcome};
+    let from = args
+        .from
+        .unwrap_or_else(|| config.data_dir.join(crate::store::DB_FILE));
+    let url = match args.to {
+        Some(url) => url,
+        None if config.store.is_postgres() => config.store.url.clone(),
+        None => anyhow::bail!(
+            "--to: which PostgreSQL database? (postgres://user@host:5432/db, or store.url)"
+        ),
+    };
+    let url = url.trim().to_string();
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+        anyhow::bail!("--to: not a postgres:// address");
+    }
+    let password = match &args.password_file {
+        Some(path) => {
+            let t = std::fs::read_to_string(path).map_err(|e| {
+                anyhow::anyhow!("--password-file: cannot read {}: {e}", path.display())
+            })?;
+            let t = t.trim_end_matches(['\r', '\n']).to_string();
+            if t.is_empty() {
+                anyhow::bail!("--password-file: {} is empty", path.display());
+            }
+            t
+        }
+        None => config.store.password.clone(),
+    };
+    let target = crate::config::StoreConfig {
+        url,
+        password,
+        ca_file: args.ca_file.or_else(|| config.store.ca_file.clone()),
+        ..config.store.clone()
+    };
+    let mut options = CopyOptions::new(from, target);
+    options.chunk_rows = args.chunk_rows;
+    let report = copy(&options).await?;
+    match report.outcome {
+        Outcome::AlreadyComplete => {
+            println!(
+                "{}: the copy was already complete; nothing copied",
+                report.target
+            )
+        }
+        Outcome::Stopped => {
+            println!("{}: the copy stopped; run it again to go on", report.target);
+            return Ok(ExitCode::FAILURE);
+        }
+        Outcome::Copied | Outcome::Resumed => println!(
+            "{}: {} rows copied in {:.1} s ({} transactions){}",
+            report.target,
+            report.copied(),
+            report.elapsed.as_secs_f64(),
+            report.chunks,
+            if report.outcome == Outcome::Resumed {
+                ", resuming an interrupted copy"
+            } else {
+                ""
+            }
+        ),
+    }
+    print!("{}", report.render());
+    let differ = report.mismatches();
+    if !differ.is_empty() {
+        let names: Vec<&str> = differ.iter().map(|t| t.table.as_str()).collect();
+        eprintln!(
+            "cxwatch: the counts differ in {}: the copy is not complete. Was the SQLite site \
+             changed after the copy began? Copy again into a new, empty database with the \
+             server stopped.",
+            names.join(", ")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    println!("every table's count matches");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -136,6 +136,73 @@ pub struct StoreConfig {
     /// SQLite page cache of all connections together, in MiB (a quarter for the writer,
     /// the rest split over the readers).
     pub cache_mib: u32,
+    /// Empty: the embedded SQLite file in `data_dir`. `postgres://user@host:5432/db`: the
+    /// site's PostgreSQL (docs/postgres.md); `?sslmode=require` for TLS (rustls, the
+    /// system's web roots plus `ca_file`). Keep the password out of the URL: `password_file`.
+    pub url: String,
+    /// The PostgreSQL password, when not in the URL. A secret: give it with `password_file`
+    /// or in the environment (`CXWATCH_STORE__PASSWORD_FILE`).
+    pub password: String,
+    /// File holding the password (read at start-up; trailing newline removed).
+    pub password_file: Option<PathBuf>,
+    /// PEM file of the CA that signed the PostgreSQL server's certificate (a private CA).
+    pub ca_file: Option<PathBuf>,
+    /// PostgreSQL connections kept by this instance at most.
+    pub pool_size: u32,
+}
+
+impl StoreConfig {
+    /// Whether the store is PostgreSQL (`url` given) rather than SQLite.
+    pub fn is_postgres(&self) -> bool {
+        !self.url.trim().is_empty()
+    }
+
+    fn check(&mut self) -> Result<(), String> {
+        if !(4..=65536).contains(&self.cache_mib) {
+            return Err(format!(
+                "store.cache_mib: {} is out of range (4 to 65536)",
+                self.cache_mib
+            ));
+        }
+        if self
+            .ca_file
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            self.ca_file = None;
+        }
+        if let Some(path) = self
+            .password_file
+            .as_ref()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
+            let t = std::fs::read_to_string(path)
+                .map_err(|e| format!("store.password_file: cannot read {}: {e}", path.display()))?;
+            let t = t.trim_end_matches(['\r', '\n']).to_string();
+            if t.is_empty() {
+                return Err(format!("store.password_file: {} is empty", path.display()));
+            }
+            self.password = t;
+        } else {
+            self.password_file = None;
+        }
+        if !self.is_postgres() {
+            return Ok(());
+        }
+        let url = self.url.trim();
+        if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(format!(
+                "store.url: '{url}' must be a postgres:// address (or empty for SQLite)"
+            ));
+        }
+        if !(1..=1000).contains(&self.pool_size) {
+            return Err(format!(
+                "store.pool_size: {} is out of range (1 to 1000)",
+                self.pool_size
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// `GET /metrics` (Prometheus, OpenMetrics text): docs/metrics.md.
@@ -194,6 +261,11 @@ impl Default for StoreConfig {
         StoreConfig {
             synchronous: Synchronous::Normal,
             cache_mib: 32,
+            url: String::new(),
+            password: String::new(),
+            password_file: None,
+            ca_file: None,
+            pool_size: 16,
         }
     }
 }
@@ -816,11 +888,8 @@ impl Config {
         if self.data_dir.as_os_str().is_empty() {
             return invalid("data_dir: must not be empty".into());
         }
-        if !(4..=65536).contains(&self.store.cache_mib) {
-            return invalid(format!(
-                "store.cache_mib: {} is out of range (4 to 65536)",
-                self.store.cache_mib
-            ));
+        if let Err(msg) = self.store.check() {
+            return invalid(msg);
         }
         if self.site.timezone.parse::<chrono_tz::Tz>().is_err() {
             return invalid(format!(
@@ -1453,5 +1522,34 @@ mod tests {
         assert!(err.contains("store.synchronous"), "{err}");
         let err = load("[store]\ncache_mib = 1\n", &[]).unwrap_err();
         assert!(err.contains("store.cache_mib"), "{err}");
+    }
+
+    #[test]
+    fn postgres_url_and_password_file() {
+        let c = load("", &[]).unwrap();
+        assert!(!c.store.is_postgres(), "SQLite by default");
+        let dir = tempfile::tempdir().unwrap();
+        let pw = dir.path().join("pw");
+        std::fs::write(&pw, "s3cret\n").unwrap();
+        let c = load(
+            "[store]\nurl = \"postgres://cx@db:5432/cx?sslmode=require\"\n",
+            &[("CXWATCH_STORE__PASSWORD_FILE", pw.to_str().unwrap())],
+        )
+        .unwrap();
+        assert!(c.store.is_postgres());
+        assert_eq!(c.store.password, "s3cret");
+        let err = load("[store]\nurl = \"mysql://db/cx\"\n", &[]).unwrap_err();
+        assert!(
+            err.contains("store.url") && err.contains("postgres://"),
+            "{err}"
+        );
+        let err = load(
+            "[store]\nurl = \"postgres://db/cx\"\npassword_file = \"/nonexistent/pw\"\n",
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.contains("store.password_file"), "{err}");
+        let err = load("[store]\nurl = \"postgres://db/cx\"\npool_size = 0\n", &[]).unwrap_err();
+        assert!(err.contains("store.pool_size"), "{err}");
     }
 }

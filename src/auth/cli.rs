@@ -91,7 +91,7 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
             "users live in the upstream service in proxy mode; `cxwatch user` needs api.mode = \"embedded\""
         );
     }
-    let store = Store::open(&config.data_dir, (&config.store).into())
+    let store = Store::open_config(config)
         .with_context(|| format!("cannot open the store in {}", config.data_dir.display()))?;
     match cmd {
         UserCommand::Add(args) => add(&store, args),

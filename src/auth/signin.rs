@@ -139,7 +139,10 @@ async fn check_credentials(
     username: &str,
     password: String,
 ) -> Result<User, SignInError> {
-    throttle.attempt(username).map_err(SignInError::Throttled)?;
+    throttle
+        .attempt(store, username)
+        .await?
+        .map_err(SignInError::Throttled)?;
     let found = store.credentials(username).await?;
     let slot = VERIFY_SLOTS
         .acquire()
@@ -165,7 +168,7 @@ async fn check_credentials(
             return Err(SignInError::BadCredentials);
         }
     };
-    throttle.succeeded(username);
+    throttle.succeeded(store, username).await?;
     Ok(user)
 }
 

@@ -1,6 +1,7 @@
 //! Slows down password guessing: per username, the first failed sign-ins are free, then
 //! each further attempt must wait, twice as long each time, up to a cap. A success forgets
-//! the username's failures. Kept in memory: a restart forgets everything.
+//! the username's failures (the rule: `domain::throttle`). On SQLite kept in memory (a
+//! restart forgets everything); on PostgreSQL in the database, shared by the instances.
 //!
 //! [`FailureLog`] is the pure logic, driven by the `now` it is given; [`Throttle`] wraps it
 //! in a mutex with the real clock for the server.
@@ -9,41 +10,23 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Failed sign-ins allowed before attempts are refused.
-pub const FREE_FAILURES: u32 = 5;
-/// Failures are forgotten after this long without an attempt (counted from the end of the
-/// last wait).
-pub const WINDOW: Duration = Duration::from_secs(15 * 60);
-/// The wait after the last free failure; it doubles with every further failure.
-pub const FIRST_WAIT: Duration = Duration::from_secs(30);
-/// The longest wait.
-pub const MAX_WAIT: Duration = Duration::from_secs(15 * 60);
+use crate::domain::throttle::wait_secs;
+pub use crate::domain::throttle::{
+    key, wait_after, Failures, FIRST_WAIT, FREE_FAILURES, MAX_WAIT, WINDOW,
+};
+use crate::store::{Store, StoreResult};
+
 /// The log is swept of forgotten usernames when it holds this many (or twice the count
 /// after the previous sweep).
 const SWEEP_AT: usize = 1024;
 
-#[derive(Debug, Clone)]
-struct Entry {
-    /// Attempts not (yet) followed by a success.
-    failures: u32,
-    /// When the last attempt was counted.
-    last: Instant,
-    /// No attempt is allowed before this.
-    wait_until: Option<Instant>,
-}
-
-impl Entry {
-    /// From when the forgetting window runs.
-    fn quiet_since(&self) -> Instant {
-        self.wait_until.map_or(self.last, |w| w.max(self.last))
-    }
-}
-
-/// Failed sign-ins per username (the caller normalises it, see [`key`]).
+/// Failed sign-ins per username (the caller normalises it, see [`key`]), in memory.
 #[derive(Debug)]
 pub struct FailureLog {
-    entries: HashMap<String, Entry>,
+    entries: HashMap<String, Failures>,
     sweep_at: usize,
+    /// The clock's origin: entries keep milliseconds since it.
+    origin: Instant,
 }
 
 impl Default for FailureLog {
@@ -51,43 +34,28 @@ impl Default for FailureLog {
         FailureLog {
             entries: HashMap::new(),
             sweep_at: SWEEP_AT,
+            origin: Instant::now(),
         }
     }
 }
 
-/// How long to wait after `failures` failures (none before [`FREE_FAILURES`]).
-pub fn wait_after(failures: u32) -> Option<Duration> {
-    let extra = failures.checked_sub(FREE_FAILURES)?;
-    let factor = 1u32 << extra.min(16);
-    Some(FIRST_WAIT.saturating_mul(factor).min(MAX_WAIT))
-}
-
 impl FailureLog {
-    /// Called before a password is checked. `Err(wait)` when the username must wait;
-    /// otherwise the attempt is counted as a failure until [`FailureLog::succeeded`] says
-    /// otherwise (so parallel guesses cannot slip past the count).
+    fn ms(&self, now: Instant) -> i64 {
+        now.saturating_duration_since(self.origin).as_millis() as i64
+    }
+
+    /// `Err(wait)` when the username must wait; otherwise the attempt counts
+    /// ([`Failures::attempt`]).
     pub fn attempt(&mut self, key: &str, now: Instant) -> Result<(), Duration> {
+        let now_ms = self.ms(now);
         if self.entries.len() >= self.sweep_at {
-            self.sweep(now);
+            self.entries.retain(|_, e| !e.forgotten(now_ms));
+            self.sweep_at = (self.entries.len() * 2).max(SWEEP_AT);
         }
-        let entry = self.entries.entry(key.to_string()).or_insert(Entry {
-            failures: 0,
-            last: now,
-            wait_until: None,
-        });
-        if let Some(until) = entry.wait_until {
-            if until > now {
-                return Err(until - now);
-            }
-        }
-        if now.saturating_duration_since(entry.quiet_since()) >= WINDOW {
-            entry.failures = 0;
-            entry.wait_until = None;
-        }
-        entry.failures += 1;
-        entry.last = now;
-        entry.wait_until = wait_after(entry.failures).map(|w| now + w);
-        Ok(())
+        self.entries
+            .entry(key.to_string())
+            .or_default()
+            .attempt(now_ms)
     }
 
     /// The password was right: forget the username's failures.
@@ -103,21 +71,11 @@ impl FailureLog {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-
-    /// Drops usernames whose failures are forgotten anyway.
-    fn sweep(&mut self, now: Instant) {
-        self.entries
-            .retain(|_, e| now.saturating_duration_since(e.quiet_since()) < WINDOW);
-        self.sweep_at = (self.entries.len() * 2).max(SWEEP_AT);
-    }
 }
 
-/// The key of a username: trimmed, lower case.
-pub fn key(username: &str) -> String {
-    username.trim().to_lowercase()
-}
-
-/// The server's throttle: a [`FailureLog`] behind a mutex, on the real clock.
+/// The server's throttle. On SQLite (one process) a [`FailureLog`] behind a mutex on the
+/// real clock; on PostgreSQL the store keeps the counts (`ThrottleStore`), so every
+/// instance behind a load balancer counts the same attempts.
 #[derive(Debug, Default)]
 pub struct Throttle {
     log: Mutex<FailureLog>,
@@ -125,16 +83,32 @@ pub struct Throttle {
 
 impl Throttle {
     /// `Err(seconds to wait)` when `username` may not try now; otherwise the attempt counts.
-    pub fn attempt(&self, username: &str) -> Result<(), u64> {
-        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
-        log.attempt(&key(username), Instant::now())
-            .map_err(|wait| wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+    pub async fn attempt(&self, store: &Store, username: &str) -> StoreResult<Result<(), u64>> {
+        if store.keeps_throttle() {
+            let now_ms = crate::store::outbox::now_ms();
+            return Ok(store
+                .throttle_attempt(&key(username), now_ms)
+                .await?
+                .map_err(wait_secs));
+        }
+        Ok(self.attempt_here(username))
     }
 
     /// The password of `username` was right.
-    pub fn succeeded(&self, username: &str) {
+    pub async fn succeeded(&self, store: &Store, username: &str) -> StoreResult<()> {
+        if store.keeps_throttle() {
+            return store.throttle_succeeded(&key(username)).await;
+        }
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         log.succeeded(&key(username));
+        Ok(())
+    }
+
+    /// [`Throttle::attempt`] in this process's memory.
+    fn attempt_here(&self, username: &str) -> Result<(), u64> {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.attempt(&key(username), Instant::now())
+            .map_err(wait_secs)
     }
 }
 
@@ -262,12 +236,12 @@ mod tests {
         assert_eq!(key("  Admin@Example.COM "), "admin@example.com");
         let t = Throttle::default();
         for _ in 0..5 {
-            t.attempt("Admin@x.test").unwrap();
+            t.attempt_here("Admin@x.test").unwrap();
         }
-        let wait = t.attempt(" admin@x.test").unwrap_err();
+        let wait = t.attempt_here(" admin@x.test").unwrap_err();
         assert!((29..=30).contains(&wait), "{wait}");
-        t.succeeded("ADMIN@x.test");
-        assert!(t.attempt("admin@x.test").is_ok());
+        t.log.lock().unwrap().succeeded(&key("ADMIN@x.test"));
+        assert!(t.attempt_here("admin@x.test").is_ok());
     }
 
     #[test]

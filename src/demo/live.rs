@@ -6,6 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::generator::HISTORY_DAYS;
 use super::{state, Demo, DemoError};
+use crate::store::leases::{self, Lease};
 
 /// Time between two ticks.
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(5);
@@ -13,12 +14,23 @@ pub const TICK: std::time::Duration = std::time::Duration::from_secs(5);
 /// Longest window ingested in one transaction when catching up.
 const MAX_WINDOW: Duration = Duration::hours(24);
 
-/// Runs until the runtime stops.
-pub async fn run(mut demo: Demo) {
+/// Runs until the runtime stops, while `lease` (the demo's) is held. When the lease is lost
+/// (PostgreSQL: its connection closed), another instance runs the feed; this one waits to
+/// take it back and goes on from the state the other left.
+pub async fn run(mut demo: Demo, mut lease: Lease) {
     let mut interval = tokio::time::interval(TICK);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
+        if lease.is_lost() {
+            tracing::warn!("demo: the lease is lost; another instance runs the live feed");
+            lease = leases::acquire(&demo.store, "demo").await;
+            match state::load(&demo.store).await {
+                Ok(Some(s)) => demo.state = s,
+                Ok(None) => {}
+                Err(e) => tracing::warn!(error = %e, "demo state"),
+            }
+        }
         match tick(&mut demo, Utc::now()).await {
             Ok(0) => {}
             Ok(n) => tracing::debug!(runs = n, "demo live feed"),

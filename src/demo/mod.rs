@@ -345,6 +345,33 @@ pub async fn start(
     config: &crate::config::Config,
     seed: Option<u64>,
 ) -> anyhow::Result<()> {
+    // One instance loads the history and runs the live feed (PostgreSQL with several
+    // instances: the one holding the lease `demo`; the others serve what it writes, and one
+    // of them takes the feed over when its holder stops).
+    let Some(lease) = store.try_lease("demo").await? else {
+        println!(
+            "demo: another instance loads the demo's data and runs its live feed; \
+             this one takes over if that one stops"
+        );
+        let (store, config) = (store.clone(), config.clone());
+        tokio::spawn(async move {
+            let lease = crate::store::leases::acquire(&store, "demo").await;
+            if let Err(e) = start_held(&store, &config, seed, lease).await {
+                tracing::error!(error = %e, "demo could not be taken over");
+            }
+        });
+        return Ok(());
+    };
+    start_held(store, config, seed, lease).await
+}
+
+/// [`start`] on the instance holding the lease `demo`.
+async fn start_held(
+    store: &Store,
+    config: &crate::config::Config,
+    seed: Option<u64>,
+    lease: crate::store::leases::Lease,
+) -> anyhow::Result<()> {
     let seed = seed.unwrap_or(DEFAULT_SEED);
     let (s, data_dir, tz) = (store.clone(), config.data_dir.clone(), config.tz());
     println!("demo: data directory {}", data_dir.display());
@@ -370,7 +397,7 @@ pub async fn start(
         tokio::task::spawn_blocking(move || assign(&s)).await??;
         let s = store.clone();
         tokio::task::spawn_blocking(move || alerts::ensure(&s, tz, history_from)).await??;
-        tokio::spawn(live::run(demo));
+        tokio::spawn(live::run(demo, lease));
         return Ok(());
     }
     tokio::spawn(async move {
@@ -406,7 +433,7 @@ pub async fn start(
                     }
                     Err(e) => tracing::error!(error = %e, "demo alert settings task failed"),
                 }
-                live::run(demo).await;
+                live::run(demo, lease).await;
             }
             Ok((_, Err(e))) => {
                 tracing::error!(error = %e, "demo history could not be loaded");

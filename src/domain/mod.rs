@@ -15,6 +15,7 @@ pub mod report;
 pub mod rules;
 pub mod run;
 pub mod schedule;
+pub mod throttle;
 pub mod ticket;
 pub mod user;
 pub mod varint;

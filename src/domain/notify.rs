@@ -44,6 +44,22 @@ pub struct Attachment {
     pub data: Vec<u8>,
 }
 
+impl Attachment {
+    /// The call recording of run `run`, named by the run and its audio type.
+    pub fn recording(run: i64, content_type: String, data: Vec<u8>) -> Attachment {
+        let ext = match content_type.as_str() {
+            "audio/mpeg" => "mp3",
+            "audio/ogg" => "ogg",
+            _ => "wav",
+        };
+        Attachment {
+            name: format!("run-{run}.{ext}"),
+            content_type,
+            data,
+        }
+    }
+}
+
 /// One message to one contact, as it is queued.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewNotification {

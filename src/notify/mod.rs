@@ -189,13 +189,24 @@ impl Sender {
         (longest as i64 + 30) * 1000
     }
 
+    /// Sends while this instance holds the lease `notify` (always on SQLite; on
+    /// PostgreSQL one instance of several), and waits to take it over when it does not.
     async fn run(self) {
-        // Only this process sends from this database: leases of a killed one are void.
+        loop {
+            let lease = crate::store::leases::acquire(&self.store, "notify").await;
+            self.send_while(&lease).await;
+            tracing::warn!("outbox: the lease is lost; another instance sends now");
+        }
+    }
+
+    async fn send_while(&self, lease: &crate::store::leases::Lease) {
+        // Only the lease's holder sends from this database: the rows leased by an
+        // instance that died (or lost its lease) are void and due again.
         if let Err(e) = self.store.release_leases().await {
             tracing::error!(error = %e, "outbox: cannot take back old leases");
         }
         let batch = (self.config.concurrency * 4).min(1000) as u32;
-        loop {
+        while !lease.is_lost() {
             // A read first: the write transaction of a claim only when something is due, so
             // an idle outbox never takes the writer from ingest.
             let due = match self.store.next_due_ms().await {

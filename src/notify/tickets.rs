@@ -48,8 +48,18 @@ impl Worker {
         (self.jira_cfg.timeout_secs.max(1) as i64 * 3 + 30) * 1000
     }
 
+    /// Works while this instance holds the lease `tickets` (always on SQLite; on
+    /// PostgreSQL one instance of several); a lost lease waits to take it over again.
     async fn run(self) {
         loop {
+            let lease = crate::store::leases::acquire(&self.store, "tickets").await;
+            self.work_while(&lease).await;
+            tracing::warn!("auto tickets: the lease is lost; another instance works now");
+        }
+    }
+
+    async fn work_while(&self, lease: &crate::store::leases::Lease) {
+        while !lease.is_lost() {
             let due = match self.store.next_ticket_due_ms().await {
                 Ok(d) => d,
                 Err(e) => {

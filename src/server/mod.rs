@@ -42,10 +42,28 @@ pub struct ServeOptions {
     pub listener: Option<tokio::net::TcpListener>,
 }
 
-/// Liveness: the server accepts and answers requests.
+/// Health: the server answers, and in embedded mode its database does too (PostgreSQL may
+/// be down or unreachable while the console runs): 200 `ok`, else 503 with the reason, so a
+/// load balancer sends no requests to an instance that cannot serve them.
 #[handler]
-fn healthz() -> &'static str {
-    "ok"
+async fn healthz(store: poem::web::Data<&Option<Store>>) -> poem::Response {
+    let Some(store) = store.0 else {
+        return "ok".into_response();
+    };
+    let answered = tokio::time::timeout(std::time::Duration::from_secs(5), store.ping()).await;
+    match answered {
+        Ok(Ok(())) => "ok".into_response(),
+        Ok(Err(e)) => unavailable(format!("database unavailable: {e}")),
+        Err(_) => unavailable("database unavailable: no answer within 5 seconds".into()),
+    }
+}
+
+fn unavailable(reason: String) -> poem::Response {
+    tracing::warn!(%reason, "healthz");
+    poem::Response::builder()
+        .status(poem::http::StatusCode::SERVICE_UNAVAILABLE)
+        .content_type("text/plain; charset=utf-8")
+        .body(reason)
 }
 
 /// Builds the whole application (used by `serve` and by tests).
@@ -99,7 +117,10 @@ pub fn app_with(
         None => crate::proxy::Proxy::new(config.clone())?.boxed(),
     };
     let route = Route::new()
-        .at("/healthz", get(healthz))
+        .at(
+            "/healthz",
+            get(healthz).data(state.as_ref().map(|s| s.store.clone())),
+        )
         .at("/metrics", get(metrics::metrics).data(scrape))
         .at(
             "/tenant-config",

@@ -12,14 +12,13 @@ use serde_json::Value;
 
 use super::audit;
 use super::catalog::{channel_of, group_visibility};
-use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
+use super::{group_field, invalid, now_secs, Sqlite, StoreResult};
 use crate::domain::alert_setting::{
     attach_recording_for, AlertSetting, AlertSettingDraft, AlertSettingFilter,
     AlertSettingSortField, AlertStatus,
 };
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::rules::{FieldError, Rule};
 use crate::domain::schedule::Week;
 
 #[async_trait]
@@ -134,57 +133,15 @@ fn visible(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Visibility<A
     })
 }
 
-fn invalid(field: &str, message: String) -> StoreError {
-    StoreError::Field(
-        FieldConflict::Invalid,
-        FieldError {
-            field: field.into(),
-            rule: Rule::Invalid,
-            message,
-        },
-    )
-}
-
-/// The checks that need the data, in the form's order; returns the status ids and whether
-/// the recording is attached (voice groups only).
-fn check(tx: &Transaction, scope: Scope, d: &AlertSettingDraft) -> StoreResult<(Vec<i64>, bool)> {
-    match group_visibility(tx, scope, d.group_id)? {
-        Visibility::Visible(()) => {}
-        Visibility::Hidden => {
-            return Err(invalid(
-                "testCaseGroupId",
-                format!(
-                    "Test case group {} is not in your test case groups.",
-                    d.group_id
-                ),
-            ))
-        }
-        Visibility::Missing => {
-            return Err(invalid(
-                "testCaseGroupId",
-                format!("Test case group {} does not exist.", d.group_id),
-            ))
-        }
-    }
-    let list: Option<i64> = tx
-        .prepare_cached("SELECT id FROM distribution_lists WHERE id = ?1")?
-        .query_row([d.distribution_id], |r| r.get(0))
-        .optional()?;
-    if list.is_none() {
-        return Err(invalid(
-            "distributionId",
-            format!("Distribution list {} does not exist.", d.distribution_id),
-        ));
-    }
-    let channel: String = tx.query_row(
-        "SELECT channel FROM test_case_groups WHERE id = ?1",
-        [d.group_id],
-        |r| r.get(0),
-    )?;
-    let channel = channel_of(&channel)?;
-    let statuses = statuses(tx)?;
+/// The ids of the statuses `codes` names, each one that can raise an alert on a `channel`
+/// group (both backends check a form this way).
+pub(super) fn status_ids(
+    statuses: &[AlertStatus],
+    codes: &[String],
+    channel: crate::domain::run::Channel,
+) -> StoreResult<Vec<i64>> {
     let mut ids = Vec::new();
-    for code in &d.statuses {
+    for code in codes {
         match statuses.iter().find(|s| &s.code == code) {
             Some(s) if s.fits(channel) => ids.push(s.id),
             Some(s) => {
@@ -205,6 +162,35 @@ fn check(tx: &Transaction, scope: Scope, d: &AlertSettingDraft) -> StoreResult<(
             }
         }
     }
+    Ok(ids)
+}
+
+/// The checks that need the data, in the form's order; returns the status ids and whether
+/// the recording is attached (voice groups only).
+fn check(tx: &Transaction, scope: Scope, d: &AlertSettingDraft) -> StoreResult<(Vec<i64>, bool)> {
+    group_field(
+        "testCaseGroupId",
+        d.group_id,
+        group_visibility(tx, scope, d.group_id)?,
+    )?;
+    let list: Option<i64> = tx
+        .prepare_cached("SELECT id FROM distribution_lists WHERE id = ?1")?
+        .query_row([d.distribution_id], |r| r.get(0))
+        .optional()?;
+    if list.is_none() {
+        return Err(invalid(
+            "distributionId",
+            format!("Distribution list {} does not exist.", d.distribution_id),
+        ));
+    }
+    let channel: String = tx.query_row(
+        "SELECT channel FROM test_case_groups WHERE id = ?1",
+        [d.group_id],
+        |r| r.get(0),
+    )?;
+    let channel = channel_of(&channel)?;
+    let statuses = statuses(tx)?;
+    let ids = status_ids(&statuses, &d.statuses, channel)?;
     Ok((ids, attach_recording_for(channel, d.attach_recording)))
 }
 
@@ -274,15 +260,6 @@ pub(super) fn audit_view(tx: &Transaction, id: i64) -> StoreResult<Option<Value>
     Ok(Some(v))
 }
 
-fn like(s: &str) -> String {
-    let escaped = s
-        .to_lowercase()
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    format!("%{escaped}%")
-}
-
 fn list(
     conn: &Connection,
     scope: Scope,
@@ -294,7 +271,7 @@ fn list(
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(like);
+        .map(super::like);
     let user = match scope {
         Scope::All => None,
         Scope::User(u) => Some(u),

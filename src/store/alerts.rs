@@ -18,7 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use super::catalog::status_texts;
 use super::outbox::enqueue_list_in;
 use super::runs::RunRow;
-use super::{Sqlite, StoreError, StoreResult};
+use super::{takes_ticket, Sqlite, StoreResult};
 use crate::domain::alerting::{self, Action, AlertFacts, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::{Attachment, Notification};
@@ -137,7 +137,7 @@ const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.g
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
        (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id)";
 
-fn ms_time(ms: i64) -> DateTime<Utc> {
+pub(super) fn ms_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
@@ -268,14 +268,8 @@ impl AlertEventStore for Sqlite {
                 Visibility::Hidden => return Ok(Visibility::Hidden),
                 Visibility::Missing => return Ok(Visibility::Missing),
             };
-            match ticket.as_deref() {
-                Some(k) if k == key => return Ok(Visibility::Visible(())),
-                Some(k) => {
-                    return Err(StoreError::Conflict(format!(
-                        "Alert {id} already has ticket {k}."
-                    )))
-                }
-                None => {}
+            if !takes_ticket("Alert", id, ticket.as_deref(), &key)? {
+                return Ok(Visibility::Visible(()));
             }
             let before = super::audit::snapshot(tx, "alert_events", id)?;
             tx.execute(
@@ -432,19 +426,80 @@ pub struct Evaluated {
     pub status_id: i64,
 }
 
-/// A setting as the engine reads it, with what its messages need.
-struct SettingRow {
-    rule: Rule,
-    name: String,
-    group_id: i64,
-    distribution_id: i64,
-    email_subject: String,
-    voice_message: String,
-    sms_prefix: String,
-    attach_recording: bool,
-    notify_on_recovery: bool,
+/// A setting as the engine reads it, with what its messages need (both backends).
+pub(super) struct SettingRow {
+    pub rule: Rule,
+    pub name: String,
+    pub group_id: i64,
+    pub distribution_id: i64,
+    pub email_subject: String,
+    pub voice_message: String,
+    pub sms_prefix: String,
+    pub attach_recording: bool,
+    pub notify_on_recovery: bool,
     /// attachJiraTicket with its project, assignee and username (issue 12).
-    jira: Option<(String, String, String)>,
+    pub jira: Option<(String, String, String)>,
+}
+
+impl SettingRow {
+    /// What the messages and the ticket of event `event` say, its runs oldest first.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn facts(
+        &self,
+        tz: Tz,
+        options: &AlertOptions,
+        event: i64,
+        test_case: String,
+        group: String,
+        status: String,
+        runs: &[RunRow],
+    ) -> AlertFacts {
+        AlertFacts {
+            event_id: event,
+            setting_name: self.name.clone(),
+            email_subject: self.email_subject.clone(),
+            sms_prefix: self.sms_prefix.clone(),
+            voice_message: self.voice_message.clone(),
+            test_case,
+            group,
+            status,
+            runs: runs
+                .iter()
+                .map(|r| (r.id, site_time(tz, r.run_time), r.status_text.clone()))
+                .collect(),
+            public_url: options.public_url.clone(),
+        }
+    }
+
+    /// The ticket job of a new event, when the setting attaches a ticket.
+    pub(super) fn ticket_job(
+        &self,
+        event: i64,
+        facts: &AlertFacts,
+    ) -> Option<super::auto_tickets::NewTicketJob> {
+        let (project, assignee, username) = self.jira.as_ref()?;
+        let t = alerting::auto_ticket(facts);
+        Some(super::auto_tickets::NewTicketJob {
+            event_id: event,
+            setting_id: self.rule.setting_id,
+            project: project.clone(),
+            assignee: assignee.clone(),
+            username: username.clone(),
+            summary: t.summary,
+            description: t.description,
+            csv_name: t.csv_name,
+            csv: t.csv,
+        })
+    }
+}
+
+/// The outbox key prefix of an event's notifications (a key is queued once).
+pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
+    if recovery {
+        format!("recovery:{event}")
+    } else {
+        format!("alert:{event}")
+    }
 }
 
 fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
@@ -557,6 +612,24 @@ pub(super) fn evaluate(
     evaluate_with(tx, tz, data_dir, options, runs, None, Clock::Now)
 }
 
+/// The facts of a batch's runs, by test case, in the order the engine evaluates them.
+pub(crate) fn facts_by_case(runs: &[Evaluated], tz: Tz) -> Vec<(i64, Vec<RunFact>)> {
+    let mut facts: Vec<(i64, RunFact)> = runs
+        .iter()
+        .map(|r| {
+            (
+                r.test_case_id,
+                RunFact::new(r.run_id, r.run_ms, r.status_id, tz),
+            )
+        })
+        .collect();
+    alerting::evaluation_order(&mut facts);
+    facts
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| (run[0].0, run.iter().map(|(_, f)| *f).collect()))
+        .collect()
+}
+
 /// [`evaluate`] for the settings `only` (all when `None`), events timed by `clock`.
 fn evaluate_with(
     tx: &Transaction,
@@ -571,27 +644,9 @@ fn evaluate_with(
     if !options.enabled || runs.is_empty() {
         return Ok(out);
     }
-    let mut by_case: Vec<(i64, RunFact)> = runs
-        .iter()
-        .map(|r| {
-            (
-                r.test_case_id,
-                RunFact::new(r.run_id, r.run_ms, r.status_id, tz),
-            )
-        })
-        .collect();
-    alerting::evaluation_order(&mut by_case);
     let mut settings_of: HashMap<i64, Vec<i64>> = HashMap::new();
     let mut settings: HashMap<i64, Option<SettingRow>> = HashMap::new();
-    let mut i = 0;
-    while i < by_case.len() {
-        let case = by_case[i].0;
-        let mut j = i;
-        while j < by_case.len() && by_case[j].0 == case {
-            j += 1;
-        }
-        let facts: Vec<RunFact> = by_case[i..j].iter().map(|(_, f)| *f).collect();
-        i = j;
+    for (case, facts) in facts_by_case(runs, tz) {
         if let std::collections::hash_map::Entry::Vacant(slot) = settings_of.entry(case) {
             let ids = tx
                 .prepare_cached(
@@ -743,40 +798,10 @@ fn notify(
         .optional()?
         .unwrap_or_default();
     let runs = event_runs(tx, &texts, event, &case_name)?;
-    let facts = AlertFacts {
-        event_id: event,
-        setting_name: s.name.clone(),
-        email_subject: s.email_subject.clone(),
-        sms_prefix: s.sms_prefix.clone(),
-        voice_message: s.voice_message.clone(),
-        test_case: case_name,
-        group: group_name,
-        status: texts.get(&status_id).cloned().unwrap_or_default(),
-        runs: runs
-            .iter()
-            .map(|r| (r.id, site_time(tz, r.run_time), r.status_text.clone()))
-            .collect(),
-        public_url: options.public_url.clone(),
-    };
-    if !recovery {
-        if let Some((project, assignee, username)) = &s.jira {
-            let t = alerting::auto_ticket(&facts);
-            super::auto_tickets::queue_in(
-                tx,
-                &super::auto_tickets::NewTicketJob {
-                    event_id: event,
-                    setting_id: s.rule.setting_id,
-                    project: project.clone(),
-                    assignee: assignee.clone(),
-                    username: username.clone(),
-                    summary: t.summary,
-                    description: t.description,
-                    csv_name: t.csv_name,
-                    csv: t.csv,
-                },
-                super::outbox::now_ms(),
-            )?;
-        }
+    let status = texts.get(&status_id).cloned().unwrap_or_default();
+    let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
+    if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
+        super::auto_tickets::queue_in(tx, &job, super::outbox::now_ms())?;
     }
     let mut msg = alerting::alert_message(&facts, recovery);
     if !recovery && s.attach_recording && channel == "voice" {
@@ -786,11 +811,7 @@ fn notify(
             }
         }
     }
-    let prefix = if recovery {
-        format!("recovery:{event}")
-    } else {
-        format!("alert:{event}")
-    };
+    let prefix = notification_prefix(event, recovery);
     match enqueue_list_in(
         tx,
         s.distribution_id,
@@ -830,16 +851,7 @@ fn recording_of(
         tracing::warn!(run, recording = %sha, "alert: the recording's file cannot be read");
         return Ok(None);
     };
-    let ext = match content_type.as_str() {
-        "audio/mpeg" => "mp3",
-        "audio/ogg" => "ogg",
-        _ => "wav",
-    };
-    Ok(Some(Attachment {
-        name: format!("run-{run}.{ext}"),
-        content_type,
-        data,
-    }))
+    Ok(Some(Attachment::recording(run, content_type, data)))
 }
 
 /// The ticket of event `id`, when the scope may see the event's group.

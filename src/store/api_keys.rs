@@ -63,7 +63,7 @@ impl ApiKeyStore for Sqlite {
 pub const PREFIX: &str = "cxw_";
 
 /// A new random key: `cxw_` and 64 hex digits (256 bits).
-fn generate() -> String {
+pub(super) fn generate() -> String {
     let mut bytes = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     format!("{PREFIX}{}", hex::encode(bytes))

@@ -96,13 +96,7 @@ impl DistributionStore for Sqlite {
                 .as_deref()
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
-                .map(|s| {
-                    let escaped = s
-                        .replace('\\', "\\\\")
-                        .replace('%', "\\%")
-                        .replace('_', "\\_");
-                    format!("%{escaped}%")
-                });
+                .map(super::contains);
             let kind = filter.kind.map(ContactType::id);
             let order = match filter.sort.field {
                 DistributionSortField::Id => "d.id",

@@ -9,10 +9,17 @@ use super::{Sqlite, StoreResult};
 pub trait MetaStore {
     async fn meta(&self, key: &str) -> StoreResult<Option<String>>;
     async fn set_meta(&self, key: &str, value: &str) -> StoreResult<()>;
+    /// Whether the database answers (`/healthz`).
+    async fn ping(&self) -> StoreResult<()>;
 }
 
 #[async_trait]
 impl MetaStore for Sqlite {
+    async fn ping(&self) -> StoreResult<()> {
+        self.read(|c| Ok(c.query_row("SELECT 1", [], |_| Ok(()))?))
+            .await
+    }
+
     async fn meta(&self, key: &str) -> StoreResult<Option<String>> {
         let key = key.to_string();
         self.read(move |c| {

@@ -130,24 +130,78 @@ pub struct EntityMetric {
     pub mos: Option<Summary>,
 }
 
+/// One entity's figures, summed over rollup rows.
 #[derive(Default)]
-struct Acc {
+pub(crate) struct Acc {
     counts: Counts,
     hourly: [Counts; SLOTS],
-    lat: dist::Acc,
-    mos: dist::Acc,
+    pub(crate) lat: dist::Acc,
+    pub(crate) mos: dist::Acc,
 }
 
 impl Acc {
-    fn add_counts(&mut self, hour: usize, c: [i64; 4]) {
+    pub(crate) fn add_counts(&mut self, hour: usize, c: Counts) {
         for (i, v) in c.iter().enumerate() {
-            let v = (*v).max(0) as u64;
             self.counts[i] += v;
             if let Some(slot) = self.hourly.get_mut(hour) {
                 slot[i] += v;
             }
         }
     }
+
+    /// The metric of a test case (`id`, name, channel), or of one of its segments (id, name).
+    fn metric(
+        mut self,
+        (id, name, channel): &(i64, String, Channel),
+        segment: Option<(i64, String)>,
+    ) -> EntityMetric {
+        EntityMetric {
+            test_case_id: *id,
+            test_case_name: name.clone(),
+            channel: *channel,
+            mos: if segment.is_some() {
+                None
+            } else {
+                self.mos.summary()
+            },
+            segment,
+            counts: self.counts,
+            hourly: self.hourly,
+            latency: self.lat.summary(),
+        }
+    }
+}
+
+/// One entity per test case, in the order of `cases`, from each one's accumulator.
+pub(crate) fn case_metrics(
+    cases: &[(i64, String, Channel)],
+    mut accs: HashMap<i64, Acc>,
+) -> Vec<EntityMetric> {
+    cases
+        .iter()
+        .map(|case| accs.remove(&case.0).unwrap_or_default().metric(case, None))
+        .collect()
+}
+
+/// One entity per segment of a test case that has figures, in the order of `cases`, then by
+/// segment id; `name(case, segment)` gives a segment's name.
+pub(crate) fn segment_metrics(
+    cases: &[(i64, String, Channel)],
+    mut accs: BTreeMap<(i64, i64), Acc>,
+    mut name: impl FnMut(i64, i64) -> StoreResult<String>,
+) -> StoreResult<Vec<EntityMetric>> {
+    let mut out = Vec::with_capacity(accs.len());
+    for case in cases {
+        let keys: Vec<(i64, i64)> = accs
+            .range((case.0, i64::MIN)..=(case.0, i64::MAX))
+            .map(|(k, _)| *k)
+            .collect();
+        for (id, seg) in keys {
+            let acc = accs.remove(&(id, seg)).unwrap_or_default();
+            out.push(acc.metric(case, Some((seg, name(id, seg)?))));
+        }
+    }
+    Ok(out)
 }
 
 fn corrupt(e: crate::domain::varint::Corrupt) -> StoreError {
@@ -191,10 +245,8 @@ fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMet
             let mut rows = stmt.query(params![q.group_id, rt, d0, d1])?;
             while let Some(r) = rows.next()? {
                 let acc = accs.entry(r.get(0)?).or_default();
-                acc.add_counts(
-                    r.get::<_, usize>(1)?,
-                    [r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?],
-                );
+                let n = |i| r.get::<_, i64>(i).map(|v| v.max(0) as u64);
+                acc.add_counts(r.get::<_, usize>(1)?, [n(2)?, n(3)?, n(4)?, n(5)?]);
                 acc.mos
                     .add(r.get(6)?, r.get(7)?, blob(r, 8)?)
                     .map_err(corrupt)?;
@@ -202,22 +254,7 @@ fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMet
                     .add(r.get(9)?, r.get(10)?, blob(r, 11)?)
                     .map_err(corrupt)?;
             }
-            Ok(cases
-                .into_iter()
-                .map(|(id, name, channel)| {
-                    let mut a = accs.remove(&id).unwrap_or_default();
-                    EntityMetric {
-                        test_case_id: id,
-                        test_case_name: name,
-                        channel,
-                        segment: None,
-                        counts: a.counts,
-                        hourly: a.hourly,
-                        latency: a.lat.summary(),
-                        mos: a.mos.summary(),
-                    }
-                })
-                .collect())
+            Ok(case_metrics(&cases, accs))
         }
         Level::Segment => {
             let mut accs: BTreeMap<(i64, i64), Acc> = BTreeMap::new();
@@ -237,7 +274,7 @@ fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMet
                 };
                 rollups::for_each_segment(segments, |s| {
                     let acc = accs.entry((case, s.segment_id)).or_default();
-                    acc.add_counts(hour, s.counts.map(|c| c as i64));
+                    acc.add_counts(hour, s.counts);
                     let hist = (!s.lat_hist.is_empty()).then_some(s.lat_hist);
                     acc.lat.add(s.lat_n, s.lat_sum, hist)
                 })
@@ -246,31 +283,12 @@ fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMet
             let mut name_stmt = conn.prepare_cached(
                 "SELECT name FROM segments WHERE test_case_id = ?1 AND segment_id = ?2",
             )?;
-            let mut out = Vec::with_capacity(accs.len());
-            for (id, name, channel) in cases {
-                let keys: Vec<(i64, i64)> = accs
-                    .range((id, i64::MIN)..=(id, i64::MAX))
-                    .map(|(k, _)| *k)
-                    .collect();
-                for key in keys {
-                    let mut a = accs.remove(&key).unwrap_or_default();
-                    let seg_name: String = name_stmt
-                        .query_row(params![key.0, key.1], |r| r.get(0))
-                        .optional()?
-                        .unwrap_or_default();
-                    out.push(EntityMetric {
-                        test_case_id: id,
-                        test_case_name: name.clone(),
-                        channel,
-                        segment: Some((key.1, seg_name)),
-                        counts: a.counts,
-                        hourly: a.hourly,
-                        latency: a.lat.summary(),
-                        mos: None,
-                    });
-                }
-            }
-            Ok(out)
+            segment_metrics(&cases, accs, |case, seg| {
+                Ok(name_stmt
+                    .query_row(params![case, seg], |r| r.get(0))
+                    .optional()?
+                    .unwrap_or_default())
+            })
         }
     }
 }

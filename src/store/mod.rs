@@ -14,12 +14,15 @@ pub mod auth;
 pub mod auto_tickets;
 pub mod backup;
 pub mod catalog;
+pub mod copy;
 pub mod distributions;
 pub mod health;
+pub mod leases;
 pub mod meta;
 pub mod metrics;
 pub mod ops;
 pub mod outbox;
+pub mod pg;
 pub mod recent;
 pub mod recordings;
 pub mod reports;
@@ -27,6 +30,7 @@ pub mod rollups;
 pub mod run_detail;
 pub mod runs;
 pub mod sso;
+pub mod throttle;
 pub mod users;
 
 use std::path::{Path, PathBuf};
@@ -46,6 +50,7 @@ pub use auto_tickets::AutoTicketStore;
 pub use catalog::CatalogStore;
 pub use distributions::DistributionStore;
 pub use health::HealthStore;
+pub use leases::LeaseStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use ops::OpsStore;
@@ -55,6 +60,7 @@ pub use recordings::RecordingStore;
 pub use reports::ReportStore;
 pub use runs::RunStore;
 pub use sso::SsoStore;
+pub use throttle::ThrottleStore;
 pub use users::UserStore;
 
 static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/migrations");
@@ -121,6 +127,11 @@ pub enum StoreError {
     },
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("database: {}", pg::message(.0))]
+    Postgres(#[from] tokio_postgres::Error),
+    /// The database cannot be reached (PostgreSQL down, the pool exhausted).
+    #[error("{0}")]
+    Unavailable(String),
     #[error("store I/O: {0}")]
     Io(#[from] std::io::Error),
     #[error("store task failed: {0}")]
@@ -136,6 +147,55 @@ pub enum FieldConflict {
     Invalid,
 }
 
+/// Whether a record (`what` `id`: an alert event, a report) whose Jira ticket is `current`
+/// takes ticket `key`: not when it has it already; a conflict when it has another.
+pub(crate) fn takes_ticket(
+    what: &str,
+    id: i64,
+    current: Option<&str>,
+    key: &str,
+) -> StoreResult<bool> {
+    match current {
+        Some(k) if k == key => Ok(false),
+        Some(k) => Err(StoreError::Conflict(format!(
+            "{what} {id} already has ticket {k}."
+        ))),
+        None => Ok(true),
+    }
+}
+
+/// A form's field that fails a check against the stored data.
+pub(crate) fn invalid(field: &str, message: String) -> StoreError {
+    StoreError::Field(
+        FieldConflict::Invalid,
+        crate::domain::rules::FieldError {
+            field: field.into(),
+            rule: crate::domain::rules::Rule::Invalid,
+            message,
+        },
+    )
+}
+
+/// A form's test case group (field `field`) exists and the caller's scope sees it.
+pub(crate) fn group_field(
+    field: &str,
+    group_id: i64,
+    seen: crate::domain::caller::Visibility<()>,
+) -> StoreResult<()> {
+    use crate::domain::caller::Visibility;
+    match seen {
+        Visibility::Visible(()) => Ok(()),
+        Visibility::Hidden => Err(invalid(
+            field,
+            format!("Test case group {group_id} is not in your test case groups."),
+        )),
+        Visibility::Missing => Err(invalid(
+            field,
+            format!("Test case group {group_id} does not exist."),
+        )),
+    }
+}
+
 /// Everything a backend stores: one trait per resource, each in its own file with the
 /// SQL behind it. SQLite implements them all ([`Sqlite`]); a second backend implements
 /// the same traits and the handlers do not change.
@@ -149,6 +209,7 @@ pub trait Backend:
     + CatalogStore
     + DistributionStore
     + HealthStore
+    + LeaseStore
     + MetaStore
     + MetricStore
     + OutboxStore
@@ -158,6 +219,7 @@ pub trait Backend:
     + ReportStore
     + RunStore
     + SsoStore
+    + ThrottleStore
     + UserStore
     + Send
     + Sync
@@ -175,6 +237,7 @@ impl<T> Backend for T where
         + CatalogStore
         + DistributionStore
         + HealthStore
+        + LeaseStore
         + MetaStore
         + MetricStore
         + OutboxStore
@@ -184,6 +247,7 @@ impl<T> Backend for T where
         + ReportStore
         + RunStore
         + SsoStore
+        + ThrottleStore
         + UserStore
         + Send
         + Sync
@@ -211,6 +275,29 @@ impl Store {
         Ok(Store {
             backend: Arc::new(Sqlite::open(data_dir, options)?),
         })
+    }
+
+    /// Opens the store `[store]` names: PostgreSQL when `url` is given, else the SQLite
+    /// file in `data_dir`. Either way the schema is brought up to date first.
+    pub async fn connect(config: &StoreConfig, data_dir: &Path) -> StoreResult<Store> {
+        if config.is_postgres() {
+            Ok(Store {
+                backend: Arc::new(pg::Postgres::connect(config, data_dir).await?),
+            })
+        } else {
+            let (dir, options) = (data_dir.to_path_buf(), StoreOptions::from(config));
+            let sqlite = tokio::task::spawn_blocking(move || Sqlite::open(&dir, options))
+                .await
+                .map_err(|e| StoreError::Task(e.to_string()))??;
+            Ok(Store {
+                backend: Arc::new(sqlite),
+            })
+        }
+    }
+
+    /// [`Store::connect`] from synchronous code (the command line).
+    pub fn open_config(config: &crate::config::Config) -> StoreResult<Store> {
+        Self::block_on(Self::connect(&config.store, &config.data_dir))
     }
 
     /// [`Store::block_on`] for the command line: its changes are audited as `cli:<user>`.
@@ -371,7 +458,12 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
 
 /// The migrations compiled in, ordered by their number prefix.
 fn migrations() -> Vec<(&'static str, &'static str)> {
-    let mut files: Vec<_> = MIGRATIONS
+    sql_files(&MIGRATIONS)
+}
+
+/// The `.sql` files of a directory compiled in (a backend's migrations), by name.
+fn sql_files(dir: &'static Dir<'static>) -> Vec<(&'static str, &'static str)> {
+    let mut files: Vec<_> = dir
         .files()
         .filter_map(|f| Some((f.path().to_str()?, f.contents_utf8()?)))
         .filter(|(name, _)| name.ends_with(".sql"))
@@ -405,11 +497,42 @@ fn migrate(conn: &mut Connection, path: &Path) -> StoreResult<()> {
 }
 
 /// Seconds since the Unix epoch, the unit of every `*_at` column.
+/// A `LIKE … ESCAPE '\\'` pattern matching text that contains `s`, in lower case (for a
+/// column compared lower-cased).
+pub(crate) fn like(s: &str) -> String {
+    contains(&s.to_lowercase())
+}
+
+/// A `LIKE … ESCAPE '\\'` (or `ILIKE`) pattern matching text that contains `s`.
+pub(crate) fn contains(s: &str) -> String {
+    let escaped = s
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
 pub fn now_secs() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    /// The store of a unit test: SQLite in a temporary directory, or, when
+    /// `TEST_POSTGRES_URL` names a server, a fresh PostgreSQL database (the README's test
+    /// command runs the library's tests once each way).
+    pub async fn store() -> (tempfile::TempDir, super::Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::StoreConfig {
+            url: super::pg::testdb::fresh().await.unwrap_or_default(),
+            ..Default::default()
+        };
+        let store = super::Store::connect(&config, dir.path()).await.unwrap();
+        (dir, store)
+    }
 }
 
 #[cfg(test)]

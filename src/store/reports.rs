@@ -9,6 +9,8 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
+
+use crate::store::runs::ms_to_time;
 use chrono::NaiveDate;
 use chrono_tz::Tz;
 use rusqlite::functions::FunctionFlags;
@@ -18,8 +20,9 @@ use tokio::sync::mpsc;
 use super::audit;
 use super::catalog::{channel_of, group_visibility, status_texts};
 use super::rollups::{self, load_script};
+use super::run_detail::ScriptSegment;
 use super::runs::RunRow;
-use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
+use super::{group_field, invalid, now_secs, takes_ticket, Sqlite, StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
@@ -28,8 +31,7 @@ use crate::domain::report::{
     bucket_of, Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
     LATENCY_BUCKETS,
 };
-use crate::domain::rules::{FieldError, Rule};
-use crate::domain::run::{RunStatus, RunType};
+use crate::domain::run::{Channel, RunStatus, RunType};
 
 #[async_trait]
 pub trait ReportStore {
@@ -150,6 +152,34 @@ pub struct ExportRow {
     pub mos_sum: u64,
 }
 
+impl ExportRow {
+    /// Pushes the rows of a rollup row's segments (`segs`, of test case `case` named `name`,
+    /// at `date` and `hour`) onto `batch`, each segment named by `segment_name`.
+    pub(crate) fn push_segments(
+        batch: &mut Vec<ExportRow>,
+        (date, hour, case, name): (NaiveDate, u8, i64, &str),
+        segs: &[u8],
+        segment_name: impl Fn(i64) -> String,
+    ) -> StoreResult<()> {
+        rollups::for_each_segment(segs, |s| {
+            batch.push(ExportRow {
+                date,
+                hour,
+                test_case_id: case,
+                test_case_name: name.to_string(),
+                segment: Some((s.segment_id, segment_name(s.segment_id))),
+                counts: s.counts,
+                lat_n: s.lat_n,
+                lat_sum: s.lat_sum,
+                mos_n: 0,
+                mos_sum: 0,
+            });
+            Ok(())
+        })
+        .map_err(corrupt)
+    }
+}
+
 const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
     r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,
     r.modified_at";
@@ -197,75 +227,43 @@ fn visible_report(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Visib
     })
 }
 
-fn field(conflict: FieldConflict, field: &str, message: String) -> StoreError {
-    StoreError::Field(
-        conflict,
-        FieldError {
-            field: field.into(),
-            rule: Rule::Invalid,
-            message,
-        },
-    )
-}
-
 /// The group exists, is the scope's, and its channel fits the type.
 fn check_group(tx: &Transaction, scope: Scope, d: &ReportDraft) -> StoreResult<()> {
-    match group_visibility(tx, scope, d.group_id)? {
-        Visibility::Visible(()) => {}
-        Visibility::Hidden => {
-            return Err(field(
-                FieldConflict::Invalid,
-                "testCaseGroupID",
-                format!(
-                    "Test case group {} is not in your test case groups.",
-                    d.group_id
-                ),
-            ))
-        }
-        Visibility::Missing => {
-            return Err(field(
-                FieldConflict::Invalid,
-                "testCaseGroupID",
-                format!("Test case group {} does not exist.", d.group_id),
-            ))
-        }
-    }
+    group_field(
+        "testCaseGroupID",
+        d.group_id,
+        group_visibility(tx, scope, d.group_id)?,
+    )?;
     let channel: String = tx.query_row(
         "SELECT channel FROM test_case_groups WHERE id = ?1",
         [d.group_id],
         |r| r.get(0),
     )?;
-    let channel = channel_of(&channel)?;
-    if !d.report_type.fits(channel) {
-        return Err(field(
-            FieldConflict::Invalid,
-            "reportTypeID",
-            format!(
-                "A {} report needs a voice group; this group is {}.",
-                d.report_type.name(),
-                channel.label()
-            ),
-        ));
-    }
-    Ok(())
+    type_fits(d, channel_of(&channel)?)
 }
 
-fn date_text(d: Option<NaiveDate>) -> Option<String> {
+/// A report's type fits its group's channel (a voice report needs a voice group).
+pub(crate) fn type_fits(d: &ReportDraft, channel: Channel) -> StoreResult<()> {
+    if d.report_type.fits(channel) {
+        return Ok(());
+    }
+    Err(invalid(
+        "reportTypeID",
+        format!(
+            "A {} report needs a voice group; this group is {}.",
+            d.report_type.name(),
+            channel.label()
+        ),
+    ))
+}
+
+pub(crate) fn date_text(d: Option<NaiveDate>) -> Option<String> {
     d.map(|d| d.format("%Y-%m-%d").to_string())
 }
 
 /// `?1` as a JSON array of a list filter, `[]` when empty.
 fn json_list<T: serde::Serialize>(v: &[T]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
-}
-
-fn like(s: &str) -> String {
-    let escaped = s
-        .to_lowercase()
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    format!("%{escaped}%")
 }
 
 fn list(
@@ -275,7 +273,7 @@ fn list(
     f: &ReportFilter,
 ) -> StoreResult<Page<Report>> {
     let search = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    let pattern = search.map(like);
+    let pattern = search.map(super::like);
     let id_search: Option<i64> = search.and_then(|s| s.parse().ok());
     let user = match scope {
         Scope::All => None,
@@ -379,15 +377,110 @@ fn add_hist(h: &mut LatencyHour, hist: Option<&[u8]>, pairs: &mut dist::Pairs) -
     Ok(())
 }
 
+/// The latency heat map built from hourly rollup rows, whichever backend read them: the
+/// group's hours, and each test case's segments by hour.
+#[derive(Default)]
+pub(super) struct LatencyAcc {
+    hours: Vec<LatencyHour>,
+    segs: BTreeMap<(i64, i64), Vec<LatencyHour>>,
+    pairs: dist::Pairs,
+}
+
+/// One hourly rollup row as the heat map reads it.
+pub(super) struct LatencyRow<'a> {
+    pub case: i64,
+    pub hour: usize,
+    pub runs: u64,
+    pub lat_n: u64,
+    pub lat_sum: u64,
+    pub lat_hist: Option<&'a [u8]>,
+    pub segments: Option<&'a [u8]>,
+}
+
+impl LatencyAcc {
+    pub(super) fn new() -> LatencyAcc {
+        LatencyAcc {
+            hours: vec![LatencyHour::default(); SLOTS],
+            ..Default::default()
+        }
+    }
+
+    /// Adds a row (an hour outside the day is ignored).
+    pub(super) fn add(&mut self, r: LatencyRow) -> StoreResult<()> {
+        let Some(h) = self.hours.get_mut(r.hour) else {
+            return Ok(());
+        };
+        h.runs += r.runs;
+        h.lat_n += r.lat_n;
+        h.lat_sum += r.lat_sum;
+        add_hist(h, r.lat_hist, &mut self.pairs)?;
+        let Some(segments) = r.segments else {
+            return Ok(());
+        };
+        let (segs, pairs) = (&mut self.segs, &mut self.pairs);
+        let mut err = None;
+        rollups::for_each_segment(segments, |s| {
+            let hs = segs
+                .entry((r.case, s.segment_id))
+                .or_insert_with(|| vec![LatencyHour::default(); SLOTS]);
+            let h = &mut hs[r.hour];
+            h.runs += s.counts.iter().sum::<u64>();
+            h.lat_n += s.lat_n;
+            h.lat_sum += s.lat_sum;
+            if !s.lat_hist.is_empty() {
+                if let Err(e) = add_hist(h, Some(s.lat_hist), pairs) {
+                    err = Some(e);
+                }
+            }
+            Ok(())
+        })
+        .map_err(corrupt)?;
+        err.map_or(Ok(()), Err)
+    }
+
+    /// The (test case, segment) pairs seen, to look their names up.
+    pub(super) fn segment_keys(&self) -> Vec<(i64, i64)> {
+        self.segs.keys().copied().collect()
+    }
+
+    /// The heat map, segments named by `names` ((test case, segment) -> (test case name,
+    /// segment name)) and ordered by test case name without case, then ids.
+    pub(super) fn finish(
+        self,
+        mut names: impl FnMut(i64, i64) -> StoreResult<(String, String)>,
+    ) -> StoreResult<LatencyData> {
+        let mut segments = Vec::with_capacity(self.segs.len());
+        for ((case, seg), hours) in self.segs {
+            let (case_name, seg_name) = names(case, seg)?;
+            segments.push(LatencySegment {
+                test_case_id: case,
+                test_case_name: case_name,
+                segment_id: seg,
+                segment_name: seg_name,
+                hours,
+            });
+        }
+        segments.sort_by(|a, b| {
+            a.test_case_name
+                .to_lowercase()
+                .cmp(&b.test_case_name.to_lowercase())
+                .then(a.test_case_id.cmp(&b.test_case_id))
+                .then(a.segment_id.cmp(&b.segment_id))
+        });
+        Ok(LatencyData {
+            hours: self.hours,
+            segments,
+        })
+    }
+}
+
 fn latency(
     conn: &Connection,
     rep: &Report,
     from: NaiveDate,
     to: NaiveDate,
 ) -> StoreResult<LatencyData> {
-    let mut hours = vec![LatencyHour::default(); SLOTS];
-    let mut segs: BTreeMap<(i64, i64), Vec<LatencyHour>> = BTreeMap::new();
-    let mut pairs = dist::Pairs::new();
+    let mut acc = LatencyAcc::new();
     let mut stmt = conn.prepare_cached(
         "SELECT r.test_case_id, r.hour, r.pass + r.warn + r.fail + r.stopped,
                 r.lat_n, r.lat_sum, r.lat_hist, r.segments
@@ -403,126 +496,83 @@ fn latency(
         buckets::day_number(to)
     ])?;
     while let Some(r) = rows.next()? {
-        let case: i64 = r.get(0)?;
-        let hour: usize = r.get(1)?;
-        let Some(h) = hours.get_mut(hour) else {
-            continue;
-        };
-        h.runs += r.get::<_, i64>(2)?.max(0) as u64;
-        h.lat_n += r.get::<_, i64>(3)?.max(0) as u64;
-        h.lat_sum += r.get::<_, i64>(4)?.max(0) as u64;
-        add_hist(h, blob(r, 5)?, &mut pairs)?;
-        if let Some(segments) = blob(r, 6)? {
-            let mut err = None;
-            rollups::for_each_segment(segments, |s| {
-                let hs = segs
-                    .entry((case, s.segment_id))
-                    .or_insert_with(|| vec![LatencyHour::default(); SLOTS]);
-                let h = &mut hs[hour];
-                h.runs += s.counts.iter().sum::<u64>();
-                h.lat_n += s.lat_n;
-                h.lat_sum += s.lat_sum;
-                if !s.lat_hist.is_empty() {
-                    if let Err(e) = add_hist(h, Some(s.lat_hist), &mut pairs) {
-                        err = Some(e);
-                    }
-                }
-                Ok(())
-            })
-            .map_err(corrupt)?;
-            if let Some(e) = err {
-                return Err(e);
-            }
-        }
+        acc.add(LatencyRow {
+            case: r.get(0)?,
+            hour: r.get(1)?,
+            runs: r.get::<_, i64>(2)?.max(0) as u64,
+            lat_n: r.get::<_, i64>(3)?.max(0) as u64,
+            lat_sum: r.get::<_, i64>(4)?.max(0) as u64,
+            lat_hist: blob(r, 5)?,
+            segments: blob(r, 6)?,
+        })?;
     }
     let mut names = conn.prepare_cached(
         "SELECT tc.name, coalesce(s.name, '') FROM test_cases tc
            LEFT JOIN segments s ON s.test_case_id = tc.id AND s.segment_id = ?2
           WHERE tc.id = ?1",
     )?;
-    let mut segments = Vec::with_capacity(segs.len());
-    for ((case, seg), hours) in segs {
-        let (case_name, seg_name): (String, String) = names
+    acc.finish(|case, seg| {
+        Ok(names
             .query_row(params![case, seg], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?
-            .unwrap_or_default();
-        segments.push(LatencySegment {
-            test_case_id: case,
-            test_case_name: case_name,
-            segment_id: seg,
-            segment_name: seg_name,
-            hours,
-        });
-    }
-    segments.sort_by(|a, b| {
-        a.test_case_name
-            .to_lowercase()
-            .cmp(&b.test_case_name.to_lowercase())
-            .then(a.test_case_id.cmp(&b.test_case_id))
-            .then(a.segment_id.cmp(&b.segment_id))
-    });
-    Ok(LatencyData { hours, segments })
-}
-
-fn ms_to_time(ms: i64) -> chrono::DateTime<chrono::Utc> {
-    use chrono::TimeZone;
-    chrono::Utc
-        .timestamp_millis_opt(ms)
-        .single()
-        .unwrap_or_default()
-}
-
-/// Does a stored run have a step latency (of segment `seg`, when given) in `[lo, hi)`?
-fn has_latency(
-    conn: &Connection,
-    scripts: &mut BTreeMap<i64, Vec<ScriptShape>>,
-    run: &CandidateRun,
-    seg: Option<i64>,
-    (lo, hi): (u32, Option<u32>),
-) -> StoreResult<bool> {
-    let script = match scripts.entry(run.script_id) {
-        std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::btree_map::Entry::Vacant(e) => e.insert(
-            load_script(conn, run.script_id)?
-                .iter()
-                .map(|s| ScriptShape {
-                    segment_id: s.segment_id,
-                    steps: s.steps.len(),
-                })
-                .collect(),
-        ),
-    };
-    let steps = super::run_detail::decode(&run.results, run.run_ms)
-        .map_err(|e| StoreError::Invalid(format!("stored run detail: {e}")))?;
-    let mut at = 0usize;
-    for s in script {
-        let mine = steps.get(at..at + s.steps).unwrap_or(&[]);
-        at += s.steps;
-        if seg.is_some_and(|id| id != s.segment_id) {
-            continue;
-        }
-        let hit = mine.iter().filter_map(|t| t.latency).any(|l| {
-            let l = l.clamp(0, i64::from(u32::MAX)) as u32;
-            l >= lo && hi.is_none_or(|h| l < h)
-        });
-        if hit {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+            .unwrap_or_default())
+    })
 }
 
 /// Segment ids and step counts of a script, to split a run's step results.
-struct ScriptShape {
+pub(crate) struct ScriptShape {
     segment_id: i64,
     steps: usize,
 }
 
-struct CandidateRun {
-    row: RunRow,
-    script_id: i64,
-    run_ms: i64,
-    results: Vec<u8>,
+impl ScriptShape {
+    pub(crate) fn of(script: &[ScriptSegment]) -> Vec<ScriptShape> {
+        script
+            .iter()
+            .map(|s| ScriptShape {
+                segment_id: s.segment_id,
+                steps: s.steps.len(),
+            })
+            .collect()
+    }
+}
+
+/// A run a report's run list may show, with what a latency filter needs to check it.
+pub(crate) struct CandidateRun {
+    pub(crate) row: RunRow,
+    pub(crate) script_id: i64,
+    pub(crate) run_ms: i64,
+    pub(crate) results: Vec<u8>,
+}
+
+impl CandidateRun {
+    /// Does the run have a step latency (of segment `seg`, when given) in `[lo, hi)`?
+    /// `script` is the shape of the run's script.
+    pub(crate) fn has_latency(
+        &self,
+        script: &[ScriptShape],
+        seg: Option<i64>,
+        (lo, hi): (u32, Option<u32>),
+    ) -> StoreResult<bool> {
+        let steps = super::run_detail::decode(&self.results, self.run_ms)
+            .map_err(|e| StoreError::Invalid(format!("stored run detail: {e}")))?;
+        let mut at = 0usize;
+        for s in script {
+            let mine = steps.get(at..at + s.steps).unwrap_or(&[]);
+            at += s.steps;
+            if seg.is_some_and(|id| id != s.segment_id) {
+                continue;
+            }
+            let hit = mine.iter().filter_map(|t| t.latency).any(|l| {
+                let l = l.clamp(0, i64::from(u32::MAX)) as u32;
+                l >= lo && hi.is_none_or(|h| l < h)
+            });
+            if hit {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>> {
@@ -620,7 +670,7 @@ fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult
     };
     // A latency filter needs each candidate's step results: walk them newest first, count
     // every match and keep the page's.
-    let mut scripts = BTreeMap::new();
+    let mut scripts: BTreeMap<i64, Vec<ScriptShape>> = BTreeMap::new();
     let mut stmt = conn.prepare(&select)?;
     let mut rows = stmt.query(base)?;
     let (skip, take) = (page.offset(), u64::from(page.size));
@@ -628,7 +678,13 @@ fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult
     let mut items = Vec::new();
     while let Some(r) = rows.next()? {
         let c = map(r)?;
-        if has_latency(conn, &mut scripts, &c, q.segment_id, lat)? {
+        let script = match scripts.entry(c.script_id) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(ScriptShape::of(&load_script(conn, c.script_id)?))
+            }
+        };
+        if c.has_latency(script, q.segment_id, lat)? {
             if total >= skip && total < skip + take {
                 items.push(c.row);
             }
@@ -680,25 +736,9 @@ fn export(
             let hour: u8 = r.get(1)?;
             if by_segment {
                 let Some(segs) = blob(r, 10)? else { continue };
-                rollups::for_each_segment(segs, |s| {
-                    batch.push(ExportRow {
-                        date,
-                        hour,
-                        test_case_id: case,
-                        test_case_name: name.clone(),
-                        segment: Some((
-                            s.segment_id,
-                            names.get(&s.segment_id).cloned().unwrap_or_default(),
-                        )),
-                        counts: s.counts,
-                        lat_n: s.lat_n,
-                        lat_sum: s.lat_sum,
-                        mos_n: 0,
-                        mos_sum: 0,
-                    });
-                    Ok(())
-                })
-                .map_err(corrupt)?;
+                ExportRow::push_segments(&mut batch, (date, hour, case, &name), segs, |id| {
+                    names.get(&id).cloned().unwrap_or_default()
+                })?;
             } else {
                 batch.push(ExportRow {
                     date,
@@ -847,14 +887,8 @@ impl ReportStore for Sqlite {
                 Visibility::Hidden => return Ok(Visibility::Hidden),
                 Visibility::Missing => return Ok(Visibility::Missing),
             };
-            match rep.jira_ticket.as_deref() {
-                Some(k) if k == key => return Ok(Visibility::Visible(())),
-                Some(k) => {
-                    return Err(StoreError::Conflict(format!(
-                        "Report {id} already has ticket {k}."
-                    )))
-                }
-                None => {}
+            if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), &key)? {
+                return Ok(Visibility::Visible(()));
             }
             let before = audit::snapshot(tx, "reports", id)?;
             tx.execute(

@@ -80,23 +80,23 @@ impl RunFacts {
 }
 
 #[derive(Default)]
-struct SegmentDelta {
-    counts: [i64; 4],
-    lat: Vec<u32>,
+pub(super) struct SegmentDelta {
+    pub(super) counts: [i64; 4],
+    pub(super) lat: Vec<u32>,
 }
 
 #[derive(Default)]
-struct CaseDelta {
-    counts: [i64; 4],
-    mos: Vec<u32>,
-    lat: Vec<u32>,
-    segments: BTreeMap<i64, SegmentDelta>,
+pub(super) struct CaseDelta {
+    pub(super) counts: [i64; 4],
+    pub(super) mos: Vec<u32>,
+    pub(super) lat: Vec<u32>,
+    pub(super) segments: BTreeMap<i64, SegmentDelta>,
 }
 
 /// Rollup changes of a set of runs, applied at once.
 #[derive(Default)]
 pub struct Deltas {
-    hours: BTreeMap<(i64, u8, i32, u8), CaseDelta>,
+    pub(super) hours: BTreeMap<(i64, u8, i32, u8), CaseDelta>,
     runs: usize,
 }
 
@@ -277,7 +277,7 @@ pub(super) fn merge_segments(
     Ok(Some(encode_segments(&segs)))
 }
 
-fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
+pub(super) fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
     if values.is_empty() {
         return (0, 0, None);
     }

@@ -189,6 +189,22 @@ pub struct RunExtent {
     pub last: Option<DateTime<Utc>>,
 }
 
+/// The recording ids a run refers to, where (for the message) first.
+pub(crate) fn recording_refs(run: &IngestRun) -> Vec<(String, &str)> {
+    let mut refs: Vec<(String, &str)> = Vec::new();
+    if let Some(r) = &run.recording_id {
+        refs.push(("recordingId".into(), r));
+    }
+    for (i, seg) in run.segments.iter().enumerate() {
+        for (j, step) in seg.steps.iter().enumerate() {
+            if let Some(r) = &step.recording_id {
+                refs.push((format!("segments[{i}].steps[{j}].recordingId"), r));
+            }
+        }
+    }
+    refs
+}
+
 /// How an `engineRunId` is kept: the first 16 bytes of its SHA-256 (a fixed 16 bytes
 /// whatever the engine's ids look like; two ids sharing them is as likely as two random
 /// UUIDs colliding).
@@ -287,17 +303,7 @@ impl<'t> Batch<'t> {
         run: &IngestRun,
     ) -> StoreResult<Result<HashMap<String, i64>, String>> {
         let mut found = HashMap::new();
-        let mut refs: Vec<(String, &str)> = Vec::new();
-        if let Some(r) = &run.recording_id {
-            refs.push(("recordingId".into(), r));
-        }
-        for (i, seg) in run.segments.iter().enumerate() {
-            for (j, step) in seg.steps.iter().enumerate() {
-                if let Some(r) = &step.recording_id {
-                    refs.push((format!("segments[{i}].steps[{j}].recordingId"), r));
-                }
-            }
-        }
+        let refs = recording_refs(run);
         for (at, id) in refs {
             match self.recording(id)? {
                 Some(row) => {
@@ -679,11 +685,11 @@ pub struct RunRow {
     pub status_text: String,
 }
 
-fn status_text(texts: &BTreeMap<i64, String>, status: RunStatus) -> String {
+pub(super) fn status_text(texts: &BTreeMap<i64, String>, status: RunStatus) -> String {
     texts.get(&status.status_id()).cloned().unwrap_or_default()
 }
 
-fn ms_to_time(ms: i64) -> DateTime<Utc> {
+pub(super) fn ms_to_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
@@ -991,17 +997,17 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::domain::ingest::parse_run;
     use crate::store::catalog::GroupDraft;
     use crate::store::metrics::{self, MetricQuery, MosQuery};
-    use crate::store::{CatalogStore, MetricStore, RecordingStore};
     use chrono_tz::America::Toronto;
     use rand::{Rng, SeedableRng};
     use serde_json::json;
 
-    fn run(engine_id: &str, case: i64, time: &str, status: &str, mos: f64) -> IngestRun {
+    /// A voice run of two segments (a prompt, a key press) for both backends' tests.
+    pub(crate) fn run(engine_id: &str, case: i64, time: &str, status: &str, mos: f64) -> IngestRun {
         parse_run(&json!({
             "engineRunId": engine_id,
             "testCase": {"id": case, "name": format!("Case {case}"), "channel": "voice",
@@ -1040,7 +1046,7 @@ mod tests {
 
     #[tokio::test]
     async fn ingest_is_idempotent_and_rolls_up() {
-        let (_dir, store) = store();
+        let (_dir, store) = crate::store::testing::store().await;
         let batch = vec![
             run("a", 1, "2026-07-15T14:05:00Z", "pass", 4.31),
             run("b", 1, "2026-07-15T14:10:00Z", "fail", 3.0),
@@ -1048,8 +1054,22 @@ mod tests {
         ];
         let out = store.ingest_runs(Toronto, batch.clone()).await.unwrap();
         assert_eq!((out.accepted, out.duplicates), (2, 1));
+        assert_eq!(out.stored.len(), 2);
+        assert_eq!(out.evaluated, vec![]);
         let again = store.ingest_runs(Toronto, batch.clone()).await.unwrap();
         assert_eq!((again.accepted, again.duplicates), (0, 3));
+        let extent = store.run_extent().await.unwrap();
+        assert_eq!(extent.runs, 2);
+        assert_eq!(
+            extent.first.unwrap().to_rfc3339(),
+            "2026-07-15T14:05:00+00:00"
+        );
+        assert!(store
+            .table_sizes()
+            .await
+            .unwrap()
+            .iter()
+            .any(|(t, _)| t == "test_runs"));
         let group = store
             .create_group(&GroupDraft {
                 name: "G".into(),
@@ -1138,7 +1158,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_items_are_rejected_alone() {
-        let (_dir, store) = store();
+        let (_dir, store) = crate::store::testing::store().await;
         let mut bad_mos = run("m", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
         bad_mos.mos_cq_in = Some(5.5);
         let mut bad_rec = run("r", 1, "2026-07-15T14:05:00Z", "pass", 4.0);
@@ -1176,16 +1196,12 @@ mod tests {
         with_rec.segments[0].steps[0].recording_id = Some(rec.clone());
         let out = store.ingest_runs(Toronto, vec![with_rec]).await.unwrap();
         assert_eq!(out.accepted, 1);
-        let n: i64 = store
-            .read(|c| Ok(c.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?))
-            .await
-            .unwrap();
-        assert_eq!(n, 2);
+        assert_eq!(store.run_extent().await.unwrap().runs, 2);
     }
 
     #[tokio::test]
     async fn detail_round_trips() {
-        let (_dir, store) = store();
+        let (_dir, store) = crate::store::testing::store().await;
         let rec = store
             .put_recording(bytes::Bytes::from_static(b"RIFFxxxxWAVE"), "audio/wav")
             .await
@@ -1201,10 +1217,7 @@ mod tests {
                 .clone(),
         );
         store.ingest_runs(Toronto, vec![r.clone()]).await.unwrap();
-        let id: i64 = store
-            .read(|c| Ok(c.query_row("SELECT id FROM test_runs", [], |x| x.get(0))?))
-            .await
-            .unwrap();
+        let id = store.run_extent().await.unwrap().runs as i64;
         let d = visible(store.run(Scope::All, id).await.unwrap());
         assert_eq!(d.run.status_text, "Warning");
         assert_eq!(
@@ -1239,6 +1252,45 @@ mod tests {
         );
     }
 
+    /// Random batches for both backends' tests: repeated engine ids, four test cases, two
+    /// run types, three days around a DST change.
+    pub(crate) fn random_batches(seed: u64, batches: usize, size: usize) -> Vec<Vec<IngestRun>> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let statuses = ["pass", "warn", "fail", "stopped"];
+        (0..batches)
+            .map(|_| {
+                (0..size)
+                    .map(|_| {
+                        let t = chrono::DateTime::parse_from_rfc3339("2026-10-31T00:00:00Z")
+                            .unwrap()
+                            .timestamp()
+                            + rng.gen_range(0..3 * 86_400);
+                        let mut r = run(
+                            &format!("e{}", rng.gen_range(0..400)),
+                            rng.gen_range(1..5),
+                            &ms_to_time(t * 1000).to_rfc3339(),
+                            statuses[rng.gen_range(0..4)],
+                            rng.gen_range(100..=500) as f64 / 100.0,
+                        );
+                        r.segments[0].steps[0].test_result.latency = Some(rng.gen_range(0..4000));
+                        r.segments[0].steps[0].test_result.utterance =
+                            Some(format!("Welcome {}", rng.gen_range(0..5)));
+                        r.segments[1].steps[0].test_result.status =
+                            RunStatus::ALL[rng.gen_range(0..4)];
+                        if rng.gen_bool(0.2) {
+                            r.segments[1].segment_name = format!("Menu {}", rng.gen_range(0..3));
+                        }
+                        if rng.gen_bool(0.3) {
+                            r.mos_cq_in = None;
+                            r.run_type = RunType::Manual;
+                        }
+                        r
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     type Tables = (
         Vec<Vec<rusqlite::types::Value>>,
         Vec<Vec<rusqlite::types::Value>>,
@@ -1267,34 +1319,8 @@ mod tests {
     #[tokio::test]
     async fn incremental_rollups_equal_a_rebuild() {
         let (_dir, store) = store();
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let statuses = ["pass", "warn", "fail", "stopped"];
-        let mut n = 0;
-        for _ in 0..8 {
-            let batch: Vec<IngestRun> = (0..60)
-                .map(|_| {
-                    n += 1;
-                    let t = chrono::DateTime::parse_from_rfc3339("2026-10-31T00:00:00Z")
-                        .unwrap()
-                        .timestamp()
-                        + rng.gen_range(0..3 * 86_400);
-                    let mut r = run(
-                        &format!("e{}", rng.gen_range(0..400)),
-                        rng.gen_range(1..5),
-                        &ms_to_time(t * 1000).to_rfc3339(),
-                        statuses[rng.gen_range(0..4)],
-                        rng.gen_range(100..=500) as f64 / 100.0,
-                    );
-                    r.segments[0].steps[0].test_result.latency = Some(rng.gen_range(0..4000));
-                    r.segments[1].steps[0].test_result.status = RunStatus::ALL[rng.gen_range(0..4)];
-                    if rng.gen_bool(0.3) {
-                        r.mos_cq_in = None;
-                        r.run_type = RunType::Manual;
-                    }
-                    r
-                })
-                .collect();
-            store.ingest_runs(Toronto, batch.clone()).await.unwrap();
+        for batch in random_batches(7, 8, 60) {
+            store.ingest_runs(Toronto, batch).await.unwrap();
         }
         let incremental = rollup_tables(&store).await;
         assert!(!incremental.0.is_empty());

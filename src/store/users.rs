@@ -167,13 +167,7 @@ impl UserStore for Sqlite {
                 .as_deref()
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
-                .map(|s| {
-                    let escaped = s
-                        .replace('\\', "\\\\")
-                        .replace('%', "\\%")
-                        .replace('_', "\\_");
-                    format!("%{escaped}%")
-                });
+                .map(super::contains);
             let role = filter.role.map(|r| r.as_str());
             let order = match filter.sort.field {
                 UserSortField::Id => "u.id",

@@ -1,0 +1,1114 @@
+//! PostgreSQL: [`AlertEventStore`](crate::store::AlertEventStore) and the alert engine, as
+//! `store/alerts.rs` has them for SQLite (rules in `domain/alerting.rs`, `docs/alerting.md`).
+//!
+//! The engine runs inside the ingest transaction ([`evaluate`], called by `pg/runs.rs`): the
+//! runs, the engine's state per (setting, test case), the events, their ticket jobs and
+//! their notifications in the outbox are committed together or not at all.
+//!
+//! **Several instances on one database.** The engine reads, changes and writes back
+//! `alert_state`; two transactions doing that at once for the same (setting, test case)
+//! would lose one's runs or open two events. So the engine runs under the transaction-
+//! scoped advisory lock [`ENGINE_LOCK`] (`SELECT pg_advisory_xact_lock(..)`), which
+//! [`evaluate`] takes in the ingest transaction before it reads any state: exactly one
+//! transaction on the database runs the engine at a time, whichever instance it comes
+//! from, and it holds the lock until it commits or rolls back. An instance killed mid-batch
+//! loses its connection; PostgreSQL rolls its transaction back and frees the lock, and the
+//! batch (never acknowledged) is sent again. The lock is ingest's own (`pg/runs.rs` takes
+//! it at the batch's start, so taking it again here is immediate) and the backfill takes it
+//! too. The transaction must be READ COMMITTED (the default; [`evaluate`] checks): each
+//! statement after the lock then sees what the previous holder committed.
+use std::collections::{BTreeMap, HashMap};
+
+use async_trait::async_trait;
+use chrono_tz::Tz;
+use deadpool_postgres::GenericClient;
+use tokio_postgres::Row;
+
+use super::catalog::{scope_user, status_texts};
+use super::Postgres;
+use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
+use crate::domain::caller::{Scope, Visibility};
+use crate::domain::notify::Attachment;
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::run::{RunStatus, RunType};
+use crate::domain::schedule::Week;
+use crate::store::alerts::{
+    facts_by_case, ms_time, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
+    AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
+};
+use crate::store::outbox::now_ms;
+use crate::store::runs::RunRow;
+use crate::store::AlertEventStore;
+use crate::store::{takes_ticket, StoreError, StoreResult};
+
+/// The advisory lock (transaction-scoped) under which one transaction at a time runs the
+/// alert engine on the database (see the module's documentation). It is ingest's lock
+/// ([`super::runs::INGEST_LOCK`]): a batch holds it from its start already (taking it again
+/// in the same transaction is immediate), and the backfill, taking it too, never runs
+/// between a batch's runs and their evaluation.
+pub(crate) const ENGINE_LOCK: i64 = super::runs::INGEST_LOCK;
+
+/// Evaluates the batch's stored runs against the settings of their test cases' groups, in
+/// run-time order per test case, inside the ingest transaction `tx` (as
+/// `store::alerts::evaluate` does on SQLite). The ingest of `pg/runs.rs` calls it last in its
+/// transaction; it takes [`ENGINE_LOCK`] when some setting applies to the batch.
+pub(crate) async fn evaluate(
+    tx: &super::Tx<'_>,
+    tz: Tz,
+    options: &AlertOptions,
+    runs: &[Evaluated],
+) -> StoreResult<EngineOutcome> {
+    evaluate_with(tx, tz, options, runs, None, Clock::Now).await
+}
+
+/// The settings `ids` that still exist, each locked (`FOR KEY SHARE`) until the
+/// transaction ends: a setting deleted meanwhile waits, so its state rows can be written.
+async fn load_settings(
+    tx: &impl GenericClient,
+    ids: &[i64],
+) -> StoreResult<HashMap<i64, SettingRow>> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT id, name, active, group_id, distribution_id, email_subject, voice_message,
+                    sms_prefix, attach_recording, notify_on_recovery, failure_to_alert,
+                    attach_jira_ticket, jira_project, jira_assignee, jira_username
+               FROM alert_settings WHERE id = ANY($1) ORDER BY id FOR KEY SHARE",
+        )
+        .await?;
+    let mut out: HashMap<i64, SettingRow> = HashMap::new();
+    for r in tx.query(&stmt, &[&ids]).await? {
+        let id: i64 = r.get(0);
+        out.insert(
+            id,
+            SettingRow {
+                rule: Rule {
+                    setting_id: id,
+                    active: r.get(2),
+                    failure_to_alert: r.get::<_, i64>(10).clamp(1, 10) as u32,
+                    statuses: Vec::new(),
+                    week: Week::default(),
+                },
+                name: r.get(1),
+                group_id: r.get(3),
+                distribution_id: r.get(4),
+                email_subject: r.get(5),
+                voice_message: r.get(6),
+                sms_prefix: r.get(7),
+                attach_recording: r.get(8),
+                notify_on_recovery: r.get(9),
+                jira: r.get::<_, bool>(11).then(|| {
+                    (
+                        r.get::<_, Option<String>>(12).unwrap_or_default(),
+                        r.get::<_, Option<String>>(13).unwrap_or_default(),
+                        r.get::<_, Option<String>>(14).unwrap_or_default(),
+                    )
+                }),
+            },
+        );
+    }
+    let stmt = tx
+        .prepare_cached(
+            "SELECT setting_id, status_id FROM alert_setting_statuses
+              WHERE setting_id = ANY($1) ORDER BY setting_id, status_id",
+        )
+        .await?;
+    for r in tx.query(&stmt, &[&ids]).await? {
+        if let Some(s) = out.get_mut(&r.get::<_, i64>(0)) {
+            s.rule.statuses.push(r.get(1));
+        }
+    }
+    for (id, week) in super::alert_settings::weeks_of(tx, ids).await? {
+        if let Some(s) = out.get_mut(&id) {
+            s.rule.week = week;
+        }
+    }
+    Ok(out)
+}
+
+/// The engine's state of these (setting, test case) pairs; absent ones are fresh.
+async fn load_states(
+    tx: &impl GenericClient,
+    pairs: &[(i64, i64)],
+) -> StoreResult<HashMap<(i64, i64), CaseState>> {
+    let (settings, cases): (Vec<i64>, Vec<i64>) = pairs.iter().copied().unzip();
+    let stmt = tx
+        .prepare_cached(
+            "SELECT s.setting_id, s.test_case_id, s.count, s.pending, s.open_event, s.last_run_ms
+               FROM alert_state s
+               JOIN unnest($1::BIGINT[], $2::BIGINT[]) AS k(setting_id, test_case_id)
+                 ON k.setting_id = s.setting_id AND k.test_case_id = s.test_case_id",
+        )
+        .await?;
+    Ok(tx
+        .query(&stmt, &[&settings, &cases])
+        .await?
+        .iter()
+        .map(|r| {
+            let pending: &str = r.get(3);
+            (
+                (r.get(0), r.get(1)),
+                CaseState {
+                    count: r.get::<_, i64>(2).clamp(0, i64::from(u32::MAX)) as u32,
+                    pending: pending.split(',').filter_map(|p| p.parse().ok()).collect(),
+                    open_event: r.get(4),
+                    last_run_ms: r.get(5),
+                },
+            )
+        })
+        .collect())
+}
+
+/// Writes the changed states, in one upsert.
+async fn save_states(
+    tx: &impl GenericClient,
+    states: &[((i64, i64), CaseState)],
+) -> StoreResult<()> {
+    if states.is_empty() {
+        return Ok(());
+    }
+    let mut settings = Vec::with_capacity(states.len());
+    let mut cases = Vec::with_capacity(states.len());
+    let mut counts = Vec::with_capacity(states.len());
+    let mut pendings = Vec::with_capacity(states.len());
+    let mut opens = Vec::with_capacity(states.len());
+    let mut lasts = Vec::with_capacity(states.len());
+    for ((setting, case), s) in states {
+        settings.push(*setting);
+        cases.push(*case);
+        counts.push(i64::from(s.count));
+        pendings.push(
+            s.pending
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        );
+        opens.push(s.open_event);
+        lasts.push(s.last_run_ms);
+    }
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
+             SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::TEXT[],
+                                  $5::BIGINT[], $6::BIGINT[])
+             ON CONFLICT (setting_id, test_case_id) DO UPDATE SET count = excluded.count,
+                    pending = excluded.pending, open_event = excluded.open_event,
+                    last_run_ms = excluded.last_run_ms",
+        )
+        .await?;
+    tx.execute(
+        &stmt,
+        &[&settings, &cases, &counts, &pendings, &opens, &lasts],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Adds runs to events (`(event, run)`), a run already in its event left as it is.
+async fn join_runs(tx: &impl GenericClient, joins: &mut Vec<(i64, i64)>) -> StoreResult<()> {
+    if joins.is_empty() {
+        return Ok(());
+    }
+    let (events, runs): (Vec<i64>, Vec<i64>) = joins.drain(..).unzip();
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO alert_event_runs (event_id, run_id)
+             SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[]) ON CONFLICT DO NOTHING",
+        )
+        .await?;
+    tx.execute(&stmt, &[&events, &runs]).await?;
+    Ok(())
+}
+
+/// [`evaluate`] for the settings `only` (all when `None`), events timed by `clock`.
+async fn evaluate_with(
+    tx: &impl GenericClient,
+    tz: Tz,
+    options: &AlertOptions,
+    runs: &[Evaluated],
+    only: Option<&[i64]>,
+    clock: Clock,
+) -> StoreResult<EngineOutcome> {
+    let mut out = EngineOutcome::default();
+    if !options.enabled || runs.is_empty() {
+        return Ok(out);
+    }
+    let by_case = facts_by_case(runs, tz);
+    let cases: Vec<i64> = by_case.iter().map(|(c, _)| *c).collect();
+    // The active settings of each test case's groups, by id (one query for the batch).
+    let stmt = tx
+        .prepare_cached(
+            "SELECT gc.test_case_id, s.id FROM alert_settings s
+               JOIN group_cases gc ON gc.group_id = s.group_id
+              WHERE gc.test_case_id = ANY($1) AND s.active ORDER BY gc.test_case_id, s.id",
+        )
+        .await?;
+    let mut settings_of: HashMap<i64, Vec<i64>> = HashMap::new();
+    for r in tx.query(&stmt, &[&cases]).await? {
+        let sid: i64 = r.get(1);
+        if only.is_some_and(|o| !o.contains(&sid)) {
+            continue;
+        }
+        settings_of.entry(r.get(0)).or_default().push(sid);
+    }
+    if settings_of.is_empty() {
+        return Ok(out);
+    }
+    // From here on the engine reads and writes its state: one transaction at a time.
+    let isolation: String = tx
+        .query_one(
+            "SELECT current_setting('transaction_isolation') FROM pg_advisory_xact_lock($1)",
+            &[&ENGINE_LOCK],
+        )
+        .await?
+        .get(0);
+    if isolation != "read committed" {
+        return Err(StoreError::Invalid(format!(
+            "the alert engine needs a READ COMMITTED transaction, not {isolation}"
+        )));
+    }
+    let mut ids: Vec<i64> = settings_of.values().flatten().copied().collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let settings = load_settings(tx, &ids).await?;
+    let pairs: Vec<(i64, i64)> = settings_of
+        .iter()
+        .flat_map(|(case, sids)| sids.iter().map(move |s| (*s, *case)))
+        .collect();
+    let mut states = load_states(tx, &pairs).await?;
+    let mut texts: Option<BTreeMap<i64, String>> = None;
+    let mut joins: Vec<(i64, i64)> = Vec::new();
+    let mut changed: Vec<((i64, i64), CaseState)> = Vec::new();
+    for (case, facts) in by_case {
+        let Some(sids) = settings_of.get(&case) else {
+            continue;
+        };
+        for &sid in sids {
+            let Some(setting) = settings.get(&sid) else {
+                continue;
+            };
+            let mut state = states.remove(&(sid, case)).unwrap_or_default();
+            let before = state.clone();
+            for fact in &facts {
+                let (mut next, action) = alerting::step(&setting.rule, &state, fact);
+                let at = match clock {
+                    Clock::Now => now_ms(),
+                    Clock::RunTime => fact.run_ms,
+                };
+                match action {
+                    Action::Open { runs } => {
+                        let id = open_event(tx, setting, case, fact, &runs, at).await?;
+                        next.open_event = Some(id);
+                        out.opened += 1;
+                        if texts.is_none() {
+                            texts = Some(status_texts(tx).await?);
+                        }
+                        let texts = texts.as_ref().expect("read just now");
+                        out.queued += notify(tx, tz, texts, options, setting, id, false).await?;
+                    }
+                    Action::Join { event, run } => joins.push((event, run)),
+                    Action::Close { event } => {
+                        join_runs(tx, &mut joins).await?;
+                        let stmt = tx
+                            .prepare_cached(
+                                "UPDATE alert_events SET open = FALSE, closed_ms = $2
+                                  WHERE id = $1 AND open",
+                            )
+                            .await?;
+                        tx.execute(&stmt, &[&event, &at]).await?;
+                        out.closed += 1;
+                        if setting.notify_on_recovery {
+                            if texts.is_none() {
+                                texts = Some(status_texts(tx).await?);
+                            }
+                            let texts = texts.as_ref().expect("read just now");
+                            out.queued +=
+                                notify(tx, tz, texts, options, setting, event, true).await?;
+                        }
+                    }
+                    Action::None | Action::Late | Action::Skip => {}
+                }
+                state = next;
+            }
+            if state != before {
+                changed.push(((sid, case), state));
+            }
+        }
+    }
+    join_runs(tx, &mut joins).await?;
+    save_states(tx, &changed).await?;
+    Ok(out)
+}
+
+async fn open_event(
+    tx: &impl GenericClient,
+    s: &SettingRow,
+    case: i64,
+    fact: &RunFact,
+    runs: &[i64],
+    alert_ms: i64,
+) -> StoreResult<i64> {
+    let first_status: i64 = match runs.first() {
+        Some(&first) if first != fact.run_id => {
+            let stmt = tx
+                .prepare_cached("SELECT status FROM test_runs WHERE id = $1")
+                .await?;
+            tx.query_opt(&stmt, &[&first])
+                .await?
+                .and_then(|r| u8::try_from(r.get::<_, i16>(0)).ok())
+                .and_then(RunStatus::from_code)
+                .map(RunStatus::status_id)
+                .unwrap_or(fact.status_id)
+        }
+        _ => fact.status_id,
+    };
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO alert_events (setting_id, setting_name, group_id, group_name,
+                    test_case_id, distribution_id, distribution_name, status_id, alert_ms)
+             VALUES ($1, $2, $3, coalesce((SELECT name FROM test_case_groups WHERE id = $3), ''),
+                     $4, $5, coalesce((SELECT name FROM distribution_lists WHERE id = $5), ''),
+                     $6, $7)
+             RETURNING id",
+        )
+        .await?;
+    let id: i64 = tx
+        .query_one(
+            &stmt,
+            &[
+                &s.rule.setting_id,
+                &s.name,
+                &s.group_id,
+                &case,
+                &s.distribution_id,
+                &first_status,
+                &alert_ms,
+            ],
+        )
+        .await?
+        .get(0);
+    let mut joins: Vec<(i64, i64)> = runs.iter().map(|r| (id, *r)).collect();
+    join_runs(tx, &mut joins).await?;
+    Ok(id)
+}
+
+/// Queues the event's (or its recovery's) notifications and, for a new event of a setting
+/// with attach ticket, its ticket job; returns how many notifications.
+async fn notify(
+    tx: &impl GenericClient,
+    tz: Tz,
+    texts: &BTreeMap<i64, String>,
+    options: &AlertOptions,
+    s: &SettingRow,
+    event: i64,
+    recovery: bool,
+) -> StoreResult<usize> {
+    let stmt = tx
+        .prepare_cached(
+            "SELECT e.test_case_id, e.status_id, e.group_name, tc.name, tc.channel
+               FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+              WHERE e.id = $1",
+        )
+        .await?;
+    let r = tx.query_one(&stmt, &[&event]).await?;
+    let (status_id, group_name): (i64, String) = (r.get(1), r.get(2));
+    let case_name: String = r.get::<_, Option<String>>(3).unwrap_or_default();
+    let channel: String = r.get::<_, Option<String>>(4).unwrap_or_default();
+    let runs = event_runs(tx, texts, event, &case_name).await?;
+    let status = texts.get(&status_id).cloned().unwrap_or_default();
+    let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
+    if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
+        super::auto_tickets::queue_in(tx, &job, now_ms()).await?;
+    }
+    let mut msg = alerting::alert_message(&facts, recovery);
+    if !recovery && s.attach_recording && channel == "voice" {
+        if let Some(last) = runs.last() {
+            if let Some(a) = recording_of(tx, last.id, options.attach_max_bytes).await? {
+                msg.attachments.push(a);
+            }
+        }
+    }
+    let prefix = notification_prefix(event, recovery);
+    match super::outbox::enqueue_list_in(tx, s.distribution_id, &msg, &prefix, &prefix, now_ms())
+        .await
+    {
+        Ok(ids) => Ok(ids.len()),
+        // A list deleted under the setting: the event stands, nobody to tell.
+        Err(StoreError::NotFound(_)) => Ok(0),
+        Err(e) => Err(e),
+    }
+}
+
+/// The run's call recording as an attachment, when it has one of at most `max` bytes (the
+/// bytes are in `recordings.data`; a larger recording's are not even read).
+async fn recording_of(
+    tx: &impl GenericClient,
+    run: i64,
+    max: u64,
+) -> StoreResult<Option<Attachment>> {
+    let max = i64::try_from(max).unwrap_or(i64::MAX);
+    let stmt = tx
+        .prepare_cached(
+            "SELECT r.content_type, CASE WHEN r.size <= $2 THEN r.data END
+               FROM test_runs t JOIN recordings r ON r.id = t.recording_id WHERE t.id = $1",
+        )
+        .await?;
+    let Some(r) = tx.query_opt(&stmt, &[&run, &max]).await? else {
+        return Ok(None);
+    };
+    let content_type: String = r.get(0);
+    let Some(data) = r.get::<_, Option<Vec<u8>>>(1) else {
+        return Ok(None);
+    };
+    Ok(Some(Attachment::recording(run, content_type, data)))
+}
+
+/// The runs of event `id`, oldest first.
+async fn event_runs(
+    c: &impl GenericClient,
+    texts: &BTreeMap<i64, String>,
+    id: i64,
+    case_name: &str,
+) -> StoreResult<Vec<RunRow>> {
+    let stmt = c
+        .prepare_cached(
+            "SELECT t.id, t.test_case_id, t.run_time, t.duration_ms, t.status, t.run_type, t.mos
+               FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
+              WHERE r.event_id = $1 ORDER BY t.run_time, t.id",
+        )
+        .await?;
+    Ok(c.query(&stmt, &[&id])
+        .await?
+        .iter()
+        .map(|r| {
+            let status = u8::try_from(r.get::<_, i16>(4))
+                .ok()
+                .and_then(RunStatus::from_code)
+                .unwrap_or(RunStatus::Fail);
+            RunRow {
+                id: r.get(0),
+                test_case_id: r.get(1),
+                test_case_name: case_name.to_string(),
+                run_time: ms_time(r.get(2)),
+                duration_ms: r.get(3),
+                status,
+                run_type: u8::try_from(r.get::<_, i16>(5))
+                    .ok()
+                    .and_then(RunType::from_code)
+                    .unwrap_or(RunType::Manual),
+                mos: r
+                    .get::<_, Option<i32>>(6)
+                    .and_then(|m| u32::try_from(m).ok()),
+                status_text: texts.get(&status.status_id()).cloned().unwrap_or_default(),
+            }
+        })
+        .collect())
+}
+
+const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
+       e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
+       e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
+       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id)";
+
+fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
+    let status_id: i64 = r.get(9);
+    AlertEvent {
+        id: r.get(0),
+        setting_id: r.get(1),
+        setting_name: r.get(2),
+        group_id: r.get(3),
+        group_name: r.get(4),
+        test_case_id: r.get(5),
+        test_case_name: r.get(6),
+        distribution_id: r.get(7),
+        distribution_name: r.get(8),
+        status_id,
+        status_text: texts.get(&status_id).cloned().unwrap_or_default(),
+        alert_time: ms_time(r.get(10)),
+        open: r.get(11),
+        closed_time: r.get::<_, Option<i64>>(12).map(ms_time),
+        jira_ticket: r.get(13),
+        run_count: r.get::<_, i64>(14).max(0) as u64,
+    }
+}
+
+/// The scope as a condition on `e.group_id` with the user as `$1` (NULL: every group).
+const SCOPE: &str = "($1::BIGINT IS NULL
+    OR e.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))";
+
+/// Whether the scope may see an event of group `group`. The group need not exist any more:
+/// events stay in the history after their group goes (an administrator still sees them).
+async fn scope_sees(c: &impl GenericClient, scope: Scope, group: i64) -> StoreResult<bool> {
+    let Scope::User(user) = scope else {
+        return Ok(true);
+    };
+    let stmt = c
+        .prepare_cached("SELECT 1 FROM user_groups WHERE user_id = $1 AND group_id = $2")
+        .await?;
+    Ok(c.query_opt(&stmt, &[&user, &group]).await?.is_some())
+}
+
+/// The ticket of event `id`, when the scope may see the event's group (the row locked for
+/// a change when `lock`).
+async fn event_ticket(
+    c: &impl GenericClient,
+    scope: Scope,
+    id: i64,
+    lock: bool,
+) -> StoreResult<Visibility<Option<String>>> {
+    let row = c
+        .query_opt(
+            &format!(
+                "SELECT group_id, jira_ticket FROM alert_events WHERE id = $1{}",
+                if lock { " FOR NO KEY UPDATE" } else { "" }
+            ),
+            &[&id],
+        )
+        .await?;
+    let Some(row) = row else {
+        return Ok(Visibility::Missing);
+    };
+    if !scope_sees(c, scope, row.get(0)).await? {
+        return Ok(Visibility::Hidden);
+    }
+    Ok(Visibility::Visible(row.get(1)))
+}
+
+#[async_trait]
+impl AlertEventStore for Postgres {
+    fn configure_alerts(&self, options: AlertOptions) {
+        *self.alerting.write().unwrap_or_else(|e| e.into_inner()) = options;
+    }
+
+    async fn list_alert_events(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        filter: AlertEventFilter,
+    ) -> StoreResult<Page<AlertEvent>> {
+        let c = self.client().await?;
+        let texts = status_texts(&c).await?;
+        let user = scope_user(scope);
+        let cond = format!("{SCOPE} AND ($2::BIGINT IS NULL OR e.status_id = $2)");
+        let total: i64 = c
+            .query_one(
+                &format!("SELECT count(*) FROM alert_events e WHERE {cond}"),
+                &[&user, &filter.status],
+            )
+            .await?
+            .get(0);
+        let stmt = c
+            .prepare_cached(&format!(
+                "SELECT {EVENT_COLUMNS} FROM alert_events e
+                   LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+                  WHERE {cond} ORDER BY e.id DESC LIMIT $3 OFFSET $4"
+            ))
+            .await?;
+        let items = c
+            .query(
+                &stmt,
+                &[
+                    &user,
+                    &filter.status,
+                    &i64::from(page.size),
+                    &(page.offset() as i64),
+                ],
+            )
+            .await?
+            .iter()
+            .map(|r| event_row(&texts, r))
+            .collect();
+        Ok(Page {
+            items,
+            total: total.max(0) as u64,
+        })
+    }
+
+    async fn alert_event(
+        &self,
+        scope: Scope,
+        id: i64,
+    ) -> StoreResult<Visibility<AlertEventDetail>> {
+        let c = self.client().await?;
+        let texts = status_texts(&c).await?;
+        let stmt = c
+            .prepare_cached(&format!(
+                "SELECT {EVENT_COLUMNS} FROM alert_events e
+                   LEFT JOIN test_cases tc ON tc.id = e.test_case_id WHERE e.id = $1"
+            ))
+            .await?;
+        let Some(event) = c
+            .query_opt(&stmt, &[&id])
+            .await?
+            .map(|r| event_row(&texts, &r))
+        else {
+            return Ok(Visibility::Missing);
+        };
+        if !scope_sees(&c, scope, event.group_id).await? {
+            return Ok(Visibility::Hidden);
+        }
+        let runs = event_runs(&c, &texts, id, &event.test_case_name).await?;
+        let notifications = super::outbox::notifications_of_causes(
+            &c,
+            &[format!("alert:{id}"), format!("recovery:{id}")],
+        )
+        .await?;
+        Ok(Visibility::Visible(AlertEventDetail {
+            event,
+            runs,
+            notifications,
+        }))
+    }
+
+    async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(&format!(
+                "SELECT count(*) FROM alert_events e WHERE e.open AND {SCOPE}"
+            ))
+            .await?;
+        Ok(c.query_one(&stmt, &[&scope_user(scope)]).await?.get(0))
+    }
+
+    async fn set_alert_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        let ticket = match event_ticket(&tx, scope, id, true).await? {
+            Visibility::Visible(t) => t,
+            Visibility::Hidden => return Ok(Visibility::Hidden),
+            Visibility::Missing => return Ok(Visibility::Missing),
+        };
+        if !takes_ticket("Alert", id, ticket.as_deref(), key)? {
+            return Ok(Visibility::Visible(()));
+        }
+        let before = super::audit::snapshot(&tx, "alert_events", id).await?;
+        tx.execute(
+            "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
+            &[&id, &key],
+        )
+        .await?;
+        let after = super::audit::snapshot(&tx, "alert_events", id).await?;
+        super::audit::record(&tx, "alert_event", "ticket", id, before, after).await?;
+        tx.commit().await?;
+        Ok(Visibility::Visible(()))
+    }
+
+    async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>> {
+        let c = self.client().await?;
+        let rows = c
+            .query(
+                "SELECT id, group_id FROM alert_events WHERE jira_ticket = $1 ORDER BY id",
+                &[&key],
+            )
+            .await?;
+        let mut seen = Visibility::Missing;
+        for r in rows {
+            if scope_sees(&c, scope, r.get(1)).await? {
+                return Ok(Visibility::Visible(r.get(0)));
+            }
+            seen = Visibility::Hidden;
+        }
+        Ok(seen)
+    }
+
+    async fn backfill_alerts(
+        &self,
+        tz: Tz,
+        ids: Vec<i64>,
+        from_ms: i64,
+    ) -> StoreResult<EngineOutcome> {
+        let options = self
+            .alerting
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut total = EngineOutcome::default();
+        let mut after = (from_ms - 1, i64::MAX);
+        let mut c = self.client().await?;
+        loop {
+            // READ COMMITTED whatever the server's default (the engine checks it).
+            let tx = c
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::ReadCommitted)
+                .start()
+                .await?;
+            // The engine's lock from the start: the check that the settings are fresh and
+            // the evaluation are one step for ingest running meanwhile.
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ENGINE_LOCK])
+                .await?;
+            if after.1 == i64::MAX {
+                let fresh: i64 = tx
+                    .query_one(
+                        "SELECT count(*) FROM alert_state WHERE setting_id = ANY($1)",
+                        &[&ids],
+                    )
+                    .await?
+                    .get(0);
+                if fresh > 0 {
+                    return Err(StoreError::Conflict(
+                        "these alert settings have evaluated runs already".into(),
+                    ));
+                }
+            }
+            let runs: Vec<Evaluated> = tx
+                .query(
+                    "SELECT id, test_case_id, run_time, status FROM test_runs
+                      WHERE run_time > $1 OR (run_time = $1 AND id > $2)
+                      ORDER BY run_time, id LIMIT 5000",
+                    &[&after.0, &after.1],
+                )
+                .await?
+                .iter()
+                .map(|r| Evaluated {
+                    run_id: r.get(0),
+                    test_case_id: r.get(1),
+                    run_ms: r.get(2),
+                    status_id: u8::try_from(r.get::<_, i16>(3))
+                        .ok()
+                        .and_then(RunStatus::from_code)
+                        .unwrap_or(RunStatus::Fail)
+                        .status_id(),
+                })
+                .collect();
+            let last = runs.last().map(|r| (r.run_ms, r.run_id));
+            let out = evaluate_with(
+                &tx,
+                tz,
+                &options,
+                &runs,
+                Some(ids.as_slice()),
+                Clock::RunTime,
+            )
+            .await?;
+            tx.commit().await?;
+            total.opened += out.opened;
+            total.closed += out.closed;
+            total.queued += out.queued;
+            match last {
+                Some(l) => after = l,
+                None => return Ok(total),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Run with `TEST_POSTGRES_URL` set (each test gets a fresh database); without it they
+    //! pass at once.
+    use std::sync::Arc;
+
+    use chrono_tz::America::Toronto;
+    use rand::{Rng, SeedableRng};
+    use serde_json::json;
+
+    use super::*;
+    use crate::domain::alert_setting::AlertSettingDraft;
+    use crate::domain::distribution::{Contact, ContactType, DistributionDraft};
+    use crate::domain::ingest::{parse_run, IngestRun};
+    use crate::domain::run::Channel;
+    use crate::store::catalog::GroupDraft;
+    use crate::store::pg::testdb::connect;
+    use crate::store::{
+        AlertSettingStore, AutoTicketStore, CatalogStore, DistributionStore, OutboxStore, RunStore,
+        Sqlite, StoreOptions,
+    };
+
+    fn run(engine_id: &str, case: i64, ms: i64, status: &str) -> IngestRun {
+        let time = ms_time(ms).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        parse_run(&json!({
+            "engineRunId": engine_id,
+            "testCase": {"id": case, "name": format!("Case {case}"), "channel": "voice",
+                         "ivr": {"id": 10, "name": "Main IVR"}},
+            "runTime": time, "runDuration": 12.0, "status": status, "runType": "Schedule",
+            "segments": []
+        }))
+        .unwrap()
+    }
+
+    /// Batches of runs of cases 1..=4 over a few hours, statuses at random, some batches
+    /// out of order and some runs late.
+    fn batches(seed: u64, count: usize) -> Vec<Vec<IngestRun>> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let t0 = 1_795_000_000_000; // 2026-11-18
+        let mut n = 0;
+        (0..count)
+            .map(|b| {
+                let size = rng.gen_range(1..=6);
+                (0..size)
+                    .map(|_| {
+                        n += 1;
+                        let case = rng.gen_range(1..=4);
+                        let late = rng.gen_bool(0.1);
+                        let minute = b as i64 * 5 + rng.gen_range(0..5) - if late { 20 } else { 0 };
+                        let status = match rng.gen_range(0..10) {
+                            0..=4 => "fail",
+                            5 | 6 => "warn",
+                            _ => "pass",
+                        };
+                        run(&format!("r{n}"), case, t0 + minute * 60_000, status)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn all_week() -> Week {
+        Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1)))
+    }
+
+    /// The same site on any backend: two groups, a list, settings of every kind.
+    async fn site(store: &(impl CatalogStore + DistributionStore + AlertSettingStore)) -> Vec<i64> {
+        let g1 = store
+            .create_group(&GroupDraft {
+                name: "Billing".into(),
+                channel: Channel::Voice,
+                test_case_ids: vec![1, 2],
+            })
+            .await
+            .unwrap()
+            .group
+            .id;
+        let g2 = store
+            .create_group(&GroupDraft {
+                name: "Sales".into(),
+                channel: Channel::Voice,
+                test_case_ids: vec![2, 3, 4],
+            })
+            .await
+            .unwrap()
+            .group
+            .id;
+        let list = store
+            .create_distribution(&DistributionDraft {
+                name: "On call".into(),
+                contacts: vec![
+                    Contact {
+                        name: "Ops".into(),
+                        kind: ContactType::Email,
+                        info: "ops@example.com".into(),
+                    },
+                    Contact {
+                        name: "Phone".into(),
+                        kind: ContactType::Sms,
+                        info: "+15145550100".into(),
+                    },
+                ],
+            })
+            .await
+            .unwrap();
+        let draft =
+            |name: &str, group, threshold, statuses: &[&str], recovery, jira| AlertSettingDraft {
+                name: name.into(),
+                active: true,
+                group_id: group,
+                distribution_id: list,
+                email_subject: format!("{name} failing"),
+                voice_message: "Failing".into(),
+                sms_prefix: "[cx]".into(),
+                attach_recording: false,
+                attach_jira_ticket: jira,
+                failure_to_alert: threshold,
+                notify_on_recovery: recovery,
+                statuses: statuses.iter().map(|s| s.to_string()).collect(),
+                week: all_week(),
+                jira_assignee: jira.then(|| "ann".into()),
+                jira_project: jira.then(|| "CX".into()),
+                jira_username: jira.then(|| "ann".into()),
+            };
+        let mut ids = Vec::new();
+        for d in [
+            draft("Billing down", g1, 2, &["FAIL"], true, false),
+            draft("Billing shaky", g1, 3, &["FAIL", "WARN"], false, true),
+            draft("Sales down", g2, 1, &["FAIL"], true, false),
+        ] {
+            ids.push(store.create_alert_setting(Scope::All, &d).await.unwrap());
+        }
+        let mut night = draft("Sales nights", g2, 2, &["FAIL", "WARN"], true, false);
+        night.week = Week::from_masks((1..=7).map(|d| (d, 0xFFFF)));
+        ids.push(
+            store
+                .create_alert_setting(Scope::All, &night)
+                .await
+                .unwrap(),
+        );
+        ids
+    }
+
+    /// What both backends must agree on: the events (without the times `Clock::Now` gives),
+    /// their runs and notifications, the open count, the ticket jobs.
+    async fn picture(store: &(impl AlertEventStore + AutoTicketStore + OutboxStore)) -> String {
+        let page = store
+            .list_alert_events(
+                Scope::All,
+                PageRequest { no: 0, size: 1000 },
+                AlertEventFilter::default(),
+            )
+            .await
+            .unwrap();
+        let mut out = format!(
+            "total {} open {} jobs {} outbox {:?}\n",
+            page.total,
+            store.open_alert_count(Scope::All).await.unwrap(),
+            store.queued_ticket_jobs().await.unwrap(),
+            store.outbox_counts().await.unwrap(),
+        );
+        for mut e in page.items {
+            let Visibility::Visible(d) = store.alert_event(Scope::All, e.id).await.unwrap() else {
+                panic!("event {} not visible", e.id);
+            };
+            let closed = e.closed_time.is_some();
+            e.alert_time = ms_time(0);
+            e.closed_time = None;
+            out += &format!("{e:?} closed {closed}\n");
+            for r in d.runs {
+                out += &format!("  run {} {} {:?}\n", r.id, r.run_time, r.status);
+            }
+            for n in d.notifications {
+                out += &format!(
+                    "  {} {:?} {} {:?} {:?} {:?} {:?} {}\n",
+                    n.key, n.channel, n.recipient, n.subject, n.text, n.html, n.vars, n.cause
+                );
+            }
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn the_engine_answers_as_sqlite_s_over_random_batches() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let pg = connect(&url, dir.path()).await;
+        let lite_dir = tempfile::tempdir().unwrap();
+        let lite = Sqlite::open(lite_dir.path(), StoreOptions::default()).unwrap();
+        let options = AlertOptions {
+            public_url: "https://console.example".into(),
+            ..AlertOptions::default()
+        };
+        pg.configure_alerts(options.clone());
+        lite.configure_alerts(options);
+        // The test cases exist once a run of each is stored.
+        let seed: Vec<IngestRun> = (1..=4)
+            .map(|c| run(&format!("seed{c}"), c, 1_794_990_000_000, "pass"))
+            .collect();
+        pg.ingest_runs(Toronto, seed.clone()).await.unwrap();
+        lite.ingest_runs(Toronto, seed).await.unwrap();
+        assert_eq!(site(&pg).await, site(&lite).await);
+        let mut opened = 0;
+        for batch in batches(7, 60) {
+            let a = pg.ingest_runs(Toronto, batch.clone()).await.unwrap();
+            let b = lite.ingest_runs(Toronto, batch).await.unwrap();
+            assert_eq!(a.alerts, b.alerts);
+            opened += a.alerts.opened;
+        }
+        assert!(opened > 5, "the batches open events: {opened}");
+        let (p, l) = (picture(&pg).await, picture(&lite).await);
+        assert_eq!(p, l);
+    }
+
+    #[tokio::test]
+    async fn the_backfill_answers_as_sqlite_s() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let pg = connect(&url, dir.path()).await;
+        let lite_dir = tempfile::tempdir().unwrap();
+        let lite = Sqlite::open(lite_dir.path(), StoreOptions::default()).unwrap();
+        // The history first, no settings yet; then new settings and the engine over it.
+        for batch in batches(11, 40) {
+            pg.ingest_runs(Toronto, batch.clone()).await.unwrap();
+            lite.ingest_runs(Toronto, batch).await.unwrap();
+        }
+        let ids = site(&pg).await;
+        assert_eq!(ids, site(&lite).await);
+        let a = pg.backfill_alerts(Toronto, ids.clone(), 0).await.unwrap();
+        let b = lite.backfill_alerts(Toronto, ids.clone(), 0).await.unwrap();
+        assert_eq!(a, b);
+        assert!(a.opened > 3, "{a:?}");
+        assert_eq!(picture(&pg).await, picture(&lite).await);
+        // Run times: the events' times too.
+        let times = |p: Page<AlertEvent>| {
+            p.items
+                .into_iter()
+                .map(|e| (e.id, e.alert_time, e.closed_time))
+                .collect::<Vec<_>>()
+        };
+        let page = PageRequest { no: 0, size: 1000 };
+        assert_eq!(
+            times(
+                pg.list_alert_events(Scope::All, page, AlertEventFilter::default())
+                    .await
+                    .unwrap()
+            ),
+            times(
+                lite.list_alert_events(Scope::All, page, AlertEventFilter::default())
+                    .await
+                    .unwrap()
+            )
+        );
+        // Settings with evaluated runs are refused.
+        let again = pg.backfill_alerts(Toronto, ids, 0).await;
+        assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
+    }
+
+    /// Two instances ingesting failures of one test case at once: the engine runs one
+    /// transaction at a time, so one event holds every run and is told once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn two_instances_open_one_event() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let a = Arc::new(connect(&url, dir.path()).await);
+        let b = Arc::new(connect(&url, dir.path()).await);
+        let seed = (1..=4)
+            .map(|c| run(&format!("seed{c}"), c, 1_794_990_000_000, "pass"))
+            .collect();
+        a.ingest_runs(Toronto, seed).await.unwrap();
+        site(&*a).await;
+        let t0 = 1_795_000_000_000;
+        let mut tasks = Vec::new();
+        for i in 0..40i64 {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tasks.push(tokio::spawn(async move {
+                store
+                    .ingest_runs(
+                        Toronto,
+                        vec![run(&format!("f{i}"), 1, t0 + i * 1000, "fail")],
+                    )
+                    .await
+                    .unwrap()
+            }));
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let c = a.client().await.unwrap();
+        let count = |sql: &'static str| {
+            let c = &c;
+            async move { c.query_one(sql, &[]).await.unwrap().get::<_, i64>(0) }
+        };
+        // Billing down (threshold 2) and Billing shaky (threshold 3): one event each.
+        assert_eq!(count("SELECT count(*) FROM alert_events").await, 2);
+        // Runs arriving out of order are late for the engine (not evaluated), so an event
+        // holds at most every run; each run once.
+        let runs = count("SELECT count(*) FROM alert_event_runs").await;
+        assert_eq!(
+            runs,
+            count(
+                "SELECT count(*) FROM (SELECT DISTINCT event_id, run_id FROM alert_event_runs) x"
+            )
+            .await
+        );
+        assert_eq!(count("SELECT count(*) FROM outbox").await, 4);
+        assert_eq!(count("SELECT count(*) FROM ticket_jobs").await, 1);
+    }
+}

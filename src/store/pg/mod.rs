@@ -1,0 +1,406 @@
+//! The PostgreSQL backend, for big sites and for several cxwatch instances on one database
+//! (docs/postgres.md). It implements the same resource traits as [`super::Sqlite`], one
+//! file per resource here with PostgreSQL's SQL: multi-row inserts and `COPY` for ingest,
+//! `ON CONFLICT` upserts, partial indexes, row locks (`FOR UPDATE SKIP LOCKED`) for the
+//! queues, and advisory locks for the work one instance does at a time.
+//!
+//! Connections come from a deadpool pool of tokio-postgres clients; TLS is rustls (the web
+//! roots plus `store.ca_file`) as `sslmode` in the URL asks. The schema is upgraded at
+//! start-up by `pg/migrations/` (the same numbers as SQLite's), under an advisory lock so
+//! instances starting together do not race, and a database from a newer cxwatch is refused.
+//!
+//! The pure pieces (run encoding, rollup merging, the alert engine's rules) are shared with
+//! SQLite from the sibling modules and `domain`; only the SQL differs.
+
+pub mod alert_settings;
+pub mod alerts;
+pub mod api_keys;
+pub mod audit;
+pub mod auth;
+pub mod auto_tickets;
+pub mod catalog;
+pub mod distributions;
+pub mod health;
+pub mod leases;
+pub mod meta;
+pub mod metrics;
+pub mod ops;
+pub mod outbox;
+pub mod recent;
+pub mod recordings;
+pub mod reports;
+pub mod runs;
+pub mod sso;
+pub mod throttle;
+pub mod users;
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use include_dir::{include_dir, Dir};
+use tokio_postgres::error::SqlState;
+
+use super::{StoreError, StoreResult};
+use crate::config::StoreConfig;
+
+static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/pg/migrations");
+
+/// The advisory lock key held while migrating. Keys of our own, one per purpose:
+/// 0x6378_7761_7463_68NN ("cxwatch" and a number): 01 migrations, 02 ingest and the alert
+/// engine (`runs::INGEST_LOCK`), 03 changes counting administrators (`users`), 04 `store
+/// copy`. Leases take keys hashed from their names (`leases.rs`).
+const MIGRATE_LOCK: i64 = 0x6378_7761_7463_6801;
+
+/// A pooled connection.
+pub type Client = deadpool_postgres::Object;
+/// A transaction on a pooled connection.
+pub type Tx<'a> = deadpool_postgres::Transaction<'a>;
+
+/// The PostgreSQL backend: a pool of connections to the site's database.
+pub struct Postgres {
+    pub(crate) pool: Pool,
+    /// Where this instance keeps files of its own (none of the data: that is all in the
+    /// database, so every instance sees the same).
+    pub(crate) data_dir: PathBuf,
+    /// How the alert engine works (`AlertEventStore::configure_alerts`).
+    pub(crate) alerting: std::sync::RwLock<super::alerts::AlertOptions>,
+    /// The database's name and server, for messages (never the password).
+    pub(crate) describe: String,
+    /// How to open a connection of its own, outside the pool (a lease's).
+    pub(crate) pg_config: tokio_postgres::Config,
+    pub(crate) tls: tokio_postgres_rustls::MakeRustlsConnect,
+}
+
+impl Postgres {
+    /// Connects to `config.url`, checks the schema version and applies pending migrations.
+    pub async fn connect(config: &StoreConfig, data_dir: &Path) -> StoreResult<Postgres> {
+        let mut pg = tokio_postgres::Config::from_str(config.url.trim())
+            .map_err(|e| StoreError::Invalid(format!("store.url: {e}")))?;
+        if !config.password.is_empty() {
+            pg.password(config.password.as_bytes());
+        }
+        if pg.get_application_name().is_none() {
+            pg.application_name("cxwatch");
+        }
+        if pg.get_connect_timeout().is_none() {
+            pg.connect_timeout(std::time::Duration::from_secs(10));
+        }
+        let describe = describe(&pg);
+        let tls = tokio_postgres_rustls::MakeRustlsConnect::new(tls_config(config)?);
+        let manager = Manager::from_config(
+            pg.clone(),
+            tls.clone(),
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(config.pool_size.max(1) as usize)
+            .wait_timeout(Some(std::time::Duration::from_secs(30)))
+            .create_timeout(Some(std::time::Duration::from_secs(10)))
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Invalid(format!("store.url: {e}")))?;
+        let store = Postgres {
+            pool,
+            data_dir: data_dir.to_path_buf(),
+            alerting: Default::default(),
+            describe,
+            pg_config: pg,
+            tls,
+        };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// A connection from the pool.
+    pub(crate) async fn client(&self) -> StoreResult<Client> {
+        self.pool
+            .get()
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("database {}: {e}", self.describe)))
+    }
+
+    /// The schema version and the number this cxwatch knows.
+    pub async fn schema_version(&self) -> StoreResult<(i64, i64)> {
+        let c = self.client().await?;
+        Ok((version(&c).await?, migrations().len() as i64))
+    }
+
+    /// Applies every migration above the database's version, one transaction each, under
+    /// an advisory lock. A database from a newer cxwatch is refused.
+    async fn migrate(&self) -> StoreResult<()> {
+        let mut c = self.client().await?;
+        let all = migrations();
+        let known = all.len() as i64;
+        c.batch_execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (
+                 only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+                 version  BIGINT NOT NULL)",
+        )
+        .await
+        .or_else(ignore_race)?;
+        loop {
+            let tx = c.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATE_LOCK])
+                .await?;
+            let found = version(&tx).await?;
+            if found > known {
+                return Err(StoreError::TooNew {
+                    path: PathBuf::from(&self.describe),
+                    found,
+                    known,
+                });
+            }
+            let Some((name, sql)) = all.get(found as usize) else {
+                return Ok(());
+            };
+            tx.batch_execute(sql)
+                .await
+                .map_err(|e| StoreError::Invalid(format!("migration {name}: {}", message(&e))))?;
+            tx.execute(
+                "INSERT INTO schema_version (version) VALUES ($1)
+                 ON CONFLICT (only_row) DO UPDATE SET version = EXCLUDED.version",
+                &[&(found + 1)],
+            )
+            .await?;
+            tx.commit().await?;
+            tracing::info!(migration = name, "database schema upgraded");
+        }
+    }
+}
+
+/// `CREATE TABLE IF NOT EXISTS` run by two instances at once can still meet a unique
+/// violation on the catalog; the table exists then.
+fn ignore_race(e: tokio_postgres::Error) -> Result<(), tokio_postgres::Error> {
+    match e.code() {
+        Some(c) if *c == SqlState::UNIQUE_VIOLATION => Ok(()),
+        _ => Err(e),
+    }
+}
+
+async fn version(c: &impl deadpool_postgres::GenericClient) -> StoreResult<i64> {
+    Ok(c.query_opt("SELECT version FROM schema_version", &[])
+        .await?
+        .map(|r| r.get(0))
+        .unwrap_or(0))
+}
+
+/// The migrations compiled in, ordered by their number prefix.
+fn migrations() -> Vec<(&'static str, &'static str)> {
+    super::sql_files(&MIGRATIONS)
+}
+
+/// `db@host:port` for messages.
+fn describe(pg: &tokio_postgres::Config) -> String {
+    let host = pg
+        .get_hosts()
+        .first()
+        .map(|h| match h {
+            tokio_postgres::config::Host::Tcp(h) => h.clone(),
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(p) => p.display().to_string(),
+        })
+        .unwrap_or_else(|| "localhost".into());
+    let port = pg.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "{}@{host}:{port}",
+        pg.get_dbname().or(pg.get_user()).unwrap_or("postgres")
+    )
+}
+
+/// rustls for the connection: the web's roots plus the site's CA (`store.ca_file`).
+fn tls_config(config: &StoreConfig) -> StoreResult<rustls::ClientConfig> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    if let Some(path) = &config.ca_file {
+        let pem = std::fs::read(path).map_err(|e| {
+            StoreError::Invalid(format!(
+                "store.ca_file: cannot read {}: {e}",
+                path.display()
+            ))
+        })?;
+        let mut added = 0;
+        for cert in rustls_pemfile_certs(&pem) {
+            roots.add(cert).map_err(|e| {
+                StoreError::Invalid(format!("store.ca_file: {}: {e}", path.display()))
+            })?;
+            added += 1;
+        }
+        if added == 0 {
+            return Err(StoreError::Invalid(format!(
+                "store.ca_file: {} holds no certificate",
+                path.display()
+            )));
+        }
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| StoreError::Invalid(format!("TLS: {e}")))?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// The certificates of a PEM file.
+fn rustls_pemfile_certs(pem: &[u8]) -> Vec<rustls::pki_types::CertificateDer<'static>> {
+    use rustls::pki_types::pem::PemObject;
+    rustls::pki_types::CertificateDer::pem_slice_iter(pem)
+        .filter_map(Result::ok)
+        .collect()
+}
+
+/// PostgreSQL's own message of an error (its `DETAIL` included), else the driver's.
+pub(crate) fn message(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(d) => format!("{} ({d})", db.message()),
+            None => db.message().to_string(),
+        },
+        None => e.to_string(),
+    }
+}
+
+/// Whether `e` is a unique violation (of `constraint` when given).
+pub(crate) fn is_unique_violation(e: &StoreError, constraint: Option<&str>) -> bool {
+    let StoreError::Postgres(e) = e else {
+        return false;
+    };
+    match e.as_db_error() {
+        Some(db) if *db.code() == SqlState::UNIQUE_VIOLATION => {
+            constraint.is_none() || db.constraint() == constraint
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run with `TEST_POSTGRES_URL` set (the README's test command does).
+    #[tokio::test]
+    async fn fresh_database_gets_every_migration_and_a_newer_one_is_refused() {
+        let Some(url) = testdb::fresh().await else {
+            return;
+        };
+        let config = StoreConfig {
+            url,
+            ..StoreConfig::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let pg = Postgres::connect(&config, dir.path()).await.unwrap();
+        let (found, known) = pg.schema_version().await.unwrap();
+        assert_eq!(found, known);
+        assert_eq!(known, migrations().len() as i64);
+        // Connecting again applies nothing.
+        drop(pg);
+        let pg = Postgres::connect(&config, dir.path()).await.unwrap();
+        pg.client()
+            .await
+            .unwrap()
+            .execute("UPDATE schema_version SET version = 999", &[])
+            .await
+            .unwrap();
+        drop(pg);
+        let err = Postgres::connect(&config, dir.path()).await.err().unwrap();
+        assert!(err.to_string().contains("newer"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod tls_tests {
+    use super::*;
+
+    /// Debian's PostgreSQL serves TLS with the machine's self-signed "snakeoil" certificate
+    /// (CN localhost): trusted through `ca_file`, refused without it.
+    #[tokio::test]
+    async fn tls_with_the_sites_ca_and_refused_without() {
+        let Some(url) = testdb::fresh().await else {
+            return;
+        };
+        let snakeoil = PathBuf::from("/etc/ssl/certs/ssl-cert-snakeoil.pem");
+        if !snakeoil.exists() {
+            eprintln!("no snakeoil certificate here: TLS not tested");
+            return;
+        }
+        let mut tls_url = reqwest::Url::parse(&url).unwrap();
+        tls_url.set_host(Some("localhost")).unwrap();
+        tls_url.set_query(Some("sslmode=require"));
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig {
+            url: tls_url.to_string(),
+            ca_file: Some(snakeoil),
+            ..StoreConfig::default()
+        };
+        let pg = Postgres::connect(&config, dir.path()).await.unwrap();
+        let ssl: bool = pg
+            .client()
+            .await
+            .unwrap()
+            .query_one(
+                "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert!(ssl, "the connection is encrypted");
+        let untrusted = StoreConfig {
+            ca_file: None,
+            ..config
+        };
+        let err = Postgres::connect(&untrusted, dir.path())
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().contains("TLS") || err.to_string().contains("certificate"),
+            "{err}"
+        );
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testdb {
+    //! A fresh database on the test machine's PostgreSQL for a unit test, when
+    //! `TEST_POSTGRES_URL` gives the server (`postgres://postgres@127.0.0.1:5432/postgres`).
+
+    /// The URL of a new, empty database, or None when no server is given.
+    pub async fn fresh() -> Option<String> {
+        let base = std::env::var("TEST_POSTGRES_URL").ok()?;
+        Some(crate::store::pg::create_test_database(&base).await)
+    }
+
+    /// A store on the database `url` (its schema made), with `dir` as its data directory.
+    pub async fn connect(url: &str, dir: &std::path::Path) -> super::Postgres {
+        let config = crate::config::StoreConfig {
+            url: url.to_string(),
+            ..Default::default()
+        };
+        super::Postgres::connect(&config, dir).await.unwrap()
+    }
+}
+
+/// Creates an empty database `cxwt_<random>` on the server of `base_url` (which names any
+/// database the user may connect to) and answers its URL. For tests: the README's test
+/// command drops every `cxwt_` database before and after its run.
+pub async fn create_test_database(base_url: &str) -> String {
+    use rand::Rng;
+    let name = format!("cxwt_{:016x}", rand::thread_rng().gen::<u64>());
+    let (client, conn) = tokio_postgres::connect(base_url, tokio_postgres::NoTls)
+        .await
+        .unwrap_or_else(|e| panic!("TEST_POSTGRES_URL={base_url}: {e}"));
+    let task = tokio::spawn(conn);
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap_or_else(|e| panic!("CREATE DATABASE {name}: {e}"));
+    drop(client);
+    let _ = task.await;
+    let mut url = reqwest::Url::parse(base_url).expect("TEST_POSTGRES_URL is a URL");
+    url.set_path(&format!("/{name}"));
+    url.to_string()
+}

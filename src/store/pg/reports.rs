@@ -1,0 +1,1160 @@
+//! PostgreSQL: [`ReportStore`](crate::store::ReportStore). Saved reports with their audit,
+//! the latency heat map and the export from `rollup_hour` (merged in Rust, the code SQLite
+//! runs), and the runs behind a report's cell, paged. The long reads (the export, the runs
+//! a latency filter walks) go through a portal, a batch of rows at a time, so memory stays
+//! flat and the connection can answer other reads (scripts) between batches.
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+
+use crate::store::runs::ms_to_time;
+use chrono::NaiveDate;
+use deadpool_postgres::GenericClient;
+use tokio::sync::mpsc;
+
+use super::catalog::{channel, nocase, scope_user, status_texts};
+use super::metrics::u;
+use super::{audit, Postgres};
+use crate::domain::buckets;
+use crate::domain::caller::{Scope, Visibility};
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::report::{
+    Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
+};
+use crate::domain::run::{RunStatus, RunType};
+use crate::store::reports::*;
+use crate::store::run_detail::ScriptSegment;
+use crate::store::runs::RunRow;
+use crate::store::ReportStore;
+use crate::store::{group_field, now_secs, takes_ticket, StoreError, StoreResult};
+
+/// Rows fetched from a portal at a time.
+const BATCH: i32 = 1000;
+/// Export rows sent at a time (as SQLite's).
+const EXPORT_BATCH: usize = 1000;
+
+const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
+    r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,
+    r.modified_at";
+
+/// Whether the scope (`$2`, NULL for all) sees the report's group, as a column.
+const VISIBLE: &str = "($2::BIGINT IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
+    WHERE ug.user_id = $2 AND ug.group_id = r.group_id))";
+
+fn report_row(r: &tokio_postgres::Row) -> StoreResult<Report> {
+    let date = |i: usize| r.get::<_, Option<&str>>(i).and_then(buckets::parse_date);
+    let ms = |i: usize| u32::try_from(r.get::<_, i64>(i).max(0)).unwrap_or(u32::MAX);
+    Ok(Report {
+        id: r.get(0),
+        name: r.get(1),
+        report_type: ReportType::from_id(r.get(2)).unwrap_or(ReportType::TestCasePerformance),
+        group_id: r.get(3),
+        group_name: r.get(4),
+        channel: channel(r.get(5))?,
+        timeframe: Timeframe::parse(r.get(6)).unwrap_or(Timeframe::Custom),
+        custom: (date(7), date(8)),
+        run_type: u8::try_from(r.get::<_, i64>(9))
+            .ok()
+            .and_then(RunType::from_code)
+            .unwrap_or(RunType::Manual),
+        latency_warn: ms(10),
+        latency_fail: ms(11),
+        jira_ticket: r.get(12),
+        modified_at: r.get(13),
+    })
+}
+
+/// Report `id` and whether the scope sees it, in one read.
+async fn visible_report(
+    c: &impl GenericClient,
+    scope: Scope,
+    id: i64,
+) -> StoreResult<Visibility<Report>> {
+    let stmt = c
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS}, {VISIBLE} FROM reports r JOIN test_case_groups g ON g.id = r.group_id
+              WHERE r.id = $1"
+        ))
+        .await?;
+    Ok(
+        match c.query_opt(&stmt, &[&id, &scope_user(scope)]).await? {
+            None => Visibility::Missing,
+            Some(r) if r.get::<_, bool>(14) => Visibility::Visible(report_row(&r)?),
+            Some(_) => Visibility::Hidden,
+        },
+    )
+}
+
+/// The group exists, is the scope's, and its channel fits the type.
+async fn check_group(c: &impl GenericClient, scope: Scope, d: &ReportDraft) -> StoreResult<()> {
+    let group = c
+        .query_opt(
+            "SELECT g.channel, $2::BIGINT IS NULL
+                    OR EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = $2 AND ug.group_id = g.id)
+               FROM test_case_groups g WHERE g.id = $1",
+            &[&d.group_id, &scope_user(scope)],
+        )
+        .await?;
+    let seen = match &group {
+        None => Visibility::Missing,
+        Some(g) if !g.get::<_, bool>(1) => Visibility::Hidden,
+        Some(_) => Visibility::Visible(()),
+    };
+    group_field("testCaseGroupID", d.group_id, seen)?;
+    match &group {
+        Some(g) => type_fits(d, channel(g.get(0))?),
+        None => Ok(()),
+    }
+}
+
+async fn list(
+    c: &impl GenericClient,
+    scope: Scope,
+    page: PageRequest,
+    f: &ReportFilter,
+) -> StoreResult<Page<Report>> {
+    let search = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    let pattern = search.map(crate::store::like);
+    let id_search: Option<i64> = search.and_then(|s| s.parse().ok());
+    let types: Vec<i64> = f.types.iter().map(|t| t.id()).collect();
+    let timeframes: Vec<&str> = f.timeframes.iter().map(|t| t.name()).collect();
+    let group_names: Vec<String> = f.group_names.iter().map(|g| g.to_lowercase()).collect();
+    // Today's range of every named timeframe: the date filters compare the range a report
+    // covers today.
+    let (mut tf_names, mut tf_begins, mut tf_ends) = (Vec::new(), Vec::new(), Vec::new());
+    for t in Timeframe::ALL {
+        if let Some((b, e)) = crate::domain::report::resolve(t, f.today, (None, None)) {
+            tf_names.push(t.name().to_string());
+            tf_begins.push(b.to_string());
+            tf_ends.push(e.to_string());
+        }
+    }
+    let order = match f.sort.field {
+        ReportSortField::Id => "r.id".to_string(),
+        ReportSortField::Name => nocase("r.name"),
+        ReportSortField::ReportType => "r.report_type".to_string(),
+        ReportSortField::GroupName => nocase("g.name"),
+        ReportSortField::Timeframe => "r.timeframe COLLATE \"C\"".to_string(),
+        ReportSortField::LastModified => "r.modified_at".to_string(),
+    };
+    let dir = if f.sort.descending { "DESC" } else { "ASC" };
+    let from = "reports r JOIN test_case_groups g ON g.id = r.group_id
+        LEFT JOIN unnest($9::TEXT[], $10::TEXT[], $11::TEXT[]) AS tf(name, b, e)
+               ON tf.name = r.timeframe";
+    let wher = format!(
+        "($1::BIGINT IS NULL OR r.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))
+        AND ($2::TEXT IS NULL OR {} LIKE $2 ESCAPE '\\' OR r.id = $3::BIGINT)
+        AND (cardinality($4::BIGINT[]) = 0 OR r.report_type = ANY($4))
+        AND (cardinality($5::TEXT[]) = 0 OR {} = ANY($5))
+        AND (cardinality($6::TEXT[]) = 0 OR r.timeframe = ANY($6))
+        AND ($7::TEXT IS NULL OR coalesce(tf.b, r.begin_date) COLLATE \"C\" >= $7)
+        AND ($8::TEXT IS NULL OR coalesce(tf.e, r.end_date, r.begin_date) COLLATE \"C\" <= $8)",
+        nocase("r.name"),
+        nocase("g.name")
+    );
+    let (start, end) = (date_text(f.start), date_text(f.end));
+    let (size, offset) = (i64::from(page.size), page.offset() as i64);
+    let args: [&(dyn tokio_postgres::types::ToSql + Sync); 13] = [
+        &scope_user(scope),
+        &pattern,
+        &id_search,
+        &types,
+        &group_names,
+        &timeframes,
+        &start,
+        &end,
+        &tf_names,
+        &tf_begins,
+        &tf_ends,
+        &size,
+        &offset,
+    ];
+    let total: i64 = c
+        .query_one(
+            &format!("SELECT count(*) FROM {from} WHERE {wher}"),
+            &args[..11],
+        )
+        .await?
+        .get(0);
+    let items = c
+        .query(
+            &format!(
+                "SELECT {COLUMNS} FROM {from} WHERE {wher}
+                  ORDER BY {order} {dir}, r.id {dir} LIMIT $12 OFFSET $13"
+            ),
+            &args,
+        )
+        .await?
+        .iter()
+        .map(report_row)
+        .collect::<StoreResult<Vec<_>>>()?;
+    Ok(Page {
+        items,
+        total: total.max(0) as u64,
+    })
+}
+
+async fn latency(
+    c: &impl GenericClient,
+    rep: &Report,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> StoreResult<LatencyData> {
+    let mut acc = LatencyAcc::new();
+    let stmt = c
+        .prepare_cached(
+            "SELECT r.test_case_id, r.hour, r.pass + r.warn + r.fail + r.stopped,
+                    r.lat_n, r.lat_sum, r.lat_hist, r.segments
+               FROM group_cases g JOIN rollup_hour r
+                 ON r.test_case_id = g.test_case_id AND r.run_type = $2
+                AND r.day BETWEEN $3 AND $4
+              WHERE g.group_id = $1",
+        )
+        .await?;
+    let rows = c
+        .query(
+            &stmt,
+            &[
+                &rep.group_id,
+                &i16::from(rep.run_type.code()),
+                &buckets::day_number(from),
+                &buckets::day_number(to),
+            ],
+        )
+        .await?;
+    let u = |r: &tokio_postgres::Row, i: usize| r.get::<_, i64>(i).max(0) as u64;
+    for r in &rows {
+        acc.add(LatencyRow {
+            case: r.get(0),
+            hour: r.get::<_, i16>(1) as usize,
+            runs: u(r, 2),
+            lat_n: u(r, 3),
+            lat_sum: u(r, 4),
+            lat_hist: r.get(5),
+            segments: r.get(6),
+        })?;
+    }
+    // The names of every segment seen, in one read.
+    let (case_ids, seg_ids): (Vec<i64>, Vec<i64>) = acc.segment_keys().into_iter().unzip();
+    let names: HashMap<(i64, i64), (String, String)> = if case_ids.is_empty() {
+        HashMap::new()
+    } else {
+        c.query(
+            "SELECT k.case_id, k.segment_id, tc.name, coalesce(s.name, '')
+               FROM unnest($1::BIGINT[], $2::BIGINT[]) AS k(case_id, segment_id)
+               JOIN test_cases tc ON tc.id = k.case_id
+               LEFT JOIN segments s ON s.test_case_id = k.case_id AND s.segment_id = k.segment_id",
+            &[&case_ids, &seg_ids],
+        )
+        .await?
+        .iter()
+        .map(|r| ((r.get(0), r.get(1)), (r.get(2), r.get(3))))
+        .collect()
+    };
+    acc.finish(|case, seg| Ok(names.get(&(case, seg)).cloned().unwrap_or_default()))
+}
+
+async fn script_shape(c: &impl GenericClient, id: i64) -> StoreResult<Vec<ScriptShape>> {
+    let stmt = c
+        .prepare_cached("SELECT body FROM run_scripts WHERE id = $1")
+        .await?;
+    let body: String = c.query_one(&stmt, &[&id]).await?.get(0);
+    let script: Vec<ScriptSegment> = serde_json::from_str(&body)
+        .map_err(|e| StoreError::Invalid(format!("stored script {id}: {e}")))?;
+    Ok(ScriptShape::of(&script))
+}
+
+async fn runs(
+    c: &mut super::Client,
+    q: &ReportRunQuery,
+    page: PageRequest,
+) -> StoreResult<Page<RunRow>> {
+    let texts = status_texts(&*c).await?;
+    let wher = "g.group_id = $1 AND r.run_time >= $2 AND r.run_time < $3
+        AND r.status BETWEEN $4 AND $5 AND r.run_type = $6
+        AND ($7::BIGINT IS NULL
+             OR g.test_case_id IN (SELECT test_case_id FROM segments WHERE segment_id = $7))
+        AND ($8::INT IS NULL
+             OR extract(hour FROM to_timestamp(r.run_time / 1000.0) AT TIME ZONE $11::TEXT) = $8)
+        AND ($9::INT IS NULL OR r.mos BETWEEN $9 AND $10)";
+    let from = "group_cases g JOIN test_runs r ON r.test_case_id = g.test_case_id
+        JOIN test_cases tc ON tc.id = r.test_case_id";
+    let (mos_lo, mos_hi) = match q.mos {
+        Some((lo, hi)) => (Some(lo as i32), Some(hi as i32)),
+        None => (None, None),
+    };
+    let hour = q.hour.map(i32::from);
+    let (status_lo, status_hi) = (i16::from(q.status.0), i16::from(q.status.1));
+    let run_type = i16::from(q.run_type.code());
+    let tz = q.tz.name();
+    let (size, offset) = (i64::from(page.size), page.offset() as i64);
+    let args: [&(dyn tokio_postgres::types::ToSql + Sync); 13] = [
+        &q.group_id,
+        &q.from_ms,
+        &q.to_ms,
+        &status_lo,
+        &status_hi,
+        &run_type,
+        &q.segment_id,
+        &hour,
+        &mos_lo,
+        &mos_hi,
+        &tz,
+        &size,
+        &offset,
+    ];
+    let map = |r: &tokio_postgres::Row| -> CandidateRun {
+        let status = u8::try_from(r.get::<_, i16>(4))
+            .ok()
+            .and_then(RunStatus::from_code)
+            .unwrap_or(RunStatus::Fail);
+        let run_ms: i64 = r.get(3);
+        CandidateRun {
+            row: RunRow {
+                id: r.get(0),
+                test_case_id: r.get(1),
+                test_case_name: r.get(2),
+                run_time: ms_to_time(run_ms),
+                duration_ms: r.get(5),
+                status,
+                run_type: u8::try_from(r.get::<_, i16>(6))
+                    .ok()
+                    .and_then(RunType::from_code)
+                    .unwrap_or(RunType::Manual),
+                mos: r.get::<_, Option<i32>>(7).map(|m| m.max(0) as u32),
+                status_text: texts.get(&status.status_id()).cloned().unwrap_or_default(),
+            },
+            script_id: r.get(8),
+            run_ms,
+            results: r.get::<_, Option<Vec<u8>>>(9).unwrap_or_default(),
+        }
+    };
+    let Some(lat) = q.latency else {
+        let total: i64 = c
+            .query_one(
+                &format!("SELECT count(*) FROM {from} WHERE {wher}"),
+                &args[..11],
+            )
+            .await?
+            .get(0);
+        let items = c
+            .query(
+                &format!(
+                    "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.status, r.duration_ms,
+                            r.run_type, r.mos, r.script_id, NULL::BYTEA
+                       FROM {from} WHERE {wher}
+                      ORDER BY r.run_time DESC, r.id DESC LIMIT $12 OFFSET $13"
+                ),
+                &args,
+            )
+            .await?
+            .iter()
+            .map(|r| map(r).row)
+            .collect();
+        return Ok(Page {
+            items,
+            total: total.max(0) as u64,
+        });
+    };
+    // A latency filter needs each candidate's step results: walk them newest first, a
+    // batch at a time through a portal, count every match and keep the page's.
+    let tx = c.build_transaction().read_only(true).start().await?;
+    let select = tx
+        .prepare(&format!(
+            "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.status, r.duration_ms,
+                    r.run_type, r.mos, r.script_id, r.results
+               FROM {from} WHERE {wher}
+              ORDER BY r.run_time DESC, r.id DESC"
+        ))
+        .await?;
+    let portal = tx.bind(&select, &args[..11]).await?;
+    let mut scripts: HashMap<i64, Vec<ScriptShape>> = HashMap::new();
+    let (skip, take) = (page.offset(), u64::from(page.size));
+    let mut total = 0u64;
+    let mut items = Vec::new();
+    loop {
+        let rows = tx.query_portal(&portal, BATCH).await?;
+        for r in &rows {
+            let cand = map(r);
+            let script = match scripts.entry(cand.script_id) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(script_shape(&tx, cand.script_id).await?),
+            };
+            if cand.has_latency(script, q.segment_id, lat)? {
+                if total >= skip && total < skip + take {
+                    items.push(cand.row);
+                }
+                total += 1;
+            }
+        }
+        if rows.len() < BATCH as usize {
+            break;
+        }
+    }
+    tx.commit().await?;
+    Ok(Page { items, total })
+}
+
+async fn export(
+    c: &mut super::Client,
+    rep: &Report,
+    from: NaiveDate,
+    to: NaiveDate,
+    out: &mpsc::Sender<Vec<ExportRow>>,
+) -> StoreResult<u64> {
+    let by_segment = rep.report_type == ReportType::SegmentPerformance;
+    let names: HashMap<(i64, i64), String> = if by_segment {
+        c.query(
+            "SELECT s.test_case_id, s.segment_id, s.name
+               FROM group_cases g JOIN segments s ON s.test_case_id = g.test_case_id
+              WHERE g.group_id = $1",
+            &[&rep.group_id],
+        )
+        .await?
+        .iter()
+        .map(|r| ((r.get(0), r.get(1)), r.get(2)))
+        .collect()
+    } else {
+        HashMap::new()
+    };
+    // One test case at a time (by name), then day and hour, as SQLite's.
+    let sql = format!(
+        "SELECT tc.id, tc.name, r.day, r.hour, r.pass, r.warn, r.fail, r.stopped,
+                r.lat_n, r.lat_sum, r.mos_n, r.mos_sum, {}
+           FROM group_cases gc JOIN test_cases tc ON tc.id = gc.test_case_id
+           JOIN rollup_hour r ON r.test_case_id = tc.id AND r.run_type = $2
+                             AND r.day BETWEEN $3 AND $4
+          WHERE gc.group_id = $1 {}
+          ORDER BY {}, tc.id, r.day, r.hour",
+        if by_segment {
+            "r.segments"
+        } else {
+            "NULL::BYTEA"
+        },
+        if by_segment {
+            "AND r.segments IS NOT NULL"
+        } else {
+            ""
+        },
+        nocase("tc.name")
+    );
+    let tx = c.build_transaction().read_only(true).start().await?;
+    let stmt = tx.prepare(&sql).await?;
+    let portal = tx
+        .bind(
+            &stmt,
+            &[
+                &rep.group_id,
+                &i16::from(rep.run_type.code()),
+                &buckets::day_number(from),
+                &buckets::day_number(to),
+            ],
+        )
+        .await?;
+    // Batches as SQLite's: full once a rollup row brings them to EXPORT_BATCH rows.
+    let mut batch = Vec::with_capacity(EXPORT_BATCH);
+    let mut sent = 0u64;
+    loop {
+        let rows = tx.query_portal(&portal, BATCH).await?;
+        for r in &rows {
+            let case: i64 = r.get(0);
+            let name: String = r.get(1);
+            let date = buckets::day_date(r.get(2));
+            let hour = r.get::<_, i16>(3) as u8;
+            if by_segment {
+                let Some(segs) = r.get::<_, Option<&[u8]>>(12) else {
+                    continue;
+                };
+                ExportRow::push_segments(&mut batch, (date, hour, case, &name), segs, |id| {
+                    names.get(&(case, id)).cloned().unwrap_or_default()
+                })?;
+            } else {
+                batch.push(ExportRow {
+                    date,
+                    hour,
+                    test_case_id: case,
+                    test_case_name: name,
+                    segment: None,
+                    counts: [u(r, 4), u(r, 5), u(r, 6), u(r, 7)],
+                    lat_n: u(r, 8),
+                    lat_sum: u(r, 9),
+                    mos_n: u(r, 10),
+                    mos_sum: u(r, 11),
+                });
+            }
+            if batch.len() >= EXPORT_BATCH {
+                sent += batch.len() as u64;
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(EXPORT_BATCH));
+                if out.send(full).await.is_err() {
+                    // The receiver is gone: the transaction (and its portal) ends unfinished.
+                    return Ok(sent);
+                }
+            }
+        }
+        if rows.len() < BATCH as usize {
+            break;
+        }
+    }
+    tx.commit().await?;
+    if !batch.is_empty() {
+        sent += batch.len() as u64;
+        let _ = out.send(batch).await;
+    }
+    Ok(sent)
+}
+
+#[async_trait]
+impl ReportStore for Postgres {
+    async fn list_reports(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        filter: &ReportFilter,
+    ) -> StoreResult<Page<Report>> {
+        let c = self.client().await?;
+        list(&c, scope, page, filter).await
+    }
+
+    async fn report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<Report>> {
+        let c = self.client().await?;
+        visible_report(&c, scope, id).await
+    }
+
+    async fn create_report(&self, scope: Scope, draft: &ReportDraft) -> StoreResult<i64> {
+        let d = draft;
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        check_group(&tx, scope, d).await?;
+        let id: i64 = tx
+            .query_one(
+                "INSERT INTO reports (name, report_type, group_id, timeframe, begin_date,
+                        end_date, run_type, latency_warn, latency_fail, modified_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                &[
+                    &d.name,
+                    &d.report_type.id(),
+                    &d.group_id,
+                    &d.timeframe.name(),
+                    &date_text(d.custom.0),
+                    &date_text(d.custom.1),
+                    &i64::from(d.run_type.code()),
+                    &i64::from(d.latency_warn),
+                    &i64::from(d.latency_fail),
+                    &now_secs(),
+                ],
+            )
+            .await?
+            .get(0);
+        let after = audit::snapshot(&tx, "reports", id).await?;
+        audit::record(&tx, "report", "create", id, None, after).await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    async fn update_report(
+        &self,
+        scope: Scope,
+        id: i64,
+        draft: &ReportDraft,
+    ) -> StoreResult<Visibility<()>> {
+        let d = draft;
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        match visible_report(&tx, scope, id).await? {
+            Visibility::Visible(_) => {}
+            Visibility::Hidden => return Ok(Visibility::Hidden),
+            Visibility::Missing => return Ok(Visibility::Missing),
+        }
+        check_group(&tx, scope, d).await?;
+        let before = audit::snapshot(&tx, "reports", id).await?;
+        tx.execute(
+            "UPDATE reports SET name = $2, report_type = $3, group_id = $4, timeframe = $5,
+                    begin_date = $6, end_date = $7, run_type = $8, latency_warn = $9,
+                    latency_fail = $10, modified_at = $11
+              WHERE id = $1",
+            &[
+                &id,
+                &d.name,
+                &d.report_type.id(),
+                &d.group_id,
+                &d.timeframe.name(),
+                &date_text(d.custom.0),
+                &date_text(d.custom.1),
+                &i64::from(d.run_type.code()),
+                &i64::from(d.latency_warn),
+                &i64::from(d.latency_fail),
+                &now_secs(),
+            ],
+        )
+        .await?;
+        let after = audit::snapshot(&tx, "reports", id).await?;
+        audit::record(&tx, "report", "update", id, before, after).await?;
+        tx.commit().await?;
+        Ok(Visibility::Visible(()))
+    }
+
+    async fn delete_report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        let v = visible_report(&tx, scope, id).await?.map(|_| ());
+        if v == Visibility::Visible(()) {
+            let before = audit::snapshot(&tx, "reports", id).await?;
+            tx.execute("DELETE FROM reports WHERE id = $1", &[&id])
+                .await?;
+            audit::record(&tx, "report", "delete", id, before, None).await?;
+        }
+        tx.commit().await?;
+        Ok(v)
+    }
+
+    async fn set_report_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        let rep = match visible_report(&tx, scope, id).await? {
+            Visibility::Visible(r) => r,
+            Visibility::Hidden => return Ok(Visibility::Hidden),
+            Visibility::Missing => return Ok(Visibility::Missing),
+        };
+        if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), key)? {
+            return Ok(Visibility::Visible(()));
+        }
+        let before = audit::snapshot(&tx, "reports", id).await?;
+        tx.execute(
+            "UPDATE reports SET jira_ticket = $2 WHERE id = $1",
+            &[&id, &key],
+        )
+        .await?;
+        let after = audit::snapshot(&tx, "reports", id).await?;
+        audit::record(&tx, "report", "ticket", id, before, after).await?;
+        tx.commit().await?;
+        Ok(Visibility::Visible(()))
+    }
+
+    async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>> {
+        let c = self.client().await?;
+        // Several reports may share a ticket key only through old data; the first the
+        // scope may see answers.
+        let rows = c
+            .query(
+                &format!(
+                    "SELECT {COLUMNS}, {VISIBLE} FROM reports r
+                       JOIN test_case_groups g ON g.id = r.group_id
+                      WHERE r.jira_ticket = $1 ORDER BY r.id"
+                ),
+                &[&key, &scope_user(scope)],
+            )
+            .await?;
+        let mut seen = Visibility::Missing;
+        for r in &rows {
+            if r.get::<_, bool>(14) {
+                return Ok(Visibility::Visible(report_row(r)?));
+            }
+            seen = Visibility::Hidden;
+        }
+        Ok(seen)
+    }
+
+    async fn report_latency(
+        &self,
+        report: Report,
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> StoreResult<LatencyData> {
+        let c = self.client().await?;
+        latency(&c, &report, from, to).await
+    }
+
+    async fn report_runs(&self, q: ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>> {
+        let mut c = self.client().await?;
+        runs(&mut c, &q, page).await
+    }
+
+    async fn export_report(
+        &self,
+        report: Report,
+        from: NaiveDate,
+        to: NaiveDate,
+        tx: mpsc::Sender<Vec<ExportRow>>,
+    ) -> StoreResult<u64> {
+        let mut c = self.client().await?;
+        export(&mut c, &report, from, to, &tx).await
+    }
+}
+
+/// The read side on both backends over the same runs: every answer must be the same
+/// (numbers, order, paging totals). Run with `TEST_POSTGRES_URL` set.
+#[cfg(test)]
+mod tests {
+    use chrono::{Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
+    use rand::{Rng, SeedableRng};
+    use serde_json::json;
+    use tokio::sync::mpsc;
+
+    use crate::config::StoreConfig;
+    use crate::domain::caller::{AccessType, Role, Scope};
+    use crate::domain::ingest::parse_run;
+    use crate::domain::page::{PageRequest, Sort};
+    use crate::domain::report::{
+        ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
+    };
+    use crate::domain::run::{Channel, RunType};
+    use crate::domain::user::UserDraft;
+    use crate::store::catalog::{GroupDraft, GroupFilter, GroupSortField};
+    use crate::store::metrics::{Level, MetricQuery, MosQuery};
+    use crate::store::reports::{ExportRow, ReportRunQuery};
+    use crate::store::{Store, StoreOptions};
+
+    const CASES: [&str; 7] = ["alpha", "Beta", "ÉCOLE", "école", "_under", "Zed", "b b"];
+    const TZ: chrono_tz::Tz = chrono_tz::America::Toronto;
+
+    fn runs(seed: u64, n: usize) -> Vec<crate::domain::ingest::IngestRun> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        // Around the spring-forward of 2026-03-08 in Toronto.
+        let start = Utc.with_ymd_and_hms(2026, 3, 6, 0, 0, 0).unwrap();
+        let statuses = ["pass", "warn", "fail", "stopped"];
+        (0..n)
+            .map(|i| {
+                let case = rng.gen_range(1..=CASES.len() as i64);
+                let at = start + Duration::seconds(rng.gen_range(0..5 * 86_400));
+                let status = statuses[rng.gen_range(0..4)];
+                let segs = if case % 2 == 0 { 3 } else { 2 };
+                let segments: Vec<_> = (1..=segs)
+                    .map(|s| {
+                        let steps: Vec<_> = (0..rng.gen_range(0..3))
+                            .map(|k| {
+                                let latency =
+                                    (rng.gen_range(0..4) > 0).then(|| rng.gen_range(0..12_000));
+                                json!({"stepId": s * 10 + k, "stepType": "PROMPT",
+                                       "typeDisplayText": "Prompt",
+                                       "testResult": {"status": statuses[rng.gen_range(0..4)],
+                                                      "latency": latency}})
+                            })
+                            .collect();
+                        json!({"segmentId": s * 7 - 3, "segmentName": format!("Seg {s} of {case}"),
+                               "steps": steps})
+                    })
+                    .collect();
+                let mos =
+                    (rng.gen_range(0..5) > 0).then(|| rng.gen_range(100..=500) as f64 / 100.0);
+                let ivr = 10 + case % 3;
+                let ivr_name = ["Main IVR", "aux", "Élan"][(ivr - 10) as usize];
+                parse_run(&json!({
+                    "engineRunId": format!("r{seed}-{i}"),
+                    "testCase": {"id": case, "name": CASES[case as usize - 1], "channel": "voice",
+                                 "ivr": {"id": ivr, "name": ivr_name}},
+                    "runTime": at.to_rfc3339_opts(SecondsFormat::Millis, true),
+                    "runDuration": 12.5, "status": status,
+                    "runType": if rng.gen_range(0..3) == 0 { "Manual" } else { "Schedule" },
+                    "mosCqIn": mos,
+                    "segments": segments,
+                }))
+                .unwrap()
+            })
+            .collect()
+    }
+
+    async fn export(s: &Store, id: i64, from: NaiveDate, to: NaiveDate) -> Vec<ExportRow> {
+        let rep = match s.report(Scope::All, id).await.unwrap() {
+            crate::domain::caller::Visibility::Visible(r) => r,
+            v => panic!("{v:?}"),
+        };
+        let (tx, mut rx) = mpsc::channel(4);
+        let (n, rows) = tokio::join!(s.export_report(rep, from, to, tx), async {
+            let mut all = Vec::new();
+            while let Some(b) = rx.recv().await {
+                all.extend(b);
+            }
+            all
+        });
+        assert_eq!(n.unwrap(), rows.len() as u64);
+        rows
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn both_backends_answer_the_same() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let lite = Store::open(d1.path(), StoreOptions::default()).unwrap();
+        let config = StoreConfig {
+            url,
+            ..StoreConfig::default()
+        };
+        let pg = Store::connect(&config, d2.path()).await.unwrap();
+        let stores = [&lite, &pg];
+        for s in stores {
+            for seed in 0..3 {
+                s.ingest_runs(TZ, runs(seed, 700)).await.unwrap();
+            }
+        }
+        macro_rules! same {
+            ($s:ident => $e:expr) => {{
+                let a = {
+                    let $s = &lite;
+                    format!("{:?}", $e)
+                };
+                let b = {
+                    let $s = &pg;
+                    format!("{:?}", $e)
+                };
+                assert_eq!(a, b, "{}", stringify!($e));
+                a
+            }};
+        }
+        // The same groups and reports on both (same ids: both start empty).
+        let groups = [
+            ("grp", vec![1, 2, 3, 4, 5, 6, 7]),
+            ("Grp two", vec![2, 4, 6]),
+            ("élan", vec![3]),
+            ("Alpha", vec![]),
+        ];
+        for s in stores {
+            for (name, cases) in &groups {
+                s.create_group(&GroupDraft {
+                    name: (*name).into(),
+                    channel: Channel::Voice,
+                    test_case_ids: cases.clone(),
+                })
+                .await
+                .unwrap();
+            }
+            s.update_group(
+                4,
+                &GroupDraft {
+                    name: "alpha".into(),
+                    channel: Channel::Voice,
+                    test_case_ids: vec![1, 5],
+                },
+            )
+            .await
+            .unwrap();
+            s.create_user(
+                &UserDraft {
+                    username: "restricted@example.com".into(),
+                    first_name: "R".into(),
+                    last_name: "U".into(),
+                    role: Role::User,
+                    access: AccessType::ReadOnly,
+                    group_ids: vec![2, 4],
+                },
+                "x",
+            )
+            .await
+            .unwrap();
+        }
+        let user = Scope::User(1);
+        for scope in [Scope::All, user] {
+            same!(s => s.list_groups(scope).await.unwrap());
+            same!(s => s.ivrs(scope).await.unwrap());
+            for id in 1..=5 {
+                same!(s => s.group(scope, id).await.unwrap());
+            }
+            for field in [
+                GroupSortField::Id,
+                GroupSortField::Name,
+                GroupSortField::CaseCount,
+            ] {
+                for descending in [false, true] {
+                    for search in [None, Some("a"), Some("2"), Some("élan"), Some("p t")] {
+                        let filter = GroupFilter {
+                            search: search.map(String::from),
+                            sort: Sort { field, descending },
+                        };
+                        for no in 0..3 {
+                            let page = PageRequest { no, size: 2 };
+                            same!(s => s.page_groups(scope, filter.clone(), page).await.unwrap());
+                        }
+                    }
+                }
+            }
+        }
+        same!(s => s.alert_statuses().await.unwrap());
+        // SQLite's order is its scan's (unspecified); the gauges take them in any order.
+        same!(s => {
+            let mut v = s.last_runs().await.unwrap();
+            v.sort();
+            v
+        });
+        same!(s => s.outbox_figures().await.unwrap());
+
+        let day = |d: u32| NaiveDate::from_ymd_opt(2026, 3, d).unwrap();
+        let ranges = [
+            (day(6), day(6)),
+            (day(8), day(8)),
+            (day(5), day(11)),
+            (day(9), day(7)),
+        ];
+        for scope in [Scope::All, user] {
+            for group_id in 1..=5 {
+                for (from, to) in ranges {
+                    for run_type in [RunType::Schedule, RunType::Manual] {
+                        for level in [Level::Case, Level::Segment] {
+                            let q = MetricQuery {
+                                group_id,
+                                level,
+                                from,
+                                to,
+                                run_type,
+                            };
+                            same!(s => s.group_metric(scope, q).await.unwrap());
+                        }
+                        let q = MosQuery {
+                            group_id,
+                            from,
+                            to,
+                            run_type,
+                        };
+                        same!(s => s.group_mos(scope, q).await.unwrap());
+                    }
+                }
+            }
+        }
+
+        // Reports.
+        let names = [
+            "Zeta",
+            "alpha",
+            "Alpha 2",
+            "_x",
+            "École",
+            "100% sure",
+            "a_b",
+        ];
+        for s in stores {
+            for (i, name) in names.iter().enumerate() {
+                let report_type = ReportType::ALL[i % ReportType::ALL.len()];
+                let timeframe = Timeframe::ALL[i % Timeframe::ALL.len()];
+                let custom = if timeframe == Timeframe::Custom {
+                    (Some(day(5)), Some(day(11)))
+                } else {
+                    (None, None)
+                };
+                s.create_report(
+                    Scope::All,
+                    &ReportDraft {
+                        name: (*name).into(),
+                        report_type,
+                        group_id: 1 + (i as i64 % 3),
+                        timeframe,
+                        custom,
+                        run_type: if i % 4 == 3 {
+                            RunType::Manual
+                        } else {
+                            RunType::Schedule
+                        },
+                        latency_warn: 1000,
+                        latency_fail: 4000,
+                    },
+                )
+                .await
+                .unwrap();
+            }
+            s.set_report_ticket(Scope::All, 2, "CX-7").await.unwrap();
+        }
+        // The same times of change on both (the clock moved between them), some equal.
+        let same_times = "UPDATE reports SET modified_at = 1700000000 + id % 3";
+        rusqlite::Connection::open(d1.path().join("cxwatch.db"))
+            .unwrap()
+            .execute_batch(same_times)
+            .unwrap();
+        let (client, conn) = tokio_postgres::connect(&config.url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let task = tokio::spawn(conn);
+        client.batch_execute(same_times).await.unwrap();
+        drop(client);
+        let _ = task.await;
+        same!(s => s.report_with_ticket(Scope::All, "CX-7").await.unwrap());
+        same!(s => s.report_with_ticket(user, "CX-7").await.unwrap());
+        same!(s => s.report_with_ticket(Scope::All, "CX-8").await.unwrap());
+        let sorts = [
+            ReportSortField::Id,
+            ReportSortField::Name,
+            ReportSortField::ReportType,
+            ReportSortField::GroupName,
+            ReportSortField::Timeframe,
+            ReportSortField::LastModified,
+        ];
+        for scope in [Scope::All, user] {
+            for id in 1..=8 {
+                same!(s => s.report(scope, id).await.unwrap());
+            }
+            for field in sorts {
+                for descending in [false, true] {
+                    let base = ReportFilter {
+                        search: None,
+                        types: vec![],
+                        group_names: vec![],
+                        start: None,
+                        end: None,
+                        timeframes: vec![],
+                        sort: Sort { field, descending },
+                        today: day(10),
+                    };
+                    let filters = [
+                        base.clone(),
+                        ReportFilter {
+                            search: Some("a".into()),
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            search: Some("%".into()),
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            search: Some("_".into()),
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            search: Some("3".into()),
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            types: vec![ReportType::Trend, ReportType::Mos],
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            group_names: vec!["GRP".into()],
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            timeframes: vec![Timeframe::Custom, Timeframe::Today],
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            start: Some(day(9)),
+                            ..base.clone()
+                        },
+                        ReportFilter {
+                            end: Some(day(9)),
+                            ..base.clone()
+                        },
+                    ];
+                    for f in &filters {
+                        for no in 0..2 {
+                            let page = PageRequest { no, size: 3 };
+                            same!(s => s.list_reports(scope, page, f).await.unwrap());
+                        }
+                    }
+                }
+            }
+        }
+        for id in 1..=7 {
+            for (from, to) in ranges {
+                let rep = match lite.report(Scope::All, id).await.unwrap() {
+                    crate::domain::caller::Visibility::Visible(r) => r,
+                    v => panic!("{v:?}"),
+                };
+                same!(s => s.report_latency(rep.clone(), from, to).await.unwrap());
+                same!(s => export(s, id, from, to).await);
+            }
+        }
+        // An export whose reader goes away stops, and leaves the connections usable.
+        let mut firsts = Vec::new();
+        for s in stores {
+            let rep = match s.report(Scope::All, 7).await.unwrap() {
+                crate::domain::caller::Visibility::Visible(r) => r,
+                v => panic!("{v:?}"),
+            };
+            let (tx, mut rx) = mpsc::channel(1);
+            let (sent, first) = tokio::join!(s.export_report(rep, day(5), day(11), tx), async {
+                let first = rx.recv().await.unwrap();
+                drop(rx);
+                first
+            });
+            let sent = sent.unwrap() as usize;
+            assert!(first.len() < 1687 && (first.len()..=1687).contains(&sent));
+            firsts.push(first);
+            for _ in 0..4 {
+                assert_eq!(s.list_groups(Scope::All).await.unwrap().len(), 4);
+            }
+        }
+        assert_eq!(firsts[0], firsts[1], "the same first batch");
+        // Runs behind the views.
+        let ms = |d: u32| {
+            TZ.from_local_datetime(&day(d).and_hms_opt(0, 0, 0).unwrap())
+                .earliest()
+                .unwrap()
+                .timestamp_millis()
+        };
+        let base = ReportRunQuery {
+            group_id: 1,
+            tz: TZ,
+            from_ms: ms(6),
+            to_ms: ms(10),
+            run_type: RunType::Schedule,
+            status: (0, 3),
+            segment_id: None,
+            hour: None,
+            latency: None,
+            mos: None,
+        };
+        let queries = [
+            base.clone(),
+            ReportRunQuery {
+                status: (2, 2),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                group_id: 2,
+                run_type: RunType::Manual,
+                ..base.clone()
+            },
+            ReportRunQuery {
+                hour: Some(2),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                hour: Some(3),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                hour: Some(23),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                segment_id: Some(18),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                mos: Some((300, 399)),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                latency: Some((1000, Some(4000))),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                latency: Some((8000, None)),
+                segment_id: Some(4),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                latency: Some((0, Some(500))),
+                hour: Some(10),
+                status: (1, 2),
+                ..base.clone()
+            },
+        ];
+        for q in &queries {
+            for (no, size) in [(0, 10), (1, 10), (7, 7), (0, 1000)] {
+                let page = PageRequest { no, size };
+                same!(s => s.report_runs(q.clone(), page).await.unwrap());
+            }
+        }
+        for s in stores {
+            s.delete_report(Scope::All, 3).await.unwrap();
+            s.delete_group(3).await.unwrap();
+        }
+        same!(s => s.list_groups(Scope::All).await.unwrap());
+        same!(s => s.report(Scope::All, 3).await.unwrap());
+        same!(s => s.report(Scope::All, 6).await.unwrap());
+    }
+}
