@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of cxwatch: formatting and lints, Rust unit and integration tests
-# (in-process, and with the real binary where a process matters), the UI's generated API
+# (in-process, and with the real binary where a process matters) on SQLite and again on
+# PostgreSQL (the server on 127.0.0.1:5432), the UI's generated API
 # types against the server's OpenAPI document, UI type check and unit tests, the Debian
 # package (scripts/deb-test.sh: release build, .deb installed on this machine with dpkg through
 # sudo when not root, upgraded and purged), and the browser end-to-end tests in Debian's
@@ -37,6 +38,27 @@ step "UI unit tests"
 
 step "Rust unit and integration tests"
 cargo nextest run --locked --no-fail-fast
+
+# The same API and integration tests (those on the in-process harness, and the PostgreSQL
+# ones: two instances, store copy) on PostgreSQL: the server on 127.0.0.1:5432 (trust auth;
+# TEST_POSTGRES_SERVER for another), a fresh database cxwt_* per test, all dropped after.
+step "API and integration tests on PostgreSQL"
+PG_SERVER="${TEST_POSTGRES_SERVER:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
+if ! command -v psql >/dev/null 2>&1; then
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-client >/dev/null
+fi
+if ! psql -X -q -At "$PG_SERVER" -c "SELECT 1" >/dev/null; then
+  echo "PostgreSQL does not answer at $PG_SERVER: the tests on PostgreSQL need it (set TEST_POSTGRES_SERVER for another server)" >&2
+  exit 1
+fi
+drop_test_databases() {
+  psql -X -q -At "$PG_SERVER" -c "SELECT datname FROM pg_database WHERE datname LIKE 'cxwt\_%'" |
+    while read -r db; do psql -X -q "$PG_SERVER" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"; done
+}
+drop_test_databases
+PG_TESTS='kind(lib) | binary(/^(alert_events|alert_settings|api_contract|audit|auth_api|auto_tickets|compression|distributions|ingest|ingest_channel|jira|kiosk|live_metrics|postgres|reports|role_matrix|rundetail|sso|store_copy|trs_api|trs_dst|trs_recount|users)$/)'
+TEST_POSTGRES_URL="$PG_SERVER" cargo nextest run --locked --no-fail-fast -E "$PG_TESTS"
+drop_test_databases
 
 step "UI API types match the server's OpenAPI document"
 (cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent check:api)

@@ -4,7 +4,8 @@
 //! shows them within the caller's groups; a re-sent batch or a `kill -9` between batches
 //! neither loses nor duplicates an event.
 //!
-//! Settings are written with SQL here (the settings API is its own resource and tests).
+//! Settings are written through the store here (the settings API is its own resource and
+//! tests), so that the tests run on either backend (`TEST_POSTGRES_URL`).
 
 mod common;
 mod harness;
@@ -12,49 +13,68 @@ mod harness_trs;
 
 use std::time::Duration;
 
-use cxwatch::domain::caller::{AccessType, Role};
+use cxwatch::domain::alert_setting::AlertSettingDraft;
+use cxwatch::domain::caller::{AccessType, Role, Scope};
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
+use cxwatch::domain::schedule::Week;
 use cxwatch::store::{Store, StoreOptions};
 use harness::App;
 use harness_trs::{admin, db, get, group, ingest_ok, run};
 use poem::http::Method;
 use serde_json::{json, Value};
 
-/// Adds an active setting on `group` telling `list`, counting `statuses` (7, 4), opening
-/// at `threshold`, every slot of the week; returns its id.
-fn setting(
-    c: &rusqlite::Connection,
+/// An active setting on `group` telling `list`, counting `statuses` (7, 4), opening at
+/// `threshold`, every slot of the week.
+fn draft(
     group: i64,
     list: i64,
-    threshold: i64,
+    threshold: u8,
+    statuses: &[i64],
+    recovery: bool,
+) -> AlertSettingDraft {
+    AlertSettingDraft {
+        name: "Billing down".into(),
+        active: true,
+        group_id: group,
+        distribution_id: list,
+        email_subject: "Billing IVR failing".into(),
+        voice_message: "Billing is failing".into(),
+        sms_prefix: "[CX]".into(),
+        attach_recording: false,
+        attach_jira_ticket: false,
+        failure_to_alert: threshold,
+        notify_on_recovery: recovery,
+        statuses: statuses
+            .iter()
+            .map(|s| match s {
+                7 => "FAIL".to_string(),
+                4 => "WARN".to_string(),
+                _ => "PASS".to_string(),
+            })
+            .collect(),
+        week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
+        jira_assignee: None,
+        jira_project: None,
+        jira_username: None,
+    }
+}
+
+/// Adds the setting of [`draft`] through the store (whichever backend); returns its id.
+async fn setting(
+    app: &App,
+    group: i64,
+    list: i64,
+    threshold: u8,
     statuses: &[i64],
     recovery: bool,
 ) -> i64 {
-    c.execute(
-        "INSERT INTO alert_settings (name, active, group_id, distribution_id, email_subject,
-                voice_message, sms_prefix, attach_recording, failure_to_alert,
-                notify_on_recovery, modified_at)
-         VALUES ('Billing down', 1, ?1, ?2, 'Billing IVR failing', 'Billing is failing', '[CX]',
-                 0, ?3, ?4, 0)",
-        rusqlite::params![group, list, threshold, recovery as i64],
-    )
-    .unwrap();
-    let id = c.last_insert_rowid();
-    for s in statuses {
-        c.execute(
-            "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, ?2)",
-            [id, *s],
+    app.store
+        .create_alert_setting(
+            Scope::All,
+            &draft(group, list, threshold, statuses, recovery),
         )
-        .unwrap();
-    }
-    for day in 1..=7 {
-        c.execute(
-            "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots) VALUES (?1, ?2, ?3)",
-            [id, day, (1i64 << 48) - 1],
-        )
-        .unwrap();
-    }
-    id
+        .await
+        .unwrap()
 }
 
 fn contacts() -> Vec<Contact> {
@@ -97,21 +117,21 @@ async fn events(app: &App, token: &str, query: &str) -> Value {
     b["data"].clone()
 }
 
-fn outbox(c: &rusqlite::Connection, cause: &str) -> Vec<(i64, String)> {
-    let mut stmt = c
-        .prepare("SELECT channel, recipient FROM outbox WHERE cause = ?1 ORDER BY id")
-        .unwrap();
-    stmt.query_map([cause], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+/// `(channel, recipient)` of the notifications of `cause`, oldest first.
+async fn outbox(app: &App, cause: &str) -> Vec<(i64, String)> {
+    let sql = |col: &str| format!("SELECT {col} FROM outbox WHERE cause = '{cause}' ORDER BY id");
+    let channels = app.ints(&sql("channel")).await;
+    let recipients = app.texts(&sql("recipient")).await;
+    channels
+        .into_iter()
+        .zip(recipients)
+        .map(|(c, r)| (c.unwrap(), r.unwrap()))
+        .collect()
 }
 
 #[tokio::test]
 async fn failing_runs_open_an_event_that_a_pass_closes() {
-    let mut dir = std::path::PathBuf::new();
     let app = App::with_config(|c| {
-        dir = c.data_dir.clone();
         c.notify.public_url = "https://console.cxwatch.test".into();
     });
     let a = admin(&app).await;
@@ -126,9 +146,8 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     let g = group(&app, "Billing", "voice", &[1]).await;
     let other = group(&app, "Sales", "voice", &[2]).await;
     let list = list_of(&app).await;
-    let c = db(&dir);
-    let s = setting(&c, g, list, 2, &[7], true);
-    setting(&c, other, list, 1, &[7], false);
+    let s = setting(&app, g, list, 2, &[7], true).await;
+    setting(&app, other, list, 1, &[7], false).await;
 
     // One failure: below the threshold, nothing opens.
     ingest_ok(&app, &key, &[run("f1", 1, &at(1), "fail")]).await;
@@ -151,7 +170,7 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert_eq!(e["alertSettingId"], s);
     assert_eq!(e["testCaseGroupName"], "Billing");
     // One notification per contact, in the ingest transaction.
-    let queued = outbox(&c, &format!("alert:{id}"));
+    let queued = outbox(&app, &format!("alert:{id}")).await;
     assert_eq!(
         queued,
         vec![
@@ -160,13 +179,11 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
             (4, "+15145550101".into())
         ]
     );
-    let (subject, text, html): (String, String, String) = c
-        .query_row(
-            "SELECT subject, body_text, body_html FROM outbox WHERE cause = ?1 AND channel = 1",
-            [format!("alert:{id}")],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
+    let of_email =
+        |col: &str| format!("SELECT {col} FROM outbox WHERE cause = 'alert:{id}' AND channel = 1");
+    let subject = app.texts(&of_email("subject")).await[0].clone().unwrap();
+    let text = app.texts(&of_email("body_text")).await[0].clone().unwrap();
+    let html = app.texts(&of_email("body_html")).await[0].clone().unwrap();
     assert_eq!(subject, "Billing IVR failing");
     let link = format!("https://console.cxwatch.test/alert/{id}");
     assert!(text.contains(&link) && html.contains(&link), "{text}");
@@ -176,12 +193,12 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
         text.contains("Case 001") && text.contains("Billing"),
         "{text}"
     );
-    let sms: String = c
-        .query_row(
-            "SELECT body_text FROM outbox WHERE cause = ?1 AND channel = 2",
-            [format!("alert:{id}")],
-            |r| r.get(0),
-        )
+    let sms = app
+        .texts(&format!(
+            "SELECT body_text FROM outbox WHERE cause = 'alert:{id}' AND channel = 2"
+        ))
+        .await[0]
+        .clone()
         .unwrap();
     assert!(sms.starts_with("[CX] Failure Case 001"), "{sms}");
     let (_, open) = get(&app, &a.token, "/api/alerts/events/open").await;
@@ -207,7 +224,7 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert_eq!(page["totalElements"], 1);
     assert_eq!(page["content"][0]["open"], false);
     assert!(page["content"][0]["closedTime"].is_string());
-    assert_eq!(outbox(&c, &format!("recovery:{id}")).len(), 3);
+    assert_eq!(outbox(&app, &format!("recovery:{id}")).await.len(), 3);
     let (_, open) = get(&app, &a.token, "/api/alerts/events/open").await;
     assert_eq!(open["data"]["open"], 0);
 
@@ -293,8 +310,8 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
     assert_eq!(open["data"]["open"], 1);
 
     // Deleting a setting closes its open events; the history stays.
-    c.execute("DELETE FROM alert_settings WHERE id = ?1", [s])
-        .unwrap();
+    app.exec(&format!("DELETE FROM alert_settings WHERE id = {s}"))
+        .await;
     let page = events(&app, &a.token, "?status=7").await;
     assert_eq!(page["totalElements"], 3);
     let open_of_case_1 = page["content"]
@@ -308,14 +325,13 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
 
 #[tokio::test]
 async fn late_runs_and_inactive_settings() {
-    let (app, dir) = harness_trs::app();
+    let app = App::new();
     let a = admin(&app).await;
     let key = app.api_key("engine").await;
     ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
     let g = group(&app, "Billing", "voice", &[1]).await;
     let list = list_of(&app).await;
-    let c = db(&dir);
-    let s = setting(&c, g, list, 2, &[7], false);
+    let s = setting(&app, g, list, 2, &[7], false).await;
     // Out of order within a batch: evaluated in run-time order (fail, fail opens).
     ingest_ok(
         &app,
@@ -338,21 +354,30 @@ async fn late_runs_and_inactive_settings() {
     .await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
     // Inactive: nothing is evaluated.
-    c.execute("UPDATE alert_settings SET active = 0 WHERE id = ?1", [s])
-        .unwrap();
+    app.exec(&format!(
+        "UPDATE alert_settings SET active = FALSE WHERE id = {s}"
+    ))
+    .await;
     ingest_ok(&app, &key, &[run("f5", 1, &at(50), "fail")]).await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
     // Active again: the count went on from f4 (f5 was not evaluated): one more opens.
-    c.execute("UPDATE alert_settings SET active = 1 WHERE id = ?1", [s])
-        .unwrap();
+    app.exec(&format!(
+        "UPDATE alert_settings SET active = TRUE WHERE id = {s}"
+    ))
+    .await;
     ingest_ok(&app, &key, &[run("f6", 1, &at(55), "fail")]).await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
 }
 
 /// `kill -9` of the real binary between two batches: the engine's count is in the
 /// database, so the second batch opens the event; re-sending both opens no second one.
+/// SQLite only: the binary runs on its SQLite file (`tests/postgres.rs` kills instances on
+/// PostgreSQL), so with `TEST_POSTGRES_URL` set this test has nothing more to show.
 #[test]
 fn kill_9_between_batches_loses_no_event() {
+    if std::env::var_os("TEST_POSTGRES_URL").is_some() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
     let key = Store::block_on(store.add_api_key("engine")).unwrap();
@@ -373,8 +398,9 @@ fn kill_9_between_batches_loses_no_event() {
         contacts: contacts(),
     }))
     .unwrap();
+    Store::block_on(store.create_alert_setting(Scope::All, &draft(g, list, 2, &[7], false)))
+        .unwrap();
     drop(store);
-    setting(&db(dir.path()), g, list, 2, &[7], false);
 
     let opts = common::Opts {
         data_dir: Some(dir.path().to_path_buf()),

@@ -12,9 +12,12 @@ mod jira_standin;
 use std::time::Duration;
 
 use cxwatch::config::JiraFlavour;
+use cxwatch::domain::alert_setting::AlertSettingDraft;
+use cxwatch::domain::caller::Scope;
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
+use cxwatch::domain::schedule::Week;
 use harness::App;
-use harness_trs::{admin, db, get, group, ingest_ok, run};
+use harness_trs::{admin, get, group, ingest_ok, run};
 use jira_standin::StandIn;
 use poem::http::Method;
 use serde_json::json;
@@ -27,22 +30,20 @@ fn at(min: u32) -> String {
 }
 
 /// An app on the stand-in's Jira, retrying after 1 s, looking every 100 ms.
-fn app_on(standin: &StandIn) -> (App, std::path::PathBuf) {
+fn app_on(standin: &StandIn) -> App {
     let cfg = standin.config();
-    let mut dir = std::path::PathBuf::new();
-    let app = App::with_config(|c| {
-        dir = c.data_dir.clone();
+    App::with_config(|c| {
         c.jira = cfg;
         c.notify.public_url = "https://console.cxwatch.test".into();
         c.notify.retry_first_secs = 1;
         c.notify.retry_max_secs = 1;
         c.notify.poll_ms = 100;
-    });
-    (app, dir)
+    })
 }
 
-/// An active setting on `group` opening at the first failure, with attach ticket.
-async fn setting(app: &App, c: &rusqlite::Connection, group: i64, assignee: &str) -> i64 {
+/// An active setting on `group` opening at the first failure, with attach ticket (through
+/// the store, whichever backend).
+async fn setting(app: &App, group: i64, assignee: &str) -> i64 {
     let list = app
         .store
         .create_distribution(&DistributionDraft {
@@ -55,29 +56,30 @@ async fn setting(app: &App, c: &rusqlite::Connection, group: i64, assignee: &str
         })
         .await
         .unwrap();
-    c.execute(
-        "INSERT INTO alert_settings (name, active, group_id, distribution_id, email_subject,
-                voice_message, sms_prefix, attach_recording, failure_to_alert,
-                notify_on_recovery, attach_jira_ticket, jira_project, jira_assignee,
-                jira_username, modified_at)
-         VALUES ('Billing down', 1, ?1, ?2, '', '', '', 0, 1, 0, 1, 'CX', ?3, 'ann', 0)",
-        rusqlite::params![group, list, assignee],
-    )
-    .unwrap();
-    let id = c.last_insert_rowid();
-    c.execute(
-        "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, 7)",
-        [id],
-    )
-    .unwrap();
-    for day in 1..=7 {
-        c.execute(
-            "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots) VALUES (?1, ?2, ?3)",
-            [id, day, (1i64 << 48) - 1],
+    app.store
+        .create_alert_setting(
+            Scope::All,
+            &AlertSettingDraft {
+                name: "Billing down".into(),
+                active: true,
+                group_id: group,
+                distribution_id: list,
+                email_subject: String::new(),
+                voice_message: String::new(),
+                sms_prefix: String::new(),
+                attach_recording: false,
+                attach_jira_ticket: true,
+                failure_to_alert: 1,
+                notify_on_recovery: false,
+                statuses: vec!["FAIL".into()],
+                week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
+                jira_assignee: Some(assignee.into()),
+                jira_project: Some("CX".into()),
+                jira_username: Some("ann".into()),
+            },
         )
-        .unwrap();
-    }
-    id
+        .await
+        .unwrap()
 }
 
 /// The issues carrying `label`.
@@ -95,16 +97,14 @@ async fn labelled(standin: &StandIn, label: &str) -> Vec<Value> {
 }
 
 /// Waits (at most 20 s) until the event has its ticket; answers it.
-async fn ticket_of(c: &rusqlite::Connection, event: i64) -> String {
+async fn ticket_of(app: &App, event: i64) -> String {
     for _ in 0..200 {
-        let t: Option<String> = c
-            .query_row(
-                "SELECT jira_ticket FROM alert_events WHERE id = ?1",
-                [event],
-                |r| r.get(0),
-            )
-            .unwrap();
-        if let Some(t) = t {
+        let t = app
+            .texts(&format!(
+                "SELECT jira_ticket FROM alert_events WHERE id = {event}"
+            ))
+            .await;
+        if let Some(Some(t)) = t.into_iter().next() {
             return t;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -112,59 +112,53 @@ async fn ticket_of(c: &rusqlite::Connection, event: i64) -> String {
     panic!("event {event} got no ticket");
 }
 
-fn attempts(c: &rusqlite::Connection, event: i64) -> i64 {
-    c.query_row(
-        "SELECT attempts FROM ticket_jobs WHERE event_id = ?1",
-        [event],
-        |r| r.get(0),
-    )
-    .unwrap()
+async fn attempts(app: &App, event: i64) -> i64 {
+    app.int(&format!(
+        "SELECT attempts FROM ticket_jobs WHERE event_id = {event}"
+    ))
+    .await
 }
 
-async fn open_event(app: &App, c: &rusqlite::Connection, key: &str) -> i64 {
+async fn open_event(app: &App, key: &str) -> i64 {
     ingest_ok(
         app,
         key,
         &[run("f1", 1, &at(1), "fail"), run("f2", 1, &at(2), "fail")],
     )
     .await;
-    c.query_row("SELECT max(id) FROM alert_events", [], |r| r.get(0))
-        .unwrap()
+    app.int("SELECT max(id) FROM alert_events").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
     let standin = StandIn::start(JiraFlavour::Cloud);
-    let (app, dir) = app_on(&standin);
+    let app = app_on(&standin);
     let key = app.api_key("engine").await;
     ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
     let g = group(&app, "Billing", "voice", &[1]).await;
-    let c = db(&dir);
-    let s = setting(&app, &c, g, ANN_CLOUD).await;
+    let s = setting(&app, g, ANN_CLOUD).await;
 
     standin.down(true).await;
-    let event = open_event(&app, &c, &key).await;
+    let event = open_event(&app, &key).await;
     // The job is queued with the event; Jira refuses every attempt meanwhile.
     for _ in 0..100 {
-        if attempts(&c, event) >= 2 {
+        if attempts(&app, event).await >= 2 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert!(attempts(&c, event) >= 2, "the worker retries");
+    assert!(attempts(&app, event).await >= 2, "the worker retries");
     let label = format!("cxwatch-alert-{event}");
     assert!(labelled(&standin, &label).await.is_empty());
-    let none: Option<String> = c
-        .query_row(
-            "SELECT jira_ticket FROM alert_events WHERE id = ?1",
-            [event],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(none, None);
+    let none = app
+        .texts(&format!(
+            "SELECT jira_ticket FROM alert_events WHERE id = {event}"
+        ))
+        .await;
+    assert_eq!(none, vec![None]);
 
     standin.down(false).await;
-    let ticket = ticket_of(&c, event).await;
+    let ticket = ticket_of(&app, event).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let issues = labelled(&standin, &label).await;
     assert_eq!(issues.len(), 1, "exactly one issue: {issues:?}");
@@ -191,26 +185,28 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
     let files = issue["attachments"].as_array().unwrap();
     assert_eq!(files.len(), 1, "{files:?}");
     let csv = files[0]["content"].as_str().unwrap_or_default();
-    let runs: Vec<i64> = c
-        .prepare("SELECT run_id FROM alert_event_runs WHERE event_id = ?1 ORDER BY run_id")
-        .unwrap()
-        .query_map([event], |r| r.get(0))
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let runs: Vec<i64> = app
+        .ints(&format!(
+            "SELECT run_id FROM alert_event_runs WHERE event_id = {event} ORDER BY run_id"
+        ))
+        .await
+        .into_iter()
+        .flatten()
+        .collect();
     // The run that opened the event, then the one that joined it.
     assert_eq!(runs.len(), 2);
     assert!(csv.starts_with("runId,runTime,status"), "{csv}");
     assert!(csv.contains(&format!("\n{},", runs[0])), "{csv}");
 
-    let row: (i64, i64, String, String) = c
-        .query_row(
-            "SELECT setting_id, test_case_id, jira_ticket, run_ids FROM auto_tickets
-              WHERE event_id = ?1",
-            [event],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
-        .unwrap();
+    let of_ticket = |col: &str| format!("SELECT {col} FROM auto_tickets WHERE event_id = {event}");
+    let row = (
+        app.int(&of_ticket("setting_id")).await,
+        app.int(&of_ticket("test_case_id")).await,
+        app.texts(&of_ticket("jira_ticket")).await[0]
+            .clone()
+            .unwrap(),
+        app.texts(&of_ticket("run_ids")).await[0].clone().unwrap(),
+    );
     assert_eq!(
         row,
         (s, 1, ticket.clone(), format!("{},{}", runs[0], runs[1]))
@@ -240,22 +236,19 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
     assert!(f["description"]
         .to_string()
         .contains("Billing is down again"));
-    let d: Option<String> = c
-        .query_row(
-            "SELECT description FROM alert_events WHERE id = ?1",
-            [event],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let d = app
+        .texts(&format!(
+            "SELECT description FROM alert_events WHERE id = {event}"
+        ))
+        .await[0]
+        .clone();
     assert_eq!(d.as_deref(), Some("Billing is down again"));
-    let audited: i64 = c
-        .query_row(
+    let audited = app
+        .int(&format!(
             "SELECT count(*) FROM audit_log WHERE kind = 'alert_event' AND action = 'update'
-               AND target = ?1",
-            [event.to_string()],
-            |r| r.get(0),
-        )
-        .unwrap();
+               AND target = '{event}'"
+        ))
+        .await;
     assert_eq!(audited, 1);
     // The ticket dialog reads it in edit mode.
     let (st, read) = get(
@@ -310,27 +303,25 @@ async fn send_form(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_issue_an_earlier_attempt_opened_is_found_not_opened_again() {
     let standin = StandIn::start(JiraFlavour::Cloud);
-    let (app, dir) = app_on(&standin);
+    let app = app_on(&standin);
     let key = app.api_key("engine").await;
     ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
     let g = group(&app, "Billing", "voice", &[1]).await;
-    let c = db(&dir);
-    setting(&app, &c, g, ANN_CLOUD).await;
+    setting(&app, g, ANN_CLOUD).await;
 
     // Jira down: the first attempt fails; then hold the job back.
     standin.down(true).await;
-    let event = open_event(&app, &c, &key).await;
+    let event = open_event(&app, &key).await;
     for _ in 0..100 {
-        if attempts(&c, event) >= 1 {
+        if attempts(&app, event).await >= 1 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    c.execute(
-        "UPDATE ticket_jobs SET next_ms = 9000000000000 WHERE event_id = ?1",
-        [event],
-    )
-    .unwrap();
+    app.exec(&format!(
+        "UPDATE ticket_jobs SET next_ms = 9000000000000 WHERE event_id = {event}"
+    ))
+    .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     standin.down(false).await;
     // As if that attempt had reached Jira and the process died before its commit.
@@ -346,12 +337,11 @@ async fn an_issue_an_earlier_attempt_opened_is_found_not_opened_again() {
         })
         .await
         .unwrap();
-    c.execute(
-        "UPDATE ticket_jobs SET next_ms = 0, lease_ms = NULL WHERE event_id = ?1",
-        [event],
-    )
-    .unwrap();
-    let ticket = ticket_of(&c, event).await;
+    app.exec(&format!(
+        "UPDATE ticket_jobs SET next_ms = 0, lease_ms = NULL WHERE event_id = {event}"
+    ))
+    .await;
+    let ticket = ticket_of(&app, event).await;
     assert_eq!(ticket, earlier);
     assert_eq!(labelled(&standin, &label).await.len(), 1);
 }
@@ -361,15 +351,14 @@ async fn an_issue_an_earlier_attempt_opened_is_found_not_opened_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_tickets_an_alert_from_its_details() {
     let standin = StandIn::start(JiraFlavour::Cloud);
-    let (app, dir) = app_on(&standin);
+    let app = app_on(&standin);
     let key = app.api_key("engine").await;
     ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
     let g = group(&app, "Billing", "voice", &[1]).await;
-    let c = db(&dir);
-    setting(&app, &c, g, ANN_CLOUD).await;
-    c.execute("UPDATE alert_settings SET attach_jira_ticket = 0", [])
-        .unwrap();
-    let event = open_event(&app, &c, &key).await;
+    setting(&app, g, ANN_CLOUD).await;
+    app.exec("UPDATE alert_settings SET attach_jira_ticket = FALSE")
+        .await;
+    let event = open_event(&app, &key).await;
     let a = admin(&app).await;
     let data = json!({
         "alertId": event, "project": "CX", "summary": "Billing balance fails",
@@ -397,12 +386,8 @@ async fn a_user_tickets_an_alert_from_its_details() {
     let path = format!("/api/jira/v1/issue?username=ann&issueId={ticket}");
     let (st, body) = send_form(&app, Method::PUT, &a.token, &path, &changed).await;
     assert_eq!(st, 200, "{body}");
-    let audit: i64 = c
-        .query_row(
-            "SELECT count(*) FROM audit_log WHERE kind = 'alert_event' AND action = 'ticket'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let audit = app
+        .int("SELECT count(*) FROM audit_log WHERE kind = 'alert_event' AND action = 'ticket'")
+        .await;
     assert_eq!(audit, 1);
 }

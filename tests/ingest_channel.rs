@@ -5,13 +5,13 @@
 mod harness;
 mod harness_trs;
 
-use harness_trs::{admin, app, db, group, post_runs, run};
+use harness_trs::{admin, app, group, post_runs, run};
 use poem::http::Method;
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_run_cannot_move_a_test_case_to_another_channel() {
-    let (app, dir) = app();
+    let (app, _dir) = app();
     let key = app.api_key("engine").await;
     let (status, body) =
         post_runs(&app, &key, &[run("v1", 12, "2026-07-15T14:05:00Z", "pass")]).await;
@@ -42,12 +42,11 @@ async fn a_run_cannot_move_a_test_case_to_another_channel() {
             .contains("is a voice IVR application"),
         "{body}"
     );
-    let channel: String = db(&dir)
-        .query_row("SELECT channel FROM test_cases WHERE id = 12", [], |r| {
-            r.get(0)
-        })
-        .unwrap();
-    assert_eq!(channel, "voice");
+    assert_eq!(
+        app.texts("SELECT channel FROM test_cases WHERE id = 12")
+            .await,
+        vec![Some("voice".to_string())]
+    );
 
     // The unchanged group still saves.
     let admin = admin(&app).await;

@@ -70,8 +70,7 @@ struct World {
 }
 
 async fn world() -> World {
-    let mut data_dir = std::path::PathBuf::new();
-    let app = App::with_config(|c| data_dir = c.data_dir.clone());
+    let app = App::new();
     let admin_rw = app
         .user("admin.rw@x.test", Role::Admin, AccessType::ReadWrite, &[])
         .await;
@@ -217,21 +216,19 @@ async fn world() -> World {
         .unwrap()[0];
     // An alert event: a setting on the Retail group (written with SQL; one failure opens),
     // then a failing run.
-    {
-        let c = rusqlite::Connection::open(data_dir.join("cxwatch.db")).unwrap();
-        c.execute_batch(&format!(
-            "INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
-                    voice_message, sms_prefix, failure_to_alert, modified_at)
-             VALUES (900, 'Matrix', {g}, {dist}, 'Down', 'Down', '', 1, 0);
-             INSERT INTO alert_setting_statuses VALUES (900, 7);
-             INSERT INTO alert_setting_schedule VALUES (900, 4, {});
-             INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
-                    voice_message, sms_prefix, failure_to_alert, active, modified_at)
-             VALUES (901, 'Matrix other', {g3}, {dist}, 'Down', 'Down', '', 1, 0, 0);",
-            (1i64 << 48) - 1
-        ))
-        .unwrap();
-    }
+    // SQL both backends take (FALSE: SQLite reads it as 0).
+    app.exec(&format!(
+        "INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
+                voice_message, sms_prefix, failure_to_alert, modified_at)
+         VALUES (900, 'Matrix', {g}, {dist}, 'Down', 'Down', '', 1, 0);
+         INSERT INTO alert_setting_statuses VALUES (900, 7);
+         INSERT INTO alert_setting_schedule VALUES (900, 4, {});
+         INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
+                voice_message, sms_prefix, failure_to_alert, active, modified_at)
+         VALUES (901, 'Matrix other', {g3}, {dist}, 'Down', 'Down', '', 1, FALSE, 0);",
+        (1i64 << 48) - 1
+    ))
+    .await;
     let mut second = run(&rec);
     second["engineRunId"] = json!("matrix-2");
     second["runTime"] = json!(format!("{DATE}T14:10:00Z"));

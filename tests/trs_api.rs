@@ -5,8 +5,6 @@
 mod harness;
 mod harness_trs;
 
-use std::path::PathBuf;
-
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;
 use harness_trs::{get, ingest_ok, raw, run};
@@ -15,7 +13,6 @@ use serde_json::{json, Value};
 
 struct Site {
     app: App,
-    dir: PathBuf,
     admin: String,
     group_a: i64,
     group_b: i64,
@@ -41,7 +38,7 @@ async fn upload(app: &App, key: &str, bytes: Vec<u8>) -> String {
 /// Cases 1-4 voice (IVR 10: cases 2, 4; IVR 11: cases 1, 3), case 9 web (chatbot 20).
 /// Group A = {1, 2}, B = {3, 4}, W = {9}.
 async fn site() -> Site {
-    let (app, dir) = harness_trs::app();
+    let (app, _dir) = harness_trs::app();
     let key = app.api_key("engine").await;
     let admin = harness_trs::admin(&app).await.token;
     let audio: Vec<u8> = (0..10_000u32).map(|i| (i % 256) as u8).collect();
@@ -83,7 +80,6 @@ async fn site() -> Site {
     let group_w = harness_trs::group(&app, "Web", "web", &[9]).await;
     Site {
         app,
-        dir,
         admin,
         group_a,
         group_b,
@@ -106,14 +102,19 @@ fn sorted(names: &[&str]) -> Vec<String> {
     k
 }
 
-fn run_id(site: &Site, case: i64, i: usize) -> i64 {
-    harness_trs::db(&site.dir)
-        .query_row(
-            "SELECT run_id FROM run_keys WHERE engine_key = ?1",
-            [&cxwatch::store::runs::engine_key(&format!("c{case}-{i}"))[..]],
-            |r| r.get(0),
-        )
-        .unwrap()
+async fn run_id(site: &Site, case: i64, i: usize) -> i64 {
+    let key = cxwatch::store::runs::engine_key(&format!("c{case}-{i}"));
+    let hex: String = key.iter().map(|b| format!("{b:02x}")).collect();
+    // A blob literal: X'..' in SQLite, '\x..'::bytea in PostgreSQL.
+    let literal = match site.app.pg_url {
+        Some(_) => format!("'\\x{hex}'::bytea"),
+        None => format!("X'{hex}'"),
+    };
+    site.app
+        .int(&format!(
+            "SELECT run_id FROM run_keys WHERE engine_key = {literal}"
+        ))
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -401,7 +402,7 @@ async fn run_list_and_detail() {
     );
     assert_eq!(
         *newest,
-        json!({"runId": run_id(&s, 1, 4), "testCaseId": 1, "testCaseName": "Case 001",
+        json!({"runId": run_id(&s, 1, 4).await, "testCaseId": 1, "testCaseName": "Case 001",
                "runTime": "2026-07-15T17:10:00Z", "runDuration": 61.25, "runStatusId": 3,
                "runStatus": "Pass", "mosCqIn": 4.0, "runType": "Manual", "runResult": "pass"})
     );
@@ -437,7 +438,10 @@ async fn run_list_and_detail() {
         .iter()
         .map(|r| r["runId"].clone())
         .collect();
-    assert_eq!(ids, vec![json!(run_id(&s, 1, 2)), json!(run_id(&s, 1, 1))]);
+    assert_eq!(
+        ids,
+        vec![json!(run_id(&s, 1, 2).await), json!(run_id(&s, 1, 1).await)]
+    );
     assert_eq!(page["data"]["totalElements"], 5);
     let (_, page) = get(
         &s.app,
@@ -470,7 +474,7 @@ async fn run_list_and_detail() {
     assert_eq!(f["data"]["totalElements"], 0);
 
     // Detail.
-    let id = run_id(&s, 1, 0);
+    let id = run_id(&s, 1, 0).await;
     let (status, body) = get(&s.app, &s.admin, &format!("/api/trs/v1/testruns/{id}")).await;
     assert_eq!(status, 200, "{body}");
     let d = &body["data"];
@@ -512,7 +516,7 @@ async fn run_list_and_detail() {
     let (_, body) = get(
         &s.app,
         &s.admin,
-        &format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 0)),
+        &format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 0).await),
     )
     .await;
     let step = &body["data"]["segments"][0]["steps"][0];
@@ -618,7 +622,7 @@ async fn restricted_users_see_only_their_groups() {
         ),
         format!("/api/trs/v1/groups/{}/mos?startDate=2026-07-15", s.group_a),
         "/api/trs/v1/testcases/1/runs?startDate=2026-07-15".into(),
-        format!("/api/trs/v1/testruns/{}", run_id(&s, 1, 0)),
+        format!("/api/trs/v1/testruns/{}", run_id(&s, 1, 0).await),
         format!("/api/trs/v1/recordings/{}", s.audio_a),
         format!(
             "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
@@ -641,7 +645,7 @@ async fn restricted_users_see_only_their_groups() {
         ),
         format!("/api/trs/v1/groups/{}/mos?startDate=2026-07-15", s.group_b),
         "/api/trs/v1/testcases/3/runs?startDate=2026-07-15".into(),
-        format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 1)),
+        format!("/api/trs/v1/testruns/{}", run_id(&s, 3, 1).await),
         format!("/api/trs/v1/recordings/{}", s.audio_b),
         format!(
             "/api/trs/v1/getContent?attachmentUrl=recordings/{}",
@@ -669,12 +673,12 @@ async fn restricted_users_see_only_their_groups() {
         .app
         .user("lead@example.com", Role::Admin, AccessType::ReadWrite, &[])
         .await;
-    harness_trs::db(&s.dir)
-        .execute(
-            "UPDATE users SET roles = 'ROLE_ADMIN,ROLE_USER' WHERE id = ?1",
-            [both.id],
-        )
-        .unwrap();
+    s.app
+        .exec(&format!(
+            "UPDATE users SET roles = 'ROLE_ADMIN,ROLE_USER' WHERE id = {}",
+            both.id
+        ))
+        .await;
     let both = both.token;
     let (status, _) = get(&s.app, &both, &format!("/api/trs/v1/groups/{}", s.group_b)).await;
     assert_eq!(status, 200);

@@ -15,6 +15,9 @@ use serde_json::Value;
 
 pub struct App {
     pub store: Store,
+    /// The PostgreSQL database of this app when the tests run on PostgreSQL
+    /// (`TEST_POSTGRES_URL`), else None (SQLite in the temporary directory).
+    pub pg_url: Option<String>,
     pub client: TestClient<poem::endpoint::BoxEndpoint<'static>>,
     _dir: tempfile::TempDir,
 }
@@ -42,12 +45,123 @@ impl App {
             ..Config::default()
         };
         change(&mut config);
-        let store = Store::open(dir.path(), cxwatch::store::StoreOptions::default()).unwrap();
+        let pg_url = test_pg_url();
+        let store = match &pg_url {
+            Some(url) => {
+                config.store.url = url.clone();
+                // Its own runtime on another thread: a test's runtime may be current-thread.
+                // The pool makes new connections on the test's runtime when first asked.
+                let (c, d) = (config.store.clone(), dir.path().to_path_buf());
+                std::thread::spawn(move || Store::block_on(Store::connect(&c, &d)))
+                    .join()
+                    .unwrap()
+                    .unwrap()
+            }
+            None => Store::open(dir.path(), cxwatch::store::StoreOptions::default()).unwrap(),
+        };
         let app = cxwatch::server::app(Arc::new(config), Some(store.clone())).unwrap();
         App {
             store,
+            pg_url,
             client: TestClient::new(app),
             _dir: dir,
+        }
+    }
+
+    /// The data directory (SQLite's file lives there; on PostgreSQL only local files).
+    pub fn data_dir(&self) -> &std::path::Path {
+        self._dir.path()
+    }
+
+    /// Runs SQL statements on the app's database, whichever backend (write SQL both
+    /// dialects accept: values inline, no parameters).
+    pub async fn exec(&self, sql: &str) {
+        match &self.pg_url {
+            Some(url) => pg_client(url).await.batch_execute(sql).await.unwrap(),
+            None => {
+                let c = rusqlite::Connection::open(self._dir.path().join("cxwatch.db")).unwrap();
+                c.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+                c.execute_batch(sql).unwrap();
+            }
+        }
+    }
+
+    /// The error SQL statements meet on the app's database, whichever backend (a refusal
+    /// a trigger or a constraint makes); panics when they succeed.
+    pub async fn exec_err(&self, sql: &str) -> String {
+        match &self.pg_url {
+            Some(url) => match pg_client(url).await.batch_execute(sql).await {
+                Ok(()) => panic!("{sql}: succeeded"),
+                Err(e) => e
+                    .as_db_error()
+                    .map_or(e.to_string(), |d| d.message().to_string()),
+            },
+            None => {
+                let c = rusqlite::Connection::open(self._dir.path().join("cxwatch.db")).unwrap();
+                c.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+                match c.execute_batch(sql) {
+                    Ok(()) => panic!("{sql}: succeeded"),
+                    Err(e) => e.to_string(),
+                }
+            }
+        }
+    }
+
+    /// The integers of the first column of a query, whichever backend.
+    pub async fn ints(&self, sql: &str) -> Vec<Option<i64>> {
+        match &self.pg_url {
+            Some(url) => pg_client(url)
+                .await
+                .query(sql, &[])
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| match r.columns()[0].type_().name() {
+                    "int4" => r.get::<_, Option<i32>>(0).map(i64::from),
+                    "int2" => r.get::<_, Option<i16>>(0).map(i64::from),
+                    "bool" => r.get::<_, Option<bool>>(0).map(i64::from),
+                    _ => r.get::<_, Option<i64>>(0),
+                })
+                .collect(),
+            None => {
+                let c = rusqlite::Connection::open(self._dir.path().join("cxwatch.db")).unwrap();
+                c.busy_timeout(std::time::Duration::from_secs(10)).unwrap();
+                let mut stmt = c.prepare(sql).unwrap();
+                let rows = stmt.query_map([], |r| r.get::<_, Option<i64>>(0)).unwrap();
+                rows.map(Result::unwrap).collect()
+            }
+        }
+    }
+
+    /// The one integer a query answers (a count, an id).
+    pub async fn int(&self, sql: &str) -> i64 {
+        self.ints(sql)
+            .await
+            .into_iter()
+            .next()
+            .flatten()
+            .unwrap_or_else(|| panic!("{sql}: no value"))
+    }
+
+    /// The texts of the first column of a query, whichever backend.
+    pub async fn texts(&self, sql: &str) -> Vec<Option<String>> {
+        match &self.pg_url {
+            Some(url) => pg_client(url)
+                .await
+                .query(sql, &[])
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| r.get::<_, Option<String>>(0))
+                .collect(),
+            None => {
+                let c = rusqlite::Connection::open(self._dir.path().join("cxwatch.db")).unwrap();
+                let mut stmt = c.prepare(sql).unwrap();
+                let rows = stmt
+                    .query_map([], |r| r.get::<_, Option<String>>(0))
+                    .unwrap();
+                rows.map(Result::unwrap).collect()
+            }
         }
     }
 
@@ -124,4 +238,28 @@ impl App {
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
         (status, json)
     }
+}
+
+/// The server the API tests use for PostgreSQL (`TEST_POSTGRES_URL`, e.g.
+/// `postgres://postgres@127.0.0.1:5432/postgres`): each app gets a fresh database on it.
+/// Unset: SQLite.
+pub fn test_pg_url() -> Option<String> {
+    let base = std::env::var("TEST_POSTGRES_URL")
+        .ok()
+        .filter(|s| !s.is_empty())?;
+    Some(
+        std::thread::spawn(move || {
+            Store::block_on(cxwatch::store::pg::create_test_database(&base))
+        })
+        .join()
+        .unwrap(),
+    )
+}
+
+async fn pg_client(url: &str) -> tokio_postgres::Client {
+    let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    client
 }

@@ -134,6 +134,12 @@ export default async function tickets({ browser, test }) {
           await area.pressSequentially("Calls fail. Please look @bo");
           await page.waitForSelector("[data-testid=mention-list]");
           await page.locator("[data-testid=mention-option]", { hasText: "Bob Stone" }).click();
+          // As a user would: type on once the chosen name is in the text.
+          await page.waitForFunction(
+            () => document.querySelector("[data-testid=ticket-description]")?.value.endsWith("@Bob Stone "),
+            null,
+            { timeout: 15000 },
+          );
           await area.pressSequentially("today.");
           // A file that is not CSV: refused, nothing kept.
           await page.setInputFiles("[data-testid=ticket-file]", {
@@ -177,10 +183,8 @@ export default async function tickets({ browser, test }) {
             `IVR greeting fails (${lang})`,
             "summary read back",
           );
-          assert(
-            (await page.inputValue("[data-testid=ticket-description]")).includes("@Bob Stone today."),
-            "description read back with its mention",
-          );
+          const readBack = await page.inputValue("[data-testid=ticket-description]");
+          assert(readBack.includes("@Bob Stone today."), `description read back with its mention (${readBack})`);
           await page.fill("[data-testid=ticket-summary]", `IVR greeting fails after 9:00 (${lang})`);
           await page.selectOption("[data-testid=ticket-status]", "In Progress");
           await screenshot(page, `ticket-edit-${lang}-desktop`);
