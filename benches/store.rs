@@ -11,7 +11,16 @@
 //! cargo bench --bench store -- serve --db DIR                HTTP latencies and the server's memory
 //! ```
 //!
-//! Each takes the store's settings too: `--synchronous normal|full`, `--cache-mib N`.
+//! cargo bench --bench store -- compare --pg URL [--runs N]  SQLite and PostgreSQL side by
+//!                                                             side: ingest rate, group-day
+//!                                                             metric, a report view, memory
+//! ```
+//!
+//! Each takes the store's settings too: `--synchronous normal|full`, `--cache-mib N`; and
+//! `--pg URL` runs `ingest`, `build` and `query` on PostgreSQL instead (`ingest`: a fresh
+//! database on that server; `build`/`query`: the database the URL names, made if missing).
+//!
+//! ```text
 //!
 //! Synthetic site: 500 test cases (400 voice, 100 web) in 20 groups of 25; every run has
 //! 3 segments and 5 steps; runs come in batches of 500, one run per test case and time slot.
@@ -41,6 +50,74 @@ const BATCH: usize = 500;
 const TZ: Tz = chrono_tz::America::Toronto;
 
 static OPTIONS: std::sync::OnceLock<StoreOptions> = std::sync::OnceLock::new();
+/// `--pg URL`: the PostgreSQL server or database to use instead of SQLite.
+static PG: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+fn pg_url() -> Option<String> {
+    PG.get().cloned().flatten()
+}
+
+/// The store the commands use: SQLite in `dir`, or PostgreSQL with `--pg` (`fresh`: a new
+/// database on the server; else the database of the URL, made when missing).
+fn open_store(dir: &Path, fresh: bool) -> Store {
+    let Some(url) = pg_url() else {
+        return Store::open(dir, options()).unwrap();
+    };
+    let url = if fresh {
+        wait(cxwatch::store::pg::create_test_database(&url))
+    } else {
+        ensure_database(&url);
+        url
+    };
+    let config = cxwatch::config::StoreConfig {
+        url,
+        pool_size: 8,
+        ..Default::default()
+    };
+    wait(Store::connect(&config, dir)).unwrap()
+}
+
+/// Creates the database a PostgreSQL URL names when it does not exist.
+fn ensure_database(url: &str) {
+    let mut admin = reqwest::Url::parse(url).unwrap();
+    let name = admin.path().trim_start_matches('/').to_string();
+    admin.set_path("/postgres");
+    wait(async {
+        let (c, conn) = tokio_postgres::connect(admin.as_str(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        let exists = c
+            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&name])
+            .await
+            .unwrap()
+            .is_some();
+        if !exists {
+            c.batch_execute(&format!("CREATE DATABASE \"{name}\""))
+                .await
+                .unwrap();
+        }
+    });
+}
+
+/// The backend's name for the figures.
+fn backend() -> &'static str {
+    if pg_url().is_some() {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    }
+}
+
+/// Peak resident memory of this process (VmHWM), KiB.
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
 
 /// The store settings given on the command line (also handed to a served cxwatch).
 fn options() -> StoreOptions {
@@ -73,6 +150,7 @@ fn main() {
     }
     store.cache_mib = num("--cache-mib", u64::from(store.cache_mib)) as u32;
     OPTIONS.set(store).unwrap();
+    PG.set(opt("--pg")).unwrap();
     println!(
         "store: synchronous {:?}, cache {} MiB in all",
         store.synchronous, store.cache_mib
@@ -88,6 +166,7 @@ fn main() {
             args.iter().any(|a| a == "--cold"),
         ),
         "serve" => serve(&db(), num("--iters", 300)),
+        "compare" => compare(num("--runs", 200_000), &opt("--pg").expect("--pg URL")),
         _ => {
             eprintln!(
                 "usage: cargo bench --bench store -- ingest [--runs N] | ingest-http [--runs N] | \
@@ -246,6 +325,32 @@ fn thread_cpu() -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
+/// CPU seconds (user + system) of a process from its /proc stat file.
+fn proc_cpu(stat_path: &str) -> f64 {
+    let stat = std::fs::read_to_string(stat_path).unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// CPU seconds of this process (every thread) and of the PostgreSQL server's processes on
+/// this machine (0 when there are none).
+fn cpu_split() -> (f64, f64) {
+    let mut server = 0.0;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().to_string();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim() == "postgres" {
+            server += proc_cpu(&format!("/proc/{pid}/stat"));
+        }
+    }
+    (proc_cpu("/proc/self/stat"), server)
+}
+
 /// CPU time of the calling thread in ms (precise, unlike /proc's ticks).
 fn thread_cpu_ms() -> f64 {
     let mut ts = libc::timespec {
@@ -364,7 +469,8 @@ fn ensure_groups(store: &Store) {
 
 fn ingest(total: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), options()).unwrap();
+    let store = open_store(dir.path(), true);
+    println!("backend: {}", backend());
     let mut rng = StdRng::seed_from_u64(1);
     let batches = total.div_ceil(BATCH as u64);
     let interval = 5 * 60_000; // every 5 minutes, like the site
@@ -375,6 +481,7 @@ fn ingest(total: u64) {
     let mut ingest_time = Duration::ZERO;
     let mut cpu = 0.0;
     let mut per_batch = Vec::new();
+    let cpu_before = cpu_split();
     for slot in 0..batches {
         let t0 = Instant::now();
         let batch = synth_batch(&mut rng, year_start(), interval, slot);
@@ -389,7 +496,16 @@ fn ingest(total: u64) {
         ingest_time += dt;
         per_batch.push(dt.as_secs_f64() * 1000.0);
     }
+    let cpu_after = cpu_split();
     let n = batches * BATCH as u64;
+    let (own_cpu, server_cpu) = (cpu_after.0 - cpu_before.0, cpu_after.1 - cpu_before.1);
+    println!(
+        "CPU over the ingest: this process {own_cpu:.2} s ({:.2} ms per batch of 500), PostgreSQL's \
+         processes {server_cpu:.2} s ({:.2} ms per batch); two cores give {:.0} runs/s at that CPU cost",
+        own_cpu * 1000.0 / batches as f64,
+        server_cpu * 1000.0 / batches as f64,
+        2.0 * n as f64 / (own_cpu + server_cpu).max(0.001)
+    );
     println!(
         "ingested {n} runs in {:.2} s: {:.0} runs/s (generating the runs took {:.2} s more)",
         ingest_time.as_secs_f64(),
@@ -401,7 +517,30 @@ fn ingest(total: u64) {
         n as f64 / cpu.max(0.01),
         std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
+    let mut sorted = per_batch.clone();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let (p50, p99) = (pct(&sorted, 0.5), pct(&sorted, 0.99));
     summary("batch of 500 (one commit)", per_batch);
+    let rate = n as f64 / ingest_time.as_secs_f64();
+    let (metric, report) = read_figures(&store);
+    println!(
+        "RESULT {}",
+        serde_json::json!({"backend": backend(), "runs": n, "runs_per_s": rate,
+                           "batch_p50_ms": p50, "batch_p99_ms": p99,
+                           "metric_p50_ms": metric.0, "metric_p99_ms": metric.1,
+                           "report_p50_ms": report.0, "report_p99_ms": report.1,
+                           "peak_rss_kib": peak_rss_kib(),
+                           "cpu_ms_per_batch_cxwatch": (cpu_after.0 - cpu_before.0) * 1000.0 / batches as f64,
+                           "cpu_ms_per_batch_postgres": (cpu_after.1 - cpu_before.1) * 1000.0 / batches as f64})
+    );
+    if pg_url().is_some() {
+        println!(
+            "database: {} bytes, {:.0} bytes per run",
+            wait(store.database_size()).unwrap(),
+            wait(store.database_size()).unwrap() as f64 / n as f64
+        );
+        return;
+    }
     // Pages one more batch writes to the WAL (what a commit costs in I/O): far below the
     // automatic checkpoint's 10,000 pages, so the log holds them all.
     checkpoint(&store);
@@ -430,6 +569,114 @@ fn ingest(total: u64) {
         "database: {} bytes, {:.0} bytes per run",
         dir_bytes(dir.path()),
         dir_bytes(dir.path()) as f64 / n as f64
+    );
+}
+
+/// The warm read figures after an ingest (p50, p99 in ms): the group-day metric (a random
+/// group's test cases over one day) and a report view (the trend of a group over 30 days).
+fn read_figures(store: &Store) -> ((f64, f64), (f64, f64)) {
+    ensure_groups(store);
+    let (first, last) = days_of(store);
+    let span = (last - first).num_days().max(0);
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut draw = |days: i64| {
+        (
+            rng.gen_range(1..=GROUPS),
+            first + chrono::Duration::days(rng.gen_range(0..=(span - days + 1).max(0))),
+        )
+    };
+    let mut times = |days: i64, level| {
+        let mut ms = Vec::new();
+        for _ in 0..300 {
+            let (group, from) = draw(days);
+            let q = metrics::MetricQuery {
+                group_id: group,
+                level,
+                from,
+                to: from + chrono::Duration::days(days - 1),
+                run_type: RunType::Schedule,
+            };
+            let t = Instant::now();
+            std::hint::black_box(visible(wait(store.group_metric(Scope::All, q)).unwrap()));
+            ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        (pct(&ms, 0.5), pct(&ms, 0.99))
+    };
+    let metric = times(1, metrics::Level::Case);
+    // The segment performance report's view: the group metric by segment over 30 days.
+    let report = times(30.min(span + 1), metrics::Level::Segment);
+    (metric, report)
+}
+
+/// SQLite and PostgreSQL side by side in one run: each backend's `ingest` in a process of
+/// its own (so that each one's peak memory is its own), then the table.
+fn compare(total: u64, pg: &str) {
+    let me = std::env::current_exe().unwrap();
+    let mut results = Vec::new();
+    for with_pg in [false, true] {
+        let mut cmd = Command::new(&me);
+        cmd.args(["ingest", "--runs", &total.to_string()]);
+        if with_pg {
+            cmd.args(["--pg", pg]);
+        }
+        let out = cmd.stderr(Stdio::inherit()).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        print!("{text}");
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("RESULT "))
+            .expect("a RESULT line");
+        results.push(serde_json::from_str::<serde_json::Value>(line).unwrap());
+    }
+    println!(
+        "\n{:<48} {:>14} {:>14}",
+        "figure",
+        results[0]["backend"].as_str().unwrap(),
+        results[1]["backend"].as_str().unwrap()
+    );
+    for (name, key, unit) in [
+        (
+            "ingest rate, batches of 500 runs of 5 steps",
+            "runs_per_s",
+            "runs/s",
+        ),
+        ("batch of 500, p50", "batch_p50_ms", "ms"),
+        ("batch of 500, p99", "batch_p99_ms", "ms"),
+        ("group-day metric (case), p50", "metric_p50_ms", "ms"),
+        ("group-day metric (case), p99", "metric_p99_ms", "ms"),
+        (
+            "report view (segment perf., 30 days), p50",
+            "report_p50_ms",
+            "ms",
+        ),
+        (
+            "report view (segment perf., 30 days), p99",
+            "report_p99_ms",
+            "ms",
+        ),
+        ("peak memory of the process", "peak_rss_kib", "KiB"),
+        (
+            "CPU per batch, cxwatch (all threads)",
+            "cpu_ms_per_batch_cxwatch",
+            "ms",
+        ),
+        (
+            "CPU per batch, PostgreSQL server",
+            "cpu_ms_per_batch_postgres",
+            "ms",
+        ),
+    ] {
+        let v = |r: &serde_json::Value| r[key].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "{name:<48} {:>10.1} {unit:<4}{:>10.1} {unit}",
+            v(&results[0]),
+            v(&results[1])
+        );
+    }
+    println!(
+        "machine load average {}",
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default()
     );
 }
 
@@ -563,7 +810,8 @@ fn alerts(total: u64) {
 }
 
 fn build(dir: &Path, total: u64) {
-    let store = Store::open(dir, options()).unwrap();
+    let store = open_store(dir, false);
+    println!("backend: {}", backend());
     let have = run_count(&store);
     let slots = total.div_ceil(CASES as u64);
     let interval = 365 * 86_400_000 / slots as i64;
@@ -595,11 +843,14 @@ fn build(dir: &Path, total: u64) {
     ensure_groups(&store);
     checkpoint(&store);
     let n = run_count(&store);
+    let bytes = match pg_url() {
+        Some(_) => wait(store.database_size()).unwrap() as u64,
+        None => dir_bytes(dir),
+    };
     println!(
-        "database {}: {n} runs, {} bytes, {:.0} bytes per run",
-        dir.display(),
-        dir_bytes(dir),
-        dir_bytes(dir) as f64 / n as f64
+        "database {}: {n} runs, {bytes} bytes, {:.0} bytes per run",
+        pg_url().unwrap_or_else(|| dir.display().to_string()),
+        bytes as f64 / n as f64
     );
     table_sizes(&store, n);
 }
@@ -644,7 +895,8 @@ fn query(dir: &Path, iters: u64, cold: bool) {
         evict(dir);
         println!("(database file evicted from the OS page cache first: 'first' reads from disk)");
     }
-    let store = Store::open(dir, options()).unwrap();
+    let store = open_store(dir, false);
+    println!("backend: {}", backend());
     ensure_groups(&store);
     let n = run_count(&store);
     let (first, last) = days_of(&store);
