@@ -514,6 +514,12 @@ fn ivrs(conn: &Connection, scope: Scope) -> StoreResult<Vec<Ivr>> {
             app.test_cases.push(case);
         }
     }
+    Ok(ivrs_by_name(apps, user))
+}
+
+/// The applications in name order; for a user (`Some`), only those with a test case the
+/// user sees.
+pub(crate) fn ivrs_by_name(apps: BTreeMap<i64, Ivr>, user: Option<i64>) -> Vec<Ivr> {
     let mut out: Vec<Ivr> = apps
         .into_values()
         .filter(|a| user.is_none() || !a.test_cases.is_empty())
@@ -524,7 +530,7 @@ fn ivrs(conn: &Connection, scope: Scope) -> StoreResult<Vec<Ivr>> {
             .cmp(&b.name.to_lowercase())
             .then(a.id.cmp(&b.id))
     });
-    Ok(out)
+    out
 }
 
 /// The alert-status lookup (spec §3): pass 3, warning 4, failure 7.

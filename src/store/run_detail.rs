@@ -156,6 +156,34 @@ pub struct StoredResult {
     pub barge_in_time: Option<i64>,
 }
 
+/// A run's step results as stored, in order: `text(u)` gives an utterance's text id and
+/// `recordings` the row of each recording id the run refers to.
+pub fn stored_results(
+    run: &IngestRun,
+    recordings: &std::collections::HashMap<String, i64>,
+    mut text: impl FnMut(&str) -> crate::store::StoreResult<i64>,
+) -> crate::store::StoreResult<Vec<StoredResult>> {
+    let mut results = Vec::new();
+    for step in run.segments.iter().flat_map(|s| &s.steps) {
+        let r = &step.test_result;
+        results.push(StoredResult {
+            status: r.status.code(),
+            utterance: r.utterance.as_deref().map(&mut text).transpose()?,
+            latency: r.latency,
+            confidence: r.confidence.map(confidence_units),
+            recording_duration_ms: r.recording_duration.map(secs_to_ms),
+            start_ms: r.start_time.map(|t| t.timestamp_millis()),
+            end_ms: r.end_time.map(|t| t.timestamp_millis()),
+            recording: step
+                .recording_id
+                .as_ref()
+                .and_then(|id| recordings.get(id).copied()),
+            barge_in_time: step.barge_in_time,
+        });
+    }
+    Ok(results)
+}
+
 impl StoredResult {
     pub fn status(&self) -> RunStatus {
         RunStatus::from_code(self.status).unwrap_or(RunStatus::Fail)

@@ -11,7 +11,7 @@ use sha2::Digest;
 
 use super::catalog::{case_visibility, channel_of, group_visibility, status_texts};
 use super::rollups::{self, Deltas, RunFacts};
-use super::run_detail::{self, StoredResult};
+use super::run_detail;
 use super::{now_secs, Sqlite, StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::ingest::IngestRun;
@@ -504,30 +504,7 @@ impl<'t> Batch<'t> {
     fn store(&mut self, run: &IngestRun, recordings: &HashMap<String, i64>) -> StoreResult<i64> {
         let script_id = self.case_and_script(run)?;
         let run_ms = run.run_time.timestamp_millis();
-        let mut results = Vec::new();
-        for seg in &run.segments {
-            for step in &seg.steps {
-                let r = &step.test_result;
-                let utterance = match &r.utterance {
-                    Some(u) => Some(self.text(u)?),
-                    None => None,
-                };
-                results.push(StoredResult {
-                    status: r.status.code(),
-                    utterance,
-                    latency: r.latency,
-                    confidence: r.confidence.map(run_detail::confidence_units),
-                    recording_duration_ms: r.recording_duration.map(run_detail::secs_to_ms),
-                    start_ms: r.start_time.map(|t| t.timestamp_millis()),
-                    end_ms: r.end_time.map(|t| t.timestamp_millis()),
-                    recording: step
-                        .recording_id
-                        .as_ref()
-                        .and_then(|id| recordings.get(id).copied()),
-                    barge_in_time: step.barge_in_time,
-                });
-            }
-        }
+        let results = run_detail::stored_results(run, recordings, |u| self.text(u))?;
         let blob = run_detail::encode(run_ms, &results);
         let recording = run
             .recording_id

@@ -416,17 +416,7 @@ impl CatalogStore for Postgres {
                 app.test_cases.push(case);
             }
         }
-        let mut out: Vec<Ivr> = apps
-            .into_values()
-            .filter(|a| user.is_none() || !a.test_cases.is_empty())
-            .collect();
-        out.sort_by(|a, b| {
-            a.name
-                .to_lowercase()
-                .cmp(&b.name.to_lowercase())
-                .then(a.id.cmp(&b.id))
-        });
-        Ok(out)
+        Ok(ivrs_by_name(apps, user))
     }
 
     async fn alert_statuses(&self) -> StoreResult<Vec<AlertStatus>> {

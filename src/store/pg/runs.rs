@@ -38,7 +38,7 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::store::alerts::Evaluated;
 use crate::store::rollups::{self, Deltas, RunFacts, SegmentRollup};
-use crate::store::run_detail::{self, ScriptSegment, StoredResult};
+use crate::store::run_detail::{self, ScriptSegment};
 use crate::store::runs::{
     engine_key, ms_to_time, recording_refs, status_text, GroupName, GroupRunFilter, IngestOutcome,
     Rejected, RunDetail, RunExtent, RunFilter, RunRow, SegmentDetail, StepDetail, StoredRun,
@@ -656,31 +656,12 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
     for (a, &run_id) in accepted.iter().zip(&run_ids) {
         let run = a.run;
         let run_ms = run.run_time.timestamp_millis();
-        let mut results = Vec::new();
-        for seg in &run.segments {
-            for step in &seg.steps {
-                let r = &step.test_result;
-                results.push(StoredResult {
-                    status: r.status.code(),
-                    utterance: match &r.utterance {
-                        Some(u) => Some(texts.get(u.as_str()).copied().ok_or_else(|| {
-                            StoreError::Invalid("a run's utterance was not stored".into())
-                        })?),
-                        None => None,
-                    },
-                    latency: r.latency,
-                    confidence: r.confidence.map(run_detail::confidence_units),
-                    recording_duration_ms: r.recording_duration.map(run_detail::secs_to_ms),
-                    start_ms: r.start_time.map(|t| t.timestamp_millis()),
-                    end_ms: r.end_time.map(|t| t.timestamp_millis()),
-                    recording: step
-                        .recording_id
-                        .as_ref()
-                        .and_then(|id| a.recordings.get(id).copied()),
-                    barge_in_time: step.barge_in_time,
-                });
-            }
-        }
+        let results = run_detail::stored_results(run, &a.recordings, |u| {
+            texts
+                .get(u)
+                .copied()
+                .ok_or_else(|| StoreError::Invalid("a run's utterance was not stored".into()))
+        })?;
         let blob = run_detail::encode(run_ms, &results);
         let recording = run
             .recording_id
