@@ -230,12 +230,12 @@ impl Telemetry {
             }
             if let Ok(last) = store.last_runs().await {
                 self.last_run.clear();
-                for (case, at) in last {
+                for (case, at_ms) in last {
                     self.last_run
                         .get_or_create(&CaseLabels {
                             test_case: case.to_string(),
                         })
-                        .set(at as f64);
+                        .set(at_ms as f64 / 1000.0);
                 }
             }
         }

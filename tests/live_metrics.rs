@@ -12,6 +12,20 @@ use futures_util::StreamExt;
 use harness::App;
 use harness_trs::{group, ingest_ok, run};
 
+/// The samples of an exposition: each series (name and labels as written) and its value.
+fn samples(text: &str) -> std::collections::BTreeMap<String, f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let (series, value) = l.rsplit_once(' ').expect("a sample line has a value");
+            (
+                series.to_string(),
+                value.parse().expect("a sample's value is a number"),
+            )
+        })
+        .collect()
+}
+
 async fn scrape(app: &App, token: Option<&str>) -> (u16, String, String) {
     let mut req = app.client.get("/metrics");
     if let Some(t) = token {
@@ -57,31 +71,29 @@ async fn metrics_behind_the_token_count_ingest_requests_and_read_the_store() {
     let when = chrono::DateTime::parse_from_rfc3339("2026-07-15T15:05:00Z")
         .unwrap()
         .timestamp();
-    for line in [
-        "cxwatch_test_runs_total{group=\"\",test_case=\"1\",channel=\"voice\",status=\"pass\"} 1".to_string(),
-        format!("cxwatch_test_runs_total{{group=\"{g}\",test_case=\"1\",channel=\"voice\",status=\"fail\"}} 1"),
-        "cxwatch_test_runs_total{group=\"\",test_case=\"2\",channel=\"voice\",status=\"pass\"} 1".to_string(),
-        "cxwatch_ingest_batches_total 2".to_string(),
-        "cxwatch_ingest_runs_total{outcome=\"accepted\"} 3".to_string(),
-        "cxwatch_ingest_runs_total{outcome=\"duplicate\"} 1".to_string(),
-        format!("cxwatch_test_case_last_run_timestamp_seconds{{test_case=\"1\"}} {when}"),
-        "cxwatch_http_requests_total{method=\"POST\",route=\"/api/ingest/v1/runs\",status=\"200\"} 2".to_string(),
-        "cxwatch_http_requests_total{method=\"GET\",route=\"/api/trs/v1/groups/{id}\",status=\"200\"} 1".to_string(),
-        "cxwatch_http_request_duration_seconds_count{method=\"POST\",route=\"/api/ingest/v1/runs\"} 2".to_string(),
-        "cxwatch_alert_events_open 0".to_string(),
-        "cxwatch_notification_outbox_depth 0".to_string(),
-        "cxwatch_notification_outbox_failed 0".to_string(),
-        "cxwatch_live_streams 0".to_string(),
-        "# EOF".to_string(),
+    // Values are compared as numbers parsed from the exposition, not as text: a value in the
+    // wrong unit can have the right one as its prefix (milliseconds against seconds).
+    let got = samples(&text);
+    for (series, want) in [
+        ("cxwatch_test_runs_total{group=\"\",test_case=\"1\",channel=\"voice\",status=\"pass\"}".to_string(), 1.0),
+        (format!("cxwatch_test_runs_total{{group=\"{g}\",test_case=\"1\",channel=\"voice\",status=\"fail\"}}"), 1.0),
+        ("cxwatch_test_runs_total{group=\"\",test_case=\"2\",channel=\"voice\",status=\"pass\"}".to_string(), 1.0),
+        ("cxwatch_ingest_batches_total".to_string(), 2.0),
+        ("cxwatch_ingest_runs_total{outcome=\"accepted\"}".to_string(), 3.0),
+        ("cxwatch_ingest_runs_total{outcome=\"duplicate\"}".to_string(), 1.0),
+        ("cxwatch_test_case_last_run_timestamp_seconds{test_case=\"1\"}".to_string(), when as f64),
+        ("cxwatch_http_requests_total{method=\"POST\",route=\"/api/ingest/v1/runs\",status=\"200\"}".to_string(), 2.0),
+        ("cxwatch_http_requests_total{method=\"GET\",route=\"/api/trs/v1/groups/{id}\",status=\"200\"}".to_string(), 1.0),
+        ("cxwatch_http_request_duration_seconds_count{method=\"POST\",route=\"/api/ingest/v1/runs\"}".to_string(), 2.0),
+        ("cxwatch_alert_events_open".to_string(), 0.0),
+        ("cxwatch_notification_outbox_depth".to_string(), 0.0),
+        ("cxwatch_notification_outbox_failed".to_string(), 0.0),
+        ("cxwatch_live_streams".to_string(), 0.0),
     ] {
-        assert!(text.contains(&line), "missing {line}\n{text}");
+        assert_eq!(got.get(&series), Some(&want), "{series}\n{text}");
     }
-    let size: f64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("cxwatch_database_size_bytes "))
-        .unwrap()
-        .parse()
-        .unwrap();
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    let size = got["cxwatch_database_size_bytes"];
     assert!(size > 4096.0, "{size}");
     // No raw id of a path becomes a label.
     assert!(
@@ -186,10 +198,10 @@ async fn ingest_reaches_open_streams_within_two_seconds_scoped_to_the_caller() {
 
     // Open streams show in the metrics gauge; a closed one leaves it.
     let (_, _, text) = scrape(&app, Some("t")).await;
-    assert!(text.contains("cxwatch_live_streams 2\n"), "{text}");
+    assert_eq!(samples(&text)["cxwatch_live_streams"], 2.0, "{text}");
     drop(u);
     let (_, _, text) = scrape(&app, Some("t")).await;
-    assert!(text.contains("cxwatch_live_streams 1\n"), "{text}");
+    assert_eq!(samples(&text)["cxwatch_live_streams"], 1.0, "{text}");
     // Without a token the stream is refused in the envelope.
     let resp = app.client.get("/api/live").send().await.0;
     assert_eq!(resp.status().as_u16(), 401);

@@ -23,6 +23,7 @@ pub trait OpsStore {
     async fn database_size(&self) -> StoreResult<i64>;
 
     /// Time of the last stored run of every test case that has one: (test case id, seconds).
+    /// Each test case's last run start, in Unix milliseconds (as stored).
     async fn last_runs(&self) -> StoreResult<Vec<(i64, i64)>>;
 
     /// Alert events not yet closed. 0 until alert events are stored (hook here).
