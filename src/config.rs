@@ -897,9 +897,9 @@ impl Config {
                 self.site.timezone
             ));
         }
-        if let Err(e) = tracing_subscriber::EnvFilter::try_new(&self.log.level) {
+        if let Err(why) = check_log_filter(&self.log.level) {
             return invalid(format!(
-                "log.level: '{}' is not a valid filter: {e}",
+                "log.level: '{}' is not a valid filter: {why}",
                 self.log.level
             ));
         }
@@ -1286,6 +1286,25 @@ fn source_name(m: &figment::Metadata) -> String {
     }
 }
 
+/// The levels a filter directive may name.
+const LOG_LEVELS: [&str; 6] = ["trace", "debug", "info", "warn", "error", "off"];
+
+/// Checks `log.level` as tracing's `EnvFilter` reads it, and more strictly: a directive without
+/// `=` must be a level, since tracing reads any other bare word as a target (`verbose` would
+/// show only the lines of a target named 'verbose', which is none of them).
+fn check_log_filter(filter: &str) -> Result<(), String> {
+    tracing_subscriber::EnvFilter::try_new(filter).map_err(|e| e.to_string())?;
+    for d in filter.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        if !d.contains('=') && !LOG_LEVELS.contains(&d.to_ascii_lowercase().as_str()) {
+            return Err(format!(
+                "'{d}' is not a level (use one of {}, or target=level)",
+                LOG_LEVELS.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1387,6 +1406,21 @@ mod tests {
         assert!(err.contains("proxy.timeout_secs"), "{err}");
         let err = load("[log]\nlevel = \"cxwatch=loud\"\n", &[]).unwrap_err();
         assert!(err.contains("log.level"), "{err}");
+        // A bare word is a target to tracing: 'verbose' would silence every line.
+        let err = load("[log]\nlevel = \"verbose\"\n", &[]).unwrap_err();
+        assert!(
+            err.contains("log.level: 'verbose' is not a valid filter: 'verbose' is not a level"),
+            "{err}"
+        );
+        for ok in [
+            "debug",
+            "WARN",
+            "info,cxwatch=debug",
+            "cxwatch::proxy=trace",
+            "off",
+        ] {
+            assert!(check_log_filter(ok).is_ok(), "{ok}");
+        }
         let err = load("[tls]\ncert = \"/x.pem\"\n", &[]).unwrap_err();
         assert!(err.contains("tls.key"), "{err}");
         let err = load("[server]\nhostnames = [\"a.test:443\"]\n", &[]).unwrap_err();
