@@ -251,6 +251,25 @@ for (t,) in c.execute("SELECT name FROM sqlite_schema WHERE type='table' AND nam
 PY
 }
 
+say "a config typo: exit status 78 (EX_CONFIG), not restarted, the reason named in JSON"
+cp /etc/cxwatch/config.toml "$TMP/config.good"
+sed -i "s|^listen = \"127.0.0.1:$PORT\"|lisen = \"127.0.0.1:$PORT\"|" /etc/cxwatch/config.toml
+code=0
+timeout 60 python3 "$DEB_UNIT" "$UNIT" "$TMP/ready" >"$TMP/typo.log" 2>&1 || code=$?
+grep '^deb-unit:' "$TMP/typo.log"
+[ "$code" = 78 ] || { cat "$TMP/typo.log"; fail "a config typo ended the service with status $code, not 78"; }
+grep -q 'systemd would start it again: no (exit status 78 is in RestartPreventExitStatus)' "$TMP/typo.log" ||
+  fail "the unit would restart on a config typo"
+grep -q 'server.lisen: unknown key' "$TMP/typo.log" || fail "the typo is not named"
+grep -v '^deb-unit:' "$TMP/typo.log" | python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin if l.strip()]' ||
+  fail "the service wrote a line that is not JSON"
+code=0
+as_cx config check >/dev/null 2>"$TMP/check.log" || code=$?
+[ "$code" = 78 ] || fail "cxwatch config check: status $code on the typo, not 78"
+echo "config check: $(cat "$TMP/check.log")"
+cp "$TMP/config.good" /etc/cxwatch/config.toml
+as_cx config check >/dev/null || fail "cxwatch config check refuses the good config"
+
 say "serve as the unit would, on 127.0.0.1:$PORT"
 start
 ls -l "$STATE"

@@ -16,7 +16,9 @@ LimitNOFILE and Type=notify, and it:
 - listens on NOTIFY_SOCKET like the service manager and writes READY_FILE when the service
   sends READY=1 (fails if the service exits first or takes over 60 s);
 - on SIGTERM, stops the service like `systemctl stop` (SIGTERM, then SIGKILL after
-  TimeoutStopSec) and exits with its exit status, printing the notifications it received.
+  TimeoutStopSec) and exits with its exit status, printing the notifications it received;
+- when the service exits by itself, says whether systemd would start it again (Restart=,
+  RestartPreventExitStatus=, SuccessExitStatus=) and exits with the service's exit status.
 
 The namespaces (ProtectSystem, PrivateTmp...) and the system-call filter are not applied: a
 container has no systemd to do it; `systemd-analyze security` rates them instead.
@@ -51,6 +53,28 @@ def service_section(path):
             key, value = line.split("=", 1)
             settings.setdefault(key.strip(), []).append(value.strip())
     return settings
+
+
+def would_restart(settings, code):
+    """systemd's Restart= rule for a service that exited by itself with `code` (a negative
+    code is a signal), as a (yes/no, why) pair."""
+    restart = last(settings, "Restart", "no")
+    prevent = " ".join(settings.get("RestartPreventExitStatus", [])).split()
+    success = ["0"] + " ".join(settings.get("SuccessExitStatus", [])).split()
+    if code >= 0 and str(code) in prevent:
+        return False, f"exit status {code} is in RestartPreventExitStatus"
+    clean = code >= 0 and str(code) in success
+    rules = {
+        "no": False,
+        "always": True,
+        "on-success": clean,
+        "on-failure": not clean,
+        "on-abnormal": code < 0,
+        "on-abort": code < 0,
+    }
+    if restart not in rules:
+        sys.exit(f"deb-unit: Restart={restart} is not handled")
+    return rules[restart], f"Restart={restart}, exit status {code}"
 
 
 def last(settings, key, default=None):
@@ -171,6 +195,10 @@ def main():
     os.rmdir(notify_dir)
     print("deb-unit: notifications:", " ".join(m for m in received if m), flush=True)
     print(f"deb-unit: exit status {code}", flush=True)
+    if not stop["asked"]:
+        again, why = would_restart(s, code)
+        print(f"deb-unit: systemd would start it again: {'yes' if again else 'no'} ({why})", flush=True)
+        sys.exit(code if code >= 0 else 128 - code)
     if not ready:
         sys.exit(1)
     sys.exit(code if code >= 0 else 128 - code)

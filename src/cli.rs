@@ -83,7 +83,22 @@ pub enum Command {
     /// Print the OpenAPI document of the embedded API (what /api/openapi.json serves) and
     /// exit; the UI's types are generated from it.
     Openapi,
+    /// The configuration: check it as `serve` would read it.
+    #[command(subcommand)]
+    Config(ConfigCommand),
 }
+
+#[derive(Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Load the configuration as `serve` does (defaults, the file, CXWATCH_* variables, the
+    /// command line), print the result as TOML with secrets masked, and exit 0; exit 78
+    /// (EX_CONFIG) with the reason when it is not valid. Like `nginx -t`.
+    Check,
+}
+
+/// The exit status of a configuration error (sysexits.h's EX_CONFIG). The systemd unit does
+/// not restart on it (`RestartPreventExitStatus=78`): a typo is not fixed by restarting.
+pub const EX_CONFIG: u8 = 78;
 
 #[derive(Subcommand, Debug)]
 pub enum StoreCommand {
@@ -160,10 +175,39 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("cxwatch: {e:#}");
-            ExitCode::FAILURE
+            fatal(&format!("{e:#}"));
+            if e.downcast_ref::<crate::config::ConfigError>().is_some() {
+                ExitCode::from(EX_CONFIG)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
+}
+
+/// Writes the error that ends the process: through the log when it is set up (so in its
+/// format), else as one JSON object like the log's when standard error is not a terminal
+/// (log shippers read every line as JSON), else as a plain line.
+fn fatal(message: &str) {
+    use std::io::IsTerminal;
+    if tracing::dispatcher::has_been_set() {
+        tracing::error!("{message}");
+    } else if std::io::stderr().is_terminal() {
+        eprintln!("cxwatch: {message}");
+    } else {
+        eprintln!("{}", fatal_json(message, chrono::Utc::now()));
+    }
+}
+
+/// A fatal error as the JSON log writes a line: timestamp, level, fields.message, target.
+fn fatal_json(message: &str, now: chrono::DateTime<chrono::Utc>) -> String {
+    serde_json::json!({
+        "timestamp": now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        "level": "ERROR",
+        "fields": { "message": message },
+        "target": "cxwatch",
+    })
+    .to_string()
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -184,6 +228,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         data_dir: cli.common.data_dir.clone(),
         listen,
     };
+    if let Some(Command::Config(ConfigCommand::Check)) = cli.command {
+        let config = Config::load(&overrides)?;
+        if let Some(tls) = crate::server::tls::configured(&config) {
+            tls?;
+        }
+        print!("{}", config.masked_toml()?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let config = Config::load(&overrides)?;
     init_logging(&config);
     crate::server::tls::install_crypto_provider();
@@ -204,7 +256,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Store(StoreCommand::Copy(args))) => {
             runtime.block_on(store_copy(&config, args))
         }
-        Some(Command::Openapi) => Ok(ExitCode::SUCCESS),
+        Some(Command::Openapi) | Some(Command::Config(_)) => Ok(ExitCode::SUCCESS),
     }
 }
 
@@ -552,6 +604,22 @@ fn init_logging(config: &Config) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fatal_error_off_a_terminal_is_one_json_line() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-11-25T23:22:30Z")
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+        let line = fatal_json("config: log.level: 'x'\nnext \"line\"", at);
+        assert!(!line.contains('\n'), "{line}");
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["level"], "ERROR");
+        assert_eq!(v["timestamp"], "2026-11-25T23:22:30.000000Z");
+        assert_eq!(
+            v["fields"]["message"],
+            "config: log.level: 'x'\nnext \"line\""
+        );
+    }
 
     #[test]
     fn rustls_sni_warnings_are_quiet_unless_asked_for() {

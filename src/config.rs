@@ -787,7 +787,39 @@ pub enum ConfigError {
     Invalid(String),
 }
 
+/// Keys whose values are secrets: `cxwatch config check` shows them masked.
+const SECRET_KEYS: [&str; 4] = ["password", "token", "secret", "client_secret"];
+
+/// Replaces non-empty secrets with `********` and drops unset values (TOML has no null).
+fn mask_secrets(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Object(map) => {
+            map.retain(|_, v| !v.is_null());
+            for (k, v) in map.iter_mut() {
+                let secret =
+                    SECRET_KEYS.contains(&k.as_str()) && v.as_str().is_some_and(|s| !s.is_empty());
+                if secret {
+                    *v = "********".into();
+                } else {
+                    mask_secrets(v);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(mask_secrets),
+        _ => {}
+    }
+}
+
 impl Config {
+    /// The effective configuration as TOML, secrets masked (`cxwatch config check`).
+    pub fn masked_toml(&self) -> Result<String, ConfigError> {
+        let bad = |e: &dyn std::fmt::Display| ConfigError::Invalid(format!("cannot print: {e}"));
+        let mut value = serde_json::to_value(self).map_err(|e| bad(&e))?;
+        mask_secrets(&mut value);
+        let table = toml::Value::try_from(value).map_err(|e| bad(&e))?;
+        toml::to_string(&table).map_err(|e| bad(&e))
+    }
+
     /// Loads the layered configuration. `--config` must exist when given; otherwise
     /// `/etc/cxwatch/config.toml` is read when present.
     pub fn load(overrides: &Overrides) -> Result<Config, ConfigError> {

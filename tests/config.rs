@@ -214,8 +214,22 @@ fn write_config(dir: &std::path::Path, extra: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
-/// Runs `serve` with a config that must be refused; returns the last line of standard
-/// error, the one that says why.
+/// The message of the last line of standard error. Off a terminal, an error found before the
+/// log is set up is one JSON object like the log's lines; one found later is a log line (in
+/// the text format these tests' config asks for).
+fn fatal_message(err: &str) -> String {
+    let last = err.trim_end().lines().last().unwrap_or("");
+    if let Some((_, message)) = last.split_once(" ERROR cxwatch::cli: ") {
+        return message.to_string();
+    }
+    let line: serde_json::Value =
+        serde_json::from_str(last).unwrap_or_else(|e| panic!("not JSON ({e}): {err}"));
+    assert_eq!(line["level"], "ERROR", "{err}");
+    line["fields"]["message"].as_str().unwrap().to_string()
+}
+
+/// Runs `serve` with a config that must be refused: it exits with 78 (EX_CONFIG, which the
+/// unit does not restart on); returns the message that says why.
 fn refused(extra_toml: &str, env: &[(&str, &str)]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let config = write_config(dir.path(), extra_toml);
@@ -225,10 +239,51 @@ fn refused(extra_toml: &str, env: &[(&str, &str)]) -> String {
         Duration::from_secs(20),
     );
     assert_ne!(code, -1, "still running: the config was accepted\n{err}");
-    assert_ne!(code, 0, "{err}");
-    let last = err.trim_end().lines().last().unwrap_or("").to_string();
-    assert!(last.starts_with("cxwatch: "), "{err}");
-    last
+    assert_eq!(code, 78, "{err}");
+    // `config check` refuses it alike.
+    let (check, _, check_err) = common::run_cli_env(
+        &["--config", &config, "config", "check"],
+        env,
+        Duration::from_secs(20),
+    );
+    assert_eq!(check, 78, "{check_err}");
+    assert_eq!(fatal_message(&check_err), fatal_message(&err));
+    fatal_message(&err)
+}
+
+#[test]
+fn config_check_prints_the_effective_config_with_secrets_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("metrics-token");
+    std::fs::write(&secret, "s3cret-scrape-token\n").unwrap();
+    let config = write_config(dir.path(), "[site]\ntimezone = \"Europe/Paris\"\n");
+    let (code, out, err) = common::run_cli_env(
+        &["--config", &config, "config", "check"],
+        &[
+            ("CXWATCH_METRICS__TOKEN_FILE", secret.to_str().unwrap()),
+            ("CXWATCH_SERVER__LISTEN", "127.0.0.1:9443"),
+        ],
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("s3cret"), "{out}");
+    let printed: toml::Value = toml::from_str(&out).unwrap();
+    assert_eq!(
+        printed["metrics"]["token"].as_str(),
+        Some("********"),
+        "{out}"
+    );
+    assert_eq!(printed["site"]["timezone"].as_str(), Some("Europe/Paris"));
+    assert_eq!(printed["server"]["listen"].as_str(), Some("127.0.0.1:9443"));
+    // What it prints loads back as the same configuration, secrets aside.
+    let again = dir.path().join("again.toml");
+    std::fs::write(&again, &out).unwrap();
+    let (code, _, err) = common::run_cli_env(
+        &["--config", again.to_str().unwrap(), "config", "check"],
+        &[],
+        Duration::from_secs(20),
+    );
+    assert_eq!(code, 0, "{err}");
 }
 
 #[test]
@@ -283,9 +338,9 @@ fn missing_config_file_is_named() {
         &[],
         Duration::from_secs(20),
     );
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 78, "{err}");
     assert!(
-        err.contains("/nonexistent/cxwatch.toml does not exist"),
+        fatal_message(&err).contains("/nonexistent/cxwatch.toml does not exist"),
         "{err}"
     );
 }

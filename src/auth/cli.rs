@@ -11,8 +11,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use super::password::hash_password;
 use crate::config::{ApiMode, Config};
 use crate::domain::caller::{AccessType, Role};
+use crate::domain::page::{PageRequest, Sort};
 use crate::domain::rules::check_email;
-use crate::domain::user::{check_password, UserDraft};
+use crate::domain::user::{check_password, User, UserDraft, UserFilter, UserSortField};
 use crate::store::auth::ONE_TIME_ID_TTL_SECS;
 use crate::store::{now_secs, Store};
 
@@ -24,6 +25,31 @@ pub enum UserCommand {
     /// Print a one-time sign-in address (/callback?id=...) for a user: it works once,
     /// within two minutes, on the console's own address.
     LoginLink(LoginLinkArgs),
+    /// List the console users (tab-separated: id, username, role, access, first name, last
+    /// name, groups).
+    List,
+    /// Remove a user; their sessions end. The last read-write administrator cannot be removed.
+    Remove(UsernameArg),
+    /// Set a user's password (read as for `add`); their sessions end. For an administrator
+    /// locked out of the console.
+    Passwd(PasswdArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct UsernameArg {
+    /// The user's username (e-mail address).
+    #[arg(long)]
+    pub username: String,
+}
+
+#[derive(Args, Debug)]
+pub struct PasswdArgs {
+    /// The user's username (e-mail address).
+    #[arg(long)]
+    pub username: String,
+    /// Read the password from the first line of this file instead of standard input.
+    #[arg(long, value_name = "PATH")]
+    pub password_file: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -96,7 +122,77 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         UserCommand::Add(args) => add(&store, args),
         UserCommand::LoginLink(args) => login_link(&store, &args.username),
+        UserCommand::List => list(&store),
+        UserCommand::Remove(args) => remove(&store, &args.username),
+        UserCommand::Passwd(args) => passwd(&store, args),
     }
+}
+
+/// The user named `username`, or an error saying there is none.
+fn named(store: &Store, username: &str) -> anyhow::Result<User> {
+    let username = username.trim();
+    Store::block_on(store.user_by_username(username))?
+        .ok_or_else(|| anyhow::anyhow!("there is no user named {username}"))
+}
+
+fn list(store: &Store) -> anyhow::Result<ExitCode> {
+    let filter = UserFilter {
+        search: None,
+        role: None,
+        sort: Sort {
+            field: UserSortField::Id,
+            descending: false,
+        },
+    };
+    let mut no = 0;
+    println!("id\tusername\trole\taccess\tfirst name\tlast name\tgroups");
+    loop {
+        let page = Store::block_on(store.list_users(PageRequest { no, size: 100 }, &filter))?;
+        for u in &page.items {
+            let groups = if u.roles.iter().any(|r| r == Role::Admin.as_str()) {
+                "All".to_string()
+            } else {
+                u.groups
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            println!(
+                "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                u.id,
+                u.username,
+                u.roles.join(","),
+                u.access.as_str(),
+                u.first_name,
+                u.last_name,
+                groups
+            );
+        }
+        no += 1;
+        if page.items.len() < 100 || u64::from(no) * 100 >= page.total {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+}
+
+fn remove(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
+    let user = named(store, username)?;
+    Store::block_on_cli(store.delete_user(user.id))?;
+    tracing::info!(username = %user.username, id = user.id, "user removed");
+    println!("Removed user {} (id {}).", user.username, user.id);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn passwd(store: &Store, args: PasswdArgs) -> anyhow::Result<ExitCode> {
+    let user = named(store, &args.username)?;
+    let password = read_password(args.password_file.as_deref())?;
+    check_password("the password", &password).map_err(|e| anyhow::anyhow!(e.message))?;
+    let hash = hash_password(&password)?;
+    Store::block_on_cli(store.set_password(user.id, &hash))?;
+    tracing::info!(username = %user.username, id = user.id, "password set");
+    println!("Set the password of {} (id {}).", user.username, user.id);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
@@ -124,10 +220,7 @@ fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn login_link(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
-    let username = username.trim().to_string();
-    let Some(user) = Store::block_on(store.user_by_username(&username))? else {
-        bail!("there is no user named {username}");
-    };
+    let user = named(store, username)?;
     let id = Store::block_on_cli(store.create_one_time_id(user.id, now_secs()))?;
     println!("/callback?id={id}");
     eprintln!(
@@ -222,9 +315,12 @@ pub fn hint_first_admin(
         %command,
         "no users yet: create the first administrator (password on standard input)"
     );
-    eprintln!(
-        "\nNo users yet. Create the first administrator with (the password is read from standard input):\n\n    {command}\n"
-    );
+    // Off a terminal the log line above says it all: every line written is JSON there.
+    if std::io::stderr().is_terminal() {
+        eprintln!(
+            "\nNo users yet. Create the first administrator with (the password is read from standard input):\n\n    {command}\n"
+        );
+    }
     Ok(true)
 }
 

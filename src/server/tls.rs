@@ -13,7 +13,7 @@ use std::sync::Arc;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-use crate::config::Config;
+use crate::config::{Config, ConfigError};
 
 /// File names of the generated certificate in the data directory.
 pub const SELF_SIGNED_CERT: &str = "tls/self-signed.crt";
@@ -37,22 +37,35 @@ pub fn install_crypto_provider() {
 /// The server's TLS settings: the configured certificate and key, or the generated one.
 pub fn load_or_generate(config: &Config) -> anyhow::Result<Arc<rustls::ServerConfig>> {
     install_crypto_provider();
-    let (cert, key) = match (&config.tls.cert, &config.tls.key) {
-        (Some(cert), Some(key)) => (
-            std::fs::read(cert)
-                .map_err(|e| anyhow::anyhow!("tls.cert: cannot read {}: {e}", cert.display()))?,
-            std::fs::read(key)
-                .map_err(|e| anyhow::anyhow!("tls.key: cannot read {}: {e}", key.display()))?,
-        ),
-        _ => self_signed(config)?,
-    };
-    server_config(&cert, &key).map_err(|e| match &config.tls.cert {
-        Some(path) => anyhow::anyhow!("{e} (tls.cert = {})", path.display()),
-        None => anyhow::anyhow!(
+    if let Some(configured) = configured(config) {
+        return Ok(configured?);
+    }
+    let (cert, key) = self_signed(config)?;
+    server_config(&cert, &key).map_err(|e| {
+        anyhow::anyhow!(
             "{e} (generated certificate in {})",
             config.data_dir.display()
-        ),
+        )
     })
+}
+
+/// The TLS settings of the configured `tls.cert` and `tls.key`, if set. A file that cannot be
+/// read or used is a configuration error (exit 78, and `cxwatch config check` says so).
+pub fn configured(config: &Config) -> Option<Result<Arc<rustls::ServerConfig>, ConfigError>> {
+    let (Some(cert), Some(key)) = (&config.tls.cert, &config.tls.key) else {
+        return None;
+    };
+    install_crypto_provider();
+    let read = |path: &Path, key: &str| {
+        std::fs::read(path).map_err(|e| {
+            ConfigError::Invalid(format!("{key}: cannot read {}: {e}", path.display()))
+        })
+    };
+    Some((|| {
+        let (cert_pem, key_pem) = (read(cert, "tls.cert")?, read(key, "tls.key")?);
+        server_config(&cert_pem, &key_pem)
+            .map_err(|e| ConfigError::Invalid(format!("{e} (tls.cert = {})", cert.display())))
+    })())
 }
 
 /// The rustls settings for a PEM chain and key (HTTP/2 and HTTP/1.1 offered by ALPN); a
