@@ -412,3 +412,94 @@ fn fresh_install_says_how_to_create_the_first_admin() {
         .unwrap();
     assert!(!err.contains("No users yet"), "{err}");
 }
+
+#[test]
+fn an_administrator_locked_out_lists_resets_and_removes_users_from_the_command_line() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ada@example.com",
+        "admin",
+        "read-write",
+        "Tangerine-Ledger-47x",
+    );
+    add_user(
+        &server,
+        "bob@example.com",
+        "user",
+        "read-only",
+        "Quartz-Harbour-93k",
+    );
+    let ada = signin_ok(&server, "ada@example.com", "Tangerine-Ledger-47x", false);
+
+    let (code, out, err) = cli(&server, &["user", "list"], "");
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows[0][..4], ["id", "username", "role", "access"], "{out}");
+    assert_eq!(
+        rows[1][1..4],
+        ["ada@example.com", "ROLE_ADMIN", "read-write"],
+        "{out}"
+    );
+    assert_eq!(rows[1][6], "All", "{out}");
+    assert_eq!(
+        rows[2][1..4],
+        ["bob@example.com", "ROLE_USER", "read-only"],
+        "{out}"
+    );
+    assert_eq!(rows.len(), 3, "{out}");
+
+    // A new password works, the old one no longer does, and open sessions end.
+    let (code, _, err) = cli(
+        &server,
+        &["user", "passwd", "--username", "ada@example.com"],
+        "Marmalade-Compass-58q\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    let token = ada["accessToken"].as_str().unwrap();
+    assert_eq!(
+        call(&server, "GET", "/api/trs/v1/groups", Some(token)).0,
+        401
+    );
+    let (status, _) = signin(
+        &server,
+        json!({"username": "ada@example.com", "password": "Tangerine-Ledger-47x"}),
+    );
+    assert_eq!(status, 401);
+    signin_ok(&server, "ada@example.com", "Marmalade-Compass-58q", false);
+    let (code, _, err) = cli(
+        &server,
+        &["user", "passwd", "--username", "ada@example.com"],
+        "short\n",
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("password"), "{err}");
+
+    // Removing: an unknown name is named; the last read-write administrator stays.
+    let (code, _, err) = cli(
+        &server,
+        &["user", "remove", "--username", "nobody@example.com"],
+        "",
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("there is no user named nobody@example.com"),
+        "{err}"
+    );
+    let (code, _, err) = cli(
+        &server,
+        &["user", "remove", "--username", "ada@example.com"],
+        "",
+    );
+    assert_ne!(code, 0, "the last read-write administrator was removed");
+    assert!(err.contains("administrator"), "{err}");
+    let (code, out, err) = cli(
+        &server,
+        &["user", "remove", "--username", "bob@example.com"],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Removed user bob@example.com"), "{out}");
+    let (_, out, _) = cli(&server, &["user", "list"], "");
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
