@@ -46,6 +46,7 @@ if [ "${1:-}" != --installed ]; then
   command -v adduser >/dev/null || missing+=(adduser)
   command -v curl >/dev/null || missing+=(curl)
   command -v openssl >/dev/null || missing+=(openssl)
+  command -v lintian >/dev/null || missing+=(lintian)
   [ -x /usr/bin/python3 ] || missing+=(python3)
   if [ ${#missing[@]} -gt 0 ]; then
     as_root apt-get update -qq
@@ -88,12 +89,18 @@ if [ "${1:-}" != --installed ]; then
   rm -rf "$out"
   mkdir -p "$out"
   # --fast: the previous build's compression does not matter; the current one is as shipped.
+  scripts/package-assets.sh
   cargo deb --no-build --locked --fast --deb-version 0.1.0~prev --output "$out/prev.deb"
   cargo deb --no-build --locked --output "$out/current.deb"
   echo "packaged in $((SECONDS - t)) s"
   for deb in "$out/prev.deb" "$out/current.deb"; do
     dpkg-deb --field "$deb" Package Version Architecture Depends Installed-Size
   done
+  say "lintian"
+  # Errors fail the test; warnings are printed (the overrides say why the config is 0640).
+  lintian --fail-on error --no-tag-display-limit "$out/current.deb" | tee "$out/lintian.txt" ||
+    fail "lintian found errors in the package"
+  echo "lintian: $(grep -c '^E:' "$out/lintian.txt" || true) errors, $(grep -c '^W:' "$out/lintian.txt" || true) warnings"
   depends=$(dpkg-deb --field "$out/current.deb" Depends)
   # What the package asks of a bare Debian 12: the C library, libgcc and adduser.
   extra=$(echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -vxE 'libc6|libgcc-s1|adduser' || true)
@@ -169,11 +176,43 @@ diff -u - "$TMP/files" <<EOF || fail "the installed files differ from what packa
 /etc/cxwatch/config.toml 640 root:cxwatch
 /usr/bin/cxwatch 755 root:root
 /usr/lib/systemd/system/cxwatch.service 644 root:root
+/usr/share/bash-completion/completions/cxwatch 644 root:root
 /usr/share/doc/cxwatch/README.md 644 root:root
+/usr/share/doc/cxwatch/alerting.md 644 root:root
+/usr/share/doc/cxwatch/api-data.md 644 root:root
+/usr/share/doc/cxwatch/api-reports.md 644 root:root
+/usr/share/doc/cxwatch/api-tickets.md 644 root:root
+/usr/share/doc/cxwatch/api.md 644 root:root
+/usr/share/doc/cxwatch/backup.md 644 root:root
+/usr/share/doc/cxwatch/changelog.Debian.gz 644 root:root
 /usr/share/doc/cxwatch/config.example.toml 644 root:root
 /usr/share/doc/cxwatch/copyright 644 root:root
+/usr/share/doc/cxwatch/grafana-dashboard.json 644 root:root
+/usr/share/doc/cxwatch/ingest.md 644 root:root
+/usr/share/doc/cxwatch/metrics.md 644 root:root
+/usr/share/doc/cxwatch/postgres.md 644 root:root
+/usr/share/doc/cxwatch/proxy.md 644 root:root
+/usr/share/doc/cxwatch/sso.md 644 root:root
+/usr/share/fish/vendor_completions.d/cxwatch.fish 644 root:root
 /usr/share/lintian/overrides/cxwatch 644 root:root
+/usr/share/man/man1/cxwatch.1.gz 644 root:root
+/usr/share/zsh/vendor-completions/_cxwatch 644 root:root
 EOF
+say "installed documentation, man page, completions and checksums"
+# Every /usr/share/doc/cxwatch/... path the binary and the config name is installed.
+for doc in $( (strings /usr/bin/cxwatch; cat /etc/cxwatch/config.toml) | grep -o '/usr/share/doc/cxwatch/[A-Za-z0-9._-]*[A-Za-z0-9]' | sort -u); do
+  [ -f "$doc" ] || fail "$doc is named by the binary or the config but not installed"
+  echo "named and installed: $doc"
+done
+python3 -c 'import json; json.load(open("/usr/share/doc/cxwatch/grafana-dashboard.json"))' || fail "the Grafana dashboard is not JSON"
+zcat /usr/share/man/man1/cxwatch.1.gz | grep -q '^\.TH cxwatch 1' || fail "the man page has no .TH cxwatch 1"
+zcat /usr/share/man/man1/cxwatch.1.gz | grep -q 'completions' || fail "the man page does not list the subcommands"
+grep -q '_cxwatch' /usr/share/bash-completion/completions/cxwatch || fail "no bash completion function"
+grep -q ' usr/bin/cxwatch$' /var/lib/dpkg/info/cxwatch.md5sums || fail "md5sums do not list usr/bin/cxwatch"
+dpkg-deb --ctrl-tarfile "$PREV" | tar -t | grep -qE '^(\./)?md5sums$' || fail "the package has no md5sums"
+verify=$(dpkg --verify cxwatch) || true
+[ -z "$verify" ] || fail "dpkg --verify cxwatch: $verify"
+echo "dpkg --verify cxwatch: every file as packaged"
 cmp -s /etc/cxwatch/config.toml /usr/share/doc/cxwatch/config.example.toml || fail "config.toml is not config.example.toml"
 dpkg-statoverride --list /etc/cxwatch/config.toml | grep -qx 'root cxwatch 640 /etc/cxwatch/config.toml' ||
   fail "no statoverride for config.toml: $(dpkg-statoverride --list /etc/cxwatch/config.toml || true)"

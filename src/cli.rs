@@ -48,7 +48,8 @@ pub enum Command {
     #[command(subcommand)]
     Apikey(ApikeyCommand),
     /// Copy the database into FILE while the server runs (VACUUM INTO), check the copy,
-    /// print its size and how long it took. Recordings are files: see docs/backup.md.
+    /// print its size and how long it took. Recordings are files: see
+    /// /usr/share/doc/cxwatch/backup.md.
     Backup {
         /// The file to write; it must not exist.
         #[arg(long, value_name = "FILE")]
@@ -86,6 +87,15 @@ pub enum Command {
     /// The configuration: check it as `serve` would read it.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Print the shell completion script for SHELL (the Debian package installs bash, zsh
+    /// and fish ones).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), made from these same definitions.
+    #[command(hide = true)]
+    Manpage,
 }
 
 #[derive(Subcommand, Debug)]
@@ -104,7 +114,8 @@ pub const EX_CONFIG: u8 = 78;
 pub enum StoreCommand {
     /// Copy a site's SQLite database (and its recordings) into a PostgreSQL database, in
     /// chunks that are each committed: an interrupted copy resumes where it stopped when run
-    /// again. The counts of every table are compared at the end (docs/postgres.md).
+    /// again. The counts of every table are compared at the end
+    /// (/usr/share/doc/cxwatch/postgres.md).
     Copy(CopyArgs),
 }
 
@@ -211,9 +222,27 @@ fn fatal_json(message: &str, now: chrono::DateTime<chrono::Utc>) -> String {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    if let Some(Command::Openapi) = cli.command {
-        println!("{}", crate::api::openapi_json());
-        return Ok(ExitCode::SUCCESS);
+    match cli.command {
+        Some(Command::Openapi) => {
+            println!("{}", crate::api::openapi_json());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Completions { shell }) => {
+            use clap::CommandFactory;
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "cxwatch",
+                &mut std::io::stdout(),
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Manpage) => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
     }
     let serve_args = match &cli.command {
         Some(Command::Serve(a)) => a.clone(),
@@ -256,7 +285,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Store(StoreCommand::Copy(args))) => {
             runtime.block_on(store_copy(&config, args))
         }
-        Some(Command::Openapi) | Some(Command::Config(_)) => Ok(ExitCode::SUCCESS),
+        Some(Command::Openapi)
+        | Some(Command::Config(_))
+        | Some(Command::Completions { .. })
+        | Some(Command::Manpage) => Ok(ExitCode::SUCCESS),
     }
 }
 
@@ -424,7 +456,7 @@ fn sqlite_only(config: &Config, what: &str) -> anyhow::Result<()> {
     if config.store.is_postgres() {
         anyhow::bail!(
             "cxwatch {what} copies the SQLite file; this site's store is PostgreSQL ([store] url): \
-             use pg_dump / pg_restore or the database's managed backups (docs/postgres.md)"
+             use pg_dump / pg_restore or the database's managed backups (/usr/share/doc/cxwatch/postgres.md)"
         );
     }
     Ok(())
@@ -444,7 +476,7 @@ fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<ExitCode> {
         done.duration.as_secs_f64()
     );
     eprintln!(
-        "Recordings are not in the file: copy {}/recordings too (docs/backup.md).",
+        "Recordings are not in the file: copy {}/recordings too (/usr/share/doc/cxwatch/backup.md).",
         config.data_dir.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -215,7 +215,12 @@ async fn docs_list_every_metric_and_the_dashboard_uses_it() {
     let (_, _, text) = scrape(&app, Some("t")).await;
     let docs =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/metrics.md")).unwrap();
-    let dashboard = &docs[docs.find("```json").unwrap()..];
+    let dashboard = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/grafana-dashboard.json"
+    ))
+    .unwrap();
+    serde_json::from_str::<serde_json::Value>(&dashboard).expect("the dashboard is JSON");
     let names: Vec<&str> = text
         .lines()
         .filter_map(|l| l.strip_prefix("# TYPE "))
