@@ -45,9 +45,7 @@ fn build_ui() -> PathBuf {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("ui-dist");
 
     let npm = if cfg!(windows) { "npm.cmd" } else { "npm" };
-    if Command::new(npm).arg("--version").output().is_err() {
-        fail("npm not found: install Node.js 20+ with npm, or set CXWATCH_UI_DIST to a UI built beforehand");
-    }
+    check_node(npm);
     let lock = ui.join("package-lock.json");
     let marker = ui.join("node_modules/.package-lock.json");
     if is_stale(&marker, &lock) {
@@ -61,6 +59,46 @@ fn build_ui() -> PathBuf {
         .arg("--emptyOutDir")
         .current_dir(&ui));
     out
+}
+
+/// What Vite needs (its `engines`: ^20.19.0 || >=22.12.0); ui/package.json says the same.
+const NODE_NEEDED: &str = "Node.js 20.19+ (or 22.12+) with npm 10+";
+
+/// Fails early, and readably, when Node.js or npm is missing or too old for the UI build.
+fn check_node(npm: &str) {
+    let version = |cmd: &str| -> Option<Vec<u32>> {
+        let out = Command::new(cmd).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let parts = text.trim().trim_start_matches('v').split('.');
+        parts.map(|p| p.parse().ok()).collect()
+    };
+    let hint = "or set CXWATCH_UI_DIST to a UI built beforehand (see README.md)";
+    let Some(node) = version("node") else {
+        fail(&format!("node not found: install {NODE_NEEDED}, {hint}"));
+    };
+    if !node_supported(&node) {
+        fail(&format!(
+            "Node.js {} is too old for the UI build: install {NODE_NEEDED}, {hint}",
+            join(&node)
+        ));
+    }
+    match version(npm) {
+        None => fail(&format!("npm not found: install {NODE_NEEDED}, {hint}")),
+        Some(v) if v.first().copied().unwrap_or(0) < 10 => fail(&format!(
+            "npm {} is too old for the UI build: install {NODE_NEEDED}, {hint}",
+            join(&v)
+        )),
+        Some(_) => {}
+    }
+}
+
+fn node_supported(v: &[u32]) -> bool {
+    let (major, minor) = (v.first().copied().unwrap_or(0), v.get(1).copied().unwrap_or(0));
+    (major == 20 && minor >= 19) || (major == 22 && minor >= 12) || major >= 23
+}
+
+fn join(v: &[u32]) -> String {
+    v.iter().map(u32::to_string).collect::<Vec<_>>().join(".")
 }
 
 fn is_stale(marker: &Path, source: &Path) -> bool {
