@@ -45,7 +45,8 @@ pub const MAX_HEADER_LINES: usize = 1024;
 /// Most bytes of an HTTP/2 request's header list as HTTP/2 counts them (names, values and
 /// 32 bytes a field; hyper's default is 16 KiB): room for `limits::MAX_HEADER_BYTES` of
 /// names and values in up to [`MAX_HEADER_LINES`] fields, so that the envelope's 431
-/// decides there too. Above this the HTTP/2 layer answers 431 with an empty body.
+/// decides there too. Above this the HTTP/2 layer answers 431 with an empty body (far
+/// above, it refuses the stream). HTTP/2 has no limit on the number of fields.
 pub const MAX_H2_HEADER_LIST: u32 =
     (super::limits::MAX_HEADER_BYTES + 32 * MAX_HEADER_LINES) as u32;
 
