@@ -59,6 +59,9 @@ pub struct ServerConfig {
     pub header_timeout_secs: u64,
     /// Seconds a connection without a request in progress is kept open.
     pub idle_timeout_secs: u64,
+    /// Add `includeSubDomains` to `Strict-Transport-Security` (every subdomain of the
+    /// console's host names is then HTTPS-only in browsers that saw it).
+    pub hsts_include_subdomains: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -591,6 +594,7 @@ impl Default for ServerConfig {
             tls_handshake_timeout_secs: 10,
             header_timeout_secs: 10,
             idle_timeout_secs: 60,
+            hsts_include_subdomains: false,
         }
     }
 }

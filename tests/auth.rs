@@ -502,4 +502,76 @@ fn an_administrator_locked_out_lists_resets_and_removes_users_from_the_command_l
     assert!(out.contains("Removed user bob@example.com"), "{out}");
     let (_, out, _) = cli(&server, &["user", "list"], "");
     assert_eq!(out.lines().count(), 2, "{out}");
+
+/// A sign-in from the local address `from` (any of 127.0.0.0/8 reaches the server):
+/// (status, `Retry-After`, body).
+fn signin_from(
+    server: &Server,
+    from: &str,
+    username: &str,
+    password: &str,
+) -> (u16, String, Value) {
+    let c = reqwest::blocking::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .local_address(Some(from.parse().unwrap()))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let resp = c
+        .post(server.url("/api/auth/signin"))
+        .json(&json!({"username": username, "password": password}))
+        .send()
+        .unwrap();
+    let status = resp.status().as_u16();
+    let retry = resp
+        .headers()
+        .get("retry-after")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (status, retry, resp.json().unwrap())
+}
+
+#[test]
+fn guesses_from_one_address_neither_lock_the_user_out_elsewhere_nor_spray_freely() {
+    let server = start(Opts::default());
+    add_user(
+        &server,
+        "ops@x.test",
+        "admin",
+        "read-write",
+        "the right password",
+    );
+    // Five wrong guesses from one address: that address waits, even with the right password.
+    for i in 0..5 {
+        let (status, _, body) = signin_from(&server, "127.0.0.3", "ops@x.test", "wrong");
+        assert_eq!(status, 401, "guess {i}: {body}");
+    }
+    let (status, retry, body) =
+        signin_from(&server, "127.0.0.3", "ops@x.test", "the right password");
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(body["code"], "TOO_MANY_REQUESTS");
+    let wait: u64 = retry.parse().unwrap();
+    assert!((1..=30).contains(&wait), "{retry}");
+    assert_eq!(
+        body["messages"][0],
+        format!("Too many failed sign-in attempts; try again in {wait} seconds")
+    );
+    // The rightful user, from another address, signs in.
+    let (status, _, body) = signin_from(&server, "127.0.0.4", "ops@x.test", "the right password");
+    assert_eq!(status, 200, "{body}");
+
+    // One address guessing twenty usernames once each is throttled, whoever it tries next.
+    for i in 0..20 {
+        let (status, _, body) =
+            signin_from(&server, "127.0.0.5", &format!("user{i}@x.test"), "guess");
+        assert_eq!(status, 401, "username {i}: {body}");
+    }
+    let (status, retry, body) =
+        signin_from(&server, "127.0.0.5", "ops@x.test", "the right password");
+    assert_eq!(status, 429, "{body}");
+    let wait: u64 = retry.parse().unwrap();
+    assert!((120..=180).contains(&wait), "{retry}");
+    // Other addresses are not affected.
+    let (status, _, body) = signin_from(&server, "127.0.0.6", "ops@x.test", "the right password");
+    assert_eq!(status, 200, "{body}");
 }

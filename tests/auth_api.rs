@@ -336,3 +336,67 @@ async fn tokens_expire_and_remember_lasts_longer() {
     assert_denied_everywhere(&app, Some(short), "expired token").await;
     assert_token_works(&app, long).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_answers_are_never_stored_by_caches() {
+    let app = app_with_ada(AccessType::ReadWrite).await;
+    let ada = app
+        .store
+        .user_by_username("ada@example.com")
+        .await
+        .unwrap()
+        .unwrap();
+    let id = app
+        .store
+        .create_one_time_id(ada.id, cxwatch::store::now_secs())
+        .await
+        .unwrap();
+    let good = json!({"username": "ada@example.com", "password": PASSWORD});
+    let bad = json!({"username": "ada@example.com", "password": "nope"});
+    for (what, resp, status) in [
+        (
+            "signin",
+            app.client
+                .post("/api/auth/signin")
+                .body_json(&good)
+                .send()
+                .await,
+            200,
+        ),
+        (
+            "signin, wrong password",
+            app.client
+                .post("/api/auth/signin")
+                .body_json(&bad)
+                .send()
+                .await,
+            401,
+        ),
+        (
+            "getToken",
+            app.client
+                .get(format!("/api/auth/getToken?id={id}"))
+                .send()
+                .await,
+            200,
+        ),
+        (
+            "getToken, used id",
+            app.client
+                .get(format!("/api/auth/getToken?id={id}"))
+                .send()
+                .await,
+            401,
+        ),
+    ] {
+        assert_eq!(resp.0.status().as_u16(), status, "{what}");
+        assert_eq!(
+            resp.0
+                .headers()
+                .get("cache-control")
+                .map(|v| v.to_str().unwrap()),
+            Some("no-store"),
+            "{what}"
+        );
+    }
+}

@@ -144,9 +144,52 @@ fn a_token_from_one_instance_works_on_the_other_and_throttling_counts_both() {
         );
     }
     assert_eq!(
-        site.count("SELECT failures FROM signin_failures WHERE key = 'ada@example.com'"),
+        site.count(
+            "SELECT failures FROM signin_failures WHERE key = 'user 127.0.0.1 ada@example.com'"
+        ),
         5
     );
+    // The rightful user from another address signs in, on either instance.
+    for server in [&a, &b] {
+        let (status, body) = signin_from(server, "127.0.0.8", "ada@example.com", PASSWORD);
+        assert_eq!(status, 200, "{body}");
+    }
+
+    // Twenty usernames guessed once each from one address, spread over both instances: the
+    // address waits on either, whatever it tries next.
+    for i in 0..20 {
+        let server = if i % 2 == 0 { &a } else { &b };
+        let (status, body) = signin_from(server, "127.0.0.9", &format!("u{i}@example.com"), "x");
+        assert_eq!(status, 401, "guess {i}: {body}");
+    }
+    for server in [&a, &b] {
+        let (status, body) = signin_from(server, "127.0.0.9", "ada@example.com", PASSWORD);
+        assert_eq!(status, 429, "{body}");
+    }
+    assert_eq!(
+        site.count("SELECT failures FROM signin_failures WHERE key = 'source 127.0.0.9'"),
+        20
+    );
+}
+
+fn signin_from(
+    server: &common::Server,
+    from: &str,
+    username: &str,
+    password: &str,
+) -> (u16, Value) {
+    let c = reqwest::blocking::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .local_address(Some(from.parse().unwrap()))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let r = c
+        .post(server.url("/api/auth/signin"))
+        .json(&json!({"username": username, "password": password}))
+        .send()
+        .unwrap();
+    (r.status().as_u16(), r.json().unwrap_or(Value::Null))
 }
 
 /// A voice run of test case `case` at `t` (UTC ms), failing.

@@ -489,3 +489,51 @@ fn external_reference_check_finds_cdn_links() {
         external_references("<script>let u = 'https://x';</script><img src=\"data:x\">").is_empty()
     );
 }
+
+/// `GET /api/users` without a token, with `n` extra headers whose name and value take
+/// `bytes` bytes each.
+fn with_headers(server: &common::Server, n: usize, bytes: usize) -> (u16, Response) {
+    let mut req = client().get(server.url("/api/users"));
+    for i in 0..n {
+        let name = format!("x-h{i:04}");
+        req = req.header(name.as_str(), "v".repeat(bytes - name.len()));
+    }
+    let resp = req.send().unwrap();
+    (resp.status().as_u16(), resp)
+}
+
+#[test]
+fn headers_are_limited_by_their_size_with_the_envelope_and_hsts_can_cover_subdomains() {
+    let server = start(Opts {
+        env: vec![(
+            "CXWATCH_SERVER__HSTS_INCLUDE_SUBDOMAINS".into(),
+            "true".into(),
+        )],
+        ..Opts::default()
+    });
+    // 101 headers of 100 bytes (about 10 KB): the usual answer (401 without a token).
+    let (status, resp) = with_headers(&server, 101, 100);
+    assert_eq!(status, 401);
+    assert_eq!(
+        header(&resp, "strict-transport-security"),
+        "max-age=31536000; includeSubDomains"
+    );
+    // 1,000 headers of 32 bytes (32,000 bytes): still under 32 KiB.
+    assert_eq!(with_headers(&server, 1000, 32).0, 401);
+    // Over 32 KiB, in few large headers or in many small ones: 431 in the envelope.
+    for (n, bytes) in [(33, 1000), (1000, 40)] {
+        let (status, resp) = with_headers(&server, n, bytes);
+        assert_eq!(status, 431, "{n} headers of {bytes} bytes");
+        let body: serde_json::Value = resp.json().unwrap();
+        assert_eq!(body["code"], "REQUEST_HEADER_FIELDS_TOO_LARGE", "{body}");
+        assert_eq!(
+            body["messages"][0],
+            "The request's headers are larger than 32 KiB."
+        );
+    }
+    // More header lines than the HTTP layer parses: its own 431, with an empty body
+    // (docs/api.md says so).
+    let (status, resp) = with_headers(&server, 1100, 8);
+    assert_eq!(status, 431);
+    assert_eq!(resp.text().unwrap(), "");
+}

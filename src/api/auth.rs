@@ -2,7 +2,7 @@
 //! `crate::auth`; these handlers check input and shape the answers (see `docs/api.md`).
 
 use chrono::{DateTime, Utc};
-use poem::web::Data;
+use poem::web::{Data, RemoteAddr};
 use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
@@ -12,7 +12,7 @@ use super::guard::Auth;
 use super::AppState;
 use crate::auth::password::MAX_PASSWORD_LEN;
 use crate::auth::signin::{self, BAD_CREDENTIALS, KIOSK_NOT_ALLOWED};
-use crate::auth::throttle::too_many_message;
+use crate::auth::throttle::{source_of, too_many_message};
 use crate::auth::{SignInError, SignedIn, TokenLifetimes};
 use crate::domain::caller::Need;
 use crate::domain::rules::{Problems, Rule};
@@ -107,15 +107,19 @@ fn required<'a>(value: &'a Option<String>, field: &str, problems: &mut Problems)
 #[OpenApi(prefix_path = "/auth", tag = "super::ApiTags::Auth")]
 impl AuthApi {
     /// Signs in with a username and password. Wrong credentials (unknown user or wrong
-    /// password alike) answer 401; after repeated failures for a username, 429 until the
-    /// wait it names is over. With `kiosk`, a read-only kiosk session, or 403 for a user
-    /// not allowed one.
+    /// password alike) answer 401; after repeated failures for a username from one address,
+    /// or many failures from one address whatever the usernames, 429 until the wait it
+    /// names (`Retry-After`) is over. With `kiosk`, a read-only kiosk session, or 403 for a
+    /// user not allowed one.
     #[oai(path = "/signin", method = "post", operation_id = "signin")]
     async fn signin(
         &self,
         state: Data<&AppState>,
+        remote: &RemoteAddr,
         body: Json<SignInRequest>,
     ) -> ApiResult<SignInResponse> {
+        // The connection's peer (cxwatch reads no forwarding header for this).
+        let source = source_of(remote.as_socket_addr().map(|a| a.ip()));
         let body = body.0;
         let mut problems = Problems::default();
         let username = required(&body.username, "username", &mut problems).to_string();
@@ -141,6 +145,7 @@ impl AuthApi {
                 &state.throttle,
                 lifetimes,
                 &username,
+                &source,
                 password,
             )
             .await
@@ -150,6 +155,7 @@ impl AuthApi {
                 &state.throttle,
                 lifetimes,
                 &username,
+                &source,
                 password,
                 remember,
             )

@@ -145,6 +145,8 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                 let token = bearer(&req);
                 let ingest = req.uri().path().contains("/ingest/");
                 let allow = allowed_methods(req.uri().path());
+                // Sign-in answers carry tokens (or say why not): no cache keeps any of them.
+                let no_store = req.uri().path().starts_with("/auth/");
                 let actor = actor_of(&state, &req, token.as_deref(), ingest).await;
                 let answer = match crate::store::audit::as_actor(actor, ep.call(req)).await {
                     Ok(r) if is_bare_error(&r) => {
@@ -162,6 +164,11 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                     }
                 };
                 answer.map(|mut r| {
+                    if no_store {
+                        r.headers_mut()
+                            .entry(poem::http::header::CACHE_CONTROL)
+                            .or_insert(poem::http::HeaderValue::from_static("no-store"));
+                    }
                     // RFC 9110 §15.5.6: a 405 lists the methods the path has.
                     if r.status() == StatusCode::METHOD_NOT_ALLOWED {
                         if let Some(allow) = allow.and_then(|a| a.parse().ok()) {

@@ -68,7 +68,8 @@ pub enum SignInError {
     /// Unknown username or wrong password: the same answer for both.
     #[error("{BAD_CREDENTIALS}")]
     BadCredentials,
-    /// Too many failures for this username; try again after this many seconds.
+    /// Too many failures for this username from this source, or from this source across
+    /// usernames; try again after this many seconds.
     #[error("{}", super::throttle::too_many_message(*.0))]
     Throttled(u64),
     /// Right credentials, but an administrator has not allowed this user kiosk sessions.
@@ -79,17 +80,19 @@ pub enum SignInError {
 }
 
 /// Checks `username` and `password` and starts a session. Unknown usernames cost the same
-/// time as wrong passwords; repeated failures for a username are throttled. Expired tokens
-/// and one-time ids are swept on the way.
+/// time as wrong passwords; repeated failures for a username from `source`, and many
+/// failures from `source` whatever the usernames, are throttled. Expired tokens and
+/// one-time ids are swept on the way.
 pub async fn sign_in(
     store: &Store,
     throttle: &Throttle,
     lifetimes: TokenLifetimes,
     username: &str,
+    source: &str,
     password: String,
     remember: bool,
 ) -> Result<SignedIn, SignInError> {
-    let user = check_credentials(store, throttle, username, password).await?;
+    let user = check_credentials(store, throttle, username, source, password).await?;
     let now = now_secs();
     let expires_at = now + lifetimes.secs(remember);
     let token = store
@@ -113,9 +116,10 @@ pub async fn sign_in_kiosk(
     throttle: &Throttle,
     lifetimes: TokenLifetimes,
     username: &str,
+    source: &str,
     password: String,
 ) -> Result<SignedIn, SignInError> {
-    let user = check_credentials(store, throttle, username, password).await?;
+    let user = check_credentials(store, throttle, username, source, password).await?;
     let now = now_secs();
     let expires_at = now + lifetimes.secs(true);
     let Some(token) = store.start_kiosk_session(user.id, now, expires_at).await? else {
@@ -137,10 +141,11 @@ async fn check_credentials(
     store: &Store,
     throttle: &Throttle,
     username: &str,
+    source: &str,
     password: String,
 ) -> Result<User, SignInError> {
     throttle
-        .attempt(store, username)
+        .attempt(store, username, source)
         .await?
         .map_err(SignInError::Throttled)?;
     let found = store.credentials(username).await?;
@@ -164,11 +169,16 @@ async fn check_credentials(
     let user = match (user, ok) {
         (Some(u), true) => u,
         (known, _) => {
-            tracing::warn!(username, known_user = known.is_some(), "sign-in failed");
+            tracing::warn!(
+                username,
+                source,
+                known_user = known.is_some(),
+                "sign-in failed"
+            );
             return Err(SignInError::BadCredentials);
         }
     };
-    throttle.succeeded(store, username).await?;
+    throttle.succeeded(store, username, source).await?;
     Ok(user)
 }
 
@@ -242,6 +252,9 @@ mod tests {
         (dir, store)
     }
 
+    const HERE: &str = "192.0.2.1";
+    const THERE: &str = "198.51.100.2";
+
     const L: TokenLifetimes = TokenLifetimes {
         normal_secs: 60,
         remember_secs: 600,
@@ -256,6 +269,7 @@ mod tests {
             &throttle,
             L,
             "U@x.test",
+            HERE,
             "right-password".into(),
             true,
         )
@@ -273,7 +287,7 @@ mod tests {
         assert!(!session.can_write());
 
         for (name, pw) in [("u@x.test", "wrong-password"), ("nobody@x.test", "x")] {
-            let err = sign_in(&store, &throttle, L, name, pw.into(), false)
+            let err = sign_in(&store, &throttle, L, name, HERE, pw.into(), false)
                 .await
                 .unwrap_err();
             assert!(matches!(err, SignInError::BadCredentials), "{err}");
@@ -293,7 +307,7 @@ mod tests {
         let (_d, store) = with_user().await;
         let throttle = Throttle::default();
         for _ in 0..5 {
-            let err = sign_in(&store, &throttle, L, "u@x.test", "bad".into(), false)
+            let err = sign_in(&store, &throttle, L, "u@x.test", HERE, "bad".into(), false)
                 .await
                 .unwrap_err();
             assert!(matches!(err, SignInError::BadCredentials));
@@ -303,6 +317,7 @@ mod tests {
             &throttle,
             L,
             "u@x.test",
+            HERE,
             "right-password".into(),
             false,
         )
@@ -315,6 +330,60 @@ mod tests {
         assert!(err
             .to_string()
             .starts_with("Too many failed sign-in attempts"));
+        // The rightful user from another address is not made to wait.
+        let s = sign_in(
+            &store,
+            &throttle,
+            L,
+            "u@x.test",
+            THERE,
+            "right-password".into(),
+            false,
+        )
+        .await
+        .unwrap();
+        assert_eq!(s.user.username, "u@x.test");
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn one_source_guessing_many_usernames_is_throttled() {
+        let (_d, store) = with_user().await;
+        let throttle = Throttle::default();
+        for i in 0..20 {
+            let name = format!("guess{i}@x.test");
+            let err = sign_in(&store, &throttle, L, &name, HERE, "x".into(), false)
+                .await
+                .unwrap_err();
+            assert!(matches!(err, SignInError::BadCredentials), "{i}: {err}");
+        }
+        let err = sign_in(
+            &store,
+            &throttle,
+            L,
+            "u@x.test",
+            HERE,
+            "right-password".into(),
+            false,
+        )
+        .await
+        .unwrap_err();
+        // Three minutes from when the first failure started to be forgotten.
+        assert!(
+            matches!(err, SignInError::Throttled(s) if (150..=180).contains(&s)),
+            "{err}"
+        );
+        // From elsewhere the user signs in.
+        sign_in(
+            &store,
+            &throttle,
+            L,
+            "u@x.test",
+            THERE,
+            "right-password".into(),
+            false,
+        )
+        .await
+        .unwrap();
     }
 
     #[tokio::test(flavor = "multi_thread")]

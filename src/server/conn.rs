@@ -36,6 +36,20 @@ use tokio::sync::{watch, Notify};
 
 use crate::config::ServerConfig;
 
+/// Most header lines hyper parses in an HTTP/1.1 request (its default is 100, which
+/// refused 101 small headers, about 10 KB, with an empty 431). 32 bytes a line on average
+/// still fit `limits::MAX_HEADER_BYTES`, which is what refuses a large head, in the
+/// envelope. Above this count hyper answers 431 with an empty body itself.
+pub const MAX_HEADER_LINES: usize = 1024;
+
+/// Most bytes of an HTTP/2 request's header list as HTTP/2 counts them (names, values and
+/// 32 bytes a field; hyper's default is 16 KiB): room for `limits::MAX_HEADER_BYTES` of
+/// names and values in up to [`MAX_HEADER_LINES`] fields, so that the envelope's 431
+/// decides there too. Above this the HTTP/2 layer answers 431 with an empty body (far
+/// above, it refuses the stream). HTTP/2 has no limit on the number of fields.
+pub const MAX_H2_HEADER_LIST: u32 =
+    (super::limits::MAX_HEADER_BYTES + 32 * MAX_HEADER_LINES) as u32;
+
 /// The limits of [`run`], from `[server]`.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -312,8 +326,12 @@ impl Connection {
         builder
             .http1()
             .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_timeout);
-        builder.http2().timer(TokioTimer::new());
+            .header_read_timeout(limits.header_timeout)
+            .max_headers(MAX_HEADER_LINES);
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_header_list_size(MAX_H2_HEADER_LIST);
         let builder = match h2 {
             Some(true) => builder.http2_only(),
             Some(false) => builder.http1_only(),

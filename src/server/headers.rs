@@ -21,6 +21,8 @@ frame-ancestors 'none'";
 
 /// Sent under TLS only.
 pub const HSTS: &str = "max-age=31536000";
+/// [`HSTS`] with `server.hsts_include_subdomains`.
+pub const HSTS_SUBDOMAINS: &str = "max-age=31536000; includeSubDomains";
 
 /// Whether a path gets [`DOCS_CSP`].
 pub fn is_docs_path(path: &str) -> bool {
@@ -31,6 +33,8 @@ pub fn is_docs_path(path: &str) -> bool {
 pub struct SecurityHeaders {
     /// Served over TLS: add `Strict-Transport-Security`.
     pub tls: bool,
+    /// `server.hsts_include_subdomains`: [`HSTS_SUBDOMAINS`] instead of [`HSTS`].
+    pub include_subdomains: bool,
 }
 
 impl<E: Endpoint> Middleware<E> for SecurityHeaders {
@@ -39,14 +43,19 @@ impl<E: Endpoint> Middleware<E> for SecurityHeaders {
     fn transform(&self, inner: E) -> Self::Output {
         SecurityHeadersEndpoint {
             inner,
-            tls: self.tls,
+            hsts: self.tls.then_some(if self.include_subdomains {
+                HSTS_SUBDOMAINS
+            } else {
+                HSTS
+            }),
         }
     }
 }
 
 pub struct SecurityHeadersEndpoint<E> {
     inner: E,
-    tls: bool,
+    /// The `Strict-Transport-Security` value, under TLS only.
+    hsts: Option<&'static str>,
 }
 
 impl<E: Endpoint> Endpoint for SecurityHeadersEndpoint<E> {
@@ -77,10 +86,10 @@ impl<E: Endpoint> Endpoint for SecurityHeadersEndpoint<E> {
             "cross-origin-opener-policy",
             HeaderValue::from_static("same-origin"),
         );
-        if self.tls {
+        if let Some(hsts) = self.hsts {
             h.insert(
                 header::STRICT_TRANSPORT_SECURITY,
-                HeaderValue::from_static(HSTS),
+                HeaderValue::from_static(hsts),
             );
         } else {
             h.remove(header::STRICT_TRANSPORT_SECURITY);
@@ -121,16 +130,21 @@ mod tests {
 
     #[tokio::test]
     async fn headers_on_success_and_error_responses() {
-        let app = Route::new()
-            .at("/ok", make_sync(|_| "ok"))
-            .at(
-                "/fail",
-                poem::endpoint::make(|_| async {
-                    Err::<String, _>(poem::Error::from_status(StatusCode::BAD_REQUEST))
-                }),
-            )
-            .at("/api/docs", make_sync(|_| "docs"));
-        let tls = app.with(SecurityHeaders { tls: true });
+        let app = || {
+            Route::new()
+                .at("/ok", make_sync(|_| "ok"))
+                .at(
+                    "/fail",
+                    poem::endpoint::make(|_| async {
+                        Err::<String, _>(poem::Error::from_status(StatusCode::BAD_REQUEST))
+                    }),
+                )
+                .at("/api/docs", make_sync(|_| "docs"))
+        };
+        let tls = app().with(SecurityHeaders {
+            tls: true,
+            include_subdomains: false,
+        });
         for (path, status) in [
             ("/ok", StatusCode::OK),
             ("/fail", StatusCode::BAD_REQUEST),
@@ -157,9 +171,25 @@ mod tests {
             DOCS_CSP
         );
 
+        let subdomains = app().with(SecurityHeaders {
+            tls: true,
+            include_subdomains: true,
+        });
+        let resp = subdomains
+            .call(Request::builder().uri_str("/ok").finish())
+            .await
+            .unwrap();
+        assert_eq!(
+            resp.headers().get("strict-transport-security").unwrap(),
+            "max-age=31536000; includeSubDomains"
+        );
+
         let plain = Route::new()
             .at("/ok", make_sync(|_| "ok"))
-            .with(SecurityHeaders { tls: false });
+            .with(SecurityHeaders {
+                tls: false,
+                include_subdomains: true,
+            });
         let resp = plain
             .call(Request::builder().uri_str("/ok").finish())
             .await

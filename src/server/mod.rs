@@ -148,6 +148,7 @@ pub fn app_with(
         })
         .with(headers::SecurityHeaders {
             tls: !config.server.plain_http,
+            include_subdomains: config.server.hsts_include_subdomains,
         })
         .around(move |ep, req| metrics::count(telemetry.clone(), ep, req));
     Ok(route.boxed())

@@ -1,11 +1,20 @@
 //! PostgreSQL: the sign-in throttle's counts ([`ThrottleStore`]) in `signin_failures`, one
-//! row per username key, read and written under a row lock so that parallel attempts on
-//! several instances are each counted.
+//! row per key, read and written under row locks so that parallel attempts on several
+//! instances are each counted. An attempt touches two rows (`domain::throttle`):
+//!
+//! - `user <source> <username>`: the [`Failures`] of a username from a source (`failures`,
+//!   `last_ms`, `wait_until_ms` as named);
+//! - `source <source>`: the [`SourceFailures`] of a source across usernames, kept as
+//!   `wait_until_ms` = when all its failures are forgotten (`failures` holds how many are
+//!   left at `last_ms`, for reading only).
+//!
+//! (Rows of the first version, keyed by the username alone, are no longer read and go with
+//! the sweep.)
 
 use async_trait::async_trait;
 
 use super::Postgres;
-use crate::domain::throttle::{Failures, WINDOW};
+use crate::domain::throttle::{attempt_both, Failures, SourceFailures, WINDOW};
 use crate::store::throttle::ThrottleStore;
 use crate::store::StoreResult;
 
@@ -17,41 +26,72 @@ impl ThrottleStore for Postgres {
 
     async fn throttle_attempt(
         &self,
-        key: &str,
+        pair: &str,
+        source: &str,
         now_ms: i64,
     ) -> StoreResult<Result<(), std::time::Duration>> {
         let mut c = self.client().await?;
         let tx = c.transaction().await?;
-        // Forgotten rows go now and then (the window has run out for them anyway).
+        // Forgotten rows go now and then (the window has run out for them anyway): a pair
+        // is forgotten WINDOW after its wait, which ends at most WINDOW after its last
+        // attempt; a source when its failures are.
         if rand::random::<u8>() == 0 {
-            let before = now_ms - 2 * WINDOW.as_millis() as i64;
-            tx.execute("DELETE FROM signin_failures WHERE last_ms < $1", &[&before])
-                .await?;
-        }
-        tx.execute(
-            "INSERT INTO signin_failures (key, failures, last_ms) VALUES ($1, 0, $2)
-             ON CONFLICT (key) DO NOTHING",
-            &[&key, &now_ms],
-        )
-        .await?;
-        let row = tx
-            .query_one(
-                "SELECT failures, last_ms, wait_until_ms FROM signin_failures
-                  WHERE key = $1 FOR UPDATE",
-                &[&key],
+            let window = WINDOW.as_millis() as i64;
+            tx.execute(
+                "DELETE FROM signin_failures
+                  WHERE last_ms < $1 AND COALESCE(wait_until_ms, 0) < $2",
+                &[&(now_ms - 2 * window), &(now_ms - window)],
             )
             .await?;
-        let mut f = Failures {
-            count: row.get::<_, i64>(0) as u32,
-            last_ms: row.get(1),
-            wait_until_ms: row.get(2),
-        };
-        let verdict = f.attempt(now_ms);
+        }
+        // Both rows exist, then both are locked, always in the same order (by key: every
+        // `source …` before every `user …`) so that two attempts cannot wait for each other.
+        tx.execute(
+            "INSERT INTO signin_failures (key, failures, last_ms) VALUES ($1, 0, $3), ($2, 0, $3)
+             ON CONFLICT (key) DO NOTHING",
+            &[&source, &pair, &now_ms],
+        )
+        .await?;
+        let rows = tx
+            .query(
+                "SELECT key, failures, last_ms, wait_until_ms FROM signin_failures
+                  WHERE key = $1 OR key = $2 ORDER BY key FOR UPDATE",
+                &[&pair, &source],
+            )
+            .await?;
+        let mut p = Failures::default();
+        let mut s = SourceFailures::default();
+        for row in &rows {
+            let key: &str = row.get(0);
+            if key == pair {
+                p = Failures {
+                    count: row.get::<_, i64>(1) as u32,
+                    last_ms: row.get(2),
+                    wait_until_ms: row.get(3),
+                };
+            } else {
+                s = SourceFailures {
+                    until_ms: row.get::<_, Option<i64>>(3).unwrap_or(0),
+                };
+            }
+        }
+        let verdict = attempt_both(&mut p, &mut s, now_ms);
         if verdict.is_ok() {
             tx.execute(
                 "UPDATE signin_failures SET failures = $2, last_ms = $3, wait_until_ms = $4
                   WHERE key = $1",
-                &[&key, &i64::from(f.count), &f.last_ms, &f.wait_until_ms],
+                &[&pair, &i64::from(p.count), &p.last_ms, &p.wait_until_ms],
+            )
+            .await?;
+            tx.execute(
+                "UPDATE signin_failures SET failures = $2, last_ms = $3, wait_until_ms = $4
+                  WHERE key = $1",
+                &[
+                    &source,
+                    &i64::from(s.count(now_ms)),
+                    &now_ms,
+                    &Some(s.until_ms),
+                ],
             )
             .await?;
         }
@@ -59,11 +99,31 @@ impl ThrottleStore for Postgres {
         Ok(verdict)
     }
 
-    async fn throttle_succeeded(&self, key: &str) -> StoreResult<()> {
-        self.client()
-            .await?
-            .execute("DELETE FROM signin_failures WHERE key = $1", &[&key])
+    async fn throttle_succeeded(&self, pair: &str, source: &str) -> StoreResult<()> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        // The source's row first, as in an attempt.
+        let row = tx
+            .query_opt(
+                "SELECT wait_until_ms FROM signin_failures WHERE key = $1 FOR UPDATE",
+                &[&source],
+            )
             .await?;
+        if let Some(row) = row {
+            let mut s = SourceFailures {
+                until_ms: row.get::<_, Option<i64>>(0).unwrap_or(0),
+            };
+            s.succeeded();
+            let now_ms = crate::store::outbox::now_ms();
+            tx.execute(
+                "UPDATE signin_failures SET failures = $2, wait_until_ms = $3 WHERE key = $1",
+                &[&source, &i64::from(s.count(now_ms)), &Some(s.until_ms)],
+            )
+            .await?;
+        }
+        tx.execute("DELETE FROM signin_failures WHERE key = $1", &[&pair])
+            .await?;
+        tx.commit().await?;
         Ok(())
     }
 }

@@ -16,9 +16,10 @@ export interface paths {
         put?: never;
         /**
          * Signs in with a username and password. Wrong credentials (unknown user or wrong
-         *     password alike) answer 401; after repeated failures for a username, 429 until the
-         *     wait it names is over. With `kiosk`, a read-only kiosk session, or 403 for a user
-         *     not allowed one.
+         *     password alike) answer 401; after repeated failures for a username from one address,
+         *     or many failures from one address whatever the usernames, 429 until the wait it
+         *     names (`Retry-After`) is over. With `kiosk`, a read-only kiosk session, or 403 for a
+         *     user not allowed one.
          */
         post: operations["signin"];
         delete?: never;

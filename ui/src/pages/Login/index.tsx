@@ -12,8 +12,9 @@ import { startSession, takeIdleSignOut } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { ssoRedirectUrl, tenant } from "../../lib/tenant";
 import { VERSION } from "../../lib/version";
+import { type LoginFailure, loginFailure, loginFailureMessage } from "./failure";
 import { ssoErrorMessage, takeSsoError } from "./ssoErrors";
-import { LOGIN_ERROR_MS, type LoginFields, validateLogin } from "./validation";
+import { LOGIN_ERROR_MS, LOGIN_NOTICE_MS, type LoginFields, validateLogin } from "./validation";
 
 export function LoginPage() {
   const { t, i18n } = useLingui();
@@ -28,7 +29,7 @@ export function LoginPage() {
   const [busy, setBusy] = useState(false);
   // Read once: an idle sign-out says why the user is back here.
   const [idle] = useState(() => takeIdleSignOut());
-  const [failed, setFailed] = useState(false);
+  const [failed, setFailed] = useState<LoginFailure | null>(null);
   // Read once: a single sign-on that came back here says why (the code leaves the address).
   const [ssoError] = useState(() => {
     const { code, rest } = takeSsoError(window.location.search);
@@ -60,9 +61,12 @@ export function LoginPage() {
         setRefused(t`This user may not open a kiosk session: an administrator allows it in the user’s form.`);
         return;
       }
-      setFailed(true);
+      const failure = loginFailure(err);
+      setFailed(failure);
       clearTimeout(hideTimer.current);
-      hideTimer.current = setTimeout(() => setFailed(false), LOGIN_ERROR_MS);
+      // Wrong credentials: the spec's short modal; a wait or an outage stays long enough to read.
+      const shown = failure.kind === "credentials" ? LOGIN_ERROR_MS : LOGIN_NOTICE_MS;
+      hideTimer.current = setTimeout(() => setFailed(null), shown);
     } finally {
       setBusy(false);
     }
@@ -181,12 +185,10 @@ export function LoginPage() {
         ) : null}
       </main>
       <footer class="login-footer">v{VERSION}</footer>
-      <Modal open={failed} role="alertdialog" size="small" label={t`Sign-in failed`} testId="login-error">
-        <div class="login-error">
+      <Modal open={failed !== null} role="alertdialog" size="small" label={t`Sign-in failed`} testId="login-error">
+        <div class="login-error" data-failure={failed?.kind}>
           <ErrorIcon size={28} />
-          <p>
-            <Trans>Please check your credentials and try again, otherwise contact support</Trans>
-          </p>
+          <p>{failed ? i18n._(loginFailureMessage(failed)) : null}</p>
         </div>
       </Modal>
     </div>

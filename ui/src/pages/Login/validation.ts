@@ -17,3 +17,6 @@ export function validateLogin(fields: LoginFields): LoginErrors {
 
 /** The failed-login modal disappears after 2.5 s (spec §9). */
 export const LOGIN_ERROR_MS = 2500;
+
+/** A failed sign-in that is not about the credentials (a wait, an outage) stays 8 s to be read. */
+export const LOGIN_NOTICE_MS = 8000;
