@@ -66,6 +66,8 @@ declare module "frappe-charts/src/js/charts/BaseChart" {
     configure(options: FrappeOptions): void;
     setMeasures(options: FrappeOptions): void;
     renderLegend(): void;
+    /** Makes `tip`, the tooltip (an HTML element frappe-charts fills with innerHTML). */
+    makeTooltip(): void;
     update(data: FrappeData): void;
     destroy(): void;
   }
@@ -82,4 +84,12 @@ declare module "frappe-charts/src/js/charts/AxisChart" {
 declare module "frappe-charts/src/js/charts/DonutChart" {
   import BaseChart from "frappe-charts/src/js/charts/BaseChart";
   export default class DonutChart extends BaseChart {}
+}
+
+declare module "frappe-charts/src/js/objects/SvgTip" {
+  import type { SvgTip as Tip } from "frappe-charts/src/js/charts/BaseChart";
+
+  /** The tooltip element (used directly only by tests). */
+  const SvgTip: new (o: { parent: HTMLElement; colors?: string[] }) => Tip & { container: HTMLElement };
+  export default SvgTip;
 }

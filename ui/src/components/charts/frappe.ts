@@ -2,10 +2,18 @@
 // the library's ES sources keeps the bundle to what is needed (no heatmap, pie, line or export
 // code). The subclasses draw the real data at once (no zero-first animation), leave legends to
 // the surrounding HTML, and fill the tooltip with the console's own translated text.
+//
+// Every chart of the console is one of these two classes, and frappe-charts writes its tooltip
+// (title, values, list) with innerHTML, the one place it treats text as HTML (its axis labels,
+// title and legends are SVG text set with textContent). Both classes therefore escape whatever
+// reaches the tooltip (escapeTooltip in tooltip.ts), whoever calls it: the console's own tooltip text and
+// frappe-charts' own (a donut slice's label on hover), so no page can hand a test case name to
+// it as markup (issue 24).
 import AxisChart from "frappe-charts/src/js/charts/AxisChart";
 import type { FrappeData, FrappeOptions } from "frappe-charts/src/js/charts/BaseChart";
 import DonutChart from "frappe-charts/src/js/charts/DonutChart";
 import { countTicks } from "./ticks";
+import { escapeTooltip } from "./tooltip";
 
 export type { FrappeData };
 
@@ -95,6 +103,11 @@ export class StackedHourlyBars extends AxisChart {
 
   renderLegend(): void {}
 
+  makeTooltip(): void {
+    super.makeTooltip();
+    escapeTooltip(this.tip);
+  }
+
   // Whole-number ticks (frappe-charts' own would give 0.25, 0.5 ... for small counts).
   calcYAxisParameters(values: number[]): void {
     const fixed = this.yTicks && this.yTicks.length > 1 ? this.yTicks : null;
@@ -167,6 +180,11 @@ export class PlainDonut extends DonutChart {
   }
 
   renderLegend(): void {}
+
+  makeTooltip(): void {
+    super.makeTooltip();
+    escapeTooltip(this.tip);
+  }
 
   hoverSlice(path: SVGElement | null, i: number, flag: boolean, e?: MouseEvent): void {
     const base = DonutChart.prototype as unknown as {
