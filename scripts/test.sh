@@ -64,7 +64,8 @@ step "UI API types match the server's OpenAPI document"
 (cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent check:api)
 
 # The API fuzzer (scripts/fuzz.sh: schemathesis, installed in target/fuzz-venv when
-# missing) reuses the debug binary. CXWATCH_FUZZ=0 skips it.
+# missing) reuses the debug binary, on an empty and on a seeded (demo) database.
+# CXWATCH_FUZZ=0 skips it.
 if [ "${CXWATCH_FUZZ:-1}" = 1 ]; then
   step "API fuzzing (schemathesis)"
   scripts/fuzz.sh

@@ -179,6 +179,10 @@ pub struct ServeArgs {
     /// Seed of the demo data (with --demo): the same seed gives the same history.
     #[arg(long, value_name = "N", requires = "demo")]
     pub demo_seed: Option<u64>,
+    /// Days of demo history to load (with --demo): 1 to 30, default 30. A shorter history
+    /// loads sooner (tests, a quick look).
+    #[arg(long, value_name = "DAYS", requires = "demo", value_parser = clap::value_parser!(i64).range(1..=30))]
+    pub demo_days: Option<i64>,
 }
 
 pub fn main() -> ExitCode {
@@ -324,7 +328,7 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
                     .await??;
             let url = crate::demo_accounts::console_url(&config);
             print!("{}", crate::demo_accounts::credentials_box(&url, &accounts));
-            crate::demo::start(store, &config, args.demo_seed).await?;
+            crate::demo::start(store, &config, args.demo_seed, args.demo_days).await?;
         }
         let config_path = common.config.clone().or_else(|| {
             Some(PathBuf::from(crate::config::DEFAULT_CONFIG_PATH)).filter(|p| p.exists())

@@ -7,6 +7,7 @@ mod harness;
 
 use harness::App;
 use poem::http::Method;
+use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn method_not_allowed_lists_the_paths_methods() {
@@ -83,4 +84,334 @@ async fn long_address_and_large_headers_get_the_envelope() {
     // Below the limits: the usual answer (401 without a token).
     let resp = app.client.get("/api/users?search=ok").send().await;
     resp.assert_status(poem::http::StatusCode::UNAUTHORIZED);
+}
+
+/// A site with a day of the demo's history (runs with and without step timings, MOS and
+/// recordings; reports, alerts, notifications, the audit of it all) in the app's store.
+fn seed_demo(store: &cxwatch::store::Store) -> (chrono::DateTime<chrono::Utc>, String) {
+    use cxwatch::demo::audio::ClipId;
+    use cxwatch::demo::generator::Generator;
+    use cxwatch::store::catalog::GroupDraft;
+    use cxwatch::store::Store;
+    use std::collections::HashMap;
+
+    let store = store.clone();
+    std::thread::spawn(move || {
+        let config = cxwatch::config::Config::default();
+        let tz = config.tz();
+        let clips: HashMap<ClipId, String> = ClipId::ALL
+            .iter()
+            .map(|c| {
+                let rec = Store::block_on(store.put_recording(c.wav().into(), "audio/wav"));
+                (*c, rec.unwrap().id)
+            })
+            .collect();
+        let clip = clips.values().next().unwrap().clone();
+        let generator = std::sync::Arc::new(Generator::new(7, tz, chrono::Utc::now(), clips));
+        let to = generator.anchor();
+        let from = to - chrono::Duration::days(1);
+        let g = generator.clone();
+        cxwatch::demo::ingest_history(&store, &generator, tz, from, to, |store| {
+            for group in &g.catalog().groups {
+                Store::block_on(store.create_group(&GroupDraft {
+                    name: group.name.to_string(),
+                    channel: group.channel,
+                    test_case_ids: group.cases.to_vec(),
+                }))?;
+            }
+            Store::block_on(store.put_health(g.health_at(to)))?;
+            cxwatch::demo::reports::seed_reports(store, tz, to)?;
+            Ok(())
+        })
+        .unwrap();
+        Store::block_on(cxwatch::demo::distributions::ensure(&store, &config)).unwrap();
+        cxwatch::demo::alerts::ensure(&store, tz, from.timestamp_millis()).unwrap();
+        (to, clip)
+    })
+    .join()
+    .unwrap()
+}
+
+/// Errors of `value` against an OpenAPI 3.0 schema of `doc` (the subset poem-openapi
+/// writes: `$ref`, `allOf`/`oneOf`/`anyOf`, `type`, `nullable`, `properties`, `required`,
+/// `items`, `additionalProperties`, `enum`), each with its JSON path.
+fn schema_errors(doc: &Value, schema: &Value, value: &Value, at: &str, out: &mut Vec<String>) {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let name = r.trim_start_matches("#/components/schemas/");
+        return schema_errors(doc, &doc["components"]["schemas"][name], value, at, out);
+    }
+    if value.is_null() {
+        if schema["nullable"] != Value::Bool(true) && schema_says_something(schema) {
+            out.push(format!(
+                "{at}: null, but the schema is not nullable: {schema}"
+            ));
+        }
+        return;
+    }
+    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+        for s in all {
+            schema_errors(doc, s, value, at, out);
+        }
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(any) = schema.get(key).and_then(Value::as_array) {
+            let fits = any.iter().any(|s| {
+                let mut e = Vec::new();
+                schema_errors(doc, s, value, at, &mut e);
+                e.is_empty()
+            });
+            if !fits {
+                out.push(format!("{at}: fits none of {key}"));
+            }
+        }
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
+        if !allowed.contains(value) {
+            out.push(format!("{at}: {value} is not one of {allowed:?}"));
+        }
+    }
+    let fits = match schema.get("type").and_then(Value::as_str) {
+        None => true,
+        Some("object") => value.is_object(),
+        Some("array") => value.is_array(),
+        Some("string") => value.is_string(),
+        Some("integer") => value.is_i64() || value.is_u64(),
+        Some("number") => value.is_number(),
+        Some("boolean") => value.is_boolean(),
+        Some(other) => panic!("type {other} in the document"),
+    };
+    if !fits {
+        out.push(format!("{at}: {value} is not a {}", schema["type"]));
+        return;
+    }
+    if let Some(obj) = value.as_object() {
+        for req in schema["required"].as_array().into_iter().flatten() {
+            if !obj.contains_key(req.as_str().unwrap()) {
+                out.push(format!("{at}: {req} is missing"));
+            }
+        }
+        for (k, v) in obj {
+            if let Some(s) = schema["properties"].get(k) {
+                schema_errors(doc, s, v, &format!("{at}.{k}"), out);
+            } else if let Some(s) = schema.get("additionalProperties").filter(|s| s.is_object()) {
+                schema_errors(doc, s, v, &format!("{at}.{k}"), out);
+            }
+        }
+    }
+    if let (Some(items), Some(arr)) = (schema.get("items"), value.as_array()) {
+        for (i, v) in arr.iter().enumerate() {
+            schema_errors(doc, items, v, &format!("{at}[{i}]"), out);
+        }
+    }
+}
+
+/// Whether a schema restricts its value at all (`{}` allows null too).
+fn schema_says_something(schema: &Value) -> bool {
+    [
+        "type",
+        "allOf",
+        "oneOf",
+        "anyOf",
+        "enum",
+        "properties",
+        "items",
+    ]
+    .iter()
+    .any(|k| schema.get(k).is_some())
+}
+
+/// `text` without the indexes of its JSON paths: `a[12].b` is `a[].b`.
+fn unindexed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_index = false;
+    for c in text.chars() {
+        match c {
+            '[' => in_index = true,
+            ']' if in_index => in_index = false,
+            c if in_index && c.is_ascii_digit() => continue,
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The first `id` in a list answer's data (an array, or a page's `content`).
+fn first_id(answer: &Value) -> i64 {
+    let data = &answer["data"];
+    let items = data
+        .as_array()
+        .or_else(|| data["content"].as_array())
+        .unwrap_or_else(|| panic!("not a list: {answer}"));
+    items
+        .iter()
+        .find_map(|i| i["id"].as_i64())
+        .unwrap_or_else(|| panic!("no id in {answer}"))
+}
+
+/// Answers on real data carry what an empty database never shows (null timings, MOS and
+/// latencies, reports without a ticket, recordings, CSV exports): every one must be what
+/// the OpenAPI document says, body and content type, as the fuzzer (`scripts/fuzz.sh` on
+/// the demo's data) checks them.
+#[tokio::test(flavor = "multi_thread")]
+async fn answers_on_demo_data_match_the_document() {
+    use cxwatch::domain::caller::{AccessType, Role};
+
+    let app = App::new();
+    let (to, clip) = seed_demo(&app.store);
+    let admin = app
+        .user("admin@example.com", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    let doc: Value = serde_json::from_str(&cxwatch::api::openapi_json()).unwrap();
+    let day = to.format("%Y-%m-%d").to_string();
+    let from = (to - chrono::Duration::days(1))
+        .format("%Y-%m-%d")
+        .to_string();
+    let token = Some(admin.token.as_str());
+
+    let mut errors = Vec::new();
+    let mut checked = 0;
+    let mut check = |template: &str, answer: &Value| {
+        let content = &doc["paths"][template.trim_start_matches("/api")]["get"]["responses"]["200"]
+            ["content"];
+        let schema = content
+            .as_object()
+            .and_then(|c| c.iter().find(|(k, _)| k.starts_with("application/json")))
+            .map(|(_, media)| &media["schema"])
+            .unwrap_or_else(|| panic!("{template} has no JSON 200 answer"));
+        schema_errors(&doc, schema, answer, template, &mut errors);
+        checked += 1;
+    };
+    let get = async |path: String| {
+        let (status, answer) = app.call(Method::GET, &path, token, None).await;
+        assert_eq!(status, 200, "{path}: {answer}");
+        answer
+    };
+
+    let groups = get("/api/trs/v1/groups".into()).await;
+    let group = first_id(&groups);
+    let runs = get(format!(
+        "/api/trs/v1/groups/{group}/runs?startDate={from}&endDate={day}&pageSize=1000"
+    ))
+    .await;
+    let run_ids: Vec<i64> = runs["data"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["runId"].as_i64())
+        .take(40)
+        .collect();
+    assert!(!run_ids.is_empty(), "no runs");
+    let reports = get("/api/reports".into()).await;
+    let report = first_id(&reports);
+    let events = get("/api/alerts/events".into()).await;
+
+    for (template, path) in [
+        ("/api/trs/v1/groups", "/api/trs/v1/groups".to_string()),
+        (
+            "/api/trs/v1/groups/health",
+            "/api/trs/v1/groups/health".into(),
+        ),
+        (
+            "/api/trs/v1/groups/recent",
+            "/api/trs/v1/groups/recent".into(),
+        ),
+        (
+            "/api/trs/v1/groups/{id}/metric",
+            format!("/api/trs/v1/groups/{group}/metric?startDate={from}&endDate={day}"),
+        ),
+        (
+            "/api/trs/v1/groups/{id}/metric",
+            format!(
+                "/api/trs/v1/groups/{group}/metric?level=segment&startDate={from}&endDate={day}"
+            ),
+        ),
+        (
+            "/api/trs/v1/groups/{id}/mos",
+            format!("/api/trs/v1/groups/{group}/mos?startDate={from}&endDate={day}"),
+        ),
+        (
+            "/api/trs/v1/groups/{id}/runs",
+            format!("/api/trs/v1/groups/{group}/runs?startDate={from}&endDate={day}&pageSize=1000"),
+        ),
+        ("/api/reports", "/api/reports".into()),
+        ("/api/reports/{id}", format!("/api/reports/{report}")),
+        (
+            "/api/reports/{id}/latency",
+            format!("/api/reports/{report}/latency"),
+        ),
+        (
+            "/api/reports/{id}/testruns",
+            format!("/api/reports/{report}/testruns"),
+        ),
+        ("/api/alerts/events", "/api/alerts/events".into()),
+        ("/api/notifications", "/api/notifications".into()),
+        ("/api/audit", "/api/audit".into()),
+    ] {
+        let answer = get(path).await;
+        check(template, &answer);
+    }
+    for id in &run_ids {
+        let answer = get(format!("/api/trs/v1/testruns/{id}")).await;
+        check("/api/trs/v1/testruns/{id}", &answer);
+    }
+    if events["data"]["content"]
+        .as_array()
+        .is_some_and(|e| !e.is_empty())
+    {
+        let id = first_id(&events);
+        let answer = get(format!("/api/alerts/events/{id}")).await;
+        check("/api/alerts/events/{id}", &answer);
+    }
+    // One line per field of an operation, whatever the item: `data[3].x` is `data[].x`.
+    let distinct: std::collections::BTreeSet<String> =
+        errors.iter().map(|e| unindexed(e)).collect();
+    assert!(
+        errors.is_empty(),
+        "{checked} answers, {} errors in {} fields:\n{}",
+        errors.len(),
+        distinct.len(),
+        distinct.into_iter().collect::<Vec<_>>().join("\n")
+    );
+
+    // Downloads: the content type sent is one the document names.
+    for (template, path) in [
+        (
+            "/api/trs/v1/recordings/{id}",
+            format!("/api/trs/v1/recordings/{clip}"),
+        ),
+        (
+            "/api/trs/v1/getContent",
+            format!("/api/trs/v1/getContent?attachmentUrl=recordings/{clip}"),
+        ),
+        (
+            "/api/reports/{id}/export",
+            format!("/api/reports/{report}/export"),
+        ),
+    ] {
+        let resp = app
+            .client
+            .get(&path)
+            .header("authorization", format!("Bearer {}", admin.token))
+            .send()
+            .await;
+        resp.assert_status_is_ok();
+        let sent = resp.0.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let essence = sent.split(';').next().unwrap().trim();
+        let documented: Vec<&String> = doc["paths"][template.trim_start_matches("/api")]["get"]
+            ["responses"]["200"]["content"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert!(
+            documented
+                .iter()
+                .any(|d| d.split(';').next().unwrap().trim() == essence),
+            "{path}: sent {sent}, documented {documented:?}"
+        );
+    }
 }

@@ -246,10 +246,10 @@ impl AlertSettingsApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Settings per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Part of the label, the group's or the contact group's name, without case.
         search: Query<Option<String>>,
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
@@ -258,7 +258,12 @@ impl AlertSettingsApi {
     ) -> ApiResult<Json<Envelope<Page<AlertSetting>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, SETTING_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            SETTING_PAGE_SIZE,
+            &mut p,
+        );
         let sort = params::sort(
             sort.0.as_deref(),
             AlertSettingSortField::parse,

@@ -65,6 +65,7 @@ pub struct AlertDetails {
     #[oai(flatten)]
     pub event: AlertEventBase,
     /// The issue-tracker ticket of the event (the tickets issue), null when none.
+    #[oai(nullable)]
     pub jira_ticket: Option<String>,
     /// Time of the first run, RFC 3339 UTC.
     #[oai(skip_serializing_if_is_none)]
@@ -186,16 +187,21 @@ impl AlertsApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Events per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Only events whose first run has this status: 7 failure, 3 pass, 4 warning.
         status: Query<Option<i64>>,
     ) -> ApiResult<Json<Envelope<Page<AlertEvent>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            PAGE_SIZE,
+            &mut p,
+        );
         if let Some(s) = status.0.filter(|s| ![3, 4, 7].contains(s)) {
             p.push(
                 "status",

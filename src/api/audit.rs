@@ -38,8 +38,10 @@ pub struct AuditEntry {
     /// The id or name of what was changed.
     pub target: String,
     /// The values before (absent for a creation).
+    #[oai(nullable)]
     pub before: Option<serde_json::Value>,
     /// The values after (absent for a deletion).
+    #[oai(nullable)]
     pub after: Option<serde_json::Value>,
 }
 
@@ -91,10 +93,10 @@ impl AuditApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Records per page, 1 to 1000 (default 50).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Only changes made by this user id.
         #[oai(name = "userId")]
         user_id: Query<Option<i64>>,
@@ -107,7 +109,12 @@ impl AuditApi {
     ) -> ApiResult<Json<Envelope<Page<AuditEntry>>>> {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, AUDIT_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            AUDIT_PAGE_SIZE,
+            &mut p,
+        );
         let filter = AuditFilter {
             user_id: user_id.0,
             kind: kind.0.filter(|k| !k.is_empty()),

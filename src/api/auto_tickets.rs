@@ -72,14 +72,19 @@ impl AutoTicketsApi {
         #[oai(name = "alertSettingId")] setting: Path<i64>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Tickets per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
     ) -> ApiResult<Json<Envelope<Page<AutoTicket>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            PAGE_SIZE,
+            &mut p,
+        );
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let v = state.store.alert_setting(caller.scope(), setting.0).await?;

@@ -241,10 +241,10 @@ impl DistributionsApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Lists per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Part of the list label, a contact label, address or number, without case.
         search: Query<Option<String>>,
         /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice.
@@ -256,7 +256,12 @@ impl DistributionsApi {
     ) -> ApiResult<Json<Envelope<Page<Distribution>>>> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            PAGE_SIZE,
+            &mut p,
+        );
         let sort = params::sort(
             sort.0.as_deref(),
             DistributionSortField::parse,

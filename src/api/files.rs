@@ -4,9 +4,10 @@
 //! Only recordings in the store are served: `getContent` never follows an outside URL.
 
 use poem::web::Data;
-use poem::{Body, Request};
+use poem::{Body, IntoResponse, Request, Response};
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::{Binary, Json};
+use poem_openapi::registry::{MetaMediaType, MetaResponses, Registry};
 use poem_openapi::{ApiResponse, OpenApi};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
@@ -16,6 +17,7 @@ use super::params;
 use super::AppState;
 use crate::domain::caller::{Need, Scope};
 use crate::domain::ingest::is_recording_id;
+use crate::store::recordings::CONTENT_TYPES;
 
 pub struct FilesApi;
 
@@ -45,6 +47,39 @@ enum FileResponse {
     /// The range starts beyond the end of the file.
     #[oai(status = 416)]
     NotSatisfiable(Json<ErrorBody>, #[oai(header = "Content-Range")] String),
+}
+
+/// A recording's answer: [`FileResponse`], whose document names the content types a
+/// recording is stored with ([`CONTENT_TYPES`]) rather than `application/octet-stream`.
+pub struct Recording(FileResponse);
+
+impl IntoResponse for Recording {
+    fn into_response(self) -> Response {
+        self.0.into_response()
+    }
+}
+
+impl ApiResponse for Recording {
+    fn meta() -> MetaResponses {
+        let mut meta = FileResponse::meta();
+        for answer in &mut meta.responses {
+            if let (Some(200 | 206), Some(binary)) = (answer.status, answer.content.first()) {
+                let schema = binary.schema.clone();
+                answer.content = CONTENT_TYPES
+                    .iter()
+                    .map(|content_type| MetaMediaType {
+                        content_type,
+                        schema: schema.clone(),
+                    })
+                    .collect();
+            }
+        }
+        meta
+    }
+
+    fn register(registry: &mut Registry) {
+        FileResponse::register(registry);
+    }
 }
 
 /// What a `Range` header asks of a file of `size` bytes.
@@ -107,7 +142,11 @@ pub fn attachment_id(url: &str) -> Option<&str> {
     is_recording_id(id).then_some(id)
 }
 
-async fn serve(state: &AppState, scope: Scope, req: &Request, id: &str) -> ApiResult<FileResponse> {
+async fn serve(state: &AppState, scope: Scope, req: &Request, id: &str) -> ApiResult<Recording> {
+    file(state, scope, req, id).await.map(Recording)
+}
+
+async fn file(state: &AppState, scope: Scope, req: &Request, id: &str) -> ApiResult<FileResponse> {
     let found = state.store.recording(scope, id).await?;
     let rec = params::visible(found, format_args!("Recording {id}"))?;
     let path = rec.path;
@@ -180,7 +219,7 @@ impl FilesApi {
         state: Data<&AppState>,
         req: &Request,
         id: Path<String>,
-    ) -> ApiResult<FileResponse> {
+    ) -> ApiResult<Recording> {
         let caller = auth.require(Need::SignedIn)?;
         if !is_recording_id(&id.0) {
             return Err(ApiError::not_found(format!(
@@ -202,7 +241,7 @@ impl FilesApi {
         /// `recordings/{id}` as a run detail gives it.
         #[oai(name = "attachmentUrl")]
         attachment_url: Query<String>,
-    ) -> ApiResult<FileResponse> {
+    ) -> ApiResult<Recording> {
         let caller = auth.require(Need::SignedIn)?;
         let url = attachment_url.0;
         if url.trim().is_empty() {

@@ -190,10 +190,10 @@ impl GroupsApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Groups per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Part of the name, without case, or the id.
         search: Query<Option<String>>,
         /// `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
@@ -202,7 +202,12 @@ impl GroupsApi {
     ) -> ApiResult<Json<Envelope<Page<GroupItem>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, GROUP_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            GROUP_PAGE_SIZE,
+            &mut p,
+        );
         let sort = params::sort(
             sort.0.as_deref(),
             GroupSortField::parse,

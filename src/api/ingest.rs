@@ -63,6 +63,38 @@ impl<'a, T: Type> ApiExtractor<'a> for JsonBody<T> {
     }
 }
 
+/// A recording's request body, read raw and documented with the content types a recording
+/// is stored with ([`recordings::CONTENT_TYPES`]); the handler refuses others with 415.
+pub struct AudioBody(pub Body);
+
+impl<'a> ApiExtractor<'a> for AudioBody {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn request_meta() -> Option<MetaRequest> {
+        Some(MetaRequest {
+            description: None,
+            content: recordings::CONTENT_TYPES
+                .iter()
+                .map(|content_type| MetaMediaType {
+                    content_type,
+                    schema: <Binary<Body> as poem_openapi::payload::Payload>::schema_ref(),
+                })
+                .collect(),
+            required: true,
+        })
+    }
+
+    async fn from_request(
+        _request: &'a Request,
+        body: &mut RequestBody,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        Ok(AudioBody(body.take()?))
+    }
+}
+
 /// 415 unless the request's Content-Type is `application/json` (parameters allowed).
 fn require_json(req: &Request) -> ApiResult<()> {
     let given = req
@@ -264,7 +296,7 @@ impl IngestApi {
         _key: IngestKey,
         state: Data<&AppState>,
         req: &Request,
-        body: Binary<Body>,
+        body: AudioBody,
     ) -> ApiResult<Json<Envelope<RecordingCreated>>> {
         let given = req
             .headers()

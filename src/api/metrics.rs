@@ -55,24 +55,34 @@ pub struct GroupMetric {
     /// of every day.
     pub hourly_status: Vec<HourlyStatus>,
     /// Segment id (null on case level).
+    #[oai(nullable)]
     pub segment_id: Option<i64>,
     /// Segment name (null on case level).
+    #[oai(nullable)]
     pub segment_name: Option<String>,
     /// Stopped runs (already counted in failureCount).
     pub stopped_count: u64,
     /// Number of step latencies measured.
     pub latency_count: u64,
     /// Step latency in seconds, 2 decimals; null without measurements.
+    #[oai(nullable)]
     pub avg_latency: Option<f64>,
+    #[oai(nullable)]
     pub min_latency: Option<f64>,
+    #[oai(nullable)]
     pub max_latency: Option<f64>,
+    #[oai(nullable)]
     pub median_latency: Option<f64>,
     /// Runs with a MOS (case level; 0 on segment level).
     pub mos_count: u64,
     /// mosCqIn, 1 decimal; null without runs that have one.
+    #[oai(nullable)]
     pub avg_mos_cq: Option<f64>,
+    #[oai(nullable)]
     pub min_mos_cq: Option<f64>,
+    #[oai(nullable)]
     pub max_mos_cq: Option<f64>,
+    #[oai(nullable)]
     pub median_mos_cq: Option<f64>,
 }
 
@@ -83,9 +93,13 @@ pub struct MosRow {
     /// `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date.
     pub hourly: String,
     /// 1 decimal; null when no run in that hour has a MOS.
+    #[oai(nullable)]
     pub min_mos_cq: Option<f64>,
+    #[oai(nullable)]
     pub max_mos_cq: Option<f64>,
+    #[oai(nullable)]
     pub avg_mos_cq: Option<f64>,
+    #[oai(nullable)]
     pub median_mos_cq: Option<f64>,
     /// Runs with a MOS in that hour.
     pub run_count: u64,

@@ -41,11 +41,14 @@ pub struct Notification {
     /// Attempts made so far.
     pub attempts: u32,
     /// Why the last attempt failed (also while queued for a retry).
+    #[oai(nullable)]
     pub reason: Option<String>,
     /// RFC 3339, UTC.
     pub created_time: String,
     /// When it is tried next (queued only).
+    #[oai(nullable)]
     pub next_attempt_time: Option<String>,
+    #[oai(nullable)]
     pub sent_time: Option<String>,
 }
 
@@ -84,10 +87,10 @@ impl NotificationsApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Notifications per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Only those of this cause (`testContact`, `alert:{id}`).
         cause: Query<Option<String>>,
         /// Only those in this state: `queued`, `sent` or `failed`.
@@ -96,7 +99,12 @@ impl NotificationsApi {
     ) -> ApiResult<Json<Envelope<Page<Notification>>>> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            PAGE_SIZE,
+            &mut p,
+        );
         let st = only.0.as_deref().filter(|s| !s.is_empty()).and_then(|s| {
             NotificationState::parse(s).or_else(|| {
                 p.push(

@@ -329,3 +329,60 @@ mod tests {
         assert_eq!(p.0.len(), 2);
     }
 }
+
+/// An integer query parameter whose document states its range (`minimum`, `maximum`), so
+/// that a client (or a fuzzer) knows what is accepted. Any integer parses: the handler
+/// checks the range itself and names the parameter and the range in its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranged<const MIN: i64, const MAX: i64>(pub i64);
+
+impl<const MIN: i64, const MAX: i64> poem_openapi::types::Type for Ranged<MIN, MAX> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = i64;
+    type RawElementValueType = i64;
+
+    fn name() -> std::borrow::Cow<'static, str> {
+        format!("integer({MIN}..={MAX})").into()
+    }
+
+    fn schema_ref() -> poem_openapi::registry::MetaSchemaRef {
+        poem_openapi::registry::MetaSchemaRef::Inline(Box::new(
+            poem_openapi::registry::MetaSchema {
+                format: Some("int64"),
+                minimum: Some(MIN as f64),
+                maximum: Some(MAX as f64),
+                ..poem_openapi::registry::MetaSchema::new("integer")
+            },
+        ))
+    }
+
+    fn as_raw_value(&self) -> Option<&i64> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl<const MIN: i64, const MAX: i64> poem_openapi::types::ParseFromParameter for Ranged<MIN, MAX> {
+    fn parse_from_parameter(value: &str) -> poem_openapi::types::ParseResult<Self> {
+        <i64 as poem_openapi::types::ParseFromParameter>::parse_from_parameter(value)
+            .map(Ranged)
+            .map_err(poem_openapi::types::ParseError::propagate)
+    }
+}
+
+/// `pageNo`: 0 to [`MAX_PAGE_NO`].
+pub type PageNo = Ranged<0, { MAX_PAGE_NO as i64 }>;
+/// `pageSize`: 1 to [`MAX_PAGE_SIZE`].
+pub type PageSize = Ranged<1, { MAX_PAGE_SIZE as i64 }>;
+/// `hrSlot`: a local hour, 0 to 23.
+pub type HourSlot = Ranged<0, 23>;
+
+/// The values of optional ranged parameters.
+pub fn value<const MIN: i64, const MAX: i64>(p: Option<Ranged<MIN, MAX>>) -> Option<i64> {
+    p.map(|r| r.0)
+}

@@ -47,6 +47,7 @@ pub struct GroupRecentItem {
     /// Failed and stopped runs.
     pub failure_count: i64,
     /// Time of the latest run in the window (UTC); absent without runs.
+    #[oai(nullable)]
     pub last_run_time: Option<String>,
 }
 
@@ -78,14 +79,14 @@ impl RecentApi {
         auth: Auth,
         state: Data<&AppState>,
         /// Length of the window ending now, 1 to 1440 (default 15).
-        minutes: Query<Option<i64>>,
+        minutes: Query<Option<params::Ranged<1, RECENT_MINUTES_MAX>>>,
         /// `Manual` or `Schedule` (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<String>>,
     ) -> ApiResult<Json<Envelope<RecentStatus>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let minutes = minutes.0.unwrap_or(RECENT_MINUTES);
+        let minutes = params::value(minutes.0).unwrap_or(RECENT_MINUTES);
         if !(1..=RECENT_MINUTES_MAX).contains(&minutes) {
             p.push(
                 "minutes",

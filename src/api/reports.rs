@@ -67,6 +67,7 @@ pub struct Report {
     /// RFC 3339 UTC.
     pub last_modified_time: String,
     /// Issue-tracker ticket key (null when none).
+    #[oai(nullable)]
     pub jira_ticket: Option<String>,
 }
 
@@ -174,6 +175,7 @@ pub struct LatencyByHr {
     /// Local hour 0 to 23.
     pub hour: u32,
     /// Average step latency in seconds, 2 decimals; null without measurements.
+    #[oai(nullable)]
     pub latency: Option<f64>,
     /// Runs in the slot.
     pub run_count: u64,
@@ -289,10 +291,9 @@ impl LatencyReport {
 #[derive(ApiResponse)]
 enum CsvResponse {
     /// The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`).
-    #[oai(status = 200)]
+    #[oai(status = 200, content_type = "text/csv; charset=utf-8")]
     Csv(
         Binary<Body>,
-        #[oai(header = "Content-Type")] String,
         #[oai(header = "Content-Disposition")] String,
         #[oai(header = "Cache-Control")] String,
     ),
@@ -458,10 +459,10 @@ impl ReportsApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Reports per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// The id, or part of the name, without case.
         search: Query<Option<String>>,
         /// Comma-separated report type ids.
@@ -485,7 +486,12 @@ impl ReportsApi {
     ) -> ApiResult<Json<Envelope<Page<Report>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, REPORT_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            REPORT_PAGE_SIZE,
+            &mut p,
+        );
         let sort = params::sort(
             sort.0.as_deref(),
             ReportSortField::parse,
@@ -736,7 +742,6 @@ impl ReportsApi {
         use futures_util::StreamExt;
         Ok(CsvResponse::Csv(
             Binary(Body::from_bytes_stream(head.chain(rows))),
-            "text/csv; charset=utf-8".into(),
             format!("attachment; filename=\"{name}\""),
             "no-store".into(),
         ))
@@ -773,7 +778,7 @@ impl ReportsApi {
         latency_thres: Query<Option<i64>>,
         /// Local hour slot 0 to 23.
         #[oai(name = "hrSlot")]
-        hr_slot: Query<Option<i64>>,
+        hr_slot: Query<Option<params::HourSlot>>,
         /// `success`, `warning`, `failure` (failed and stopped) or `total` (default).
         #[oai(name = "perfStatus")]
         perf_status: Query<Option<String>>,
@@ -785,18 +790,23 @@ impl ReportsApi {
         max_mos: Query<Option<f64>>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Runs per page, 1 to 1000 (default 100).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
     ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            params::RUN_PAGE_SIZE,
+            &mut p,
+        );
         let status = params::status_range(perf_status.0.as_deref(), &mut p);
         let start = opt_date("startDate", start_date.0.as_deref(), &mut p);
         let end = opt_date("endDate", end_date.0.as_deref(), &mut p);
-        let hour = hr_slot.0.and_then(|h| {
+        let hour = params::value(hr_slot.0).and_then(|h| {
             let ok = (0..24).contains(&h);
             if !ok {
                 p.push(

@@ -34,6 +34,7 @@ pub struct RunItem {
     /// Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'.
     pub run_status: String,
     /// Call-quality score, 2 decimals; null when the engine gave none.
+    #[oai(nullable)]
     pub mos_cq_in: Option<f64>,
     /// `Manual` or `Schedule`.
     pub run_type: String,
@@ -54,9 +55,11 @@ pub struct RunDetailItem {
     /// The test case's groups the caller may see, by name.
     pub groups: Vec<GroupRef>,
     /// Id of the call recording (null when none).
+    #[oai(nullable)]
     pub recording_id: Option<String>,
     /// Download of the call recording, relative to `api/trs/v1/` (`recordings/{id}`);
     /// also accepted by `getContent?attachmentUrl=`.
+    #[oai(nullable)]
     pub recording_url: Option<String>,
     pub segments: Vec<SegmentItem>,
 }
@@ -75,20 +78,28 @@ pub struct StepItem {
     pub step_id: i64,
     pub step_type: String,
     pub type_display_text: String,
+    #[oai(nullable)]
     pub prompt: Option<String>,
     /// Milliseconds.
+    #[oai(nullable)]
     pub prompt_latency_min: Option<i64>,
     /// Milliseconds.
+    #[oai(nullable)]
     pub prompt_latency_max: Option<i64>,
     /// Milliseconds.
+    #[oai(nullable)]
     pub incomplete_timeout: Option<i64>,
     /// Milliseconds.
+    #[oai(nullable)]
     pub complete_timeout: Option<i64>,
     /// Milliseconds.
+    #[oai(nullable)]
     pub barge_in_time: Option<i64>,
     /// Id of the step's audio (null when none).
+    #[oai(nullable)]
     pub recording_id: Option<String>,
     /// Step-type specific fields, as the engine gave them (null when none).
+    #[oai(nullable)]
     pub extra: Option<serde_json::Value>,
     pub test_result: TestResultItem,
 }
@@ -99,17 +110,24 @@ pub struct TestResultItem {
     /// `pass`, `warn`, `fail` or `stopped`.
     pub status: String,
     /// What was heard or read; null when nothing was recognized.
+    #[oai(nullable)]
     pub utterance: Option<String>,
     /// Milliseconds.
+    #[oai(nullable)]
     pub latency: Option<i64>,
     /// 0 to 1, 4 decimals.
+    #[oai(nullable)]
     pub confidence: Option<f64>,
     /// Seconds, 3 decimals.
+    #[oai(nullable)]
     pub recording_duration: Option<f64>,
     /// RFC 3339 UTC.
+    #[oai(nullable)]
     pub start_time: Option<String>,
+    #[oai(nullable)]
     pub end_time: Option<String>,
     /// The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none.
+    #[oai(nullable)]
     pub attachment_url: Option<String>,
 }
 
@@ -218,10 +236,10 @@ impl RunsApi {
         end_date: Query<Option<String>>,
         /// Page number, 0-based, 0 to 1000000 (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Runs per page, 1 to 1000 (default 100).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
         /// `stopped` or `total` (default: all).
         status: Query<Option<String>>,
@@ -232,7 +250,12 @@ impl RunsApi {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
-        let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            params::RUN_PAGE_SIZE,
+            &mut p,
+        );
         let status = params::status_range(status.0.as_deref(), &mut p);
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
         p.check()?;
@@ -272,13 +295,13 @@ impl RunsApi {
         end_date: Query<Option<String>>,
         /// Local hour slot 0 to 23 of startDate (as the dashboard's hourly chart counts).
         #[oai(name = "hrSlot")]
-        hr_slot: Query<Option<i64>>,
+        hr_slot: Query<Option<params::HourSlot>>,
         /// Page number, 0-based, 0 to 1000000 (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Runs per page, 1 to 1000 (default 100).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
         /// `stopped` or `total` (default: all).
         status: Query<Option<String>>,
@@ -289,8 +312,13 @@ impl RunsApi {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
-        let hour = params::hour_slot(hr_slot.0, &mut p);
-        let page = params::paging(page_no.0, page_size.0, params::RUN_PAGE_SIZE, &mut p);
+        let hour = params::hour_slot(params::value(hr_slot.0), &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            params::RUN_PAGE_SIZE,
+            &mut p,
+        );
         let status = params::status_range(status.0.as_deref(), &mut p);
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
         if let (Some(Some(_)), Some((from, to))) = (hour, range) {

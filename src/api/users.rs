@@ -206,10 +206,10 @@ impl UsersApi {
         state: Data<&AppState>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
-        page_no: Query<Option<i64>>,
+        page_no: Query<Option<params::PageNo>>,
         /// Users per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
-        page_size: Query<Option<i64>>,
+        page_size: Query<Option<params::PageSize>>,
         /// Part of the first name, last name or username, without case.
         search: Query<Option<String>>,
         /// Only this permission level: `ROLE_ADMIN` or `ROLE_USER`.
@@ -220,7 +220,12 @@ impl UsersApi {
     ) -> ApiResult<Json<Envelope<Page<User>>>> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, USER_PAGE_SIZE, &mut p);
+        let page = params::paging(
+            params::value(page_no.0),
+            params::value(page_size.0),
+            USER_PAGE_SIZE,
+            &mut p,
+        );
         let sort = params::sort(
             sort.0.as_deref(),
             UserSortField::parse,

@@ -92,6 +92,7 @@ pub struct Generator {
     catalog: Catalog,
     incidents: Vec<Incident>,
     recordings: HashMap<ClipId, String>,
+    history_days: i64,
 }
 
 impl Generator {
@@ -111,6 +112,7 @@ impl Generator {
             anchor,
             catalog: catalog::catalog(),
             incidents,
+            history_days: HISTORY_DAYS,
             recordings,
         }
     }
@@ -124,9 +126,18 @@ impl Generator {
     pub fn incidents(&self) -> &[Incident] {
         &self.incidents
     }
-    /// Start of the history: [`HISTORY_DAYS`] before the anchor.
+    /// A shorter history than [`HISTORY_DAYS`] (`serve --demo --demo-days`), 1 day at least.
+    pub fn with_history_days(mut self, days: i64) -> Generator {
+        self.history_days = days.clamp(1, HISTORY_DAYS);
+        self
+    }
+    /// Days of history before the anchor ([`HISTORY_DAYS`] unless shortened).
+    pub fn history_days(&self) -> i64 {
+        self.history_days
+    }
+    /// Start of the history: [`Generator::history_days`] before the anchor.
     pub fn history_start(&self) -> DateTime<Utc> {
-        self.anchor - Duration::days(HISTORY_DAYS)
+        self.anchor - Duration::days(self.history_days)
     }
 
     /// Every run that ends in `(from, to]`, by start time.

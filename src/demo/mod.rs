@@ -93,6 +93,7 @@ impl Demo {
         data_dir: &Path,
         tz: Tz,
         seed: u64,
+        days: Option<i64>,
         now: DateTime<Utc>,
     ) -> Result<Demo, DemoError> {
         let state = match Store::block_on(state::load(store))? {
@@ -123,12 +124,11 @@ impl Demo {
                 state
             }
         };
-        let generator = Arc::new(Generator::new(
-            state.seed,
-            tz,
-            state.anchor,
-            state.clip_ids(),
-        ));
+        let mut generator = Generator::new(state.seed, tz, state.anchor, state.clip_ids());
+        if let Some(days) = days {
+            generator = generator.with_history_days(days);
+        }
+        let generator = Arc::new(generator);
         Ok(Demo {
             store: store.clone(),
             tz,
@@ -137,7 +137,7 @@ impl Demo {
         })
     }
 
-    /// Loads [`generator::HISTORY_DAYS`] days of runs up to the anchor, newest day first.
+    /// Loads [`Generator::history_days`] days of runs up to the anchor, newest day first.
     /// As soon as the first day is stored (every test case exists then) the groups and
     /// the health are created and `on_catalog` runs (to assign the demo viewer's groups),
     /// so the dashboard fills in from today backwards. Blocking.
@@ -315,7 +315,7 @@ pub fn opening_message(demo: &Demo) -> String {
     if demo.needs_history() {
         out.push_str(&format!(
             "demo: loading {} days of history in the background (newest first), seed {}\n",
-            generator::HISTORY_DAYS,
+            demo.generator.history_days(),
             demo.state.seed
         ));
     } else {
@@ -344,6 +344,7 @@ pub async fn start(
     store: &Store,
     config: &crate::config::Config,
     seed: Option<u64>,
+    days: Option<i64>,
 ) -> anyhow::Result<()> {
     // One instance loads the history and runs the live feed (PostgreSQL with several
     // instances: the one holding the lease `demo`; the others serve what it writes, and one
@@ -356,13 +357,13 @@ pub async fn start(
         let (store, config) = (store.clone(), config.clone());
         tokio::spawn(async move {
             let lease = crate::store::leases::acquire(&store, "demo").await;
-            if let Err(e) = start_held(&store, &config, seed, lease).await {
+            if let Err(e) = start_held(&store, &config, seed, days, lease).await {
                 tracing::error!(error = %e, "demo could not be taken over");
             }
         });
         return Ok(());
     };
-    start_held(store, config, seed, lease).await
+    start_held(store, config, seed, days, lease).await
 }
 
 /// [`start`] on the instance holding the lease `demo`.
@@ -370,13 +371,14 @@ async fn start_held(
     store: &Store,
     config: &crate::config::Config,
     seed: Option<u64>,
+    days: Option<i64>,
     lease: crate::store::leases::Lease,
 ) -> anyhow::Result<()> {
     let seed = seed.unwrap_or(DEFAULT_SEED);
     let (s, data_dir, tz) = (store.clone(), config.data_dir.clone(), config.tz());
     println!("demo: data directory {}", data_dir.display());
     let mut demo =
-        tokio::task::spawn_blocking(move || Demo::open(&s, &data_dir, tz, seed, Utc::now()))
+        tokio::task::spawn_blocking(move || Demo::open(&s, &data_dir, tz, seed, days, Utc::now()))
             .await??;
     print!("{}", opening_message(&demo));
     distributions::ensure(store, config).await?;

@@ -1167,7 +1167,7 @@ export interface components {
             testCaseGroupId: number;
             testCaseGroupName: string;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
-            jiraTicket?: string;
+            jiraTicket?: string | null;
             /** @description Time of the first run, RFC 3339 UTC. */
             from?: string;
             /** @description Time of the last run, RFC 3339 UTC. */
@@ -2223,9 +2223,9 @@ export interface components {
              * Format: int64
              * @description Segment id (null on case level).
              */
-            segmentId?: number;
+            segmentId?: number | null;
             /** @description Segment name (null on case level). */
-            segmentName?: string;
+            segmentName?: string | null;
             /**
              * Format: uint64
              * @description Stopped runs (already counted in failureCount).
@@ -2240,13 +2240,13 @@ export interface components {
              * Format: double
              * @description Step latency in seconds, 2 decimals; null without measurements.
              */
-            avgLatency?: number;
+            avgLatency?: number | null;
             /** Format: double */
-            minLatency?: number;
+            minLatency?: number | null;
             /** Format: double */
-            maxLatency?: number;
+            maxLatency?: number | null;
             /** Format: double */
-            medianLatency?: number;
+            medianLatency?: number | null;
             /**
              * Format: uint64
              * @description Runs with a MOS (case level; 0 on segment level).
@@ -2256,13 +2256,13 @@ export interface components {
              * Format: double
              * @description mosCqIn, 1 decimal; null without runs that have one.
              */
-            avgMosCq?: number;
+            avgMosCq?: number | null;
             /** Format: double */
-            minMosCq?: number;
+            minMosCq?: number | null;
             /** Format: double */
-            maxMosCq?: number;
+            maxMosCq?: number | null;
             /** Format: double */
-            medianMosCq?: number;
+            medianMosCq?: number | null;
         };
         /**
          * GroupRecentItem
@@ -2284,7 +2284,7 @@ export interface components {
              */
             failureCount: number;
             /** @description Time of the latest run in the window (UTC); absent without runs. */
-            lastRunTime?: string;
+            lastRunTime?: string | null;
         };
         /**
          * GroupRef
@@ -2512,7 +2512,7 @@ export interface components {
              * Format: double
              * @description Average step latency in seconds, 2 decimals; null without measurements.
              */
-            latency?: number;
+            latency?: number | null;
             /**
              * Format: uint64
              * @description Runs in the slot.
@@ -2601,13 +2601,13 @@ export interface components {
              * Format: double
              * @description 1 decimal; null when no run in that hour has a MOS.
              */
-            minMosCq?: number;
+            minMosCq?: number | null;
             /** Format: double */
-            maxMosCq?: number;
+            maxMosCq?: number | null;
             /** Format: double */
-            avgMosCq?: number;
+            avgMosCq?: number | null;
             /** Format: double */
-            medianMosCq?: number;
+            medianMosCq?: number | null;
             /**
              * Format: uint64
              * @description Runs with a MOS in that hour.
@@ -2641,12 +2641,12 @@ export interface components {
              */
             attempts: number;
             /** @description Why the last attempt failed (also while queued for a retry). */
-            reason?: string;
+            reason?: string | null;
             /** @description RFC 3339, UTC. */
             createdTime: string;
             /** @description When it is tried next (queued only). */
-            nextAttemptTime?: string;
-            sentTime?: string;
+            nextAttemptTime?: string | null;
+            sentTime?: string | null;
         };
         /**
          * OpenAlerts
@@ -2852,7 +2852,7 @@ export interface components {
             /** @description RFC 3339 UTC. */
             lastModifiedTime: string;
             /** @description Issue-tracker ticket key (null when none). */
-            jiraTicket?: string;
+            jiraTicket?: string | null;
         };
         /**
          * ReportSave
@@ -2940,7 +2940,7 @@ export interface components {
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
-            mosCqIn?: number;
+            mosCqIn?: number | null;
             /** @description `Manual` or `Schedule`. */
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
@@ -2953,12 +2953,12 @@ export interface components {
             /** @description The test case's groups the caller may see, by name. */
             groups: components["schemas"]["GroupRef"][];
             /** @description Id of the call recording (null when none). */
-            recordingId?: string;
+            recordingId?: string | null;
             /**
              * @description Download of the call recording, relative to `api/trs/v1/` (`recordings/{id}`);
              *     also accepted by `getContent?attachmentUrl=`.
              */
-            recordingUrl?: string;
+            recordingUrl?: string | null;
             segments: components["schemas"]["SegmentItem"][];
         };
         /**
@@ -2989,7 +2989,7 @@ export interface components {
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
-            mosCqIn?: number;
+            mosCqIn?: number | null;
             /** @description `Manual` or `Schedule`. */
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
@@ -3078,34 +3078,34 @@ export interface components {
             stepId: number;
             stepType: string;
             typeDisplayText: string;
-            prompt?: string;
+            prompt?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMin?: number;
+            promptLatencyMin?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMax?: number;
+            promptLatencyMax?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            incompleteTimeout?: number;
+            incompleteTimeout?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            completeTimeout?: number;
+            completeTimeout?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            bargeInTime?: number;
+            bargeInTime?: number | null;
             /** @description Id of the step's audio (null when none). */
-            recordingId?: string;
+            recordingId?: string | null;
             /** @description Step-type specific fields, as the engine gave them (null when none). */
             extra?: unknown;
             testResult: components["schemas"]["TestResultItem"];
@@ -3130,27 +3130,27 @@ export interface components {
             /** @description `pass`, `warn`, `fail` or `stopped`. */
             status: string;
             /** @description What was heard or read; null when nothing was recognized. */
-            utterance?: string;
+            utterance?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            latency?: number;
+            latency?: number | null;
             /**
              * Format: double
              * @description 0 to 1, 4 decimals.
              */
-            confidence?: number;
+            confidence?: number | null;
             /**
              * Format: double
              * @description Seconds, 3 decimals.
              */
-            recordingDuration?: number;
+            recordingDuration?: number | null;
             /** @description RFC 3339 UTC. */
-            startTime?: string;
-            endTime?: string;
+            startTime?: string | null;
+            endTime?: string | null;
             /** @description The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none. */
-            attachmentUrl?: string;
+            attachmentUrl?: string | null;
         };
         /**
          * User
@@ -7315,13 +7315,12 @@ export interface operations {
             /** @description The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`). */
             200: {
                 headers: {
-                    "CONTENT-TYPE": string;
                     "CONTENT-DISPOSITION": string;
                     "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "text/csv; charset=utf-8": string;
                 };
             };
             /**
@@ -7587,7 +7586,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /** @description The requested byte range. */
@@ -7602,7 +7603,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /**
@@ -7737,7 +7740,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /** @description The requested byte range. */
@@ -7752,7 +7757,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /**
@@ -7993,7 +8000,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "audio/wav": string;
+                "audio/mpeg": string;
+                "audio/ogg": string;
             };
         };
         responses: {
