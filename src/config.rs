@@ -10,6 +10,9 @@ use figment::providers::{Format, Serialized, Toml};
 use figment::Figment;
 use serde::{Deserialize, Serialize};
 
+use crate::trust::Roots;
+pub use crate::trust::Trust;
+
 /// Where the config file is looked for when `--config` is not given.
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/cxwatch/config.toml";
 /// Prefix of the environment variables that override config keys.
@@ -150,6 +153,9 @@ pub struct StoreConfig {
     pub password_file: Option<PathBuf>,
     /// PEM file of the CA that signed the PostgreSQL server's certificate (a private CA).
     pub ca_file: Option<PathBuf>,
+    /// Roots the server's certificate is checked against with TLS: `webpki` (compiled in),
+    /// `system` (the machine's trust store) or `both`; `ca_file` is added to them.
+    pub trust: Trust,
     /// PostgreSQL connections kept by this instance at most.
     pub pool_size: u32,
 }
@@ -268,6 +274,7 @@ impl Default for StoreConfig {
             password: String::new(),
             password_file: None,
             ca_file: None,
+            trust: Trust::Webpki,
             pool_size: 16,
         }
     }
@@ -287,6 +294,9 @@ pub struct TenantConfig {
     /// Proxy mode: PEM file of the certificate authority (or the self-signed certificate)
     /// the upstream's certificate is checked against, besides the usual public roots.
     pub upstream_ca: Option<PathBuf>,
+    /// Proxy mode: roots the upstream's certificate is checked against: `webpki` (compiled
+    /// in), `system` (the machine's trust store) or `both`; `upstream_ca` is added to them.
+    pub upstream_trust: Trust,
     /// Proxy mode: accept any upstream certificate. Only for tests; never in production.
     pub upstream_insecure: bool,
     /// Embedded mode: single sign-on with an OpenID Connect provider (`[tenants.sso]`,
@@ -336,6 +346,12 @@ pub struct JiraConfig {
     pub token_file: Option<PathBuf>,
     /// Seconds a call to Jira may take.
     pub timeout_secs: u64,
+    /// PEM file of the certificate authority that signed Jira's certificate (a site's own
+    /// CA, e.g. for Jira Data Center), trusted besides the roots of `trust`.
+    pub ca: Option<PathBuf>,
+    /// Roots Jira's certificate is checked against: `webpki` (compiled in), `system` (the
+    /// machine's trust store) or `both`.
+    pub trust: Trust,
 }
 
 impl Default for JiraConfig {
@@ -347,6 +363,8 @@ impl Default for JiraConfig {
             token: String::new(),
             token_file: None,
             timeout_secs: 30,
+            ca: None,
+            trust: Trust::Webpki,
         }
     }
 }
@@ -359,6 +377,9 @@ impl JiraConfig {
 
     /// Checks the section and reads `token_file`; `key` names it in messages.
     fn check(&mut self, key: &str) -> Result<(), String> {
+        if self.ca.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+            self.ca = None;
+        }
         if let Some(path) = self
             .token_file
             .as_ref()
@@ -401,7 +422,7 @@ impl JiraConfig {
         if self.timeout_secs == 0 {
             return Err(format!("{key}.timeout_secs: must be at least 1"));
         }
-        Ok(())
+        crate::trust::check(Roots::new(key, self.trust, self.ca.as_deref()))
     }
 }
 
@@ -461,6 +482,12 @@ pub struct SsoConfig {
     pub metadata_ttl_secs: u64,
     /// Seconds to wait for the provider's answer.
     pub timeout_secs: u64,
+    /// PEM file of the certificate authority that signed the provider's certificate (a
+    /// site's own CA, e.g. for ADFS or Keycloak), trusted besides the roots of `trust`.
+    pub ca: Option<PathBuf>,
+    /// Roots the provider's certificate is checked against: `webpki` (compiled in),
+    /// `system` (the machine's trust store) or `both`.
+    pub trust: Trust,
 }
 
 impl Default for SsoConfig {
@@ -484,6 +511,8 @@ impl Default for SsoConfig {
             login_ttl_secs: 600,
             metadata_ttl_secs: 3600,
             timeout_secs: 10,
+            ca: None,
+            trust: Trust::Webpki,
         }
     }
 }
@@ -559,7 +588,10 @@ impl SsoConfig {
         } else {
             self.client_secret_file = None;
         }
-        Ok(())
+        if self.ca.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+            self.ca = None;
+        }
+        crate::trust::check(Roots::new(key, self.trust, self.ca.as_deref()))
     }
 }
 
@@ -648,8 +680,11 @@ pub struct SmtpConfig {
     /// Password for AUTH (use `CXWATCH_NOTIFY__SMTP__PASSWORD_FILE`).
     pub password: String,
     /// PEM file of a private certificate authority the server's certificate is checked
-    /// against (besides the public roots).
+    /// against (besides the roots of `trust`).
     pub ca: Option<PathBuf>,
+    /// Roots the server's certificate is checked against: `webpki` (compiled in), `system`
+    /// (the machine's trust store) or `both`.
+    pub trust: Trust,
     /// The From address: `cxwatch <cxwatch@example.com>` or a bare address.
     pub from: String,
     /// Name given in EHLO; empty: this machine's host name.
@@ -681,6 +716,9 @@ pub struct GatewayConfig {
     pub secret: String,
     /// PEM file of a private certificate authority for an https gateway.
     pub ca: Option<PathBuf>,
+    /// Roots an https gateway's certificate is checked against: `webpki` (compiled in),
+    /// `system` (the machine's trust store) or `both`.
+    pub trust: Trust,
     /// Seconds the whole request may take.
     pub timeout_secs: u64,
 }
@@ -711,6 +749,7 @@ impl Default for SmtpConfig {
             username: String::new(),
             password: String::new(),
             ca: None,
+            trust: Trust::Webpki,
             from: "cxwatch <cxwatch@localhost>".into(),
             helo: String::new(),
             timeout_secs: 30,
@@ -730,6 +769,7 @@ impl Default for GatewayConfig {
             password: String::new(),
             secret: String::new(),
             ca: None,
+            trust: Trust::Webpki,
             timeout_secs: 15,
         }
     }

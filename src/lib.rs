@@ -17,3 +17,4 @@ pub mod server;
 pub mod sso;
 pub mod store;
 pub mod telemetry;
+pub mod trust;

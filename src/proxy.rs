@@ -25,6 +25,7 @@ use reqwest::Url;
 
 use crate::api::envelope::json_error;
 use crate::config::{Config, TenantConfig};
+use crate::trust::Roots;
 
 /// Forwards `/api/*` to the tenants' upstreams.
 pub struct Proxy {
@@ -80,38 +81,29 @@ impl Upstream {
             .as_deref()
             .ok_or_else(|| anyhow::anyhow!("{}: proxy mode needs an upstream", key("upstream")))?;
         let base = Url::parse(base).map_err(|e| anyhow::anyhow!("{}: {e}", key("upstream")))?;
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .connect_timeout(timeout)
-            .read_timeout(timeout)
-            .pool_idle_timeout(Duration::from_secs(60));
-        if let Some(ca) = &tenant.upstream_ca {
-            let pem = std::fs::read(ca).map_err(|e| {
-                anyhow::anyhow!("{}: cannot read {}: {e}", key("upstream_ca"), ca.display())
-            })?;
-            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-                anyhow::anyhow!("{}: {} is not PEM: {e}", key("upstream_ca"), ca.display())
-            })?;
-            if certs.is_empty() {
-                anyhow::bail!(
-                    "{}: no certificate found in {}",
-                    key("upstream_ca"),
-                    ca.display()
-                );
-            }
-            for cert in certs {
-                builder = builder.add_root_certificate(cert);
-            }
-        }
-        if tenant.upstream_insecure {
+        let section = format!("tenants[{i}]");
+        let builder = if tenant.upstream_insecure {
             tracing::warn!(
                 tenant = %tenant.name,
                 "tenants[{i}].upstream_insecure = true: the upstream's certificate is not checked"
             );
-            builder = builder.danger_accept_invalid_certs(true);
-        }
+            reqwest::Client::builder().danger_accept_invalid_certs(true)
+        } else {
+            crate::trust::reqwest_builder(Roots {
+                section: &section,
+                trust_key: "upstream_trust",
+                trust: tenant.upstream_trust,
+                ca_key: "upstream_ca",
+                ca: tenant.upstream_ca.as_deref(),
+            })
+            .map_err(anyhow::Error::msg)?
+        };
         let client = builder
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .connect_timeout(timeout)
+            .read_timeout(timeout)
+            .pool_idle_timeout(Duration::from_secs(60))
             .build()
             .map_err(|e| anyhow::anyhow!("tenant '{}': HTTP client: {e}", tenant.name))?;
         Ok(Upstream {

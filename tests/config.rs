@@ -156,9 +156,14 @@ fn example_sso_block_is_valid_when_uncommented() {
     std::fs::write(&secret, "s3cret\n").unwrap();
     let jira_token = dir.path().join("jira-token");
     std::fs::write(&jira_token, "j1ra\n").unwrap();
+    // The site's CA of [tenants.sso] and [tenants.jira]: read at start-up.
+    let ca = dir.path().join("acme-ca.pem");
+    let cert = rcgen::generate_simple_self_signed(vec!["ca.acme.test".into()]).unwrap();
+    std::fs::write(&ca, cert.cert.pem()).unwrap();
     let block = block
         .replace("/etc/cxwatch/acme-sso-secret", secret.to_str().unwrap())
-        .replace("/etc/cxwatch/acme-jira-token", jira_token.to_str().unwrap());
+        .replace("/etc/cxwatch/acme-jira-token", jira_token.to_str().unwrap())
+        .replace("/etc/cxwatch/acme-ca.pem", ca.to_str().unwrap());
     let path = dir.path().join("c.toml");
     std::fs::write(&path, &block).unwrap();
     let config = Config::load_from(Some(&path), Vec::new(), &Overrides::default())
@@ -173,8 +178,10 @@ fn example_sso_block_is_valid_when_uncommented() {
         Some("https://acme.atlassian.net")
     );
     assert!(config.jira_for_host(Some("other.example")).is_none());
+    assert_eq!(jira.ca.as_deref(), Some(ca.as_path()));
     let sso = config.tenants[0].sso.as_ref().expect("[tenants.sso]");
     assert_eq!(sso.client_secret.as_deref(), Some("s3cret"));
+    assert_eq!(sso.ca.as_deref(), Some(ca.as_path()));
     assert_eq!(sso.test_case_groups["cc-emea"], vec![1, 2]);
     // Every key of the section has its line.
     let mut keys = Vec::new();
@@ -199,6 +206,46 @@ fn example_sso_block_is_valid_when_uncommented() {
     std::fs::write(&path, &block).unwrap();
     let err = Config::load_from(Some(&path), Vec::new(), &Overrides::default()).unwrap_err();
     assert!(err.to_string().contains("client_secret_file"), "{err}");
+    std::fs::write(&secret, "s3cret\n").unwrap();
+    // A CA file without a certificate, then none at all: refused naming the key.
+    std::fs::write(&ca, "-- not a certificate --\n").unwrap();
+    let err = Config::load_from(Some(&path), Vec::new(), &Overrides::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("tenants[0].jira.ca: no certificate in"),
+        "{err}"
+    );
+    std::fs::remove_file(&ca).unwrap();
+    let err = Config::load_from(Some(&path), Vec::new(), &Overrides::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("tenants[0].jira.ca: cannot read"),
+        "{err}"
+    );
+    let no_jira = &block[..block.find("[tenants.jira]").unwrap()];
+    std::fs::write(&path, no_jira).unwrap();
+    let err = Config::load_from(Some(&path), Vec::new(), &Overrides::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("tenants[0].sso.ca: cannot read"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_jira_ca_that_cannot_be_read_stops_start_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "t\n").unwrap();
+    let err = refused(
+        "[jira]\nurl = \"https://jira.acme.example\"\nflavour = \"server\"\n",
+        &[
+            ("CXWATCH_JIRA__TOKEN_FILE", token.to_str().unwrap()),
+            ("CXWATCH_JIRA__CA", "/nonexistent/jira-ca.pem"),
+        ],
+    );
+    assert!(
+        err.contains("jira.ca: cannot read /nonexistent/jira-ca.pem"),
+        "{err}"
+    );
 }
 
 fn write_config(dir: &std::path::Path, extra: &str) -> String {

@@ -6,13 +6,15 @@
 mod harness;
 mod harness_trs;
 mod jira_standin;
+mod private_ca;
 
-use cxwatch::config::JiraFlavour;
+use cxwatch::config::{JiraFlavour, Trust};
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;
 use harness_trs::{admin, get, group};
 use jira_standin::StandIn;
 use poem::http::Method;
+use private_ca::PrivateCa;
 use serde_json::{json, Value};
 
 const ANN_CLOUD: &str = "5b10ac8d82e05b22cc7d4ef5";
@@ -452,4 +454,62 @@ async fn users_ticket_only_reports_of_their_groups_and_read_only_users_create_no
     .await;
     assert_eq!(s, 200, "{e}");
     assert_eq!(standin.issue("OPS-1").await["fields"]["summary"], "Changed");
+}
+
+/// Jira Data Center over HTTPS with a certificate from the site's own CA: not trusted (and
+/// said so) with the compiled-in roots only; a ticket with its CSV file with `ca`, and with
+/// `trust = "system"` when the CA is in the machine's trust store (here `SSL_CERT_FILE`).
+#[tokio::test(flavor = "multi_thread")]
+async fn jira_behind_the_sites_own_ca_is_trusted_through_ca_or_the_system_store() {
+    let pki = PrivateCa::new();
+    // This test's own process (nextest): nothing else reads the variable meanwhile.
+    std::env::set_var("SSL_CERT_FILE", &pki.ca);
+    std::env::remove_var("SSL_CERT_DIR");
+    let standin = StandIn::start_https(JiraFlavour::Server, &pki);
+    assert!(
+        standin.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        standin.url
+    );
+
+    let untrusted = app_with(&standin);
+    let u = admin(&untrusted).await;
+    let (s, e) = get(&untrusted, &u.token, "/api/jira/v1/projects?username=x").await;
+    assert_eq!(s, 502, "{e}");
+    let message = e["messages"][0].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Jira's certificate not trusted (signed by an unknown issuer)"),
+        "{e}"
+    );
+
+    let mut cfg = standin.config();
+    cfg.ca = Some(pki.ca.clone());
+    let app = App::with_config(move |c| c.jira = cfg);
+    let a = admin(&app).await;
+    let (s, projects) = get(&app, &a.token, "/api/jira/v1/projects?username=x").await;
+    assert_eq!(s, 200, "{projects}");
+    assert_eq!(names(&projects, "key"), ["CX", "OPS"]);
+    let g = group(&app, "Retail", "voice", &[]).await;
+    let rep = report(&app, &a.token, g).await;
+    let data = json!({"reportId": rep, "project": "CX", "summary": "IVR greeting fails",
+        "assignee": "alee", "labels": ["ivr"], "description": "Calls fail."});
+    let (s, created) = form(
+        &app,
+        Method::POST,
+        "/api/jira/v1/issue",
+        &a.token,
+        &data,
+        Some(("runs.csv", CSV)),
+    )
+    .await;
+    assert_eq!(s, 200, "{created}");
+    let issue = standin.issue("CX-1").await;
+    assert_eq!(issue["attachments"][0]["content"], CSV);
+
+    let mut cfg = standin.config();
+    cfg.trust = Trust::System;
+    let system = App::with_config(move |c| c.jira = cfg);
+    let b = admin(&system).await;
+    let (s, statuses) = get(&system, &b.token, "/api/jira/v1/issueStatus?username=x").await;
+    assert_eq!(s, 200, "{statuses}");
 }

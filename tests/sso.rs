@@ -4,11 +4,13 @@
 mod harness;
 mod harness_trs;
 mod oidc;
+mod private_ca;
 
-use cxwatch::config::{SsoConfig, SsoMapping, TenantConfig};
+use cxwatch::config::{SsoConfig, SsoMapping, TenantConfig, Trust};
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;
 use oidc::{Account, Browser, Options, Provider, CLIENT_ID, CLIENT_SECRET, CONSOLE_HOST};
+use private_ca::PrivateCa;
 use serde_json::{json, Value};
 
 fn accounts() -> Vec<Account> {
@@ -544,4 +546,67 @@ async fn sign_out_can_go_on_to_the_providers_logout() {
     );
     assert!(location.contains("post_logout_redirect_uri=https%3A%2F%2F127.0.0.1%2Flogin"));
     assert_eq!(get(&App::new(), "/api/auth/sso/logout").await.1, "/login");
+}
+
+/// A provider over HTTPS whose certificate comes from the site's own CA (ADFS, Keycloak on
+/// prem): refused as not trusted without `ca`, the whole sign-in with it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_provider_behind_the_sites_own_ca_is_trusted_through_ca() {
+    let pki = PrivateCa::new();
+    let accounts = accounts();
+    let p = Provider::start(Options {
+        accounts: &accounts,
+        tls: Some((pki.cert.as_path(), pki.key.as_path())),
+        ..Options::default()
+    });
+    assert!(p.issuer.starts_with("https://127.0.0.1:"), "{}", p.issuer);
+
+    // The compiled-in roots only (today's default): not trusted, and said so.
+    let untrusted = app(&p, |_| {});
+    assert_eq!(
+        get(&untrusted, "/api/auth/sso/start").await,
+        (302, "/login?sso_error=provider_untrusted".to_string())
+    );
+
+    let app = app(&p, |s| s.ca = Some(pki.ca.clone()));
+    let authorize = start(&app).await;
+    assert!(authorize.starts_with(&p.issuer), "{authorize}");
+    let back = Browser::with(pki.client_builder())
+        .sign_in(&authorize, "ann@acme.test", "ann-pw")
+        .await;
+    // The code exchange and the keys go over HTTPS too.
+    let id = one_time_id(&callback(&app, &back).await);
+    let (status, body) = get_token(&app, &id).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["data"]["username"], "ann@acme.test", "{body}");
+}
+
+/// `trust = "system"`: the machine's trust store (here `SSL_CERT_FILE`, which names the
+/// site's CA as an administrator would install it) instead of the compiled-in roots.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_system_trust_store_is_used_when_asked() {
+    let pki = PrivateCa::new();
+    // This test's own process (nextest): nothing else reads the variable meanwhile.
+    std::env::set_var("SSL_CERT_FILE", &pki.ca);
+    std::env::remove_var("SSL_CERT_DIR");
+    let accounts = accounts();
+    let p = Provider::start(Options {
+        accounts: &accounts,
+        tls: Some((pki.cert.as_path(), pki.key.as_path())),
+        ..Options::default()
+    });
+    let webpki = app(&p, |s| s.trust = Trust::Webpki);
+    assert_eq!(
+        get(&webpki, "/api/auth/sso/start").await,
+        (302, "/login?sso_error=provider_untrusted".to_string())
+    );
+    for trust in [Trust::System, Trust::Both] {
+        let app = app(&p, |s| s.trust = trust);
+        let authorize = start(&app).await;
+        let back = Browser::with(pki.client_builder())
+            .sign_in(&authorize, "ann@acme.test", "ann-pw")
+            .await;
+        let id = one_time_id(&callback(&app, &back).await);
+        assert_eq!(get_token(&app, &id).await.0, 200, "{trust:?}");
+    }
 }

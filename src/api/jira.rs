@@ -172,6 +172,14 @@ pub(super) fn jira_error(e: JiraError) -> ApiError {
             };
             ApiError::new(code, messages, Vec::new())
         }
+        JiraError::Untrusted(why) => {
+            tracing::warn!(error = %why, "Jira call failed: Jira's certificate not trusted");
+            ApiError::new(
+                ErrorCode::BadGateway,
+                vec![format!("Jira's {why}")],
+                Vec::new(),
+            )
+        }
         JiraError::Unreachable(why) | JiraError::Unexpected(why) => {
             tracing::warn!(error = %why, "Jira call failed");
             ApiError::new(ErrorCode::BadGateway, vec![why], Vec::new())

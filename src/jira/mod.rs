@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 
 use crate::config::{JiraConfig, JiraFlavour};
 use crate::domain::ticket;
+use crate::trust::Roots;
 
 /// Why a Jira call failed.
 #[derive(Debug, thiserror::Error)]
@@ -33,12 +34,26 @@ pub enum JiraError {
     /// Jira could not be reached or did not answer in time.
     #[error("Jira could not be reached: {0}")]
     Unreachable(String),
+    /// rustls refused Jira's certificate (its CA is not among `ca` and `trust`'s roots).
+    #[error("Jira's {0}")]
+    Untrusted(String),
     /// Jira answered something this client does not understand.
     #[error("Jira answered something unexpected: {0}")]
     Unexpected(String),
 }
 
 pub type JiraResult<T> = Result<T, JiraError>;
+
+/// A call that got no answer: Jira's certificate not trusted, or Jira unreachable.
+fn failed(e: reqwest::Error) -> JiraError {
+    match crate::trust::untrusted(&e) {
+        Some(why) => JiraError::Untrusted(format!(
+            "certificate not trusted ({why}): give the CA that signed it in ca \
+             (or trust = \"system\") of [jira] or [tenants.jira]"
+        )),
+        None => JiraError::Unreachable(crate::trust::describe(&e)),
+    }
+}
 
 /// A person tickets can be assigned to or mention: Cloud accountId or Server/DC username.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,7 +119,8 @@ impl std::fmt::Debug for Jira {
 
 impl Jira {
     pub fn new(cfg: &JiraConfig) -> JiraResult<Jira> {
-        let http = reqwest::Client::builder()
+        let http = crate::trust::reqwest_builder(Roots::new("jira", cfg.trust, cfg.ca.as_deref()))
+            .map_err(JiraError::Unexpected)?
             .timeout(Duration::from_secs(cfg.timeout_secs.max(1)))
             .user_agent(concat!("cxwatch/", env!("CARGO_PKG_VERSION")))
             .build()
@@ -139,15 +155,9 @@ impl Jira {
     }
 
     async fn send(&self, req: RequestBuilder) -> JiraResult<Value> {
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| JiraError::Unreachable(e.without_url().to_string()))?;
+        let resp = req.send().await.map_err(|e| failed(e.without_url()))?;
         let status = resp.status();
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| JiraError::Unreachable(e.without_url().to_string()))?;
+        let bytes = resp.bytes().await.map_err(|e| failed(e.without_url()))?;
         if status.is_success() {
             if bytes.is_empty() {
                 return Ok(Value::Null);

@@ -14,6 +14,7 @@ use super::Failure;
 use crate::config::GatewayConfig;
 use crate::domain::notify::{render, Escape};
 use crate::store::outbox::Claimed;
+use crate::trust::Roots;
 
 pub struct Gateway {
     client: reqwest::Client,
@@ -31,19 +32,11 @@ impl Gateway {
         }
         let method = Method::from_bytes(c.method.to_ascii_uppercase().as_bytes())
             .map_err(|e| anyhow::anyhow!("{name}.method: {e}"))?;
-        let mut b = reqwest::Client::builder()
+        let b = crate::trust::reqwest_builder(Roots::new(name, c.trust, c.ca.as_deref()))
+            .map_err(anyhow::Error::msg)?
             .timeout(Duration::from_secs(c.timeout_secs))
             .connect_timeout(Duration::from_secs(c.timeout_secs))
             .no_proxy();
-        if let Some(ca) = &c.ca {
-            let pem = std::fs::read(ca)
-                .map_err(|e| anyhow::anyhow!("{name}.ca: cannot read {}: {e}", ca.display()))?;
-            for cert in reqwest::Certificate::from_pem_bundle(&pem)
-                .map_err(|e| anyhow::anyhow!("{name}.ca: {}: {e}", ca.display()))?
-            {
-                b = b.add_root_certificate(cert);
-            }
-        }
         Ok(Some(Gateway {
             client: b.build()?,
             config: c.clone(),
@@ -90,7 +83,9 @@ impl Gateway {
         // The address without its query (which may hold a secret), for reasons.
         let shown = url.split('?').next().unwrap_or("").to_string();
         let resp = req.send().await.map_err(|e| {
-            let what = if e.is_timeout() {
+            let what = if crate::trust::untrusted(&e).is_some() {
+                "refused"
+            } else if e.is_timeout() {
                 "timed out"
             } else if e.is_connect() {
                 "cannot be reached"
@@ -98,7 +93,11 @@ impl Gateway {
                 "failed"
             };
             Failure {
-                reason: format!("{} gateway {shown} {what}: {}", self.name, error_chain(&e)),
+                reason: format!(
+                    "{} gateway {shown} {what}: {}",
+                    self.name,
+                    crate::trust::describe(&e)
+                ),
                 permanent: false,
             }
         })?;
@@ -114,16 +113,4 @@ impl Gateway {
             permanent: status.is_client_error() && status.as_u16() != 408 && status.as_u16() != 429,
         })
     }
-}
-
-fn error_chain(e: &reqwest::Error) -> String {
-    use std::error::Error as _;
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }

@@ -8,13 +8,14 @@ use std::time::Duration;
 use lettre::message::header::ContentType;
 use lettre::message::{Attachment as MailAttachment, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+use lettre::transport::smtp::client::{Certificate, CertificateStore, Tls, TlsParameters};
 use lettre::transport::smtp::extension::ClientId;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
 use super::Failure;
 use crate::config::{SmtpConfig, SmtpSecurity};
 use crate::store::outbox::Claimed;
+use crate::trust::Roots;
 
 /// A configured mail server.
 pub struct Smtp {
@@ -43,13 +44,19 @@ impl Smtp {
             b = b.hello_name(ClientId::Domain(c.helo.clone()));
         }
         if c.security != SmtpSecurity::None {
-            let mut params = TlsParameters::builder(c.host.trim().to_string());
-            if let Some(ca) = &c.ca {
-                let pem = std::fs::read(ca).map_err(|e| {
-                    anyhow::anyhow!("notify.smtp.ca: cannot read {}: {e}", ca.display())
-                })?;
-                let cert = Certificate::from_pem(&pem)
-                    .map_err(|e| anyhow::anyhow!("notify.smtp.ca: {}: {e}", ca.display()))?;
+            let trusted =
+                crate::trust::certificates(Roots::new("notify.smtp", c.trust, c.ca.as_deref()))
+                    .map_err(anyhow::Error::msg)?;
+            let mut params = TlsParameters::builder(c.host.trim().to_string()).certificate_store(
+                if trusted.webpki {
+                    CertificateStore::WebpkiRoots
+                } else {
+                    CertificateStore::None
+                },
+            );
+            for der in trusted.system.iter().chain(&trusted.ca) {
+                let cert = Certificate::from_der(der.to_vec())
+                    .map_err(|e| anyhow::anyhow!("notify.smtp: TLS set-up: {e}"))?;
                 params = params.add_root_certificate(cert);
             }
             let params = params

@@ -36,6 +36,7 @@ use crate::domain::user::{User, UserDraft};
 use crate::store::auth::generate_secret;
 use crate::store::sso::{PendingSsoLogin, SsoLoginLookup};
 use crate::store::{now_secs, Store, StoreError};
+use crate::trust::Roots;
 
 /// Where the SSO button leads (the tenant config's `ssoUrl` when `[tenants.sso]` is set).
 pub const START_PATH: &str = "/api/auth/sso/start";
@@ -54,6 +55,9 @@ pub enum SsoError {
     NotConfigured,
     #[error("the identity provider cannot be reached: {0}")]
     ProviderDown(String),
+    /// rustls refused the provider's certificate: its CA is missing from `ca` / `trust`.
+    #[error("the identity provider's certificate not trusted: {0}")]
+    ProviderUntrusted(String),
     #[error("the identity provider's issuer is not the configured one: {0}")]
     WrongIssuer(String),
     #[error("the sign-in state is unknown or already used")]
@@ -76,6 +80,7 @@ impl SsoError {
         match self {
             SsoError::NotConfigured => "not_configured",
             SsoError::ProviderDown(_) => "provider_down",
+            SsoError::ProviderUntrusted(_) => "provider_untrusted",
             SsoError::WrongIssuer(_) => "wrong_issuer",
             SsoError::StateReplayed | SsoError::StateExpired => "state",
             SsoError::NotAllowed(_) => "not_allowed",
@@ -163,7 +168,9 @@ impl Sso {
         if let Some(p) = providers.get(tenant) {
             return Ok(p.http.clone());
         }
-        let http = reqwest::Client::builder()
+        let key = format!("tenant '{tenant}' sso");
+        let http = crate::trust::reqwest_builder(Roots::new(&key, sso.trust, sso.ca.as_deref()))
+            .map_err(SsoError::ProviderDown)?
             .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(sso.timeout_secs))
             .connect_timeout(Duration::from_secs(sso.timeout_secs))
@@ -527,11 +534,23 @@ fn refused(e: StoreError) -> SsoError {
     }
 }
 
-fn discovery_error<E: std::error::Error>(e: &openidconnect::DiscoveryError<E>) -> SsoError {
+/// A request to the provider that got no answer: its certificate not trusted, or down.
+fn request_failed(what: &str, e: &(dyn std::error::Error + 'static)) -> SsoError {
+    match crate::trust::untrusted(e) {
+        Some(why) => SsoError::ProviderUntrusted(format!(
+            "{what}: {why} (give the provider's CA in [tenants.sso] ca, or trust = \"system\")"
+        )),
+        None => SsoError::ProviderDown(format!("{what}: {}", crate::trust::describe(e))),
+    }
+}
+
+fn discovery_error<E: std::error::Error + 'static>(
+    e: &openidconnect::DiscoveryError<E>,
+) -> SsoError {
     use openidconnect::DiscoveryError as D;
     match e {
         D::Validation(m) if m.contains("issuer") => SsoError::WrongIssuer(m.clone()),
-        D::Request(inner) => SsoError::ProviderDown(format!("{e}: {inner}")),
+        D::Request(inner) => request_failed(&e.to_string(), inner),
         D::Response(status, _, _) => SsoError::ProviderDown(format!("discovery answered {status}")),
         other => SsoError::Provider(other.to_string()),
     }
@@ -542,7 +561,7 @@ fn token_error<RE: std::error::Error + 'static, T: openidconnect::ErrorResponse 
 ) -> SsoError {
     use openidconnect::RequestTokenError as R;
     match e {
-        R::Request(inner) => SsoError::ProviderDown(format!("token endpoint: {inner}")),
+        R::Request(inner) => request_failed("token endpoint", &inner),
         R::ServerResponse(r) => {
             let text = serde_json::to_value(&r)
                 .ok()
@@ -581,7 +600,7 @@ async fn userinfo(
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|e| SsoError::ProviderDown(format!("userinfo: {}", e.without_url())))?;
+        .map_err(|e| request_failed("userinfo", &e.without_url()))?;
     if !resp.status().is_success() {
         return Err(SsoError::Provider(format!(
             "userinfo answered {}",

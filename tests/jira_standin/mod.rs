@@ -11,6 +11,8 @@ use serde_json::Value;
 
 pub struct StandIn {
     child: Child,
+    /// The test's own client (trusting the stand-in's CA when it serves HTTPS).
+    http: reqwest::Client,
     pub url: String,
     pub flavour: JiraFlavour,
     pub email: String,
@@ -19,10 +21,23 @@ pub struct StandIn {
 
 impl StandIn {
     pub fn start(flavour: JiraFlavour) -> StandIn {
+        Self::start_with(flavour, None)
+    }
+
+    /// Over HTTPS with the server certificate and key of `ca` (a site's own CA).
+    pub fn start_https(flavour: JiraFlavour, ca: &crate::private_ca::PrivateCa) -> StandIn {
+        Self::start_with(flavour, Some(ca))
+    }
+
+    fn start_with(flavour: JiraFlavour, ca: Option<&crate::private_ca::PrivateCa>) -> StandIn {
         let ui = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("ui");
-        let mut child = Command::new("node")
-            .arg("e2e/jira-standin.mjs")
-            .args(["--flavour", flavour.as_str()])
+        let mut cmd = Command::new("node");
+        cmd.arg("e2e/jira-standin.mjs")
+            .args(["--flavour", flavour.as_str()]);
+        if let Some(ca) = ca {
+            cmd.arg("--cert").arg(&ca.cert).arg("--key").arg(&ca.key);
+        }
+        let mut child = cmd
             .current_dir(&ui)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -35,6 +50,10 @@ impl StandIn {
         let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"));
         StandIn {
             child,
+            http: ca
+                .map_or_else(reqwest::Client::builder, |ca| ca.client_builder())
+                .build()
+                .unwrap(),
             url: v["url"].as_str().unwrap().into(),
             flavour,
             email: v["email"].as_str().unwrap().into(),
@@ -51,13 +70,17 @@ impl StandIn {
             token: self.token.clone(),
             token_file: None,
             timeout_secs: 5,
+            ..JiraConfig::default()
         }
     }
 
     /// Every issue as the stand-in holds it: Jira's JSON plus `rawFields` (what the console
     /// sent), `status` and `attachments` (with their `content`).
     pub async fn issues(&self) -> Vec<Value> {
-        let v: Value = reqwest::get(format!("{}/_standin/issues", self.url))
+        let v: Value = self
+            .http
+            .get(format!("{}/_standin/issues", self.url))
+            .send()
             .await
             .unwrap()
             .json()
@@ -76,7 +99,7 @@ impl StandIn {
 
     /// A Jira outage (503 to every call) or its end.
     pub async fn down(&self, on: bool) {
-        reqwest::Client::new()
+        self.http
             .post(format!("{}/_standin/down?on={}", self.url, u8::from(on)))
             .send()
             .await

@@ -60,6 +60,8 @@ pub struct Options<'a> {
     pub issuer: Option<String>,
     pub redirect_uris: Vec<String>,
     pub accounts: &'a [Account],
+    /// Serve HTTPS with this server certificate and key (PEM files), e.g. from a private CA.
+    pub tls: Option<(&'a std::path::Path, &'a std::path::Path)>,
 }
 
 impl Default for Options<'_> {
@@ -70,6 +72,7 @@ impl Default for Options<'_> {
             issuer: None,
             redirect_uris: vec![REDIRECT.into()],
             accounts: &[],
+            tls: None,
         }
     }
 }
@@ -96,6 +99,9 @@ impl Provider {
         if let Some(i) = &o.issuer {
             cfg["issuer"] = json!(i);
         }
+        if let Some((cert, key)) = o.tls {
+            cfg["tls"] = json!({"cert": cert, "key": key});
+        }
         let mut child = Command::new("node")
             .arg(dir().join("provider.mjs"))
             .arg(cfg.to_string())
@@ -116,7 +122,10 @@ impl Provider {
         Provider {
             child,
             port,
-            issuer: o.issuer.unwrap_or(format!("http://127.0.0.1:{port}")),
+            issuer: o.issuer.unwrap_or(format!(
+                "{}://127.0.0.1:{port}",
+                if o.tls.is_some() { "https" } else { "http" }
+            )),
         }
     }
 
@@ -141,17 +150,22 @@ pub struct Browser {
 
 impl Default for Browser {
     fn default() -> Self {
+        Browser::with(reqwest::Client::builder())
+    }
+}
+
+impl Browser {
+    /// A browser whose HTTP client starts from `builder` (e.g. trusting a private CA).
+    pub fn with(builder: reqwest::ClientBuilder) -> Browser {
         Browser {
-            http: reqwest::Client::builder()
+            http: builder
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
             cookies: Vec::new(),
         }
     }
-}
 
-impl Browser {
     async fn send(&mut self, req: reqwest::RequestBuilder) -> (u16, Option<String>, String) {
         let cookie = self
             .cookies
@@ -180,7 +194,14 @@ impl Browser {
     /// address): that address, or the last page's status and body.
     pub async fn follow(&mut self, mut url: String) -> Result<String, (u16, String)> {
         for _ in 0..10 {
-            if !url.starts_with("http://127.0.0.1:") && !url.starts_with("http://localhost:") {
+            let at_provider = [
+                "http://127.0.0.1:",
+                "http://localhost:",
+                "https://127.0.0.1:",
+            ]
+            .iter()
+            .any(|p| url.starts_with(p));
+            if !at_provider {
                 return Ok(url);
             }
             let req = self.http.get(&url);

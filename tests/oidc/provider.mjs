@@ -6,10 +6,14 @@
 //   { "port": 0, "issuer": "http://127.0.0.1:PORT", "kid": "k1",
 //     "client": { "client_id", "client_secret", "redirect_uris": [..], "post_logout_redirect_uris": [..] },
 //     "accounts": [ { "login", "password", "claims": { "email", "given_name", "family_name", "groups" } } ] }
-// `issuer` defaults to http://127.0.0.1:<port>. Prints `listening <port>` once it accepts requests.
+//   "tls": { "cert": "/path/server.pem", "key": "/path/server-key.pem" }   (optional: HTTPS)
+// `issuer` defaults to http://127.0.0.1:<port> (https:// with `tls`). Prints `listening <port>`
+// once it accepts requests.
 // Claims are put in the ID token (conformIdTokenClaims off), as ADFS does; userinfo has them too.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import Provider from "oidc-provider";
 
 const cfg = JSON.parse(process.argv[2] ?? "{}");
@@ -18,10 +22,12 @@ const jwk = { ...privateKey.export({ format: "jwk" }), kid: cfg.kid ?? "k1", use
 
 const accounts = new Map((cfg.accounts ?? []).map((a) => [a.login.toLowerCase(), a]));
 
-const server = http.createServer();
+const server = cfg.tls
+  ? https.createServer({ cert: readFileSync(cfg.tls.cert), key: readFileSync(cfg.tls.key) })
+  : http.createServer();
 await new Promise((resolve) => server.listen(cfg.port ?? 0, "127.0.0.1", resolve));
 const port = server.address().port;
-const issuer = cfg.issuer ?? `http://127.0.0.1:${port}`;
+const issuer = cfg.issuer ?? `${cfg.tls ? "https" : "http"}://127.0.0.1:${port}`;
 
 const provider = new Provider(issuer, {
   clients: [

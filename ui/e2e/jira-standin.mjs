@@ -6,11 +6,14 @@
 // multipart `file` part, the removed Cloud search `/rest/api/3/search`, unknown issues.
 //
 // Prints one JSON line when listening: {"port", "url", "flavour", "email", "token"}.
-// Options: --flavour cloud|server (default cloud), --port N (0: any).
+// Options: --flavour cloud|server (default cloud), --port N (0: any), --cert FILE --key FILE
+// (HTTPS with that certificate and key, PEM, e.g. from a site's own CA; default plain HTTP).
 // Test controls (no auth):
 //   GET  /_standin/issues          every issue with its raw fields and attachments
 //   POST /_standin/down?on=1|0     answer 503 to every REST call (a Jira outage) or not
+import { readFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 
 const args = Object.fromEntries(
   process.argv
@@ -337,7 +340,9 @@ async function rest(req, res, url, path) {
   return refuse(res, 404, [`No ${method} ${url.pathname} in this Jira stand-in.`]);
 }
 
-const server = http.createServer(async (req, res) => {
+const tls = args.cert && args.key ? { cert: readFileSync(args.cert), key: readFileSync(args.key) } : null;
+const scheme = tls ? "https" : "http";
+const handler = async (req, res) => {
   try {
     const url = new URL(req.url, base);
     if (url.pathname === "/_standin/issues") {
@@ -368,12 +373,13 @@ const server = http.createServer(async (req, res) => {
   } catch (e) {
     send(res, 500, { errorMessages: [String(e?.stack ?? e)], errors: {} });
   }
-});
+};
+const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
 
-let base = "http://127.0.0.1";
+let base = `${scheme}://127.0.0.1`;
 server.listen(Number(args.port ?? 0), "127.0.0.1", () => {
   const { port } = server.address();
-  base = `http://127.0.0.1:${port}`;
+  base = `${scheme}://127.0.0.1:${port}`;
   console.log(JSON.stringify({ port, url: base, flavour, email, token }));
 });
 for (const s of ["SIGTERM", "SIGINT"]) process.on(s, () => server.close(() => process.exit(0)));

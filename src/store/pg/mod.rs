@@ -36,7 +36,6 @@ pub mod users;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use include_dir::{include_dir, Dir};
@@ -211,45 +210,16 @@ fn describe(pg: &tokio_postgres::Config) -> String {
     )
 }
 
-/// rustls for the connection: the web's roots plus the site's CA (`store.ca_file`).
+/// rustls for the connection: the roots of `store.trust` plus the site's CA (`store.ca_file`).
 fn tls_config(config: &StoreConfig) -> StoreResult<rustls::ClientConfig> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    if let Some(path) = &config.ca_file {
-        let pem = std::fs::read(path).map_err(|e| {
-            StoreError::Invalid(format!(
-                "store.ca_file: cannot read {}: {e}",
-                path.display()
-            ))
-        })?;
-        let mut added = 0;
-        for cert in rustls_pemfile_certs(&pem) {
-            roots.add(cert).map_err(|e| {
-                StoreError::Invalid(format!("store.ca_file: {}: {e}", path.display()))
-            })?;
-            added += 1;
-        }
-        if added == 0 {
-            return Err(StoreError::Invalid(format!(
-                "store.ca_file: {} holds no certificate",
-                path.display()
-            )));
-        }
-    }
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    Ok(rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| StoreError::Invalid(format!("TLS: {e}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth())
-}
-
-/// The certificates of a PEM file.
-fn rustls_pemfile_certs(pem: &[u8]) -> Vec<rustls::pki_types::CertificateDer<'static>> {
-    use rustls::pki_types::pem::PemObject;
-    rustls::pki_types::CertificateDer::pem_slice_iter(pem)
-        .filter_map(Result::ok)
-        .collect()
+    crate::trust::client_config(crate::trust::Roots {
+        section: "store",
+        trust_key: "trust",
+        trust: config.trust,
+        ca_key: "ca_file",
+        ca: config.ca_file.as_deref(),
+    })
+    .map_err(StoreError::Invalid)
 }
 
 /// PostgreSQL's own message of an error (its `DETAIL` included), else the driver's.

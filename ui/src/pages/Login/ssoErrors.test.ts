@@ -3,7 +3,15 @@ import { ssoErrorMessage, takeSsoError } from "./ssoErrors";
 
 describe("single sign-on errors", () => {
   it("has a message for every code the server sends", () => {
-    const codes = ["provider_down", "wrong_issuer", "state", "not_allowed", "provider_error", "invalid_token"];
+    const codes = [
+      "provider_down",
+      "provider_untrusted",
+      "wrong_issuer",
+      "state",
+      "not_allowed",
+      "provider_error",
+      "invalid_token",
+    ];
     const ids = new Set(codes.map((c) => ssoErrorMessage(c)?.id));
     expect(ids.size).toBe(codes.length);
     expect(ssoErrorMessage("something_new")?.id).toBeTruthy();

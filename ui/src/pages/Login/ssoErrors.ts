@@ -7,6 +7,7 @@ export const SSO_ERROR_PARAM = "sso_error";
 
 const MESSAGES: Record<string, MessageDescriptor> = {
   provider_down: msg`The identity provider cannot be reached. Try again later, or sign in with your password.`,
+  provider_untrusted: msg`The identity provider's certificate is not trusted by this console. Contact your administrator, or sign in with your password.`,
   wrong_issuer: msg`The identity provider is not the one configured for this console. Contact your administrator.`,
   state: msg`This sign-in has expired or was already used. Start single sign-on again.`,
   not_allowed: msg`Your account is not allowed to use this console. Contact your administrator.`,
