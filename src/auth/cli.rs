@@ -12,14 +12,15 @@ use super::password::hash_password;
 use crate::config::{ApiMode, Config};
 use crate::domain::caller::{AccessType, Role};
 use crate::domain::rules::check_email;
-use crate::domain::user::{check_password, UserDraft};
+use crate::domain::user::{check_password, personal_words, UserDraft};
 use crate::store::auth::ONE_TIME_ID_TTL_SECS;
 use crate::store::{now_secs, Store};
 
 #[derive(Subcommand, Debug)]
 pub enum UserCommand {
     /// Create a console user. The password is the first line of standard input (or of
-    /// --password-file), never an argument; at least 8 characters.
+    /// --password-file), never an argument: 12 to 128 characters, not a common password, a
+    /// pattern or the user's own name.
     Add(AddArgs),
     /// Print a one-time sign-in address (/callback?id=...) for a user: it works once,
     /// within two minutes, on the console's own address.
@@ -106,7 +107,9 @@ fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
         bail!("a user named {} already exists", existing.username);
     }
     let password = read_password(args.password_file.as_deref())?;
-    check_password("the password", &password).map_err(|e| anyhow::anyhow!(e.message))?;
+    let personal = personal_words(&username, &[&args.first_name, &args.last_name]);
+    check_password("the password", &password, &personal)
+        .map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
     let draft = UserDraft {
         username: username.clone(),
