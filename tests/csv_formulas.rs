@@ -51,11 +51,12 @@ fn count(file: &[u8]) -> (usize, usize) {
 }
 
 /// The runs: case `i + 1` named `HOSTILE[i]`, its segments named after the next two.
-fn hostile_runs() -> Vec<Value> {
+fn hostile_runs(status: &str, minute: u32) -> Vec<Value> {
     let mut runs = Vec::new();
     for (i, name) in HOSTILE.iter().enumerate() {
         let case = i as i64 + 1;
-        let mut r = run(&format!("h{case}"), case, "2026-01-15T14:05:00Z", "fail");
+        let at = format!("2026-01-15T14:{minute:02}:00Z");
+        let mut r = run(&format!("h{case}-{minute}"), case, &at, status);
         r["testCase"]["name"] = json!(name);
         r["segments"][0]["segmentName"] = json!(HOSTILE[(i + 1) % 4]);
         r["segments"][1]["segmentName"] = json!(HOSTILE[(i + 2) % 4]);
@@ -100,6 +101,7 @@ async fn no_csv_the_console_hands_out_holds_a_formula() {
     });
     let a = admin(&app).await;
     let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &hostile_runs("pass", 5)).await;
     let g = group(&app, "Hostile", "voice", &[1, 2, 3, 4]).await;
     // An alert setting with attach ticket on the group: the failing runs open an event whose
     // Jira issue carries the runs' CSV.
@@ -139,7 +141,7 @@ async fn no_csv_the_console_hands_out_holds_a_formula() {
         )
         .await
         .unwrap();
-    ingest_ok(&app, &key, &hostile_runs()).await;
+    ingest_ok(&app, &key, &hostile_runs("fail", 10)).await;
 
     let mut formulas = Vec::new();
     let mut neutralised = 0;
@@ -195,10 +197,10 @@ async fn no_csv_the_console_hands_out_holds_a_formula() {
     let mut auto = None;
     for _ in 0..200 {
         let with_label = standin.issues().await.into_iter().find(|i| {
-            i["rawFields"]["labels"]
-                .as_array()
-                .is_some_and(|l| l.iter().any(|l| l.as_str().unwrap_or("").starts_with("cxwatch-alert-")))
-                && !i["attachments"].as_array().is_none_or(|a| a.is_empty())
+            i["rawFields"]["labels"].as_array().is_some_and(|l| {
+                l.iter()
+                    .any(|l| l.as_str().unwrap_or("").starts_with("cxwatch-alert-"))
+            }) && !i["attachments"].as_array().is_none_or(|a| a.is_empty())
         });
         if with_label.is_some() {
             auto = with_label;
@@ -214,11 +216,16 @@ async fn no_csv_the_console_hands_out_holds_a_formula() {
     neutralised += n;
 
     let total: usize = formulas.iter().map(|(_, f)| f).sum();
-    println!("formula cells exported un-neutralised: {total} {formulas:?}; neutralised: {neutralised}");
+    println!(
+        "formula cells exported un-neutralised: {total} {formulas:?}; neutralised: {neutralised}"
+    );
     assert_eq!(total, 0, "formula cells went out: {formulas:?}");
     // Segment performance names every case and segment: 4 cases and 2 segments each.
     let (_, n) = count(&export);
-    assert!(n >= 12, "each hostile name is in the export, neutralised: {n}");
+    assert!(
+        n >= 12,
+        "each hostile name is in the export, neutralised: {n}"
+    );
     // Plain negative numbers stay numbers.
     assert!(ticket_content.contains(",-1\r\n"), "{ticket_content}");
 }

@@ -756,10 +756,7 @@ async fn test_contact_without_a_server_says_not_configured() {
             .await;
         assert_eq!(s, 409, "{query}: {b}");
         assert_eq!(b["code"], "NOT_CONFIGURED", "{b}");
-        assert!(
-            b["messages"][0].as_str().unwrap().starts_with(says),
-            "{b}"
-        );
+        assert!(b["messages"][0].as_str().unwrap().starts_with(says), "{b}");
     }
     let (_, b) = app
         .call(Method::GET, "/api/notifications", Some(&t), None)

@@ -1034,10 +1034,20 @@ async fn own_profile_matrix() {
             .await,
         app.user("own.user.rw@x.test", Role::User, AccessType::ReadWrite, &[])
             .await,
-        app.user("own.admin.ro@x.test", Role::Admin, AccessType::ReadOnly, &[])
-            .await,
-        app.user("own.admin.rw@x.test", Role::Admin, AccessType::ReadWrite, &[])
-            .await,
+        app.user(
+            "own.admin.ro@x.test",
+            Role::Admin,
+            AccessType::ReadOnly,
+            &[],
+        )
+        .await,
+        app.user(
+            "own.admin.rw@x.test",
+            Role::Admin,
+            AccessType::ReadWrite,
+            &[],
+        )
+        .await,
     ];
     let roles = ["ROLE_USER", "ROLE_USER", "ROLE_ADMIN", "ROLE_ADMIN"];
     let access = ["read-only", "read-write", "read-only", "read-write"];
@@ -1047,12 +1057,23 @@ async fn own_profile_matrix() {
     };
     // (operation, what, body per caller, expected per caller: user ro, user rw, admin ro,
     // admin rw). The password change comes last: it ends the caller's sessions.
-    type Case = (&'static str, &'static str, Box<dyn Fn(usize) -> (Method, String, Value)>, [u16; 4]);
-    let cases: Vec<Case> = vec![
+    type Case<'a> = (
+        &'static str,
+        &'static str,
+        Box<dyn Fn(usize) -> (Method, String, Value) + 'a>,
+        [u16; 4],
+    );
+    let cases: Vec<Case<'_>> = vec![
         (
             "getUser",
             "read own profile",
-            Box::new(|i| (Method::GET, format!("/api/users/{}", users[i].id), Value::Null)),
+            Box::new(|i| {
+                (
+                    Method::GET,
+                    format!("/api/users/{}", users[i].id),
+                    Value::Null,
+                )
+            }),
             [200, 200, 200, 200],
         ),
         (
@@ -1068,7 +1089,13 @@ async fn own_profile_matrix() {
             "updateUser",
             "own username",
             Box::new(|i| {
-                let b = profile(i, format!("new.{}", users[i].username), "Renamed", roles[i], access[i]);
+                let b = profile(
+                    i,
+                    format!("new.{}", users[i].username),
+                    "Renamed",
+                    roles[i],
+                    access[i],
+                );
                 (Method::PUT, format!("/api/users/{}", users[i].id), b)
             }),
             [403, 200, 403, 200],
@@ -1077,7 +1104,13 @@ async fn own_profile_matrix() {
             "updateUser",
             "own role raised to ROLE_ADMIN",
             Box::new(|i| {
-                let b = profile(i, format!("new.{}", users[i].username), "Renamed", "ROLE_ADMIN", access[i]);
+                let b = profile(
+                    i,
+                    format!("new.{}", users[i].username),
+                    "Renamed",
+                    "ROLE_ADMIN",
+                    access[i],
+                );
                 (Method::PUT, format!("/api/users/{}", users[i].id), b)
             }),
             [403, 400, 403, 200],
@@ -1086,8 +1119,18 @@ async fn own_profile_matrix() {
             "updateUser",
             "own access changed",
             Box::new(|i| {
-                let other = if access[i] == "read-only" { "read-write" } else { "read-only" };
-                let b = profile(i, format!("new.{}", users[i].username), "Renamed", roles[i], other);
+                let other = if access[i] == "read-only" {
+                    "read-write"
+                } else {
+                    "read-only"
+                };
+                let b = profile(
+                    i,
+                    format!("new.{}", users[i].username),
+                    "Renamed",
+                    roles[i],
+                    other,
+                );
                 (Method::PUT, format!("/api/users/{}", users[i].id), b)
             }),
             [403, 400, 403, 409],

@@ -380,12 +380,7 @@ async fn weak_passwords_are_refused() {
         assert_eq!(s, 400, "{pw}: {weak}");
         assert_eq!(fields(&weak), [("newPassword".into(), "weak".into())]);
         let (s, weak) = app
-            .call(
-                Method::PATCH,
-                &path,
-                tok,
-                Some(&json!({"newPassword": pw})),
-            )
+            .call(Method::PATCH, &path, tok, Some(&json!({"newPassword": pw})))
             .await;
         assert_eq!(s, 400, "{pw}: {weak}");
         assert_eq!(fields(&weak), [("newPassword".into(), "weak".into())]);

@@ -108,8 +108,7 @@ fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
     }
     let password = read_password(args.password_file.as_deref())?;
     let personal = personal_words(&username, &[&args.first_name, &args.last_name]);
-    check_password("the password", &password, &personal)
-        .map_err(|e| anyhow::anyhow!(e.message))?;
+    check_password("the password", &password, &personal).map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
     let draft = UserDraft {
         username: username.clone(),

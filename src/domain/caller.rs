@@ -282,7 +282,10 @@ mod tests {
         for role in [Role::Admin, Role::User] {
             let ro = caller(role, ReadOnly);
             assert!(ro.require(Need::SelfOrAdmin(7)).is_ok(), "reads itself");
-            assert!(ro.require(Need::SelfOrAdminWrite(7)).is_ok(), "its password");
+            assert!(
+                ro.require(Need::SelfOrAdminWrite(7)).is_ok(),
+                "its password"
+            );
             assert_eq!(
                 ro.require(Need::ProfileWrite(7)).map(|_| ()),
                 Err(Denied(PROFILE_READ_ONLY)),
@@ -291,7 +294,10 @@ mod tests {
             assert!(ro.require(Need::ProfileWrite(8)).is_err());
             let rw = caller(role, ReadWrite);
             assert!(rw.require(Need::ProfileWrite(7)).is_ok(), "{role:?}");
-            assert_eq!(rw.require(Need::ProfileWrite(8)).is_ok(), role == Role::Admin);
+            assert_eq!(
+                rw.require(Need::ProfileWrite(8)).is_ok(),
+                role == Role::Admin
+            );
         }
     }
 

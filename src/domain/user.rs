@@ -250,8 +250,15 @@ mod tests {
             &"é".repeat(12),
         ] {
             let e = check_password("newPassword", pw, &[]).unwrap_err();
-            assert_eq!((e.field.as_str(), e.rule), ("newPassword", Rule::Weak), "{pw}");
-            assert!(e.message.starts_with("newPassword is too easy to guess"), "{e:?}");
+            assert_eq!(
+                (e.field.as_str(), e.rule),
+                ("newPassword", Rule::Weak),
+                "{pw}"
+            );
+            assert!(
+                e.message.starts_with("newPassword is too easy to guess"),
+                "{e:?}"
+            );
         }
     }
 
