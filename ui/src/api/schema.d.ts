@@ -158,8 +158,10 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Saves a user. Administrators with read-write access change anything but the
-         *     password; anyone else only their own names and username (role, access and groups
-         *     are ignored). Sessions of the user end when their role or access changes.
+         *     password. Anyone else with read-write access changes only their own names and
+         *     username: a role, access type, groups or kiosk flag other than theirs is 400
+         *     `forbidden`. A read-only account changes nothing here (403; its password, yes).
+         *     Sessions of the user end when their role or access changes.
          */
         put: operations["updateUser"];
         post?: never;
@@ -187,9 +189,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Sets a new password. Your own needs `oldPassword`; an administrator with read-write
-         *     access resets another user's with `newPassword` alone. Every session of the user
-         *     ends: sign in again with the new password.
+         * Sets a new password. Anyone changes their own, read-only accounts too, with
+         *     `oldPassword`; an administrator with read-write access resets another user's with
+         *     `newPassword` alone. The password must not be easy to guess (rule `weak`). Every
+         *     session of the user ends: sign in again with the new password.
          */
         patch: operations["overridePassword"];
         trace?: never;
@@ -768,6 +771,8 @@ export interface paths {
          *     through the outbox; the answer waits for the first attempt: 200 when the mail server
          *     or gateway took it, 502 with its reason when not (it is retried as any notification;
          *     `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
+         *     409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
+         *     configured: nothing is sent or recorded.
          */
         post: operations["testContact"];
         delete?: never;
@@ -2122,7 +2127,7 @@ export interface components {
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_CONFIGURED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
         /**
          * EventRunStatus
          * @description A run of an event as the list shows it: its alert status.
@@ -2141,7 +2146,10 @@ export interface components {
         FieldProblem: {
             /** @description The camelCase name of the body field or query parameter. */
             field: string;
-            /** @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch` or `forbidden`. */
+            /**
+             * @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
+             *     `weak` (a password too easy to guess).
+             */
             rule: string;
             /** @description The same problem in a sentence (also in `messages`). */
             message: string;
@@ -2760,7 +2768,10 @@ export interface components {
          * @description Body of `PATCH users/{id}/overridePassword`.
          */
         PasswordChange: {
-            /** @description 12 to 128 characters. */
+            /**
+             * @description 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
+             *     the username or names).
+             */
             newPassword?: string;
             /** @description Your current password: required when you change your own. */
             oldPassword?: string;
@@ -3189,19 +3200,26 @@ export interface components {
             firstName?: string;
             lastName?: string;
             /**
-             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; ignored on your own
-             *     profile).
+             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
+             *     absent or your current role, else 400 `forbidden`).
              */
             roles?: string[];
-            /** @description `read-write` or `read-only` (administrators only; ignored on your own profile). */
+            /**
+             * @description `read-write` or `read-only` (administrators only; on your own profile, absent or
+             *     your current access type, else 400 `forbidden`).
+             */
             accessType?: string;
-            /** @description Groups of a ROLE_USER (administrators only; ignored on your own profile). */
+            /**
+             * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
+             *     current groups, else 400 `forbidden`).
+             */
             testCaseGroups?: components["schemas"]["GroupRef"][];
-            /** @description Only on create: 12 to 128 characters. */
+            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
             password?: string;
             /**
-             * @description Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
-             *     unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
+             * @description Allow kiosk sessions (administrators only; on your own profile, absent or your
+             *     current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
+             *     create. Forbidding ends the user's kiosk sessions.
              */
             kiosk?: boolean;
         };
@@ -3276,7 +3294,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3397,7 +3418,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3513,7 +3537,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3721,7 +3748,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3841,7 +3871,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3959,7 +3992,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,7 +4117,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4199,7 +4238,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4321,7 +4363,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4437,7 +4482,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,7 +4605,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4685,7 +4736,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4803,7 +4857,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4925,7 +4982,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5043,7 +5103,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5159,7 +5222,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5275,7 +5341,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5391,7 +5460,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5512,7 +5584,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5639,7 +5714,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5764,7 +5842,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5898,7 +5979,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6034,7 +6118,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6152,7 +6239,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6293,7 +6383,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6413,7 +6506,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6532,7 +6628,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6648,7 +6747,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6764,7 +6866,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6882,7 +6987,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7004,7 +7112,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7122,7 +7233,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7240,7 +7354,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7362,7 +7479,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7504,7 +7624,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7643,7 +7766,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7793,7 +7919,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7923,7 +8052,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8043,7 +8175,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8163,7 +8298,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8279,7 +8417,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8409,7 +8550,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8529,7 +8673,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8647,7 +8794,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8769,7 +8919,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8887,7 +9040,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9010,7 +9166,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9138,7 +9297,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9258,7 +9420,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9376,7 +9541,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9498,7 +9666,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9616,7 +9787,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9732,7 +9906,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9848,7 +10025,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9973,7 +10153,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10091,7 +10274,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10207,7 +10393,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10336,7 +10525,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10459,7 +10651,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10575,7 +10770,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10693,7 +10891,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10809,7 +11010,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10927,7 +11131,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11045,7 +11252,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11163,7 +11373,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11282,7 +11495,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11412,7 +11628,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11539,7 +11758,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11662,7 +11884,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11791,7 +12016,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
