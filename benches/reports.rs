@@ -231,14 +231,13 @@ fn main() {
         let producer = std::thread::spawn(move || wait(s.export_report(r, from, to, tx)));
         let mut rows = 0u64;
         let mut bytes = 0u64;
-        let mut line = String::new();
         while let Some(batch) = rx.blocking_recv() {
-            line.clear();
+            let mut out = cxwatch::domain::csv::CsvWriter::with_capacity(batch.len() * 120);
             for row in &batch {
-                cxwatch::api::reports::csv_line(&mut line, TZ, row);
+                cxwatch::api::reports::csv_line(&mut out, TZ, row);
             }
             rows += batch.len() as u64;
-            bytes += line.len() as u64;
+            bytes += out.into_bytes().len() as u64;
         }
         producer.join().unwrap().unwrap();
         let secs = started.elapsed().as_secs_f64();

@@ -295,7 +295,7 @@ mod tests {
         assert_eq!(a.len(), PASSWORD_LEN);
         assert_ne!(a, generate_password());
         assert!(!a.contains(['0', 'O', '1', 'l', 'I']));
-        assert!(crate::domain::user::check_password("password", &a).is_ok());
+        assert!(crate::domain::user::check_password("password", &a, &[]).is_ok());
     }
 
     #[tokio::test(flavor = "multi_thread")]

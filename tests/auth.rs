@@ -160,6 +160,22 @@ fn user_add_reads_the_password_from_stdin_or_a_file() {
         err.contains("the password needs at least 12 characters (5 given)"),
         "{err}"
     );
+    // Easy to guess (issue 24): common, a pattern, made of the username.
+    for weak in [
+        "passwordpassword\n",
+        "123456789012\n",
+        "dan@example.comdan\n",
+    ] {
+        let (code, _, err) = user_add("dan@example.com", &[], weak);
+        assert_eq!(code, 1, "{weak}");
+        assert!(err.contains("the password is too easy to guess"), "{err}");
+    }
+    // The help says what is enforced (it said 8 characters).
+    let (code, out, _) = cli(&server, &["user", "add", "--help"], "");
+    assert_eq!(code, 0);
+    let help = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("12 to 128 characters"), "{help}");
+    assert!(!help.contains("at least 8"), "{help}");
     // No password at all.
     let (code, _, err) = user_add("dan@example.com", &[], "");
     assert_eq!(code, 1);

@@ -484,6 +484,8 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
         c.metrics.token = "scrape".into();
     });
     let t = admin(&app).await;
+    // Issue 24: nothing failed upstream, so not a 502: 409 NOT_CONFIGURED, saying so,
+    // and nothing recorded.
     let (s, b) = app
         .call(
             Method::POST,
@@ -492,10 +494,12 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
             None,
         )
         .await;
-    assert_eq!(s, 502);
-    assert!(b["messages"][0].as_str().unwrap().contains(
-        "No mail server is configured (notify.smtp.host): notifications are recorded but not sent."
-    ));
+    assert_eq!(s, 409, "{b}");
+    assert_eq!(b["code"], "NOT_CONFIGURED");
+    assert_eq!(
+        b["messages"][0],
+        "No mail server is configured (notify.smtp.host): a test e-mail cannot be sent."
+    );
     let (_, b) = app
         .call(Method::GET, "/api/distributions/types", Some(&t), None)
         .await;
@@ -533,7 +537,33 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
     let (_, b) = app
         .call(Method::GET, "/api/notifications", Some(&t), None)
         .await;
-    assert_eq!(b["data"]["totalElements"], 2);
+    assert_eq!(b["data"]["totalElements"], 1, "the SMS only: {b}");
+    // An alert to a list with an e-mail contact is recorded and fails for good.
+    let (s, list) = app
+        .call(
+            Method::POST,
+            "/api/distributions",
+            Some(&t),
+            Some(&list_body()),
+        )
+        .await;
+    assert_eq!(s, 200, "{list}");
+    let ids = app
+        .store
+        .enqueue_list(
+            list["data"]["id"].as_i64().unwrap(),
+            Message::default(),
+            "alert:1".into(),
+            "alert:1".into(),
+        )
+        .await
+        .unwrap();
+    let mail = wait_state(&app, &t, ids[0], "failed").await;
+    assert!(mail["reason"]
+        .as_str()
+        .unwrap()
+        .contains("No mail server is configured (notify.smtp.host)"));
+    wait_state(&app, &t, ids[1], "sent").await;
     // Prometheus sees the outbox: the e-mail failed for good, the SMS is not waiting.
     let text = app
         .client
@@ -703,4 +733,33 @@ async fn a_list_an_alert_setting_uses_cannot_be_deleted() {
     }
     let (s, b) = app.call(Method::DELETE, &path, Some(&t), None).await;
     assert_eq!(s, 200, "{b}");
+}
+
+/// Issue 24: a test message on a channel without a server is not a 502 (nothing failed
+/// upstream): 409 `NOT_CONFIGURED` saying which server is missing, nothing recorded.
+#[tokio::test(flavor = "multi_thread")]
+async fn test_contact_without_a_server_says_not_configured() {
+    let app = App::new();
+    let t = admin(&app).await;
+    for (query, says) in [
+        ("email=ops@example.com", "No mail server is configured"),
+        ("sms=%2B15145550100", "No SMS gateway is configured"),
+        ("voice=%2B15145550100", "No voice gateway is configured"),
+    ] {
+        let (s, b) = app
+            .call(
+                Method::POST,
+                &format!("/api/distributions/testContact?{query}"),
+                Some(&t),
+                None,
+            )
+            .await;
+        assert_eq!(s, 409, "{query}: {b}");
+        assert_eq!(b["code"], "NOT_CONFIGURED", "{b}");
+        assert!(b["messages"][0].as_str().unwrap().starts_with(says), "{b}");
+    }
+    let (_, b) = app
+        .call(Method::GET, "/api/notifications", Some(&t), None)
+        .await;
+    assert_eq!(b["data"]["totalElements"], 0, "{b}");
 }

@@ -736,14 +736,14 @@ async fn world() -> World {
             Body::None,
             admin_write,
         ),
-        // No mail server in this world: the test message is recorded, and the answer says
-        // it was not sent (502).
+        // No mail server in this world: nothing failed upstream, the answer says that no
+        // mail server is configured (409 NOT_CONFIGURED).
         r(
             "testContact",
             M::POST,
             "/api/distributions/testContact?email=ops@x.test".into(),
             Body::None,
-            [401, 403, 403, 403, 502, 401],
+            [401, 403, 403, 403, 409, 401],
         ),
         r(
             "listAlertEvents",
@@ -1020,4 +1020,152 @@ async fn stream_status(app: &App, path: &str, header: Option<(&str, String)>) ->
         status,
         serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     )
+}
+
+/// One's own profile (issue 24): every signed-in caller on their own user. A read-only
+/// account reads its profile and changes its password; its username and names only an
+/// account with read-write access changes, and its role, access or groups only an
+/// administrator with read-write access (the last one keeps read-write: 409).
+#[tokio::test(flavor = "multi_thread")]
+async fn own_profile_matrix() {
+    let app = App::new();
+    let users = [
+        app.user("own.user.ro@x.test", Role::User, AccessType::ReadOnly, &[])
+            .await,
+        app.user("own.user.rw@x.test", Role::User, AccessType::ReadWrite, &[])
+            .await,
+        app.user(
+            "own.admin.ro@x.test",
+            Role::Admin,
+            AccessType::ReadOnly,
+            &[],
+        )
+        .await,
+        app.user(
+            "own.admin.rw@x.test",
+            Role::Admin,
+            AccessType::ReadWrite,
+            &[],
+        )
+        .await,
+    ];
+    let roles = ["ROLE_USER", "ROLE_USER", "ROLE_ADMIN", "ROLE_ADMIN"];
+    let access = ["read-only", "read-write", "read-only", "read-write"];
+    let profile = |i: usize, username: String, first: &str, role: &str, acc: &str| {
+        json!({"id": users[i].id, "username": username, "firstName": first, "lastName": "Own",
+               "roles": [role], "accessType": acc, "testCaseGroups": []})
+    };
+    // (operation, what, body per caller, expected per caller: user ro, user rw, admin ro,
+    // admin rw). The password change comes last: it ends the caller's sessions.
+    type Case<'a> = (
+        &'static str,
+        &'static str,
+        Box<dyn Fn(usize) -> (Method, String, Value) + 'a>,
+        [u16; 4],
+    );
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "getUser",
+            "read own profile",
+            Box::new(|i| {
+                (
+                    Method::GET,
+                    format!("/api/users/{}", users[i].id),
+                    Value::Null,
+                )
+            }),
+            [200, 200, 200, 200],
+        ),
+        (
+            "updateUser",
+            "own names",
+            Box::new(|i| {
+                let b = profile(i, users[i].username.clone(), "Renamed", roles[i], access[i]);
+                (Method::PUT, format!("/api/users/{}", users[i].id), b)
+            }),
+            [403, 200, 403, 200],
+        ),
+        (
+            "updateUser",
+            "own username",
+            Box::new(|i| {
+                let b = profile(
+                    i,
+                    format!("new.{}", users[i].username),
+                    "Renamed",
+                    roles[i],
+                    access[i],
+                );
+                (Method::PUT, format!("/api/users/{}", users[i].id), b)
+            }),
+            [403, 200, 403, 200],
+        ),
+        (
+            "updateUser",
+            "own role raised to ROLE_ADMIN",
+            Box::new(|i| {
+                let b = profile(
+                    i,
+                    format!("new.{}", users[i].username),
+                    "Renamed",
+                    "ROLE_ADMIN",
+                    access[i],
+                );
+                (Method::PUT, format!("/api/users/{}", users[i].id), b)
+            }),
+            [403, 400, 403, 200],
+        ),
+        (
+            "updateUser",
+            "own access changed",
+            Box::new(|i| {
+                let other = if access[i] == "read-only" {
+                    "read-write"
+                } else {
+                    "read-only"
+                };
+                let b = profile(
+                    i,
+                    format!("new.{}", users[i].username),
+                    "Renamed",
+                    roles[i],
+                    other,
+                );
+                (Method::PUT, format!("/api/users/{}", users[i].id), b)
+            }),
+            [403, 400, 403, 409],
+        ),
+        (
+            "overridePassword",
+            "own password",
+            Box::new(|i| {
+                (
+                    Method::PATCH,
+                    format!("/api/users/{}/overridePassword", users[i].id),
+                    json!({"oldPassword": PASSWORD, "newPassword": "violet tundra sparrow"}),
+                )
+            }),
+            [200, 200, 200, 200],
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (op, what, req, want) in &cases {
+        for (i, who) in users.iter().enumerate() {
+            let (method, path, body) = req(i);
+            let body = (!body.is_null()).then_some(&body);
+            let (status, answer) = app.call(method, &path, Some(&who.token), body).await;
+            if status != want[i] {
+                wrong.push(format!(
+                    "{op} ({what}) as {}: {status}, expected {} ({answer})",
+                    CALLERS[i + 1],
+                    want[i]
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "own profile mismatches:\n{}",
+        wrong.join("\n")
+    );
 }

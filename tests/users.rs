@@ -198,22 +198,21 @@ async fn admins_create_list_edit_and_delete_users() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn anyone_edits_their_own_profile_but_not_their_role() {
+async fn read_write_accounts_edit_their_own_names_never_their_role() {
     let app = App::new();
     let _admin = app
         .user("admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
         .await;
     let me = app
-        .user("me@x.test", Role::User, AccessType::ReadOnly, &[])
+        .user("me@x.test", Role::User, AccessType::ReadWrite, &[])
         .await;
     let other = app
         .user("other@x.test", Role::User, AccessType::ReadOnly, &[])
         .await;
     let tok = Some(me.token.as_str());
+    let path = format!("/api/users/{}", me.id);
 
-    let (s, mine) = app
-        .call(Method::GET, &format!("/api/users/{}", me.id), tok, None)
-        .await;
+    let (s, mine) = app.call(Method::GET, &path, tok, None).await;
     assert_eq!(s, 200, "{mine}");
     let (s, _) = app
         .call(Method::GET, &format!("/api/users/{}", other.id), tok, None)
@@ -222,21 +221,44 @@ async fn anyone_edits_their_own_profile_but_not_their_role() {
     let (s, _) = app.call(Method::GET, "/api/users", tok, None).await;
     assert_eq!(s, 403);
 
-    // A save that tries to raise its own role keeps ROLE_USER and read-only.
-    let mut edit = body("me@x.test", "ROLE_ADMIN", "read-write", &[]);
+    // Names and username: saved. The role, access and groups sent are the current ones.
+    let mut edit = body("me2@x.test", "ROLE_USER", "read-write", &[]);
     edit["firstName"] = json!("Ada");
-    let (s, saved) = app
-        .call(
-            Method::PUT,
-            &format!("/api/users/{}", me.id),
-            tok,
-            Some(&edit),
-        )
-        .await;
+    let (s, saved) = app.call(Method::PUT, &path, tok, Some(&edit)).await;
     assert_eq!(s, 200, "{saved}");
     assert_eq!(saved["data"]["firstName"], "Ada");
-    assert_eq!(saved["data"]["roles"], json!(["ROLE_USER"]));
-    assert_eq!(saved["data"]["accessType"], "read-only");
+    assert_eq!(saved["data"]["username"], "me2@x.test");
+
+    // A save that tries to raise its own role or access is refused whole, field by field:
+    // never 'saved' with the change silently dropped.
+    let mut raise = body("me2@x.test", "ROLE_ADMIN", "read-write", &[]);
+    raise["firstName"] = json!("Eve");
+    raise["kiosk"] = json!(true);
+    let (s, refused) = app.call(Method::PUT, &path, tok, Some(&raise)).await;
+    assert_eq!(s, 400, "{refused}");
+    assert_eq!(
+        fields(&refused),
+        [
+            ("roles".into(), "forbidden".into()),
+            ("kiosk".into(), "forbidden".into())
+        ]
+    );
+    let mut groups = body("me2@x.test", "ROLE_USER", "read-only", &[1]);
+    groups["firstName"] = json!("Eve");
+    let (s, refused) = app.call(Method::PUT, &path, tok, Some(&groups)).await;
+    assert_eq!(s, 400, "{refused}");
+    assert_eq!(
+        fields(&refused),
+        [
+            ("accessType".into(), "forbidden".into()),
+            ("testCaseGroups".into(), "forbidden".into())
+        ]
+    );
+    let (_, now) = app.call(Method::GET, &path, tok, None).await;
+    assert_eq!(now["data"]["firstName"], "Ada");
+    assert_eq!(now["data"]["roles"], json!(["ROLE_USER"]));
+    assert_eq!(now["data"]["accessType"], "read-write");
+
     let (s, _) = app
         .call(
             Method::PUT,
@@ -255,6 +277,124 @@ async fn anyone_edits_their_own_profile_but_not_their_role() {
         )
         .await;
     assert_eq!(s, 403);
+}
+
+/// Issue 24: a read-only account reads its profile and changes its password; its username,
+/// names, role, access and groups it does not change.
+#[tokio::test(flavor = "multi_thread")]
+async fn read_only_accounts_change_their_password_not_their_profile() {
+    let app = App::new();
+    let _admin = app
+        .user("admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    for (who, role) in [
+        ("ro.user@x.test", Role::User),
+        ("ro.admin@x.test", Role::Admin),
+    ] {
+        let me = app.user(who, role, AccessType::ReadOnly, &[]).await;
+        let tok = Some(me.token.as_str());
+        let path = format!("/api/users/{}", me.id);
+        let (s, mine) = app.call(Method::GET, &path, tok, None).await;
+        assert_eq!(s, 200, "{mine}");
+        let role_s = mine["data"]["roles"][0].as_str().unwrap();
+        for change in [
+            json!({"username": "someone.else@x.test", "firstName": "Test", "lastName": mine["data"]["lastName"]}),
+            json!({"username": who, "firstName": "Renamed", "lastName": "Too"}),
+            json!({"username": who, "firstName": "Test", "lastName": mine["data"]["lastName"],
+                   "roles": [role_s], "accessType": "read-only", "testCaseGroups": []}),
+        ] {
+            let (s, no) = app.call(Method::PUT, &path, tok, Some(&change)).await;
+            assert_eq!(s, 403, "{who}: {no}");
+            assert_eq!(
+                no["messages"][0],
+                cxwatch::domain::caller::PROFILE_READ_ONLY,
+                "{who}"
+            );
+        }
+        let (_, after) = app.call(Method::GET, &path, tok, None).await;
+        assert_eq!(after["data"], mine["data"], "{who}: nothing changed");
+
+        let (s, ok) = app
+            .call(
+                Method::PATCH,
+                &format!("{path}/overridePassword"),
+                tok,
+                Some(&json!({"oldPassword": PASSWORD, "newPassword": "violet tundra sparrow"})),
+            )
+            .await;
+        assert_eq!(s, 200, "{who}: {ok}");
+        let (s, _) = app
+            .call(
+                Method::POST,
+                "/api/auth/signin",
+                None,
+                Some(&json!({"username": who, "password": "violet tundra sparrow"})),
+            )
+            .await;
+        assert_eq!(s, 200, "{who}");
+    }
+}
+
+/// Issue 24: passwords easy to guess are refused with rule `weak`, on create, on a change of
+/// your own and on an administrator's reset.
+#[tokio::test(flavor = "multi_thread")]
+async fn weak_passwords_are_refused() {
+    let app = App::new();
+    let admin = app
+        .user("admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    let tok = Some(admin.token.as_str());
+    for pw in [
+        "aaaaaaaaaaaa",
+        "123456789012",
+        "passwordpassword",
+        "grace.hopper@x.test",
+        "gracehopper2024",
+    ] {
+        let mut b = body("grace.hopper@x.test", "ROLE_USER", "read-only", &[]);
+        b["password"] = json!(pw);
+        let (s, weak) = app.call(Method::POST, "/api/users", tok, Some(&b)).await;
+        assert_eq!(s, 400, "{pw}: {weak}");
+        assert_eq!(fields(&weak), [("password".into(), "weak".into())], "{pw}");
+        assert!(
+            weak["fields"][0]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("password is too easy to guess"),
+            "{weak}"
+        );
+    }
+    let me = app
+        .user("me@x.test", Role::User, AccessType::ReadWrite, &[])
+        .await;
+    let path = format!("/api/users/{}/overridePassword", me.id);
+    for pw in ["passwordpassword", "me@x.testme@x.test", "qwertyuiop123"] {
+        let (s, weak) = app
+            .call(
+                Method::PATCH,
+                &path,
+                Some(&me.token),
+                Some(&json!({"oldPassword": PASSWORD, "newPassword": pw})),
+            )
+            .await;
+        assert_eq!(s, 400, "{pw}: {weak}");
+        assert_eq!(fields(&weak), [("newPassword".into(), "weak".into())]);
+        let (s, weak) = app
+            .call(Method::PATCH, &path, tok, Some(&json!({"newPassword": pw})))
+            .await;
+        assert_eq!(s, 400, "{pw}: {weak}");
+        assert_eq!(fields(&weak), [("newPassword".into(), "weak".into())]);
+    }
+    // The old password still works: nothing was changed.
+    let (s, _) = app
+        .call(
+            Method::POST,
+            "/api/auth/signin",
+            None,
+            Some(&json!({"username": "me@x.test", "password": PASSWORD})),
+        )
+        .await;
+    assert_eq!(s, 200);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -199,6 +199,22 @@ fn test_message(state: &AppState, kind: ContactType, to: &str) -> NewNotificatio
     }
 }
 
+/// Why a test message cannot be sent: the channel has no server configured.
+fn not_configured_test(kind: ContactType) -> String {
+    match kind {
+        ContactType::Email => {
+            "No mail server is configured (notify.smtp.host): a test e-mail cannot be sent."
+        }
+        ContactType::Sms => {
+            "No SMS gateway is configured (notify.sms.url): a test SMS cannot be sent."
+        }
+        ContactType::Voice => {
+            "No voice gateway is configured (notify.voice.url): a test call cannot be made."
+        }
+    }
+    .into()
+}
+
 fn random_key() -> String {
     use rand::RngCore;
     let mut b = [0u8; 12];
@@ -360,6 +376,8 @@ impl DistributionsApi {
     /// through the outbox; the answer waits for the first attempt: 200 when the mail server
     /// or gateway took it, 502 with its reason when not (it is retried as any notification;
     /// `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
+    /// 409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
+    /// configured: nothing is sent or recorded.
     #[oai(path = "/testContact", method = "post", operation_id = "testContact")]
     async fn test_contact(
         &self,
@@ -398,6 +416,14 @@ impl DistributionsApi {
             _ => dist::check_e164(field, value),
         }
         .map_err(|e| vec![e])?;
+        // Nothing to send through: say so (409 NOT_CONFIGURED), nothing is recorded.
+        if !state.notifier.configured(*kind) {
+            return Err(ApiError::new(
+                ErrorCode::NotConfigured,
+                vec![not_configured_test(*kind)],
+                Vec::new(),
+            ));
+        }
         let n = test_message(&state, *kind, &to);
         let mut outcomes = state.notifier.subscribe();
         let id = state

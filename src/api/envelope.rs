@@ -74,6 +74,9 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// 409: the change conflicts with existing data.
     Conflict,
+    /// 409: a server the call needs (a mail server, an SMS or voice gateway) is not
+    /// configured; nothing failed, nothing was sent.
+    NotConfigured,
     /// 413: the body is larger than the operation accepts.
     PayloadTooLarge,
     /// 414: the address is too long.
@@ -102,7 +105,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => StatusCode::FORBIDDEN,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Conflict => StatusCode::CONFLICT,
+            ErrorCode::Conflict | ErrorCode::NotConfigured => StatusCode::CONFLICT,
             ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
             ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -151,6 +154,7 @@ impl ErrorCode {
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             ErrorCode::Conflict => "CONFLICT",
+            ErrorCode::NotConfigured => "NOT_CONFIGURED",
             ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             ErrorCode::UriTooLong => "URI_TOO_LONG",
             ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
@@ -169,7 +173,8 @@ impl ErrorCode {
 pub struct FieldProblem {
     /// The camelCase name of the body field or query parameter.
     pub field: String,
-    /// `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch` or `forbidden`.
+    /// `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
+    /// `weak` (a password too easy to guess).
     pub rule: String,
     /// The same problem in a sentence (also in `messages`).
     pub message: String,
@@ -203,7 +208,8 @@ pub enum ApiError {
     /// No such item.
     #[oai(status = 404)]
     NotFound(Json<ErrorBody>),
-    /// The change conflicts with existing data.
+    /// The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+    /// the call needs (a mail server, an SMS or voice gateway) is not configured.
     #[oai(status = 409)]
     Conflict(Json<ErrorBody>),
     /// The body is larger than this operation accepts.
@@ -238,7 +244,7 @@ impl ApiError {
             ErrorCode::Unauthorized => ApiError::Unauthorized(body),
             ErrorCode::Forbidden => ApiError::Forbidden(body),
             ErrorCode::NotFound => ApiError::NotFound(body),
-            ErrorCode::Conflict => ApiError::Conflict(body),
+            ErrorCode::Conflict | ErrorCode::NotConfigured => ApiError::Conflict(body),
             ErrorCode::PayloadTooLarge => ApiError::PayloadTooLarge(body),
             ErrorCode::UnsupportedMediaType => ApiError::UnsupportedMediaType(body),
             ErrorCode::TooManyRequests => ApiError::TooManyRequests(body, None),

@@ -187,7 +187,9 @@ pub(super) fn jira_error(e: JiraError) -> ApiError {
     }
 }
 
-/// The CSV file of a form, refused unless named `*.csv` (spec §5).
+/// The CSV file of a form, refused unless named `*.csv` (spec §5). Its cells that a
+/// spreadsheet would read as formulas get a `'` in front before it goes to Jira
+/// (`domain::csv`); a file without such cells goes unchanged.
 pub(super) async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachment>> {
     let Some(file) = file else { return Ok(None) };
     let name = file.file_name().unwrap_or("").to_string();
@@ -201,6 +203,15 @@ pub(super) async fn attachment(file: Option<Upload>) -> ApiResult<Option<Attachm
         .into_vec()
         .await
         .map_err(|e| ApiError::bad_request(format!("file: {e}")))?;
+    let bytes = match crate::domain::csv::neutralise_upload(&bytes) {
+        Ok(std::borrow::Cow::Borrowed(_)) => bytes,
+        Ok(std::borrow::Cow::Owned(safe)) => safe,
+        Err(e) => {
+            return Err(ApiError::bad_request(format!(
+                "Please upload a CSV file ({e})"
+            )))
+        }
+    };
     Ok(Some(Attachment {
         file_name: name,
         content_type: "text/csv".into(),

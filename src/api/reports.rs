@@ -19,6 +19,7 @@ use super::runs::RunItem;
 use super::AppState;
 use crate::domain::buckets;
 use crate::domain::caller::{Caller, Need};
+use crate::domain::csv::CsvWriter;
 use crate::domain::page::Sort;
 use crate::domain::report::{
     self, bucket_by_id, heat_colour, today_in, HeatColour, Report as DomainReport, ReportFilter,
@@ -303,17 +304,6 @@ enum CsvResponse {
 pub const CSV_HEADER: &str = "Date,Hour,Hour start,Test case ID,Test case,Segment ID,Segment,\
 Test runs,Pass,Warning,Failure,Pass %,Warning %,Failure %,Average latency (sec),Average MOS\r\n";
 
-/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
-fn csv_field(out: &mut String, v: &str) {
-    if v.contains([',', '"', '\r', '\n']) {
-        out.push('"');
-        out.push_str(&v.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(v);
-    }
-}
-
 /// `part` of `total` in percent, 2 decimals ('0.00' when there is none).
 pub fn percent(part: u64, total: u64) -> String {
     if total == 0 {
@@ -342,43 +332,45 @@ fn hour_start(tz: chrono_tz::Tz, date: NaiveDate, hour: u8) -> String {
     }
 }
 
-/// One CSV line of an export row.
-pub fn csv_line(out: &mut String, tz: chrono_tz::Tz, r: &ExportRow) {
-    use std::fmt::Write;
+/// One CSV line of an export row (names through the one CSV writer, neutralised against
+/// formulas; `docs/api.md` 'CSV files').
+pub fn csv_line(out: &mut CsvWriter, tz: chrono_tz::Tz, r: &ExportRow) {
     let [pass, warn, fail, stopped] = r.counts;
     let failure = fail + stopped;
     let total = pass + warn + failure;
-    let _ = write!(
-        out,
-        "{},{:02},{},{},",
-        r.date,
-        r.hour,
-        hour_start(tz, r.date, r.hour),
-        r.test_case_id
-    );
-    csv_field(out, &r.test_case_name);
-    out.push(',');
-    if let Some((id, name)) = &r.segment {
-        let _ = write!(out, "{id},");
-        csv_field(out, name);
-    } else {
-        out.push(',');
-    }
-    let _ = write!(
-        out,
-        ",{total},{pass},{warn},{failure},{},{},{},",
-        percent(pass, total),
-        percent(warn, total),
-        percent(failure, total)
-    );
+    out.number(r.date)
+        .number(format_args!("{:02}", r.hour))
+        .number(hour_start(tz, r.date, r.hour))
+        .number(r.test_case_id)
+        .text(&r.test_case_name);
+    match &r.segment {
+        Some((id, name)) => out.number(id).text(name),
+        None => out.empty().empty(),
+    };
+    out.number(total)
+        .number(pass)
+        .number(warn)
+        .number(failure)
+        .number(percent(pass, total))
+        .number(percent(warn, total))
+        .number(percent(failure, total));
     if r.lat_n > 0 {
-        let _ = write!(out, "{:.2}", r.lat_sum as f64 / r.lat_n as f64 / 1000.0);
+        out.number(format_args!(
+            "{:.2}",
+            r.lat_sum as f64 / r.lat_n as f64 / 1000.0
+        ));
+    } else {
+        out.empty();
     }
-    out.push(',');
     if r.mos_n > 0 {
-        let _ = write!(out, "{:.1}", r.mos_sum as f64 / r.mos_n as f64 / 100.0);
+        out.number(format_args!(
+            "{:.1}",
+            r.mos_sum as f64 / r.mos_n as f64 / 100.0
+        ));
+    } else {
+        out.empty();
     }
-    out.push_str("\r\n");
+    out.end();
 }
 
 /// A file name of ASCII letters, digits and dashes.
@@ -733,11 +725,11 @@ impl ReportsApi {
         });
         let rows = futures_util::stream::unfold(rx, move |mut rx| async move {
             let batch = rx.recv().await?;
-            let mut out = String::with_capacity(batch.len() * 120);
+            let mut out = CsvWriter::with_capacity(batch.len() * 120);
             for row in &batch {
                 csv_line(&mut out, tz, row);
             }
-            Some((Ok(bytes::Bytes::from(out)), rx))
+            Some((Ok(bytes::Bytes::from(out.into_bytes())), rx))
         });
         use futures_util::StreamExt;
         Ok(CsvResponse::Csv(
@@ -903,7 +895,7 @@ mod tests {
 
     #[test]
     fn csv_quotes_and_percentages() {
-        let mut out = String::new();
+        let mut out = CsvWriter::new();
         let tz: chrono_tz::Tz = "America/Toronto".parse().unwrap();
         let row = ExportRow {
             date: NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(),
@@ -918,9 +910,20 @@ mod tests {
             mos_sum: 420,
         };
         csv_line(&mut out, tz, &row);
+        let row = ExportRow {
+            test_case_name: "=HYPERLINK(\"http://x\",\"y\")".into(),
+            segment: Some((-3, "-2+3+cmd|' /C calc'!A0".into())),
+            test_case_id: -7,
+            counts: [0; 4],
+            lat_n: 0,
+            mos_n: 0,
+            ..row
+        };
+        csv_line(&mut out, tz, &row);
         assert_eq!(
-            out,
-            "2026-03-08,03,2026-03-08T03:00:00-04:00,7,\"Billing, \"\"main\"\" menu\",,,4,3,1,0,75.00,25.00,0.00,1.50,4.2\r\n"
+            String::from_utf8(out.into_bytes()).unwrap(),
+            "2026-03-08,03,2026-03-08T03:00:00-04:00,7,\"Billing, \"\"main\"\" menu\",,,4,3,1,0,75.00,25.00,0.00,1.50,4.2\r\n\
+             2026-03-08,03,2026-03-08T03:00:00-04:00,-7,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",-3,'-2+3+cmd|' /C calc'!A0,0,0,0,0,0.00,0.00,0.00,,\r\n"
         );
         assert_eq!(percent(0, 0), "0.00");
         assert_eq!(percent(1, 3), "33.33");

@@ -1,6 +1,8 @@
 //! `api/users`: console users and each user's own profile (spec §2 'User form', §5, §6,
-//! §7 'Users'). Administrators manage every user; anyone reads and edits their own profile,
-//! without role, access or groups, and changes their own password by giving the old one.
+//! §7 'Users'). Administrators with read-write access manage every user. Anyone reads their
+//! own profile and changes their own password by giving the old one; only an account with
+//! read-write access also changes its own username and names, and never its own role,
+//! access type, groups or kiosk flag (a save that tries is refused, not silently trimmed).
 
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
@@ -87,17 +89,20 @@ pub struct UserSave {
     pub username: Option<String>,
     pub first_name: Option<String>,
     pub last_name: Option<String>,
-    /// First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; ignored on your own
-    /// profile).
+    /// First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
+    /// absent or your current role, else 400 `forbidden`).
     pub roles: Option<Vec<String>>,
-    /// `read-write` or `read-only` (administrators only; ignored on your own profile).
+    /// `read-write` or `read-only` (administrators only; on your own profile, absent or
+    /// your current access type, else 400 `forbidden`).
     pub access_type: Option<String>,
-    /// Groups of a ROLE_USER (administrators only; ignored on your own profile).
+    /// Groups of a ROLE_USER (administrators only; on your own profile, absent or your
+    /// current groups, else 400 `forbidden`).
     pub test_case_groups: Option<Vec<GroupRef>>,
-    /// Only on create: 12 to 128 characters.
+    /// Only on create: 12 to 128 characters, not easy to guess (rule `weak`).
     pub password: Option<String>,
-    /// Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
-    /// unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
+    /// Allow kiosk sessions (administrators only; on your own profile, absent or your
+    /// current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
+    /// create. Forbidding ends the user's kiosk sessions.
     pub kiosk: Option<bool>,
 }
 
@@ -105,7 +110,8 @@ pub struct UserSave {
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct PasswordChange {
-    /// 12 to 128 characters.
+    /// 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
+    /// the username or names).
     pub new_password: Option<String>,
     /// Your current password: required when you change your own.
     pub old_password: Option<String>,
@@ -181,10 +187,51 @@ async fn hash(password: String) -> ApiResult<String> {
         .map_err(ApiError::internal)
 }
 
-fn password_rule(field: &str, value: Option<&str>) -> ApiResult<String> {
+/// The password rule for `u`'s new password (their username and names are too easy to
+/// guess).
+fn password_rule(field: &str, value: Option<&str>, u: &DomainUser) -> ApiResult<String> {
     let v = value.unwrap_or("");
-    user::check_password(field, v).map_err(|e| vec![e])?;
+    let personal = user::personal_words(&u.username, &[&u.first_name, &u.last_name]);
+    user::check_password(field, v, &personal).map_err(|e| vec![e])?;
     Ok(v.to_string())
+}
+
+/// A save of your own profile by anyone but an administrator with read-write access: what
+/// only an administrator changes (role, access type, groups, kiosk) may be absent or as it
+/// is; anything else is refused (`forbidden`), so that the answer never says 'saved' for a
+/// change that was dropped.
+fn refuse_own_escalation(body: &UserSave, me: &DomainUser, p: &mut Problems) {
+    let mut refuse = |field: &str| {
+        p.push(
+            field,
+            Rule::Forbidden,
+            format!("{field}: only an administrator with read-write access changes this."),
+        )
+    };
+    if let Some(r) = body.roles.as_deref().and_then(|r| r.first()) {
+        if Role::parse(r) != Some(me.role()) {
+            refuse("roles");
+        }
+    }
+    if let Some(a) = body.access_type.as_deref().filter(|a| !a.is_empty()) {
+        if AccessType::parse(a) != Some(me.access) {
+            refuse("accessType");
+        }
+    }
+    if let Some(groups) = &body.test_case_groups {
+        let ids = |it: &mut dyn Iterator<Item = i64>| {
+            let mut v: Vec<i64> = it.collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        if ids(&mut groups.iter().map(|g| g.id)) != ids(&mut me.groups.iter().map(|g| g.id)) {
+            refuse("testCaseGroups");
+        }
+    }
+    if body.kiosk.is_some_and(|k| k != me.kiosk) {
+        refuse("kiosk");
+    }
 }
 
 async fn found(state: &AppState, id: i64) -> ApiResult<DomainUser> {
@@ -280,7 +327,15 @@ impl UsersApi {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
-        if let Err(e) = user::check_password("password", body.password.as_deref().unwrap_or("")) {
+        let personal = user::personal_words(
+            body.username.as_deref().unwrap_or(""),
+            &[
+                body.first_name.as_deref().unwrap_or(""),
+                body.last_name.as_deref().unwrap_or(""),
+            ],
+        );
+        let password = body.password.as_deref().unwrap_or("");
+        if let Err(e) = user::check_password("password", password, &personal) {
             p.0.push(e);
         }
         p.check()?;
@@ -298,8 +353,10 @@ impl UsersApi {
     }
 
     /// Saves a user. Administrators with read-write access change anything but the
-    /// password; anyone else only their own names and username (role, access and groups
-    /// are ignored). Sessions of the user end when their role or access changes.
+    /// password. Anyone else with read-write access changes only their own names and
+    /// username: a role, access type, groups or kiosk flag other than theirs is 400
+    /// `forbidden`. A read-only account changes nothing here (403; its password, yes).
+    /// Sessions of the user end when their role or access changes.
     #[oai(path = "/:id", method = "put", operation_id = "updateUser")]
     async fn update(
         &self,
@@ -309,7 +366,7 @@ impl UsersApi {
         body: Json<UserSave>,
     ) -> ApiResult<Json<Envelope<User>>> {
         let id = id.0;
-        let caller = auth.require(Need::SelfOrAdminWrite(id))?;
+        let caller = auth.require(Need::ProfileWrite(id))?;
         let mut p = Problems::default();
         p.same_id(id, body.id, "user");
         if caller.require(Need::AdminWrite).is_ok() {
@@ -322,6 +379,8 @@ impl UsersApi {
                 state.store.set_kiosk(id, kiosk).await?;
             }
         } else {
+            let me = found(&state, id).await?;
+            refuse_own_escalation(&body, &me, &mut p);
             let draft = user::check_profile(
                 &mut p,
                 body.first_name.as_deref(),
@@ -336,9 +395,10 @@ impl UsersApi {
         Ok(Envelope::ok(found(&state, id).await?.into()))
     }
 
-    /// Sets a new password. Your own needs `oldPassword`; an administrator with read-write
-    /// access resets another user's with `newPassword` alone. Every session of the user
-    /// ends: sign in again with the new password.
+    /// Sets a new password. Anyone changes their own, read-only accounts too, with
+    /// `oldPassword`; an administrator with read-write access resets another user's with
+    /// `newPassword` alone. The password must not be easy to guess (rule `weak`). Every
+    /// session of the user ends: sign in again with the new password.
     #[oai(
         path = "/:id/overridePassword",
         method = "patch",
@@ -353,7 +413,8 @@ impl UsersApi {
     ) -> ApiResult<Json<Envelope<bool>>> {
         let id = id.0;
         let caller = auth.require(Need::SelfOrAdminWrite(id))?;
-        let new = password_rule("newPassword", body.new_password.as_deref())?;
+        let target = found(&state, id).await?;
+        let new = password_rule("newPassword", body.new_password.as_deref(), &target)?;
         if caller.user_id == id {
             let old = body.old_password.clone().unwrap_or_default();
             let stored = state.store.password_hash(id).await?.unwrap_or_default();
@@ -370,7 +431,6 @@ impl UsersApi {
                 p.check()?;
             }
         }
-        found(&state, id).await?;
         state.store.set_password(id, &hash(new).await?).await?;
         Ok(Envelope::ok(true))
     }

@@ -13,14 +13,17 @@ use crate::config::{ApiMode, Config};
 use crate::domain::caller::{AccessType, Role};
 use crate::domain::page::{PageRequest, Sort};
 use crate::domain::rules::check_email;
-use crate::domain::user::{check_password, User, UserDraft, UserFilter, UserSortField};
+use crate::domain::user::{
+    check_password, personal_words, User, UserDraft, UserFilter, UserSortField,
+};
 use crate::store::auth::ONE_TIME_ID_TTL_SECS;
 use crate::store::{now_secs, Store};
 
 #[derive(Subcommand, Debug)]
 pub enum UserCommand {
     /// Create a console user. The password is the first line of standard input (or of
-    /// --password-file), never an argument; at least 8 characters.
+    /// --password-file), never an argument: 12 to 128 characters, not a common password, a
+    /// pattern or the user's own name.
     Add(AddArgs),
     /// Print a one-time sign-in address (/callback?id=...) for a user: it works once,
     /// within two minutes, on the console's own address.
@@ -187,7 +190,8 @@ fn remove(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
 fn passwd(store: &Store, args: PasswdArgs) -> anyhow::Result<ExitCode> {
     let user = named(store, &args.username)?;
     let password = read_password(args.password_file.as_deref())?;
-    check_password("the password", &password).map_err(|e| anyhow::anyhow!(e.message))?;
+    let personal = personal_words(&user.username, &[&user.first_name, &user.last_name]);
+    check_password("the password", &password, &personal).map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
     Store::block_on_cli(store.set_password(user.id, &hash))?;
     tracing::info!(username = %user.username, id = user.id, "password set");
@@ -202,7 +206,8 @@ fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
         bail!("a user named {} already exists", existing.username);
     }
     let password = read_password(args.password_file.as_deref())?;
-    check_password("the password", &password).map_err(|e| anyhow::anyhow!(e.message))?;
+    let personal = personal_words(&username, &[&args.first_name, &args.last_name]);
+    check_password("the password", &password, &personal).map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
     let draft = UserDraft {
         username: username.clone(),

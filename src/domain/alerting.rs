@@ -22,6 +22,7 @@
 use chrono::{DateTime, NaiveDateTime, Utc};
 use chrono_tz::Tz;
 
+use super::csv::CsvWriter;
 use super::schedule::Week;
 
 /// The alert-status id of a pass (spec §9).
@@ -635,14 +636,6 @@ pub struct AutoTicketText {
     pub csv: Vec<u8>,
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// The summary, description and runs CSV of the ticket for event `f`.
 pub fn auto_ticket(f: &AlertFacts) -> AutoTicketText {
     let summary = format!(
@@ -662,13 +655,10 @@ pub fn auto_ticket(f: &AlertFacts) -> AutoTicketText {
     } else {
         description.push_str(&format!("Alert: {link}"));
     }
-    let mut csv = String::from("runId,runTime,status\r\n");
+    let mut csv = CsvWriter::new();
+    csv.line(["runId", "runTime", "status"]);
     for (id, time, status) in &f.runs {
-        csv.push_str(&format!(
-            "{id},{},{}\r\n",
-            csv_field(time),
-            csv_field(status)
-        ));
+        csv.number(id).text(time).text(status).end();
     }
     AutoTicketText {
         summary,
@@ -693,6 +683,7 @@ mod auto_ticket_tests {
             runs: vec![
                 (7, "2026/11/24 07:00:00".into(), "Failure".into()),
                 (9, "2026/11/24 07:05:00".into(), "Fail, \"hard\"".into()),
+                (11, "2026/11/24 07:10:00".into(), "@SUM(1+1)".into()),
             ],
             public_url: "https://console.example/".into(),
             ..Default::default()
@@ -705,7 +696,8 @@ mod auto_ticket_tests {
         assert_eq!(
             String::from_utf8(t.csv).unwrap(),
             "runId,runTime,status\r\n7,2026/11/24 07:00:00,Failure\r\n\
-             9,2026/11/24 07:05:00,\"Fail, \"\"hard\"\"\"\r\n"
+             9,2026/11/24 07:05:00,\"Fail, \"\"hard\"\"\"\r\n\
+             11,2026/11/24 07:10:00,'@SUM(1+1)\r\n"
         );
         assert_eq!(t.csv_name, "alert-42-runs.csv");
     }

@@ -110,9 +110,19 @@ pub enum Need {
     Write,
     /// That user themself (any role or access), or an administrator.
     SelfOrAdmin(i64),
-    /// That user themself (any role or access), or an administrator with read-write access.
+    /// That user themself (any role or access, outside a kiosk session), or an
+    /// administrator with read-write access: what a password change needs, the one change a
+    /// read-only account makes to itself.
     SelfOrAdminWrite(i64),
+    /// That user themself with read-write access, or an administrator with read-write
+    /// access: what a change of a profile (username, names) needs. A read-only account
+    /// reads its profile and changes its password, nothing else.
+    ProfileWrite(i64),
 }
+
+/// The answer to a read-only account that saves its own profile.
+pub const PROFILE_READ_ONLY: &str =
+    "Your access is read-only: you may change your password, not your username or names.";
 
 /// The answer to a change asked for in a kiosk session.
 pub const KIOSK_READ_ONLY: &str =
@@ -156,6 +166,7 @@ impl Caller {
             Need::SelfOrAdminWrite(id) => {
                 !self.kiosk && (id == self.user_id || (admin && self.can_write()))
             }
+            Need::ProfileWrite(id) => self.can_write() && (id == self.user_id || admin),
         };
         if ok {
             return Ok(self);
@@ -163,6 +174,7 @@ impl Caller {
         Err(Denied(match need {
             Need::Admin | Need::SelfOrAdmin(_) => "Only administrators may do this.",
             _ if self.kiosk => KIOSK_READ_ONLY,
+            Need::ProfileWrite(id) if id == self.user_id => PROFILE_READ_ONLY,
             Need::Write => "Your access is read-only: you may look but not change anything.",
             _ if admin => "Your access is read-only: you may look but not change anything.",
             _ => "Only administrators with read-write access may do this.",
@@ -223,6 +235,8 @@ mod tests {
                 Need::AdminWrite,
                 Need::SelfOrAdminWrite(7),
                 Need::SelfOrAdminWrite(8),
+                Need::ProfileWrite(7),
+                Need::ProfileWrite(8),
             ] {
                 assert_eq!(
                     c.require(need).map(|_| ()),
@@ -259,6 +273,31 @@ mod tests {
                 );
             }
             assert!(c.require(Need::SelfOrAdminWrite(7)).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_read_only_account_changes_its_password_not_its_profile() {
+        use AccessType::*;
+        for role in [Role::Admin, Role::User] {
+            let ro = caller(role, ReadOnly);
+            assert!(ro.require(Need::SelfOrAdmin(7)).is_ok(), "reads itself");
+            assert!(
+                ro.require(Need::SelfOrAdminWrite(7)).is_ok(),
+                "its password"
+            );
+            assert_eq!(
+                ro.require(Need::ProfileWrite(7)).map(|_| ()),
+                Err(Denied(PROFILE_READ_ONLY)),
+                "{role:?}"
+            );
+            assert!(ro.require(Need::ProfileWrite(8)).is_err());
+            let rw = caller(role, ReadWrite);
+            assert!(rw.require(Need::ProfileWrite(7)).is_ok(), "{role:?}");
+            assert_eq!(
+                rw.require(Need::ProfileWrite(8)).is_ok(),
+                role == Role::Admin
+            );
         }
     }
 

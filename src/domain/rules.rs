@@ -11,6 +11,8 @@ pub enum Rule {
     Taken,
     Mismatch,
     Forbidden,
+    /// A password too easy to guess (common, a pattern, the user's own name).
+    Weak,
 }
 
 impl Rule {
@@ -23,6 +25,7 @@ impl Rule {
             Rule::Taken => "taken",
             Rule::Mismatch => "mismatch",
             Rule::Forbidden => "forbidden",
+            Rule::Weak => "weak",
         }
     }
 }

@@ -89,8 +89,52 @@ pub struct UserFilter {
     pub sort: Sort<UserSortField>,
 }
 
-/// A new password's rules (`field` names it in the answer).
-pub fn check_password(field: &str, password: &str) -> Result<(), FieldError> {
+/// The least zxcvbn score a new password needs: 3, 'safely unguessable' (more than 10^8
+/// guesses), the score zxcvbn's authors recommend as the bar for accepting a password.
+pub const PASSWORD_MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
+
+/// The words of a user's own data a password must not be made of: the username, its parts
+/// (`grace.hopper@example.com` gives `grace.hopper`, `grace`, `hopper`, `example`) and the
+/// names.
+pub fn personal_words<'a>(username: &'a str, names: &[&'a str]) -> Vec<&'a str> {
+    let mut words = vec![username];
+    if let Some((local, _)) = username.split_once('@') {
+        words.push(local);
+    }
+    words.extend(
+        username
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3),
+    );
+    words.extend(names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()));
+    words
+}
+
+/// Whether `password` is made of the user's own words: with every one of `personal` taken
+/// out (without case), fewer than 4 letters are left (`gracehopper2024`, `Grace.Hopper!!`).
+fn made_of_personal_words(password: &str, personal: &[&str]) -> bool {
+    let mut words: Vec<String> = personal
+        .iter()
+        .map(|w| w.trim().to_lowercase())
+        .filter(|w| w.chars().count() >= 3)
+        .collect();
+    if words.is_empty() {
+        return false;
+    }
+    words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+    let mut rest = password.to_lowercase();
+    for w in &words {
+        rest = rest.replace(w.as_str(), "");
+    }
+    rest.chars().filter(|c| c.is_alphabetic()).count() < 4
+}
+
+/// A new password's rules (`field` names it in the answer): 12 to 128 characters without
+/// control characters, and not easy to guess (ASVS 2.1.7, offline): the zxcvbn estimator
+/// (its lists of common and breached passwords, words, names, keyboard patterns, repeats,
+/// sequences and dates, plus `personal`, the user's own words from [`personal_words`]) must
+/// score it at least [`PASSWORD_MIN_SCORE`], and it must not be made of those words.
+pub fn check_password(field: &str, password: &str, personal: &[&str]) -> Result<(), FieldError> {
     let err = |rule, message: String| FieldError {
         field: field.to_string(),
         rule,
@@ -116,6 +160,21 @@ pub fn check_password(field: &str, password: &str) -> Result<(), FieldError> {
         return Err(err(
             Rule::Invalid,
             format!("{field} may not contain control characters."),
+        ));
+    }
+    let estimate = zxcvbn::zxcvbn(password, personal);
+    if made_of_personal_words(password, personal) || estimate.score() < PASSWORD_MIN_SCORE {
+        let why = estimate
+            .feedback()
+            .and_then(|f| f.warning())
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
+        return Err(err(
+            Rule::Weak,
+            format!(
+                "{field} is too easy to guess{why}: it is a common password, a pattern or your own name. \
+                 Choose a longer passphrase of unrelated words."
+            ),
         ));
     }
     Ok(())
@@ -151,21 +210,93 @@ mod tests {
     #[test]
     fn passwords_have_bounds() {
         assert_eq!(
-            check_password("password", "").unwrap_err().rule,
+            check_password("password", "", &[]).unwrap_err().rule,
             Rule::Required
         );
         assert_eq!(
-            check_password("password", "short").unwrap_err().rule,
+            check_password("password", "short", &[]).unwrap_err().rule,
             Rule::TooShort
         );
-        assert!(check_password("password", "twelve chars").is_ok());
+        assert!(check_password("password", "twelve tulips", &[]).is_ok());
         assert_eq!(
-            check_password("password", &"x".repeat(129))
+            check_password("password", &"x".repeat(129), &[])
                 .unwrap_err()
                 .rule,
             Rule::TooLong
         );
-        assert!(check_password("password", &"é".repeat(128)).is_ok());
+        assert_eq!(
+            check_password("password", "tab\there is bad", &[])
+                .unwrap_err()
+                .rule,
+            Rule::Invalid
+        );
+        assert!(check_password("password", "é-ü-ß ".repeat(21).trim(), &[]).is_ok());
+    }
+
+    #[test]
+    fn common_and_patterned_passwords_are_weak() {
+        for pw in [
+            "aaaaaaaaaaaa",
+            "123456789012",
+            "passwordpassword",
+            "qwertyuiopasdf",
+            "password1234",
+            "P@ssw0rd2024!",
+            "abcdefghijkl",
+            "iloveyou1234",
+            "0123456789abc",
+            "welcome12345",
+            "letmeinletmein",
+            &"é".repeat(12),
+        ] {
+            let e = check_password("newPassword", pw, &[]).unwrap_err();
+            assert_eq!(
+                (e.field.as_str(), e.rule),
+                ("newPassword", Rule::Weak),
+                "{pw}"
+            );
+            assert!(
+                e.message.starts_with("newPassword is too easy to guess"),
+                "{e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn passwords_made_of_the_user_are_weak() {
+        let me = personal_words("grace.hopper@navy.example", &["Grace", "Hopper"]);
+        assert!(me.contains(&"grace.hopper") && me.contains(&"navy"));
+        for pw in [
+            "grace.hopper@navy.example",
+            "grace.hopper2024",
+            "GraceHopperGrace",
+            "hopperhopper1",
+            "Navy.Grace.Hopper!",
+        ] {
+            assert_eq!(
+                check_password("password", pw, &me).unwrap_err().rule,
+                Rule::Weak,
+                "{pw}"
+            );
+        }
+        // Fine for someone else, and with enough of one's own.
+        assert!(check_password("password", "grace.hopper2024", &[]).is_ok());
+        assert!(check_password("password", "grace loves violet tundras", &me).is_ok());
+    }
+
+    #[test]
+    fn passphrases_and_random_passwords_pass() {
+        for pw in [
+            "correct horse battery",
+            "a long enough password",
+            "my new long password",
+            "another long password",
+            "reset by the admin",
+            "Xk7#pQ9!mZ2$",
+            "tulip orbit canyon",
+        ] {
+            assert!(check_password("password", pw, &[]).is_ok(), "{pw}");
+        }
     }
 
     #[test]

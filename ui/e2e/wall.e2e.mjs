@@ -407,7 +407,7 @@ export default async function wall({ server, browser, users, test }) {
     const allIvrs = (await apiRequest(server, "GET", "trs/v1/ivrs", { token })).json.data.filter(
       (i) => i.channel === "voice",
     );
-    const user = { username: "e2e-two-groups@example.com", password: "e2e-Two-groups-1" };
+    const user = { username: "e2e-two-groups@example.com", password: "violet tundra sparrow" };
     const r = await apiRequest(server, "POST", "users", {
       token,
       body: {

@@ -159,8 +159,10 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Saves a user. Administrators with read-write access change anything but the
-         *     password; anyone else only their own names and username (role, access and groups
-         *     are ignored). Sessions of the user end when their role or access changes.
+         *     password. Anyone else with read-write access changes only their own names and
+         *     username: a role, access type, groups or kiosk flag other than theirs is 400
+         *     `forbidden`. A read-only account changes nothing here (403; its password, yes).
+         *     Sessions of the user end when their role or access changes.
          */
         put: operations["updateUser"];
         post?: never;
@@ -188,9 +190,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Sets a new password. Your own needs `oldPassword`; an administrator with read-write
-         *     access resets another user's with `newPassword` alone. Every session of the user
-         *     ends: sign in again with the new password.
+         * Sets a new password. Anyone changes their own, read-only accounts too, with
+         *     `oldPassword`; an administrator with read-write access resets another user's with
+         *     `newPassword` alone. The password must not be easy to guess (rule `weak`). Every
+         *     session of the user ends: sign in again with the new password.
          */
         patch: operations["overridePassword"];
         trace?: never;
@@ -769,6 +772,8 @@ export interface paths {
          *     through the outbox; the answer waits for the first attempt: 200 when the mail server
          *     or gateway took it, 502 with its reason when not (it is retried as any notification;
          *     `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
+         *     409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
+         *     configured: nothing is sent or recorded.
          */
         post: operations["testContact"];
         delete?: never;
@@ -2123,7 +2128,7 @@ export interface components {
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_CONFIGURED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
         /**
          * EventRunStatus
          * @description A run of an event as the list shows it: its alert status.
@@ -2142,7 +2147,10 @@ export interface components {
         FieldProblem: {
             /** @description The camelCase name of the body field or query parameter. */
             field: string;
-            /** @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch` or `forbidden`. */
+            /**
+             * @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
+             *     `weak` (a password too easy to guess).
+             */
             rule: string;
             /** @description The same problem in a sentence (also in `messages`). */
             message: string;
@@ -2761,7 +2769,10 @@ export interface components {
          * @description Body of `PATCH users/{id}/overridePassword`.
          */
         PasswordChange: {
-            /** @description 12 to 128 characters. */
+            /**
+             * @description 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
+             *     the username or names).
+             */
             newPassword?: string;
             /** @description Your current password: required when you change your own. */
             oldPassword?: string;
@@ -3190,19 +3201,26 @@ export interface components {
             firstName?: string;
             lastName?: string;
             /**
-             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; ignored on your own
-             *     profile).
+             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
+             *     absent or your current role, else 400 `forbidden`).
              */
             roles?: string[];
-            /** @description `read-write` or `read-only` (administrators only; ignored on your own profile). */
+            /**
+             * @description `read-write` or `read-only` (administrators only; on your own profile, absent or
+             *     your current access type, else 400 `forbidden`).
+             */
             accessType?: string;
-            /** @description Groups of a ROLE_USER (administrators only; ignored on your own profile). */
+            /**
+             * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
+             *     current groups, else 400 `forbidden`).
+             */
             testCaseGroups?: components["schemas"]["GroupRef"][];
-            /** @description Only on create: 12 to 128 characters. */
+            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
             password?: string;
             /**
-             * @description Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
-             *     unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
+             * @description Allow kiosk sessions (administrators only; on your own profile, absent or your
+             *     current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
+             *     create. Forbidding ends the user's kiosk sessions.
              */
             kiosk?: boolean;
         };
@@ -3277,7 +3295,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3398,7 +3419,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3514,7 +3538,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3722,7 +3749,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3842,7 +3872,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3960,7 +3993,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4082,7 +4118,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4200,7 +4239,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4364,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4438,7 +4483,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4558,7 +4606,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4686,7 +4737,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,7 +4858,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4926,7 +4983,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5044,7 +5104,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5160,7 +5223,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5276,7 +5342,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5392,7 +5461,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5513,7 +5585,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5640,7 +5715,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5765,7 +5843,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5899,7 +5980,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6035,7 +6119,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6153,7 +6240,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6294,7 +6384,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6414,7 +6507,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6533,7 +6629,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6649,7 +6748,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6765,7 +6867,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6883,7 +6988,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7005,7 +7113,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7123,7 +7234,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7241,7 +7355,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7362,7 +7479,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7504,7 +7624,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7647,7 +7770,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7801,7 +7927,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7931,7 +8060,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8053,7 +8185,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8173,7 +8308,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8289,7 +8427,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8419,7 +8560,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8539,7 +8683,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8657,7 +8804,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8779,7 +8929,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8897,7 +9050,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9020,7 +9176,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9148,7 +9307,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9268,7 +9430,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9386,7 +9551,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9508,7 +9676,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9626,7 +9797,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9742,7 +9916,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9858,7 +10035,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9983,7 +10163,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10101,7 +10284,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10217,7 +10403,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10346,7 +10535,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10469,7 +10661,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10585,7 +10780,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10703,7 +10901,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10819,7 +11020,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10937,7 +11141,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11055,7 +11262,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11173,7 +11383,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11292,7 +11505,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11422,7 +11638,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11549,7 +11768,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11672,7 +11894,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11801,7 +12026,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -55,6 +55,8 @@ export interface TextFieldProps {
   type?: "text" | "email" | "password" | "tel";
   autoComplete?: string;
   testId?: string;
+  /** Shown, not editable (a read-only form). */
+  readOnly?: boolean;
 }
 
 /** A labelled text input with its message beside it: the form field most screens need. */
@@ -68,6 +70,7 @@ export function TextField({
   type = "text",
   autoComplete,
   testId,
+  readOnly,
 }: TextFieldProps) {
   return (
     <Field id={id} label={label} required={required} error={error}>
@@ -79,6 +82,7 @@ export function TextField({
         value={value}
         onInput={(e) => onValue(e.currentTarget.value)}
         autoComplete={autoComplete}
+        readOnly={readOnly}
         data-testid={testId}
       />
     </Field>
@@ -89,10 +93,12 @@ export interface FormActionsProps {
   onCancel?: () => void;
   saving?: boolean;
   saveLabel?: string;
+  /** No Save button: the form shows what it cannot change. */
+  noSave?: boolean;
   children?: ComponentChildren;
 }
 
-export function FormActions({ onCancel, saving, saveLabel, children }: FormActionsProps) {
+export function FormActions({ onCancel, saving, saveLabel, noSave, children }: FormActionsProps) {
   const { t } = useLingui();
   return (
     <div class="form-actions">
@@ -102,9 +108,11 @@ export function FormActions({ onCancel, saving, saveLabel, children }: FormActio
           {t`Cancel`}
         </button>
       ) : null}
-      <button type="submit" class="button primary" disabled={saving} data-testid="form-save">
-        {saveLabel ?? t`Save`}
-      </button>
+      {noSave ? null : (
+        <button type="submit" class="button primary" disabled={saving} data-testid="form-save">
+          {saveLabel ?? t`Save`}
+        </button>
+      )}
     </div>
   );
 }

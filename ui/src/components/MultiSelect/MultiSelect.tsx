@@ -21,6 +21,8 @@ export interface MultiSelectProps<V> {
   selectAllLabel?: string;
   testId?: string;
   class?: string;
+  /** Shows the selection without letting it change (a read-only form). */
+  disabled?: boolean;
 }
 
 export function MultiSelect<V extends string | number>(props: MultiSelectProps<V>) {
@@ -65,6 +67,7 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
         aria-haspopup="true"
         aria-expanded={open}
         aria-labelledby={`${uid}-label ${uid}-summary`}
+        disabled={props.disabled}
         onClick={() => setOpen(!open)}
       >
         <span class="ms-summary" id={`${uid}-summary`}>

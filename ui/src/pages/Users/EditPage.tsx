@@ -1,5 +1,6 @@
 // The user form (/users/{id}; id 0 = new). Admins edit anyone; others only their own profile,
-// without role or group fields, with a Change Password dialog (spec §2, §5, §6).
+// without role or group fields, with a Change Password dialog (spec §2, §5, §6). A read-only
+// account sees the form read-only, without Save: on its own profile it changes its password only.
 import { useLingui } from "@lingui/react/macro";
 import { useEffect, useId, useState } from "react";
 import { useLocation, useParams } from "wouter";
@@ -12,7 +13,7 @@ import { Modal } from "../../components/Modal";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { showError, showSuccess } from "../../lib/banners";
 import { ROUTES } from "../../lib/nav";
-import { isRestricted, session } from "../../lib/session";
+import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import {
   ADMIN,
@@ -64,6 +65,8 @@ function useRuleText() {
         return field === "oldPassword" ? t`The current password is not correct` : t`The passwords do not match`;
       case "forbidden":
         return t`You may not change this`;
+      case "weak":
+        return t`This password is too easy to guess: avoid common passwords, patterns and your own name`;
       default:
         return fallback || t`This value is not valid`;
     }
@@ -79,16 +82,37 @@ export function UserEditPage() {
   const own = !!me && me.id === id;
   if (!Number.isInteger(id) || id < 0) return <AccessDenied />;
   if (!admin && !own) return <AccessDenied />;
-  return <UserForm key={id} id={id} admin={admin} own={own} title={id === 0 ? t`New User` : t`User Profile`} />;
+  return (
+    <UserForm
+      key={id}
+      id={id}
+      admin={admin}
+      own={own}
+      readOnly={!canWrite(me)}
+      title={id === 0 ? t`New User` : t`User Profile`}
+    />
+  );
 }
 
-function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: boolean; title: string }) {
+function UserForm({
+  id,
+  admin,
+  own,
+  readOnly,
+  title,
+}: {
+  id: number;
+  admin: boolean;
+  own: boolean;
+  readOnly: boolean;
+  title: string;
+}) {
   const { t } = useLingui();
   const uid = useId();
   const [, navigate] = useLocation();
   const ruleText = useRuleText();
   const creating = id === 0;
-  const mode = { creating, admin };
+  const mode = { creating, admin, own, readOnly };
   const user = useUser(id);
   const groups = useGroupChoices();
   const save = useSaveUser();
@@ -111,6 +135,8 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
 
   const submit = async (e: Event) => {
     e.preventDefault();
+    // Nothing to save: never say 'saved' for what was not.
+    if (!show.save) return;
     const found = validateUser(v, mode);
     setErrors(found);
     setTexts({});
@@ -137,6 +163,13 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
   return (
     <section class="page user-form" data-testid="user-form" aria-busy={loading}>
       <h1 class="page-title">{title}</h1>
+      {show.readOnly ? (
+        <p class="muted" data-testid="read-only-note">
+          {own
+            ? t`Your access is read-only: you can change your password. An administrator changes your username, names and permissions.`
+            : t`Your access is read-only: you can see this user but not change it.`}
+        </p>
+      ) : null}
       <form class="form card" onSubmit={submit} noValidate>
         <TextField
           id={fid("firstName")}
@@ -145,6 +178,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
           error={err("firstName")}
           value={v.firstName}
           onValue={(x) => set("firstName", x)}
+          readOnly={show.readOnly}
           autoComplete="given-name"
           testId="input-firstName"
         />
@@ -155,6 +189,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
           error={err("lastName")}
           value={v.lastName}
           onValue={(x) => set("lastName", x)}
+          readOnly={show.readOnly}
           autoComplete="family-name"
           testId="input-lastName"
         />
@@ -166,6 +201,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
           type="email"
           value={v.username}
           onValue={(x) => set("username", x)}
+          readOnly={show.readOnly}
           autoComplete="off"
           testId="input-username"
         />
@@ -174,6 +210,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
             <select
               {...controlProps(fid("role"), true, err("role"))}
               value={v.role}
+              disabled={show.readOnly}
               onChange={(e) => set("role", e.currentTarget.value as UserFormValues["role"])}
               data-testid="input-role"
             >
@@ -188,6 +225,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
             <select
               {...controlProps(fid("accessType"), false, err("accessType"))}
               value={v.accessType}
+              disabled={show.readOnly}
               onChange={(e) => set("accessType", e.currentTarget.value as UserFormValues["accessType"])}
               data-testid="input-accessType"
             >
@@ -203,6 +241,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
                 id={fid("kiosk")}
                 type="checkbox"
                 checked={v.kiosk}
+                disabled={show.readOnly}
                 aria-describedby={`${fid("kiosk")}-help`}
                 onChange={(e) => set("kiosk", e.currentTarget.checked)}
                 data-testid="input-kiosk"
@@ -233,6 +272,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
               })()}
               selectAllLabel={t`Select All`}
               testId="input-groups"
+              disabled={show.readOnly}
             />
             {err("groups") ? <span class="field-error">{err("groups")}</span> : null}
           </div>
@@ -252,6 +292,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
         ) : null}
         <FormActions
           saving={save.isPending || loading}
+          noSave={!show.save}
           onCancel={admin ? () => navigate(ROUTES.adminSettings) : undefined}
         >
           {show.changePassword || show.resetPassword ? (
@@ -261,12 +302,12 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
               onClick={() => setPasswordOpen(true)}
               data-testid="change-password"
             >
-              {own && !admin ? t`Change Password` : t`Reset Password`}
+              {show.changePassword ? t`Change Password` : t`Reset Password`}
             </button>
           ) : null}
         </FormActions>
       </form>
-      <PasswordDialog open={passwordOpen} id={id} reset={admin} onClose={() => setPasswordOpen(false)} />
+      <PasswordDialog open={passwordOpen} id={id} reset={show.resetPassword} onClose={() => setPasswordOpen(false)} />
     </section>
   );
 }

@@ -65,6 +65,26 @@ describe("user form rules", () => {
     expect(visibleFields(adminNew, "")).toMatchObject({ password: true, resetPassword: false });
   });
 
+  it("a read-only account sees its profile without Save and changes only its password", () => {
+    for (const isAdmin of [false, true]) {
+      const mine = visibleFields({ creating: false, admin: isAdmin, own: true, readOnly: true }, USER);
+      expect(mine).toMatchObject({ readOnly: true, save: false, changePassword: true, resetPassword: false });
+    }
+    // A read-only administrator looks at another user: nothing to change, no reset.
+    const other = visibleFields({ creating: false, admin: true, own: false, readOnly: true }, USER);
+    expect(other).toMatchObject({ readOnly: true, save: false, changePassword: false, resetPassword: false });
+    // Admins change their own password with the current one; others' they reset.
+    expect(visibleFields({ creating: false, admin: true, own: true }, ADMIN)).toMatchObject({
+      save: true,
+      changePassword: true,
+      resetPassword: false,
+    });
+    expect(visibleFields({ creating: false, admin: true, own: false }, USER)).toMatchObject({
+      changePassword: false,
+      resetPassword: true,
+    });
+  });
+
   it("sends groups for users, none for admins, the default roles for a non-admin, a password only on create", () => {
     const g = [{ id: 3, name: "Billing" }];
     const v = { ...emptyForm(), firstName: " A ", lastName: "B", username: "a@b.ca", role: USER, groups: g };

@@ -7,7 +7,7 @@ export const USER = "ROLE_USER" as const;
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
 
-export type Rule = "required" | "invalid" | "tooShort" | "tooLong" | "taken" | "mismatch" | "forbidden";
+export type Rule = "required" | "invalid" | "tooShort" | "tooLong" | "taken" | "mismatch" | "forbidden" | "weak";
 
 export interface UserFormValues {
   firstName: string;
@@ -27,6 +27,13 @@ export interface FormMode {
   creating: boolean;
   /** The signed-in user is an administrator (first role not ROLE_USER). */
   admin: boolean;
+  /** The form is the signed-in user's own profile. */
+  own?: boolean;
+  /**
+   * The signed-in account is read-only (or a kiosk session): the form shows the user and
+   * changes nothing; on one's own profile the password can still be changed.
+   */
+  readOnly?: boolean;
 }
 
 export type FieldName = keyof UserFormValues | "oldPassword" | "newPassword" | "confirmPassword";
@@ -43,16 +50,25 @@ export const emptyForm = (): UserFormValues => ({
   kiosk: false,
 });
 
-/** Permissions, access type and groups are shown to admins only; groups only for the user role. */
+/**
+ * Permissions, access type and groups are shown to admins only; groups only for the user role.
+ * A read-only account sees every field without changing it (no Save): on its own profile it
+ * changes only its password. Your own password is changed with the current one (admins too);
+ * an admin with read-write access resets another user's.
+ */
 export function visibleFields(mode: FormMode, role: UserFormValues["role"]) {
+  const own = mode.own ?? !mode.admin;
+  const readOnly = mode.readOnly === true;
   return {
     permissions: mode.admin,
     accessType: mode.admin,
     kiosk: mode.admin,
     groups: mode.admin && role === USER,
     password: mode.creating,
-    changePassword: !mode.creating && !mode.admin,
-    resetPassword: !mode.creating && mode.admin,
+    changePassword: !mode.creating && own,
+    resetPassword: !mode.creating && !own && mode.admin && !readOnly,
+    readOnly,
+    save: !readOnly,
   };
 }
 
