@@ -10,7 +10,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -255,10 +255,10 @@ impl AlertSettingsApi {
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
         /// or `active` (default `name,asc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<AlertSetting>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<AlertSetting>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(page_no.0, page_size.0, SETTING_PAGE_SIZE, &mut p);
+        let page = params::listing(page_no.0, page_size.0, SETTING_PAGE_SIZE, &mut p);
         let sort = params::sort(
             sort.0.as_deref(),
             AlertSettingSortField::parse,
@@ -269,7 +269,8 @@ impl AlertSettingsApi {
             &mut p,
         );
         p.check()?;
-        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let page = list.page;
         let filter = AlertSettingFilter {
             search: search.0,
             sort,
@@ -278,7 +279,7 @@ impl AlertSettingsApi {
             .store
             .list_alert_settings(caller.scope(), page, &filter)
             .await?;
-        Ok(Page::ok(settings))
+        Ok(Listing::ok(list, settings))
     }
 
     /// One alert setting of the caller's groups.
