@@ -209,7 +209,12 @@ export interface paths {
          *     read-write access).
          */
         post: operations["createGroup"];
-        delete?: never;
+        /**
+         * Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
+         *     as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
+         *     exist, nothing is deleted (404 naming it). Each deletion is audited.
+         */
+        delete: operations["deleteGroups"];
         options?: never;
         head?: never;
         patch?: never;
@@ -983,6 +988,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Stores a comment and/or the ticket key on alert event `id` of the caller's groups
+         *     (read-write access); answers the event as `GET alerts/events/{id}` does.
+         */
+        put: operations["updateAlert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jira/v1/config": {
         parameters: {
             query?: never;
@@ -1135,6 +1160,21 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AlertChange
+         * @description What `PUT alerts/{id}` changes (spec §7): the event's comment and its ticket key; a
+         *     field left out stays as it is. Other fields of the event (a console may send the whole
+         *     alert) are ignored.
+         */
+        AlertChange: {
+            /** @description A comment on the event, at most 4000 characters; an empty text removes it. */
+            comment?: string;
+            /**
+             * @description The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
+             *     event with another ticket already is a conflict (409).
+             */
+            jiraTicket?: string;
+        };
+        /**
          * AlertDetails
          * @description An event with its runs and notifications (spec §3 'Alert details').
          */
@@ -1167,6 +1207,8 @@ export interface components {
             testCaseGroupName: string;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
             jiraTicket?: string;
+            /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
+            comment?: string;
             /** @description Time of the first run, RFC 3339 UTC. */
             from?: string;
             /** @description Time of the last run, RFC 3339 UTC. */
@@ -1647,6 +1689,84 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_Listing_AlertSetting
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_AlertSetting: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_AlertSetting"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_AutoTicket
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_AutoTicket: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_AutoTicket"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_Distribution
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_Distribution: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_Distribution"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_Report
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_Report: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_Report"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_RunItem
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_RunItem: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_RunItem"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_User
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_User: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_User"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_Notification
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1686,19 +1806,6 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_Page_AlertSetting
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_AlertSetting: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_AlertSetting"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * Envelope_Page_AuditEntry
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1708,32 +1815,6 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_AuditEntry"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_Page_AutoTicket
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_AutoTicket: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_AutoTicket"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_Page_Distribution
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_Distribution: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_Distribution"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1764,19 +1845,6 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_Page_Report
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_Report: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_Report"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * Envelope_Page_RunItem
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1786,19 +1854,6 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_RunItem"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_Page_User
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_User: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_User"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -2569,6 +2624,48 @@ export interface components {
             /** Format: uint32 */
             uppperBound?: number;
         };
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_AlertSetting: components["schemas"]["AlertSetting"][] | components["schemas"]["Page_AlertSetting"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_AutoTicket: components["schemas"]["AutoTicket"][] | components["schemas"]["Page_AutoTicket"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_Distribution: components["schemas"]["Distribution"][] | components["schemas"]["Page_Distribution"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_Report: components["schemas"]["Report"][] | components["schemas"]["Page_Report"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_RunItem: components["schemas"]["RunItem"][] | components["schemas"]["Page_RunItem"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_User: components["schemas"]["User"][] | components["schemas"]["Page_User"];
         /**
          * LiveEvent
          * @description An event of the stream (the SSE `data:` line, JSON).
@@ -3679,7 +3776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_User"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_User"];
                 };
             };
             /**
@@ -4516,6 +4613,125 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteGroups: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated group ids (or give them as a JSON array body). */
+                ids?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
                 };
             };
             /**
@@ -5856,7 +6072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
                 };
             };
             /**
@@ -6251,7 +6467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Report"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Report"];
                 };
             };
             /**
@@ -7462,7 +7678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
                 };
             };
             /**
@@ -8367,7 +8583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Distribution"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Distribution"];
                 };
             };
             /**
@@ -9096,7 +9312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AlertSetting"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AlertSetting"];
                 };
             };
             /**
@@ -10753,6 +10969,128 @@ export interface operations {
             };
         };
     };
+    updateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["AlertChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     jiraConfig: {
         parameters: {
             query?: never;
@@ -11620,7 +11958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AutoTicket"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AutoTicket"];
                 };
             };
             /**
