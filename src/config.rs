@@ -1544,9 +1544,21 @@ mod tests {
             c.server.cors_origins,
             ["https://console.example.com", "http://127.0.0.1:5173"]
         );
-        let c = load("", &[("CXWATCH_SERVER__CORS_ORIGINS", "[https://a.test:8443]")]).unwrap();
+        let c = load(
+            "",
+            &[("CXWATCH_SERVER__CORS_ORIGINS", "[https://a.test:8443]")],
+        )
+        .unwrap();
         assert_eq!(c.server.cors_origins, ["https://a.test:8443"]);
-        for bad in ["*", "https://a.test/", "https://a.test/x", "a.test", "ftp://a.test", "https://u@a.test", "null"] {
+        for bad in [
+            "*",
+            "https://a.test/",
+            "https://a.test/x",
+            "a.test",
+            "ftp://a.test",
+            "https://u@a.test",
+            "null",
+        ] {
             let err = load(&format!("[server]\ncors_origins = [\"{bad}\"]\n"), &[]).unwrap_err();
             assert!(err.contains("server.cors_origins"), "{bad}: {err}");
         }

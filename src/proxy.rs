@@ -593,9 +593,22 @@ mod tests {
             "for=192.0.2.7;host=\"console.test:8443\";proto=http"
         );
         assert!(!out.contains_key("x-real-ip"));
-        let v6 = forward_request_headers(&HeaderMap::new(), Some("2001:db8::1".parse().unwrap()), "c.test", "https");
-        assert_eq!(v6.get("forwarded").unwrap(), "for=\"[2001:db8::1]\";host=\"c.test\";proto=https");
-        let none = forward_request_headers(&map(&[("x-forwarded-for", "203.0.113.1")]), None, "c.test", "https");
+        let v6 = forward_request_headers(
+            &HeaderMap::new(),
+            Some("2001:db8::1".parse().unwrap()),
+            "c.test",
+            "https",
+        );
+        assert_eq!(
+            v6.get("forwarded").unwrap(),
+            "for=\"[2001:db8::1]\";host=\"c.test\";proto=https"
+        );
+        let none = forward_request_headers(
+            &map(&[("x-forwarded-for", "203.0.113.1")]),
+            None,
+            "c.test",
+            "https",
+        );
         assert!(!none.contains_key("x-forwarded-for"));
         assert_eq!(out.get("x-forwarded-proto").unwrap(), "http");
         assert_eq!(out.get("x-forwarded-host").unwrap(), "console.test:8443");

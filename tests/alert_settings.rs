@@ -184,7 +184,8 @@ async fn settings_are_saved_read_listed_and_deleted() {
     )
     .await;
     assert_eq!(page["data"]["content"][0]["name"], "Anything else");
-    let (_, page) = harness_trs::get(app, t, "/api/alerts/settings?search=web%20CHAT&pageNo=0").await;
+    let (_, page) =
+        harness_trs::get(app, t, "/api/alerts/settings?search=web%20CHAT&pageNo=0").await;
     assert_eq!(page["data"]["totalElements"], 1);
     assert_eq!(page["data"]["content"][0]["id"], id);
     let (s, b) = harness_trs::get(app, t, "/api/alerts/settings?sort=colour").await;

@@ -460,7 +460,13 @@ fn forwarded_headers_are_set_and_hop_by_hop_headers_dropped() {
     assert_eq!(seen.header("x-real-ip"), None);
     assert_eq!(
         seen.header("forwarded"),
-        Some(format!("for=127.0.0.1;host=\"echo.test:{}\";proto=https", s.proxy.port).as_str())
+        Some(
+            format!(
+                "for=127.0.0.1;host=\"echo.test:{}\";proto=https",
+                s.proxy.port
+            )
+            .as_str()
+        )
     );
     assert_eq!(
         seen.headers
@@ -750,7 +756,10 @@ fn backslashes_and_encoded_backslashes_never_leave_the_upstream_base() {
             &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
         );
         assert!(answer.starts_with("HTTP/1.1 400"), "{path}: {answer}");
-        assert!(answer.contains("\"code\":\"BAD_REQUEST\""), "{path}: {answer}");
+        assert!(
+            answer.contains("\"code\":\"BAD_REQUEST\""),
+            "{path}: {answer}"
+        );
     }
     assert!(
         upstream.seen().is_empty(),

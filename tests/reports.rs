@@ -19,8 +19,13 @@ fn report(name: &str, ty: i64, group: i64) -> Value {
 }
 
 async fn create(app: &App, token: &str, body: &Value) -> (u16, Value) {
-    app.call(Method::POST, "/api/reports?pageNo=0", Some(token), Some(body))
-        .await
+    app.call(
+        Method::POST,
+        "/api/reports?pageNo=0",
+        Some(token),
+        Some(body),
+    )
+    .await
 }
 
 /// Runs of cases 1 and 2 on 2026-01-15, 14:xx UTC (09:xx in Toronto) and one failure at
@@ -227,7 +232,12 @@ async fn list_filters_pages_sorts_and_scopes() {
     let (_, s) = get(&app, &a.token, "/api/reports?search=rePORT%2007&pageNo=0").await;
     assert_eq!(s["data"]["totalElements"], 1);
     let id = s["data"]["content"][0]["id"].as_i64().unwrap();
-    let (_, by_id) = get(&app, &a.token, &format!("/api/reports?search={id}&pageNo=0")).await;
+    let (_, by_id) = get(
+        &app,
+        &a.token,
+        &format!("/api/reports?search={id}&pageNo=0"),
+    )
+    .await;
     assert!(by_id["data"]["content"]
         .as_array()
         .unwrap()
@@ -372,9 +382,7 @@ async fn run_ids(app: &App, token: &str, path: &str) -> (Vec<String>, u64) {
         .as_array()
         .or_else(|| data["content"].as_array())
         .unwrap();
-    let total = data["totalElements"]
-        .as_u64()
-        .unwrap_or(items.len() as u64);
+    let total = data["totalElements"].as_u64().unwrap_or(items.len() as u64);
     let ids = items
         .iter()
         .map(|r| {

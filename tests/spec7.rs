@@ -221,8 +221,11 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     );
     t.list(&format!("{tr}/groups/channels"), &["id", "name"])
         .await;
-    t.list(&format!("{tr}/ivrs"), &["id", "name", "channel", "testCases"])
-        .await;
+    t.list(
+        &format!("{tr}/ivrs"),
+        &["id", "name", "channel", "testCases"],
+    )
+    .await;
     let health = t.get(&format!("{tr}/groups/health")).await;
     assert!(health.is_array(), "groups/health: {health}");
     let metric_fields = [
@@ -250,7 +253,11 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
             &metric_fields,
         )
         .await;
-    has("metric level=segment", &segments[0], &["segmentId", "segmentName"]);
+    has(
+        "metric level=segment",
+        &segments[0],
+        &["segmentId", "segmentName"],
+    );
     let mos = t
         .get(&format!(
             "{tr}/groups/{g}/mos?startDate={DATE}&endDate={DATE}&caseRunType=Manual"
@@ -309,13 +316,18 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     t.list("/api/reports/timeframes", &[]).await;
     // The last bucket is open-ended: its uppperBound is absent (docs/api-reports.md).
     let buckets = t
-        .list("/api/reports/latencythresholds", &["id", "text", "lowerBound"])
+        .list(
+            "/api/reports/latencythresholds",
+            &["id", "text", "lowerBound"],
+        )
         .await;
     has("latencythresholds", &buckets[0], &["uppperBound"]);
-    let latency = t
-        .get(&format!("/api/reports/{latency_rep}/latency"))
-        .await;
-    has("reports/{id}/latency", &latency, &["segments", "latencyByHr"]);
+    let latency = t.get(&format!("/api/reports/{latency_rep}/latency")).await;
+    has(
+        "reports/{id}/latency",
+        &latency,
+        &["segments", "latencyByHr"],
+    );
     let (s, csv) = t.raw_get(&format!("/api/reports/{rep}/export")).await;
     assert_eq!(s, 200);
     assert!(!csv.is_empty());
@@ -359,9 +371,7 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
 
     // --- Distributions
     t.list("/api/distributions/types", &[]).await;
-    let list = |name: &str| {
-        json!({"name": name, "contacts": [{"name": "Ops", "type": 1, "info": "ops@x.test"}]})
-    };
+    let list = |name: &str| json!({"name": name, "contacts": [{"name": "Ops", "type": 1, "info": "ops@x.test"}]});
     let dist = t
         .call(Method::POST, "/api/distributions", Some(list("On call")))
         .await["data"]["id"]
@@ -384,7 +394,11 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     t.list("/api/distributions", &dist_fields).await;
     let one = t.get(&format!("/api/distributions/{dist}")).await;
     has("distributions/{id}", &one, &dist_fields);
-    has("distributions/{id} contacts", &one["contacts"][0], &["name", "type", "info"]);
+    has(
+        "distributions/{id} contacts",
+        &one["contacts"][0],
+        &["name", "type", "info"],
+    );
 
     // --- Alerts: a setting, then a failing run opens an event.
     let setting = |name: &str| {
@@ -395,7 +409,11 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
                "schedule": [{"dayOfWeek": 4, "startTimeSlot": "00:00", "endTimeSlot": "24:00"}]})
     };
     let al = t
-        .call(Method::POST, "/api/alerts/settings", Some(setting("Spec alert")))
+        .call(
+            Method::POST,
+            "/api/alerts/settings",
+            Some(setting("Spec alert")),
+        )
         .await["data"]["id"]
         .as_i64()
         .unwrap();
@@ -406,8 +424,12 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
         .unwrap();
     let mut edited = setting("Spec alert 2");
     edited["id"] = json!(al);
-    t.call(Method::PUT, &format!("/api/alerts/settings/{al}"), Some(edited))
-        .await;
+    t.call(
+        Method::PUT,
+        &format!("/api/alerts/settings/{al}"),
+        Some(edited),
+    )
+    .await;
     let (s, out) = t
         .app
         .call_with(
@@ -420,7 +442,13 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     assert_eq!(s, 200, "{out}");
     t.list(
         "/api/alerts/settings",
-        &["id", "name", "testCaseGroupName", "distributionName", "active"],
+        &[
+            "id",
+            "name",
+            "testCaseGroupName",
+            "distributionName",
+            "active",
+        ],
     )
     .await;
     let one = t.get(&format!("/api/alerts/settings/{al}")).await;
@@ -508,7 +536,9 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     let new_user = json!({"id": 0, "username": "new@spec7.test", "firstName": "New",
         "lastName": "User", "roles": ["ROLE_USER"], "accessType": "read-only",
         "testCaseGroups": [{"id": g, "name": "Retail"}], "password": "a long enough password"});
-    let u = t.call(Method::POST, "/api/users", Some(new_user.clone())).await["data"]["id"]
+    let u = t
+        .call(Method::POST, "/api/users", Some(new_user.clone()))
+        .await["data"]["id"]
         .as_i64()
         .unwrap();
     let mut edited = new_user.clone();
@@ -540,7 +570,9 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     // --- Files: the recording, at both readings of the prefix.
     for prefix in ["/api", "/api/trs/v1"] {
         let (s, bytes) = t
-            .raw_get(&format!("{prefix}/getContent?attachmentUrl=recordings/{rec}"))
+            .raw_get(&format!(
+                "{prefix}/getContent?attachmentUrl=recordings/{rec}"
+            ))
             .await;
         assert_eq!(s, 200, "{prefix}/getContent");
         assert!(bytes.starts_with(b"RIFF"));
@@ -569,7 +601,14 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
     has(
         "jira/v1/issue",
         &read,
-        &["labels", "summary", "assigneeId", "project", "status", "description"],
+        &[
+            "labels",
+            "summary",
+            "assigneeId",
+            "project",
+            "status",
+            "description",
+        ],
     );
     t.multipart(
         Method::PUT,
@@ -593,7 +632,8 @@ async fn every_section_7_call_answers_at_the_specs_path_and_in_its_shape() {
         None,
     )
     .await;
-    t.call(Method::DELETE, &format!("/api/users/{u}"), None).await;
+    t.call(Method::DELETE, &format!("/api/users/{u}"), None)
+        .await;
     let extra: Vec<i64> = {
         let mut ids = Vec::new();
         for name in ["Gone 1", "Gone 2", "Gone 3"] {
@@ -677,7 +717,12 @@ async fn lists_are_arrays_without_paging_parameters_and_pages_with_them() {
     assert_eq!(page["data"]["content"].as_array().unwrap().len(), 12);
     // Bad paging is still refused.
     let (s, v) = app
-        .call(Method::GET, "/api/users?pageSize=0", Some(&admin.token), None)
+        .call(
+            Method::GET,
+            "/api/users?pageSize=0",
+            Some(&admin.token),
+            None,
+        )
         .await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["fields"][0]["field"], "pageSize");
@@ -749,7 +794,8 @@ async fn cors_is_off_by_default_and_for_the_configured_origins_only() {
         .get("access-control-allow-origin")
         .is_none());
 
-    let app = App::with_config(|c| c.server.cors_origins = vec!["https://console.vendor.test".into()]);
+    let app =
+        App::with_config(|c| c.server.cors_origins = vec!["https://console.vendor.test".into()]);
     let preflight = app
         .client
         .request(Method::OPTIONS, "/api/users")
@@ -759,7 +805,11 @@ async fn cors_is_off_by_default_and_for_the_configured_origins_only() {
         .send()
         .await;
     let h = preflight.0.headers();
-    assert!(preflight.0.status().is_success(), "{:?}", preflight.0.status());
+    assert!(
+        preflight.0.status().is_success(),
+        "{:?}",
+        preflight.0.status()
+    );
     assert_eq!(
         h.get("access-control-allow-origin").unwrap(),
         "https://console.vendor.test"

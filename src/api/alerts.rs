@@ -272,7 +272,9 @@ fn is_issue_key(key: &str) -> bool {
     };
     project.len() <= 50
         && project.starts_with(|c: char| c.is_ascii_alphabetic())
-        && project.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && project
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !number.is_empty()
         && number.len() <= 18
         && number.chars().all(|c| c.is_ascii_digit())
@@ -300,7 +302,10 @@ impl AlertUpdateApi {
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty());
         let mut p = Problems::default();
-        if comment.as_ref().is_some_and(|c| c.chars().count() > MAX_COMMENT) {
+        if comment
+            .as_ref()
+            .is_some_and(|c| c.chars().count() > MAX_COMMENT)
+        {
             p.push(
                 "comment",
                 Rule::TooLong,
@@ -341,7 +346,9 @@ mod tests {
         for ok in ["OPS-1", "A_B2-123456", "ops-7"] {
             assert!(super::is_issue_key(ok), "{ok}");
         }
-        for bad in ["", "OPS", "OPS-", "-1", "1OPS-1", "OPS-1a", "OPS 1", "O-1-2"] {
+        for bad in [
+            "", "OPS", "OPS-", "-1", "1OPS-1", "OPS-1a", "OPS 1", "O-1-2",
+        ] {
             assert!(!super::is_issue_key(bad), "{bad}");
         }
     }

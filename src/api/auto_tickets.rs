@@ -85,7 +85,8 @@ impl AutoTicketsApi {
         let page = list.page;
         let v = state.store.alert_setting(caller.scope(), setting.0).await?;
         params::visible(v, format_args!("Alert setting {}", setting.0))?;
-        Ok(Listing::ok(list, 
+        Ok(Listing::ok(
+            list,
             state
                 .store
                 .list_auto_tickets(caller.scope(), setting.0, page)

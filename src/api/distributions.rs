@@ -284,7 +284,8 @@ impl DistributionsApi {
             kind,
             sort,
         };
-        Ok(Listing::ok(list, 
+        Ok(Listing::ok(
+            list,
             state.store.list_distributions(page, &filter).await?,
         ))
     }

@@ -54,7 +54,11 @@ fn delete_ids(query: Option<&str>, body: &[u8]) -> Result<Vec<i64>, ApiError> {
                     if id > 0 {
                         ids.push(id);
                     } else {
-                        p.push("ids", Rule::Invalid, format!("ids: {id} is not a group id."));
+                        p.push(
+                            "ids",
+                            Rule::Invalid,
+                            format!("ids: {id} is not a group id."),
+                        );
                     }
                 }
             }
@@ -405,7 +409,10 @@ mod tests {
         ] {
             assert!(delete_ids(q, b).is_err(), "{q:?} {b:?}");
         }
-        let many = (1..=1001).map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+        let many = (1..=1001)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
         assert!(delete_ids(Some(&many), b"").is_err());
     }
 }

@@ -328,12 +328,21 @@ mod tests {
         let mut p = Problems::default();
         let all = listing(None, None, 10, &mut p).unwrap();
         assert!(!all.paged);
-        assert_eq!(all.page, PageRequest { no: 0, size: MAX_UNPAGED });
+        assert_eq!(
+            all.page,
+            PageRequest {
+                no: 0,
+                size: MAX_UNPAGED
+            }
+        );
         let page = listing(Some(2), None, 10, &mut p).unwrap();
         assert!(page.paged);
         assert_eq!(page.page, PageRequest { no: 2, size: 10 });
         let page = listing(None, Some(50), 10, &mut p).unwrap();
-        assert_eq!((page.paged, page.page), (true, PageRequest { no: 0, size: 50 }));
+        assert_eq!(
+            (page.paged, page.page),
+            (true, PageRequest { no: 0, size: 50 })
+        );
         assert!(p.is_empty());
         assert_eq!(listing(None, Some(0), 10, &mut p), None);
         assert_eq!(p.0[0].field, "pageSize");

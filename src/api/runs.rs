@@ -6,7 +6,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page, Listing};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing, Page};
 use super::guard::Auth;
 use super::params;
 use super::users::GroupRef;
@@ -249,7 +249,10 @@ impl RunsApi {
             status,
             run_type: run_type.map_or((0, 1), |t| (t.code(), t.code())),
         };
-        let found = state.store.case_runs(caller.scope(), filter, list.page).await?;
+        let found = state
+            .store
+            .case_runs(caller.scope(), filter, list.page)
+            .await?;
         let runs = params::visible(found, format_args!("Test case {}", id.0))?;
         Ok(Listing::ok(list, runs))
     }

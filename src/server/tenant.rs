@@ -207,7 +207,9 @@ mod tests {
         assert_eq!(lookup(&c, Some("acme.test")).unwrap().api_flavor, "cxwatch");
         assert_eq!(lookup(&c, Some("beta.test")).unwrap().api_flavor, "cxwatch");
         assert_eq!(
-            lookup(&Config::default(), Some("x.test")).unwrap().api_flavor,
+            lookup(&Config::default(), Some("x.test"))
+                .unwrap()
+                .api_flavor,
             "cxwatch"
         );
         // Proxy: the tenant's, "spec" unless told.
