@@ -1126,7 +1126,8 @@ fn check_origin(o: &str) -> Result<String, String> {
         || url.password().is_some()
         || url.query().is_some()
         || url.fragment().is_some()
-        || !(url.path() == "/" && !o.ends_with('/'))
+        || url.path() != "/"
+        || o.ends_with('/')
     {
         return Err(bad());
     }
