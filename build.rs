@@ -93,7 +93,10 @@ fn check_node(npm: &str) {
 }
 
 fn node_supported(v: &[u32]) -> bool {
-    let (major, minor) = (v.first().copied().unwrap_or(0), v.get(1).copied().unwrap_or(0));
+    let (major, minor) = (
+        v.first().copied().unwrap_or(0),
+        v.get(1).copied().unwrap_or(0),
+    );
     (major == 20 && minor >= 19) || (major == 22 && minor >= 12) || major >= 23
 }
 

@@ -56,7 +56,7 @@ drop_test_databases() {
     while read -r db; do psql -X -q "$PG_SERVER" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"; done
 }
 drop_test_databases
-PG_TESTS='kind(lib) | binary(/^(alert_events|alert_settings|api_contract|audit|auth_api|auto_tickets|compression|csv_formulas|distributions|ingest|ingest_channel|jira|kiosk|live_metrics|postgres|reports|role_matrix|rundetail|sso|store_copy|trs_api|trs_dst|trs_recount|users)$/)'
+PG_TESTS='kind(lib) | binary(/^(alert_events|alert_settings|api_contract|audit|auth_api|auto_tickets|compression|csv_formulas|distributions|ingest|ingest_channel|jira|kiosk|live_metrics|postgres|reports|role_matrix|rundetail|spec7|sso|store_copy|trs_api|trs_dst|trs_recount|users)$/)'
 TEST_POSTGRES_URL="$PG_SERVER" cargo nextest run --locked --no-fail-fast -E "$PG_TESTS"
 drop_test_databases
 

@@ -65,6 +65,10 @@ pub struct ServerConfig {
     /// Add `includeSubDomains` to `Strict-Transport-Security` (every subdomain of the
     /// console's host names is then HTTPS-only in browsers that saw it).
     pub hsts_include_subdomains: bool,
+    /// Origins (`https://console.example.com[:port]`) whose pages may call `/api` from the
+    /// browser (CORS), for a console served elsewhere. Empty (the default): none, no CORS
+    /// headers at all.
+    pub cors_origins: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -299,6 +303,10 @@ pub struct TenantConfig {
     pub upstream_trust: Trust,
     /// Proxy mode: accept any upstream certificate. Only for tests; never in production.
     pub upstream_insecure: bool,
+    /// Proxy mode: what the upstream's API offers. `spec` (the default): the vendor's API as
+    /// the spec's section 7 describes it, and nothing more; `cxwatch`: another cxwatch in
+    /// embedded mode, with its additions. Answered in `/tenant-config` as `apiFlavor`.
+    pub api_flavor: ApiFlavor,
     /// Embedded mode: single sign-on with an OpenID Connect provider (`[tenants.sso]`,
     /// see docs/sso.md). When set, the tenant's SSO button starts cxwatch's own flow.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,6 +314,27 @@ pub struct TenantConfig {
     /// The tenant's own issue tracker (`[tenants.jira]`), instead of the top-level `[jira]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jira: Option<JiraConfig>,
+}
+
+/// What a tenant's upstream API offers (`api_flavor`), so the console knows which of
+/// cxwatch's additions it may call. See docs/proxy.md.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ApiFlavor {
+    /// The spec's section 7 calls, section 3 fields, lists as arrays.
+    #[default]
+    Spec,
+    /// cxwatch's embedded API: section 7 and cxwatch's additions.
+    Cxwatch,
+}
+
+impl ApiFlavor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiFlavor::Spec => "spec",
+            ApiFlavor::Cxwatch => "cxwatch",
+        }
+    }
 }
 
 /// Which Jira the console talks to: Cloud speaks REST v3 (descriptions in the Atlassian
@@ -627,6 +656,7 @@ impl Default for ServerConfig {
             header_timeout_secs: 10,
             idle_timeout_secs: 60,
             hsts_include_subdomains: false,
+            cors_origins: Vec::new(),
         }
     }
 }
@@ -985,6 +1015,12 @@ impl Config {
                 self.server.hostnames
             ));
         }
+        for o in &mut self.server.cors_origins {
+            match check_origin(o) {
+                Ok(origin) => *o = origin,
+                Err(msg) => return invalid(format!("server.cors_origins: {msg}")),
+            }
+        }
         if self.tls.cert.is_some() != self.tls.key.is_some() {
             return invalid("tls.cert and tls.key: give both or neither".into());
         }
@@ -1150,6 +1186,28 @@ fn valid_host(h: &str) -> bool {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
         && !h.starts_with('.')
+}
+
+/// A browser origin as CORS compares it: `scheme://host[:port]`, lower case, nothing after.
+fn check_origin(o: &str) -> Result<String, String> {
+    let o = o.trim();
+    let bad = || {
+        format!("'{o}' must be an origin such as https://console.example.com (scheme, host and port only; '*' is not taken)")
+    };
+    let url = reqwest::Url::parse(o).map_err(|_| bad())?;
+    let origin = url.origin();
+    if !matches!(url.scheme(), "http" | "https")
+        || !origin.is_tuple()
+        || !url.username().is_empty()
+        || url.password().is_some()
+        || url.query().is_some()
+        || url.fragment().is_some()
+        || url.path() != "/"
+        || o.ends_with('/')
+    {
+        return Err(bad());
+    }
+    Ok(origin.ascii_serialization())
 }
 
 fn check_upstream(u: &str) -> Result<(), String> {
@@ -1583,6 +1641,51 @@ mod tests {
         .unwrap();
         assert_eq!(ok.tenants[0].upstream.as_deref(), Some("https://up.test"));
         assert!(!ok.tenants[0].upstream_insecure);
+    }
+
+    #[test]
+    fn cors_origins_are_origins() {
+        assert!(load("", &[]).unwrap().server.cors_origins.is_empty());
+        let c = load(
+            "[server]\ncors_origins = [\"https://Console.Example.com\", \"http://127.0.0.1:5173\"]\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            c.server.cors_origins,
+            ["https://console.example.com", "http://127.0.0.1:5173"]
+        );
+        let c = load(
+            "",
+            &[("CXWATCH_SERVER__CORS_ORIGINS", "[https://a.test:8443]")],
+        )
+        .unwrap();
+        assert_eq!(c.server.cors_origins, ["https://a.test:8443"]);
+        for bad in [
+            "*",
+            "https://a.test/",
+            "https://a.test/x",
+            "a.test",
+            "ftp://a.test",
+            "https://u@a.test",
+            "null",
+        ] {
+            let err = load(&format!("[server]\ncors_origins = [\"{bad}\"]\n"), &[]).unwrap_err();
+            assert!(err.contains("server.cors_origins"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn api_flavor_is_spec_unless_told_and_checked_at_start_up() {
+        let tenant = "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"a\"\nhosts = [\"a.test\"]\nupstream = \"https://up.test\"\n";
+        let c = load(tenant, &[]).unwrap();
+        assert_eq!(c.tenants[0].api_flavor, ApiFlavor::Spec);
+        let c = load(&format!("{tenant}api_flavor = \"cxwatch\"\n"), &[]).unwrap();
+        assert_eq!(c.tenants[0].api_flavor, ApiFlavor::Cxwatch);
+        let err = load(&format!("{tenant}api_flavor = \"vendor\"\n"), &[]).unwrap_err();
+        assert!(err.contains("api_flavor"), "{err}");
+        assert!(err.contains("unknown value `vendor`"), "{err}");
+        assert!(err.contains("spec, cxwatch"), "{err}");
     }
 
     #[test]

@@ -5,13 +5,17 @@
 //!   `[[tenants]]`; an unknown host gets a 404 JSON answer and nothing is forwarded.
 //! - Only the request's path and query are appended to the configured upstream address;
 //!   an absolute URL or authority in the request is never followed, nor are redirects.
-//! - Bodies stream both ways. Hop-by-hop headers are dropped; `X-Forwarded-For`,
-//!   `-Proto` and `-Host` are set. A request with two `Host` headers or a port that is not a
+//! - A path with a backslash (`\`, `%5c`) is refused (400): the URL library reads `\` as `/`,
+//!   so `..\` would climb out of the base. So is one with dot segments, and the address
+//!   built must still start with the upstream's base path followed by `/api/`.
+//! - Bodies stream both ways. Hop-by-hop headers are dropped; `Forwarded`, `X-Forwarded-For`,
+//!   `-Proto` and `-Host` are replaced with what the proxy saw (the client's own values are
+//!   dropped: anyone can send them). A request with two `Host` headers or a port that is not a
 //!   number is refused (400). The upstream's `Set-Cookie` and `Access-Control-*` headers are
 //!   dropped: the console is same-origin and signs in with bearer tokens.
 //! - Logs name the path only, never the query (it may hold one-time ids).
-//! - Upstream unreachable: 502 `BAD_GATEWAY`; no answer within `proxy.timeout_secs`:
-//!   504 `GATEWAY_TIMEOUT`. The detail goes to the log.
+//! - Upstream unreachable, or answering a status outside 100–599: 502 `BAD_GATEWAY`; no
+//!   answer within `proxy.timeout_secs`: 504 `GATEWAY_TIMEOUT`. The detail goes to the log.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -176,8 +180,17 @@ impl Endpoint for Proxy {
             }
             Err(_) => return Ok(self.timed_out(upstream, &url)),
         };
+        let status = resp.status().as_u16();
         tracing::debug!(tenant = %upstream.name, %method, path = %url.path(),
-            status = resp.status().as_u16(), ms = started.elapsed().as_millis() as u64, "proxied");
+            status, ms = started.elapsed().as_millis() as u64, "proxied");
+        if !(100..=599).contains(&status) {
+            tracing::warn!(tenant = %upstream.name, path = %url.path(), status,
+                "proxy: the upstream answered a status that is not an HTTP status");
+            return Ok(json_error(
+                StatusCode::BAD_GATEWAY,
+                &format!("The upstream service answered with status {status}, which is not an HTTP status."),
+            ));
+        }
         let mut out = Response::builder().status(resp.status()).finish();
         *out.headers_mut() = filter_response_headers(resp.headers());
         if method == Method::HEAD {
@@ -280,13 +293,21 @@ fn has_body(req: &Request) -> bool {
 }
 
 /// The upstream address for a request's path and query: the configured base with the path
-/// appended. `None` when the result would leave the base (it never should).
+/// appended. `None` when the path is not an `/api/` path, holds a backslash (`\`, `%5c`: the
+/// URL library reads it as `/`) or dot segments, or when the address built would leave the
+/// base's origin or its path followed by `/api/`.
 pub fn upstream_url(base: &Url, path_and_query: &str) -> Option<Url> {
     let (path, query) = match path_and_query.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (path_and_query, None),
     };
-    if !path.starts_with('/') || path.contains('#') || query.is_some_and(|q| q.contains('#')) {
+    if !(path.starts_with("/api/") || path == "/api")
+        || path.contains('#')
+        || query.is_some_and(|q| q.contains('#'))
+    {
+        return None;
+    }
+    if path.contains('\\') || path.to_ascii_lowercase().contains("%5c") {
         return None;
     }
     // Dot segments (also percent-encoded) would be resolved away and could leave the base.
@@ -307,7 +328,10 @@ pub fn upstream_url(base: &Url, path_and_query: &str) -> Option<Url> {
         && url.port_or_known_default() == base.port_or_known_default()
         && url.username() == base.username()
         && url.password() == base.password();
-    same_origin.then_some(url)
+    // After the URL library's normalising, still under the base and /api.
+    let api = format!("{prefix}/api");
+    let under_base = url.path() == api || url.path().starts_with(&format!("{api}/"));
+    (same_origin && under_base).then_some(url)
 }
 
 /// Headers that belong to one connection, never forwarded.
@@ -343,7 +367,9 @@ fn connection_tokens(headers: &HeaderMap) -> Vec<String> {
 }
 
 /// The headers sent upstream: the client's end-to-end headers, without `Host` (the
-/// upstream's is used), with `X-Forwarded-For` extended and `X-Forwarded-Proto/-Host` set.
+/// upstream's is used), with `Forwarded` and `X-Forwarded-For/-Proto/-Host` set to what the
+/// proxy saw: the client's own values (and `X-Real-IP`) are dropped, since any client can
+/// send them.
 pub fn forward_request_headers(
     incoming: &HeaderMap,
     client_ip: Option<IpAddr>,
@@ -354,43 +380,42 @@ pub fn forward_request_headers(
     let xff = HeaderName::from_static("x-forwarded-for");
     let xfp = HeaderName::from_static("x-forwarded-proto");
     let xfh = HeaderName::from_static("x-forwarded-host");
-    let mut out = HeaderMap::with_capacity(incoming.len() + 3);
+    let mut out = HeaderMap::with_capacity(incoming.len() + 4);
     for (name, value) in incoming {
         if is_hop_by_hop(name, &named)
             || name == header::HOST
+            || name == header::FORWARDED
             || name == xff
             || name == xfp
             || name == xfh
+            || name.as_str() == "x-real-ip"
         {
             continue;
         }
         out.append(name.clone(), value.clone());
     }
-    let earlier: Vec<&str> = incoming
-        .get_all(&xff)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .collect();
-    let mut chain = earlier.join(", ");
+    let proto = if proto == "http" { "http" } else { "https" };
+    // RFC 7239: an IPv6 address in brackets and quoted; a host with a port quoted.
+    let mut forwarded = Vec::with_capacity(3);
     if let Some(ip) = client_ip {
-        if !chain.is_empty() {
-            chain.push_str(", ");
-        }
-        chain.push_str(&ip.to_string());
-    }
-    if let Ok(v) = HeaderValue::from_str(&chain) {
-        if !chain.is_empty() {
+        if let Ok(v) = HeaderValue::from_str(&ip.to_string()) {
             out.insert(xff, v);
         }
+        forwarded.push(match ip {
+            IpAddr::V4(ip) => format!("for={ip}"),
+            IpAddr::V6(ip) => format!("for=\"[{ip}]\""),
+        });
     }
-    out.insert(
-        xfp,
-        HeaderValue::from_static(if proto == "http" { "http" } else { "https" }),
-    );
+    out.insert(xfp, HeaderValue::from_static(proto));
     if let Ok(v) = HeaderValue::from_str(host) {
         out.insert(xfh, v);
+        if !host.contains(['"', '\\']) {
+            forwarded.push(format!("host=\"{host}\""));
+        }
+    }
+    forwarded.push(format!("proto={proto}"));
+    if let Ok(v) = HeaderValue::from_str(&forwarded.join(";")) {
+        out.insert(header::FORWARDED, v);
     }
     out
 }
@@ -535,20 +560,48 @@ mod tests {
         assert_eq!(out.get("x-forwarded-proto").unwrap(), "https");
         assert_eq!(out.get("x-forwarded-host").unwrap(), "console.test");
 
+        assert_eq!(
+            out.get("forwarded").unwrap(),
+            "for=192.0.2.7;host=\"console.test\";proto=https"
+        );
+
+        // What the client says about earlier hops is replaced, not extended.
         let out = forward_request_headers(
             &map(&[
                 ("x-forwarded-for", "203.0.113.1"),
                 ("x-forwarded-for", "10.0.0.2"),
+                ("forwarded", "for=203.0.113.1;host=evil.test"),
+                ("x-real-ip", "203.0.113.1"),
             ]),
             Some(ip),
             "console.test:8443",
             "http",
         );
-        assert_eq!(
-            out.get("x-forwarded-for").unwrap(),
-            "203.0.113.1, 10.0.0.2, 192.0.2.7"
-        );
+        assert_eq!(out.get("x-forwarded-for").unwrap(), "192.0.2.7");
         assert_eq!(out.get_all("x-forwarded-for").iter().count(), 1);
+        assert_eq!(out.get_all("forwarded").iter().count(), 1);
+        assert_eq!(
+            out.get("forwarded").unwrap(),
+            "for=192.0.2.7;host=\"console.test:8443\";proto=http"
+        );
+        assert!(!out.contains_key("x-real-ip"));
+        let v6 = forward_request_headers(
+            &HeaderMap::new(),
+            Some("2001:db8::1".parse().unwrap()),
+            "c.test",
+            "https",
+        );
+        assert_eq!(
+            v6.get("forwarded").unwrap(),
+            "for=\"[2001:db8::1]\";host=\"c.test\";proto=https"
+        );
+        let none = forward_request_headers(
+            &map(&[("x-forwarded-for", "203.0.113.1")]),
+            None,
+            "c.test",
+            "https",
+        );
+        assert!(!none.contains_key("x-forwarded-for"));
         assert_eq!(out.get("x-forwarded-proto").unwrap(), "http");
         assert_eq!(out.get("x-forwarded-host").unwrap(), "console.test:8443");
     }
@@ -561,9 +614,16 @@ mod tests {
             url("/api/trs/v1/groups?a=1&b=%20").as_deref(),
             Some("https://up.test:9443/api/trs/v1/groups?a=1&b=%20")
         );
+        assert_eq!(url("//evil.test/api/x"), None);
+        assert_eq!(url("/admin/secret"), None);
+        assert_eq!(url("/api"), Some("https://up.test:9443/api".into()));
+        assert_eq!(url("/apix/y"), None);
+        assert_eq!(url(r"/api/..\..\admin/secret"), None);
+        assert_eq!(url(r"/api/x\..\..\..\actuator/env"), None);
+        assert_eq!(url("/api/..%5c..%5Cadmin"), None);
         assert_eq!(
-            url("//evil.test/api/x").as_deref(),
-            Some("https://up.test:9443//evil.test/api/x")
+            url("/api/users?q=%5c").as_deref(),
+            Some("https://up.test:9443/api/users?q=%5c")
         );
         assert_eq!(
             url("/api/@evil.test:1/x").as_deref(),
@@ -583,6 +643,14 @@ mod tests {
                 .as_deref(),
             Some("https://up.test/console/api/auth/signin")
         );
+        let tenant = Url::parse("http://127.0.0.1:1/tenant-a").unwrap();
+        for escape in [
+            r"/api/..\..\admin/secret",
+            r"/api/x\..\..\..\actuator/env",
+            "/api/%2e%2e/%2E%2E/admin",
+        ] {
+            assert_eq!(upstream_url(&tenant, escape), None, "{escape}");
+        }
     }
 
     #[test]

@@ -518,6 +518,7 @@ fn an_administrator_locked_out_lists_resets_and_removes_users_from_the_command_l
     assert!(out.contains("Removed user bob@example.com"), "{out}");
     let (_, out, _) = cli(&server, &["user", "list"], "");
     assert_eq!(out.lines().count(), 2, "{out}");
+}
 
 /// A sign-in from the local address `from` (any of 127.0.0.0/8 reaches the server):
 /// (status, `Retry-After`, body).

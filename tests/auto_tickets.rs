@@ -215,7 +215,12 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
 
     // The API lists it for the setting, and an edit changes the ticket and the alert.
     let a = admin(&app).await;
-    let (st, list) = get(&app, &a.token, &format!("/api/alerts/autojiraticket/{s}")).await;
+    let (st, list) = get(
+        &app,
+        &a.token,
+        &format!("/api/alerts/autojiraticket/{s}?pageNo=0"),
+    )
+    .await;
     assert_eq!(st, 200, "{list}");
     assert_eq!(list["data"]["totalElements"], 1);
     let item = &list["data"]["content"][0];

@@ -7,6 +7,7 @@
 mod harness;
 mod harness_trs;
 mod jira_standin;
+mod private_ca;
 
 use std::time::Duration;
 

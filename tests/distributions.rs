@@ -129,14 +129,19 @@ async fn lists_are_saved_checked_filtered_and_deleted() {
         .await;
     assert_eq!(s, 200);
     let (_, b) = app
-        .call(Method::GET, "/api/distributions?type=2", Some(&t), None)
+        .call(
+            Method::GET,
+            "/api/distributions?type=2&pageNo=0",
+            Some(&t),
+            None,
+        )
         .await;
     assert_eq!(b["data"]["totalElements"], 1);
     assert_eq!(b["data"]["content"][0]["name"], "Billing on call");
     let (_, b) = app
         .call(
             Method::GET,
-            "/api/distributions?search=3361",
+            "/api/distributions?search=3361&pageNo=0",
             Some(&t),
             None,
         )

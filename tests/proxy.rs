@@ -164,6 +164,12 @@ fn handle(
     };
     seen.lock().unwrap().push(record.clone());
 
+    if target.ends_with("/status-999") {
+        out.write_all(
+            b"HTTP/1.1 999 Odd\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nConnection: close\r\n\r\nodd",
+        )?;
+        return out.flush();
+    }
     if target.ends_with("/stream-down") {
         out.write_all(
             b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n6\r\nfirst\n\r\n",
@@ -419,6 +425,8 @@ fn forwarded_headers_are_set_and_hop_by_hop_headers_dropped() {
         .header("x-forwarded-for", "203.0.113.9")
         .header("x-forwarded-host", "evil.test")
         .header("x-forwarded-proto", "gopher")
+        .header("forwarded", "for=198.51.100.1;host=evil.test;proto=http")
+        .header("x-real-ip", "198.51.100.2")
         .header("authorization", "Bearer abc")
         .header("cookie", "a=1")
         .send()
@@ -447,9 +455,26 @@ fn forwarded_headers_are_set_and_hop_by_hop_headers_dropped() {
     if let Some(connection) = seen.header("connection") {
         assert!(!connection.to_ascii_lowercase().contains("x-client-hop"));
     }
+    // What the client claims about earlier hops is replaced by what the proxy saw.
+    assert_eq!(seen.header("x-forwarded-for"), Some("127.0.0.1"));
+    assert_eq!(seen.header("x-real-ip"), None);
     assert_eq!(
-        seen.header("x-forwarded-for"),
-        Some("203.0.113.9, 127.0.0.1")
+        seen.header("forwarded"),
+        Some(
+            format!(
+                "for=127.0.0.1;host=\"echo.test:{}\";proto=https",
+                s.proxy.port
+            )
+            .as_str()
+        )
+    );
+    assert_eq!(
+        seen.headers
+            .iter()
+            .filter(|(k, _)| k == "forwarded" || k == "x-forwarded-for")
+            .count(),
+        2,
+        "{seen:?}"
     );
     assert_eq!(seen.header("x-forwarded-proto"), Some("https"));
     assert_eq!(
@@ -691,4 +716,90 @@ fn absolute_request_urls_are_never_followed() {
     );
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert_eq!(tenant_upstream.seen().len(), 1);
+}
+
+/// Sends `request` as is over plain TCP and returns the whole answer.
+fn raw_request(port: u16, request: &str) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+fn backslashes_and_encoded_backslashes_never_leave_the_upstream_base() {
+    // The URL library reads `\` as `/` in http(s) addresses, so `..\` would climb out of
+    // the tenant's base path and out of /api.
+    let upstream = Echo::start();
+    let proxy = start(Opts {
+        plain_http: true,
+        toml: format!(
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"a\"\nhosts = [\"127.0.0.1\"]\n\
+             upstream = \"http://127.0.0.1:{}/tenant-a\"\n",
+            upstream.port
+        ),
+        ..Opts::default()
+    });
+    for path in [
+        r"/api/..\..\admin/secret",
+        r"/api/x\..\..\..\actuator/env",
+        r"/api/x\y",
+        "/api/..%5c..%5cadmin/secret",
+        "/api/..%5C..%5Cadmin/secret",
+        "/api/x%5cy",
+        "/api/%2e%2e/%2e%2e/admin",
+    ] {
+        let answer = raw_request(
+            proxy.port,
+            &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"),
+        );
+        assert!(answer.starts_with("HTTP/1.1 400"), "{path}: {answer}");
+        assert!(
+            answer.contains("\"code\":\"BAD_REQUEST\""),
+            "{path}: {answer}"
+        );
+    }
+    assert!(
+        upstream.seen().is_empty(),
+        "reached the upstream: {:?}",
+        upstream.seen()
+    );
+    // An ordinary path still arrives under the base.
+    let answer = raw_request(
+        proxy.port,
+        "GET /api/users?x=%5c HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let seen = upstream.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].target, "/tenant-a/api/users?x=%5c");
+}
+
+#[test]
+fn an_upstream_status_outside_100_to_599_gives_502() {
+    let s = setup();
+    let c = resolving_client();
+    let resp = c
+        .get(at(&s.proxy, "echo.test", "/api/status-999"))
+        .send()
+        .unwrap();
+    let message = assert_json_error(resp, 502, "BAD_GATEWAY");
+    assert!(message.contains("999"), "{message}");
+    assert_eq!(s.echo.seen().len(), 1);
+}
+
+#[test]
+fn signing_in_while_the_upstream_is_down_says_it_cannot_be_reached() {
+    let s = setup();
+    let c = resolving_client();
+    let resp = c
+        .post(at(&s.proxy, "down.test", "/api/auth/signin"))
+        .header("content-type", "application/json")
+        .body(r#"{"username":"admin","password":"x","rememberMe":false}"#)
+        .send()
+        .unwrap();
+    let message = assert_json_error(resp, 502, "BAD_GATEWAY");
+    assert!(message.contains("could not be reached"), "{message}");
 }

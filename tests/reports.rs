@@ -19,8 +19,13 @@ fn report(name: &str, ty: i64, group: i64) -> Value {
 }
 
 async fn create(app: &App, token: &str, body: &Value) -> (u16, Value) {
-    app.call(Method::POST, "/api/reports", Some(token), Some(body))
-        .await
+    app.call(
+        Method::POST,
+        "/api/reports?pageNo=0",
+        Some(token),
+        Some(body),
+    )
+    .await
 }
 
 /// Runs of cases 1 and 2 on 2026-01-15, 14:xx UTC (09:xx in Toronto) and one failure at
@@ -178,7 +183,7 @@ async fn validation_follows_the_form_order_and_words() {
     .await;
     assert_eq!(s, 400);
     assert_eq!(body["fields"][0]["field"], "timeframeEnd");
-    let (_, list) = get(&app, &a.token, "/api/reports").await;
+    let (_, list) = get(&app, &a.token, "/api/reports?pageNo=0").await;
     assert_eq!(list["data"]["totalElements"], 0);
 
     // A custom range without an end uses the start.
@@ -208,7 +213,10 @@ async fn list_filters_pages_sorts_and_scopes() {
         let (s, b) = create(&app, &a.token, &report(&format!("Report {i:02}"), ty, g)).await;
         assert_eq!(s, 200, "{b}");
     }
-    let (_, page) = get(&app, &a.token, "/api/reports").await;
+    // Without paging parameters: every report, as the spec's array.
+    let (_, all) = get(&app, &a.token, "/api/reports").await;
+    assert_eq!(all["data"].as_array().unwrap().len(), 12);
+    let (_, page) = get(&app, &a.token, "/api/reports?pageNo=0").await;
     let d = &page["data"];
     assert_eq!(d["totalElements"], 12);
     assert_eq!(d["content"].as_array().unwrap().len(), 10);
@@ -221,34 +229,39 @@ async fn list_filters_pages_sorts_and_scopes() {
     let (_, asc) = get(&app, &a.token, "/api/reports?sort=name,asc&pageSize=3").await;
     assert_eq!(asc["data"]["content"][0]["name"], "Report 00");
 
-    let (_, s) = get(&app, &a.token, "/api/reports?search=rePORT%2007").await;
+    let (_, s) = get(&app, &a.token, "/api/reports?search=rePORT%2007&pageNo=0").await;
     assert_eq!(s["data"]["totalElements"], 1);
     let id = s["data"]["content"][0]["id"].as_i64().unwrap();
-    let (_, by_id) = get(&app, &a.token, &format!("/api/reports?search={id}")).await;
+    let (_, by_id) = get(
+        &app,
+        &a.token,
+        &format!("/api/reports?search={id}&pageNo=0"),
+    )
+    .await;
     assert!(by_id["data"]["content"]
         .as_array()
         .unwrap()
         .iter()
         .any(|r| r["id"] == id));
-    let (_, t) = get(&app, &a.token, "/api/reports?reportType=5,1").await;
+    let (_, t) = get(&app, &a.token, "/api/reports?reportType=5,1&pageNo=0").await;
     assert_eq!(t["data"]["totalElements"], 8);
-    let (_, g) = get(&app, &a.token, "/api/reports?groupName=retail,Web").await;
+    let (_, g) = get(&app, &a.token, "/api/reports?groupName=retail,Web&pageNo=0").await;
     assert_eq!(g["data"]["totalElements"], 8);
-    let (_, tf) = get(&app, &a.token, "/api/reports?timeframe=Today").await;
+    let (_, tf) = get(&app, &a.token, "/api/reports?timeframe=Today&pageNo=0").await;
     assert_eq!(tf["data"]["totalElements"], 0);
     let (_, d1) = get(
         &app,
         &a.token,
-        "/api/reports?startDate=2026-01-15&endDate=2026-01-16",
+        "/api/reports?startDate=2026-01-15&endDate=2026-01-16&pageNo=0",
     )
     .await;
     assert_eq!(d1["data"]["totalElements"], 12);
-    let (_, d2) = get(&app, &a.token, "/api/reports?startDate=2026-01-16").await;
+    let (_, d2) = get(&app, &a.token, "/api/reports?startDate=2026-01-16&pageNo=0").await;
     assert_eq!(d2["data"]["totalElements"], 0);
     let (s, bad) = get(
         &app,
         &a.token,
-        "/api/reports?reportType=3&startDate=x&sort=nope",
+        "/api/reports?reportType=3&startDate=x&sort=nope&pageNo=0",
     )
     .await;
     assert_eq!(s, 400);
@@ -363,15 +376,20 @@ async fn latency_heat_map_reads_the_rollups() {
 async fn run_ids(app: &App, token: &str, path: &str) -> (Vec<String>, u64) {
     let (s, b) = get(app, token, path).await;
     assert_eq!(s, 200, "{path}: {b}");
-    let ids = b["data"]["content"]
+    // Without paging parameters the runs come as an array; with them, as a page.
+    let data = &b["data"];
+    let items = data
         .as_array()
-        .unwrap()
+        .or_else(|| data["content"].as_array())
+        .unwrap();
+    let total = data["totalElements"].as_u64().unwrap_or(items.len() as u64);
+    let ids = items
         .iter()
         .map(|r| {
             r["testCaseName"].as_str().unwrap().to_string() + "@" + r["runTime"].as_str().unwrap()
         })
         .collect();
-    (ids, b["data"]["totalElements"].as_u64().unwrap())
+    (ids, total)
 }
 
 #[tokio::test(flavor = "multi_thread")]

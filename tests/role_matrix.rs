@@ -125,6 +125,15 @@ async fn world() -> World {
         )
         .await;
     let g3 = g3["data"]["id"].as_i64().unwrap();
+    let (_, g4) = app
+        .call(
+            Method::POST,
+            "/api/trs/v1/groups",
+            Some(&admin_rw.token),
+            Some(&group("Spare for the list delete")),
+        )
+        .await;
+    let g4 = g4["data"]["id"].as_i64().unwrap();
     let report = |group: i64| {
         json!({"name": "Matrix report", "reportTypeID": 2, "testCaseGroupID": group,
                "timeframeName": "Custom", "timeframeBegin": DATE, "runType": "Manual"})
@@ -152,7 +161,8 @@ async fn world() -> World {
         )
         .await;
     assert_eq!(s, 200, "{runs}");
-    let run_id = runs["data"]["content"][0]["runId"].as_i64().unwrap();
+    // Asked without paging parameters: the spec's array.
+    let run_id = runs["data"][0]["runId"].as_i64().unwrap();
 
     let user_ro = app
         .user("user.ro@x.test", Role::User, AccessType::ReadOnly, &[g])
@@ -414,6 +424,13 @@ async fn world() -> World {
             "deleteGroup",
             M::DELETE,
             format!("{t}/groups/{g2}"),
+            Body::None,
+            admin_write,
+        ),
+        r(
+            "deleteGroups",
+            M::DELETE,
+            format!("{t}/groups?ids={g4}"),
             Body::None,
             admin_write,
         ),
@@ -765,6 +782,13 @@ async fn world() -> World {
             format!("/api/alerts/events/{alert}"),
             Body::None,
             read,
+        ),
+        r(
+            "updateAlert",
+            M::PUT,
+            format!("/api/alerts/{alert}"),
+            Body::Json(json!({"comment": "Seen by the matrix"})),
+            [401, 403, 200, 403, 200, 401],
         ),
         r(
             "listNotifications",

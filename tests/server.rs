@@ -354,7 +354,7 @@ fn tenant_config_answers_from_the_config() {
         body,
         serde_json::json!({"code": "OK", "data": {"name": "cxwatch", "host": "console.test",
             "apiBaseUrl": "/api", "ssoUrl": null, "version": "0.1.0",
-            "timezone": "America/Toronto"}, "messages": []})
+            "timezone": "America/Toronto", "apiFlavor": "cxwatch"}, "messages": []})
     );
 
     let server = start(Opts {

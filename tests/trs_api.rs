@@ -378,7 +378,7 @@ async fn run_list_and_detail() {
     let (status, body) = get(
         &s.app,
         &s.admin,
-        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15",
+        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&pageNo=0",
     )
     .await;
     assert_eq!(status, 200, "{body}");
@@ -454,21 +454,21 @@ async fn run_list_and_detail() {
     let (_, f) = get(
         &s.app,
         &s.admin,
-        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&status=failure",
+        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&status=failure&pageNo=0",
     )
     .await;
     assert_eq!(f["data"]["totalElements"], 2);
     let (_, f) = get(
         &s.app,
         &s.admin,
-        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&caseRunType=Manual",
+        "/api/trs/v1/testcases/1/runs?startDate=2026-07-15&caseRunType=Manual&pageNo=0",
     )
     .await;
     assert_eq!(f["data"]["totalElements"], 1);
     let (_, f) = get(
         &s.app,
         &s.admin,
-        "/api/trs/v1/testcases/1/runs?startDate=2026-07-16",
+        "/api/trs/v1/testcases/1/runs?startDate=2026-07-16&pageNo=0",
     )
     .await;
     assert_eq!(f["data"]["totalElements"], 0);

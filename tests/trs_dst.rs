@@ -141,7 +141,7 @@ async fn hour_slots_across_dst_changes() {
         let (status, body) = get(
             &app,
             &token,
-            &format!("/api/trs/v1/testcases/1/runs?startDate={day}"),
+            &format!("/api/trs/v1/testcases/1/runs?startDate={day}&pageNo=0"),
         )
         .await;
         assert_eq!(status, 200, "{body}");

@@ -147,7 +147,7 @@ async fn admins_create_list_edit_and_delete_users() {
         ]
     );
     let (_, found) = app
-        .call(Method::GET, "/api/users?search=GRACE@", tok, None)
+        .call(Method::GET, "/api/users?search=GRACE@&pageNo=0", tok, None)
         .await;
     assert_eq!(found["data"]["totalElements"], 1);
     let (_, newest) = app

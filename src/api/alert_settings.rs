@@ -10,7 +10,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -255,10 +255,10 @@ impl AlertSettingsApi {
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
         /// or `active` (default `name,asc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<AlertSetting>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<AlertSetting>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             SETTING_PAGE_SIZE,
@@ -274,7 +274,8 @@ impl AlertSettingsApi {
             &mut p,
         );
         p.check()?;
-        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let page = list.page;
         let filter = AlertSettingFilter {
             search: search.0,
             sort,
@@ -283,7 +284,7 @@ impl AlertSettingsApi {
             .store
             .list_alert_settings(caller.scope(), page, &filter)
             .await?;
-        Ok(Page::ok(settings))
+        Ok(Listing::ok(list, settings))
     }
 
     /// One alert setting of the caller's groups.

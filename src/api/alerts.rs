@@ -1,6 +1,7 @@
 //! `api/alerts/events`: alert events the engine opened (spec §2 'Alerts list', 'Alert
 //! details', §3 'Alert event', 'Alert details'), newest first, filtered by the first run's
-//! status, limited to the caller's groups; `api/alerts/events/open`: how many are open.
+//! status, limited to the caller's groups; `api/alerts/events/open`: how many are open;
+//! `PUT api/alerts/{id}` (spec §7): an event's comment and ticket key.
 
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
@@ -18,6 +19,11 @@ use crate::domain::rules::{Problems, Rule};
 use crate::store::alerts::{AlertEvent as DomainEvent, AlertEventDetail, AlertEventFilter};
 
 pub struct AlertsApi;
+/// `PUT alerts/{id}`: outside `alerts/events`, where the spec puts it.
+pub struct AlertUpdateApi;
+
+/// Longest comment on an alert event, in characters.
+pub const MAX_COMMENT: usize = 4000;
 
 const PAGE_SIZE: u32 = 10;
 
@@ -67,6 +73,8 @@ pub struct AlertDetails {
     /// The issue-tracker ticket of the event (the tickets issue), null when none.
     #[oai(nullable)]
     pub jira_ticket: Option<String>,
+    /// A user's comment on the event (`PUT alerts/{id}`), null when none.
+    pub comment: Option<String>,
     /// Time of the first run, RFC 3339 UTC.
     #[oai(skip_serializing_if_is_none)]
     pub from: Option<String>,
@@ -160,11 +168,13 @@ impl From<DomainEvent> for AlertEvent {
 impl From<AlertEventDetail> for AlertDetails {
     fn from(d: AlertEventDetail) -> Self {
         let jira_ticket = d.event.jira_ticket.clone();
+        let comment = d.event.comment.clone();
         let from = d.runs.first().map(|r| params::time(r.run_time));
         let to = d.runs.last().map(|r| params::time(r.run_time));
         AlertDetails {
             event: d.event.into(),
             jira_ticket,
+            comment,
             from,
             to,
             test_runs: d.runs.into_iter().map(RunItem::from).collect(),
@@ -244,5 +254,108 @@ impl AlertsApi {
         let v = state.store.alert_event(caller.scope(), id.0).await?;
         let d = params::visible(v, format_args!("Alert event {}", id.0))?;
         Ok(Envelope::ok(d.into()))
+    }
+}
+
+/// What `PUT alerts/{id}` changes (spec §7): the event's comment and its ticket key; a
+/// field left out stays as it is. Other fields of the event (a console may send the whole
+/// alert) are ignored.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertChange {
+    /// A comment on the event, at most 4000 characters; an empty text removes it.
+    pub comment: Option<String>,
+    /// The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
+    /// event with another ticket already is a conflict (409).
+    pub jira_ticket: Option<String>,
+}
+
+/// Whether `key` looks like an issue key: a project key (a letter, then letters, digits or
+/// `_`), a dash and a number.
+fn is_issue_key(key: &str) -> bool {
+    let Some((project, number)) = key.split_once('-') else {
+        return false;
+    };
+    project.len() <= 50
+        && project.starts_with(|c: char| c.is_ascii_alphabetic())
+        && project
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !number.is_empty()
+        && number.len() <= 18
+        && number.chars().all(|c| c.is_ascii_digit())
+}
+
+#[OpenApi(prefix_path = "/alerts", tag = "super::ApiTags::Alerts")]
+impl AlertUpdateApi {
+    /// Stores a comment and/or the ticket key on alert event `id` of the caller's groups
+    /// (read-write access); answers the event as `GET alerts/events/{id}` does.
+    #[oai(path = "/:id", method = "put", operation_id = "updateAlert")]
+    async fn update(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        body: Json<AlertChange>,
+    ) -> ApiResult<Json<Envelope<AlertDetails>>> {
+        let caller = auth.require(Need::Write)?;
+        let AlertChange {
+            comment,
+            jira_ticket,
+        } = body.0;
+        let comment = comment.map(|c| c.trim().to_string());
+        let ticket = jira_ticket
+            .map(|k| k.trim().to_string())
+            .filter(|k| !k.is_empty());
+        let mut p = Problems::default();
+        if comment
+            .as_ref()
+            .is_some_and(|c| c.chars().count() > MAX_COMMENT)
+        {
+            p.push(
+                "comment",
+                Rule::TooLong,
+                format!("comment is longer than {MAX_COMMENT} characters."),
+            );
+        }
+        if let Some(k) = ticket.as_deref().filter(|k| !is_issue_key(k)) {
+            p.push(
+                "jiraTicket",
+                Rule::Invalid,
+                format!("jiraTicket {k:?} is not an issue key (e.g. OPS-123)."),
+            );
+        }
+        if comment.is_none() && ticket.is_none() {
+            p.push(
+                "comment",
+                Rule::Required,
+                "Give comment or jiraTicket.".to_string(),
+            );
+        }
+        p.check()?;
+        let scope = caller.scope();
+        let what = format_args!("Alert event {}", id.0).to_string();
+        let done = state
+            .store
+            .update_alert(scope, id.0, comment, ticket)
+            .await?;
+        params::visible(done, &what)?;
+        let v = state.store.alert_event(scope, id.0).await?;
+        Ok(Envelope::ok(params::visible(v, &what)?.into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn issue_keys() {
+        for ok in ["OPS-1", "A_B2-123456", "ops-7"] {
+            assert!(super::is_issue_key(ok), "{ok}");
+        }
+        for bad in [
+            "", "OPS", "OPS-", "-1", "1OPS-1", "OPS-1a", "OPS 1", "O-1-2",
+        ] {
+            assert!(!super::is_issue_key(bad), "{bad}");
+        }
     }
 }

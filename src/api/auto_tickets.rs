@@ -11,7 +11,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
 use super::jira::{attachment, jira_error, jira_of, IssueForm, IssueKey};
 use super::params;
@@ -76,20 +76,22 @@ impl AutoTicketsApi {
         /// Tickets per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
-    ) -> ApiResult<Json<Envelope<Page<AutoTicket>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<AutoTicket>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             PAGE_SIZE,
             &mut p,
         );
         p.check()?;
-        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let page = list.page;
         let v = state.store.alert_setting(caller.scope(), setting.0).await?;
         params::visible(v, format_args!("Alert setting {}", setting.0))?;
-        Ok(Page::ok(
+        Ok(Listing::ok(
+            list,
             state
                 .store
                 .list_auto_tickets(caller.scope(), setting.0, page)

@@ -11,7 +11,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, ErrorCode, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, ErrorCode, Listing};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -269,10 +269,10 @@ impl DistributionsApi {
         /// `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
         /// `desc` (default `lastModifiedTime,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<Distribution>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<Distribution>>>> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             PAGE_SIZE,
@@ -298,13 +298,15 @@ impl DistributionsApi {
             })
         });
         p.check()?;
-        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let page = list.page;
         let filter = DistributionFilter {
             search: search.0,
             kind,
             sort,
         };
-        Ok(Page::ok(
+        Ok(Listing::ok(
+            list,
             state.store.list_distributions(page, &filter).await?,
         ))
     }

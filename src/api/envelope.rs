@@ -8,7 +8,7 @@
 use poem::http::StatusCode;
 use poem_openapi::payload::Json;
 use poem_openapi::types::{ParseFromJSON, ToJSON};
-use poem_openapi::{ApiResponse, Enum, Object};
+use poem_openapi::{ApiResponse, Enum, Object, Union};
 
 use crate::domain::caller::Denied;
 use crate::domain::rules::{FieldError, Rule};
@@ -54,6 +54,51 @@ impl<T: ParseFromJSON + ToJSON + Send + Sync> Page<T> {
         Envelope::ok(Page {
             total_elements: page.total,
             content: page.items.into_iter().map(T::from).collect(),
+        })
+    }
+}
+
+/// A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+/// and `pageSize`, the spec's plain array of every item (at most
+/// [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+/// either, one page with `content` and `totalElements`.
+#[derive(Debug, Union)]
+#[oai(one_of)]
+pub enum Listing<T: ParseFromJSON + ToJSON + Send + Sync> {
+    /// Asked for without `pageNo` and `pageSize`: every item, as an array.
+    All(Vec<T>),
+    /// Asked for with `pageNo` or `pageSize`: one page.
+    Page(Page<T>),
+}
+
+impl<T: ParseFromJSON + ToJSON + Send + Sync> Listing<T> {
+    /// The envelope of a store page in the shape `req` asked for, each item shaped by `From`.
+    pub fn ok<D>(
+        req: super::params::ListRequest,
+        page: crate::domain::page::Page<D>,
+    ) -> Json<Envelope<Listing<T>>>
+    where
+        T: From<D>,
+    {
+        let total = page.total;
+        let items: Vec<T> = page.items.into_iter().map(T::from).collect();
+        if req.paged {
+            return Envelope::ok(Listing::Page(Page {
+                content: items,
+                total_elements: total,
+            }));
+        }
+        let mut messages = Vec::new();
+        if total > items.len() as u64 {
+            messages.push(format!(
+                "The list holds {total} items; the first {} are given. Ask with pageNo and pageSize for the others.",
+                items.len()
+            ));
+        }
+        Json(Envelope {
+            code: "OK".into(),
+            data: Listing::All(items),
+            messages,
         })
     }
 }

@@ -20,6 +20,74 @@ use crate::store::catalog::{self, CaseRef, GroupDraft, GroupFilter, GroupSortFie
 
 /// Page size of the settings list of groups when none is given (spec §9).
 pub const GROUP_PAGE_SIZE: u32 = 10;
+/// Most groups one list delete takes.
+pub const MAX_DELETE_IDS: usize = 1000;
+
+/// The ids of a list delete: `?ids=1,2` and/or a JSON body `[1, 2]` (or `{"ids": [1, 2]}`),
+/// without repeats, in the order given.
+fn delete_ids(query: Option<&str>, body: &[u8]) -> Result<Vec<i64>, ApiError> {
+    let mut p = Problems::default();
+    let mut ids: Vec<i64> = Vec::new();
+    for part in query.unwrap_or_default().split(',').map(str::trim) {
+        if part.is_empty() {
+            continue;
+        }
+        match part.parse::<i64>() {
+            Ok(id) if id > 0 => ids.push(id),
+            _ => p.push(
+                "ids",
+                Rule::Invalid,
+                format!("ids: {part:?} is not a group id."),
+            ),
+        }
+    }
+    if !body.iter().all(u8::is_ascii_whitespace) {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Ids {
+            List(Vec<i64>),
+            Object { ids: Vec<i64> },
+        }
+        match serde_json::from_slice::<Ids>(body) {
+            Ok(Ids::List(list) | Ids::Object { ids: list }) => {
+                for id in list {
+                    if id > 0 {
+                        ids.push(id);
+                    } else {
+                        p.push(
+                            "ids",
+                            Rule::Invalid,
+                            format!("ids: {id} is not a group id."),
+                        );
+                    }
+                }
+            }
+            Err(_) => p.push(
+                "ids",
+                Rule::Invalid,
+                "The body must be a JSON array of group ids, e.g. [1, 2].",
+            ),
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    ids.retain(|id| seen.insert(*id));
+    if ids.is_empty() && p.is_empty() {
+        p.push(
+            "ids",
+            Rule::Required,
+            "ids: give the groups to delete, as ?ids=1,2 or a JSON array body.",
+        );
+    }
+    if ids.len() > MAX_DELETE_IDS {
+        p.push(
+            "ids",
+            Rule::Invalid,
+            format!("ids: at most {MAX_DELETE_IDS} groups at once."),
+        );
+    }
+    p.check()?;
+    Ok(ids)
+}
 
 pub struct GroupsApi;
 
@@ -289,6 +357,28 @@ impl GroupsApi {
         Ok(Envelope::ok(group.into()))
     }
 
+    /// Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
+    /// as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
+    /// exist, nothing is deleted (404 naming it). Each deletion is audited.
+    #[oai(path = "/groups", method = "delete", operation_id = "deleteGroups")]
+    async fn delete_list(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Comma-separated group ids (or give them as a JSON array body).
+        ids: Query<Option<String>>,
+        body: poem::Body,
+    ) -> ApiResult<Json<Envelope<bool>>> {
+        auth.require(Need::AdminWrite)?;
+        let body = body
+            .into_vec()
+            .await
+            .map_err(|_| ApiError::bad_request("The body could not be read."))?;
+        let ids = delete_ids(ids.0.as_deref(), &body)?;
+        state.store.delete_groups(ids).await?;
+        Ok(Envelope::ok(true))
+    }
+
     /// Deletes a group (its assignments to users go with it; test cases and runs stay).
     #[oai(path = "/groups/:id", method = "delete", operation_id = "deleteGroup")]
     async fn delete(
@@ -300,5 +390,34 @@ impl GroupsApi {
         auth.require(Need::AdminWrite)?;
         state.store.delete_group(id.0).await?;
         Ok(Envelope::ok(true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::delete_ids;
+
+    #[test]
+    fn list_delete_ids_from_the_query_and_the_body() {
+        assert_eq!(delete_ids(Some("1, 2,2"), b"").unwrap(), vec![1, 2]);
+        assert_eq!(delete_ids(None, b" [3, 1] ").unwrap(), vec![3, 1]);
+        assert_eq!(delete_ids(None, br#"{"ids": [4]}"#).unwrap(), vec![4]);
+        assert_eq!(delete_ids(Some("5"), b"[5, 6]").unwrap(), vec![5, 6]);
+        for (q, b) in [
+            (None, &b""[..]),
+            (Some(""), b"  "),
+            (Some("x"), b""),
+            (Some("0"), b""),
+            (None, b"[-1]"),
+            (None, b"{"),
+            (None, b"\"1\""),
+        ] {
+            assert!(delete_ids(q, b).is_err(), "{q:?} {b:?}");
+        }
+        let many = (1..=1001)
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        assert!(delete_ids(Some(&many), b"").is_err());
     }
 }

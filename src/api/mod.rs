@@ -112,6 +112,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
                 live::LiveApi,
                 audit::AuditApi,
                 alerts::AlertsApi,
+                alerts::AlertUpdateApi,
                 jira::JiraApi,
                 auto_tickets::AutoTicketsApi,
             ),
@@ -139,9 +140,12 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
         .nest("/docs", docs)
         .nest("/", api)
         .data(state)
-        .around(move |ep, req| {
+        .around(move |ep, mut req| {
             let state = fallback.clone();
             async move {
+                if let Some(uri) = spec_alias(req.uri()) {
+                    *req.uri_mut() = uri;
+                }
                 let token = bearer(&req);
                 let ingest = req.uri().path().contains("/ingest/");
                 let allow = allowed_methods(req.uri().path());
@@ -179,6 +183,29 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                 })
             }
         })
+}
+
+/// Section 7 of the spec names three `trs/v1` calls without the prefix
+/// (`testcases/{id}/runs`, `testruns/{id}`, `getContent`): those paths reach the same
+/// handlers as `trs/v1/...` (docs/api-data.md). The address under `/trs/v1` for such a
+/// path (query kept); `None` for any other.
+pub fn spec_alias(uri: &poem::http::Uri) -> Option<poem::http::Uri> {
+    let path = uri.path();
+    let (base, rest) = match path.strip_prefix("/api") {
+        Some(rest) if rest.starts_with('/') => ("/api", rest),
+        _ => ("", path),
+    };
+    let segments: Vec<&str> = rest.split('/').collect();
+    let alias = match segments.as_slice() {
+        ["", "testcases", id, "runs"] | ["", "testruns", id] => !id.is_empty(),
+        ["", "getContent"] => true,
+        _ => false,
+    };
+    if !alias {
+        return None;
+    }
+    let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+    format!("{base}/trs/v1{rest}{query}").parse().ok()
 }
 
 /// The methods the OpenAPI document has for a request path under `/api` (`GET, PUT`),
@@ -366,4 +393,36 @@ pub fn bearer(req: &poem::Request) -> Option<String> {
 /// Makes the routes an endpoint with a boxed type, for the server to mount.
 pub fn boxed(state: AppState) -> poem::endpoint::BoxEndpoint<'static, Response> {
     routes(state).into_endpoint().boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spec_alias;
+
+    #[test]
+    fn spec_paths_without_the_trs_prefix_are_aliases() {
+        let alias = |p: &str| spec_alias(&p.parse().unwrap()).map(|u| u.to_string());
+        assert_eq!(
+            alias("/api/testcases/7/runs?startDate=2026-01-15").as_deref(),
+            Some("/api/trs/v1/testcases/7/runs?startDate=2026-01-15")
+        );
+        assert_eq!(
+            alias("/testruns/12").as_deref(),
+            Some("/trs/v1/testruns/12")
+        );
+        assert_eq!(
+            alias("/api/getContent?attachmentUrl=recordings/x").as_deref(),
+            Some("/api/trs/v1/getContent?attachmentUrl=recordings/x")
+        );
+        for other in [
+            "/api/trs/v1/testruns/12",
+            "/api/testruns/",
+            "/api/testruns/1/x",
+            "/api/testcases/1",
+            "/api/users",
+            "/api/getContentx",
+        ] {
+            assert_eq!(alias(other), None, "{other}");
+        }
+    }
 }

@@ -128,6 +128,39 @@ pub fn paging(
     })
 }
 
+/// Most items a list asked for without paging parameters answers (more are named in the
+/// answer's `messages`).
+pub const MAX_UNPAGED: u32 = 10_000;
+
+/// How a list was asked for: `paged` when `pageNo` or `pageSize` was given (one page, the
+/// list's own default size when only `pageNo` is), else the whole list as the spec's array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListRequest {
+    /// What to read from the store: the page, or the first [`MAX_UNPAGED`] items.
+    pub page: PageRequest,
+    pub paged: bool,
+}
+
+/// [`paging`] for a list the spec answers as an array: without `pageNo` and `pageSize`,
+/// every item (see [`ListRequest`]).
+pub fn listing(
+    page_no: Option<i64>,
+    page_size: Option<i64>,
+    default_size: u32,
+    p: &mut Problems,
+) -> Option<ListRequest> {
+    if page_no.is_none() && page_size.is_none() {
+        return Some(ListRequest {
+            page: PageRequest {
+                no: 0,
+                size: MAX_UNPAGED,
+            },
+            paged: false,
+        });
+    }
+    paging(page_no, page_size, default_size, p).map(|page| ListRequest { page, paged: true })
+}
+
 /// `sort=field,direction` (direction `asc` or `desc`, default `asc`), the field named by
 /// `parse`; `default` when absent.
 pub fn sort<F: Copy>(
@@ -288,6 +321,31 @@ mod tests {
             "{:?}",
             p.0
         );
+    }
+
+    #[test]
+    fn lists_without_paging_parameters_are_whole() {
+        let mut p = Problems::default();
+        let all = listing(None, None, 10, &mut p).unwrap();
+        assert!(!all.paged);
+        assert_eq!(
+            all.page,
+            PageRequest {
+                no: 0,
+                size: MAX_UNPAGED
+            }
+        );
+        let page = listing(Some(2), None, 10, &mut p).unwrap();
+        assert!(page.paged);
+        assert_eq!(page.page, PageRequest { no: 2, size: 10 });
+        let page = listing(None, Some(50), 10, &mut p).unwrap();
+        assert_eq!(
+            (page.paged, page.page),
+            (true, PageRequest { no: 0, size: 50 })
+        );
+        assert!(p.is_empty());
+        assert_eq!(listing(None, Some(0), 10, &mut p), None);
+        assert_eq!(p.0[0].field, "pageSize");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::{Binary, Json};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
 use super::params;
 use super::runs::RunItem;
@@ -475,10 +475,10 @@ impl ReportsApi {
         /// `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
         /// `timeframeName` or `lastModifiedTime` (default `id,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<Report>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<Report>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             REPORT_PAGE_SIZE,
@@ -508,7 +508,8 @@ impl ReportsApi {
         let start = opt_date("startDate", start_date.0.as_deref(), &mut p);
         let end = opt_date("endDate", end_date.0.as_deref(), &mut p);
         p.check()?;
-        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let page = list.page;
         let today = today(&state);
         let filter = ReportFilter {
             search: search.0,
@@ -530,14 +531,7 @@ impl ReportsApi {
             .store
             .list_reports(caller.scope(), page, &filter)
             .await?;
-        Ok(Envelope::ok(Page {
-            total_elements: reports.total,
-            content: reports
-                .items
-                .into_iter()
-                .map(|r| Report::of(r, today))
-                .collect(),
-        }))
+        Ok(Listing::ok(list, reports.map(|r| Report::of(r, today))))
     }
 
     /// Report types (spec §9), those that fit the channel when one is given: MOS is for
@@ -786,10 +780,10 @@ impl ReportsApi {
         /// Runs per page, 1 to 1000 (default 100).
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
-    ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<RunItem>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             params::RUN_PAGE_SIZE,
@@ -859,7 +853,7 @@ impl ReportsApi {
             }
         }
         p.check()?;
-        let (Some(page), Some(status)) = (page, status) else {
+        let (Some(list), Some(status)) = (page, status) else {
             return Err(ApiError::bad_request("Bad parameters."));
         };
         let r = found(&state, caller, id.0).await?;
@@ -884,8 +878,8 @@ impl ReportsApi {
             latency,
             mos,
         };
-        let runs = state.store.report_runs(q, page).await?;
-        Ok(Page::ok(runs))
+        let runs = state.store.report_runs(q, list.page).await?;
+        Ok(Listing::ok(list, runs))
     }
 }
 

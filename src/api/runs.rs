@@ -6,7 +6,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing, Page};
 use super::guard::Auth;
 use super::params;
 use super::users::GroupRef;
@@ -246,11 +246,11 @@ impl RunsApi {
         /// Only runs of this type: `Manual` or `Schedule` (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<RunItem>>>> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             params::RUN_PAGE_SIZE,
@@ -259,7 +259,7 @@ impl RunsApi {
         let status = params::status_range(status.0.as_deref(), &mut p);
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
         p.check()?;
-        let (Some((from, to)), Some(page), Some(status), Some(run_type)) =
+        let (Some((from, to)), Some(list), Some(status), Some(run_type)) =
             (range, page, status, run_type)
         else {
             return Err(ApiError::bad_request("Bad parameters."));
@@ -272,9 +272,12 @@ impl RunsApi {
             status,
             run_type: run_type.map_or((0, 1), |t| (t.code(), t.code())),
         };
-        let found = state.store.case_runs(caller.scope(), filter, page).await?;
+        let found = state
+            .store
+            .case_runs(caller.scope(), filter, list.page)
+            .await?;
         let runs = params::visible(found, format_args!("Test case {}", id.0))?;
-        Ok(Page::ok(runs))
+        Ok(Listing::ok(list, runs))
     }
 
     /// Runs of the group's test cases that started on site-local dates

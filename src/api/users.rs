@@ -9,7 +9,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::{ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -264,10 +264,10 @@ impl UsersApi {
         /// `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
         /// `asc` or `desc` (default `id,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<User>>>> {
+    ) -> ApiResult<Json<Envelope<Listing<User>>>> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
-        let page = params::paging(
+        let page = params::listing(
             params::value(page_no.0),
             params::value(page_size.0),
             USER_PAGE_SIZE,
@@ -293,14 +293,15 @@ impl UsersApi {
             })
         });
         p.check()?;
-        let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
+        let page = list.page;
         let filter = UserFilter {
             search: search.0,
             role,
             sort,
         };
         let users = state.store.list_users(page, &filter).await?;
-        Ok(Page::ok(users))
+        Ok(Listing::ok(list, users))
     }
 
     /// One user: any user for administrators, yourself for anyone.

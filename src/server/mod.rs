@@ -126,10 +126,7 @@ pub fn app_with(
             "/tenant-config",
             get(tenant::tenant_config).data(config.clone()),
         )
-        .nest(
-            "/api",
-            api.with(limits::BodyLimits).around(compress::json_answers),
-        )
+        .nest("/api", with_cors(&config.server.cors_origins, api))
         .nest("/", assets::UiEndpoint::embedded())
         .around(move |ep, req| {
             let state = state.clone();
@@ -152,6 +149,71 @@ pub fn app_with(
         })
         .around(move |ep, req| metrics::count(telemetry.clone(), ep, req));
     Ok(route.boxed())
+}
+
+/// `/api` with its body limits and compression, and (`server.cors_origins` set) CORS for
+/// those origins: bearer tokens in `Authorization`, no cookies. A request from another
+/// origin (the console's own pages send `Origin` too) is answered as without CORS.
+fn with_cors(
+    origins: &[String],
+    api: poem::endpoint::BoxEndpoint<'static>,
+) -> poem::endpoint::BoxEndpoint<'static> {
+    use poem::http::Method;
+    use poem::Middleware;
+    let api = Arc::new(api.with(limits::BodyLimits).around(compress::json_answers));
+    if origins.is_empty() {
+        return api.boxed();
+    }
+    let cors = poem::middleware::Cors::new()
+        .allow_origins(origins.iter().map(String::as_str))
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ])
+        .allow_headers(["authorization", "content-type", "x-api-key"])
+        .expose_headers(["content-disposition"])
+        .allow_credentials(false)
+        .max_age(600)
+        .transform(api.clone());
+    CorsFor {
+        plain: api,
+        cors,
+        allowed: origins.to_vec(),
+    }
+    .boxed()
+}
+
+/// `/api` through poem's CORS middleware for a request whose `Origin` is listed, as is for
+/// any other; `Vary: Origin` on both.
+struct CorsFor<E: Endpoint, C: Endpoint> {
+    plain: Arc<E>,
+    cors: C,
+    allowed: Vec<String>,
+}
+
+impl<E: Endpoint, C: Endpoint> Endpoint for CorsFor<E, C> {
+    type Output = poem::Response;
+
+    async fn call(&self, req: poem::Request) -> poem::Result<poem::Response> {
+        use poem::http::{header, HeaderValue};
+        let listed = req
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|o| o.to_str().ok())
+            .is_some_and(|o| self.allowed.iter().any(|a| a == o));
+        let mut resp = if listed {
+            self.cors.call(req).await?.into_response()
+        } else {
+            self.plain.call(req).await?.into_response()
+        };
+        // The answer depends on the Origin: caches must not mix them.
+        resp.headers_mut()
+            .append(header::VARY, HeaderValue::from_static("Origin"));
+        Ok(resp)
+    }
 }
 
 /// Binds `server.listen`; done first, so a busy port fails before anything else starts.

@@ -10,7 +10,7 @@ use poem::{handler, Response};
 use serde::Serialize;
 
 use crate::api::envelope::{json_error, json_ok};
-use crate::config::{strip_port, Config};
+use crate::config::{strip_port, ApiFlavor, ApiMode, Config};
 
 /// Name given when no tenant is configured.
 pub const DEFAULT_TENANT_NAME: &str = "cxwatch";
@@ -31,6 +31,11 @@ pub struct TenantInfo {
     /// IANA time zone of the site (`site.timezone`): the UI counts "today" and shows times in
     /// it, as the metrics count days and hours in it.
     pub timezone: String,
+    /// What the API behind `apiBaseUrl` offers: `cxwatch` (embedded mode, or a proxy tenant
+    /// with `api_flavor = "cxwatch"`): the spec's calls and cxwatch's additions; `spec` (a
+    /// proxy tenant's default): only the spec's section 7 calls, so the console falls back
+    /// for each addition. See docs/proxy.md.
+    pub api_flavor: &'static str,
 }
 
 /// Why a host has no tenant configuration.
@@ -44,24 +49,39 @@ pub enum TenantLookupError {
 pub fn lookup(config: &Config, ac: Option<&str>) -> Result<TenantInfo, TenantLookupError> {
     let ac = ac.map(str::trim).filter(|a| !a.is_empty());
     let host = ac.map(|a| strip_port(a).trim_end_matches('.').to_ascii_lowercase());
-    let info = |name: &str, host: String, sso_url: Option<String>| TenantInfo {
+    let embedded = config.api.mode == ApiMode::Embedded;
+    let info = |name: &str, host: String, sso_url: Option<String>, flavor: ApiFlavor| TenantInfo {
         name: name.to_string(),
         host,
         api_base_url: "/api".into(),
         sso_url,
         version: env!("CARGO_PKG_VERSION").into(),
         timezone: config.site.timezone.clone(),
+        // Embedded mode answers with cxwatch's own API, whatever a tenant says.
+        api_flavor: if embedded {
+            ApiFlavor::Cxwatch.as_str()
+        } else {
+            flavor.as_str()
+        },
     };
     if config.tenants.is_empty() {
-        return Ok(info(DEFAULT_TENANT_NAME, host.unwrap_or_default(), None));
+        return Ok(info(
+            DEFAULT_TENANT_NAME,
+            host.unwrap_or_default(),
+            None,
+            ApiFlavor::Cxwatch,
+        ));
     }
     let host = host.ok_or(TenantLookupError::MissingHost)?;
     match config.tenant_for_host(&host) {
         // With [tenants.sso] the button starts cxwatch's own OpenID Connect flow.
-        Some(t) if t.sso.is_some() && config.api.mode == crate::config::ApiMode::Embedded => {
-            Ok(info(&t.name, host, Some(crate::sso::START_PATH.into())))
-        }
-        Some(t) => Ok(info(&t.name, host, t.sso_url.clone())),
+        Some(t) if t.sso.is_some() && embedded => Ok(info(
+            &t.name,
+            host,
+            Some(crate::sso::START_PATH.into()),
+            t.api_flavor,
+        )),
+        Some(t) => Ok(info(&t.name, host, t.sso_url.clone(), t.api_flavor)),
         None => Err(TenantLookupError::UnknownHost(host)),
     }
 }
@@ -157,7 +177,8 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&info).unwrap(),
             serde_json::json!({"name": "cxwatch", "host": "anything.test", "apiBaseUrl": "/api",
-                "ssoUrl": null, "version": "0.1.0", "timezone": "America/Toronto"})
+                "ssoUrl": null, "version": "0.1.0", "timezone": "America/Toronto",
+                "apiFlavor": "cxwatch"})
         );
     }
 
@@ -176,5 +197,29 @@ mod tests {
             serde_json::to_value(&info).unwrap()["timezone"],
             serde_json::json!("Asia/Kolkata")
         );
+    }
+
+    #[test]
+    fn api_flavor_is_cxwatch_when_embedded_and_the_tenants_when_proxying() {
+        let mut c = with_tenants();
+        c.tenants[1].api_flavor = ApiFlavor::Cxwatch;
+        // Embedded: cxwatch's own API answers, whatever the tenant says.
+        assert_eq!(lookup(&c, Some("acme.test")).unwrap().api_flavor, "cxwatch");
+        assert_eq!(lookup(&c, Some("beta.test")).unwrap().api_flavor, "cxwatch");
+        assert_eq!(
+            lookup(&Config::default(), Some("x.test"))
+                .unwrap()
+                .api_flavor,
+            "cxwatch"
+        );
+        // Proxy: the tenant's, "spec" unless told.
+        c.api.mode = ApiMode::Proxy;
+        let acme = lookup(&c, Some("acme.test")).unwrap();
+        assert_eq!(acme.api_flavor, "spec");
+        assert_eq!(
+            serde_json::to_value(&acme).unwrap()["apiFlavor"],
+            serde_json::json!("spec")
+        );
+        assert_eq!(lookup(&c, Some("beta.test")).unwrap().api_flavor, "cxwatch");
     }
 }

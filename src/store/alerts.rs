@@ -75,6 +75,8 @@ pub struct AlertEvent {
     pub closed_time: Option<DateTime<Utc>>,
     pub run_count: u64,
     pub jira_ticket: Option<String>,
+    /// A user's comment on the event (`PUT alerts/{id}`).
+    pub comment: Option<String>,
 }
 
 /// An event with its runs (oldest first) and the notifications it caused.
@@ -110,6 +112,17 @@ pub trait AlertEventStore {
         id: i64,
         key: &str,
     ) -> StoreResult<Visibility<()>>;
+    /// Stores the comment (`Some("")` removes it) and the ticket key of event `id`
+    /// (`PUT alerts/{id}`), when the scope may see its group; the key is taken as
+    /// [`AlertEventStore::set_alert_ticket`] takes it (a conflict when the event has another).
+    /// Audited when something changed.
+    async fn update_alert(
+        &self,
+        scope: Scope,
+        id: i64,
+        comment: Option<String>,
+        ticket: Option<String>,
+    ) -> StoreResult<Visibility<()>>;
     /// The event whose ticket is `key` (a user's or the engine's), when the scope may see it.
     async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>>;
     /// Runs the engine over the runs already stored since `from_ms`, in run-time order, for
@@ -135,7 +148,7 @@ pub(crate) enum Clock {
 const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
        e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
-       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id)";
+       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment";
 
 pub(super) fn ms_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
@@ -163,6 +176,7 @@ fn event_row(
             closed_time: r.get::<_, Option<i64>>(12)?.map(ms_time),
             jira_ticket: r.get(13)?,
             run_count: r.get::<_, i64>(14)?.max(0) as u64,
+            comment: r.get(15)?,
         })
     }
 }
@@ -278,6 +292,43 @@ impl AlertEventStore for Sqlite {
             )?;
             let after = super::audit::snapshot(tx, "alert_events", id)?;
             super::audit::record(tx, "alert_event", "ticket", id, before, after)?;
+            Ok(Visibility::Visible(()))
+        })
+        .await
+    }
+
+    async fn update_alert(
+        &self,
+        scope: Scope,
+        id: i64,
+        comment: Option<String>,
+        ticket: Option<String>,
+    ) -> StoreResult<Visibility<()>> {
+        self.write(move |tx| {
+            let current = match event_ticket(tx, scope, id)? {
+                Visibility::Visible(t) => t,
+                Visibility::Hidden => return Ok(Visibility::Hidden),
+                Visibility::Missing => return Ok(Visibility::Missing),
+            };
+            let before = super::audit::snapshot(tx, "alert_events", id)?;
+            if let Some(key) = &ticket {
+                if takes_ticket("Alert", id, current.as_deref(), key)? {
+                    tx.execute(
+                        "UPDATE alert_events SET jira_ticket = ?2 WHERE id = ?1",
+                        params![id, key],
+                    )?;
+                }
+            }
+            if let Some(comment) = &comment {
+                tx.execute(
+                    "UPDATE alert_events SET comment = nullif(?2, '') WHERE id = ?1",
+                    params![id, comment],
+                )?;
+            }
+            let after = super::audit::snapshot(tx, "alert_events", id)?;
+            if before != after {
+                super::audit::record(tx, "alert_event", "update", id, before, after)?;
+            }
             Ok(Visibility::Visible(()))
         })
         .await

@@ -37,6 +37,9 @@ pub trait CatalogStore {
     async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail>;
     /// Deletes a group (its assignments to users go with it; test cases and runs stay).
     async fn delete_group(&self, id: i64) -> StoreResult<()>;
+    /// Deletes the groups `ids` (the settings list's delete), each audited, in one
+    /// transaction: when one does not exist, none is deleted (a not-found naming it).
+    async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()>;
     /// IVR applications with their test cases; a restricted scope sees only the test cases
     /// of its groups (and only IVR applications that have any).
     async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>>;
@@ -105,6 +108,17 @@ impl CatalogStore for Sqlite {
             let before = super::audit::group(tx, id)?;
             delete_group(tx, id)?;
             super::audit::record(tx, "group", "delete", id, before, None)
+        })
+        .await
+    }
+    async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()> {
+        self.write(move |tx| {
+            for id in ids {
+                let before = super::audit::group(tx, id)?;
+                delete_group(tx, id)?;
+                super::audit::record(tx, "group", "delete", id, before, None)?;
+            }
+            Ok(())
         })
         .await
     }

@@ -20,6 +20,8 @@ export default async function proxy({ server, browser, users, test }) {
         `hosts = ["127.0.0.1"]`,
         `upstream = "${server.url}"`,
         `upstream_ca = "${ca}"`,
+        // The upstream is another cxwatch: the full console, additions included.
+        `api_flavor = "cxwatch"`,
         "",
       ].join("\n"),
     });

@@ -277,7 +277,7 @@ export default async function tickets({ browser, test }) {
         const deadline = Date.now() + 30000;
         let list;
         for (;;) {
-          list = await apiRequest(server, "GET", `alerts/autojiraticket/${settingId}`, { token });
+          list = await apiRequest(server, "GET", `alerts/autojiraticket/${settingId}?pageNo=0&pageSize=10`, { token });
           if (list.json?.data?.totalElements > 0 || Date.now() > deadline) break;
           await new Promise((r) => setTimeout(r, 250));
         }
@@ -341,7 +341,7 @@ export default async function tickets({ browser, test }) {
       await test(`alert details (${lang}): the ticket action ${create ? "opens a ticket for the alert" : "edits the alert's ticket"}`, async () => {
         if (!plainEvent) {
           const autoIds = (
-            await apiRequest(server, "GET", `alerts/autojiraticket/${settingId}`, { token })
+            await apiRequest(server, "GET", `alerts/autojiraticket/${settingId}?pageNo=0&pageSize=10`, { token })
           ).json.data.content.map((a) => a.alertId);
           const events = await apiRequest(server, "GET", "alerts/events?pageNo=0&pageSize=50", { token });
           for (const e of events.json.data.content) {

@@ -508,7 +508,7 @@ async fn event_runs(
 const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
        e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
-       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id)";
+       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment";
 
 fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
     let status_id: i64 = r.get(9);
@@ -529,6 +529,7 @@ fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
         closed_time: r.get::<_, Option<i64>>(12).map(ms_time),
         jira_ticket: r.get(13),
         run_count: r.get::<_, i64>(14).max(0) as u64,
+        comment: r.get(15),
     }
 }
 
@@ -694,6 +695,45 @@ impl AlertEventStore for Postgres {
         .await?;
         let after = super::audit::snapshot(&tx, "alert_events", id).await?;
         super::audit::record(&tx, "alert_event", "ticket", id, before, after).await?;
+        tx.commit().await?;
+        Ok(Visibility::Visible(()))
+    }
+
+    async fn update_alert(
+        &self,
+        scope: Scope,
+        id: i64,
+        comment: Option<String>,
+        ticket: Option<String>,
+    ) -> StoreResult<Visibility<()>> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        let current = match event_ticket(&tx, scope, id, true).await? {
+            Visibility::Visible(t) => t,
+            Visibility::Hidden => return Ok(Visibility::Hidden),
+            Visibility::Missing => return Ok(Visibility::Missing),
+        };
+        let before = super::audit::snapshot(&tx, "alert_events", id).await?;
+        if let Some(key) = &ticket {
+            if takes_ticket("Alert", id, current.as_deref(), key)? {
+                tx.execute(
+                    "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
+                    &[&id, key],
+                )
+                .await?;
+            }
+        }
+        if let Some(comment) = &comment {
+            tx.execute(
+                "UPDATE alert_events SET comment = nullif($2, '') WHERE id = $1",
+                &[&id, comment],
+            )
+            .await?;
+        }
+        let after = super::audit::snapshot(&tx, "alert_events", id).await?;
+        if before != after {
+            super::audit::record(&tx, "alert_event", "update", id, before, after).await?;
+        }
         tx.commit().await?;
         Ok(Visibility::Visible(()))
     }

@@ -377,6 +377,23 @@ impl CatalogStore for Postgres {
         Ok(())
     }
 
+    async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()> {
+        let mut c = self.client().await?;
+        let tx = c.transaction().await?;
+        for id in ids {
+            let before = audit::group(&tx, id).await?;
+            let n = tx
+                .execute("DELETE FROM test_case_groups WHERE id = $1", &[&id])
+                .await?;
+            if n == 0 {
+                return Err(missing(id));
+            }
+            audit::record(&tx, "group", "delete", id, before, None).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>> {
         let c = self.client().await?;
         let user = scope_user(scope);

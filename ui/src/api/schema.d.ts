@@ -16,10 +16,9 @@ export interface paths {
         put?: never;
         /**
          * Signs in with a username and password. Wrong credentials (unknown user or wrong
-         *     password alike) answer 401; after repeated failures for a username from one address,
-         *     or many failures from one address whatever the usernames, 429 until the wait it
-         *     names (`Retry-After`) is over. With `kiosk`, a read-only kiosk session, or 403 for a
-         *     user not allowed one.
+         *     password alike) answer 401; after repeated failures for a username, 429 until the
+         *     wait it names is over. With `kiosk`, a read-only kiosk session, or 403 for a user
+         *     not allowed one.
          */
         post: operations["signin"];
         delete?: never;
@@ -159,10 +158,8 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Saves a user. Administrators with read-write access change anything but the
-         *     password. Anyone else with read-write access changes only their own names and
-         *     username: a role, access type, groups or kiosk flag other than theirs is 400
-         *     `forbidden`. A read-only account changes nothing here (403; its password, yes).
-         *     Sessions of the user end when their role or access changes.
+         *     password; anyone else only their own names and username (role, access and groups
+         *     are ignored). Sessions of the user end when their role or access changes.
          */
         put: operations["updateUser"];
         post?: never;
@@ -190,10 +187,9 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Sets a new password. Anyone changes their own, read-only accounts too, with
-         *     `oldPassword`; an administrator with read-write access resets another user's with
-         *     `newPassword` alone. The password must not be easy to guess (rule `weak`). Every
-         *     session of the user ends: sign in again with the new password.
+         * Sets a new password. Your own needs `oldPassword`; an administrator with read-write
+         *     access resets another user's with `newPassword` alone. Every session of the user
+         *     ends: sign in again with the new password.
          */
         patch: operations["overridePassword"];
         trace?: never;
@@ -213,7 +209,12 @@ export interface paths {
          *     read-write access).
          */
         post: operations["createGroup"];
-        delete?: never;
+        /**
+         * Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
+         *     as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
+         *     exist, nothing is deleted (404 naming it). Each deletion is audited.
+         */
+        delete: operations["deleteGroups"];
         options?: never;
         head?: never;
         patch?: never;
@@ -772,8 +773,6 @@ export interface paths {
          *     through the outbox; the answer waits for the first attempt: 200 when the mail server
          *     or gateway took it, 502 with its reason when not (it is retried as any notification;
          *     `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
-         *     409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
-         *     configured: nothing is sent or recorded.
          */
         post: operations["testContact"];
         delete?: never;
@@ -989,6 +988,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Stores a comment and/or the ticket key on alert event `id` of the caller's groups
+         *     (read-write access); answers the event as `GET alerts/events/{id}` does.
+         */
+        put: operations["updateAlert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jira/v1/config": {
         parameters: {
             query?: never;
@@ -1141,6 +1160,21 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AlertChange
+         * @description What `PUT alerts/{id}` changes (spec §7): the event's comment and its ticket key; a
+         *     field left out stays as it is. Other fields of the event (a console may send the whole
+         *     alert) are ignored.
+         */
+        AlertChange: {
+            /** @description A comment on the event, at most 4000 characters; an empty text removes it. */
+            comment?: string;
+            /**
+             * @description The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
+             *     event with another ticket already is a conflict (409).
+             */
+            jiraTicket?: string;
+        };
+        /**
          * AlertDetails
          * @description An event with its runs and notifications (spec §3 'Alert details').
          */
@@ -1172,7 +1206,9 @@ export interface components {
             testCaseGroupId: number;
             testCaseGroupName: string;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
-            jiraTicket?: string | null;
+            jiraTicket?: string;
+            /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
+            comment?: string;
             /** @description Time of the first run, RFC 3339 UTC. */
             from?: string;
             /** @description Time of the last run, RFC 3339 UTC. */
@@ -1653,6 +1689,84 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_Listing_AlertSetting
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_AlertSetting: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_AlertSetting"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_AutoTicket
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_AutoTicket: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_AutoTicket"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_Distribution
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_Distribution: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_Distribution"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_Report
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_Report: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_Report"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_RunItem
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_RunItem: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_RunItem"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Listing_User
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Listing_User: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Listing_User"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_Notification
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1692,19 +1806,6 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_Page_AlertSetting
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_AlertSetting: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_AlertSetting"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * Envelope_Page_AuditEntry
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1714,32 +1815,6 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_AuditEntry"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_Page_AutoTicket
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_AutoTicket: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_AutoTicket"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_Page_Distribution
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_Distribution: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_Distribution"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1770,19 +1845,6 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_Page_Report
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_Report: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_Report"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * Envelope_Page_RunItem
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1792,19 +1854,6 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_RunItem"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_Page_User
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_Page_User: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["Page_User"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -2128,7 +2177,7 @@ export interface components {
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_CONFIGURED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
         /**
          * EventRunStatus
          * @description A run of an event as the list shows it: its alert status.
@@ -2147,10 +2196,7 @@ export interface components {
         FieldProblem: {
             /** @description The camelCase name of the body field or query parameter. */
             field: string;
-            /**
-             * @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
-             *     `weak` (a password too easy to guess).
-             */
+            /** @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch` or `forbidden`. */
             rule: string;
             /** @description The same problem in a sentence (also in `messages`). */
             message: string;
@@ -2231,9 +2277,9 @@ export interface components {
              * Format: int64
              * @description Segment id (null on case level).
              */
-            segmentId?: number | null;
+            segmentId?: number;
             /** @description Segment name (null on case level). */
-            segmentName?: string | null;
+            segmentName?: string;
             /**
              * Format: uint64
              * @description Stopped runs (already counted in failureCount).
@@ -2248,13 +2294,13 @@ export interface components {
              * Format: double
              * @description Step latency in seconds, 2 decimals; null without measurements.
              */
-            avgLatency?: number | null;
+            avgLatency?: number;
             /** Format: double */
-            minLatency?: number | null;
+            minLatency?: number;
             /** Format: double */
-            maxLatency?: number | null;
+            maxLatency?: number;
             /** Format: double */
-            medianLatency?: number | null;
+            medianLatency?: number;
             /**
              * Format: uint64
              * @description Runs with a MOS (case level; 0 on segment level).
@@ -2264,13 +2310,13 @@ export interface components {
              * Format: double
              * @description mosCqIn, 1 decimal; null without runs that have one.
              */
-            avgMosCq?: number | null;
+            avgMosCq?: number;
             /** Format: double */
-            minMosCq?: number | null;
+            minMosCq?: number;
             /** Format: double */
-            maxMosCq?: number | null;
+            maxMosCq?: number;
             /** Format: double */
-            medianMosCq?: number | null;
+            medianMosCq?: number;
         };
         /**
          * GroupRecentItem
@@ -2292,7 +2338,7 @@ export interface components {
              */
             failureCount: number;
             /** @description Time of the latest run in the window (UTC); absent without runs. */
-            lastRunTime?: string | null;
+            lastRunTime?: string;
         };
         /**
          * GroupRef
@@ -2520,7 +2566,7 @@ export interface components {
              * Format: double
              * @description Average step latency in seconds, 2 decimals; null without measurements.
              */
-            latency?: number | null;
+            latency?: number;
             /**
              * Format: uint64
              * @description Runs in the slot.
@@ -2579,6 +2625,48 @@ export interface components {
             uppperBound?: number;
         };
         /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_AlertSetting: components["schemas"]["AlertSetting"][] | components["schemas"]["Page_AlertSetting"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_AutoTicket: components["schemas"]["AutoTicket"][] | components["schemas"]["Page_AutoTicket"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_Distribution: components["schemas"]["Distribution"][] | components["schemas"]["Page_Distribution"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_Report: components["schemas"]["Report"][] | components["schemas"]["Page_Report"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_RunItem: components["schemas"]["RunItem"][] | components["schemas"]["Page_RunItem"];
+        /**
+         * @description A list as it was asked for (see `docs/api.md` 'Lists: array or page'): without `pageNo`
+         *     and `pageSize`, the spec's plain array of every item (at most
+         *     [`super::params::MAX_UNPAGED`], with a message in `messages` when there are more); with
+         *     either, one page with `content` and `totalElements`.
+         */
+        Listing_User: components["schemas"]["User"][] | components["schemas"]["Page_User"];
+        /**
          * LiveEvent
          * @description An event of the stream (the SSE `data:` line, JSON).
          */
@@ -2609,13 +2697,13 @@ export interface components {
              * Format: double
              * @description 1 decimal; null when no run in that hour has a MOS.
              */
-            minMosCq?: number | null;
+            minMosCq?: number;
             /** Format: double */
-            maxMosCq?: number | null;
+            maxMosCq?: number;
             /** Format: double */
-            avgMosCq?: number | null;
+            avgMosCq?: number;
             /** Format: double */
-            medianMosCq?: number | null;
+            medianMosCq?: number;
             /**
              * Format: uint64
              * @description Runs with a MOS in that hour.
@@ -2649,12 +2737,12 @@ export interface components {
              */
             attempts: number;
             /** @description Why the last attempt failed (also while queued for a retry). */
-            reason?: string | null;
+            reason?: string;
             /** @description RFC 3339, UTC. */
             createdTime: string;
             /** @description When it is tried next (queued only). */
-            nextAttemptTime?: string | null;
-            sentTime?: string | null;
+            nextAttemptTime?: string;
+            sentTime?: string;
         };
         /**
          * OpenAlerts
@@ -2769,10 +2857,7 @@ export interface components {
          * @description Body of `PATCH users/{id}/overridePassword`.
          */
         PasswordChange: {
-            /**
-             * @description 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
-             *     the username or names).
-             */
+            /** @description 12 to 128 characters. */
             newPassword?: string;
             /** @description Your current password: required when you change your own. */
             oldPassword?: string;
@@ -2863,7 +2948,7 @@ export interface components {
             /** @description RFC 3339 UTC. */
             lastModifiedTime: string;
             /** @description Issue-tracker ticket key (null when none). */
-            jiraTicket?: string | null;
+            jiraTicket?: string;
         };
         /**
          * ReportSave
@@ -2951,7 +3036,7 @@ export interface components {
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
-            mosCqIn?: number | null;
+            mosCqIn?: number;
             /** @description `Manual` or `Schedule`. */
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
@@ -2964,12 +3049,12 @@ export interface components {
             /** @description The test case's groups the caller may see, by name. */
             groups: components["schemas"]["GroupRef"][];
             /** @description Id of the call recording (null when none). */
-            recordingId?: string | null;
+            recordingId?: string;
             /**
              * @description Download of the call recording, relative to `api/trs/v1/` (`recordings/{id}`);
              *     also accepted by `getContent?attachmentUrl=`.
              */
-            recordingUrl?: string | null;
+            recordingUrl?: string;
             segments: components["schemas"]["SegmentItem"][];
         };
         /**
@@ -3000,7 +3085,7 @@ export interface components {
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
-            mosCqIn?: number | null;
+            mosCqIn?: number;
             /** @description `Manual` or `Schedule`. */
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
@@ -3089,34 +3174,34 @@ export interface components {
             stepId: number;
             stepType: string;
             typeDisplayText: string;
-            prompt?: string | null;
+            prompt?: string;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMin?: number | null;
+            promptLatencyMin?: number;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMax?: number | null;
+            promptLatencyMax?: number;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            incompleteTimeout?: number | null;
+            incompleteTimeout?: number;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            completeTimeout?: number | null;
+            completeTimeout?: number;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            bargeInTime?: number | null;
+            bargeInTime?: number;
             /** @description Id of the step's audio (null when none). */
-            recordingId?: string | null;
+            recordingId?: string;
             /** @description Step-type specific fields, as the engine gave them (null when none). */
             extra?: unknown;
             testResult: components["schemas"]["TestResultItem"];
@@ -3141,27 +3226,27 @@ export interface components {
             /** @description `pass`, `warn`, `fail` or `stopped`. */
             status: string;
             /** @description What was heard or read; null when nothing was recognized. */
-            utterance?: string | null;
+            utterance?: string;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            latency?: number | null;
+            latency?: number;
             /**
              * Format: double
              * @description 0 to 1, 4 decimals.
              */
-            confidence?: number | null;
+            confidence?: number;
             /**
              * Format: double
              * @description Seconds, 3 decimals.
              */
-            recordingDuration?: number | null;
+            recordingDuration?: number;
             /** @description RFC 3339 UTC. */
-            startTime?: string | null;
-            endTime?: string | null;
+            startTime?: string;
+            endTime?: string;
             /** @description The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none. */
-            attachmentUrl?: string | null;
+            attachmentUrl?: string;
         };
         /**
          * User
@@ -3201,26 +3286,19 @@ export interface components {
             firstName?: string;
             lastName?: string;
             /**
-             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
-             *     absent or your current role, else 400 `forbidden`).
+             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; ignored on your own
+             *     profile).
              */
             roles?: string[];
-            /**
-             * @description `read-write` or `read-only` (administrators only; on your own profile, absent or
-             *     your current access type, else 400 `forbidden`).
-             */
+            /** @description `read-write` or `read-only` (administrators only; ignored on your own profile). */
             accessType?: string;
-            /**
-             * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
-             *     current groups, else 400 `forbidden`).
-             */
+            /** @description Groups of a ROLE_USER (administrators only; ignored on your own profile). */
             testCaseGroups?: components["schemas"]["GroupRef"][];
-            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
+            /** @description Only on create: 12 to 128 characters. */
             password?: string;
             /**
-             * @description Allow kiosk sessions (administrators only; on your own profile, absent or your
-             *     current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
-             *     create. Forbidding ends the user's kiosk sessions.
+             * @description Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
+             *     unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
              */
             kiosk?: boolean;
         };
@@ -3295,10 +3373,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3419,10 +3494,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3538,10 +3610,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +3776,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_User"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_User"];
                 };
             };
             /**
@@ -3749,10 +3818,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3872,10 +3938,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3993,10 +4056,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4118,10 +4178,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4239,10 +4296,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,10 +4418,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4483,10 +4534,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4606,10 +4654,126 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
             /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
              */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteGroups: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated group ids (or give them as a JSON array body). */
+                ids?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4737,10 +4901,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4858,10 +5019,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4983,10 +5141,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5104,10 +5259,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5223,10 +5375,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5342,10 +5491,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5461,10 +5607,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5585,10 +5728,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5715,10 +5855,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5843,10 +5980,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5938,7 +6072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
                 };
             };
             /**
@@ -5980,10 +6114,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6119,10 +6250,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6240,10 +6368,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6342,7 +6467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Report"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Report"];
                 };
             };
             /**
@@ -6384,10 +6509,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6507,10 +6629,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,10 +6748,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6748,10 +6864,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6867,10 +6980,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6988,10 +7098,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7113,10 +7220,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7234,10 +7338,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7355,10 +7456,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7432,12 +7530,13 @@ export interface operations {
             /** @description The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`). */
             200: {
                 headers: {
+                    "CONTENT-TYPE": string;
                     "CONTENT-DISPOSITION": string;
                     "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv; charset=utf-8": string;
+                    "application/octet-stream": string;
                 };
             };
             /**
@@ -7479,10 +7578,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7582,7 +7678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
                 };
             };
             /**
@@ -7624,10 +7720,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7709,9 +7802,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
+                    "application/octet-stream": string;
                 };
             };
             /** @description The requested byte range. */
@@ -7726,9 +7817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
+                    "application/octet-stream": string;
                 };
             };
             /**
@@ -7770,10 +7859,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7866,9 +7952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
+                    "application/octet-stream": string;
                 };
             };
             /** @description The requested byte range. */
@@ -7883,9 +7967,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
+                    "application/octet-stream": string;
                 };
             };
             /**
@@ -7927,10 +8009,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8060,10 +8139,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8132,9 +8208,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "audio/wav": string;
-                "audio/mpeg": string;
-                "audio/ogg": string;
+                "application/octet-stream": string;
             };
         };
         responses: {
@@ -8185,10 +8259,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8308,10 +8379,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8427,10 +8495,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8518,7 +8583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Distribution"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Distribution"];
                 };
             };
             /**
@@ -8560,10 +8625,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8683,10 +8745,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8804,10 +8863,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8929,10 +8985,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9050,10 +9103,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9176,10 +9226,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9265,7 +9312,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AlertSetting"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AlertSetting"];
                 };
             };
             /**
@@ -9307,10 +9354,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9430,10 +9474,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9551,10 +9592,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9676,10 +9714,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9797,10 +9832,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9916,10 +9948,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10035,10 +10064,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10163,10 +10189,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10284,10 +10307,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10403,10 +10423,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10535,10 +10552,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10661,10 +10675,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10780,10 +10791,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10901,10 +10909,129 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The change conflicts with existing data. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
             /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
              */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["AlertChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11020,10 +11147,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11141,10 +11265,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11262,10 +11383,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11383,10 +11501,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11505,10 +11620,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11638,10 +11750,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11768,10 +11877,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11852,7 +11958,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AutoTicket"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AutoTicket"];
                 };
             };
             /**
@@ -11894,10 +12000,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12026,10 +12129,7 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
+            /** @description The change conflicts with existing data. */
             409: {
                 headers: {
                     [name: string]: unknown;
