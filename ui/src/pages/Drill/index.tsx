@@ -66,7 +66,7 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
   const list: RunListParams = { source, status: found.drill.status, pageNo: page - 1, pageSize: size };
   const runs = useRuns(list);
   const group = useGroup(found.kind === "group" ? found.drill.groupId : 0);
-  const first = runs.data?.content[0];
+  const first = runs.data?.content?.[0];
   const what =
     found.kind === "group"
       ? (group.data?.name ?? "")
