@@ -1,6 +1,8 @@
 // Alert settings (spec §7 'Alerts'): the paged list, one setting, the alert statuses, the
 // contact groups a setting may send to, save and delete.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { itemsOf, type ListPage } from "../../lib/listPage";
+import { useApiFlavor } from "../../lib/tenant";
 import { api } from "../index";
 import { usePagedList } from "../lists";
 import type { AlertSetting, AlertSettingSave, AlertStatus, ContactGroup } from "../types";
@@ -63,13 +65,29 @@ export function useAlertStatuses() {
   });
 }
 
-/** The distribution lists a setting may send to. */
+/**
+ * The distribution lists a setting may send to (id, name). cxwatch's API answers them at
+ * `alerts/contactGroups`; under flavour "spec" they are read from section 7's `GET distributions`.
+ */
 export function useContactGroups() {
+  const cxwatch = useApiFlavor() === "cxwatch";
   return useQuery({
-    queryKey: alertSettingKeys.contactGroups(),
-    queryFn: ({ signal }) => api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true }),
+    queryKey: [...alertSettingKeys.contactGroups(), cxwatch],
+    queryFn: ({ signal }): Promise<ContactGroup[]> =>
+      cxwatch
+        ? api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true })
+        : api
+            .get<ContactGroup[] | ListPage<ContactGroup>>("distributions", { signal, background: true })
+            .then(contactGroupsOf),
     staleTime: 30_000,
   });
+}
+
+/** Id and name of each list of an answer of `GET distributions` (an array or a page). */
+export function contactGroupsOf(answer: ContactGroup[] | ListPage<ContactGroup> | undefined): ContactGroup[] {
+  return itemsOf(answer)
+    .filter((d) => d && typeof d.id === "number")
+    .map((d) => ({ id: d.id, name: String(d.name ?? "") }));
 }
 
 /** Creates (no id) or updates a setting; field failures are the form's to show. */
