@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
 import type { SpecRun } from "../types";
-import { keepRun, type RunListParams, runsCall } from "./runs";
+import { keepRun, normalizeRun, type RunListParams, runsCall } from "./runs";
 
 const segment: RunListParams = {
   source: { kind: "report", reportId: 4, segmentId: 12, startDate: "2026-11-01", endDate: "2026-11-07" },
@@ -69,5 +69,21 @@ describe("keepRun", () => {
     // 15:30 UTC is 10:30 in Toronto in November.
     expect(keepRun(run({}), "total", { hour: 10, timeZone: "America/Toronto" })).toBe(true);
     expect(keepRun(run({}), "total", { hour: 15, timeZone: "America/Toronto" })).toBe(false);
+  });
+});
+
+describe("normalizeRun", () => {
+  it("reads section 3's segmentRuns and stepRuns, and leaves cxwatch's extras empty", () => {
+    const run = normalizeRun({
+      runId: 5,
+      testCaseName: "c",
+      segmentRuns: [
+        { segmentId: 1, segmentName: "Greeting", stepRuns: [{ stepId: 9, testResult: { status: "pass" } }] },
+      ],
+    });
+    expect(run.groups).toEqual([]);
+    expect(run.segments[0].steps[0].stepId).toBe(9);
+    expect(run.segments[0].steps[0].testResult.status).toBe("pass");
+    expect(normalizeRun({ segments: [{ steps: [{ stepId: 1 }] }] }).segments[0].steps[0].testResult.status).toBe("");
   });
 });

@@ -165,11 +165,37 @@ export function useRuns(p: RunListParams) {
   });
 }
 
+type Loose = Record<string, unknown>;
+const arrayOf = (v: unknown): Loose[] => (Array.isArray(v) ? v.filter((x) => !!x && typeof x === "object") : []);
+
+/**
+ * A run detail in the shape the page reads, from either API: section 3 names `segmentRuns or
+ * segments, each with stepRuns or steps`, and none of cxwatch's extras (groups, channel, IVR,
+ * recording), which are then empty.
+ */
+export function normalizeRun(answer: unknown): RunDetail {
+  const a = (answer && typeof answer === "object" ? answer : {}) as Loose;
+  const segments = arrayOf(a.segments ?? a.segmentRuns).map((seg) => ({
+    ...seg,
+    segmentId: Number(seg.segmentId ?? 0),
+    segmentName: String(seg.segmentName ?? ""),
+    steps: arrayOf(seg.steps ?? seg.stepRuns).map((st) => {
+      const result = st.testResult && typeof st.testResult === "object" ? (st.testResult as Loose) : {};
+      return { ...st, testResult: { ...result, status: String(result.status ?? "") } };
+    }),
+  }));
+  return {
+    ...(a as unknown as RunDetail),
+    groups: arrayOf(a.groups) as unknown as RunDetail["groups"],
+    segments: segments as unknown as RunDetail["segments"],
+  };
+}
+
 /** One run with its segments and steps; failures are shown by the page, not the banner. */
 export function useRun(id: number) {
   return useQuery({
     queryKey: runKeys.detail(id),
-    queryFn: ({ signal }) => api.get<RunDetail>(`trs/v1/testruns/${id}`, { signal, quiet: true }),
+    queryFn: ({ signal }) => api.get<unknown>(`trs/v1/testruns/${id}`, { signal, quiet: true }).then(normalizeRun),
     enabled: Number.isInteger(id) && id > 0,
     retry: false,
   });

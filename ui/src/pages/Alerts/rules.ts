@@ -33,7 +33,11 @@ export function filterRuns(runs: RunItem[], search: string, kind: StatusKind | "
   const s = search.trim().toLowerCase();
   return runs.filter(
     (r) =>
-      (!s || String(r.runId).includes(s) || r.testCaseName.toLowerCase().includes(s)) &&
+      (!s ||
+        String(r.runId).includes(s) ||
+        String(r.testCaseName ?? "")
+          .toLowerCase()
+          .includes(s)) &&
       (!kind || statusKindOfId(r.runStatusId) === kind),
   );
 }
