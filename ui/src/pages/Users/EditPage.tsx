@@ -14,6 +14,7 @@ import { showError, showSuccess } from "../../lib/banners";
 import { ROUTES } from "../../lib/nav";
 import { isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useApiFlavor } from "../../lib/tenant";
 import {
   ADMIN,
   type Errors,
@@ -101,7 +102,9 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
     if (user.data) setV(fromUser(user.data));
   }, [user.data]);
 
-  const show = visibleFields(mode, v.role);
+  // Kiosk sessions are cxwatch's addition: not offered on a spec-only API.
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const show = { ...visibleFields(mode, v.role), ...(cxwatch ? {} : { kiosk: false }) };
   const set = <K extends keyof UserFormValues>(k: K, value: UserFormValues[K]) => {
     setV((prev) => ({ ...prev, [k]: value }));
     setErrors((prev) => ({ ...prev, [k]: undefined }));
@@ -116,6 +119,7 @@ function UserForm({ id, admin, own, title }: { id: number; admin: boolean; own: 
     setTexts({});
     if (Object.keys(found).length) return;
     const body = toSave(v, mode, user.data ? { roles: user.data.roles, accessType: user.data.accessType } : undefined);
+    if (!cxwatch) delete body.kiosk;
     try {
       await save.mutateAsync(creating ? body : { ...body, id });
     } catch (failure) {
