@@ -420,7 +420,11 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
       const r = await call("GET", srcPath, params, headers);
       if (r.status >= 400) return failure(r);
       const pass = ["content-type", "content-length", "content-disposition", "content-range", "accept-ranges", "etag"];
-      return { status: r.status, raw: r.body, headers: Object.fromEntries(pass.filter((h) => r.headers[h]).map((h) => [h, r.headers[h]])) };
+      return {
+        status: r.status,
+        raw: r.body,
+        headers: Object.fromEntries(pass.filter((h) => r.headers[h]).map((h) => [h, r.headers[h]])),
+      };
     }
 
     let body;
@@ -446,7 +450,12 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
         }
         return { status: 200, body: { code: SUCCESS_CODE, data: list, messages: [] } };
       }
-      const payload = route.body === undefined ? parsed : route.body && Object.keys(route.body).length ? strip(parsed, route.body) : undefined;
+      const payload =
+        route.body === undefined
+          ? parsed
+          : route.body && Object.keys(route.body).length
+            ? strip(parsed, route.body)
+            : undefined;
       if (payload !== undefined && payload !== null) {
         body = Buffer.from(JSON.stringify(payload));
         headers["content-type"] = "application/json";
@@ -480,16 +489,23 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
       if (Array.isArray(j?.messages)) messages = j.messages;
     }
     if (route.shape !== undefined) {
-      data = route.paged && data && !Array.isArray(data)
-        ? { content: strip(data.content ?? [], route.shape), totalElements: data.totalElements ?? 0 }
-        : strip(data, route.shape);
+      data =
+        route.paged && data && !Array.isArray(data)
+          ? { content: strip(data.content ?? [], route.shape), totalElements: data.totalElements ?? 0 }
+          : strip(data, route.shape);
     }
     return { status: 200, body: write ? { code: SUCCESS_CODE, data, messages } : { data } };
   }
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, "http://standin");
-    const entry = { method: req.method, path: url.pathname, query: url.search.replace(/^\?/, ""), status: 0, refused: false };
+    const entry = {
+      method: req.method,
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ""),
+      status: 0,
+      refused: false,
+    };
     requests.push(entry);
     const done = (status, body, refused = false) => {
       entry.status = status;
@@ -550,10 +566,17 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const args = {};
   for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, "")] = process.argv[i + 1];
   if (!args.source) {
-    console.error("usage: node ui/e2e/vendor-standin.mjs --source https://127.0.0.1:8443 [--ca cert.crt] [--token T] [--port 9000]");
+    console.error(
+      "usage: node ui/e2e/vendor-standin.mjs --source https://127.0.0.1:8443 [--ca cert.crt] [--token T] [--port 9000]",
+    );
     process.exit(2);
   }
-  const s = await startVendorStandin({ source: args.source, ca: args.ca, token: args.token, port: Number(args.port ?? 0) });
+  const s = await startVendorStandin({
+    source: args.source,
+    ca: args.ca,
+    token: args.token,
+    port: Number(args.port ?? 0),
+  });
   console.log(JSON.stringify({ url: s.url, port: s.port, source: args.source }));
   const stop = async () => {
     const refused = s.refused();
