@@ -54,7 +54,9 @@ const source = http.createServer((req, res) => {
       return answer(res, 200, {
         code: "OK",
         data: {
-          content: [{ alertId: 5, testCaseName: "T", testRunCount: 1, testRuns: [{ runStatusId: 7, runId: 9 }], open: true }],
+          content: [
+            { alertId: 5, testCaseName: "T", testRunCount: 1, testRuns: [{ runStatusId: 7, runId: 9 }], open: true },
+          ],
           totalElements: 40,
         },
         messages: [],
