@@ -77,7 +77,8 @@ export function useContactGroups() {
       cxwatch
         ? api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true })
         : api
-            .get<ContactGroup[] | ListPage<ContactGroup>>("distributions", { signal, background: true })
+            // Quiet: a read-only user may not read the lists; the select is then empty.
+            .get<ContactGroup[] | ListPage<ContactGroup>>("distributions", { signal, background: true, quiet: true })
             .then(contactGroupsOf),
     staleTime: 30_000,
   });
