@@ -74,11 +74,6 @@ export function runsCall(p: RunListParams, cxwatch: boolean): { path: string; qu
   }
 }
 
-export function fetchRuns(p: RunListParams, signal?: AbortSignal): Promise<RunPage> {
-  const { path, query } = runsCall(p, true);
-  return api.get<RunPage>(path, { signal, query });
-}
-
 /**
  * The runs of a group's hour from section 7 calls only: the group's test cases
  * (`GET trs/v1/groups/{id}`), then `GET testcases/{id}/runs?startDate&endDate` for each, merged.
