@@ -35,6 +35,8 @@ cargo clippy --all-targets --locked -- -D warnings
 
 step "UI unit tests"
 (cd ui && npm test --silent)
+# The vendor stand-in of the browser tests (ui/e2e/vendor-standin.mjs), against a fake source.
+(cd ui && node --test e2e/vendor-standin.test.mjs)
 
 step "Rust unit and integration tests"
 cargo nextest run --locked --no-fail-fast

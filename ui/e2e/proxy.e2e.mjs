@@ -1,6 +1,8 @@
 // Proxy mode end to end: a second cxwatch with `api.mode = "proxy"` serves the same UI and
 // forwards /api to the demo server (embedded mode) as the tenant's upstream. A person signs in
-// through the proxy, sees the upstream's groups on the dashboard, and signs out.
+// through the proxy, sees the upstream's groups on the dashboard, and signs out. The upstream is
+// another cxwatch, so the tenant says `api_flavor = "cxwatch"`: its additions, the server-side
+// sign-out among them, are there (vendor.e2e.mjs tests the spec-only flavour).
 import path from "node:path";
 import { assert, assertEqual, closePage, httpGet, newPage, signIn, startServer, waitForDemoData } from "./lib.mjs";
 
@@ -50,6 +52,7 @@ export default async function proxy({ server, browser, users, test }) {
       await page.getByText(`${names.length} of ${names.length} selected`).first().waitFor({ timeout: 15000 });
       await page.getByText(names[0]).first().waitFor({ timeout: 15000 });
       assertEqual(page.problems, [], "page problems");
+      assertEqual(tenant?.apiFlavor, "cxwatch", "the tenant's API flavour");
       const signout = page.waitForResponse((r) => r.url().endsWith("/api/auth/signout"));
       await page.getByTestId("sidenav").hover();
       await page.getByTestId("sign-out").click();

@@ -89,11 +89,53 @@ describe("api client", () => {
     expect(errors[0].messages).toEqual(["name is required", "channel is unknown"]);
   });
 
-  it("treats a 200 whose code is not OK as a failure", async () => {
-    const fetchMock: FetchMock = vi.fn(async () => json(200, { code: "CONFLICT", messages: ["taken"] }));
+  it("takes a 2xx answer as a success whatever its code, and reads without code or envelope", async () => {
+    const fetchMock: FetchMock = vi
+      .fn<typeof fetch>()
+      .mockResolvedValueOnce(json(200, { data: [{ id: 1 }] }))
+      .mockResolvedValueOnce(json(201, { code: "SUCCESS", data: { id: 2 } }))
+      .mockResolvedValueOnce(json(200, { code: 200, data: 3 }))
+      .mockResolvedValueOnce(json(200, [{ id: 4 }]))
+      .mockResolvedValueOnce(json(200, { id: 5, name: "bare" }))
+      .mockResolvedValueOnce(new Response(null, { status: 204 }))
+      .mockResolvedValueOnce(json(200, { code: "CONFLICT", data: 6 }));
     const { client, errors } = setup(fetchMock);
-    await expect(client.get("x")).rejects.toMatchObject({ code: "CONFLICT", messages: ["taken"] });
-    expect(errors).toHaveLength(1);
+    await expect(client.get("a")).resolves.toEqual([{ id: 1 }]);
+    await expect(client.post("b", {})).resolves.toEqual({ id: 2 });
+    await expect(client.get("c")).resolves.toBe(3);
+    await expect(client.get("d")).resolves.toEqual([{ id: 4 }]);
+    await expect(client.get("e")).resolves.toEqual({ id: 5, name: "bare" });
+    await expect(client.del("f")).resolves.toBeUndefined();
+    await expect(client.get("g")).resolves.toBe(6);
+    expect(errors).toEqual([]);
+  });
+
+  it("treats a 2xx answer with a failure code (numeric outside 2xx, ERR_*, fail) as a failure", async () => {
+    const fetchMock: FetchMock = vi
+      .fn<typeof fetch>()
+      .mockResolvedValueOnce(json(200, { code: "fail", messages: ["taken"] }))
+      .mockResolvedValueOnce(json(200, { code: 409, messages: ["conflict"] }))
+      .mockResolvedValueOnce(json(200, { code: "ERR_BAD_REQUEST", messages: [] }));
+    const { client, errors } = setup(fetchMock);
+    await expect(client.get("x")).rejects.toMatchObject({ code: "fail", messages: ["taken"] });
+    await expect(client.get("x")).rejects.toMatchObject({ code: "409", messages: ["conflict"] });
+    await expect(client.get("x")).rejects.toMatchObject({ code: "ERR_BAD_REQUEST" });
+    expect(errors).toHaveLength(3);
+  });
+
+  it("judges a delete by its status and code, not by the value it returns", async () => {
+    const fetchMock: FetchMock = vi
+      .fn<typeof fetch>()
+      .mockResolvedValueOnce(json(200, { code: "SUCCESS", data: false }))
+      .mockResolvedValueOnce(new Response(null, { status: 204 }))
+      .mockResolvedValueOnce(json(200, { code: "OK", data: 7 }))
+      .mockResolvedValueOnce(json(404, { messages: ["gone"] }));
+    const { client } = setup(fetchMock);
+    await expect(client.remove("users/1")).resolves.toBe(true);
+    await expect(client.remove("users/2")).resolves.toBe(true);
+    await expect(client.remove("users/3")).resolves.toBe(true);
+    await expect(client.remove("users/4")).rejects.toMatchObject({ status: 404, messages: ["gone"] });
+    expect(fetchMock.mock.calls[0][1]?.method).toBe("DELETE");
   });
 
   it("names the HTTP status when a failure has no messages, and rejects unreadable answers", async () => {

@@ -1,5 +1,6 @@
 // The typed API client: base address from the tenant config, Bearer token from local storage,
-// 30 s time-out, envelope unwrapping and the global error banner (spec §7, §8).
+// 30 s time-out, tolerant reading of the answer (an envelope with or without `code`, or the bare
+// value) and the global error banner (spec §7, §8).
 import { t } from "@lingui/core/macro";
 
 export const REQUEST_TIMEOUT_MS = 30000;
@@ -44,7 +45,7 @@ export class ApiError extends Error {
 }
 
 function fieldsOf(body: unknown): FieldError[] {
-  const list = isEnvelope(body) ? (body as { fields?: unknown }).fields : undefined;
+  const list = isObject(body) ? (body as { fields?: unknown }).fields : undefined;
   if (!Array.isArray(list)) return [];
   return list
     .filter((f): f is FieldError => !!f && typeof f.field === "string" && typeof f.rule === "string")
@@ -74,13 +75,53 @@ export function joinUrl(base: string, path: string, query?: Query): string {
   return qs ? `${url}${url.includes("?") ? "&" : "?"}${qs}` : url;
 }
 
-function isEnvelope(body: unknown): body is { code: string; data?: unknown; messages?: unknown } {
-  return !!body && typeof body === "object" && typeof (body as { code?: unknown }).code === "string";
+function isObject(body: unknown): body is object {
+  return !!body && typeof body === "object" && !Array.isArray(body);
+}
+
+function isEnvelope(body: unknown): body is { code?: unknown; data?: unknown; messages?: unknown } {
+  return (
+    !!body &&
+    typeof body === "object" &&
+    !Array.isArray(body) &&
+    ("code" in (body as object) || "data" in (body as object))
+  );
+}
+
+/**
+ * Whether a `code` names a failure. The spec promises `code` on write answers only and does not
+ * say its success value (cxwatch answers "OK", a vendor may answer "SUCCESS", 200 or nothing), so
+ * a 2xx answer is a success whatever its code, except a numeric code outside 200–299 and the
+ * failure codes the spec names (§8: ERR_BAD_RESPONSE, ERR_BAD_REQUEST, fail).
+ */
+export function isFailureCode(code: unknown): boolean {
+  if (typeof code === "number") return code < 200 || code > 299;
+  if (typeof code !== "string") return false;
+  const c = code.trim();
+  if (/^\d+$/.test(c)) {
+    const n = Number(c);
+    return n < 200 || n > 299;
+  }
+  return /^(err(or)?([_-].*)?|fail(ed|ure)?)$/i.test(c);
+}
+
+/** A code that names a failure on a non-2xx answer: any word, or a number outside 2xx. */
+function isFailureCodeOrWord(code: unknown): boolean {
+  return typeof code === "number" || /^\d+$/.test(String(code).trim()) ? isFailureCode(code) : true;
+}
+
+/**
+ * What a 2xx answer carries: the `data` of an envelope (an object with `data` or `code`), else the
+ * body itself (a vendor may answer a read with the bare value).
+ */
+export function unwrap(body: unknown): unknown {
+  return isEnvelope(body) ? body.data : body;
 }
 
 function messagesOf(body: unknown): string[] {
-  if (!isEnvelope(body) || !Array.isArray(body.messages)) return [];
-  return body.messages.filter((m): m is string => typeof m === "string" && m.trim() !== "");
+  const messages = isObject(body) ? (body as { messages?: unknown }).messages : undefined;
+  if (!Array.isArray(messages)) return [];
+  return messages.filter((m): m is string => typeof m === "string" && m.trim() !== "");
 }
 
 export function createClient(deps: ClientDeps) {
@@ -142,7 +183,16 @@ export function createClient(deps: ClientDeps) {
   }
 
   async function failure(res: Response, body: unknown): Promise<ApiError> {
-    const code = isEnvelope(body) && body.code !== "OK" ? body.code : `HTTP_${res.status}`;
+    // The server's own code when it names the failure (a non-2xx answer's code, unless it is a
+    // success code such as "OK"); otherwise the HTTP status.
+    const given = isEnvelope(body) ? body.code : undefined;
+    const named =
+      (typeof given === "string" && given.trim() !== "") || typeof given === "number"
+        ? res.ok
+          ? isFailureCode(given)
+          : !/^(ok|success)$/i.test(String(given)) && isFailureCodeOrWord(given)
+        : false;
+    const code = named ? String(given) : `HTTP_${res.status}`;
     if (res.status === 401) return new ApiError(401, code, [t`Access is denied!`]);
     const messages = messagesOf(body);
     const status = res.status;
@@ -154,25 +204,31 @@ export function createClient(deps: ClientDeps) {
     );
   }
 
-  /** Calls the API and unwraps `{"code":"OK","data":...}` into the data. */
+  /**
+   * Calls the API and hands back what it answered: the `data` of an envelope, or the body itself.
+   * A failure is judged by the HTTP status and a failure `code` (isFailureCode), never by the
+   * value returned; an empty 2xx answer is undefined.
+   */
   function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     return withRequest(method, path, opts, async (res) => {
       const text = await res.text();
       let body: unknown;
       try {
-        body = text ? JSON.parse(text) : undefined;
+        body = text.trim() ? JSON.parse(text) : undefined;
       } catch {
         if (res.ok) {
           throw new ApiError(res.status, "BAD_RESPONSE", [t`The server sent an answer the console cannot read.`]);
         }
         body = undefined;
       }
-      if (res.ok && isEnvelope(body) && body.code === "OK") return body.data as T;
-      if (res.ok && !isEnvelope(body)) {
-        throw new ApiError(res.status, "BAD_RESPONSE", [t`The server sent an answer the console cannot read.`]);
-      }
+      if (res.ok && !(isEnvelope(body) && isFailureCode(body.code))) return unwrap(body) as T;
       throw await failure(res, body);
     });
+  }
+
+  /** Calls the API for its outcome only (a delete): resolves when it succeeded, whatever it returned. */
+  function succeeds(method: string, path: string, opts: RequestOptions = {}): Promise<true> {
+    return request<unknown>(method, path, opts).then(() => true as const);
   }
 
   /** Calls the API and hands back the raw response (downloads); failures as for `request`. */
@@ -197,6 +253,8 @@ export function createClient(deps: ClientDeps) {
     put: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PUT", path, { ...opts, body }),
     patch: <T>(path: string, body?: unknown, opts?: RequestOptions) => request<T>("PATCH", path, { ...opts, body }),
     del: <T>(path: string, opts?: RequestOptions) => request<T>("DELETE", path, opts),
+    /** A delete judged by its status and code, not by the value it returns. */
+    remove: (path: string, opts?: RequestOptions) => succeeds("DELETE", path, opts),
   };
 }
 

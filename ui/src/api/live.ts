@@ -3,12 +3,13 @@
 // stale so the open dashboard refreshes within a second or two, not at its next 30 s poll.
 // Read with fetch (the stream needs the Bearer token, which EventSource cannot send). After a
 // network drop (an error, the stream ending, 40 s of silence, or the browser coming back
-// online) it reconnects with a growing delay and refreshes once. Proxy mode has no such
-// stream (404): it stops trying and the dashboard keeps its 30 s poll.
+// online) it reconnects with a growing delay and refreshes once. An API without the stream
+// (flavour "spec") is not asked; one that answers 404 is not asked again; either way the
+// dashboard keeps its 30 s poll.
 import { useEffect } from "react";
 import { queryClient } from "../lib/queryClient";
 import { getToken } from "../lib/storage";
-import { apiBaseUrl } from "../lib/tenant";
+import { apiBaseUrl, useApiFlavor } from "../lib/tenant";
 import { groupKeys } from "./queries/groups";
 
 export interface LiveMessage {
@@ -159,11 +160,14 @@ const REFRESH_EVERY_MS = 1000;
 
 /**
  * Refreshes the dashboard's queries on each live event, at most once a second (the last
- * event of a burst is never lost). Mount once, at the app's top, while signed in.
+ * event of a burst is never lost). Mount once, at the app's top, while signed in. The stream
+ * is cxwatch's addition: under flavour "spec" it is never asked for, and the dashboard keeps
+ * its 30 s refresh.
  */
 export function useLiveUpdates(signedIn: boolean): void {
+  const cxwatch = useApiFlavor() === "cxwatch";
   useEffect(() => {
-    if (!signedIn || typeof ReadableStream === "undefined") return;
+    if (!signedIn || !cxwatch || typeof ReadableStream === "undefined") return;
     let last = 0;
     let pending: ReturnType<typeof setTimeout> | undefined;
     const refresh = () => {
@@ -189,5 +193,5 @@ export function useLiveUpdates(signedIn: boolean): void {
       stop();
       if (pending) clearTimeout(pending);
     };
-  }, [signedIn]);
+  }, [signedIn, cxwatch]);
 }

@@ -7,6 +7,12 @@ type Generated = components["schemas"];
 /** A schema of the server's OpenAPI document, by name. */
 export type Schema<K extends keyof Generated> = Generated[K];
 
+/**
+ * A shape as the spec's section 3 promises it: the fields it names, every other one optional (a
+ * vendor's API behind the proxy sends only those). A narrow view of a generated schema.
+ */
+export type Section3<T, K extends keyof T> = Pick<T, K> & Partial<Omit<T, K>>;
+
 export type SignedInUser = Schema<"SignedInUser">;
 export type SignInRequest = Schema<"SignInRequest">;
 export type ErrorBody = Schema<"ErrorBody">;
@@ -23,10 +29,17 @@ export type ComponentPresence = Schema<"ComponentItem">;
 
 export type RunItem = Schema<"RunItem">;
 export type RunPage = Schema<"Page_RunItem">;
+/** A test run with section 3's fields only sure (runStatus, runType, runResult may be missing). */
+export type SpecRun = Section3<
+  RunItem,
+  "runId" | "testCaseId" | "testCaseName" | "runTime" | "runDuration" | "runStatusId" | "mosCqIn"
+>;
 export type RunDetail = Schema<"RunDetailItem">;
 export type RunSegment = Schema<"SegmentItem">;
 export type RunStep = Schema<"StepItem">;
 export type GroupDetail = Schema<"GroupDetail">;
+/** A group of the list: section 7's `GET groups` promises id, name and channel only. */
+export type SpecGroup = Section3<Group, "id" | "name" | "channel">;
 export type GroupSave = Schema<"GroupSave">;
 export type GroupPage = Schema<"Page_GroupItem">;
 export type TestCaseRef = Schema<"CaseItem">;
@@ -70,6 +83,16 @@ export type ScheduleSlot = Schema<"ScheduleSlot">;
 export type AlertEvent = Schema<"AlertEvent">;
 export type AlertEventPage = Schema<"Page_AlertEvent">;
 export type AlertDetails = Schema<"AlertDetails">;
+/** An alert event as section 3 names it (`open`, `statusId` and the rest may be missing). */
+export type SpecAlertEvent = Section3<
+  AlertEvent,
+  "alertId" | "testCaseName" | "alertTime" | "distributionName" | "testRunCount"
+>;
+/** Alert details as section 3 names them (`notifications`, `open`, ... may be missing). */
+export type SpecAlertDetails = Omit<
+  Section3<AlertDetails, "alertId" | "testCaseId" | "testCaseName" | "testRunCount" | "distributionName">,
+  "testRuns"
+> & { testRuns?: SpecRun[] };
 export type OpenAlerts = Schema<"OpenAlerts">;
 export type JiraSettings = Schema<"JiraSettings">;
 export type JiraUser = Schema<"JiraUser">;

@@ -1,8 +1,10 @@
 // The signed-in user: kept in local storage, observed by the shell and the routes.
+
 import { navigate } from "wouter/use-browser-location";
 import { dismissAll } from "./banners";
 import { clearAll, getToken, getUser, saveSession } from "./storage";
 import { createStore } from "./store";
+import { hasCxwatchApi } from "./tenant";
 import type { LoggedInUser } from "./types";
 
 export const session = createStore<LoggedInUser | undefined>(getUser());
@@ -50,7 +52,8 @@ export function signOut(): void {
   // RP-initiated logout (the server sends the browser there, or back to /login), once the
   // hooks are done (leaving the page would cancel the server's sign-out). Not after an idle
   // sign-out, whose login page says why the user is there.
-  if (sso && !idleNoted()) {
+  // Under flavour "spec" there is no such server call: the sign-out is local only.
+  if (sso && !idleNoted() && hasCxwatchApi()) {
     void Promise.allSettled(pending).then(() => window.location.assign(SSO_LOGOUT_PATH));
   }
 }

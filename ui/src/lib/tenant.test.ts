@@ -1,7 +1,17 @@
 // @vitest-environment jsdom
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { getTenantConfig, saveTenantConfig, getTenantConfig as stored } from "./storage";
-import { apiBaseUrl, loadTenantConfig, siteTimeZone, ssoRedirectUrl, tenant, timeZoneOf } from "./tenant";
+import {
+  apiBaseUrl,
+  apiFlavor,
+  flavorOf,
+  hasCxwatchApi,
+  loadTenantConfig,
+  siteTimeZone,
+  ssoRedirectUrl,
+  tenant,
+  timeZoneOf,
+} from "./tenant";
 
 const ok = (data: unknown) =>
   new Response(JSON.stringify({ code: "OK", data }), { headers: { "Content-Type": "application/json" } });
@@ -88,6 +98,53 @@ describe("site time zone", () => {
     const c = await loadTenantConfig(down, "h");
     expect(c.apiBaseUrl).toBe("https://api.old.test/api");
     expect(siteTimeZone()).toBe("America/Toronto");
+  });
+});
+
+describe("API flavour", () => {
+  beforeEach(() => {
+    localStorage.clear();
+    tenant.set({ apiBaseUrl: "/api" });
+  });
+
+  it("is the tenant config's apiFlavor, stored with it", async () => {
+    await loadTenantConfig(
+      vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api", apiFlavor: "cxwatch" })),
+      "h",
+    );
+    expect(apiFlavor()).toBe("cxwatch");
+    expect(hasCxwatchApi()).toBe(true);
+    expect(stored()?.apiFlavor).toBe("cxwatch");
+  });
+
+  it("is spec when the config names none or an unknown one, or when nothing was loaded", async () => {
+    expect(apiFlavor()).toBe("spec");
+    await loadTenantConfig(
+      vi.fn<typeof fetch>(async () => ok({ apiBaseUrl: "/api" })),
+      "h",
+    );
+    expect(apiFlavor()).toBe("spec");
+    expect(stored()?.apiFlavor).toBe("spec");
+    expect(flavorOf("vendor-x")).toBe("spec");
+    expect(flavorOf(undefined)).toBe("spec");
+  });
+
+  it("reads a config answered without code", async () => {
+    const bare = vi.fn<typeof fetch>(async () => new Response(JSON.stringify({ data: { apiFlavor: "cxwatch" } })));
+    await loadTenantConfig(bare, "h");
+    expect(apiFlavor()).toBe("cxwatch");
+  });
+
+  it("is asked for again when the stored config predates it (a stored timezone is not enough)", async () => {
+    saveTenantConfig({ apiBaseUrl: "/api", timezone: "Europe/Paris" });
+    const fetchMock = vi.fn<typeof fetch>(async () =>
+      ok({ apiBaseUrl: "/api", timezone: "Europe/Paris", apiFlavor: "cxwatch" }),
+    );
+    await loadTenantConfig(fetchMock, "h");
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(apiFlavor()).toBe("cxwatch");
+    await loadTenantConfig(fetchMock, "h");
+    expect(fetchMock).toHaveBeenCalledTimes(1);
   });
 });
 

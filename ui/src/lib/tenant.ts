@@ -1,10 +1,10 @@
 // The tenant config: fetched once from `/tenant-config?ac=<host>` when nothing is stored, then
-// kept in local storage. It gives the API base address, the single sign-on address and the
-// site's time zone.
+// kept in local storage. It gives the API base address, the single sign-on address, the
+// site's time zone and what the API behind the console offers (its flavour).
 
 import { getTenantConfig, saveTenantConfig } from "./storage";
 import { createStore, useStore } from "./store";
-import type { TenantConfig } from "./types";
+import type { ApiFlavor, TenantConfig } from "./types";
 
 export const DEFAULT_API_BASE = "/api";
 /** Spec §9: times are shown in the Toronto time zone unless the server names the site's. */
@@ -29,10 +29,15 @@ export function isTimeZone(name: string): boolean {
 
 export const tenant = createStore<TenantConfig>(getTenantConfig() ?? { apiBaseUrl: DEFAULT_API_BASE });
 
+/** The flavour a tenant config names: "cxwatch" only when it says so, "spec" otherwise. */
+export function flavorOf(value: unknown): ApiFlavor {
+  return value === "cxwatch" ? "cxwatch" : "spec";
+}
+
 function parse(body: unknown): TenantConfig | undefined {
   if (!body || typeof body !== "object") return undefined;
   const env = body as { code?: unknown; data?: unknown };
-  if (env.code !== "OK" || !env.data || typeof env.data !== "object") return undefined;
+  if (!env.data || typeof env.data !== "object" || Array.isArray(env.data)) return undefined;
   const d = env.data as Record<string, unknown>;
   const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : undefined);
   const zone = str(d.timezone);
@@ -43,17 +48,19 @@ function parse(body: unknown): TenantConfig | undefined {
     ssoUrl: str(d.ssoUrl) ?? null,
     version: str(d.version),
     timezone: zone && isTimeZone(zone) ? zone : null,
+    apiFlavor: flavorOf(d.apiFlavor),
   };
 }
 
 /**
  * Returns the stored tenant config, or fetches and stores it. When the fetch fails, the
  * defaults are used for this visit and nothing is stored, so the next load asks again. A value
- * stored by an older console (without `timezone`) is asked for again, and kept if that fails.
+ * stored by an older console (without `timezone` or `apiFlavor`) is asked for again, and kept if
+ * that fails.
  */
 export async function loadTenantConfig(fetchFn: typeof fetch, host: string, timeoutMs = 30000): Promise<TenantConfig> {
   const stored = getTenantConfig();
-  if (stored && stored.timezone !== undefined) {
+  if (stored && stored.timezone !== undefined && stored.apiFlavor !== undefined) {
     tenant.set(stored);
     return stored;
   }
@@ -92,6 +99,25 @@ export function siteTimeZone(): string {
 /** The site's time zone, for components. */
 export function useSiteTimeZone(): string {
   return timeZoneOf(useStore(tenant));
+}
+
+/**
+ * What the API behind the console offers: "cxwatch" when the tenant config says so, "spec"
+ * otherwise (absent, unknown, or not loaded). Capabilities are learnt from this one answer,
+ * never from failing calls.
+ */
+export function apiFlavor(): ApiFlavor {
+  return flavorOf(tenant.get().apiFlavor);
+}
+
+/** True when cxwatch's own additions (live stream, server paging, groups/recent ...) exist. */
+export function hasCxwatchApi(): boolean {
+  return apiFlavor() === "cxwatch";
+}
+
+/** The API's flavour, for components. */
+export function useApiFlavor(): ApiFlavor {
+  return flavorOf(useStore(tenant).apiFlavor);
 }
 
 export function apiBaseUrl(): string {

@@ -28,4 +28,13 @@ export interface TenantConfig {
    * console.
    */
   timezone?: string | null;
+  /**
+   * What the API behind the console offers: "cxwatch" (cxwatch's own API, with its additions) or
+   * "spec" (only the spec's section 7 calls, e.g. a vendor's service behind the proxy). Undefined
+   * in a value stored by an older console.
+   */
+  apiFlavor?: ApiFlavor;
 }
+
+/** What the API behind the console offers (the tenant config's `apiFlavor`). */
+export type ApiFlavor = "cxwatch" | "spec";

@@ -1,8 +1,11 @@
 // Alert settings (spec §7 'Alerts'): the paged list, one setting, the alert statuses, the
 // contact groups a setting may send to, save and delete.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { itemsOf, type ListPage } from "../../lib/listPage";
+import { useApiFlavor } from "../../lib/tenant";
 import { api } from "../index";
-import type { AlertSetting, AlertSettingPage, AlertSettingSave, AlertStatus, ContactGroup } from "../types";
+import { usePagedList } from "../lists";
+import type { AlertSetting, AlertSettingSave, AlertStatus, ContactGroup } from "../types";
 
 export type AlertSettingSortField = "id" | "name" | "testCaseGroupName" | "distributionName" | "active";
 
@@ -17,27 +20,29 @@ export interface AlertSettingListParams {
 export const alertSettingKeys = {
   all: ["alertSettings"] as const,
   lists: () => [...alertSettingKeys.all, "list"] as const,
-  list: (p: AlertSettingListParams) => [...alertSettingKeys.lists(), p] as const,
   detail: (id: number) => [...alertSettingKeys.all, "detail", id] as const,
   statuses: () => [...alertSettingKeys.all, "statuses"] as const,
   contactGroups: () => [...alertSettingKeys.all, "contactGroups"] as const,
 };
 
-/** One page of settings; the page shown stays while the next one loads. */
+/** One page of settings (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useAlertSettings(p: AlertSettingListParams) {
-  return useQuery({
-    queryKey: alertSettingKeys.list(p),
-    queryFn: ({ signal }) =>
-      api.get<AlertSettingPage>("alerts/settings", {
-        signal,
-        query: {
-          pageNo: p.pageNo,
-          pageSize: p.pageSize,
-          search: p.search || undefined,
-          sort: `${p.sort.field},${p.sort.dir}`,
-        },
-      }),
-    placeholderData: keepPreviousData,
+  return usePagedList<AlertSetting>({
+    key: alertSettingKeys.lists(),
+    path: "alerts/settings",
+    paged: {
+      pageNo: p.pageNo,
+      pageSize: p.pageSize,
+      search: p.search || undefined,
+      sort: `${p.sort.field},${p.sort.dir}`,
+    },
+    local: {
+      pageNo: p.pageNo,
+      pageSize: p.pageSize,
+      search: p.search,
+      searchIn: (a) => [a.name, a.testCaseGroupName, a.distributionName],
+      sort: p.sort,
+    },
   });
 }
 
@@ -60,13 +65,30 @@ export function useAlertStatuses() {
   });
 }
 
-/** The distribution lists a setting may send to. */
+/**
+ * The distribution lists a setting may send to (id, name). cxwatch's API answers them at
+ * `alerts/contactGroups`; under flavour "spec" they are read from section 7's `GET distributions`.
+ */
 export function useContactGroups() {
+  const cxwatch = useApiFlavor() === "cxwatch";
   return useQuery({
-    queryKey: alertSettingKeys.contactGroups(),
-    queryFn: ({ signal }) => api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true }),
+    queryKey: [...alertSettingKeys.contactGroups(), cxwatch],
+    queryFn: ({ signal }): Promise<ContactGroup[]> =>
+      cxwatch
+        ? api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true })
+        : api
+            // Quiet: a read-only user may not read the lists; the select is then empty.
+            .get<ContactGroup[] | ListPage<ContactGroup>>("distributions", { signal, background: true, quiet: true })
+            .then(contactGroupsOf),
     staleTime: 30_000,
   });
+}
+
+/** Id and name of each list of an answer of `GET distributions` (an array or a page). */
+export function contactGroupsOf(answer: ContactGroup[] | ListPage<ContactGroup> | undefined): ContactGroup[] {
+  return itemsOf(answer)
+    .filter((d) => d && typeof d.id === "number")
+    .map((d) => ({ id: d.id, name: String(d.name ?? "") }));
 }
 
 /** Creates (no id) or updates a setting; field failures are the form's to show. */
@@ -84,7 +106,7 @@ export function useSaveAlertSetting() {
   });
 }
 
-/** Deletes one setting: resolves true when the server said OK. */
+/** Deletes one setting: true when the server answered a success (status and code), whatever the value it returns. */
 export function deleteAlertSetting(id: number): Promise<boolean> {
-  return api.del<number>(`alerts/settings/${id}`).then((gone) => gone === id);
+  return api.remove(`alerts/settings/${id}`);
 }

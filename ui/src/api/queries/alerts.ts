@@ -3,8 +3,11 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { navBadges } from "../../lib/badges";
+import { isListPage, itemsOf, type ListPage, toListPage } from "../../lib/listPage";
+import { useApiFlavor } from "../../lib/tenant";
+import type { Query } from "../client";
 import { api } from "../index";
-import type { AlertDetails, AlertEventPage, OpenAlerts } from "../types";
+import type { OpenAlerts, SpecAlertDetails, SpecAlertEvent } from "../types";
 
 /** The status chips: Failure (7), Pass (3), Warning (4). */
 export type AlertStatusId = 7 | 3 | 4;
@@ -19,45 +22,99 @@ export interface AlertListParams {
 export const alertKeys = {
   all: ["alerts"] as const,
   lists: () => [...alertKeys.all, "list"] as const,
-  list: (p: AlertListParams) => [...alertKeys.lists(), p] as const,
   detail: (id: number) => [...alertKeys.all, "detail", id] as const,
   open: () => [...alertKeys.all, "open"] as const,
 };
 
+/** Events asked at once when the spec's API is filtered by status in the browser. */
+export const SPEC_FILTER_WINDOW = 1000;
+
+/**
+ * The call of a page of events. Section 7 lists pageNo and pageSize only: under flavour "spec" a
+ * status filter asks the newest SPEC_FILTER_WINDOW events and filters and pages them here.
+ */
+export function eventsCall(p: AlertListParams, cxwatch: boolean): Query {
+  if (cxwatch) return { pageNo: p.pageNo, pageSize: p.pageSize, status: p.status };
+  if (p.status === undefined) return { pageNo: p.pageNo, pageSize: p.pageSize };
+  return { pageNo: 0, pageSize: SPEC_FILTER_WINDOW };
+}
+
 /** One page of events, newest first; the page shown stays while the next one loads. */
 export function useAlertEvents(p: AlertListParams) {
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const query = eventsCall(p, cxwatch);
+  const local = !cxwatch && p.status !== undefined;
   return useQuery({
-    queryKey: alertKeys.list(p),
-    queryFn: ({ signal }) =>
-      api.get<AlertEventPage>("alerts/events", {
-        signal,
-        query: { pageNo: p.pageNo, pageSize: p.pageSize, status: p.status },
-      }),
+    queryKey: [...alertKeys.lists(), query],
+    queryFn: ({ signal }) => api.get<ListPage<SpecAlertEvent> | SpecAlertEvent[]>("alerts/events", { signal, query }),
     placeholderData: keepPreviousData,
+    select: (answer): ListPage<SpecAlertEvent> => {
+      const items = itemsOf(answer);
+      if (local) {
+        return (
+          toListPage(items, {
+            pageNo: p.pageNo,
+            pageSize: p.pageSize,
+            filter: (e) => statusIdOf(e) === p.status,
+          }) ?? { content: [], totalElements: 0 }
+        );
+      }
+      // A page as is; an array (a vendor that ignored the paging) as one page of its own.
+      return isListPage<SpecAlertEvent>(answer)
+        ? { content: answer.content, totalElements: Number(answer.totalElements) || answer.content.length }
+        : { content: items, totalElements: items.length };
+    },
     refetchInterval: 30_000,
   });
+}
+
+/** An event's status id: its first run's (section 3), else its own. */
+export function statusIdOf(e: SpecAlertEvent): number | undefined {
+  return e.testRuns?.[0]?.runStatusId ?? e.statusId;
 }
 
 /** One event with its runs and the state of each notification (refreshed while some wait). */
 export function useAlertEvent(id: number) {
   return useQuery({
     queryKey: alertKeys.detail(id),
-    queryFn: ({ signal }) => api.get<AlertDetails>(`alerts/events/${id}`, { signal, quiet: true }),
+    queryFn: ({ signal }) => api.get<SpecAlertDetails>(`alerts/events/${id}`, { signal, quiet: true }),
     enabled: Number.isInteger(id) && id > 0,
     retry: false,
-    refetchInterval: (q) => (q.state.data?.notifications.some((n) => n.state === "queued") ? 3000 : false),
+    refetchInterval: (q) => (q.state.data?.notifications?.some((n) => n.state === "queued") ? 3000 : false),
   });
 }
 
-/** How many events are open, kept in the navigation's badges while signed in. */
+/** How many open events the first page of `alerts/events` shows: undefined when they do not say. */
+export function openOnPage(answer: ListPage<SpecAlertEvent> | SpecAlertEvent[] | undefined): number | undefined {
+  const items = itemsOf(answer);
+  if (!items.some((e) => typeof e.open === "boolean")) return undefined;
+  return items.filter((e) => e.open === true).length;
+}
+
+/**
+ * How many events are open, kept in the navigation's badges while signed in. cxwatch's API
+ * counts them (`alerts/events/open`); under flavour "spec" they are counted on the first page of
+ * `alerts/events` (events with `open` true), and there is no badge when the events do not say.
+ */
 export function useOpenAlertsBadge(signedIn: boolean) {
+  const cxwatch = useApiFlavor() === "cxwatch";
   const q = useQuery({
-    queryKey: alertKeys.open(),
-    queryFn: ({ signal }) => api.get<OpenAlerts>("alerts/events/open", { signal, background: true, quiet: true }),
+    queryKey: [...alertKeys.open(), cxwatch],
+    queryFn: ({ signal }): Promise<number | undefined> =>
+      cxwatch
+        ? api.get<OpenAlerts>("alerts/events/open", { signal, background: true, quiet: true }).then((o) => o?.open)
+        : api
+            .get<ListPage<SpecAlertEvent> | SpecAlertEvent[]>("alerts/events", {
+              signal,
+              background: true,
+              quiet: true,
+              query: { pageNo: 0, pageSize: 100 },
+            })
+            .then(openOnPage),
     enabled: signedIn,
     refetchInterval: 30_000,
   });
-  const open = signedIn ? q.data?.open : undefined;
+  const open = signedIn ? q.data : undefined;
   useEffect(() => {
     navBadges.set((b) => ({ ...b, alerts: open }));
   }, [open]);

@@ -1,8 +1,9 @@
 // Distribution lists (spec §7 'Distributions'): the paged list, one list, the contact types,
 // save, delete, and the per-row test message (testContact).
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../index";
-import type { Distribution, DistributionPage, DistributionSave, DistributionType, TestContactResult } from "../types";
+import { usePagedList } from "../lists";
+import type { Distribution, DistributionSave, DistributionType, TestContactResult } from "../types";
 
 export type DistributionSortField = "id" | "name" | "lastModifiedTime";
 
@@ -19,28 +20,43 @@ export interface DistributionListParams {
 export const distributionKeys = {
   all: ["distributions"] as const,
   lists: () => [...distributionKeys.all, "list"] as const,
-  list: (p: DistributionListParams) => [...distributionKeys.lists(), p] as const,
   detail: (id: number) => [...distributionKeys.all, "detail", id] as const,
   types: () => [...distributionKeys.all, "types"] as const,
 };
 
-/** One page of lists; the page shown stays while the next one loads. */
+/** One page of lists (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useDistributions(p: DistributionListParams) {
-  return useQuery({
-    queryKey: distributionKeys.list(p),
-    queryFn: ({ signal }) =>
-      api.get<DistributionPage>("distributions", {
-        signal,
-        query: {
-          pageNo: p.pageNo,
-          pageSize: p.pageSize,
-          search: p.search || undefined,
-          type: p.type,
-          sort: `${p.sort.field},${p.sort.dir}`,
-        },
-      }),
-    placeholderData: keepPreviousData,
+  return usePagedList<Distribution>({
+    key: distributionKeys.lists(),
+    path: "distributions",
+    paged: {
+      pageNo: p.pageNo,
+      pageSize: p.pageSize,
+      search: p.search || undefined,
+      type: p.type,
+      sort: `${p.sort.field},${p.sort.dir}`,
+    },
+    local: {
+      pageNo: p.pageNo,
+      pageSize: p.pageSize,
+      search: p.search,
+      searchIn: (d) => [
+        d.name,
+        ...(d.label ?? []),
+        ...(d.email ?? []),
+        ...(d.contacts ?? []).flatMap((c) => [c.name, c.info]),
+      ],
+      filter: p.type ? (d) => hasContactType(d, p.type as number) : undefined,
+      sort: p.sort,
+    },
   });
+}
+
+/** Whether a list has a contact of type `type` (1 Email, 2 SMS, 4 Voice), from its contacts or its `type` column. */
+function hasContactType(d: Distribution, type: number): boolean {
+  if (Array.isArray(d.contacts) && d.contacts.length) return d.contacts.some((c) => Number(c.type) === type);
+  const names: Record<number, string[]> = { 1: ["1", "email"], 2: ["2", "sms", "text/sms"], 4: ["4", "voice"] };
+  return (d.type ?? []).some((t) => names[type]?.includes(String(t).toLowerCase()));
 }
 
 /** One list; id 0 (a new list) asks for nothing. */
@@ -77,9 +93,9 @@ export function useSaveDistribution() {
   });
 }
 
-/** Deletes one list: resolves true when the server said OK. */
+/** Deletes one list: true when the server answered a success (status and code), whatever the value it returns. */
 export function deleteDistribution(id: number): Promise<boolean> {
-  return api.del<boolean>(`distributions/${id}`).then((ok) => ok === true);
+  return api.remove(`distributions/${id}`);
 }
 
 /** Sends a real test message to one address or number; the row shows the outcome. */

@@ -1,9 +1,13 @@
 // Issue-tracker tickets (spec §7 'Issue-tracker calls'): whether a Jira is configured, its
 // people, projects and statuses, one ticket, and the create and edit forms (multipart: a
 // `data` JSON part and an optional `file`).
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type ListPage, toListPage } from "../../lib/listPage";
+import { session } from "../../lib/session";
+import { useStore } from "../../lib/store";
+import { hasCxwatchApi, useApiFlavor } from "../../lib/tenant";
 import { api } from "../index";
-import type { AutoTicketPage, IssueData, IssueKey, IssueView, JiraProject, JiraSettings, JiraUser } from "../types";
+import type { AutoTicket, IssueData, IssueKey, IssueView, JiraProject, JiraSettings, JiraUser } from "../types";
 
 export const jiraKeys = {
   all: ["jira"] as const,
@@ -16,11 +20,30 @@ export const jiraKeys = {
     [...jiraKeys.all, "auto", settingId, pageNo, pageSize] as const,
 };
 
-/** Whether the console has a Jira: the ticket controls are hidden without one. */
+/**
+ * Whether the console has a Jira: the ticket controls are hidden without one. cxwatch's API says
+ * so at `jira/v1/config`; under flavour "spec" (no such call) the issue tracker is there when
+ * section 7's `GET jira/v1/projects?username=` answers 2xx, and its projects are kept for the
+ * ticket dialog.
+ */
 export function useJiraConfig() {
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const username = useStore(session)?.username ?? "";
+  const qc = useQueryClient();
   return useQuery({
-    queryKey: jiraKeys.config(),
-    queryFn: ({ signal }) => api.get<JiraSettings>("jira/v1/config", { signal, quiet: true }),
+    queryKey: [...jiraKeys.config(), cxwatch],
+    queryFn: ({ signal }): Promise<JiraSettings> =>
+      cxwatch
+        ? api.get<JiraSettings>("jira/v1/config", { signal, quiet: true })
+        : api
+            .get<JiraProject[]>("jira/v1/projects", { signal, quiet: true, background: true, query: { username } })
+            .then(
+              (projects) => {
+                if (Array.isArray(projects)) qc.setQueryData(jiraKeys.projects(), projects);
+                return { configured: true };
+              },
+              () => ({ configured: false }),
+            ),
     staleTime: 5 * 60 * 1000,
   });
 }
@@ -77,6 +100,22 @@ export function createIssue(data: IssueData, file: File | null): Promise<IssueKe
   return api.post<IssueKey>("jira/v1/issue", formOf(data, file), { quiet: true });
 }
 
+/**
+ * Stores a new ticket's key on what it was opened for, with section 4's follow-up call: the
+ * report (`PUT reports/{id}` with the report and `jiraTicket`) or the alert (`PUT alerts/{id}`
+ * with `{jiraTicket}`). cxwatch's API stores it itself when the ticket is created, so this is
+ * for flavour "spec" only (a vendor keeps nothing server-side).
+ */
+export async function keepTicketKey(target: { reportId?: number; alertId?: number }, key: string): Promise<void> {
+  if (!key || hasCxwatchApi()) return;
+  if (target.reportId !== undefined) {
+    const report = await api.get<Record<string, unknown>>(`reports/${target.reportId}`);
+    await api.put(`reports/${target.reportId}`, { ...report, id: target.reportId, jiraTicket: key });
+  } else if (target.alertId !== undefined) {
+    await api.put(`alerts/${target.alertId}`, { jiraTicket: key });
+  }
+}
+
 export function updateIssue(key: string, username: string, data: IssueData, file: File | null): Promise<IssueKey> {
   return api.put<IssueKey>("jira/v1/issue", formOf(data, file), { quiet: true, query: { username, issueId: key } });
 }
@@ -86,12 +125,26 @@ export function updateAutoTicket(id: number, data: IssueData, file: File | null)
   return api.put<IssueKey>(`autojiraticket/${id}`, formOf(data, file), { quiet: true });
 }
 
-/** The tickets the alert engine opened for setting `settingId`, newest first, one page. */
+/**
+ * The tickets the alert engine opened for setting `settingId`, newest first, one page. Under
+ * flavour "spec" the call carries no paging (section 7 lists none) and its list is paged here.
+ */
 export function useAutoTickets(settingId: number, pageNo: number, pageSize: number) {
+  const cxwatch = useApiFlavor() === "cxwatch";
   return useQuery({
-    queryKey: jiraKeys.autoTickets(settingId, pageNo, pageSize),
+    queryKey: cxwatch ? jiraKeys.autoTickets(settingId, pageNo, pageSize) : [...jiraKeys.all, "auto", settingId, "all"],
     queryFn: ({ signal }) =>
-      api.get<AutoTicketPage>(`alerts/autojiraticket/${settingId}`, { signal, query: { pageNo, pageSize } }),
+      api.get<AutoTicket[] | ListPage<AutoTicket>>(`alerts/autojiraticket/${settingId}`, {
+        signal,
+        query: cxwatch ? { pageNo, pageSize } : undefined,
+      }),
+    select: (answer): ListPage<AutoTicket> =>
+      toListPage(answer, {
+        pageNo,
+        pageSize,
+        sort: { field: "alertTime", dir: "desc" },
+        sortValue: (a) => Date.parse(String(a.alertTime ?? "")) || undefined,
+      }) ?? { content: [], totalElements: 0 },
     enabled: Number.isInteger(settingId) && settingId > 0,
     placeholderData: keepPreviousData,
   });

@@ -2,17 +2,19 @@
 // form (types, timeframes, latency thresholds), the data of the views and the runs behind
 // them. Types other than 6 read the group metric and MOS calls with the report's range.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type ListPage, type LocalListParams, toListPage } from "../../lib/listPage";
+import { useApiFlavor } from "../../lib/tenant";
 import { api } from "../index";
+import { usePagedList } from "../lists";
 import type {
   GroupMetric,
   LatencyReport,
   LatencyThreshold,
   MosRow,
   Report,
-  ReportPage,
   ReportSave,
   ReportTypeItem,
-  RunItemPage,
+  SpecRun,
 } from "../types";
 
 export type ReportSortField =
@@ -56,7 +58,6 @@ export interface ReportRunsParams {
 export const reportKeys = {
   all: ["reports"] as const,
   lists: () => [...reportKeys.all, "list"] as const,
-  list: (p: ReportListParams) => [...reportKeys.lists(), p] as const,
   detail: (id: number) => [...reportKeys.all, "detail", id] as const,
   types: (channel: string) => [...reportKeys.all, "types", channel] as const,
   timeframes: () => [...reportKeys.all, "timeframes"] as const,
@@ -79,29 +80,47 @@ export const reportKeys = {
 
 const list = (v: (string | number)[]) => (v.length ? v.join(",") : undefined);
 
-export function fetchReports(p: ReportListParams, signal?: AbortSignal): Promise<ReportPage> {
-  return api.get<ReportPage>("reports", {
-    signal,
-    query: {
-      pageNo: p.pageNo,
-      pageSize: p.pageSize,
-      search: p.search || undefined,
-      reportType: list(p.reportType),
-      groupName: list(p.groupName),
-      startDate: p.startDate || undefined,
-      endDate: p.endDate || undefined,
-      timeframe: list(p.timeframe),
-      sort: `${p.sort.field},${p.sort.dir}`,
-    },
-  });
+/** cxwatch's paged call's parameters. */
+export function reportsQuery(p: ReportListParams) {
+  return {
+    pageNo: p.pageNo,
+    pageSize: p.pageSize,
+    search: p.search || undefined,
+    reportType: list(p.reportType),
+    groupName: list(p.groupName),
+    startDate: p.startDate || undefined,
+    endDate: p.endDate || undefined,
+    timeframe: list(p.timeframe),
+    sort: `${p.sort.field},${p.sort.dir}`,
+  };
 }
 
-/** One page of reports; the page shown stays while the next one loads. */
+/** How the browser filters and pages the spec's array of reports (as the server does a page). */
+export function reportsLocally(p: ReportListParams): LocalListParams<Report> {
+  const groups = p.groupName.map((g) => g.toLowerCase());
+  const filter = (r: Report) =>
+    (!p.reportType.length || p.reportType.includes(r.reportTypeID)) &&
+    (!groups.length || groups.includes(String(r.testCaseGroupName ?? "").toLowerCase())) &&
+    (!p.timeframe.length || p.timeframe.includes(r.timeframeName)) &&
+    (!p.startDate || !r.timeframeBegin || r.timeframeBegin >= p.startDate) &&
+    (!p.endDate || !r.timeframeEnd || r.timeframeEnd <= p.endDate);
+  return {
+    pageNo: p.pageNo,
+    pageSize: p.pageSize,
+    search: p.search,
+    searchIn: (r) => [r.id, r.name],
+    filter,
+    sort: p.sort,
+  };
+}
+
+/** One page of reports (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useReports(p: ReportListParams) {
-  return useQuery({
-    queryKey: reportKeys.list(p),
-    queryFn: ({ signal }) => fetchReports(p, signal),
-    placeholderData: keepPreviousData,
+  return usePagedList<Report>({
+    key: reportKeys.lists(),
+    path: "reports",
+    paged: reportsQuery(p),
+    local: reportsLocally(p),
   });
 }
 
@@ -154,9 +173,9 @@ export function useSaveReport() {
   });
 }
 
-/** Deletes one report: resolves true when the server said OK. */
+/** Deletes one report: true when the server answered a success (status and code), whatever the value it returns. */
 export function deleteReport(id: number): Promise<boolean> {
-  return api.del<number>(`reports/${id}`).then((v) => v === id);
+  return api.remove(`reports/${id}`);
 }
 
 /** The group metric over the report's range (types other than 6 and 7). */
@@ -194,12 +213,28 @@ export function useReportLatency(id: number, enabled: boolean) {
   });
 }
 
-/** One page of the runs behind a view's cell. */
+/**
+ * One page of the runs behind a view's cell. Under flavour "cxwatch" the server pages; under
+ * "spec" the call carries only section 7's parameters and its array is paged here, newest first.
+ */
 export function useReportRuns(id: number, p: ReportRunsParams) {
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const { pageNo, pageSize, ...filters } = p;
   return useQuery({
-    queryKey: reportKeys.runs(id, p),
-    queryFn: ({ signal }) => api.get<RunItemPage>(`reports/${id}/testruns`, { signal, query: { ...p } }),
+    queryKey: cxwatch ? reportKeys.runs(id, p) : [...reportKeys.all, "runs", id, "all", filters],
+    queryFn: ({ signal }) =>
+      api.get<SpecRun[] | ListPage<SpecRun>>(`reports/${id}/testruns`, {
+        signal,
+        query: cxwatch ? { ...p } : { ...filters },
+      }),
     placeholderData: keepPreviousData,
+    select: (answer) =>
+      toListPage(answer, {
+        pageNo,
+        pageSize,
+        sort: { field: "runTime", dir: "desc" },
+        sortValue: (r) => Date.parse(r.runTime) || r.runTime,
+      }) ?? { content: [], totalElements: 0 },
   });
 }
 

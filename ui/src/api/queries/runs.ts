@@ -1,8 +1,13 @@
 // Test runs (spec §7): the runs of a test case, of a group's hour (a dashboard bar), of a
 // report segment, one run's detail, and its recordings as blobs (the player and downloads).
+// Under flavour "cxwatch" the server pages and filters the runs; under "spec" the whole list is
+// asked for with section 7's parameters and filtered, sorted newest first and paged here.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { itemsOf, type ListPage, toListPage } from "../../lib/listPage";
+import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
+import type { Query } from "../client";
 import { api } from "../index";
-import type { RunDetail, RunPage } from "../types";
+import type { GroupDetail, RunDetail, RunPage, SpecRun } from "../types";
 
 /** Which runs a drill table shows. */
 export type RunSource =
@@ -23,52 +28,169 @@ export const runKeys = {
   all: ["runs"] as const,
   lists: () => [...runKeys.all, "list"] as const,
   list: (p: RunListParams) => [...runKeys.lists(), p] as const,
+  /** The whole list of a source and status (flavour "spec": paged in the browser). */
+  whole: (source: RunSource, status: string) => [...runKeys.lists(), "all", source, status] as const,
   detail: (id: number) => [...runKeys.all, "detail", id] as const,
 };
 
-export function fetchRuns(p: RunListParams, signal?: AbortSignal): Promise<RunPage> {
-  const paging = { pageNo: p.pageNo, pageSize: p.pageSize, status: p.status };
+/** The alert-status id of a drill status (spec §9: pass 3, warning 4, failure 7); undefined for total. */
+export const STATUS_IDS: Record<string, number | undefined> = { success: 3, warning: 4, failure: 7 };
+
+/**
+ * The call a drill makes for its runs (not the group kind under flavour "spec", see
+ * fetchGroupHourRuns). Under "cxwatch" the server pages and filters; under "spec" only the
+ * parameters section 7 lists are sent. A report segment's status is `perfStatus` (the report's
+ * testruns call reads no `status`), in every mode.
+ */
+export function runsCall(p: RunListParams, cxwatch: boolean): { path: string; query: Query } {
+  const paging = cxwatch ? { pageNo: p.pageNo, pageSize: p.pageSize } : {};
   const s = p.source;
   switch (s.kind) {
     case "case":
-      return api.get<RunPage>(`trs/v1/testcases/${s.testCaseId}/runs`, {
-        signal,
-        query: { ...paging, startDate: s.startDate, endDate: s.endDate, caseRunType: s.caseRunType },
-      });
+      return {
+        path: `trs/v1/testcases/${s.testCaseId}/runs`,
+        query: cxwatch
+          ? { ...paging, status: p.status, startDate: s.startDate, endDate: s.endDate, caseRunType: s.caseRunType }
+          : { startDate: s.startDate, endDate: s.endDate },
+      };
     case "group":
-      return api.get<RunPage>(`trs/v1/groups/${s.groupId}/runs`, {
-        signal,
-        query: { ...paging, startDate: s.startDate, hrSlot: s.hrSlot, caseRunType: s.caseRunType },
-      });
+      return {
+        path: `trs/v1/groups/${s.groupId}/runs`,
+        query: { ...paging, status: p.status, startDate: s.startDate, hrSlot: s.hrSlot, caseRunType: s.caseRunType },
+      };
     case "report":
       // The report-segment variant (spec §7 'GET reports/{reportId}/testruns').
-      return api.get<RunPage>(`reports/${s.reportId}/testruns`, {
-        signal,
+      return {
+        path: `reports/${s.reportId}/testruns`,
         query: {
           ...paging,
+          perfStatus: p.status,
           startDate: s.startDate,
           endDate: s.endDate,
           segmentId: s.segmentId,
           latencyThres: s.latencyThres,
         },
-      });
+      };
   }
+}
+
+/**
+ * The runs of a group's hour from section 7 calls only: the group's test cases
+ * (`GET trs/v1/groups/{id}`), then `GET testcases/{id}/runs?startDate&endDate` for each, merged.
+ * The caller filters them to the hour and status (runsOfHour).
+ */
+export async function fetchGroupHourRuns(
+  s: Extract<RunSource, { kind: "group" }>,
+  signal?: AbortSignal,
+): Promise<SpecRun[]> {
+  const group = await api.get<Partial<GroupDetail>>(`trs/v1/groups/${s.groupId}`, { signal });
+  const cases = Array.isArray(group?.testCases) ? group.testCases : [];
+  const lists = await Promise.all(
+    cases.map((c) =>
+      api.get<SpecRun[] | RunPage>(`trs/v1/testcases/${c.id}/runs`, {
+        signal,
+        query: { startDate: s.startDate, endDate: s.startDate },
+      }),
+    ),
+  );
+  return lists.flatMap((l) => itemsOf<SpecRun>(l as SpecRun[]));
+}
+
+const hourFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** The hour (0-23) of a run time in the site's time zone, or null when unreadable. */
+export function siteHour(runTime: string, timeZone: string): number | null {
+  const d = new Date(runTime);
+  if (Number.isNaN(d.getTime())) return null;
+  let f = hourFormats.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", hourCycle: "h23" });
+    hourFormats.set(timeZone, f);
+  }
+  return Number(f.format(d)) % 24;
+}
+
+/**
+ * The runs of a list kept when the browser filters (flavour "spec"): of the status (by
+ * runStatusId; a run without one is kept), of the run type when the run says it, and of the
+ * hour in the site's time zone when one is asked for.
+ */
+export function keepRun(
+  r: SpecRun,
+  status: string,
+  opts: { caseRunType?: string; hour?: number; timeZone?: string } = {},
+): boolean {
+  const id = STATUS_IDS[status];
+  if (id !== undefined && r.runStatusId !== undefined && r.runStatusId !== null && Number(r.runStatusId) !== id) {
+    return false;
+  }
+  if (opts.caseRunType && r.runType && r.runType !== opts.caseRunType) return false;
+  if (opts.hour !== undefined && opts.timeZone) {
+    if (siteHour(r.runTime, opts.timeZone) !== opts.hour) return false;
+  }
+  return true;
 }
 
 /** One page of runs; the page shown stays while the next one loads. */
 export function useRuns(p: RunListParams) {
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const timeZone = useSiteTimeZone();
+  const s = p.source;
   return useQuery({
-    queryKey: runKeys.list(p),
-    queryFn: ({ signal }) => fetchRuns(p, signal),
+    queryKey: cxwatch ? runKeys.list(p) : runKeys.whole(s, p.status),
+    queryFn: ({ signal }): Promise<SpecRun[] | RunPage> => {
+      if (!cxwatch && s.kind === "group") return fetchGroupHourRuns(s, signal);
+      const { path, query } = runsCall(p, cxwatch);
+      return api.get<SpecRun[] | RunPage>(path, { signal, query });
+    },
     placeholderData: keepPreviousData,
+    select: (answer) =>
+      toListPage<SpecRun>(answer as SpecRun[] | ListPage<SpecRun>, {
+        pageNo: p.pageNo,
+        pageSize: p.pageSize,
+        filter: (r) =>
+          keepRun(r, p.status, {
+            caseRunType: "caseRunType" in s ? s.caseRunType : undefined,
+            hour: s.kind === "group" ? s.hrSlot : undefined,
+            timeZone,
+          }),
+        sort: { field: "runTime", dir: "desc" },
+        sortValue: (r) => Date.parse(r.runTime) || r.runTime,
+      }) ?? { content: [], totalElements: 0 },
   });
+}
+
+type Loose = Record<string, unknown>;
+const arrayOf = (v: unknown): Loose[] => (Array.isArray(v) ? v.filter((x) => !!x && typeof x === "object") : []);
+
+/**
+ * A run detail in the shape the page reads, from either API: section 3 names `segmentRuns or
+ * segments, each with stepRuns or steps`, and none of cxwatch's extras (groups, channel, IVR,
+ * recording), which are then empty.
+ */
+export function normalizeRun(answer: unknown): RunDetail {
+  const a = (answer && typeof answer === "object" ? answer : {}) as Loose;
+  const segments = arrayOf(a.segments ?? a.segmentRuns).map((seg) => ({
+    ...seg,
+    segmentId: Number(seg.segmentId ?? 0),
+    segmentName: String(seg.segmentName ?? ""),
+    steps: arrayOf(seg.steps ?? seg.stepRuns).map((st) => {
+      const result = st.testResult && typeof st.testResult === "object" ? (st.testResult as Loose) : {};
+      return { ...st, testResult: { ...result, status: String(result.status ?? "") } };
+    }),
+  }));
+  return {
+    ...(a as unknown as RunDetail),
+    groups: arrayOf(a.groups) as unknown as RunDetail["groups"],
+    segments: segments as unknown as RunDetail["segments"],
+  };
 }
 
 /** One run with its segments and steps; failures are shown by the page, not the banner. */
 export function useRun(id: number) {
   return useQuery({
     queryKey: runKeys.detail(id),
-    queryFn: ({ signal }) => api.get<RunDetail>(`trs/v1/testruns/${id}`, { signal, quiet: true }),
+    queryFn: ({ signal }) => api.get<unknown>(`trs/v1/testruns/${id}`, { signal, quiet: true }).then(normalizeRun),
     enabled: Number.isInteger(id) && id > 0,
     retry: false,
   });

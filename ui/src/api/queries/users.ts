@@ -1,7 +1,9 @@
-// Users (spec §7 'Users'): the paged list, one user, save, delete and password changes.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+// Users (spec §7 'Users'): the list (a page, or the spec's array paged here), one user, save, delete and password changes.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import type { LocalListParams } from "../../lib/listPage";
 import { api } from "../index";
-import type { PasswordChange, User, UserPage, UserSave } from "../types";
+import { usePagedList } from "../lists";
+import type { PasswordChange, User, UserSave } from "../types";
 
 export type UserSortField = "id" | "firstName" | "lastName" | "username";
 
@@ -17,30 +19,35 @@ export interface UserListParams {
 export const userKeys = {
   all: ["users"] as const,
   lists: () => [...userKeys.all, "list"] as const,
-  list: (p: UserListParams) => [...userKeys.lists(), p] as const,
   detail: (id: number) => [...userKeys.all, "detail", id] as const,
 };
 
-export function fetchUsers(p: UserListParams, signal?: AbortSignal): Promise<UserPage> {
-  return api.get<UserPage>("users", {
-    signal,
-    query: {
-      pageNo: p.pageNo,
-      pageSize: p.pageSize,
-      search: p.search || undefined,
-      role: p.role,
-      sort: `${p.sort.field},${p.sort.dir}`,
-    },
-  });
+/** cxwatch's paged call's parameters. */
+export function usersQuery(p: UserListParams) {
+  return {
+    pageNo: p.pageNo,
+    pageSize: p.pageSize,
+    search: p.search || undefined,
+    role: p.role,
+    sort: `${p.sort.field},${p.sort.dir}`,
+  };
 }
 
-/** One page of users; the page shown stays while the next one loads. */
+/** How the browser pages the spec's array of users (as the server does a page). */
+export function usersLocally(p: UserListParams): LocalListParams<User> {
+  return {
+    pageNo: p.pageNo,
+    pageSize: p.pageSize,
+    search: p.search,
+    searchIn: (u) => [u.firstName, u.lastName, u.username],
+    filter: p.role ? (u) => Array.isArray(u.roles) && u.roles.includes(p.role as string) : undefined,
+    sort: p.sort,
+  };
+}
+
+/** One page of users (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useUsers(p: UserListParams) {
-  return useQuery({
-    queryKey: userKeys.list(p),
-    queryFn: ({ signal }) => fetchUsers(p, signal),
-    placeholderData: keepPreviousData,
-  });
+  return usePagedList<User>({ key: userKeys.lists(), path: "users", paged: usersQuery(p), local: usersLocally(p) });
 }
 
 /** One user; id 0 (a new user) asks for nothing. */
@@ -71,9 +78,9 @@ export function useSaveUser() {
   });
 }
 
-/** Deletes one user: resolves true when the server said OK. */
+/** Deletes one user: true when the server answered a success (status and code), whatever the value it returns. */
 export function deleteUser(id: number): Promise<boolean> {
-  return api.del<boolean>(`users/${id}`).then((ok) => ok === true);
+  return api.remove(`users/${id}`);
 }
 
 export function useDeleteUsers() {

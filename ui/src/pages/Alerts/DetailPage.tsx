@@ -22,7 +22,7 @@ import type { StatusKind } from "../Drill/format";
 import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { TicketDialog } from "../Tickets/TicketDialog";
-import { eventKind, filterRuns, pageSlice } from "./rules";
+import { eventKind, filterRuns, openState, pageSlice } from "./rules";
 import "./Alerts.css";
 
 function useNotificationColumns(): Column<Notification>[] {
@@ -104,7 +104,8 @@ export function AlertDetailPage() {
     );
   }
   const d = event.data;
-  const runs = d ? filterRuns(d.testRuns, search, kind) : [];
+  const runs = d ? filterRuns(d.testRuns ?? [], search, kind) : [];
+  const open = d ? openState(d) : undefined;
   const fmt = (v: string | null | undefined) => (v ? formatRunTime(v, zone, i18n.locale) : "");
 
   return (
@@ -144,7 +145,11 @@ export function AlertDetailPage() {
             <dt>{t`Status`}</dt>
             <dd class="alert-status">
               <StatusBadge kind={eventKind({ testRuns: d.testRuns, statusId: d.statusId })} />
-              {d.open ? <span class="alert-open">{t`Ongoing`}</span> : <span class="alert-closed">{t`Closed`}</span>}
+              {open === true ? (
+                <span class="alert-open">{t`Ongoing`}</span>
+              ) : open === false ? (
+                <span class="alert-closed">{t`Closed`}</span>
+              ) : null}
             </dd>
           </div>
         </dl>
@@ -224,15 +229,20 @@ export function AlertDetailPage() {
         onClose={() => setTicketOpen(false)}
         onCreated={() => void queryClient.invalidateQueries({ queryKey: alertKeys.detail(id) })}
       />
-      <h2 class="alert-section-title">{t`Notifications sent`}</h2>
-      <DataTable
-        testId="alert-notifications"
-        columns={notificationColumns}
-        rows={d?.notifications}
-        rowId={(n) => n.id}
-        rowLabel={(n) => n.recipient}
-        loading={event.isFetching}
-      />
+      {d && !Array.isArray(d.notifications) ? null : (
+        // cxwatch's addition: a vendor's alert has no notifications, so no such section.
+        <>
+          <h2 class="alert-section-title">{t`Notifications sent`}</h2>
+          <DataTable
+            testId="alert-notifications"
+            columns={notificationColumns}
+            rows={d?.notifications}
+            rowId={(n) => n.id}
+            rowLabel={(n) => n.recipient}
+            loading={event.isFetching}
+          />
+        </>
+      )}
     </section>
   );
 }

@@ -4,7 +4,7 @@
 import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import { type AlertListParams, useAlertEvents } from "../../api/queries/alerts";
-import type { AlertEvent } from "../../api/types";
+import type { SpecAlertEvent as AlertEvent } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
 import { pageOf, pageSizeOf } from "../../components/paging";
@@ -12,7 +12,7 @@ import { useUrlParams } from "../../components/useUrlParams";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { formatRunTime } from "../Dashboard/time";
 import { StatusBadge } from "../Drill/StatusBadge";
-import { eventKind, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
+import { eventKind, openState, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
 import "./Alerts.css";
 
 export function paramsOf(search: string): AlertListParams & { page: number } {
@@ -41,18 +41,18 @@ function useColumns(): Column<AlertEvent>[] {
     { key: "testCaseName", label: t`Test Case`, render: (e) => e.testCaseName },
     { key: "alertTime", label: t`Alert Time`, render: (e) => formatRunTime(e.alertTime, zone, i18n.locale) },
     { key: "distributionName", label: t`Distribution list`, render: (e) => e.distributionName },
-    { key: "testRunCount", label: t`Test Run Count`, render: (e) => i18n.number(e.testRunCount) },
+    { key: "testRunCount", label: t`Test Run Count`, render: (e) => i18n.number(Number(e.testRunCount ?? 0)) },
     {
       key: "status",
       label: t`Status`,
       render: (e) => (
         <span class="alert-status">
           <StatusBadge kind={eventKind(e)} />
-          {e.open ? (
+          {openState(e) === true ? (
             <span class="alert-open" data-testid="alert-open">{t`Ongoing`}</span>
-          ) : (
+          ) : openState(e) === false ? (
             <span class="alert-closed">{t`Closed`}</span>
-          )}
+          ) : null}
         </span>
       ),
     },

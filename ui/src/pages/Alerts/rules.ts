@@ -1,7 +1,7 @@
 // The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
 // and the search and status filter of an event's runs. Tested beside.
 import type { AlertStatusId } from "../../api/queries/alerts";
-import type { RunItem } from "../../api/types";
+import type { SpecRun as RunItem } from "../../api/types";
 import { type StatusKind, statusKindOfId } from "../Drill/format";
 
 /** The chips in the spec's order: Failure (7), Pass (3), Warning (4). */
@@ -18,9 +18,14 @@ export function toggleStatus(current: AlertStatusId | undefined, chip: AlertStat
   return current === chip ? undefined : chip;
 }
 
-/** An event's status kind, from its first run's status id. */
-export function eventKind(e: { testRuns: { runStatusId: number }[]; statusId: number }): StatusKind {
-  return statusKindOfId(e.testRuns[0]?.runStatusId ?? e.statusId);
+/** An event's status kind, from its first run's status id (section 3's), else its own statusId. */
+export function eventKind(e: { testRuns?: { runStatusId?: number }[]; statusId?: number }): StatusKind {
+  return statusKindOfId(e.testRuns?.[0]?.runStatusId ?? e.statusId ?? 7);
+}
+
+/** Whether an event is open: true, false, or undefined when the API does not say (section 3 has no `open`). */
+export function openState(e: { open?: boolean | null }): boolean | undefined {
+  return typeof e.open === "boolean" ? e.open : undefined;
 }
 
 /** Runs whose id or test case name contains the search (any case) and of the status kind. */
@@ -28,7 +33,11 @@ export function filterRuns(runs: RunItem[], search: string, kind: StatusKind | "
   const s = search.trim().toLowerCase();
   return runs.filter(
     (r) =>
-      (!s || String(r.runId).includes(s) || r.testCaseName.toLowerCase().includes(s)) &&
+      (!s ||
+        String(r.runId).includes(s) ||
+        String(r.testCaseName ?? "")
+          .toLowerCase()
+          .includes(s)) &&
       (!kind || statusKindOfId(r.runStatusId) === kind),
   );
 }

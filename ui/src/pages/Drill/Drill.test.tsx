@@ -8,6 +8,8 @@ import { render } from "preact";
 import { act } from "preact/test-utils";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Route, Router } from "wouter";
+import { tenant } from "../../lib/tenant";
+import type { ApiFlavor } from "../../lib/types";
 import { DrillPage } from "./index";
 
 const PAGE = {
@@ -37,16 +39,72 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-async function mount(path: string, search: string) {
+/** A vendor's runs: section 3's fields only, as an array, without `code`. */
+const SPEC_RUNS = [
+  {
+    runId: 81,
+    testCaseId: 12,
+    testCaseName: "Claim status",
+    runTime: "2026-01-15T18:20:00Z",
+    runDuration: 3,
+    runStatusId: 4,
+  },
+  {
+    runId: 82,
+    testCaseId: 12,
+    testCaseName: "Claim status",
+    runTime: "2026-01-15T18:40:00Z",
+    runDuration: 3,
+    runStatusId: 3,
+  },
+  {
+    runId: 83,
+    testCaseId: 12,
+    testCaseName: "Claim status",
+    runTime: "2026-01-15T19:10:00Z",
+    runDuration: 3,
+    runStatusId: 4,
+  },
+  {
+    runId: 84,
+    testCaseId: 13,
+    testCaseName: "Balance",
+    runTime: "2026-01-15T18:50:00Z",
+    runDuration: 3,
+    runStatusId: 4,
+  },
+];
+
+async function mount(path: string, search: string, flavor: ApiFlavor = "cxwatch") {
   const urls: string[] = [];
+  tenant.set({ apiBaseUrl: "/api", apiFlavor: flavor });
+  const group = {
+    id: 4,
+    name: "Claims",
+    channel: "voice",
+    caseCount: 2,
+    ivrCount: 1,
+    testCases: [
+      { id: 12, ivrId: 1, name: "Claim status" },
+      { id: 13, ivrId: 1, name: "Balance" },
+    ],
+  };
   vi.stubGlobal(
     "fetch",
     vi.fn(async (url: string) => {
       urls.push(String(url));
-      const data = String(url).includes("/runs")
-        ? PAGE
-        : { id: 4, name: "Claims", channel: "voice", caseCount: 1, ivrCount: 1, testCases: [] };
-      return new Response(JSON.stringify({ code: "OK", data, messages: [] }), {
+      const u = String(url);
+      const m = /testcases\/(\d+)\/runs/.exec(u);
+      const data =
+        flavor === "spec"
+          ? m
+            ? SPEC_RUNS.filter((r) => r.testCaseId === Number(m[1]))
+            : group
+          : u.includes("/runs")
+            ? PAGE
+            : group;
+      const body = flavor === "spec" ? { data } : { code: "OK", data, messages: [] };
+      return new Response(JSON.stringify(body), {
         status: 200,
         headers: { "Content-Type": "application/json" },
       });
@@ -119,6 +177,27 @@ describe("DrillPage", () => {
     });
     expect(root.querySelector("[data-testid=run-link]")?.getAttribute("href")).toBe("/report/run/77");
     expect(root.querySelector("[data-testid=drill-entity]")?.textContent).toBe("Claims");
+  });
+
+  it("under flavour spec, asks a test case's runs with section 7's parameters and pages the array here", async () => {
+    const urls = await mount("/report/drill/12/warning/2026-01-15/2026-01-16", "", "spec");
+    const call = new URL(urls.find((u) => u.includes("/runs")) ?? "", "https://x");
+    expect(call.pathname).toBe("/api/trs/v1/testcases/12/runs");
+    expect(Object.fromEntries(call.searchParams)).toEqual({ startDate: "2026-01-15", endDate: "2026-01-16" });
+    const links = [...root.querySelectorAll("[data-testid=run-link]")].map((a) => a.getAttribute("href"));
+    expect(links).toEqual(["/report/run/83", "/report/run/81"]);
+    expect(root.querySelector("[data-testid=drill-count]")?.textContent).toBe("2");
+  });
+
+  it("under flavour spec, builds a dashboard bar's runs from the group's test cases and their runs", async () => {
+    // 18:xx UTC is 13:xx in Toronto in January.
+    const urls = await mount("/report/drill/4/warning/2026-01-15/2026-01-15", "level=group&hrSlot=13", "spec");
+    expect(urls.some((u) => u.includes("groups/4/runs"))).toBe(false);
+    expect(urls).toContain("/api/trs/v1/groups/4");
+    expect(urls).toContain("/api/trs/v1/testcases/12/runs?startDate=2026-01-15&endDate=2026-01-15");
+    expect(urls).toContain("/api/trs/v1/testcases/13/runs?startDate=2026-01-15&endDate=2026-01-15");
+    const links = [...root.querySelectorAll("[data-testid=run-link]")].map((a) => a.getAttribute("href"));
+    expect(links).toEqual(["/report/run/84", "/report/run/81"]);
   });
 
   it("answers an address it cannot show with the 404 page", async () => {

@@ -1,12 +1,13 @@
 // The runs behind a number: run id, test case, date-time, duration, detailed status and MOS,
-// each row leading to the run's detail. Server-paged; the drill screen, the reports and the
+// each row leading to the run's detail. One page (the server's, or the browser's of a whole list); the drill screen, the reports and the
 // alert details show runs with it.
 import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { Link } from "wouter";
-import type { RunItem, RunPage } from "../../api/types";
+import type { SpecRun as RunItem } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
+import type { ListPage } from "../../lib/listPage";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { formatRunTime } from "../Dashboard/time";
 import { mos1, seconds2, statusKindOfId } from "./format";
@@ -14,7 +15,7 @@ import { runPath } from "./links";
 import { StatusBadge } from "./StatusBadge";
 
 export interface RunTableProps {
-  data: RunPage | undefined;
+  data: ListPage<RunItem> | undefined;
   loading: boolean;
   error: string | null;
   /** 1-based. */

@@ -66,7 +66,7 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
   const list: RunListParams = { source, status: found.drill.status, pageNo: page - 1, pageSize: size };
   const runs = useRuns(list);
   const group = useGroup(found.kind === "group" ? found.drill.groupId : 0);
-  const first = runs.data?.content[0];
+  const first = runs.data?.content?.[0];
   const what =
     found.kind === "group"
       ? (group.data?.name ?? "")
@@ -82,6 +82,8 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
   const runType = found.drill.runType;
   const runTypeText = runType === "Schedule" ? t`Schedule` : runType === "Manual" ? t`Manual` : null;
   const count = runs.data?.totalElements ?? 0;
+  const shown = runs.data?.content ?? [];
+  const typeUnknown = shown.length > 0 && shown.every((r) => r.runType === undefined || r.runType === null);
 
   return (
     <section class="page drill-page" data-testid="drill">
@@ -94,7 +96,12 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
         <span>
           {t`Period:`} <strong>{period}</strong>
         </span>
-        {runTypeText ? (
+        {runTypeText && typeUnknown ? (
+          // Section 3's runs have no run type, and testcases/{id}/runs takes none: every type shows.
+          <span data-testid="drill-run-type-unknown">
+            {t`Run Type:`} <strong>{t`All (the API does not give a run's type)`}</strong>
+          </span>
+        ) : runTypeText ? (
           <span>
             {t`Run Type:`} <strong>{runTypeText}</strong>
           </span>

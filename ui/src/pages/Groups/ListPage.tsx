@@ -1,5 +1,5 @@
 // Test Case Groups (/settings/test-case-group/2): the groups, paged, searched and sorted by
-// the server; New and edit open the editor in a dialog. Read-only administrators see the list
+// the server (or in the browser, of section 7's list); New and edit open the editor in a dialog. Read-only administrators see the list
 // without New, edit or delete; restricted users see access denied (the server refuses them
 // anyway).
 import { useLingui } from "@lingui/react/macro";
@@ -11,7 +11,7 @@ import {
   groupKeys,
   usePagedGroups,
 } from "../../api/queries/groups";
-import type { Group } from "../../api/types";
+import type { SpecGroup as Group } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { type Column, DataTable, type SortState } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
@@ -71,9 +71,11 @@ function GroupsList({ writable }: { writable: boolean }) {
       key: "caseCount",
       label: t`Test Cases`,
       sortable: true,
+      // Section 7's list promises id, name and channel only: no counts, nothing said.
       render: (g) => {
+        if (g.caseCount === undefined || g.caseCount === null) return "—";
         const caseCount = g.caseCount;
-        const ivrCount = g.ivrCount;
+        const ivrCount = g.ivrCount ?? 0;
         return t`${caseCount} from ${ivrCount} IVR Applications`;
       },
     },

@@ -9,7 +9,7 @@ import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { Link, useParams } from "wouter";
 import { type ReportRunsParams, useLatencyThresholds, useReport, useReportRuns } from "../../api/queries/reports";
-import type { Report, RunItem } from "../../api/types";
+import type { Report, SpecRun as RunItem } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";

@@ -74,7 +74,7 @@ function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
             {run.ivrName}
           </Fact>
           <Fact label={t`Run Type`} testId="run-type">
-            {run.runType === "Schedule" ? t`Schedule` : t`Manual`}
+            {run.runType === "Schedule" ? t`Schedule` : run.runType === "Manual" ? t`Manual` : "—"}
           </Fact>
           <Fact label={t`Status`} testId="run-status">
             <StatusBadge kind={statusKindOfId(run.runStatusId)} stopped={run.runResult === "stopped"} />

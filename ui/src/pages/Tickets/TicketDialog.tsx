@@ -10,6 +10,7 @@ import { ApiError } from "../../api";
 import {
   createIssue,
   jiraKeys,
+  keepTicketKey,
   updateAutoTicket,
   updateIssue,
   useJiraIssue,
@@ -189,6 +190,8 @@ function TicketForm({
       } else {
         const created = await createIssue(data, file);
         showSuccess(t`Created successfully`);
+        // A vendor's API keeps no key: store it on the report or alert (flavour "spec" only).
+        await keepTicketKey(target, created.key).catch(() => undefined);
         onCreated?.(created.key);
       }
     } catch (err) {

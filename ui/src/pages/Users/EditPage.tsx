@@ -15,6 +15,7 @@ import { showError, showSuccess } from "../../lib/banners";
 import { ROUTES } from "../../lib/nav";
 import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useApiFlavor } from "../../lib/tenant";
 import {
   ADMIN,
   type Errors,
@@ -125,7 +126,9 @@ function UserForm({
     if (user.data) setV(fromUser(user.data));
   }, [user.data]);
 
-  const show = visibleFields(mode, v.role);
+  // Kiosk sessions are cxwatch's addition: not offered on a spec-only API.
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const show = { ...visibleFields(mode, v.role), ...(cxwatch ? {} : { kiosk: false }) };
   const set = <K extends keyof UserFormValues>(k: K, value: UserFormValues[K]) => {
     setV((prev) => ({ ...prev, [k]: value }));
     setErrors((prev) => ({ ...prev, [k]: undefined }));
@@ -142,6 +145,7 @@ function UserForm({
     setTexts({});
     if (Object.keys(found).length) return;
     const body = toSave(v, mode, user.data ? { roles: user.data.roles, accessType: user.data.accessType } : undefined);
+    if (!cxwatch) delete body.kiosk;
     try {
       await save.mutateAsync(creating ? body : { ...body, id });
     } catch (failure) {

@@ -4,19 +4,43 @@
 // hour's average to all runs of that hour (bucket -1).
 import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
-import { useReportLatency } from "../../../api/queries/reports";
-import type { LatencyByHr, Report } from "../../../api/types";
+import { useLatencyThresholds, useReportLatency } from "../../../api/queries/reports";
+import type { LatencyReport, LatencyThreshold, Report } from "../../../api/types";
 import { fixed } from "../../../lib/numbers";
 import { useReportLabels } from "../labels";
 import { HOURS, heatColour, latencyUrl } from "../rules";
 
+/** An hour as section 3 names it (hour, latency, runCount); cxwatch adds the counts per bucket. */
+type Hour = Partial<LatencyReport["latencyByHr"][number]> & { hour: number };
+
+/**
+ * The heat map's data from either API. Section 3 gives `segments[]` and `latencyByHr[]` (hour,
+ * latency, runCount) only: the buckets are then section 7's latency thresholds, the limits the
+ * report's own, and the cells without counts (the averages still lead to the runs).
+ */
+export function latencyOf(answer: Partial<LatencyReport>, r: Report, thresholds: LatencyThreshold[] | undefined) {
+  const hours = (v: unknown): Hour[] =>
+    Array.isArray(v) ? v.filter((h): h is Hour => !!h && typeof h.hour === "number") : [];
+  return {
+    latencyWarn: answer.latencyWarn ?? r.latencyWarn,
+    latencyFail: answer.latencyFail ?? r.latencyFail,
+    buckets: answer.buckets ?? thresholds ?? [],
+    latencyByHr: hours(answer.latencyByHr),
+    segments: (Array.isArray(answer.segments) ? answer.segments : []).map((s) => ({
+      ...s,
+      latencyByHr: hours(s.latencyByHr),
+    })),
+  };
+}
+
 export function LatencyView({ r }: { r: Report }) {
   const { t, i18n } = useLingui();
   const data = useReportLatency(r.id, true);
+  const thresholds = useLatencyThresholds();
   const { bucketName } = useReportLabels();
   if (data.isPending) return <p class="muted">{t`Please wait ...`}</p>;
   if (!data.data) return null;
-  const d = data.data;
+  const d = latencyOf(data.data, r, thresholds.data);
   const secs = (ms: number) => i18n.number(ms / 1000, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
   const warn = secs(d.latencyWarn);
   const fail = secs(d.latencyFail);
@@ -25,13 +49,14 @@ export function LatencyView({ r }: { r: Report }) {
     orange: t`below the failure threshold`,
     red: t`at or above the failure threshold`,
   };
-  const avg = (hours: LatencyByHr[]) => {
+  const avg = (hours: Hour[]) => {
     let n = 0;
     let sum = 0;
     for (const h of hours) {
       if (h.latency !== null && h.latency !== undefined) {
-        n += h.latencyCount;
-        sum += h.latency * h.latencyCount;
+        const count = h.latencyCount ?? h.runCount ?? 0;
+        n += count;
+        sum += h.latency * count;
       }
     }
     return n ? fixed(sum / n, 2, i18n.locale) : "—";
@@ -63,7 +88,7 @@ export function LatencyView({ r }: { r: Report }) {
                       {bucketName(b)}
                     </th>
                     {d.latencyByHr.map((h) => {
-                      const n = h.bucketCounts[bi] ?? 0;
+                      const n = h.bucketCounts?.[bi] ?? 0;
                       return (
                         <td key={h.hour} class={n ? `heat-cell heat-${colour}` : "heat-cell"}>
                           {n ? (
@@ -126,7 +151,7 @@ export function LatencyView({ r }: { r: Report }) {
                 <tr key={`${s.testCaseId}-${s.segmentId}`}>
                   <th scope="row">{s.testCaseName}</th>
                   <td>{s.segmentName}</td>
-                  <td>{s.latencyByHr.reduce((a, h) => a + h.runCount, 0)}</td>
+                  <td>{s.latencyByHr.reduce((a, h) => a + (h.runCount ?? 0), 0)}</td>
                   <td>{avg(s.latencyByHr)}</td>
                 </tr>
               ))}

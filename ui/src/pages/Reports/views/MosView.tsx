@@ -21,9 +21,12 @@ export function MosView({ r }: { r: Report }) {
   const [size, setSize] = useState(MOS_PAGE);
   if (mos.isPending) return <p class="muted">{t`Please wait ...`}</p>;
   const rows = (mos.data ?? []).map((m, hour) => ({ ...m, hour }));
-  const withData = rows.filter((m) => m.runCount > 0);
+  // runCount is cxwatch's: section 3's MOS row has the scores only, so an hour has data when it has one.
+  const withData = rows.filter((m) =>
+    typeof m.runCount === "number" ? m.runCount > 0 : m.avgMosCq !== null && m.avgMosCq !== undefined,
+  );
   const one = (v: number | null | undefined) => (v === null || v === undefined ? 0 : Math.round(v * 10) / 10);
-  const hourOf = (m: MosRow) => m.hourly.slice(11, 13);
+  const hourOf = (m: MosRow) => String(m.hourly ?? "").slice(11, 13);
   const value = (m: MosRow & { hour: number }, v: number | null | undefined, key: string) =>
     v === null || v === undefined ? (
       "—"
@@ -78,7 +81,7 @@ export function MosView({ r }: { r: Report }) {
             {shown.map((m) => (
               <tr key={m.hour}>
                 <th scope="row">{hourOf(m)}</th>
-                <td>{m.runCount}</td>
+                <td>{m.runCount ?? "—"}</td>
                 <td>{value(m, m.minMosCq, "min")}</td>
                 <td>{value(m, m.avgMosCq, "avg")}</td>
                 <td>{value(m, m.medianMosCq, "median")}</td>
