@@ -16,9 +16,10 @@ export interface paths {
         put?: never;
         /**
          * Signs in with a username and password. Wrong credentials (unknown user or wrong
-         *     password alike) answer 401; after repeated failures for a username, 429 until the
-         *     wait it names is over. With `kiosk`, a read-only kiosk session, or 403 for a user
-         *     not allowed one.
+         *     password alike) answer 401; after repeated failures for a username from one address,
+         *     or many failures from one address whatever the usernames, 429 until the wait it
+         *     names (`Retry-After`) is over. With `kiosk`, a read-only kiosk session, or 403 for a
+         *     user not allowed one.
          */
         post: operations["signin"];
         delete?: never;
@@ -158,8 +159,10 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Saves a user. Administrators with read-write access change anything but the
-         *     password; anyone else only their own names and username (role, access and groups
-         *     are ignored). Sessions of the user end when their role or access changes.
+         *     password. Anyone else with read-write access changes only their own names and
+         *     username: a role, access type, groups or kiosk flag other than theirs is 400
+         *     `forbidden`. A read-only account changes nothing here (403; its password, yes).
+         *     Sessions of the user end when their role or access changes.
          */
         put: operations["updateUser"];
         post?: never;
@@ -187,9 +190,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Sets a new password. Your own needs `oldPassword`; an administrator with read-write
-         *     access resets another user's with `newPassword` alone. Every session of the user
-         *     ends: sign in again with the new password.
+         * Sets a new password. Anyone changes their own, read-only accounts too, with
+         *     `oldPassword`; an administrator with read-write access resets another user's with
+         *     `newPassword` alone. The password must not be easy to guess (rule `weak`). Every
+         *     session of the user ends: sign in again with the new password.
          */
         patch: operations["overridePassword"];
         trace?: never;
@@ -773,6 +777,8 @@ export interface paths {
          *     through the outbox; the answer waits for the first attempt: 200 when the mail server
          *     or gateway took it, 502 with its reason when not (it is retried as any notification;
          *     `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
+         *     409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
+         *     configured: nothing is sent or recorded.
          */
         post: operations["testContact"];
         delete?: never;
@@ -1206,7 +1212,7 @@ export interface components {
             testCaseGroupId: number;
             testCaseGroupName: string;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
-            jiraTicket?: string;
+            jiraTicket?: string | null;
             /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
             comment?: string;
             /** @description Time of the first run, RFC 3339 UTC. */
@@ -2177,7 +2183,7 @@ export interface components {
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_CONFIGURED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
         /**
          * EventRunStatus
          * @description A run of an event as the list shows it: its alert status.
@@ -2196,7 +2202,10 @@ export interface components {
         FieldProblem: {
             /** @description The camelCase name of the body field or query parameter. */
             field: string;
-            /** @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch` or `forbidden`. */
+            /**
+             * @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
+             *     `weak` (a password too easy to guess).
+             */
             rule: string;
             /** @description The same problem in a sentence (also in `messages`). */
             message: string;
@@ -2277,9 +2286,9 @@ export interface components {
              * Format: int64
              * @description Segment id (null on case level).
              */
-            segmentId?: number;
+            segmentId?: number | null;
             /** @description Segment name (null on case level). */
-            segmentName?: string;
+            segmentName?: string | null;
             /**
              * Format: uint64
              * @description Stopped runs (already counted in failureCount).
@@ -2294,13 +2303,13 @@ export interface components {
              * Format: double
              * @description Step latency in seconds, 2 decimals; null without measurements.
              */
-            avgLatency?: number;
+            avgLatency?: number | null;
             /** Format: double */
-            minLatency?: number;
+            minLatency?: number | null;
             /** Format: double */
-            maxLatency?: number;
+            maxLatency?: number | null;
             /** Format: double */
-            medianLatency?: number;
+            medianLatency?: number | null;
             /**
              * Format: uint64
              * @description Runs with a MOS (case level; 0 on segment level).
@@ -2310,13 +2319,13 @@ export interface components {
              * Format: double
              * @description mosCqIn, 1 decimal; null without runs that have one.
              */
-            avgMosCq?: number;
+            avgMosCq?: number | null;
             /** Format: double */
-            minMosCq?: number;
+            minMosCq?: number | null;
             /** Format: double */
-            maxMosCq?: number;
+            maxMosCq?: number | null;
             /** Format: double */
-            medianMosCq?: number;
+            medianMosCq?: number | null;
         };
         /**
          * GroupRecentItem
@@ -2338,7 +2347,7 @@ export interface components {
              */
             failureCount: number;
             /** @description Time of the latest run in the window (UTC); absent without runs. */
-            lastRunTime?: string;
+            lastRunTime?: string | null;
         };
         /**
          * GroupRef
@@ -2566,7 +2575,7 @@ export interface components {
              * Format: double
              * @description Average step latency in seconds, 2 decimals; null without measurements.
              */
-            latency?: number;
+            latency?: number | null;
             /**
              * Format: uint64
              * @description Runs in the slot.
@@ -2697,13 +2706,13 @@ export interface components {
              * Format: double
              * @description 1 decimal; null when no run in that hour has a MOS.
              */
-            minMosCq?: number;
+            minMosCq?: number | null;
             /** Format: double */
-            maxMosCq?: number;
+            maxMosCq?: number | null;
             /** Format: double */
-            avgMosCq?: number;
+            avgMosCq?: number | null;
             /** Format: double */
-            medianMosCq?: number;
+            medianMosCq?: number | null;
             /**
              * Format: uint64
              * @description Runs with a MOS in that hour.
@@ -2737,12 +2746,12 @@ export interface components {
              */
             attempts: number;
             /** @description Why the last attempt failed (also while queued for a retry). */
-            reason?: string;
+            reason?: string | null;
             /** @description RFC 3339, UTC. */
             createdTime: string;
             /** @description When it is tried next (queued only). */
-            nextAttemptTime?: string;
-            sentTime?: string;
+            nextAttemptTime?: string | null;
+            sentTime?: string | null;
         };
         /**
          * OpenAlerts
@@ -2857,7 +2866,10 @@ export interface components {
          * @description Body of `PATCH users/{id}/overridePassword`.
          */
         PasswordChange: {
-            /** @description 12 to 128 characters. */
+            /**
+             * @description 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
+             *     the username or names).
+             */
             newPassword?: string;
             /** @description Your current password: required when you change your own. */
             oldPassword?: string;
@@ -2948,7 +2960,7 @@ export interface components {
             /** @description RFC 3339 UTC. */
             lastModifiedTime: string;
             /** @description Issue-tracker ticket key (null when none). */
-            jiraTicket?: string;
+            jiraTicket?: string | null;
         };
         /**
          * ReportSave
@@ -3036,7 +3048,7 @@ export interface components {
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
-            mosCqIn?: number;
+            mosCqIn?: number | null;
             /** @description `Manual` or `Schedule`. */
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
@@ -3049,12 +3061,12 @@ export interface components {
             /** @description The test case's groups the caller may see, by name. */
             groups: components["schemas"]["GroupRef"][];
             /** @description Id of the call recording (null when none). */
-            recordingId?: string;
+            recordingId?: string | null;
             /**
              * @description Download of the call recording, relative to `api/trs/v1/` (`recordings/{id}`);
              *     also accepted by `getContent?attachmentUrl=`.
              */
-            recordingUrl?: string;
+            recordingUrl?: string | null;
             segments: components["schemas"]["SegmentItem"][];
         };
         /**
@@ -3085,7 +3097,7 @@ export interface components {
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
-            mosCqIn?: number;
+            mosCqIn?: number | null;
             /** @description `Manual` or `Schedule`. */
             runType: string;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
@@ -3174,34 +3186,34 @@ export interface components {
             stepId: number;
             stepType: string;
             typeDisplayText: string;
-            prompt?: string;
+            prompt?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMin?: number;
+            promptLatencyMin?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMax?: number;
+            promptLatencyMax?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            incompleteTimeout?: number;
+            incompleteTimeout?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            completeTimeout?: number;
+            completeTimeout?: number | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            bargeInTime?: number;
+            bargeInTime?: number | null;
             /** @description Id of the step's audio (null when none). */
-            recordingId?: string;
+            recordingId?: string | null;
             /** @description Step-type specific fields, as the engine gave them (null when none). */
             extra?: unknown;
             testResult: components["schemas"]["TestResultItem"];
@@ -3226,27 +3238,27 @@ export interface components {
             /** @description `pass`, `warn`, `fail` or `stopped`. */
             status: string;
             /** @description What was heard or read; null when nothing was recognized. */
-            utterance?: string;
+            utterance?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            latency?: number;
+            latency?: number | null;
             /**
              * Format: double
              * @description 0 to 1, 4 decimals.
              */
-            confidence?: number;
+            confidence?: number | null;
             /**
              * Format: double
              * @description Seconds, 3 decimals.
              */
-            recordingDuration?: number;
+            recordingDuration?: number | null;
             /** @description RFC 3339 UTC. */
-            startTime?: string;
-            endTime?: string;
+            startTime?: string | null;
+            endTime?: string | null;
             /** @description The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none. */
-            attachmentUrl?: string;
+            attachmentUrl?: string | null;
         };
         /**
          * User
@@ -3286,19 +3298,26 @@ export interface components {
             firstName?: string;
             lastName?: string;
             /**
-             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; ignored on your own
-             *     profile).
+             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
+             *     absent or your current role, else 400 `forbidden`).
              */
             roles?: string[];
-            /** @description `read-write` or `read-only` (administrators only; ignored on your own profile). */
+            /**
+             * @description `read-write` or `read-only` (administrators only; on your own profile, absent or
+             *     your current access type, else 400 `forbidden`).
+             */
             accessType?: string;
-            /** @description Groups of a ROLE_USER (administrators only; ignored on your own profile). */
+            /**
+             * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
+             *     current groups, else 400 `forbidden`).
+             */
             testCaseGroups?: components["schemas"]["GroupRef"][];
-            /** @description Only on create: 12 to 128 characters. */
+            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
             password?: string;
             /**
-             * @description Allow kiosk sessions (administrators only; ignored on your own profile). Absent:
-             *     unchanged on update, not allowed on create. Forbidding ends the user's kiosk sessions.
+             * @description Allow kiosk sessions (administrators only; on your own profile, absent or your
+             *     current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
+             *     create. Forbidding ends the user's kiosk sessions.
              */
             kiosk?: boolean;
         };
@@ -3373,7 +3392,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3494,7 +3516,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3610,7 +3635,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3818,7 +3846,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3938,7 +3969,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4056,7 +4090,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4178,7 +4215,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4296,7 +4336,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4418,7 +4461,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4534,7 +4580,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4654,7 +4703,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4773,7 +4825,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4901,7 +4956,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,7 +5077,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5141,7 +5202,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5259,7 +5323,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5375,7 +5442,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5491,7 +5561,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5607,7 +5680,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5728,7 +5804,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5855,7 +5934,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5980,7 +6062,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6114,7 +6199,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6250,7 +6338,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6368,7 +6459,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6509,7 +6603,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6629,7 +6726,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6748,7 +6848,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6864,7 +6967,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6980,7 +7086,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7098,7 +7207,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7220,7 +7332,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7338,7 +7453,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7456,7 +7574,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7530,13 +7651,12 @@ export interface operations {
             /** @description The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`). */
             200: {
                 headers: {
-                    "CONTENT-TYPE": string;
                     "CONTENT-DISPOSITION": string;
                     "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "text/csv; charset=utf-8": string;
                 };
             };
             /**
@@ -7578,7 +7698,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7720,7 +7843,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7802,7 +7928,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /** @description The requested byte range. */
@@ -7817,7 +7945,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /**
@@ -7859,7 +7989,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7952,7 +8085,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /** @description The requested byte range. */
@@ -7967,7 +8102,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "audio/wav": string;
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
                 };
             };
             /**
@@ -8009,7 +8146,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8139,7 +8279,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +8351,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "audio/wav": string;
+                "audio/mpeg": string;
+                "audio/ogg": string;
             };
         };
         responses: {
@@ -8259,7 +8404,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8379,7 +8527,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8495,7 +8646,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8625,7 +8779,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8745,7 +8902,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8863,7 +9023,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8985,7 +9148,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9103,7 +9269,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9226,7 +9395,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9354,7 +9526,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9474,7 +9649,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9592,7 +9770,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9714,7 +9895,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9832,7 +10016,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9948,7 +10135,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10064,7 +10254,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10189,7 +10382,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10307,7 +10503,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10423,7 +10622,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10552,7 +10754,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10675,7 +10880,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10791,7 +10999,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10909,7 +11120,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11031,7 +11245,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11147,7 +11364,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11265,7 +11485,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11383,7 +11606,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11501,7 +11727,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11620,7 +11849,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11750,7 +11982,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11877,7 +12112,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12000,7 +12238,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12129,7 +12370,10 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The change conflicts with existing data. */
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
