@@ -60,6 +60,9 @@ async function request(...args) {
   }
 }
 
+/** A link to a run detail: the test case's name on desktop, 'Open' on a phone's row. */
+const RUN_LINK = 'a[href^="/report/run/"]';
+
 const total = (m) => (m ?? []).reduce((n, e) => n + e.successCount + e.warningCount + e.failureCount, 0);
 const normalise = (p) => p.replace(/\/\d+(?=\/|$)/g, "/{id}");
 
@@ -96,7 +99,12 @@ async function screensFor(standin, token, me, adminData) {
   const byType = new Map();
   for (const r of reports ?? []) if (!byType.has(r.reportTypeID)) byType.set(r.reportTypeID, r);
   const anyReport = (reports ?? [])[0];
-  if (anyReport) add("/report/edit/{id}", `/report/edit/${anyReport.id}`, { texts: [anyReport.name] });
+  // A read-only user gets no edit form: the name shows only for those who may edit.
+  if (anyReport) {
+    add("/report/edit/{id}", `/report/edit/${anyReport.id}`, {
+      texts: me.accessType === "read-write" ? [anyReport.name] : [],
+    });
+  }
   for (const [type, r] of [...byType.entries()].sort((a, b) => a[0] - b[0])) {
     let hasData = false;
     if (type === 6) {
@@ -130,7 +138,10 @@ async function screensFor(standin, token, me, adminData) {
   add("/settings/alert-settings/1", "/settings/alert-settings/1", { texts: names(settings) });
   add("/settings/test-case-group/2", "/settings/test-case-group/2", { texts: me.admin ? names(groups) : [] });
   add("/settings/distribution-list/3", "/settings/distribution-list/3", { texts: names(distributions) });
-  add("/settings/admin-settings/4", "/settings/admin-settings/4", { texts: names(users, "username") });
+  // Phone rows show the names, desktop rows the usernames too.
+  add("/settings/admin-settings/4", "/settings/admin-settings/4", {
+    texts: [...names(users, "username"), ...names(users, "firstName")],
+  });
 
   add("/report/setting/0", "/report/setting/0");
   const setting = (settings ?? [])[0] ?? adminData.setting;
@@ -286,7 +297,7 @@ async function judge(page, standin, screen, since, problems) {
     }
     if (!found) reasons.push(`shows none of ${texts.length} item(s) the stand-in has (e.g. '${texts[0]}')`);
   }
-  if (screen.runLinks && !(await visible(page, "[data-testid=run-link]"))) {
+  if (screen.runLinks && !(await visible(page, RUN_LINK))) {
     reasons.push("lists no run while the stand-in has runs");
   }
   if (screen.noNoData && (await visibleText(page, "No Data"))) reasons.push("'No Data' while the stand-in has data");
@@ -449,7 +460,11 @@ export default async function vendor({ server, browser, users, test }) {
               await page.goto("/dashboard");
               await page.waitForLoadState("networkidle", { timeout: 8000 }).catch(() => {});
               await page.locator("[data-testid=group-chart]").first().click({ timeout: 10000 });
-              await page.waitForSelector("[data-testid=chart-modal] [data-point-index]", { timeout: 10000 });
+              // Bars of an empty hour have no size: wait for the bars to exist, not to show.
+              await page.waitForSelector("[data-testid=chart-modal] [data-point-index]", {
+                state: "attached",
+                timeout: 10000,
+              });
               const bar = await page.evaluate(() => {
                 const bars = [...document.querySelectorAll("[data-testid=chart-modal] [data-point-index]")]
                   .map((e) => e.getBoundingClientRect())
@@ -472,7 +487,7 @@ export default async function vendor({ server, browser, users, test }) {
             problems = page.problems.length;
             try {
               assert(new URL(page.url()).pathname.startsWith("/report/drill/"), "not on a drill");
-              await page.locator("[data-testid=run-link]").first().click({ timeout: 10000 });
+              await page.locator(`${RUN_LINK} >> visible=true`).first().click({ timeout: 10000 });
               await page.waitForURL((u) => u.pathname.startsWith("/report/run/"), { timeout: 10000 });
               reasons = await judge(page, standin, {}, since, problems);
             } catch (e) {
