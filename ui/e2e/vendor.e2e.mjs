@@ -297,7 +297,13 @@ async function judge(page, standin, screen, since, problems) {
     }
     if (!found) reasons.push(`shows none of ${texts.length} item(s) the stand-in has (e.g. '${texts[0]}')`);
   }
-  if (screen.runLinks && !(await visible(page, RUN_LINK))) {
+  // Present, not necessarily shown: a phone's accordion row keeps its link until opened.
+  let links = 0;
+  for (let i = 0; screen.runLinks && i < 24 && !links; i++) {
+    links = await page.locator(RUN_LINK).count();
+    if (!links) await sleep(250);
+  }
+  if (screen.runLinks && !links) {
     reasons.push("lists no run while the stand-in has runs");
   }
   if (screen.noNoData && (await visibleText(page, "No Data"))) reasons.push("'No Data' while the stand-in has data");
