@@ -297,10 +297,10 @@ async function judge(page, standin, screen, since, problems) {
     }
     if (!found) reasons.push(`shows none of ${texts.length} item(s) the stand-in has (e.g. '${texts[0]}')`);
   }
-  // Present, not necessarily shown: a phone's accordion row keeps its link until opened.
+  // A run link, or a phone's accordion row (which renders its link once opened).
   let links = 0;
   for (let i = 0; screen.runLinks && i < 24 && !links; i++) {
-    links = await page.locator(RUN_LINK).count();
+    links = await page.locator(`${RUN_LINK}, [data-testid=table-row]`).count();
     if (!links) await sleep(250);
   }
   if (screen.runLinks && !links) {
