@@ -552,6 +552,11 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
     }
   });
 
+  // Idle connections stay open longer than the proxy's pool keeps them (reqwest: 90 s), so the
+  // proxy never reuses one the stand-in is closing at that moment (a 502 in the console).
+  server.keepAliveTimeout = 120000;
+  server.headersTimeout = 121000;
+
   return new Promise((resolve, reject) => {
     server.on("error", reject);
     server.listen(port, "127.0.0.1", () => {
