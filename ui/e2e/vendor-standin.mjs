@@ -376,8 +376,12 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
   const agent = tls ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
   const requests = [];
 
-  /** One call to the source. Resolves { status, headers, body: Buffer }. */
-  function call(method, srcPath, params, headers, body) {
+  /**
+   * One call to the source. Resolves { status, headers, body: Buffer }. A connection the source
+   * closed while idle (a kept-alive socket reused at that moment), or a GET's reset, is tried
+   * once more.
+   */
+  function call(method, srcPath, params, headers, body, retry = true) {
     const url = new URL(`/api/${srcPath}`, sourceUrl);
     for (const [k, v] of params) url.searchParams.append(k, v);
     const mod = tls ? https : http;
@@ -389,7 +393,14 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
         res.on("error", reject);
       });
       req.on("timeout", () => req.destroy(new Error(`source timeout: ${method} ${url}`)));
-      req.on("error", reject);
+      req.on("error", (e) => {
+        const reset = e.code === "ECONNRESET" || /socket hang up/.test(e.message);
+        if (retry && reset && (req.reusedSocket || method === "GET")) {
+          resolve(call(method, srcPath, params, headers, body, false));
+        } else {
+          reject(e);
+        }
+      });
       if (body !== undefined) req.write(body);
       req.end();
     });
@@ -540,6 +551,11 @@ export function startVendorStandin({ source, ca, token, port = 0 }) {
       done(502, { messages: [`The source did not answer: ${e.message}`] });
     }
   });
+
+  // Idle connections stay open longer than the proxy's pool keeps them (reqwest: 90 s), so the
+  // proxy never reuses one the stand-in is closing at that moment (a 502 in the console).
+  server.keepAliveTimeout = 120000;
+  server.headersTimeout = 121000;
 
   return new Promise((resolve, reject) => {
     server.on("error", reject);

@@ -48,6 +48,21 @@ async function vendorGet(standin, token, p) {
   return { status: r.status, data: r.ok ? body?.data : null, body };
 }
 
+/** `apiRequest` tried again when the loaded server drops the connection (setup calls only). */
+async function request(...args) {
+  for (let i = 0; ; i++) {
+    try {
+      return await apiRequest(...args);
+    } catch (e) {
+      if (i >= 3 || !/socket hang up|ECONNRESET/.test(String(e?.message))) throw e;
+      await sleep(500);
+    }
+  }
+}
+
+/** A link to a run detail: the test case's name on desktop, 'Open' on a phone's row. */
+const RUN_LINK = 'a[href^="/report/run/"]';
+
 const total = (m) => (m ?? []).reduce((n, e) => n + e.successCount + e.warningCount + e.failureCount, 0);
 const normalise = (p) => p.replace(/\/\d+(?=\/|$)/g, "/{id}");
 
@@ -84,7 +99,12 @@ async function screensFor(standin, token, me, adminData) {
   const byType = new Map();
   for (const r of reports ?? []) if (!byType.has(r.reportTypeID)) byType.set(r.reportTypeID, r);
   const anyReport = (reports ?? [])[0];
-  if (anyReport) add("/report/edit/{id}", `/report/edit/${anyReport.id}`, { texts: [anyReport.name] });
+  // A read-only user gets no edit form: the name shows only for those who may edit.
+  if (anyReport) {
+    add("/report/edit/{id}", `/report/edit/${anyReport.id}`, {
+      texts: me.accessType === "read-write" ? [anyReport.name] : [],
+    });
+  }
   for (const [type, r] of [...byType.entries()].sort((a, b) => a[0] - b[0])) {
     let hasData = false;
     if (type === 6) {
@@ -118,7 +138,10 @@ async function screensFor(standin, token, me, adminData) {
   add("/settings/alert-settings/1", "/settings/alert-settings/1", { texts: names(settings) });
   add("/settings/test-case-group/2", "/settings/test-case-group/2", { texts: me.admin ? names(groups) : [] });
   add("/settings/distribution-list/3", "/settings/distribution-list/3", { texts: names(distributions) });
-  add("/settings/admin-settings/4", "/settings/admin-settings/4", { texts: names(users, "username") });
+  // Phone rows show the names, desktop rows the usernames too.
+  add("/settings/admin-settings/4", "/settings/admin-settings/4", {
+    texts: [...names(users, "username"), ...names(users, "firstName")],
+  });
 
   add("/report/setting/0", "/report/setting/0");
   const setting = (settings ?? [])[0] ?? adminData.setting;
@@ -152,6 +175,19 @@ async function screensFor(standin, token, me, adminData) {
       runLinks: failing.length > 0,
     });
     drillRun = failing[0] ?? runs[0] ?? null;
+    break;
+  }
+  // A dashboard bar's drill (a group's hour and status), as the bar links it.
+  for (const { g, m } of metrics) {
+    const hour = Array.from({ length: 24 }, (_, h) => h).find((h) =>
+      (m ?? []).some((e) => (e.hourlyStatus?.[h]?.failureCount ?? 0) > 0),
+    );
+    if (hour === undefined) continue;
+    add(
+      "/report/drill/{groupId}/failure/{day}/{day}?level=group&hrSlot (a bar)",
+      `/report/drill/${g.id}/failure/${today}/${today}?level=group&hrSlot=${hour}&caseRunType=Manual`,
+      { runLinks: true },
+    );
     break;
   }
   // A report segment's drill (type 5): the report's runs of that segment.
@@ -261,7 +297,13 @@ async function judge(page, standin, screen, since, problems) {
     }
     if (!found) reasons.push(`shows none of ${texts.length} item(s) the stand-in has (e.g. '${texts[0]}')`);
   }
-  if (screen.runLinks && !(await visible(page, "[data-testid=run-link]"))) {
+  // A run link, or a phone's accordion row (which renders its link once opened).
+  let links = 0;
+  for (let i = 0; screen.runLinks && i < 24 && !links; i++) {
+    links = await page.locator(`${RUN_LINK}, [data-testid=table-row]`).count();
+    if (!links) await sleep(250);
+  }
+  if (screen.runLinks && !links) {
     reasons.push("lists no run while the stand-in has runs");
   }
   if (screen.noNoData && (await visibleText(page, "No Data"))) reasons.push("'No Data' while the stand-in has data");
@@ -293,18 +335,33 @@ export default async function vendor({ server, browser, users, test }) {
     // A ROLE_USER with some of the groups (the runner's restricted user has none, so every list
     // would rightly be empty): those of the latency, MOS and segment reports and one with runs.
     const adminToken = await apiToken(server, admin);
+    // The demo adds its alert settings and events after the history: wait for them too.
+    for (let waited = 0; ; waited += 500) {
+      const [settings, events] = await Promise.all([
+        request(server, "GET", "alerts/settings?pageNo=0&pageSize=1", { token: adminToken }),
+        request(server, "GET", "alerts/events?pageNo=0&pageSize=1", { token: adminToken }),
+      ]);
+      if (settings.json?.data?.totalElements > 0 && events.json?.data?.totalElements > 0) break;
+      assert(waited < 120000, "the demo's alert settings and events did not arrive within 120 s");
+      await sleep(500);
+    }
     addUser(server, ROLE_USER);
-    const reports = await apiRequest(server, "GET", "reports?pageNo=0&pageSize=1000", { token: adminToken });
+    const reports = await request(server, "GET", "reports?pageNo=0&pageSize=1000", { token: adminToken });
     const want = new Set();
     for (const r of reports.json?.data?.content ?? []) {
       if ([5, 6, 7].includes(r.reportTypeID)) want.add(r.testCaseGroupID);
     }
     want.add(groups[0].id);
-    const found = await apiRequest(server, "GET", `users?pageNo=0&pageSize=100&search=${ROLE_USER.username}`, {
-      token: adminToken,
-    });
+    const found = await request(
+      server,
+      "GET",
+      `users?pageNo=0&pageSize=100&search=${encodeURIComponent(ROLE_USER.username)}`,
+      {
+        token: adminToken,
+      },
+    );
     const u = found.json.data.content.find((x) => x.username === ROLE_USER.username);
-    const put = await apiRequest(server, "PUT", `users/${u.id}`, {
+    const put = await request(server, "PUT", `users/${u.id}`, {
       token: adminToken,
       body: {
         id: u.id,
@@ -409,7 +466,11 @@ export default async function vendor({ server, browser, users, test }) {
               await page.goto("/dashboard");
               await page.waitForLoadState("networkidle", { timeout: 8000 }).catch(() => {});
               await page.locator("[data-testid=group-chart]").first().click({ timeout: 10000 });
-              await page.waitForSelector("[data-testid=chart-modal] [data-point-index]", { timeout: 10000 });
+              // Bars of an empty hour have no size: wait for the bars to exist, not to show.
+              await page.waitForSelector("[data-testid=chart-modal] [data-point-index]", {
+                state: "attached",
+                timeout: 10000,
+              });
               const bar = await page.evaluate(() => {
                 const bars = [...document.querySelectorAll("[data-testid=chart-modal] [data-point-index]")]
                   .map((e) => e.getBoundingClientRect())
@@ -432,7 +493,7 @@ export default async function vendor({ server, browser, users, test }) {
             problems = page.problems.length;
             try {
               assert(new URL(page.url()).pathname.startsWith("/report/drill/"), "not on a drill");
-              await page.locator("[data-testid=run-link]").first().click({ timeout: 10000 });
+              await page.locator(`${RUN_LINK} >> visible=true`).first().click({ timeout: 10000 });
               await page.waitForURL((u) => u.pathname.startsWith("/report/run/"), { timeout: 10000 });
               reasons = await judge(page, standin, {}, since, problems);
             } catch (e) {
@@ -442,6 +503,24 @@ export default async function vendor({ server, browser, users, test }) {
               ];
             }
             rows.push({ screen: "click: drill run -> run detail", role: role.name, size, reasons });
+            if (size === "desktop") {
+              // Sign-out from the side navigation: back to the login page.
+              since = standin.requests.length;
+              problems = page.problems.length;
+              try {
+                await page.goto("/unknown-page-before-sign-out");
+                await page.getByTestId("sidenav").hover();
+                await page.getByTestId("sign-out").click({ timeout: 10000 });
+                await page.waitForURL((u) => u.pathname === "/", { timeout: 10000 });
+                reasons = await judge(page, standin, {}, since, problems);
+              } catch (e) {
+                reasons = [
+                  ...(await judge(page, standin, {}, since, problems)),
+                  String(e.message).split("\n")[0].slice(0, 100),
+                ];
+              }
+              rows.push({ screen: "click: sign out", role: role.name, size, reasons });
+            }
           } finally {
             await closePage(page);
           }
