@@ -125,18 +125,41 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
 
 /// The OpenAPI document as JSON (`cxwatch openapi`, `/api/openapi.json`).
 pub fn openapi_json() -> String {
-    service().spec()
+    static DOC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DOC.get_or_init(|| {
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&service().spec()).expect("poem-openapi writes JSON");
+        if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+            for (name, schema) in schemas.iter_mut() {
+                // poem-openapi gives every union `type: object`; a `Listing` is an array or
+                // a page (`oneOf`), and its array form is no object.
+                if name.starts_with("Listing_") {
+                    if let Some(schema) = schema.as_object_mut() {
+                        schema.remove("type");
+                    }
+                }
+            }
+        }
+        serde_json::to_string_pretty(&doc).expect("a JSON value serialises")
+    })
+    .clone()
 }
 
 /// `/api` in embedded mode: the resources, the OpenAPI document and docs. Every failure
 /// that is not a handler's own answer becomes the envelope here.
 pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
     let api = service();
-    let spec = api.spec_endpoint();
     let docs = api.swagger_ui();
     let fallback = state.clone();
     Route::new()
-        .at("/openapi.json", poem::get(spec))
+        .at(
+            "/openapi.json",
+            poem::get(poem::endpoint::make_sync(|_| {
+                poem::Response::builder()
+                    .content_type("application/json; charset=utf-8")
+                    .body(openapi_json())
+            })),
+        )
         .nest("/docs", docs)
         .nest("/", api)
         .data(state)

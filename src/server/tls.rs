@@ -298,7 +298,7 @@ mod tests {
         c.tls.cert = Some(cert.clone());
         c.tls.key = Some(dir.path().join("missing.pem"));
         let err = load_or_generate(&c).err().unwrap().to_string();
-        assert!(err.starts_with("tls.key: cannot read"), "{err}");
+        assert!(err.starts_with("config: tls.key: cannot read"), "{err}");
         c.tls.key = Some(key.clone());
         let err = load_or_generate(&c).err().unwrap().to_string();
         assert!(err.contains("tls.cert"), "{err}");

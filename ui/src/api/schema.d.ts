@@ -5,7 +5,158 @@
  */
 
 export interface paths {
-    "/auth/signin": {
+    "/alerts/allStatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every alert status (spec §3 'Alert status'), by id. */
+        get: operations["listAlertStatuses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/autojiraticket/{alertSettingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tickets the engine opened for alert setting `alertSettingId` (of one of the
+         *     caller's groups), newest first.
+         */
+        get: operations["listAutoTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/contactGroups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The distribution lists an alert setting may send to (id and name, by name): the
+         *     form's contact groups.
+         */
+        get: operations["listContactGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Alert events of the caller's groups, newest first. */
+        get: operations["listAlertEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/events/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many alert events of the caller's groups are open. */
+        get: operations["countOpenAlertEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert event with its runs and the state of each of its notifications. */
+        get: operations["getAlertEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Alert settings of the caller's test case groups, one page at a time, default by
+         *     label.
+         */
+        get: operations["listAlertSettings"];
+        put?: never;
+        /** Creates an alert setting on one of the caller's groups (read-write access). */
+        post: operations["createAlertSetting"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/settings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One alert setting of the caller's groups. */
+        get: operations["getAlertSetting"];
+        /**
+         * Replaces an alert setting of one of the caller's groups (read-write access); the
+         *     engine reads the change from the next run.
+         */
+        put: operations["updateAlertSetting"];
+        post?: never;
+        /** Deletes an alert setting of one of the caller's groups (read-write access). */
+        delete: operations["deleteAlertSetting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -13,15 +164,32 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
         /**
-         * Signs in with a username and password. Wrong credentials (unknown user or wrong
-         *     password alike) answer 401; after repeated failures for a username from one address,
-         *     or many failures from one address whatever the usernames, 429 until the wait it
-         *     names (`Retry-After`) is over. With `kiosk`, a read-only kiosk session, or 403 for a
-         *     user not allowed one.
+         * Stores a comment and/or the ticket key on alert event `id` of the caller's groups
+         *     (read-write access); answers the event as `GET alerts/events/{id}` does.
          */
-        post: operations["signin"];
+        put: operations["updateAlert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first, paged: filtered by user id, kind and time
+         *     (`from` inclusive, `to` exclusive, RFC 3339). Read-write administrators only.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -48,6 +216,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Signs in with a username and password. Wrong credentials (unknown user or wrong
+         *     password alike) answer 401; after repeated failures for a username from one address,
+         *     or many failures from one address whatever the usernames, 429 until the wait it
+         *     names (`Retry-After`) is over. With `kiosk`, a read-only kiosk session, or 403 for a
+         *     user not allowed one.
+         */
+        post: operations["signin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/signout": {
         parameters: {
             query?: never;
@@ -59,27 +250,6 @@ export interface paths {
         put?: never;
         /** Ends the caller's session: its token stops working at once. */
         post: operations["signout"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/auth/sso/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Starts single sign-on for the tenant of the request's host: redirects to the
-         *     identity provider (authorization code with PKCE, state and nonce). Without single
-         *     sign-on for the host, or with the provider unreachable, back to `/login?sso_error=`.
-         */
-        get: operations["ssoStart"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -119,6 +289,799 @@ export interface paths {
          *     RP-initiated logout when it offers one, which returns to `/login`; else `/login`.
          */
         get: operations["ssoLogout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Starts single sign-on for the tenant of the request's host: redirects to the
+         *     identity provider (authorization code with PKCE, state and nonce). Without single
+         *     sign-on for the host, or with the provider unreachable, back to `/login?sso_error=`.
+         */
+        get: operations["ssoStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/autojiraticket/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Edits auto ticket `id` (of one of the caller's groups, read-write access) in Jira:
+         *     summary, assignee, labels, description, then the status, and the CSV file when one
+         *     is given; the description is then stored on the alert.
+         */
+        put: operations["updateAutoTicket"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/distributions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Distribution lists, one page at a time (administrators). */
+        get: operations["listDistributions"];
+        put?: never;
+        /**
+         * Creates a list (administrators with read-write access). The UI then says
+         *     ' Distribution has been successfully created'.
+         */
+        post: operations["createDistribution"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/distributions/testContact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends a real test message to one address or number (administrators with read-write
+         *     access): `email`, `sms` or `voice`, exactly one, with an empty body. The message goes
+         *     through the outbox; the answer waits for the first attempt: 200 when the mail server
+         *     or gateway took it, 502 with its reason when not (it is retried as any notification;
+         *     `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
+         *     409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
+         *     configured: nothing is sent or recorded.
+         */
+        post: operations["testContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/distributions/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Contact types: Email 1, SMS 2, Voice 4, and whether each can be sent. */
+        get: operations["listDistributionTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/distributions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One distribution list with its contacts. */
+        get: operations["getDistribution"];
+        /** Replaces a list's label and contacts (administrators with read-write access). */
+        put: operations["updateDistribution"];
+        post?: never;
+        /** Deletes a list (administrators with read-write access). */
+        delete: operations["deleteDistribution"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/v1/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stores the latest health of client applications: body `{"clientApps": [ ... ]}`
+         *     (`application/json`, at most 4 MiB; spec §3 'Client application'). Per application
+         *     the snapshot with the latest `lastRun` is kept. A bad snapshot refuses the whole
+         *     body.
+         */
+        post: operations["ingestHealth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/v1/recordings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stores a recording: the raw audio as the body with `Content-Type` audio/wav,
+         *     audio/mpeg or audio/ogg (415 otherwise), at most 50 MiB. Returns its id (SHA-256 of
+         *     the bytes; the same bytes give the same id).
+         */
+        post: operations["ingestRecording"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ingest/v1/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stores a batch of test runs: body `{"runs": [ ... ]}` (`application/json`, at most
+         *     64 MiB and 10,000 runs; format in docs/ingest.md). Idempotent by `engineRunId`. Each
+         *     bad item is rejected with its index and reason while the good items are stored.
+         */
+        post: operations["ingestRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jira/v1/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether an issue tracker is configured for this host, and which flavour. */
+        get: operations["jiraConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jira/v1/issue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reads the ticket `issueId` of a report the caller may see, or of an auto ticket of
+         *     the caller's groups.
+         */
+        get: operations["getJiraIssue"];
+        /**
+         * Changes the ticket `issueId` of a report the caller may change: summary, assignee,
+         *     labels, description, then the status; attaches the CSV file when one is given.
+         */
+        put: operations["updateJiraIssue"];
+        /**
+         * Opens a Bug for a report of one of the caller's groups (read-write access), attaches
+         *     the CSV file when one is given, and stores the key on the report. 409 when the report
+         *     already has a ticket.
+         */
+        post: operations["createJiraIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jira/v1/issueStatus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The names of the issue statuses (the edit mode's status choices). `username` is
+         *     accepted and not used.
+         */
+        get: operations["jiraIssueStatuses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jira/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The projects the console's Jira account sees. `username` (the console user) is
+         *     accepted and not used: the console's own account answers.
+         */
+        get: operations["jiraProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jira/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * People of the issue tracker whose name matches `username` (all when empty): the
+         *     assignee choices and the description's mentions.
+         */
+        get: operations["jiraUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-sent events (`text/event-stream`) for an open dashboard: `open` first, then
+         *     `runs` each time ingest stores runs the caller may see (test case and group ids),
+         *     `resync` when events were missed. A comment line every 15 s keeps it open. Reconnect
+         *     after a drop and refresh once. Not offered in proxy mode (404).
+         */
+        get: operations["liveUpdates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Notifications, newest first (administrators). */
+        get: operations["listNotifications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One notification and its state. */
+        get: operations["getNotification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reports of the caller's test case groups, one page at a time, default newest
+         *     (id descending) first.
+         */
+        get: operations["listReports"];
+        put?: never;
+        /** Creates a report on one of the caller's groups (read-write access). */
+        post: operations["createReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/latencythresholds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latency buckets a type-6 report takes its thresholds from. */
+        get: operations["reportLatencyThresholds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/timeframes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The time frame names, in the form's order. */
+        get: operations["reportTimeframes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Report types (spec §9), those that fit the channel when one is given: MOS is for
+         *     voice only.
+         */
+        get: operations["reportTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One report, its range computed for today. */
+        get: operations["getReport"];
+        /** Replaces a report of one of the caller's groups (read-write access). */
+        put: operations["updateReport"];
+        post?: never;
+        /** Deletes a report of one of the caller's groups (read-write access). */
+        delete: operations["deleteReport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The report as CSV, streamed: one line per test case (per segment for type 5) and
+         *     local hour with runs, in the site's time zone. The file name is in
+         *     Content-Disposition.
+         */
+        get: operations["exportReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latency heat map of a report over its range (any type; the view of type 6):
+         *     step latencies per local hour slot and latency bucket, for the group and per
+         *     segment, from the hourly rollups.
+         */
+        get: operations["reportLatency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/testruns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the report's group behind a view's cell, newest first, one page at a time
+         *     (spec §7 variants): `startDate`, `endDate`, `segmentId`[, `latencyThres`];
+         *     `hrSlot`, `perfStatus`, `startDate`, `endDate`; `latencyThres` and `hrSlot`;
+         *     `hrSlot`, `startDate`, `endDate`, `minMos`, `maxMos`. Dates default to the report's
+         *     range; the run type is the report's.
+         */
+        get: operations["reportTestRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/getContent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The content an `attachmentUrl` of a run detail names (`recordings/{id}`); supports
+         *     `Range`. Outside URLs are refused.
+         */
+        get: operations["getContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Test case groups the caller may see, by name. */
+        get: operations["listGroups"];
+        put?: never;
+        /**
+         * Creates a test case group of existing test cases of its channel (administrators with
+         *     read-write access).
+         */
+        post: operations["createGroup"];
+        /**
+         * Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
+         *     as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
+         *     exist, nothing is deleted (404 naming it). Each deletion is audited.
+         */
+        delete: operations["deleteGroups"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The channels: voice ('Voice') and web ('Digital'). */
+        get: operations["listChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Latest health of the client applications the caller sees, by channel (voice, then
+         *     web). A restricted user sees the applications their groups' test cases call.
+         */
+        get: operations["groupsHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One page of the groups the caller may see (the settings list): `search` matches a
+         *     part of the name (any case) or the id.
+         */
+        get: operations["pageGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/recent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every group the caller sees (a restricted user: their groups), by name, with how many
+         *     of its runs passed, warned and failed (failed and stopped) in the last `minutes`
+         *     (default 15, at most 1440), of one run type or both.
+         */
+        get: operations["groupsRecent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One group with its test cases. */
+        get: operations["getGroup"];
+        /**
+         * Renames a group and replaces its channel and test cases (administrators with
+         *     read-write access).
+         */
+        put: operations["updateGroup"];
+        post?: never;
+        /** Deletes a group (its assignments to users go with it; test cases and runs stay). */
+        delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}/metric": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The group's pass / warning / failure counts per test case (`level=case`) or per
+         *     segment of a test case (`level=segment`, segments with runs in the range) over
+         *     site-local dates `startDate`..`endDate` (default: `startDate`), for one run type
+         *     (default Manual), with 24 hour slots and latency and MOS figures.
+         */
+        get: operations["groupMetric"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}/mos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MOS (mosCqIn) of the group's runs per site-local hour slot over the range: always
+         *     24 rows; values are null for an hour without runs that have a MOS.
+         */
+        get: operations["groupMos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the group's test cases that started on site-local dates
+         *     `startDate`..`endDate` (default: `startDate`), or in local hour slot `hrSlot` of
+         *     `startDate`, newest first, one page at a time: the runs behind a dashboard bar.
+         */
+        get: operations["groupRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/ivrs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * IVR applications (voice) and chatbots (web) with their test cases, by name. A
+         *     restricted user sees only the test cases of their groups (and only applications
+         *     that have any).
+         */
+        get: operations["listIvrs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/recordings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A recording (call or step audio) with its content type; supports `Range`. */
+        get: operations["getRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/testcases/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of a test case that started on site-local dates `startDate`..`endDate`
+         *     (default: `startDate`), newest first, one page at a time.
+         */
+        get: operations["testCaseRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/testruns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run with its segments, steps, test results and recordings. */
+        get: operations["testRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -198,969 +1161,6 @@ export interface paths {
         patch: operations["overridePassword"];
         trace?: never;
     };
-    "/trs/v1/groups": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Test case groups the caller may see, by name. */
-        get: operations["listGroups"];
-        put?: never;
-        /**
-         * Creates a test case group of existing test cases of its channel (administrators with
-         *     read-write access).
-         */
-        post: operations["createGroup"];
-        /**
-         * Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
-         *     as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
-         *     exist, nothing is deleted (404 naming it). Each deletion is audited.
-         */
-        delete: operations["deleteGroups"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/page": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One page of the groups the caller may see (the settings list): `search` matches a
-         *     part of the name (any case) or the id.
-         */
-        get: operations["pageGroups"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One group with its test cases. */
-        get: operations["getGroup"];
-        /**
-         * Renames a group and replaces its channel and test cases (administrators with
-         *     read-write access).
-         */
-        put: operations["updateGroup"];
-        post?: never;
-        /** Deletes a group (its assignments to users go with it; test cases and runs stay). */
-        delete: operations["deleteGroup"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/channels": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The channels: voice ('Voice') and web ('Digital'). */
-        get: operations["listChannels"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/ivrs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * IVR applications (voice) and chatbots (web) with their test cases, by name. A
-         *     restricted user sees only the test cases of their groups (and only applications
-         *     that have any).
-         */
-        get: operations["listIvrs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Latest health of the client applications the caller sees, by channel (voice, then
-         *     web). A restricted user sees the applications their groups' test cases call.
-         */
-        get: operations["groupsHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/recent": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every group the caller sees (a restricted user: their groups), by name, with how many
-         *     of its runs passed, warned and failed (failed and stopped) in the last `minutes`
-         *     (default 15, at most 1440), of one run type or both.
-         */
-        get: operations["groupsRecent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/{id}/metric": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The group's pass / warning / failure counts per test case (`level=case`) or per
-         *     segment of a test case (`level=segment`, segments with runs in the range) over
-         *     site-local dates `startDate`..`endDate` (default: `startDate`), for one run type
-         *     (default Manual), with 24 hour slots and latency and MOS figures.
-         */
-        get: operations["groupMetric"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/{id}/mos": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * MOS (mosCqIn) of the group's runs per site-local hour slot over the range: always
-         *     24 rows; values are null for an hour without runs that have a MOS.
-         */
-        get: operations["groupMos"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/testcases/{id}/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Runs of a test case that started on site-local dates `startDate`..`endDate`
-         *     (default: `startDate`), newest first, one page at a time.
-         */
-        get: operations["testCaseRuns"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/groups/{id}/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Runs of the group's test cases that started on site-local dates
-         *     `startDate`..`endDate` (default: `startDate`), or in local hour slot `hrSlot` of
-         *     `startDate`, newest first, one page at a time: the runs behind a dashboard bar.
-         */
-        get: operations["groupRuns"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/testruns/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One run with its segments, steps, test results and recordings. */
-        get: operations["testRun"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Reports of the caller's test case groups, one page at a time, default newest
-         *     (id descending) first.
-         */
-        get: operations["listReports"];
-        put?: never;
-        /** Creates a report on one of the caller's groups (read-write access). */
-        post: operations["createReport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/types": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Report types (spec §9), those that fit the channel when one is given: MOS is for
-         *     voice only.
-         */
-        get: operations["reportTypes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/timeframes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The time frame names, in the form's order. */
-        get: operations["reportTimeframes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/latencythresholds": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The latency buckets a type-6 report takes its thresholds from. */
-        get: operations["reportLatencyThresholds"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One report, its range computed for today. */
-        get: operations["getReport"];
-        /** Replaces a report of one of the caller's groups (read-write access). */
-        put: operations["updateReport"];
-        post?: never;
-        /** Deletes a report of one of the caller's groups (read-write access). */
-        delete: operations["deleteReport"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/{id}/latency": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The latency heat map of a report over its range (any type; the view of type 6):
-         *     step latencies per local hour slot and latency bucket, for the group and per
-         *     segment, from the hourly rollups.
-         */
-        get: operations["reportLatency"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/{id}/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The report as CSV, streamed: one line per test case (per segment for type 5) and
-         *     local hour with runs, in the site's time zone. The file name is in
-         *     Content-Disposition.
-         */
-        get: operations["exportReport"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/reports/{id}/testruns": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Runs of the report's group behind a view's cell, newest first, one page at a time
-         *     (spec §7 variants): `startDate`, `endDate`, `segmentId`[, `latencyThres`];
-         *     `hrSlot`, `perfStatus`, `startDate`, `endDate`; `latencyThres` and `hrSlot`;
-         *     `hrSlot`, `startDate`, `endDate`, `minMos`, `maxMos`. Dates default to the report's
-         *     range; the run type is the report's.
-         */
-        get: operations["reportTestRuns"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/recordings/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A recording (call or step audio) with its content type; supports `Range`. */
-        get: operations["getRecording"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/trs/v1/getContent": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The content an `attachmentUrl` of a run detail names (`recordings/{id}`); supports
-         *     `Range`. Outside URLs are refused.
-         */
-        get: operations["getContent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ingest/v1/runs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stores a batch of test runs: body `{"runs": [ ... ]}` (`application/json`, at most
-         *     64 MiB and 10,000 runs; format in docs/ingest.md). Idempotent by `engineRunId`. Each
-         *     bad item is rejected with its index and reason while the good items are stored.
-         */
-        post: operations["ingestRuns"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ingest/v1/recordings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stores a recording: the raw audio as the body with `Content-Type` audio/wav,
-         *     audio/mpeg or audio/ogg (415 otherwise), at most 50 MiB. Returns its id (SHA-256 of
-         *     the bytes; the same bytes give the same id).
-         */
-        post: operations["ingestRecording"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/ingest/v1/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Stores the latest health of client applications: body `{"clientApps": [ ... ]}`
-         *     (`application/json`, at most 4 MiB; spec §3 'Client application'). Per application
-         *     the snapshot with the latest `lastRun` is kept. A bad snapshot refuses the whole
-         *     body.
-         */
-        post: operations["ingestHealth"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/distributions/types": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Contact types: Email 1, SMS 2, Voice 4, and whether each can be sent. */
-        get: operations["listDistributionTypes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/distributions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Distribution lists, one page at a time (administrators). */
-        get: operations["listDistributions"];
-        put?: never;
-        /**
-         * Creates a list (administrators with read-write access). The UI then says
-         *     ' Distribution has been successfully created'.
-         */
-        post: operations["createDistribution"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/distributions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One distribution list with its contacts. */
-        get: operations["getDistribution"];
-        /** Replaces a list's label and contacts (administrators with read-write access). */
-        put: operations["updateDistribution"];
-        post?: never;
-        /** Deletes a list (administrators with read-write access). */
-        delete: operations["deleteDistribution"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/distributions/testContact": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sends a real test message to one address or number (administrators with read-write
-         *     access): `email`, `sms` or `voice`, exactly one, with an empty body. The message goes
-         *     through the outbox; the answer waits for the first attempt: 200 when the mail server
-         *     or gateway took it, 502 with its reason when not (it is retried as any notification;
-         *     `GET notifications/{id}` tells its state), 502 too when the attempt takes longer.
-         *     409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
-         *     configured: nothing is sent or recorded.
-         */
-        post: operations["testContact"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/settings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Alert settings of the caller's test case groups, one page at a time, default by
-         *     label.
-         */
-        get: operations["listAlertSettings"];
-        put?: never;
-        /** Creates an alert setting on one of the caller's groups (read-write access). */
-        post: operations["createAlertSetting"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/settings/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One alert setting of the caller's groups. */
-        get: operations["getAlertSetting"];
-        /**
-         * Replaces an alert setting of one of the caller's groups (read-write access); the
-         *     engine reads the change from the next run.
-         */
-        put: operations["updateAlertSetting"];
-        post?: never;
-        /** Deletes an alert setting of one of the caller's groups (read-write access). */
-        delete: operations["deleteAlertSetting"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/allStatus": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every alert status (spec §3 'Alert status'), by id. */
-        get: operations["listAlertStatuses"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/contactGroups": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The distribution lists an alert setting may send to (id and name, by name): the
-         *     form's contact groups.
-         */
-        get: operations["listContactGroups"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/notifications": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Notifications, newest first (administrators). */
-        get: operations["listNotifications"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/notifications/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One notification and its state. */
-        get: operations["getNotification"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/live": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Server-sent events (`text/event-stream`) for an open dashboard: `open` first, then
-         *     `runs` each time ingest stores runs the caller may see (test case and group ids),
-         *     `resync` when events were missed. A comment line every 15 s keeps it open. Reconnect
-         *     after a drop and refresh once. Not offered in proxy mode (404).
-         */
-        get: operations["liveUpdates"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/audit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The audit log, newest first, paged: filtered by user id, kind and time
-         *     (`from` inclusive, `to` exclusive, RFC 3339). Read-write administrators only.
-         */
-        get: operations["listAudit"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/events": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Alert events of the caller's groups, newest first. */
-        get: operations["listAlertEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/events/open": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** How many alert events of the caller's groups are open. */
-        get: operations["countOpenAlertEvents"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/events/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One alert event with its runs and the state of each of its notifications. */
-        get: operations["getAlertEvent"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Stores a comment and/or the ticket key on alert event `id` of the caller's groups
-         *     (read-write access); answers the event as `GET alerts/events/{id}` does.
-         */
-        put: operations["updateAlert"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jira/v1/config": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether an issue tracker is configured for this host, and which flavour. */
-        get: operations["jiraConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jira/v1/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * People of the issue tracker whose name matches `username` (all when empty): the
-         *     assignee choices and the description's mentions.
-         */
-        get: operations["jiraUsers"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jira/v1/projects": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The projects the console's Jira account sees. `username` (the console user) is
-         *     accepted and not used: the console's own account answers.
-         */
-        get: operations["jiraProjects"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jira/v1/issueStatus": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The names of the issue statuses (the edit mode's status choices). `username` is
-         *     accepted and not used.
-         */
-        get: operations["jiraIssueStatuses"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/jira/v1/issue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Reads the ticket `issueId` of a report the caller may see, or of an auto ticket of
-         *     the caller's groups.
-         */
-        get: operations["getJiraIssue"];
-        /**
-         * Changes the ticket `issueId` of a report the caller may change: summary, assignee,
-         *     labels, description, then the status; attaches the CSV file when one is given.
-         */
-        put: operations["updateJiraIssue"];
-        /**
-         * Opens a Bug for a report of one of the caller's groups (read-write access), attaches
-         *     the CSV file when one is given, and stores the key on the report. 409 when the report
-         *     already has a ticket.
-         */
-        post: operations["createJiraIssue"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/alerts/autojiraticket/{alertSettingId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The tickets the engine opened for alert setting `alertSettingId` (of one of the
-         *     caller's groups), newest first.
-         */
-        get: operations["listAutoTickets"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/autojiraticket/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Edits auto ticket `id` (of one of the caller's groups, read-write access) in Jira:
-         *     summary, assignee, labels, description, then the status, and the CSV file when one
-         *     is given; the description is then stored on the alert.
-         */
-        put: operations["updateAutoTicket"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1188,41 +1188,41 @@ export interface components {
             /** Format: int64 */
             alertId: number;
             /** Format: int64 */
-            testCaseId: number;
-            testCaseName: string;
+            alertSettingId: number;
+            alertSettingName: string;
             /** @description When the event opened, RFC 3339 UTC. */
             alertTime: string;
+            /** @description When it closed, RFC 3339 UTC. */
+            closedTime?: string;
+            /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
+            comment?: string;
             distributionName: string;
-            /** Format: uint64 */
-            testRunCount: number;
+            /** @description Time of the first run, RFC 3339 UTC. */
+            from?: string;
+            /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
+            jiraTicket?: string | null;
+            /** @description Its notifications (`alert:{id}`, then `recovery:{id}`) and their state. */
+            notifications: components["schemas"]["Notification"][];
+            open: boolean;
+            /** @description Its text: 'Failure', 'Warning', 'Pass'. */
+            status: string;
             /**
              * Format: int64
              * @description The first run's status id: 7 failure, 4 warning, 3 pass.
              */
             statusId: number;
-            /** @description Its text: 'Failure', 'Warning', 'Pass'. */
-            status: string;
-            open: boolean;
-            /** @description When it closed, RFC 3339 UTC. */
-            closedTime?: string;
-            /** Format: int64 */
-            alertSettingId: number;
-            alertSettingName: string;
             /** Format: int64 */
             testCaseGroupId: number;
             testCaseGroupName: string;
-            /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
-            jiraTicket?: string | null;
-            /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
-            comment?: string;
-            /** @description Time of the first run, RFC 3339 UTC. */
-            from?: string;
-            /** @description Time of the last run, RFC 3339 UTC. */
-            to?: string;
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
+            /** Format: uint64 */
+            testRunCount: number;
             /** @description The event's runs, oldest first. */
             testRuns: components["schemas"]["RunItem"][];
-            /** @description Its notifications (`alert:{id}`, then `recovery:{id}`) and their state. */
-            notifications: components["schemas"]["Notification"][];
+            /** @description Time of the last run, RFC 3339 UTC. */
+            to?: string;
         };
         /**
          * AlertEvent
@@ -1232,11 +1232,28 @@ export interface components {
             /** Format: int64 */
             alertId: number;
             /** Format: int64 */
-            testCaseId: number;
-            testCaseName: string;
+            alertSettingId: number;
+            alertSettingName: string;
             /** @description When the event opened, RFC 3339 UTC. */
             alertTime: string;
+            /** @description When it closed, RFC 3339 UTC. */
+            closedTime?: string;
             distributionName: string;
+            /** @description Open until a passing run closes it (or its setting is deleted). */
+            open: boolean;
+            /** @description Its text: 'Failure', 'Warning', 'Pass'. */
+            status: string;
+            /**
+             * Format: int64
+             * @description The first run's status id: 7 failure, 4 warning, 3 pass.
+             */
+            statusId: number;
+            /** Format: int64 */
+            testCaseGroupId: number;
+            testCaseGroupName: string;
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
             /**
              * Format: uint64
              * @description Runs in the event (those that opened it and those that joined it).
@@ -1244,38 +1261,19 @@ export interface components {
             testRunCount: number;
             /** @description The first run (its status gives the event's status). */
             testRuns: components["schemas"]["EventRunStatus"][];
-            /**
-             * Format: int64
-             * @description The first run's status id: 7 failure, 4 warning, 3 pass.
-             */
-            statusId: number;
-            /** @description Its text: 'Failure', 'Warning', 'Pass'. */
-            status: string;
-            /** @description Open until a passing run closes it (or its setting is deleted). */
-            open: boolean;
-            /** @description When it closed, RFC 3339 UTC. */
-            closedTime?: string;
-            /** Format: int64 */
-            alertSettingId: number;
-            alertSettingName: string;
-            /** Format: int64 */
-            testCaseGroupId: number;
-            testCaseGroupName: string;
         };
         /**
          * AlertSetting
          * @description An alert setting (spec §3 'Alert setting').
          */
         AlertSetting: {
-            /** Format: int64 */
-            id: number;
-            /** @description The label text. */
-            name: string;
             /** @description Active (true) or Inactive. */
             active: boolean;
-            /** Format: int64 */
-            testCaseGroupId: number;
-            testCaseGroupName: string;
+            /** @description Status codes counted (`alerts/allStatus` codes, e.g. `FAIL`, `WARN`). */
+            alertStatus: string[];
+            attachJiraTicket: boolean;
+            /** @description Voice groups only: the last run's call recording goes with the e-mail. */
+            attachRecording: boolean;
             /** @description `voice` or `web`: the group's channel (attach recording is for voice). */
             channel: string;
             /**
@@ -1285,21 +1283,13 @@ export interface components {
             distributionId: number;
             distributionName: string;
             emailSubject: string;
-            voiceMessage: string;
-            smsPrefix: string;
-            /** @description Voice groups only: the last run's call recording goes with the e-mail. */
-            attachRecording: boolean;
-            attachJiraTicket: boolean;
             /**
              * Format: int64
              * @description Consecutive matching runs that open an alert: 1, 2, 3, 5 or 10.
              */
             failureToAlert: number;
-            notifyOnRecovery: boolean;
-            /** @description Status codes counted (`alerts/allStatus` codes, e.g. `FAIL`, `WARN`). */
-            alertStatus: string[];
-            /** @description The selected half hours, merged into the fewest ranges, by day then time. */
-            schedule: components["schemas"]["ScheduleSlot"][];
+            /** Format: int64 */
+            id: number;
             /** @description Ticket assignee (absent when none). */
             jiraAssignee?: string;
             /** @description Ticket project key (absent when none). */
@@ -1308,6 +1298,16 @@ export interface components {
             jiraUsername?: string;
             /** @description RFC 3339 UTC. */
             lastModifiedTime: string;
+            /** @description The label text. */
+            name: string;
+            notifyOnRecovery: boolean;
+            /** @description The selected half hours, merged into the fewest ranges, by day then time. */
+            schedule: components["schemas"]["ScheduleSlot"][];
+            smsPrefix: string;
+            /** Format: int64 */
+            testCaseGroupId: number;
+            testCaseGroupName: string;
+            voiceMessage: string;
         };
         /**
          * AlertSettingSave
@@ -1317,67 +1317,79 @@ export interface components {
          *     required'), schedule.
          */
         AlertSettingSave: {
-            /**
-             * Format: int64
-             * @description Ignored on create; on update absent or the id of the path.
-             */
-            id?: number;
-            name?: string;
             /** @description Default true. */
             active?: boolean;
-            /** Format: int64 */
-            testCaseGroupId?: number;
-            /** @description Ignored (follows testCaseGroupId). */
-            testCaseGroupName?: string;
+            /** @description Status codes: failure or warning statuses that support the group's channel. */
+            alertStatus?: string[];
+            /** @description Default false. */
+            attachJiraTicket?: boolean;
+            /** @description Kept for voice groups only. Default false. */
+            attachRecording?: boolean;
             /** Format: int64 */
             distributionId?: number;
             /** @description Ignored (follows distributionId). */
             distributionName?: string;
             emailSubject?: string;
-            voiceMessage?: string;
-            smsPrefix?: string;
-            /** @description Kept for voice groups only. Default false. */
-            attachRecording?: boolean;
-            /** @description Default false. */
-            attachJiraTicket?: boolean;
             /**
              * Format: int64
              * @description 1, 2, 3, 5 or 10.
              */
             failureToAlert?: number;
-            /** @description Default false. */
-            notifyOnRecovery?: boolean;
-            /** @description Status codes: failure or warning statuses that support the group's channel. */
-            alertStatus?: string[];
-            /** @description Ranges of selected half hours; overlapping ranges merge. Empty: never alerts. */
-            schedule?: components["schemas"]["ScheduleSlot"][];
+            /**
+             * Format: int64
+             * @description Ignored on create; on update absent or the id of the path.
+             */
+            id?: number;
             jiraAssignee?: string;
             jiraProject?: string;
             jiraUsername?: string;
+            name?: string;
+            /** @description Default false. */
+            notifyOnRecovery?: boolean;
+            /** @description Ranges of selected half hours; overlapping ranges merge. Empty: never alerts. */
+            schedule?: components["schemas"]["ScheduleSlot"][];
+            smsPrefix?: string;
+            /** Format: int64 */
+            testCaseGroupId?: number;
+            /** @description Ignored (follows testCaseGroupId). */
+            testCaseGroupName?: string;
+            voiceMessage?: string;
         };
         /**
          * AlertStatus
          * @description An alert status (spec §3 'Alert status'): failure 7, pass 3, warning 4.
          */
         AlertStatus: {
+            code: string;
             /** Format: int64 */
             id: number;
-            code: string;
-            text: string;
             /** @description `TRS_FAIL`, `TRS_WARN` or `TRS_PASS`; a setting counts failure and warning statuses. */
             statusGroup: string;
             /** @description Comma-separated channels the status applies to: `ivr`, `voice`, `web`. */
             supportChannel: string;
+            text: string;
         };
         /**
          * AuditEntry
          * @description One change: who, when, from where, what, before and after (never passwords or tokens).
          */
         AuditEntry: {
-            /** Format: int64 */
-            id: number;
+            /** @description `create`, `update`, `delete`, `password`, `profile`, `sign_in`, `sign_out`, … */
+            action: string;
+            /** @description The client's IP address (`local` for the command line). */
+            address: string;
+            /** @description The values after (absent for a deletion). */
+            after?: unknown;
             /** @description When, RFC 3339 UTC. */
             at: string;
+            /** @description The values before (absent for a creation). */
+            before?: unknown;
+            /** Format: int64 */
+            id: number;
+            /** @description What was changed: `user`, `group`, `api_key`, `session`, … */
+            kind: string;
+            /** @description The id or name of what was changed. */
+            target: string;
             /**
              * Format: int64
              * @description The user who made it; absent for the command line and for anonymous calls.
@@ -1385,40 +1397,28 @@ export interface components {
             userId?: number;
             /** @description Their username, `cli:<system user>` for the command line, or `anonymous`. */
             username: string;
-            /** @description The client's IP address (`local` for the command line). */
-            address: string;
-            /** @description What was changed: `user`, `group`, `api_key`, `session`, … */
-            kind: string;
-            /** @description `create`, `update`, `delete`, `password`, `profile`, `sign_in`, `sign_out`, … */
-            action: string;
-            /** @description The id or name of what was changed. */
-            target: string;
-            /** @description The values before (absent for a creation). */
-            before?: unknown;
-            /** @description The values after (absent for a deletion). */
-            after?: unknown;
         };
         /**
          * AutoTicket
          * @description A ticket the alert engine opened (spec §3 'Auto ticket').
          */
         AutoTicket: {
-            /** Format: int64 */
-            id: number;
-            /** Format: int64 */
-            alertSettingId: number;
             /**
              * Format: int64
              * @description The alert event the ticket is for.
              */
             alertId: number;
             /** Format: int64 */
-            testcaseId: number;
+            alertSettingId: number;
+            /** @description When the event opened, RFC 3339 UTC. */
+            alertTime: string;
+            /** Format: int64 */
+            id: number;
             jiraTicket: string;
             /** @description The event's run ids, comma-separated, oldest first. */
             runIds: string;
-            /** @description When the event opened, RFC 3339 UTC. */
-            alertTime: string;
+            /** Format: int64 */
+            testcaseId: number;
         };
         /**
          * CaseIdItem
@@ -1454,12 +1454,12 @@ export interface components {
          * @description A channel: id `voice` (shown 'Voice') or `web` (shown 'Digital').
          */
         ChannelItem: {
-            id: string;
             /**
              * Format: int64
              * @description Numeric code: 1 voice, 2 web.
              */
             code: number;
+            id: string;
             name: string;
         };
         /**
@@ -1467,27 +1467,29 @@ export interface components {
          * @description Latest health of a client application (spec §3).
          */
         ClientAppItem: {
-            clientEndPoint: string;
+            agentStatus: components["schemas"]["StatusItem"];
+            appStatus: components["schemas"]["StatusItem"];
             /** @description `voice` or `web`. */
             channel: string;
+            clientEndPoint: string;
+            componentStatus: components["schemas"]["ComponentItem"][];
             /** @description Time of the application's last run (UTC). */
             lastRun: string;
-            appStatus: components["schemas"]["StatusItem"];
             telcoStatus: components["schemas"]["StatusItem"];
-            agentStatus: components["schemas"]["StatusItem"];
-            componentStatus: components["schemas"]["ComponentItem"][];
         };
         /** ComponentItem */
         ComponentItem: {
-            name: string;
-            hasComponent: boolean;
             enabled: boolean;
+            hasComponent: boolean;
+            name: string;
         };
         /**
          * Contact
          * @description One row of a list.
          */
         Contact: {
+            /** @description An e-mail address or an E.164 number (`+15145550100`). */
+            info: string;
             /** @description The row's label. */
             name: string;
             /**
@@ -1495,8 +1497,6 @@ export interface components {
              * @description Contact type id: 1 Email, 2 SMS, 4 Voice.
              */
             type: number;
-            /** @description An e-mail address or an E.164 number (`+15145550100`). */
-            info: string;
         };
         /**
          * ContactGroup
@@ -1512,10 +1512,10 @@ export interface components {
          * @description A row as a client sends it.
          */
         ContactSave: {
+            info?: string;
             name?: string;
             /** Format: int64 */
             type?: number;
-            info?: string;
         };
         /**
          * Distribution
@@ -1523,22 +1523,24 @@ export interface components {
          *     type names and addresses or numbers, row by row, for the list's columns.
          */
         Distribution: {
+            contacts: components["schemas"]["Contact"][];
+            email: string[];
             /** Format: int64 */
             id: number;
-            /** @description The list's label. */
-            name: string;
             label: string[];
-            type: string[];
-            email: string[];
             /** @description RFC 3339, UTC. */
             lastModifiedTime: string;
-            contacts: components["schemas"]["Contact"][];
+            /** @description The list's label. */
+            name: string;
+            type: string[];
         };
         /**
          * DistributionSave
          * @description Body of `POST distributions` and `PUT distributions/{id}`.
          */
         DistributionSave: {
+            /** @description At least one row. */
+            contacts?: components["schemas"]["ContactSave"][];
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
@@ -1546,23 +1548,21 @@ export interface components {
             id?: number;
             /** @description The list's label. */
             name?: string;
-            /** @description At least one row. */
-            contacts?: components["schemas"]["ContactSave"][];
         };
         /**
          * DistributionType
          * @description A contact type (spec §9): Email 1, SMS 2, Voice 4.
          */
         DistributionType: {
-            /** Format: int64 */
-            id: number;
-            /** @description `Email`, `SMS` or `Voice`. */
-            name: string;
             /**
              * @description A mail server or gateway is configured for it: without one, notifications of this
              *     type are recorded but not sent.
              */
             configured: boolean;
+            /** Format: int64 */
+            id: number;
+            /** @description `Email`, `SMS` or `Voice`. */
+            name: string;
         };
         /**
          * Envelope_AlertDetails
@@ -2172,12 +2172,12 @@ export interface components {
          */
         ErrorBody: {
             code: components["schemas"]["ErrorCode"];
-            messages: string[];
             /**
              * @description One entry per problem of a named field (validation errors only).
              * @default []
              */
             fields: components["schemas"]["FieldProblem"][];
+            messages: string[];
         };
         /**
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
@@ -2202,13 +2202,13 @@ export interface components {
         FieldProblem: {
             /** @description The camelCase name of the body field or query parameter. */
             field: string;
+            /** @description The same problem in a sentence (also in `messages`). */
+            message: string;
             /**
              * @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
              *     `weak` (a password too easy to guess).
              */
             rule: string;
-            /** @description The same problem in a sentence (also in `messages`). */
-            message: string;
         };
         /**
          * GroupDetail
@@ -2216,14 +2216,14 @@ export interface components {
          */
         GroupDetail: {
             /** Format: int64 */
-            id: number;
-            name: string;
+            caseCount: number;
             /** @description `voice` or `web`. */
             channel: string;
             /** Format: int64 */
-            caseCount: number;
+            id: number;
             /** Format: int64 */
             ivrCount: number;
+            name: string;
             /** @description By name. */
             testCases: components["schemas"]["CaseItem"][];
         };
@@ -2232,21 +2232,21 @@ export interface components {
          * @description A test case group in the list.
          */
         GroupItem: {
-            /** Format: int64 */
-            id: number;
-            name: string;
-            /** @description `voice` or `web`. */
-            channel: string;
             /**
              * Format: int64
              * @description Number of test cases in the group.
              */
             caseCount: number;
+            /** @description `voice` or `web`. */
+            channel: string;
+            /** Format: int64 */
+            id: number;
             /**
              * Format: int64
              * @description Number of IVR applications (chatbots) those test cases call.
              */
             ivrCount: number;
+            name: string;
         };
         /**
          * GroupMetric
@@ -2254,6 +2254,17 @@ export interface components {
          *     `segment`) over the date range (spec §3 'Group metric'), plus latency and MOS figures.
          */
         GroupMetric: {
+            /**
+             * Format: double
+             * @description Step latency in seconds, 2 decimals; null without measurements.
+             */
+            avgLatency?: number | null;
+            /**
+             * Format: double
+             * @description mosCqIn, 1 decimal; null without runs that have one.
+             */
+            avgMosCq?: number | null;
+            channel: string;
             /**
              * Format: int64
              * @description The test case id.
@@ -2263,15 +2274,6 @@ export interface components {
             entityName: string;
             /** @description `case` or `segment` (the level asked for). */
             entityType: string;
-            channel: string;
-            /** @description First date of the range, `YYYY-MM-DD`. */
-            periodStart: string;
-            /** @description Last date of the range, `YYYY-MM-DD`. */
-            periodEnd: string;
-            /** Format: uint64 */
-            successCount: number;
-            /** Format: uint64 */
-            warningCount: number;
             /**
              * Format: uint64
              * @description Failed and stopped runs.
@@ -2282,6 +2284,32 @@ export interface components {
              *     of every day.
              */
             hourlyStatus: components["schemas"]["HourlyStatus"][];
+            /**
+             * Format: uint64
+             * @description Number of step latencies measured.
+             */
+            latencyCount: number;
+            /** Format: double */
+            maxLatency?: number | null;
+            /** Format: double */
+            maxMosCq?: number | null;
+            /** Format: double */
+            medianLatency?: number | null;
+            /** Format: double */
+            medianMosCq?: number | null;
+            /** Format: double */
+            minLatency?: number | null;
+            /** Format: double */
+            minMosCq?: number | null;
+            /**
+             * Format: uint64
+             * @description Runs with a MOS (case level; 0 on segment level).
+             */
+            mosCount: number;
+            /** @description Last date of the range, `YYYY-MM-DD`. */
+            periodEnd: string;
+            /** @description First date of the range, `YYYY-MM-DD`. */
+            periodStart: string;
             /**
              * Format: int64
              * @description Segment id (null on case level).
@@ -2294,60 +2322,32 @@ export interface components {
              * @description Stopped runs (already counted in failureCount).
              */
             stoppedCount: number;
-            /**
-             * Format: uint64
-             * @description Number of step latencies measured.
-             */
-            latencyCount: number;
-            /**
-             * Format: double
-             * @description Step latency in seconds, 2 decimals; null without measurements.
-             */
-            avgLatency?: number | null;
-            /** Format: double */
-            minLatency?: number | null;
-            /** Format: double */
-            maxLatency?: number | null;
-            /** Format: double */
-            medianLatency?: number | null;
-            /**
-             * Format: uint64
-             * @description Runs with a MOS (case level; 0 on segment level).
-             */
-            mosCount: number;
-            /**
-             * Format: double
-             * @description mosCqIn, 1 decimal; null without runs that have one.
-             */
-            avgMosCq?: number | null;
-            /** Format: double */
-            minMosCq?: number | null;
-            /** Format: double */
-            maxMosCq?: number | null;
-            /** Format: double */
-            medianMosCq?: number | null;
+            /** Format: uint64 */
+            successCount: number;
+            /** Format: uint64 */
+            warningCount: number;
         };
         /**
          * GroupRecentItem
          * @description One group's runs in the window.
          */
         GroupRecentItem: {
-            /** Format: int64 */
-            groupId: number;
-            name: string;
             /** @description `voice` or `web`. */
             channel: string;
-            /** Format: int64 */
-            successCount: number;
-            /** Format: int64 */
-            warningCount: number;
             /**
              * Format: int64
              * @description Failed and stopped runs.
              */
             failureCount: number;
+            /** Format: int64 */
+            groupId: number;
             /** @description Time of the latest run in the window (UTC); absent without runs. */
             lastRunTime?: string | null;
+            name: string;
+            /** Format: int64 */
+            successCount: number;
+            /** Format: int64 */
+            warningCount: number;
         };
         /**
          * GroupRef
@@ -2367,6 +2367,8 @@ export interface components {
          * @description Body of `POST groups` and `PUT groups/{id}`.
          */
         GroupSave: {
+            /** @description Required: `voice` or `web`. */
+            channel?: string;
             /**
              * Format: int64
              * @description Ignored on create; on update it must be absent or equal to the path's id.
@@ -2374,8 +2376,6 @@ export interface components {
             id?: number;
             /** @description Required: 1 to 200 characters, no control or text-direction characters. */
             name?: string;
-            /** @description Required: `voice` or `web`. */
-            channel?: string;
             /** @description Required: at least one existing test case of the channel. */
             testCases?: components["schemas"]["CaseIdItem"][];
         };
@@ -2403,32 +2403,32 @@ export interface components {
          * @description A bucket of the heat map with its colour for this report's thresholds.
          */
         HeatBucket: {
-            /** Format: int64 */
-            id: number;
-            text: string;
-            /** Format: uint32 */
-            lowerBound: number;
-            /** Format: uint32 */
-            uppperBound?: number;
             /**
              * @description `green` (upper bound below the warning threshold), `orange` (below the failure
              *     threshold) or `red`.
              */
             colour: string;
+            /** Format: int64 */
+            id: number;
+            /** Format: uint32 */
+            lowerBound: number;
+            text: string;
+            /** Format: uint32 */
+            uppperBound?: number;
         };
         /**
          * HourlyStatus
          * @description Counts of one local hour slot.
          */
         HourlyStatus: {
+            /** Format: uint64 */
+            failureCount: number;
             /** @description `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date. */
             hourly: string;
             /** Format: uint64 */
             successCount: number;
             /** Format: uint64 */
             warningCount: number;
-            /** Format: uint64 */
-            failureCount: number;
         };
         /**
          * IngestResult
@@ -2455,38 +2455,38 @@ export interface components {
         IssueData: {
             /**
              * Format: int64
-             * @description Create: the id of the report the ticket is opened for (its key is stored there).
-             */
-            reportId?: number;
-            /**
-             * Format: int64
              * @description Create, instead of `reportId`: the id of the alert event the ticket is opened for (alert
              *     details; its key is stored on the event as `jiraTicket`).
              */
             alertId?: number;
-            /** @description Project key (not changed on edit). */
-            project?: string;
-            summary?: string;
-            /** @description Ignored: the issue type is always Bug. */
-            issueType?: string;
             /** @description accountId (Cloud) or username (Server/DC); empty: unassigned. */
             assignee?: string;
-            labels?: string[];
-            /**
-             * @description The console user the ticket is made for; not sent to Jira (the console's own
-             *     Jira account opens every ticket).
-             */
-            username?: string;
             /**
              * @description Text; a mention is `@[Display Name](id)`, sent to Jira as an ADF mention (Cloud) or
              *     `[~username]` (Server/DC). A mention with an empty, `null` or `undefined` id is
              *     kept as plain text.
              */
             description?: string;
-            /** @description Edit: the status to move the ticket to (one of `issueStatus`). */
-            status?: string;
             /** @description Edit: whether the ticket was opened by the alert engine. */
             isAutoJiraTicket?: boolean;
+            /** @description Ignored: the issue type is always Bug. */
+            issueType?: string;
+            labels?: string[];
+            /** @description Project key (not changed on edit). */
+            project?: string;
+            /**
+             * Format: int64
+             * @description Create: the id of the report the ticket is opened for (its key is stored there).
+             */
+            reportId?: number;
+            /** @description Edit: the status to move the ticket to (one of `issueStatus`). */
+            status?: string;
+            summary?: string;
+            /**
+             * @description The console user the ticket is made for; not sent to Jira (the console's own
+             *     Jira account opens every ticket).
+             */
+            username?: string;
         };
         /** IssueKey */
         IssueKey: {
@@ -2497,42 +2497,42 @@ export interface components {
          * @description A ticket as read (spec §3: labels, summary, assigneeId, project, status, description).
          */
         IssueView: {
-            key: string;
-            labels: string[];
-            summary: string;
-            /** @description accountId (Cloud) or username (Server/DC); absent when unassigned. */
-            assigneeId?: string;
-            project: string;
-            status: string;
-            /** @description The description, mentions as `@[Display Name](id)`. */
-            description: string;
-            /**
-             * Format: int64
-             * @description The report holding the ticket (absent for an alert's ticket).
-             */
-            reportId?: number;
             /**
              * Format: int64
              * @description The alert event holding the ticket (a user's from alert details, or the engine's).
              */
             alertId?: number;
+            /** @description accountId (Cloud) or username (Server/DC); absent when unassigned. */
+            assigneeId?: string;
             /**
              * Format: int64
              * @description The auto ticket (`PUT autojiraticket/{id}` edits it) when the alert engine opened
              *     this ticket.
              */
             autoTicketId?: number;
+            /** @description The description, mentions as `@[Display Name](id)`. */
+            description: string;
+            key: string;
+            labels: string[];
+            project: string;
+            /**
+             * Format: int64
+             * @description The report holding the ticket (absent for an alert's ticket).
+             */
+            reportId?: number;
+            status: string;
+            summary: string;
         };
         /**
          * IvrItem
          * @description An IVR application (voice) or chatbot (web) with its test cases.
          */
         IvrItem: {
+            /** @description `voice` or `web`. */
+            channel: string;
             /** Format: int64 */
             id: number;
             name: string;
-            /** @description `voice` or `web`. */
-            channel: string;
             /** @description By name. */
             testCases: components["schemas"]["CaseItem"][];
         };
@@ -2566,6 +2566,8 @@ export interface components {
          * @description One local hour slot of a latency heat map.
          */
         LatencyByHr: {
+            /** @description Step latencies per bucket, in the order of `buckets`. */
+            bucketCounts: number[];
             /**
              * Format: uint32
              * @description Local hour 0 to 23.
@@ -2578,46 +2580,44 @@ export interface components {
             latency?: number | null;
             /**
              * Format: uint64
-             * @description Runs in the slot.
-             */
-            runCount: number;
-            /**
-             * Format: uint64
              * @description Step latencies measured in the slot.
              */
             latencyCount: number;
-            /** @description Step latencies per bucket, in the order of `buckets`. */
-            bucketCounts: number[];
+            /**
+             * Format: uint64
+             * @description Runs in the slot.
+             */
+            runCount: number;
         };
         /**
          * LatencyReport
          * @description Data of a type-6 report (spec §3: `segments[]` and `latencyByHr[]`).
          */
         LatencyReport: {
-            /** Format: int64 */
-            reportId: number;
-            /** @description `YYYY-MM-DD`, local. */
-            periodStart: string;
-            periodEnd: string;
-            /** Format: uint32 */
-            latencyWarn: number;
-            /** Format: uint32 */
-            latencyFail: number;
             buckets: components["schemas"]["HeatBucket"][];
             /** @description The whole group, 24 slots. */
             latencyByHr: components["schemas"]["LatencyByHr"][];
+            /** Format: uint32 */
+            latencyFail: number;
+            /** Format: uint32 */
+            latencyWarn: number;
+            periodEnd: string;
+            /** @description `YYYY-MM-DD`, local. */
+            periodStart: string;
+            /** Format: int64 */
+            reportId: number;
             /** @description Per segment with runs in the range, by test case name then segment id. */
             segments: components["schemas"]["LatencySegment"][];
         };
         /** LatencySegment */
         LatencySegment: {
-            /** Format: int64 */
-            testCaseId: number;
-            testCaseName: string;
+            latencyByHr: components["schemas"]["LatencyByHr"][];
             /** Format: int64 */
             segmentId: number;
             segmentName: string;
-            latencyByHr: components["schemas"]["LatencyByHr"][];
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
         };
         /**
          * LatencyThreshold
@@ -2627,9 +2627,9 @@ export interface components {
         LatencyThreshold: {
             /** Format: int64 */
             id: number;
-            text: string;
             /** Format: uint32 */
             lowerBound: number;
+            text: string;
             /** Format: uint32 */
             uppperBound?: number;
         };
@@ -2680,6 +2680,8 @@ export interface components {
          * @description An event of the stream (the SSE `data:` line, JSON).
          */
         LiveEvent: {
+            /** @description Groups of those test cases, those the caller may see. */
+            groupIds: number[];
             /**
              * @description `open` (first event), `runs` (runs were stored) or `resync` (events were missed:
              *     refresh everything).
@@ -2692,27 +2694,25 @@ export interface components {
             runs: number;
             /** @description Test cases with new runs, those the caller may see. */
             testCaseIds: number[];
-            /** @description Groups of those test cases, those the caller may see. */
-            groupIds: number[];
         };
         /**
          * MosRow
          * @description MOS of a group's runs in one local hour slot (spec §3 'MOS row').
          */
         MosRow: {
+            /** Format: double */
+            avgMosCq?: number | null;
             /** @description `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date. */
             hourly: string;
+            /** Format: double */
+            maxMosCq?: number | null;
+            /** Format: double */
+            medianMosCq?: number | null;
             /**
              * Format: double
              * @description 1 decimal; null when no run in that hour has a MOS.
              */
             minMosCq?: number | null;
-            /** Format: double */
-            maxMosCq?: number | null;
-            /** Format: double */
-            avgMosCq?: number | null;
-            /** Format: double */
-            medianMosCq?: number | null;
             /**
              * Format: uint64
              * @description Runs with a MOS in that hour.
@@ -2724,34 +2724,34 @@ export interface components {
          * @description One message to one contact.
          */
         Notification: {
-            /** Format: int64 */
-            id: number;
-            /** @description Unique per notification: the e-mail's Message-ID, the gateway's `{key}`. */
-            key: string;
-            /**
-             * Format: int64
-             * @description Contact type id: 1 Email, 2 SMS, 4 Voice.
-             */
-            type: number;
-            /** @description The e-mail address or number. */
-            recipient: string;
-            subject: string;
-            /** @description What caused it: `testContact`, `alert:{id}`, … */
-            cause: string;
-            /** @description `queued`, `sent` or `failed`. */
-            state: string;
             /**
              * Format: uint32
              * @description Attempts made so far.
              */
             attempts: number;
-            /** @description Why the last attempt failed (also while queued for a retry). */
-            reason?: string | null;
+            /** @description What caused it: `testContact`, `alert:{id}`, … */
+            cause: string;
             /** @description RFC 3339, UTC. */
             createdTime: string;
+            /** Format: int64 */
+            id: number;
+            /** @description Unique per notification: the e-mail's Message-ID, the gateway's `{key}`. */
+            key: string;
             /** @description When it is tried next (queued only). */
             nextAttemptTime?: string | null;
+            /** @description Why the last attempt failed (also while queued for a retry). */
+            reason?: string | null;
+            /** @description The e-mail address or number. */
+            recipient: string;
             sentTime?: string | null;
+            /** @description `queued`, `sent` or `failed`. */
+            state: string;
+            subject: string;
+            /**
+             * Format: int64
+             * @description Contact type id: 1 Email, 2 SMS, 4 Voice.
+             */
+            type: number;
         };
         /**
          * OpenAlerts
@@ -2881,23 +2881,23 @@ export interface components {
         RecentStatus: {
             /** @description Start of the window (UTC). */
             from: string;
-            /** @description End of the window: now (UTC). */
-            to: string;
             /** @description By group name. */
             groups: components["schemas"]["GroupRecentItem"][];
+            /** @description End of the window: now (UTC). */
+            to: string;
         };
         /**
          * RecordingCreated
          * @description A stored recording.
          */
         RecordingCreated: {
+            contentType: string;
             /** @description Recording id (SHA-256 of the bytes) for `recordingId` fields of runs. */
             id: string;
-            /** @description Download path relative to `api/trs/v1/`. */
-            url: string;
-            contentType: string;
             /** Format: uint64 */
             size: number;
+            /** @description Download path relative to `api/trs/v1/`. */
+            url: string;
         };
         /**
          * RejectedItem
@@ -2917,39 +2917,38 @@ export interface components {
          * @description A saved report (spec §3 'Report').
          */
         Report: {
-            /** Format: int64 */
-            id: number;
-            name: string;
+            /** @description `voice` or `web`: the group's channel. */
+            channel: string;
             /** @description Equal to name. */
             description: string;
-            reportTypeName: string;
-            /**
-             * Format: int64
-             * @description 1 test case performance, 2 trend, 5 segment performance, 6 latency by hour, 7 MOS.
-             */
-            reportTypeID: number;
-            /**
-             * Format: uint32
-             * @description Warning latency threshold, ms (0 unless type 6).
-             */
-            latencyWarn: number;
+            /** Format: int64 */
+            id: number;
+            /** @description Issue-tracker ticket key (null when none). */
+            jiraTicket?: string | null;
+            /** @description RFC 3339 UTC. */
+            lastModifiedTime: string;
             /**
              * Format: uint32
              * @description Failure latency threshold, ms (0 unless type 6).
              */
             latencyFail: number;
+            /**
+             * Format: uint32
+             * @description Warning latency threshold, ms (0 unless type 6).
+             */
+            latencyWarn: number;
+            name: string;
+            /**
+             * Format: int64
+             * @description 1 test case performance, 2 trend, 5 segment performance, 6 latency by hour, 7 MOS.
+             */
+            reportTypeID: number;
+            reportTypeName: string;
             /** @description `Manual` or `Schedule`. */
             runType: string;
-            testCaseGroupName: string;
             /** Format: int64 */
             testCaseGroupID: number;
-            /** @description `voice` or `web`: the group's channel. */
-            channel: string;
-            /**
-             * @description `Custom`, `Today`, `Yesterday`, `Current Week`, `Last Week`, `Current Month`,
-             *     `Last Month` or `Last Year`.
-             */
-            timeframeName: string;
+            testCaseGroupName: string;
             /**
              * @description First local date the report covers today, `YYYY-MM-DD` (a named timeframe is
              *     computed from today in the site's time zone).
@@ -2957,10 +2956,11 @@ export interface components {
             timeframeBegin: string;
             /** @description Last local date the report covers today, `YYYY-MM-DD`. */
             timeframeEnd: string;
-            /** @description RFC 3339 UTC. */
-            lastModifiedTime: string;
-            /** @description Issue-tracker ticket key (null when none). */
-            jiraTicket?: string | null;
+            /**
+             * @description `Custom`, `Today`, `Yesterday`, `Current Week`, `Last Week`, `Current Month`,
+             *     `Last Month` or `Last Year`.
+             */
+            timeframeName: string;
         };
         /**
          * ReportSave
@@ -2968,40 +2968,40 @@ export interface components {
          *     in the form's order: name, type, group, then for type 6 the thresholds.
          */
         ReportSave: {
+            /** @description Ignored (the name is the description). */
+            description?: string;
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
             id?: number;
-            name?: string;
-            /** @description Ignored (the name is the description). */
-            description?: string;
-            /** @description Ignored (follows reportTypeID). */
-            reportTypeName?: string;
-            /** Format: int64 */
-            reportTypeID?: number;
-            /** @description Ignored (follows testCaseGroupID). */
-            testCaseGroupName?: string;
-            /** Format: int64 */
-            testCaseGroupID?: number;
-            /** @description Default `Custom`. */
-            timeframeName?: string;
-            /** @description `Manual` (default) or `Schedule`. */
-            runType?: string;
-            /** @description Custom only: `YYYY-MM-DD`; required for Custom. */
-            timeframeBegin?: string;
-            /** @description Custom only: `YYYY-MM-DD`; empty means the begin date. */
-            timeframeEnd?: string;
-            /**
-             * Format: int64
-             * @description Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
-             */
-            latencyWarn?: number;
             /**
              * Format: int64
              * @description Type 6: failure threshold, ms; otherwise ignored.
              */
             latencyFail?: number;
+            /**
+             * Format: int64
+             * @description Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
+             */
+            latencyWarn?: number;
+            name?: string;
+            /** Format: int64 */
+            reportTypeID?: number;
+            /** @description Ignored (follows reportTypeID). */
+            reportTypeName?: string;
+            /** @description `Manual` (default) or `Schedule`. */
+            runType?: string;
+            /** Format: int64 */
+            testCaseGroupID?: number;
+            /** @description Ignored (follows testCaseGroupID). */
+            testCaseGroupName?: string;
+            /** @description Custom only: `YYYY-MM-DD`; required for Custom. */
+            timeframeBegin?: string;
+            /** @description Custom only: `YYYY-MM-DD`; empty means the begin date. */
+            timeframeEnd?: string;
+            /** @description Default `Custom`. */
+            timeframeName?: string;
         };
         /**
          * ReportTypeItem
@@ -3025,41 +3025,18 @@ export interface components {
          * @description A run with its detail (spec §3 'Run detail').
          */
         RunDetailItem: {
+            /** @description `voice` or `web`. */
+            channel: string;
+            /** @description The test case's groups the caller may see, by name. */
+            groups: components["schemas"]["GroupRef"][];
             /** Format: int64 */
-            runId: number;
-            /** Format: int64 */
-            testCaseId: number;
-            testCaseName: string;
-            /** @description Start of the run, RFC 3339 UTC. */
-            runTime: string;
-            /**
-             * Format: double
-             * @description Seconds.
-             */
-            runDuration: number;
-            /**
-             * Format: int64
-             * @description 3 pass, 4 warning, 7 failure (fail and stopped).
-             */
-            runStatusId: number;
-            /** @description Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'. */
-            runStatus: string;
+            ivrId: number;
+            ivrName: string;
             /**
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
             mosCqIn?: number | null;
-            /** @description `Manual` or `Schedule`. */
-            runType: string;
-            /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
-            runResult: string;
-            /** @description `voice` or `web`. */
-            channel: string;
-            /** Format: int64 */
-            ivrId: number;
-            ivrName: string;
-            /** @description The test case's groups the caller may see, by name. */
-            groups: components["schemas"]["GroupRef"][];
             /** @description Id of the call recording (null when none). */
             recordingId?: string | null;
             /**
@@ -3067,41 +3044,64 @@ export interface components {
              *     also accepted by `getContent?attachmentUrl=`.
              */
             recordingUrl?: string | null;
+            /**
+             * Format: double
+             * @description Seconds.
+             */
+            runDuration: number;
+            /** Format: int64 */
+            runId: number;
+            /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
+            runResult: string;
+            /** @description Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'. */
+            runStatus: string;
+            /**
+             * Format: int64
+             * @description 3 pass, 4 warning, 7 failure (fail and stopped).
+             */
+            runStatusId: number;
+            /** @description Start of the run, RFC 3339 UTC. */
+            runTime: string;
+            /** @description `Manual` or `Schedule`. */
+            runType: string;
             segments: components["schemas"]["SegmentItem"][];
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
         };
         /**
          * RunItem
          * @description A test run as lists show it (spec §3 'Test run').
          */
         RunItem: {
-            /** Format: int64 */
-            runId: number;
-            /** Format: int64 */
-            testCaseId: number;
-            testCaseName: string;
-            /** @description Start of the run, RFC 3339 UTC. */
-            runTime: string;
-            /**
-             * Format: double
-             * @description Seconds.
-             */
-            runDuration: number;
-            /**
-             * Format: int64
-             * @description 3 pass, 4 warning, 7 failure (fail and stopped).
-             */
-            runStatusId: number;
-            /** @description Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'. */
-            runStatus: string;
             /**
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
             mosCqIn?: number | null;
-            /** @description `Manual` or `Schedule`. */
-            runType: string;
+            /**
+             * Format: double
+             * @description Seconds.
+             */
+            runDuration: number;
+            /** Format: int64 */
+            runId: number;
             /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
             runResult: string;
+            /** @description Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'. */
+            runStatus: string;
+            /**
+             * Format: int64
+             * @description 3 pass, 4 warning, 7 failure (fail and stopped).
+             */
+            runStatusId: number;
+            /** @description Start of the run, RFC 3339 UTC. */
+            runTime: string;
+            /** @description `Manual` or `Schedule`. */
+            runType: string;
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
         };
         /**
          * ScheduleSlot
@@ -3113,10 +3113,10 @@ export interface components {
              * @description 1 Monday .. 7 Sunday (ISO 8601).
              */
             dayOfWeek: number;
-            /** @description `HH:mm` on the half hour, `00:00` to `23:30` (a start of `24:00` is the time error). */
-            startTimeSlot: string;
             /** @description `HH:mm` on the half hour, exclusive; `24:00` (or `00:00`) is the end of the day. */
             endTimeSlot: string;
+            /** @description `HH:mm` on the half hour, `00:00` to `23:30` (a start of `24:00` is the time error). */
+            startTimeSlot: string;
         };
         /** SegmentItem */
         SegmentItem: {
@@ -3130,17 +3130,17 @@ export interface components {
          * @description Body of POST /api/auth/signin.
          */
         SignInRequest: {
-            /** @description The user's username (an e-mail address). */
-            username?: string;
-            password?: string;
-            /** @description Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`. */
-            remember?: boolean;
             /**
              * @description A kiosk session for a wall display: read-only whatever the user's access, not signed
              *     out when idle, with the Remember Me lifetime. Only for users an administrator allowed
              *     it (`kiosk` in the user); others get 403 after their credentials are checked.
              */
             kiosk?: boolean;
+            password?: string;
+            /** @description Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`. */
+            remember?: boolean;
+            /** @description The user's username (an e-mail address). */
+            username?: string;
         };
         /**
          * SignedInUser
@@ -3150,27 +3150,27 @@ export interface components {
         SignedInUser: {
             /** @description Bearer token for every other `/api` call. */
             accessToken: string;
-            /** Format: int64 */
-            id: number;
-            username: string;
-            /** @description `ROLE_ADMIN` or `ROLE_USER`; a first role `ROLE_USER` means restricted. */
-            roles: string[];
             /** @description `read-write` or `read-only`. */
             accessType: string;
-            /** @description Whether the token got the longer Remember Me lifetime. */
-            remember: boolean;
-            firstName: string;
-            lastName: string;
             /**
              * Format: date-time
              * @description When the token stops working (RFC 3339, UTC).
              */
             expiresAt: string;
+            firstName: string;
+            /** Format: int64 */
+            id: number;
             /**
              * @description `true` for a kiosk session (read-only, and the console does not sign it out when
              *     idle); absent for any other session, which keeps the spec's shape.
              */
             kiosk?: boolean;
+            lastName: string;
+            /** @description Whether the token got the longer Remember Me lifetime. */
+            remember: boolean;
+            /** @description `ROLE_ADMIN` or `ROLE_USER`; a first role `ROLE_USER` means restricted. */
+            roles: string[];
+            username: string;
         };
         /**
          * StatusItem
@@ -3182,16 +3182,24 @@ export interface components {
         };
         /** StepItem */
         StepItem: {
-            /** Format: int64 */
-            stepId: number;
-            stepType: string;
-            typeDisplayText: string;
-            prompt?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
              */
-            promptLatencyMin?: number | null;
+            bargeInTime?: number | null;
+            /**
+             * Format: int64
+             * @description Milliseconds.
+             */
+            completeTimeout?: number | null;
+            /** @description Step-type specific fields, as the engine gave them (null when none). */
+            extra?: unknown;
+            /**
+             * Format: int64
+             * @description Milliseconds.
+             */
+            incompleteTimeout?: number | null;
+            prompt?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
@@ -3201,22 +3209,14 @@ export interface components {
              * Format: int64
              * @description Milliseconds.
              */
-            incompleteTimeout?: number | null;
-            /**
-             * Format: int64
-             * @description Milliseconds.
-             */
-            completeTimeout?: number | null;
-            /**
-             * Format: int64
-             * @description Milliseconds.
-             */
-            bargeInTime?: number | null;
+            promptLatencyMin?: number | null;
             /** @description Id of the step's audio (null when none). */
             recordingId?: string | null;
-            /** @description Step-type specific fields, as the engine gave them (null when none). */
-            extra?: unknown;
+            /** Format: int64 */
+            stepId: number;
+            stepType: string;
             testResult: components["schemas"]["TestResultItem"];
+            typeDisplayText: string;
         };
         /**
          * TestContactResult
@@ -3228,17 +3228,21 @@ export interface components {
              * @description The notification in the outbox (`GET notifications/{id}`).
              */
             id: number;
-            /** @description `sent`. */
-            state: string;
             /** @description 'Email has been confirmed.' or 'Text/SMS has been confirmed.' */
             message: string;
+            /** @description `sent`. */
+            state: string;
         };
         /** TestResultItem */
         TestResultItem: {
-            /** @description `pass`, `warn`, `fail` or `stopped`. */
-            status: string;
-            /** @description What was heard or read; null when nothing was recognized. */
-            utterance?: string | null;
+            /** @description The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none. */
+            attachmentUrl?: string | null;
+            /**
+             * Format: double
+             * @description 0 to 1, 4 decimals.
+             */
+            confidence?: number | null;
+            endTime?: string | null;
             /**
              * Format: int64
              * @description Milliseconds.
@@ -3246,42 +3250,38 @@ export interface components {
             latency?: number | null;
             /**
              * Format: double
-             * @description 0 to 1, 4 decimals.
-             */
-            confidence?: number | null;
-            /**
-             * Format: double
              * @description Seconds, 3 decimals.
              */
             recordingDuration?: number | null;
             /** @description RFC 3339 UTC. */
             startTime?: string | null;
-            endTime?: string | null;
-            /** @description The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none. */
-            attachmentUrl?: string | null;
+            /** @description `pass`, `warn`, `fail` or `stopped`. */
+            status: string;
+            /** @description What was heard or read; null when nothing was recognized. */
+            utterance?: string | null;
         };
         /**
          * User
          * @description A console user (spec §3 'User').
          */
         User: {
-            /** Format: int64 */
-            id: number;
-            /** @description An e-mail address, unique without case. */
-            username: string;
-            firstName: string;
-            lastName: string;
-            /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
-            roles: string[];
             /** @description `read-write` or `read-only`. */
             accessType: string;
-            /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
-            testCaseGroups: components["schemas"]["GroupRef"][];
+            firstName: string;
+            /** Format: int64 */
+            id: number;
             /**
              * @description The user may open kiosk sessions: a read-only wall display that is not signed out
              *     when idle (sign-in with `kiosk: true`).
              */
             kiosk: boolean;
+            lastName: string;
+            /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
+            roles: string[];
+            /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
+            testCaseGroups: components["schemas"]["GroupRef"][];
+            /** @description An e-mail address, unique without case. */
+            username: string;
         };
         /**
          * UserSave
@@ -3290,36 +3290,36 @@ export interface components {
          */
         UserSave: {
             /**
-             * Format: int64
-             * @description Ignored on create; on update absent or the id of the path.
-             */
-            id?: number;
-            username?: string;
-            firstName?: string;
-            lastName?: string;
-            /**
-             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
-             *     absent or your current role, else 400 `forbidden`).
-             */
-            roles?: string[];
-            /**
              * @description `read-write` or `read-only` (administrators only; on your own profile, absent or
              *     your current access type, else 400 `forbidden`).
              */
             accessType?: string;
+            firstName?: string;
             /**
-             * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
-             *     current groups, else 400 `forbidden`).
+             * Format: int64
+             * @description Ignored on create; on update absent or the id of the path.
              */
-            testCaseGroups?: components["schemas"]["GroupRef"][];
-            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
-            password?: string;
+            id?: number;
             /**
              * @description Allow kiosk sessions (administrators only; on your own profile, absent or your
              *     current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
              *     create. Forbidding ends the user's kiosk sessions.
              */
             kiosk?: boolean;
+            lastName?: string;
+            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
+            password?: string;
+            /**
+             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
+             *     absent or your current role, else 400 `forbidden`).
+             */
+            roles?: string[];
+            /**
+             * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
+             *     current groups, else 400 `forbidden`).
+             */
+            testCaseGroups?: components["schemas"]["GroupRef"][];
+            username?: string;
         };
     };
     responses: never;
@@ -3330,27 +3330,21 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    signin: {
+    listAlertStatuses: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["SignInRequest"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Signed in: the token and the user. Never stored by caches. */
             200: {
                 headers: {
-                    "CACHE-CONTROL": string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_SignedInUser"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_AlertStatus"];
                 };
             };
             /**
@@ -3455,589 +3449,17 @@ export interface operations {
             };
         };
     };
-    getToken: {
-        parameters: {
-            query: {
-                /** @description The one-time id from the `/callback?id=` address. */
-                id: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed in: the token and the user. Never stored by caches. */
-            200: {
-                headers: {
-                    "CACHE-CONTROL": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_SignedInUser"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    signout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    ssoStart: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /**
-             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
-             *     `?sso_error=<code>` when the sign-in failed).
-             */
-            302: {
-                headers: {
-                    LOCATION: string;
-                    "CACHE-CONTROL": string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ssoCallback: {
-        parameters: {
-            query?: {
-                /** @description The authorization code. */
-                code?: string;
-                /** @description The state cxwatch sent. */
-                state?: string;
-                /** @description The provider's error code, when it refused. */
-                error?: string;
-                /** @description The issuer that answered (RFC 9207); must be the configured one when given. */
-                iss?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /**
-             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
-             *     `?sso_error=<code>` when the sign-in failed).
-             */
-            302: {
-                headers: {
-                    LOCATION: string;
-                    "CACHE-CONTROL": string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ssoLogout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /**
-             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
-             *     `?sso_error=<code>` when the sign-in failed).
-             */
-            302: {
-                headers: {
-                    LOCATION: string;
-                    "CACHE-CONTROL": string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    listUsers: {
+    listAutoTickets: {
         parameters: {
             query?: {
                 /** @description Page number, 0-based (default 0). */
                 pageNo?: number;
-                /** @description Users per page, 1 to 1000 (default 10). */
+                /** @description Tickets per page, 1 to 1000 (default 10). */
                 pageSize?: number;
-                /** @description Part of the first name, last name or username, without case. */
-                search?: string;
-                /** @description Only this permission level: `ROLE_ADMIN` or `ROLE_USER`. */
-                role?: string;
-                /**
-                 * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
-                 *     `asc` or `desc` (default `id,desc`).
-                 */
-                sort?: string;
             };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_User"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["UserSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getUser: {
-        parameters: {
-            query?: never;
             header?: never;
             path: {
-                id: number;
+                alertSettingId: number;
             };
             cookie?: never;
         };
@@ -4048,7 +3470,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AutoTicket"];
                 };
             };
             /**
@@ -4153,378 +3575,7 @@ export interface operations {
             };
         };
     };
-    updateUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["UserSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    overridePassword: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["PasswordChange"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listGroups: {
+    listContactGroups: {
         parameters: {
             query?: never;
             header?: never;
@@ -4538,7 +3589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupItem"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ContactGroup"];
                 };
             };
             /**
@@ -4643,265 +3694,15 @@ export interface operations {
             };
         };
     };
-    createGroup: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["GroupSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteGroups: {
-        parameters: {
-            query?: {
-                /** @description Comma-separated group ids (or give them as a JSON array body). */
-                ids?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    pageGroups: {
+    listAlertEvents: {
         parameters: {
             query?: {
                 /** @description Page number, 0-based (default 0). */
                 pageNo?: number;
-                /** @description Groups per page, 1 to 1000 (default 10). */
+                /** @description Events per page, 1 to 1000 (default 10). */
                 pageSize?: number;
-                /** @description Part of the name, without case, or the id. */
-                search?: string;
-                /**
-                 * @description `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
-                 *     (default `id,desc`).
-                 */
-                sort?: string;
+                /** @description Only events whose first run has this status: 7 failure, 3 pass, 4 warning. */
+                status?: number;
             };
             header?: never;
             path?: never;
@@ -4914,7 +3715,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_GroupItem"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AlertEvent"];
                 };
             };
             /**
@@ -5019,7 +3820,126 @@ export interface operations {
             };
         };
     };
-    getGroup: {
+    countOpenAlertEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_OpenAlerts"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAlertEvent: {
         parameters: {
             query?: never;
             header?: never;
@@ -5035,4325 +3955,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateGroup: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["GroupSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteGroup: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listChannels: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listIvrs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_IvrItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupsHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelHealth"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupsRecent: {
-        parameters: {
-            query?: {
-                /** @description Length of the window ending now, 1 to 1440 (default 15). */
-                minutes?: number;
-                /** @description `Manual` or `Schedule` (default: both). */
-                caseRunType?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_RecentStatus"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupMetric: {
-        parameters: {
-            query: {
-                /** @description `case` (default) or `segment`. */
-                level?: string;
-                /** @description `YYYY-MM-DD`, site-local. */
-                startDate: string;
-                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
-                endDate?: string;
-                /** @description `Manual` (default) or `Schedule`. */
-                caseRunType?: string;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupMetric"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupMos: {
-        parameters: {
-            query: {
-                /** @description `YYYY-MM-DD`, site-local. */
-                startDate: string;
-                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
-                endDate?: string;
-                /** @description `Manual` (default) or `Schedule`. */
-                caseRunType?: string;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_MosRow"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    testCaseRuns: {
-        parameters: {
-            query: {
-                /** @description `YYYY-MM-DD`, site-local. */
-                startDate: string;
-                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
-                endDate?: string;
-                /** @description Page number, 0-based, 0 to 1000000 (default 0). */
-                pageNo?: number;
-                /** @description Runs per page, 1 to 1000 (default 100). */
-                pageSize?: number;
-                /**
-                 * @description Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
-                 *     `stopped` or `total` (default: all).
-                 */
-                status?: string;
-                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
-                caseRunType?: string;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    groupRuns: {
-        parameters: {
-            query: {
-                /** @description `YYYY-MM-DD`, site-local. */
-                startDate: string;
-                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate; not with hrSlot. */
-                endDate?: string;
-                /** @description Local hour slot 0 to 23 of startDate (as the dashboard's hourly chart counts). */
-                hrSlot?: number;
-                /** @description Page number, 0-based, 0 to 1000000 (default 0). */
-                pageNo?: number;
-                /** @description Runs per page, 1 to 1000 (default 100). */
-                pageSize?: number;
-                /**
-                 * @description Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
-                 *     `stopped` or `total` (default: all).
-                 */
-                status?: string;
-                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
-                caseRunType?: string;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    testRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_RunDetailItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listReports: {
-        parameters: {
-            query?: {
-                /** @description Page number, 0-based (default 0). */
-                pageNo?: number;
-                /** @description Reports per page, 1 to 1000 (default 10). */
-                pageSize?: number;
-                /** @description The id, or part of the name, without case. */
-                search?: string;
-                /** @description Comma-separated report type ids. */
-                reportType?: string;
-                /** @description Comma-separated group names (whole names, without case). */
-                groupName?: string;
-                /**
-                 * @description Reports whose range (today's, for a named timeframe) starts on or after this
-                 *     date, `YYYY-MM-DD`.
-                 */
-                startDate?: string;
-                /** @description Reports whose range ends on or before this date. */
-                endDate?: string;
-                /** @description Comma-separated timeframe names. */
-                timeframe?: string;
-                /**
-                 * @description `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
-                 *     `timeframeName` or `lastModifiedTime` (default `id,desc`).
-                 */
-                sort?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Report"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createReport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["ReportSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    reportTypes: {
-        parameters: {
-            query?: {
-                /** @description `voice` or `web`. */
-                channel?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ReportTypeItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    reportTimeframes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_string"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    reportLatencyThresholds: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_LatencyThreshold"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getReport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateReport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["ReportSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteReport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_integer_int64"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    reportLatency: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_LatencyReport"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    exportReport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`). */
-            200: {
-                headers: {
-                    "CONTENT-DISPOSITION": string;
-                    "CACHE-CONTROL": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv; charset=utf-8": string;
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    reportTestRuns: {
-        parameters: {
-            query?: {
-                /** @description `YYYY-MM-DD`, local (default: the report's first date). */
-                startDate?: string;
-                /** @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given). */
-                endDate?: string;
-                /** @description Runs of test cases that have this segment. */
-                segmentId?: number;
-                /**
-                 * @description A latency bucket id: runs with a step latency in it (of the segment, when
-                 *     given); -1 or absent: any.
-                 */
-                latencyThres?: number;
-                /** @description Local hour slot 0 to 23. */
-                hrSlot?: number;
-                /** @description `success`, `warning`, `failure` (failed and stopped) or `total` (default). */
-                perfStatus?: string;
-                /** @description Lowest MOS, 1 to 5. */
-                minMos?: number;
-                /** @description Highest MOS, 1 to 5 (default 5 when minMos is given). */
-                maxMos?: number;
-                /** @description Page number, 0-based (default 0). */
-                pageNo?: number;
-                /** @description Runs per page, 1 to 1000 (default 100). */
-                pageSize?: number;
-            };
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The whole file. */
-            200: {
-                headers: {
-                    "CONTENT-TYPE": string;
-                    "CONTENT-LENGTH": number;
-                    "ACCEPT-RANGES": string;
-                    "CACHE-CONTROL": string;
-                    ETAG: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
-                };
-            };
-            /** @description The requested byte range. */
-            206: {
-                headers: {
-                    "CONTENT-TYPE": string;
-                    "CONTENT-LENGTH": number;
-                    "CONTENT-RANGE": string;
-                    "ACCEPT-RANGES": string;
-                    "CACHE-CONTROL": string;
-                    ETAG: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The range starts beyond the end of the file. */
-            416: {
-                headers: {
-                    "CONTENT-RANGE": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getContent: {
-        parameters: {
-            query: {
-                /** @description `recordings/{id}` as a run detail gives it. */
-                attachmentUrl: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The whole file. */
-            200: {
-                headers: {
-                    "CONTENT-TYPE": string;
-                    "CONTENT-LENGTH": number;
-                    "ACCEPT-RANGES": string;
-                    "CACHE-CONTROL": string;
-                    ETAG: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
-                };
-            };
-            /** @description The requested byte range. */
-            206: {
-                headers: {
-                    "CONTENT-TYPE": string;
-                    "CONTENT-LENGTH": number;
-                    "CONTENT-RANGE": string;
-                    "ACCEPT-RANGES": string;
-                    "CACHE-CONTROL": string;
-                    ETAG: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "audio/wav": string;
-                    "audio/mpeg": string;
-                    "audio/ogg": string;
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The range starts beyond the end of the file. */
-            416: {
-                headers: {
-                    "CONTENT-RANGE": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    ingestRuns: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RunBatchBody"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_IngestResult"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    ingestRecording: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "audio/wav": string;
-                "audio/mpeg": string;
-                "audio/ogg": string;
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_RecordingCreated"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    ingestHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["HealthBatchBody"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_HealthResult"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listDistributionTypes: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_DistributionType"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listDistributions: {
-        parameters: {
-            query?: {
-                /** @description Page number, 0-based (default 0). */
-                pageNo?: number;
-                /** @description Lists per page, 1 to 1000 (default 10). */
-                pageSize?: number;
-                /** @description Part of the list label, a contact label, address or number, without case. */
-                search?: string;
-                /** @description Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice. */
-                type?: number;
-                /**
-                 * @description `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
-                 *     `desc` (default `lastModifiedTime,desc`).
-                 */
-                sort?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Distribution"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createDistribution: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["DistributionSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Distribution"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getDistribution: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Distribution"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateDistribution: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json; charset=utf-8": components["schemas"]["DistributionSave"];
-            };
-        };
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Distribution"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteDistribution: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    testContact: {
-        parameters: {
-            query?: {
-                /** @description An e-mail address to send a test e-mail to. */
-                email?: string;
-                /** @description An E.164 number to send a test SMS to. */
-                sms?: string;
-                /** @description An E.164 number to call with a test message. */
-                voice?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_TestContactResult"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
                 };
             };
             /**
@@ -10079,373 +4681,7 @@ export interface operations {
             };
         };
     };
-    listAlertStatuses: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_AlertStatus"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listContactGroups: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ContactGroup"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listNotifications: {
-        parameters: {
-            query?: {
-                /** @description Page number, 0-based (default 0). */
-                pageNo?: number;
-                /** @description Notifications per page, 1 to 1000 (default 10). */
-                pageSize?: number;
-                /** @description Only those of this cause (`testContact`, `alert:{id}`). */
-                cause?: string;
-                /** @description Only those in this state: `queued`, `sent` or `failed`. */
-                state?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Notification"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getNotification: {
+    updateAlert: {
         parameters: {
             query?: never;
             header?: never;
@@ -10454,133 +4690,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["AlertChange"];
+            };
+        };
         responses: {
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Notification"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    liveUpdates: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/event-stream": components["schemas"]["LiveEvent"][];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
                 };
             };
             /**
@@ -10817,15 +4938,385 @@ export interface operations {
             };
         };
     };
-    listAlertEvents: {
+    getToken: {
+        parameters: {
+            query: {
+                /** @description The one-time id from the `/callback?id=` address. */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: the token and the user. Never stored by caches. */
+            200: {
+                headers: {
+                    "CACHE-CONTROL": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_SignedInUser"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    signin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the token and the user. Never stored by caches. */
+            200: {
+                headers: {
+                    "CACHE-CONTROL": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_SignedInUser"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    signout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ssoCallback: {
         parameters: {
             query?: {
-                /** @description Page number, 0-based (default 0). */
-                pageNo?: number;
-                /** @description Events per page, 1 to 1000 (default 10). */
-                pageSize?: number;
-                /** @description Only events whose first run has this status: 7 failure, 3 pass, 4 warning. */
-                status?: number;
+                /** @description The authorization code. */
+                code?: string;
+                /** @description The state cxwatch sent. */
+                state?: string;
+                /** @description The provider's error code, when it refused. */
+                error?: string;
+                /** @description The issuer that answered (RFC 9207); must be the configured one when given. */
+                iss?: string;
             };
             header?: never;
             path?: never;
@@ -10833,117 +5324,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_AlertEvent"];
-                };
-            };
             /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
+             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
+             *     `?sso_error=<code>` when the sign-in failed).
              */
-            400: {
+            302: {
                 headers: {
+                    "CACHE-CONTROL": string;
+                    LOCATION: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
         };
     };
-    countOpenAlertEvents: {
+    ssoLogout: {
         parameters: {
             query?: never;
             header?: never;
@@ -10952,238 +5347,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_OpenAlerts"];
-                };
-            };
             /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
+             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
+             *     `?sso_error=<code>` when the sign-in failed).
              */
-            400: {
+            302: {
                 headers: {
+                    "CACHE-CONTROL": string;
+                    LOCATION: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
         };
     };
-    getAlertEvent: {
+    ssoStart: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                id: number;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
-                };
-            };
             /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
+             * @description Go to `Location`: the provider, the console's `/callback?id=`, or `/login` (with
+             *     `?sso_error=<code>` when the sign-in failed).
              */
-            400: {
+            302: {
                 headers: {
+                    "CACHE-CONTROL": string;
+                    LOCATION: string;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
         };
     };
-    updateAlert: {
+    updateAutoTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -11194,7 +5395,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json; charset=utf-8": components["schemas"]["AlertChange"];
+                "multipart/form-data": {
+                    data: components["schemas"]["IssueData"];
+                    /**
+                     * Format: binary
+                     * @description A `.csv` file attached to the ticket.
+                     */
+                    file?: string;
+                };
             };
         };
         responses: {
@@ -11203,7 +5411,1246 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_IssueKey"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDistributions: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Lists per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description Part of the list label, a contact label, address or number, without case. */
+                search?: string;
+                /** @description Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice. */
+                type?: number;
+                /**
+                 * @description `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
+                 *     `desc` (default `lastModifiedTime,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Distribution"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createDistribution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["DistributionSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Distribution"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testContact: {
+        parameters: {
+            query?: {
+                /** @description An e-mail address to send a test e-mail to. */
+                email?: string;
+                /** @description An E.164 number to send a test SMS to. */
+                sms?: string;
+                /** @description An E.164 number to call with a test message. */
+                voice?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_TestContactResult"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDistributionTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_DistributionType"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDistribution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Distribution"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateDistribution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["DistributionSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Distribution"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDistribution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ingestHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HealthBatchBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_HealthResult"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ingestRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "audio/mpeg": string;
+                "audio/ogg": string;
+                "audio/wav": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_RecordingCreated"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ingestRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunBatchBody"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_IngestResult"];
                 };
             };
             /**
@@ -11323,369 +6770,6 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_JiraSettings"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    jiraUsers: {
-        parameters: {
-            query?: {
-                username?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_JiraUser"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    jiraProjects: {
-        parameters: {
-            query?: {
-                username?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_JiraProject"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    jiraIssueStatuses: {
-        parameters: {
-            query?: {
-                username?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_string"];
                 };
             };
             /**
@@ -12175,18 +7259,13 @@ export interface operations {
             };
         };
     };
-    listAutoTickets: {
+    jiraIssueStatuses: {
         parameters: {
             query?: {
-                /** @description Page number, 0-based (default 0). */
-                pageNo?: number;
-                /** @description Tickets per page, 1 to 1000 (default 10). */
-                pageSize?: number;
+                username?: string;
             };
             header?: never;
-            path: {
-                alertSettingId: number;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12196,7 +7275,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AutoTicket"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_string"];
                 };
             };
             /**
@@ -12301,7 +7380,1365 @@ export interface operations {
             };
         };
     };
-    updateAutoTicket: {
+    jiraProjects: {
+        parameters: {
+            query?: {
+                username?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_JiraProject"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    jiraUsers: {
+        parameters: {
+            query?: {
+                username?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_JiraUser"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    liveUpdates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["LiveEvent"][];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Notifications per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description Only those of this cause (`testContact`, `alert:{id}`). */
+                cause?: string;
+                /** @description Only those in this state: `queued`, `sent` or `failed`. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Notification"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Notification"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Reports per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description The id, or part of the name, without case. */
+                search?: string;
+                /** @description Comma-separated report type ids. */
+                reportType?: string;
+                /** @description Comma-separated group names (whole names, without case). */
+                groupName?: string;
+                /**
+                 * @description Reports whose range (today's, for a named timeframe) starts on or after this
+                 *     date, `YYYY-MM-DD`.
+                 */
+                startDate?: string;
+                /** @description Reports whose range ends on or before this date. */
+                endDate?: string;
+                /** @description Comma-separated timeframe names. */
+                timeframe?: string;
+                /**
+                 * @description `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
+                 *     `timeframeName` or `lastModifiedTime` (default `id,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ReportSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportLatencyThresholds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_LatencyThreshold"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportTimeframes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_string"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportTypes: {
+        parameters: {
+            query?: {
+                /** @description `voice` or `web`. */
+                channel?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ReportTypeItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateReport: {
         parameters: {
             query?: never;
             header?: never;
@@ -12312,14 +8749,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": {
-                    data: components["schemas"]["IssueData"];
-                    /**
-                     * Format: binary
-                     * @description A `.csv` file attached to the ticket.
-                     */
-                    file?: string;
-                };
+                "application/json; charset=utf-8": components["schemas"]["ReportSave"];
             };
         };
         responses: {
@@ -12328,7 +8758,3577 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_IssueKey"];
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Report"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_integer_int64"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report as CSV (UTF-8 with a byte-order mark; columns in `docs/api.md`). */
+            200: {
+                headers: {
+                    "CACHE-CONTROL": string;
+                    "CONTENT-DISPOSITION": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportLatency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_LatencyReport"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reportTestRuns: {
+        parameters: {
+            query?: {
+                /** @description `YYYY-MM-DD`, local (default: the report's first date). */
+                startDate?: string;
+                /** @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given). */
+                endDate?: string;
+                /** @description Runs of test cases that have this segment. */
+                segmentId?: number;
+                /**
+                 * @description A latency bucket id: runs with a step latency in it (of the segment, when
+                 *     given); -1 or absent: any.
+                 */
+                latencyThres?: number;
+                /** @description Local hour slot 0 to 23. */
+                hrSlot?: number;
+                /** @description `success`, `warning`, `failure` (failed and stopped) or `total` (default). */
+                perfStatus?: string;
+                /** @description Lowest MOS, 1 to 5. */
+                minMos?: number;
+                /** @description Highest MOS, 1 to 5 (default 5 when minMos is given). */
+                maxMos?: number;
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Runs per page, 1 to 1000 (default 100). */
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getContent: {
+        parameters: {
+            query: {
+                /** @description `recordings/{id}` as a run detail gives it. */
+                attachmentUrl: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "ACCEPT-RANGES": string;
+                    "CACHE-CONTROL": string;
+                    "CONTENT-LENGTH": number;
+                    "CONTENT-TYPE": string;
+                    ETAG: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/wav": string;
+                };
+            };
+            /** @description The requested byte range. */
+            206: {
+                headers: {
+                    "ACCEPT-RANGES": string;
+                    "CACHE-CONTROL": string;
+                    "CONTENT-LENGTH": number;
+                    "CONTENT-RANGE": string;
+                    "CONTENT-TYPE": string;
+                    ETAG: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/wav": string;
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The range starts beyond the end of the file. */
+            416: {
+                headers: {
+                    "CONTENT-RANGE": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["GroupSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteGroups: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated group ids (or give them as a JSON array body). */
+                ids?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupsHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelHealth"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pageGroups: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Groups per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description Part of the name, without case, or the id. */
+                search?: string;
+                /**
+                 * @description `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
+                 *     (default `id,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_GroupItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupsRecent: {
+        parameters: {
+            query?: {
+                /** @description Length of the window ending now, 1 to 1440 (default 15). */
+                minutes?: number;
+                /** @description `Manual` or `Schedule` (default: both). */
+                caseRunType?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_RecentStatus"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["GroupSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDetail"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupMetric: {
+        parameters: {
+            query: {
+                /** @description `case` (default) or `segment`. */
+                level?: string;
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
+                endDate?: string;
+                /** @description `Manual` (default) or `Schedule`. */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupMetric"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupMos: {
+        parameters: {
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
+                endDate?: string;
+                /** @description `Manual` (default) or `Schedule`. */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_MosRow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupRuns: {
+        parameters: {
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate; not with hrSlot. */
+                endDate?: string;
+                /** @description Local hour slot 0 to 23 of startDate (as the dashboard's hourly chart counts). */
+                hrSlot?: number;
+                /** @description Page number, 0-based, 0 to 1000000 (default 0). */
+                pageNo?: number;
+                /** @description Runs per page, 1 to 1000 (default 100). */
+                pageSize?: number;
+                /**
+                 * @description Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
+                 *     `stopped` or `total` (default: all).
+                 */
+                status?: string;
+                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_RunItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listIvrs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_IvrItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "ACCEPT-RANGES": string;
+                    "CACHE-CONTROL": string;
+                    "CONTENT-LENGTH": number;
+                    "CONTENT-TYPE": string;
+                    ETAG: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/wav": string;
+                };
+            };
+            /** @description The requested byte range. */
+            206: {
+                headers: {
+                    "ACCEPT-RANGES": string;
+                    "CACHE-CONTROL": string;
+                    "CONTENT-LENGTH": number;
+                    "CONTENT-RANGE": string;
+                    "CONTENT-TYPE": string;
+                    ETAG: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "audio/mpeg": string;
+                    "audio/ogg": string;
+                    "audio/wav": string;
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The range starts beyond the end of the file. */
+            416: {
+                headers: {
+                    "CONTENT-RANGE": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testCaseRuns: {
+        parameters: {
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
+                endDate?: string;
+                /** @description Page number, 0-based, 0 to 1000000 (default 0). */
+                pageNo?: number;
+                /** @description Runs per page, 1 to 1000 (default 100). */
+                pageSize?: number;
+                /**
+                 * @description Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
+                 *     `stopped` or `total` (default: all).
+                 */
+                status?: string;
+                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
+                caseRunType?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_RunItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_RunDetailItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Users per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description Part of the first name, last name or username, without case. */
+                search?: string;
+                /** @description Only this permission level: `ROLE_ADMIN` or `ROLE_USER`. */
+                role?: string;
+                /**
+                 * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
+                 *     `asc` or `desc` (default `id,desc`).
+                 */
+                sort?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UserSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UserSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_User"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
+            429: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    overridePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
                 };
             };
             /**
