@@ -69,6 +69,21 @@ pub struct ServerConfig {
     /// browser (CORS), for a console served elsewhere. Empty (the default): none, no CORS
     /// headers at all.
     pub cors_origins: Vec<String>,
+    /// Addresses or networks of the proxies in front of cxwatch (a TLS-terminating reverse
+    /// proxy, a load balancer, a cxwatch in proxy mode) whose `X-Forwarded-For` names the
+    /// client, for the sign-in throttle and the audit log (`domain::client`). Empty (the
+    /// default): the connection's peer is the client.
+    pub trusted_proxies: Vec<String>,
+}
+
+impl ServerConfig {
+    /// `trusted_proxies` as networks (checked at start-up, so none is dropped here).
+    pub fn trusted_proxy_nets(&self) -> Vec<ipnet::IpNet> {
+        self.trusted_proxies
+            .iter()
+            .filter_map(|e| crate::domain::client::parse_trusted(e).ok())
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -657,6 +672,7 @@ impl Default for ServerConfig {
             idle_timeout_secs: 60,
             hsts_include_subdomains: false,
             cors_origins: Vec::new(),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -1014,6 +1030,11 @@ impl Config {
                 "server.hostnames: {:?} must be host names or IP addresses without port",
                 self.server.hostnames
             ));
+        }
+        for entry in &self.server.trusted_proxies {
+            if let Err(msg) = crate::domain::client::parse_trusted(entry) {
+                return invalid(format!("server.trusted_proxies: {msg}"));
+            }
         }
         for o in &mut self.server.cors_origins {
             match check_origin(o) {
@@ -1641,6 +1662,21 @@ mod tests {
         .unwrap();
         assert_eq!(ok.tenants[0].upstream.as_deref(), Some("https://up.test"));
         assert!(!ok.tenants[0].upstream_insecure);
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_networks() {
+        let c = load(
+            "[server]\ntrusted_proxies = [\"10.0.0.5\", \"fd00::/8\"]\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.server.trusted_proxy_nets().len(), 2);
+        let err = load("[server]\ntrusted_proxies = [\"lb.example\"]\n", &[]).unwrap_err();
+        assert!(
+            err.contains("server.trusted_proxies: 'lb.example' is neither"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -525,17 +525,30 @@ fn signin_from(
     username: &str,
     password: &str,
 ) -> (u16, String, Value) {
+    signin_via(server, from, None, username, password)
+}
+
+/// As [`signin_from`], with an `X-Forwarded-For` header when `forwarded_for` is given.
+fn signin_via(
+    server: &Server,
+    from: &str,
+    forwarded_for: Option<&str>,
+    username: &str,
+    password: &str,
+) -> (u16, String, Value) {
     let c = reqwest::blocking::Client::builder()
         .danger_accept_invalid_certs(true)
         .local_address(Some(from.parse().unwrap()))
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();
-    let resp = c
+    let mut req = c
         .post(server.url("/api/auth/signin"))
-        .json(&json!({"username": username, "password": password}))
-        .send()
-        .unwrap();
+        .json(&json!({"username": username, "password": password}));
+    if let Some(xff) = forwarded_for {
+        req = req.header("x-forwarded-for", xff);
+    }
+    let resp = req.send().unwrap();
     let status = resp.status().as_u16();
     let retry = resp
         .headers()
@@ -588,4 +601,66 @@ fn guesses_from_one_address_neither_lock_the_user_out_elsewhere_nor_spray_freely
     // Other addresses are not affected.
     let (status, _, body) = signin_from(&server, "127.0.0.6", "ops@x.test", "the right password");
     assert_eq!(status, 200, "{body}");
+}
+
+#[test]
+fn behind_a_trusted_proxy_the_client_it_names_is_the_source() {
+    let server = start(Opts {
+        env: vec![(
+            "CXWATCH_SERVER__TRUSTED_PROXIES".into(),
+            "[\"127.0.0.7\"]".into(),
+        )],
+        ..Opts::default()
+    });
+    add_user(
+        &server,
+        "ops@x.test",
+        "admin",
+        "read-write",
+        "the right password",
+    );
+    // Five wrong guesses by one client behind the proxy: that client waits...
+    for i in 0..5 {
+        let (status, _, body) = signin_via(
+            &server,
+            "127.0.0.7",
+            Some("198.51.100.1"),
+            "ops@x.test",
+            "wrong",
+        );
+        assert_eq!(status, 401, "guess {i}: {body}");
+    }
+    let (status, _, body) = signin_via(
+        &server,
+        "127.0.0.7",
+        Some("198.51.100.1"),
+        "ops@x.test",
+        "the right password",
+    );
+    assert_eq!(status, 429, "{body}");
+    // ...and the rightful user behind the same proxy does not.
+    let (status, _, body) = signin_via(
+        &server,
+        "127.0.0.7",
+        Some("6.6.6.6, 198.51.100.2"),
+        "ops@x.test",
+        "the right password",
+    );
+    assert_eq!(status, 200, "{body}");
+
+    // A peer that is not a trusted proxy is its own source, whatever it claims.
+    for i in 0..5 {
+        let forged = format!("198.51.100.{}", 10 + i);
+        let (status, _, body) =
+            signin_via(&server, "127.0.0.8", Some(&forged), "ops@x.test", "wrong");
+        assert_eq!(status, 401, "guess {i}: {body}");
+    }
+    let (status, _, body) = signin_via(
+        &server,
+        "127.0.0.8",
+        Some("198.51.100.99"),
+        "ops@x.test",
+        "the right password",
+    );
+    assert_eq!(status, 429, "a forged X-Forwarded-For was believed: {body}");
 }

@@ -2,7 +2,7 @@
 //! `crate::auth`; these handlers check input and shape the answers (see `docs/api.md`).
 
 use chrono::{DateTime, Utc};
-use poem::web::{Data, RemoteAddr};
+use poem::web::Data;
 use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
@@ -115,11 +115,11 @@ impl AuthApi {
     async fn signin(
         &self,
         state: Data<&AppState>,
-        remote: &RemoteAddr,
+        req: &poem::Request,
         body: Json<SignInRequest>,
     ) -> ApiResult<SignInResponse> {
-        // The connection's peer (cxwatch reads no forwarding header for this).
-        let source = source_of(remote.as_socket_addr().map(|a| a.ip()));
+        // The connection's peer, or the client a trusted proxy names (server.trusted_proxies).
+        let source = source_of(super::client_ip(&state.config, req));
         let body = body.0;
         let mut problems = Problems::default();
         let username = required(&body.username, "username", &mut problems).to_string();

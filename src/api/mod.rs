@@ -233,6 +233,23 @@ pub fn spec_alias(uri: &poem::http::Uri) -> Option<poem::http::Uri> {
 
 /// The methods the OpenAPI document has for a request path under `/api` (`GET, PUT`),
 /// for the `Allow` header of a 405; `None` for a path it does not have.
+/// Where a request comes from: the connection's peer, or, when that peer is one of
+/// `server.trusted_proxies`, the client its `X-Forwarded-For` names (`domain::client`).
+pub(crate) fn client_ip(config: &crate::config::Config, req: &poem::Request) -> Option<std::net::IpAddr> {
+    let peer = req.remote_addr().as_socket_addr()?.ip();
+    if config.server.trusted_proxies.is_empty() {
+        return Some(peer);
+    }
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let proxies = config.server.trusted_proxy_nets();
+    Some(crate::domain::client::client_ip(peer, &forwarded, &proxies))
+}
+
 /// Who a request acts as, for the audit log: the signed-in user of a changing call (its
 /// token), else `anonymous`; with the client's address.
 async fn actor_of(
@@ -241,10 +258,8 @@ async fn actor_of(
     token: Option<&str>,
     ingest: bool,
 ) -> crate::store::audit::Actor {
-    let address = req
-        .remote_addr()
-        .as_socket_addr()
-        .map(|a| a.ip().to_string())
+    let address = client_ip(&state.config, req)
+        .map(|ip| ip.to_string())
         .unwrap_or_else(|| "unknown".into());
     let changes = !matches!(
         *req.method(),

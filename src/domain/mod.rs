@@ -6,6 +6,7 @@ pub mod alert_setting;
 pub mod alerting;
 pub mod buckets;
 pub mod caller;
+pub mod client;
 pub mod csv;
 pub mod dist;
 pub mod distribution;
