@@ -235,7 +235,10 @@ pub fn spec_alias(uri: &poem::http::Uri) -> Option<poem::http::Uri> {
 /// for the `Allow` header of a 405; `None` for a path it does not have.
 /// Where a request comes from: the connection's peer, or, when that peer is one of
 /// `server.trusted_proxies`, the client its `X-Forwarded-For` names (`domain::client`).
-pub(crate) fn client_ip(config: &crate::config::Config, req: &poem::Request) -> Option<std::net::IpAddr> {
+pub(crate) fn client_ip(
+    config: &crate::config::Config,
+    req: &poem::Request,
+) -> Option<std::net::IpAddr> {
     let peer = req.remote_addr().as_socket_addr()?.ip();
     if config.server.trusted_proxies.is_empty() {
         return Some(peer);

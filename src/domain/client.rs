@@ -91,15 +91,24 @@ mod tests {
         let proxies = nets(&["10.0.0.5", "10.1.0.0/16"]);
         // The client's own claim (left) is not believed: the proxy appended what it saw.
         let xff = ["6.6.6.6, 198.51.100.7"];
-        assert_eq!(client_ip(ip("10.0.0.5"), &xff, &proxies), ip("198.51.100.7"));
+        assert_eq!(
+            client_ip(ip("10.0.0.5"), &xff, &proxies),
+            ip("198.51.100.7")
+        );
         // Two proxies in a row, the header over two lines.
         let xff = ["198.51.100.7", "10.1.2.3"];
-        assert_eq!(client_ip(ip("10.0.0.5"), &xff, &proxies), ip("198.51.100.7"));
+        assert_eq!(
+            client_ip(ip("10.0.0.5"), &xff, &proxies),
+            ip("198.51.100.7")
+        );
         // Ports and brackets, as some proxies write them.
         let xff = ["[2001:db8::7]:443"];
         assert_eq!(client_ip(ip("10.0.0.5"), &xff, &proxies), ip("2001:db8::7"));
         let xff = ["198.51.100.7:5123"];
-        assert_eq!(client_ip(ip("10.0.0.5"), &xff, &proxies), ip("198.51.100.7"));
+        assert_eq!(
+            client_ip(ip("10.0.0.5"), &xff, &proxies),
+            ip("198.51.100.7")
+        );
     }
 
     #[test]
