@@ -92,6 +92,8 @@ if [ "${1:-}" != --installed ]; then
   scripts/package-assets.sh
   cargo deb --no-build --locked --fast --deb-version 0.1.0~prev --output "$out/prev.deb"
   cargo deb --no-build --locked --output "$out/current.deb"
+  # cargo-deb writes no md5sums: dpkg --verify and debsums need them in the package.
+  scripts/deb-md5sums.py "$out/prev.deb" "$out/current.deb"
   echo "packaged in $((SECONDS - t)) s"
   for deb in "$out/prev.deb" "$out/current.deb"; do
     dpkg-deb --field "$deb" Package Version Architecture Depends Installed-Size
@@ -200,7 +202,7 @@ diff -u - "$TMP/files" <<EOF || fail "the installed files differ from what packa
 EOF
 say "installed documentation, man page, completions and checksums"
 # Every /usr/share/doc/cxwatch/... path the binary and the config name is installed.
-for doc in $( (strings /usr/bin/cxwatch; cat /etc/cxwatch/config.toml) | grep -o '/usr/share/doc/cxwatch/[A-Za-z0-9._-]*[A-Za-z0-9]' | sort -u); do
+for doc in $( (strings /usr/bin/cxwatch; cat /etc/cxwatch/config.toml) | grep -oE '/usr/share/doc/cxwatch/[A-Za-z0-9-]+\.(md|json|toml)' | sort -u); do
   [ -f "$doc" ] || fail "$doc is named by the binary or the config but not installed"
   echo "named and installed: $doc"
 done
