@@ -1,10 +1,11 @@
 //! TLS: the configured certificate, or a self-signed one generated once for the configured
 //! host names and kept in the data directory.
 //!
-//! Two rustls crypto providers are compiled in (aws-lc-rs through poem, ring through
-//! reqwest and rcgen); with both present rustls cannot pick one by itself and panics on
-//! `ServerConfig::builder()`. [`install_crypto_provider`] makes aws-lc-rs the process
-//! default once, at start-up, before anything builds a TLS config.
+//! One rustls crypto provider is compiled into the binary, aws-lc-rs (reqwest without its own
+//! provider, rcgen on aws-lc-rs). [`install_crypto_provider`] still makes it the process
+//! default once, at start-up, before anything builds a TLS config: reqwest clients built
+//! without `trust::reqwest_builder` (the health check, an insecure upstream) take the default,
+//! and the tests' own reqwest brings ring in as a second provider.
 
 use std::path::{Path, PathBuf};
 
