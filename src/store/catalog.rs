@@ -104,12 +104,7 @@ impl CatalogStore for Sqlite {
         .await
     }
     async fn delete_group(&self, id: i64) -> StoreResult<()> {
-        self.write(move |tx| {
-            let before = super::audit::group(tx, id)?;
-            delete_group(tx, id)?;
-            super::audit::record(tx, "group", "delete", id, before, None)
-        })
-        .await
+        self.delete_groups(vec![id]).await
     }
     async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()> {
         self.write(move |tx| {

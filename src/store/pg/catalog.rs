@@ -363,18 +363,7 @@ impl CatalogStore for Postgres {
     }
 
     async fn delete_group(&self, id: i64) -> StoreResult<()> {
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        let before = audit::group(&tx, id).await?;
-        let n = tx
-            .execute("DELETE FROM test_case_groups WHERE id = $1", &[&id])
-            .await?;
-        if n == 0 {
-            return Err(missing(id));
-        }
-        audit::record(&tx, "group", "delete", id, before, None).await?;
-        tx.commit().await?;
-        Ok(())
+        self.delete_groups(vec![id]).await
     }
 
     async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()> {
