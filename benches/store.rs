@@ -726,8 +726,6 @@ fn alert_store(dir: &Path, engine: bool) -> Store {
                     email_subject: "Bench alert".into(),
                     voice_message: "Bench alert".into(),
                     sms_prefix: "[bench]".into(),
-                    attach_recording: false,
-                    attach_jira_ticket: false,
                     failure_to_alert: thresholds[i % 5],
                     notify_on_recovery: i % 2 == 0,
                     statuses: if i < 5 {
@@ -736,9 +734,7 @@ fn alert_store(dir: &Path, engine: bool) -> Store {
                         vec!["FAIL".into(), "WARN".into()]
                     },
                     week: cxwatch::domain::schedule::Week::all(),
-                    jira_assignee: None,
-                    jira_project: None,
-                    jira_username: None,
+                    ..Default::default()
                 },
             ))
             .unwrap();

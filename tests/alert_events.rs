@@ -40,8 +40,6 @@ fn draft(
         email_subject: "Billing IVR failing".into(),
         voice_message: "Billing is failing".into(),
         sms_prefix: "[CX]".into(),
-        attach_recording: false,
-        attach_jira_ticket: false,
         failure_to_alert: threshold,
         notify_on_recovery: recovery,
         statuses: statuses
@@ -53,9 +51,7 @@ fn draft(
             })
             .collect(),
         week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
-        jira_assignee: None,
-        jira_project: None,
-        jira_username: None,
+        ..Default::default()
     }
 }
 

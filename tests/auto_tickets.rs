@@ -65,18 +65,14 @@ async fn setting(app: &App, group: i64, assignee: &str) -> i64 {
                 active: true,
                 group_id: group,
                 distribution_id: list,
-                email_subject: String::new(),
-                voice_message: String::new(),
-                sms_prefix: String::new(),
-                attach_recording: false,
                 attach_jira_ticket: true,
                 failure_to_alert: 1,
-                notify_on_recovery: false,
                 statuses: vec!["FAIL".into()],
                 week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
                 jira_assignee: Some(assignee.into()),
                 jira_project: Some("CX".into()),
                 jira_username: Some("ann".into()),
+                ..Default::default()
             },
         )
         .await

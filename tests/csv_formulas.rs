@@ -126,18 +126,14 @@ async fn no_csv_the_console_hands_out_holds_a_formula() {
                 active: true,
                 group_id: g,
                 distribution_id: list,
-                email_subject: String::new(),
-                voice_message: String::new(),
-                sms_prefix: String::new(),
-                attach_recording: false,
                 attach_jira_ticket: true,
                 failure_to_alert: 1,
-                notify_on_recovery: false,
                 statuses: vec!["FAIL".into()],
                 week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
                 jira_assignee: Some("5b10ac8d82e05b22cc7d4ef5".into()),
                 jira_project: Some("CX".into()),
                 jira_username: Some("ann".into()),
+                ..Default::default()
             },
         )
         .await

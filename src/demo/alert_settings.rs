@@ -124,14 +124,11 @@ pub fn ensure(store: &Store) -> Result<Vec<i64>, DemoError> {
             voice_message: format!("This is cx watch. Alert: {}.", d.name),
             sms_prefix: "[cxwatch]".into(),
             attach_recording: d.recording,
-            attach_jira_ticket: false,
             failure_to_alert: d.failures,
             notify_on_recovery: true,
             statuses: d.statuses.iter().map(|s| s.to_string()).collect(),
             week: d.week,
-            jira_assignee: None,
-            jira_project: None,
-            jira_username: None,
+            ..Default::default()
         };
         ids.push(Store::block_on(
             store.create_alert_setting(Scope::All, &draft),

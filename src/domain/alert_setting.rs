@@ -92,8 +92,10 @@ pub struct AlertSetting {
     pub modified_at: i64,
 }
 
-/// A checked setting as it is saved.
-#[derive(Debug, Clone, PartialEq)]
+/// A checked setting as it is saved. `Default` is an inactive setting of no group with no
+/// statuses, never in the week: code that makes drafts names what it sets and takes the
+/// rest from it, so a new field is an edit of the form and the store only.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlertSettingDraft {
     pub name: String,
     pub active: bool,

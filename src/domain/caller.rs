@@ -96,6 +96,16 @@ pub enum Scope {
     User(i64),
 }
 
+impl Scope {
+    /// The user of a restricted scope, `None` for all.
+    pub fn user(self) -> Option<i64> {
+        match self {
+            Scope::All => None,
+            Scope::User(u) => Some(u),
+        }
+    }
+}
+
 /// What an operation needs of its caller; each handler states one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {

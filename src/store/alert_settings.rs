@@ -6,13 +6,15 @@
 //! Its contact group is a distribution list; `distributions.rs` refuses to delete a list a
 //! setting uses. The schedule is stored as one 48-bit mask per day (`domain::schedule`).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde_json::Value;
 
 use super::audit;
-use super::catalog::{channel_of, group_visibility};
-use super::{group_field, invalid, now_secs, Sqlite, StoreResult};
+use super::catalog::{alert_statuses, channel, group_visibility};
+use super::sql::{self, Exec, Row, SqlStore};
+use super::{group_field, invalid, now_secs, StoreResult};
 use crate::domain::alert_setting::{
     attach_recording_for, AlertSetting, AlertSettingDraft, AlertSettingFilter,
     AlertSettingSortField, AlertStatus,
@@ -60,14 +62,14 @@ const COLUMNS: &str = "a.id, a.name, a.active, a.group_id, g.name, g.channel, a.
 const FROM: &str = "alert_settings a JOIN test_case_groups g ON g.id = a.group_id
     JOIN distribution_lists d ON d.id = a.distribution_id";
 
-fn setting_row(r: &rusqlite::Row) -> rusqlite::Result<AlertSetting> {
+fn setting_row(r: &Row) -> StoreResult<AlertSetting> {
     Ok(AlertSetting {
         id: r.get(0)?,
         name: r.get(1)?,
         active: r.get(2)?,
         group_id: r.get(3)?,
         group_name: r.get(4)?,
-        channel: channel_of(&r.get::<_, String>(5)?)?,
+        channel: channel(&r.get::<String>(5)?)?,
         distribution_id: r.get(6)?,
         distribution_name: r.get(7)?,
         email_subject: r.get(8)?,
@@ -75,7 +77,7 @@ fn setting_row(r: &rusqlite::Row) -> rusqlite::Result<AlertSetting> {
         sms_prefix: r.get(10)?,
         attach_recording: r.get(11)?,
         attach_jira_ticket: r.get(12)?,
-        failure_to_alert: r.get(13)?,
+        failure_to_alert: r.get::<i64>(13)?.clamp(0, 255) as u8,
         notify_on_recovery: r.get(14)?,
         jira_assignee: r.get(15)?,
         jira_project: r.get(16)?,
@@ -86,56 +88,114 @@ fn setting_row(r: &rusqlite::Row) -> rusqlite::Result<AlertSetting> {
     })
 }
 
-/// The status codes and the schedule of a setting.
-fn fill(conn: &Connection, s: &mut AlertSetting) -> StoreResult<()> {
-    s.statuses = conn
-        .prepare_cached(
-            "SELECT st.code FROM alert_setting_statuses x JOIN alert_statuses st ON st.id = x.status_id
-              WHERE x.setting_id = ?1 ORDER BY st.id",
-        )?
-        .query_map([s.id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    s.week = week_of(conn, s.id)?;
+/// `(setting id, column 1)` rows of `sql` for the settings `ids`, grouped by setting.
+async fn by_setting<T: sql::FromValue>(
+    c: &impl Exec,
+    sql: &str,
+    ids: &[i64],
+) -> StoreResult<HashMap<i64, Vec<(T, i64)>>> {
+    let mut out: HashMap<i64, Vec<(T, i64)>> = HashMap::new();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
+    let sql = sql.replace("$IDS", &sql::placeholders(1, ids.len()));
+    for r in c.query(&sql, &params).await? {
+        out.entry(r.get(0)?)
+            .or_default()
+            .push((r.get(1)?, r.get::<Option<i64>>(2)?.unwrap_or(0)));
+    }
+    Ok(out)
+}
+
+/// The status codes (in id order) of the settings `ids`.
+async fn codes_of(c: &impl Exec, ids: &[i64]) -> StoreResult<HashMap<i64, Vec<String>>> {
+    Ok(by_setting::<String>(
+        c,
+        "SELECT x.setting_id, st.code, NULL FROM alert_setting_statuses x
+           JOIN alert_statuses st ON st.id = x.status_id
+          WHERE x.setting_id IN ($IDS) ORDER BY x.setting_id, st.id",
+        ids,
+    )
+    .await?
+    .into_iter()
+    .map(|(id, rows)| (id, rows.into_iter().map(|(code, _)| code).collect()))
+    .collect())
+}
+
+/// The weekly schedules of the settings `ids` (the engine reads them the same way).
+pub(crate) async fn weeks_of(c: &impl Exec, ids: &[i64]) -> StoreResult<HashMap<i64, Week>> {
+    Ok(by_setting::<i64>(
+        c,
+        "SELECT setting_id, day_of_week, slots FROM alert_setting_schedule
+          WHERE setting_id IN ($IDS)",
+        ids,
+    )
+    .await?
+    .into_iter()
+    .map(|(id, rows)| {
+        let masks = rows
+            .into_iter()
+            .map(|(day, slots)| (day.clamp(0, 255) as u8, slots as u64));
+        (id, Week::from_masks(masks))
+    })
+    .collect())
+}
+
+/// The status codes and the schedules of settings.
+async fn fill(c: &impl Exec, items: &mut [AlertSetting]) -> StoreResult<()> {
+    let ids: Vec<i64> = items.iter().map(|s| s.id).collect();
+    let mut codes = codes_of(c, &ids).await?;
+    let mut weeks = weeks_of(c, &ids).await?;
+    for s in items {
+        s.statuses = codes.remove(&s.id).unwrap_or_default();
+        s.week = weeks.remove(&s.id).unwrap_or_default();
+    }
     Ok(())
 }
 
-/// The weekly schedule of setting `id` (the engine reads it the same way).
-pub(super) fn week_of(conn: &Connection, id: i64) -> StoreResult<Week> {
-    let rows: Vec<(u8, i64)> = conn
-        .prepare_cached(
-            "SELECT day_of_week, slots FROM alert_setting_schedule WHERE setting_id = ?1",
-        )?
-        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    Ok(Week::from_masks(
-        rows.into_iter().map(|(d, m)| (d, m as u64)),
-    ))
+/// How a read locks the setting's row on PostgreSQL: not at all, for an update (`FOR NO
+/// KEY UPDATE`: the engine's `FOR KEY SHARE` of ingest goes on meanwhile), or for a delete
+/// (`FOR UPDATE`). SQLite's one writer needs none.
+#[derive(Clone, Copy)]
+enum Lock {
+    None,
+    Update,
+    Delete,
 }
 
-fn get(conn: &Connection, id: i64) -> StoreResult<Option<AlertSetting>> {
-    let s = conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM {FROM} WHERE a.id = ?1"))?
-        .query_row([id], setting_row)
-        .optional()?;
-    let Some(mut s) = s else { return Ok(None) };
-    fill(conn, &mut s)?;
+async fn get(c: &impl Exec, id: i64, lock: Lock) -> StoreResult<Option<AlertSetting>> {
+    let lock = c.pg_only(match lock {
+        Lock::None => "",
+        Lock::Update => " FOR NO KEY UPDATE OF a",
+        Lock::Delete => " FOR UPDATE OF a",
+    });
+    let sql = format!("SELECT {COLUMNS} FROM {FROM} WHERE a.id = $1{lock}");
+    let Some(r) = c.query_opt(&sql, &[&id]).await? else {
+        return Ok(None);
+    };
+    let mut s = [setting_row(&r)?];
+    fill(c, &mut s).await?;
+    let [s] = s;
     Ok(Some(s))
 }
 
-fn visible(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Visibility<AlertSetting>> {
-    let Some(s) = get(conn, id)? else {
+/// Setting `id` when it exists and the scope sees its group (its row locked as `lock`).
+async fn visible(
+    c: &impl Exec,
+    scope: Scope,
+    id: i64,
+    lock: Lock,
+) -> StoreResult<Visibility<AlertSetting>> {
+    let Some(s) = get(c, id, lock).await? else {
         return Ok(Visibility::Missing);
     };
-    Ok(match group_visibility(conn, scope, s.group_id)? {
-        Visibility::Visible(()) => Visibility::Visible(s),
-        Visibility::Hidden => Visibility::Hidden,
-        Visibility::Missing => Visibility::Missing,
-    })
+    Ok(group_visibility(c, scope, s.group_id).await?.map(|()| s))
 }
 
 /// The ids of the statuses `codes` names, each one that can raise an alert on a `channel`
 /// group (both backends check a form this way).
-pub(super) fn status_ids(
+pub(crate) fn status_ids(
     statuses: &[AlertStatus],
     codes: &[String],
     channel: crate::domain::run::Channel,
@@ -166,89 +226,86 @@ pub(super) fn status_ids(
 }
 
 /// The checks that need the data, in the form's order; returns the status ids and whether
-/// the recording is attached (voice groups only).
-fn check(tx: &Transaction, scope: Scope, d: &AlertSettingDraft) -> StoreResult<(Vec<i64>, bool)> {
-    group_field(
-        "testCaseGroupId",
-        d.group_id,
-        group_visibility(tx, scope, d.group_id)?,
-    )?;
-    let list: Option<i64> = tx
-        .prepare_cached("SELECT id FROM distribution_lists WHERE id = ?1")?
-        .query_row([d.distribution_id], |r| r.get(0))
-        .optional()?;
+/// the recording is attached (voice groups only). On PostgreSQL the group and the list are
+/// locked against a delete until the save commits.
+async fn check(
+    c: &impl Exec,
+    scope: Scope,
+    d: &AlertSettingDraft,
+) -> StoreResult<(Vec<i64>, bool)> {
+    let seen = group_visibility(c, scope, d.group_id).await?;
+    group_field("testCaseGroupId", d.group_id, seen)?;
+    let share = c.pg_only(" FOR KEY SHARE");
+    let list = c
+        .query_opt(
+            &format!("SELECT id FROM distribution_lists WHERE id = $1{share}"),
+            &[&d.distribution_id],
+        )
+        .await?;
     if list.is_none() {
         return Err(invalid(
             "distributionId",
             format!("Distribution list {} does not exist.", d.distribution_id),
         ));
     }
-    let channel: String = tx.query_row(
-        "SELECT channel FROM test_case_groups WHERE id = ?1",
-        [d.group_id],
-        |r| r.get(0),
-    )?;
-    let channel = channel_of(&channel)?;
-    let statuses = statuses(tx)?;
+    let Some(found) = c
+        .scalar_opt::<String>(
+            &format!("SELECT channel FROM test_case_groups WHERE id = $1{share}"),
+            &[&d.group_id],
+        )
+        .await?
+    else {
+        return Err(invalid(
+            "testCaseGroupId",
+            format!("Test case group {} does not exist.", d.group_id),
+        ));
+    };
+    let channel = channel(&found)?;
+    let statuses = alert_statuses(c).await?;
     let ids = status_ids(&statuses, &d.statuses, channel)?;
     Ok((ids, attach_recording_for(channel, d.attach_recording)))
 }
 
-fn statuses(conn: &Connection) -> StoreResult<Vec<AlertStatus>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT id, code, text, status_group, support_channel FROM alert_statuses ORDER BY id",
-        )?
-        .query_map([], |r| {
-            Ok(AlertStatus {
-                id: r.get(0)?,
-                code: r.get(1)?,
-                text: r.get(2)?,
-                status_group: r.get(3)?,
-                support_channel: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?)
-}
-
-fn set_children(tx: &Transaction, id: i64, status_ids: &[i64], week: &Week) -> StoreResult<()> {
-    tx.execute(
-        "DELETE FROM alert_setting_statuses WHERE setting_id = ?1",
-        [id],
-    )?;
-    tx.execute(
-        "DELETE FROM alert_setting_schedule WHERE setting_id = ?1",
-        [id],
-    )?;
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES (?1, ?2)",
-    )?;
+async fn set_children(c: &impl Exec, id: i64, status_ids: &[i64], week: &Week) -> StoreResult<()> {
+    c.execute(
+        "DELETE FROM alert_setting_statuses WHERE setting_id = $1",
+        &[&id],
+    )
+    .await?;
+    c.execute(
+        "DELETE FROM alert_setting_schedule WHERE setting_id = $1",
+        &[&id],
+    )
+    .await?;
     for s in status_ids {
-        ins.execute(params![id, s])?;
+        c.execute(
+            "INSERT INTO alert_setting_statuses (setting_id, status_id) VALUES ($1, $2)",
+            &[&id, s],
+        )
+        .await?;
     }
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots) VALUES (?1, ?2, ?3)",
-    )?;
     for (day, mask) in week.masks() {
-        ins.execute(params![id, day, mask as i64])?;
+        c.execute(
+            "INSERT INTO alert_setting_schedule (setting_id, day_of_week, slots)
+             VALUES ($1, $2, $3)",
+            &[&id, &day, &(mask as i64)],
+        )
+        .await?;
     }
     Ok(())
 }
 
 /// A setting as the audit log shows it: its row, its status codes and its schedule as
 /// `(day, 48-bit mask)` rows.
-pub(super) fn audit_view(tx: &Transaction, id: i64) -> StoreResult<Option<Value>> {
-    let Some(mut v) = audit::snapshot(tx, "alert_settings", id)? else {
+async fn audit_view(c: &impl Exec, id: i64) -> StoreResult<Option<Value>> {
+    let Some(mut v) = audit::snapshot(c, "alert_settings", id).await? else {
         return Ok(None);
     };
-    let codes: Vec<String> = tx
-        .prepare_cached(
-            "SELECT st.code FROM alert_setting_statuses x JOIN alert_statuses st ON st.id = x.status_id
-              WHERE x.setting_id = ?1 ORDER BY st.id",
-        )?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let schedule: Vec<Value> = week_of(tx, id)?
+    let codes = codes_of(c, &[id]).await?.remove(&id).unwrap_or_default();
+    let schedule: Vec<Value> = weeks_of(c, &[id])
+        .await?
+        .remove(&id)
+        .unwrap_or_default()
         .masks()
         .into_iter()
         .map(|(d, m)| serde_json::json!({"day_of_week": d, "slots": m}))
@@ -260,123 +317,127 @@ pub(super) fn audit_view(tx: &Transaction, id: i64) -> StoreResult<Option<Value>
     Ok(Some(v))
 }
 
-fn list(
-    conn: &Connection,
-    scope: Scope,
-    page: PageRequest,
-    f: &AlertSettingFilter,
-) -> StoreResult<Page<AlertSetting>> {
-    let pattern = f
-        .search
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(super::like);
-    let user = match scope {
-        Scope::All => None,
-        Scope::User(u) => Some(u),
-    };
-    let order = match f.sort.field {
-        AlertSettingSortField::Id => "a.id",
-        AlertSettingSortField::Name => "a.name COLLATE NOCASE",
-        AlertSettingSortField::GroupName => "g.name COLLATE NOCASE",
-        AlertSettingSortField::DistributionName => "d.name COLLATE NOCASE",
-        AlertSettingSortField::Active => "a.active",
-    };
-    let dir = if f.sort.descending { "DESC" } else { "ASC" };
-    let wher = "(?1 IS NULL OR a.group_id IN (SELECT group_id FROM user_groups WHERE user_id = ?1))
-        AND (?2 IS NULL OR lower(a.name) LIKE ?2 ESCAPE '\\' OR lower(g.name) LIKE ?2 ESCAPE '\\'
-             OR lower(d.name) LIKE ?2 ESCAPE '\\')";
-    let total: i64 = conn.query_row(
-        &format!("SELECT count(*) FROM {FROM} WHERE {wher}"),
-        params![user, pattern],
-        |r| r.get(0),
-    )?;
-    let mut items = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM {FROM} WHERE {wher}
-              ORDER BY {order} {dir}, a.id {dir} LIMIT ?3 OFFSET ?4"
-        ))?
-        .query_map(
-            params![user, pattern, page.size, page.offset() as i64],
-            setting_row,
-        )?
-        .collect::<Result<Vec<_>, _>>()?;
-    for s in &mut items {
-        fill(conn, s)?;
-    }
-    Ok(Page {
-        items,
-        total: total as u64,
-    })
-}
-
-fn write_row(
-    tx: &Transaction,
+async fn write_row(
+    c: &impl Exec,
     id: Option<i64>,
     d: &AlertSettingDraft,
     attach_recording: bool,
 ) -> StoreResult<i64> {
-    let values = params![
-        d.name,
-        d.active,
-        d.group_id,
-        d.distribution_id,
-        d.email_subject,
-        d.voice_message,
-        d.sms_prefix,
-        attach_recording,
-        d.attach_jira_ticket,
-        d.failure_to_alert,
-        d.notify_on_recovery,
-        d.jira_assignee,
-        d.jira_project,
-        d.jira_username,
-        now_secs(),
-        id,
+    let failure = i64::from(d.failure_to_alert);
+    let now = now_secs();
+    let mut values: Vec<&dyn sql::Param> = vec![
+        &d.name,
+        &d.active,
+        &d.group_id,
+        &d.distribution_id,
+        &d.email_subject,
+        &d.voice_message,
+        &d.sms_prefix,
+        &attach_recording,
+        &d.attach_jira_ticket,
+        &failure,
+        &d.notify_on_recovery,
+        &d.jira_assignee,
+        &d.jira_project,
+        &d.jira_username,
+        &now,
     ];
     match id {
         None => {
-            // ?16 is NULL: SQLite gives the row the next id.
-            tx.execute(
+            c.scalar(
                 "INSERT INTO alert_settings (name, active, group_id, distribution_id,
                         email_subject, voice_message, sms_prefix, attach_recording,
                         attach_jira_ticket, failure_to_alert, notify_on_recovery,
-                        jira_assignee, jira_project, jira_username, modified_at, id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                values,
-            )?;
-            Ok(tx.last_insert_rowid())
+                        jira_assignee, jira_project, jira_username, modified_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                 RETURNING id",
+                &values,
+            )
+            .await
         }
         Some(id) => {
-            tx.execute(
-                "UPDATE alert_settings SET name = ?1, active = ?2, group_id = ?3,
-                        distribution_id = ?4, email_subject = ?5, voice_message = ?6,
-                        sms_prefix = ?7, attach_recording = ?8, attach_jira_ticket = ?9,
-                        failure_to_alert = ?10, notify_on_recovery = ?11, jira_assignee = ?12,
-                        jira_project = ?13, jira_username = ?14, modified_at = ?15
-                  WHERE id = ?16",
-                values,
-            )?;
+            values.push(&id);
+            c.execute(
+                "UPDATE alert_settings SET name = $1, active = $2, group_id = $3,
+                        distribution_id = $4, email_subject = $5, voice_message = $6,
+                        sms_prefix = $7, attach_recording = $8, attach_jira_ticket = $9,
+                        failure_to_alert = $10, notify_on_recovery = $11, jira_assignee = $12,
+                        jira_project = $13, jira_username = $14, modified_at = $15
+                  WHERE id = $16",
+                &values,
+            )
+            .await?;
             Ok(id)
         }
     }
 }
 
 #[async_trait]
-impl AlertSettingStore for Sqlite {
+impl<S: SqlStore> AlertSettingStore for S {
     async fn list_alert_settings(
         &self,
         scope: Scope,
         page: PageRequest,
         filter: &AlertSettingFilter,
     ) -> StoreResult<Page<AlertSetting>> {
-        let filter = filter.clone();
-        self.read(move |c| list(c, scope, page, &filter)).await
+        let pattern = filter
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(sql::pattern);
+        let user = scope.user();
+        let field = filter.sort.field;
+        let dir = if filter.sort.descending {
+            "DESC"
+        } else {
+            "ASC"
+        };
+        sql::read!(self, |c| {
+            let order = match field {
+                AlertSettingSortField::Id => "a.id".to_string(),
+                AlertSettingSortField::Name => c.nocase("a.name"),
+                AlertSettingSortField::GroupName => c.nocase("g.name"),
+                AlertSettingSortField::DistributionName => c.nocase("d.name"),
+                AlertSettingSortField::Active => "a.active".to_string(),
+            };
+            let wher = format!(
+                "(CAST($1 AS BIGINT) IS NULL
+                  OR a.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))
+                 AND (CAST($2 AS TEXT) IS NULL OR {} LIKE $2 ESCAPE '\\'
+                      OR {} LIKE $2 ESCAPE '\\' OR {} LIKE $2 ESCAPE '\\')",
+                c.fold("a.name"),
+                c.fold("g.name"),
+                c.fold("d.name")
+            );
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM {FROM} WHERE {wher}"),
+                    &[&user, &pattern],
+                )
+                .await?;
+            let mut items = c
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM {FROM} WHERE {wher}
+                          ORDER BY {order} {dir}, a.id {dir} LIMIT $3 OFFSET $4"
+                    ),
+                    &[&user, &pattern, &page.size, &(page.offset() as i64)],
+                )
+                .await?
+                .iter()
+                .map(setting_row)
+                .collect::<StoreResult<Vec<_>>>()?;
+            fill(c, &mut items).await?;
+            Ok(Page {
+                items,
+                total: total as u64,
+            })
+        })
     }
 
     async fn alert_setting(&self, scope: Scope, id: i64) -> StoreResult<Visibility<AlertSetting>> {
-        self.read(move |c| visible(c, scope, id)).await
+        sql::read!(self, |c| visible(c, scope, id, Lock::None).await)
     }
 
     async fn create_alert_setting(
@@ -384,16 +445,14 @@ impl AlertSettingStore for Sqlite {
         scope: Scope,
         draft: &AlertSettingDraft,
     ) -> StoreResult<i64> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            let (status_ids, attach) = check(tx, scope, &d)?;
-            let id = write_row(tx, None, &d, attach)?;
-            set_children(tx, id, &status_ids, &d.week)?;
-            let after = audit_view(tx, id)?;
-            audit::record(tx, "alert_setting", "create", id, None, after)?;
+        sql::write!(self, [d = draft.clone()], |c| {
+            let (status_ids, attach) = check(c, scope, &d).await?;
+            let id = write_row(c, None, &d, attach).await?;
+            set_children(c, id, &status_ids, &d.week).await?;
+            let after = audit_view(c, id).await?;
+            audit::record(c, "alert_setting", "create", id, None, after).await?;
             Ok(id)
         })
-        .await
     }
 
     async fn update_alert_setting(
@@ -402,49 +461,51 @@ impl AlertSettingStore for Sqlite {
         id: i64,
         draft: &AlertSettingDraft,
     ) -> StoreResult<Visibility<()>> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            match visible(tx, scope, id)? {
+        sql::write!(self, [d = draft.clone()], |c| {
+            match visible(c, scope, id, Lock::Update).await? {
                 Visibility::Visible(_) => {}
                 Visibility::Hidden => return Ok(Visibility::Hidden),
                 Visibility::Missing => return Ok(Visibility::Missing),
             }
-            let (status_ids, attach) = check(tx, scope, &d)?;
-            let before = audit_view(tx, id)?;
-            write_row(tx, Some(id), &d, attach)?;
-            set_children(tx, id, &status_ids, &d.week)?;
-            let after = audit_view(tx, id)?;
-            audit::record(tx, "alert_setting", "update", id, before, after)?;
+            let (status_ids, attach) = check(c, scope, &d).await?;
+            let before = audit_view(c, id).await?;
+            write_row(c, Some(id), &d, attach).await?;
+            set_children(c, id, &status_ids, &d.week).await?;
+            let after = audit_view(c, id).await?;
+            audit::record(c, "alert_setting", "update", id, before, after).await?;
             Ok(Visibility::Visible(()))
         })
-        .await
     }
 
     async fn delete_alert_setting(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>> {
-        self.write(move |tx| {
-            let v = visible(tx, scope, id)?.map(|_| ());
+        sql::write!(self, |c| {
+            let v = visible(c, scope, id, Lock::Delete).await?.map(|_| ());
             if v == Visibility::Visible(()) {
-                let before = audit_view(tx, id)?;
-                tx.execute("DELETE FROM alert_settings WHERE id = ?1", [id])?;
-                audit::record(tx, "alert_setting", "delete", id, before, None)?;
+                let before = audit_view(c, id).await?;
+                // The trigger of 0011 closes the setting's open events.
+                c.execute("DELETE FROM alert_settings WHERE id = $1", &[&id])
+                    .await?;
+                audit::record(c, "alert_setting", "delete", id, before, None).await?;
             }
             Ok(v)
         })
-        .await
     }
 
     async fn all_statuses(&self) -> StoreResult<Vec<AlertStatus>> {
-        self.read(statuses).await
+        sql::read!(self, |c| alert_statuses(c).await)
     }
 
     async fn contact_groups(&self) -> StoreResult<Vec<(i64, String)>> {
-        self.read(|c| {
-            Ok(c.prepare_cached(
-                "SELECT id, name FROM distribution_lists ORDER BY name COLLATE NOCASE, id",
-            )?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?)
+        sql::read!(self, |c| {
+            let sql = format!(
+                "SELECT id, name FROM distribution_lists ORDER BY {}, id",
+                c.nocase("name")
+            );
+            c.query(&sql, &[])
+                .await?
+                .iter()
+                .map(|r| Ok((r.get(0)?, r.get(1)?)))
+                .collect()
         })
-        .await
     }
 }

@@ -15,9 +15,11 @@ use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+use super::audit;
 use super::catalog::status_texts;
 use super::outbox::enqueue_list_in;
 use super::runs::RunRow;
+use super::sql::{self, Lite};
 use super::{takes_ticket, Sqlite, StoreResult};
 use crate::domain::alerting::{self, Action, AlertFacts, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
@@ -209,7 +211,7 @@ impl AlertEventStore for Sqlite {
         filter: AlertEventFilter,
     ) -> StoreResult<Page<AlertEvent>> {
         self.read(move |c| {
-            let texts = status_texts(c)?;
+            let texts = sql::finish(status_texts(&Lite(c)))?;
             let (clause, user) = scope_clause(scope);
             let status = filter.status.unwrap_or(-1);
             let cond = format!("{clause} AND (?2 = -1 OR e.status_id = ?2)");
@@ -241,7 +243,7 @@ impl AlertEventStore for Sqlite {
         id: i64,
     ) -> StoreResult<Visibility<AlertEventDetail>> {
         self.read(move |c| {
-            let texts = status_texts(c)?;
+            let texts = sql::finish(status_texts(&Lite(c)))?;
             let event = c
                 .prepare_cached(&format!(
                     "SELECT {EVENT_COLUMNS} FROM alert_events e
@@ -285,13 +287,20 @@ impl AlertEventStore for Sqlite {
             if !takes_ticket("Alert", id, ticket.as_deref(), &key)? {
                 return Ok(Visibility::Visible(()));
             }
-            let before = super::audit::snapshot(tx, "alert_events", id)?;
+            let before = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
             tx.execute(
                 "UPDATE alert_events SET jira_ticket = ?2 WHERE id = ?1",
                 params![id, key],
             )?;
-            let after = super::audit::snapshot(tx, "alert_events", id)?;
-            super::audit::record(tx, "alert_event", "ticket", id, before, after)?;
+            let after = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
+            sql::finish(audit::record(
+                &Lite(tx),
+                "alert_event",
+                "ticket",
+                id,
+                before,
+                after,
+            ))?;
             Ok(Visibility::Visible(()))
         })
         .await
@@ -310,7 +319,7 @@ impl AlertEventStore for Sqlite {
                 Visibility::Hidden => return Ok(Visibility::Hidden),
                 Visibility::Missing => return Ok(Visibility::Missing),
             };
-            let before = super::audit::snapshot(tx, "alert_events", id)?;
+            let before = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
             if let Some(key) = &ticket {
                 if takes_ticket("Alert", id, current.as_deref(), key)? {
                     tx.execute(
@@ -325,9 +334,16 @@ impl AlertEventStore for Sqlite {
                     params![id, comment],
                 )?;
             }
-            let after = super::audit::snapshot(tx, "alert_events", id)?;
+            let after = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
             if before != after {
-                super::audit::record(tx, "alert_event", "update", id, before, after)?;
+                sql::finish(audit::record(
+                    &Lite(tx),
+                    "alert_event",
+                    "update",
+                    id,
+                    before,
+                    after,
+                ))?;
             }
             Ok(Visibility::Visible(()))
         })
@@ -837,7 +853,7 @@ fn notify(
     event: i64,
     recovery: bool,
 ) -> StoreResult<usize> {
-    let texts = status_texts(tx)?;
+    let texts = sql::finish(status_texts(&Lite(tx)))?;
     let (case_id, status_id, group_name): (i64, i64, String) = tx
         .prepare_cached(
             "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
@@ -852,7 +868,11 @@ fn notify(
     let status = texts.get(&status_id).cloned().unwrap_or_default();
     let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
     if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
-        super::auto_tickets::queue_in(tx, &job, super::outbox::now_ms())?;
+        sql::finish(super::auto_tickets::queue_in(
+            &Lite(tx),
+            &job,
+            super::outbox::now_ms(),
+        ))?;
     }
     let mut msg = alerting::alert_message(&facts, recovery);
     if !recovery && s.attach_recording && channel == "voice" {

@@ -3,10 +3,11 @@
 
 use async_trait::async_trait;
 use rand::RngCore;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+use super::audit;
 use super::auth::hash_secret;
-use super::{now_secs, Sqlite, StoreError, StoreResult};
+use super::sql::{self, Exec, SqlStore};
+use super::{now_secs, StoreError, StoreResult};
 
 #[async_trait]
 pub trait ApiKeyStore {
@@ -21,41 +22,69 @@ pub trait ApiKeyStore {
 }
 
 #[async_trait]
-impl ApiKeyStore for Sqlite {
+impl<S: SqlStore> ApiKeyStore for S {
     async fn add_api_key(&self, name: &str) -> StoreResult<String> {
-        let name = name.to_string();
-        self.write(move |tx| {
-            let key = add(tx, &name)?;
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 100 {
+            return Err(StoreError::Invalid(
+                "An API key needs a name of 1 to 100 characters.".into(),
+            ));
+        }
+        sql::write!(self, |c| {
+            let key = generate();
+            let inserted = c
+                .execute(
+                    "INSERT INTO api_keys (name, key_hash, created_at) VALUES ($1, $2, $3)",
+                    &[&name, &hash_secret(&key), &now_secs()],
+                )
+                .await;
+            match inserted {
+                Err(e) if sql::is_unique_violation(&e) => {
+                    return Err(StoreError::Conflict(format!(
+                        "An API key named {name:?} already exists."
+                    )))
+                }
+                other => other?,
+            };
             let after = serde_json::json!({ "name": name });
-            super::audit::record(tx, "api_key", "create", &name, None, Some(after))?;
+            audit::record(c, "api_key", "create", &name, None, Some(after)).await?;
             Ok(key)
         })
-        .await
     }
+
     async fn api_keys(&self) -> StoreResult<Vec<(String, i64)>> {
-        self.read(list).await
-    }
-    async fn remove_api_key(&self, name: &str) -> StoreResult<()> {
-        let name = name.to_string();
-        self.write(move |tx| {
-            remove(tx, &name)?;
-            let before = serde_json::json!({ "name": name });
-            super::audit::record(tx, "api_key", "delete", &name, Some(before), None)
+        sql::read!(self, |c| {
+            c.query("SELECT name, created_at FROM api_keys ORDER BY name", &[])
+                .await?
+                .iter()
+                .map(|r| Ok((r.get(0)?, r.get(1)?)))
+                .collect()
         })
-        .await
     }
+
+    async fn remove_api_key(&self, name: &str) -> StoreResult<()> {
+        sql::write!(self, [name = name.to_string()], |c| {
+            let n = c
+                .execute("DELETE FROM api_keys WHERE name = $1", &[&name.trim()])
+                .await?;
+            if n == 0 {
+                return Err(StoreError::NotFound(format!(
+                    "No API key is named {name:?}."
+                )));
+            }
+            let before = serde_json::json!({ "name": name });
+            audit::record(c, "api_key", "delete", &name, Some(before), None).await
+        })
+    }
+
     async fn api_key_valid(&self, key: &str) -> StoreResult<bool> {
-        let hash = hash_secret(key);
-        self.read(move |c| {
+        sql::read!(self, [hash = hash_secret(key)], |c| {
             Ok(
-                c.query_row("SELECT 1 FROM api_keys WHERE key_hash = ?1", [hash], |_| {
-                    Ok(())
-                })
-                .optional()?
-                .is_some(),
+                c.query_opt("SELECT 1 FROM api_keys WHERE key_hash = $1", &[&hash])
+                    .await?
+                    .is_some(),
             )
         })
-        .await
     }
 }
 
@@ -67,50 +96,4 @@ pub(super) fn generate() -> String {
     let mut bytes = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     format!("{PREFIX}{}", hex::encode(bytes))
-}
-
-/// Makes a key named `name` and returns it (the only time it can be seen).
-fn add(tx: &Transaction, name: &str) -> StoreResult<String> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(StoreError::Invalid(
-            "An API key needs a name of 1 to 100 characters.".into(),
-        ));
-    }
-    let taken: Option<i64> = tx
-        .query_row("SELECT id FROM api_keys WHERE name = ?1", [name], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    if taken.is_some() {
-        return Err(StoreError::Conflict(format!(
-            "An API key named {name:?} already exists."
-        )));
-    }
-    let key = generate();
-    tx.execute(
-        "INSERT INTO api_keys (name, key_hash, created_at) VALUES (?1, ?2, ?3)",
-        params![name, hash_secret(&key), now_secs()],
-    )?;
-    Ok(key)
-}
-
-/// Names and creation times (seconds since the epoch) of the keys.
-fn list(conn: &Connection) -> StoreResult<Vec<(String, i64)>> {
-    let mut stmt = conn.prepare("SELECT name, created_at FROM api_keys ORDER BY name")?;
-    let rows = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
-}
-
-/// Removes the key named `name`: engines using it are refused from then on.
-fn remove(tx: &Transaction, name: &str) -> StoreResult<()> {
-    let n = tx.execute("DELETE FROM api_keys WHERE name = ?1", [name.trim()])?;
-    if n == 0 {
-        return Err(StoreError::NotFound(format!(
-            "No API key is named {name:?}."
-        )));
-    }
-    Ok(())
 }

@@ -3,27 +3,29 @@
 //! **Adding audit to a store mutation is one call inside its transaction:**
 //!
 //! ```ignore
-//! self.write(move |tx| {
-//!     let before = audit::snapshot(tx, "test_case_groups", id)?;   // for update/delete
+//! sql::write!(self, |c| {
+//!     let before = audit::snapshot(c, "test_case_groups", id).await?;   // for update/delete
 //!     ... the change ...
-//!     audit::record(tx, "group", "update", id, before, audit::snapshot(tx, "test_case_groups", id)?)?;
-//!     Ok(())
+//!     let after = audit::snapshot(c, "test_case_groups", id).await?;
+//!     audit::record(c, "group", "update", id, before, after).await
 //! })
 //! ```
 //!
-//! `record` takes who and from where from the request (or the CLI) that runs the
-//! transaction: the API layer sets it for each call (`api::mod`'s `routes`, [`as_actor`]),
-//! the CLI with [`Actor::cli`]; it crosses into the blocking writer thread in
-//! `Sqlite::write`. [`snapshot`] reads a row as JSON without its secret columns (any column
-//! whose name holds `password`, `hash`, `token` or `secret`).
+//! Written once for both backends ([`super::sql::Exec`]); SQLite code of its own calls them
+//! through `sql::finish(audit::record(&Lite(tx), …))`. `record` takes who and from where
+//! from the request (or the CLI) that runs the transaction: the API layer sets it for each
+//! call (`api::mod`'s `routes`, [`as_actor`]), the CLI with [`Actor::cli`]; it crosses into
+//! the blocking writer thread in `Sqlite::write`. [`snapshot`] reads a row as JSON without
+//! its secret columns (any column whose name holds `password`, `hash`, `token` or
+//! `secret`); flags read 0/1 and blobs "(binary)" on both backends.
 
 use std::cell::RefCell;
 
 use async_trait::async_trait;
-use rusqlite::{params, Transaction};
 use serde_json::{Map, Value};
 
-use super::{now_secs, Sqlite, StoreResult};
+use super::sql::{self, Exec, SqlStore};
+use super::{now_secs, StoreResult};
 use crate::domain::page::{Page, PageRequest};
 
 /// Who makes a change and from where.
@@ -61,9 +63,13 @@ pub async fn as_actor<F: std::future::Future>(actor: Actor, f: F) -> F::Output {
     ACTOR.scope(actor, f).await
 }
 
-/// The actor of the running task (taken before the store's work leaves for its thread).
+/// The actor of the running task (taken before the store's work leaves for its thread),
+/// or of the writer thread's transaction.
 pub(super) fn current() -> Option<Actor> {
-    ACTOR.try_with(Clone::clone).ok()
+    ACTOR
+        .try_with(Clone::clone)
+        .ok()
+        .or_else(|| IN_WRITE.with(|a| a.borrow().clone()))
 }
 
 /// Runs `f` on the writer thread with `actor` known to [`record`].
@@ -74,28 +80,28 @@ pub(super) fn within<T>(actor: Option<Actor>, f: impl FnOnce() -> T) -> T {
     out
 }
 
-/// Records a change in the transaction `tx`. `kind`: the resource (`user`, `group`,
+/// Records a change in the transaction `c`. `kind`: the resource (`user`, `group`,
 /// `api_key`, `session`, …); `action`: `create`, `update`, `delete`, `password`,
 /// `sign_in`, `sign_out`, …; `target`: the id or name changed.
-pub fn record(
-    tx: &Transaction,
+pub async fn record(
+    c: &impl Exec,
     kind: &str,
     action: &str,
     target: impl ToString,
     before: Option<Value>,
     after: Option<Value>,
 ) -> StoreResult<()> {
-    let actor = IN_WRITE.with(|a| a.borrow().clone()).unwrap_or(Actor {
+    let actor = current().unwrap_or(Actor {
         user_id: None,
         username: "system".into(),
         address: "local".into(),
     });
-    record_as(tx, &actor, kind, action, target, before, after)
+    record_as(c, &actor, kind, action, target, before, after).await
 }
 
 /// [`record`] with the actor given (sign-in, where the session's user is the author).
-pub fn record_as(
-    tx: &Transaction,
+pub async fn record_as(
+    c: &impl Exec,
     actor: &Actor,
     kind: &str,
     action: &str,
@@ -103,47 +109,50 @@ pub fn record_as(
     before: Option<Value>,
     after: Option<Value>,
 ) -> StoreResult<()> {
-    let address = IN_WRITE
-        .with(|a| a.borrow().as_ref().map(|a| a.address.clone()))
+    let address = current()
+        .map(|a| a.address)
         .filter(|_| actor.address.is_empty())
         .unwrap_or_else(|| actor.address.clone());
-    tx.prepare_cached(
+    c.execute(
         "INSERT INTO audit_log (at, user_id, username, address, kind, action, target, before, after)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )?
-    .execute(params![
-        now_secs(),
-        actor.user_id,
-        actor.username,
-        address,
-        kind,
-        action,
-        target.to_string(),
-        before.map(|v| scrub(v).to_string()),
-        after.map(|v| scrub(v).to_string()),
-    ])?;
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        &[
+            &now_secs(),
+            &actor.user_id,
+            &actor.username,
+            &address,
+            &kind,
+            &action,
+            &target.to_string(),
+            &before.map(|v| scrub(v).to_string()),
+            &after.map(|v| scrub(v).to_string()),
+        ],
+    )
+    .await?;
     Ok(())
 }
 
 /// A row of `table` (by `id`) as a JSON object without secret columns; None when absent.
-pub fn snapshot(tx: &Transaction, table: &str, id: i64) -> StoreResult<Option<Value>> {
-    let mut stmt = tx.prepare(&format!("SELECT * FROM \"{table}\" WHERE id = ?1"))?;
-    let names: Vec<String> = stmt.column_names().iter().map(|s| s.to_string()).collect();
-    let mut rows = stmt.query([id])?;
-    let Some(row) = rows.next()? else {
+pub async fn snapshot(c: &impl Exec, table: &str, id: i64) -> StoreResult<Option<Value>> {
+    let row = c
+        .query_opt(&format!("SELECT * FROM \"{table}\" WHERE id = $1"), &[&id])
+        .await?;
+    let Some(row) = row else {
         return Ok(None);
     };
-    let mut map = Map::new();
-    for (i, name) in names.iter().enumerate() {
-        let v = match row.get_ref(i)? {
-            rusqlite::types::ValueRef::Null => Value::Null,
-            rusqlite::types::ValueRef::Integer(n) => n.into(),
-            rusqlite::types::ValueRef::Real(f) => f.into(),
-            rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
-            rusqlite::types::ValueRef::Blob(_) => Value::String("(binary)".into()),
-        };
-        map.insert(name.clone(), v);
-    }
+    let map: Map<String, Value> = row
+        .columns()
+        .map(|(name, v)| {
+            let v = match v {
+                sql::Value::Null => Value::Null,
+                sql::Value::Int(n) => (*n).into(),
+                sql::Value::Real(f) => (*f).into(),
+                sql::Value::Text(t) => t.clone().into(),
+                sql::Value::Bytes(_) => Value::String("(binary)".into()),
+            };
+            (name.to_string(), v)
+        })
+        .collect();
     Ok(Some(scrub(Value::Object(map))))
 }
 
@@ -207,115 +216,136 @@ pub trait AuditStore {
 }
 
 #[async_trait]
-impl AuditStore for Sqlite {
+impl<S: SqlStore> AuditStore for S {
     async fn list_audit(
         &self,
         page: PageRequest,
         filter: AuditFilter,
     ) -> StoreResult<Page<AuditRecord>> {
-        self.read(move |c| {
-            let cond = "(?1 IS NULL OR user_id = ?1) AND (?2 IS NULL OR kind = ?2)
-                        AND (?3 IS NULL OR at >= ?3) AND (?4 IS NULL OR at < ?4)";
-            let args = params![filter.user_id, filter.kind, filter.from, filter.to];
-            let total: i64 = c.query_row(
-                &format!("SELECT count(*) FROM audit_log WHERE {cond}"),
-                args,
-                |r| r.get(0),
-            )?;
+        sql::read!(self, |c| {
+            let cond = "(CAST($1 AS BIGINT) IS NULL OR user_id = $1)
+                        AND (CAST($2 AS TEXT) IS NULL OR kind = $2)
+                        AND (CAST($3 AS BIGINT) IS NULL OR at >= $3)
+                        AND (CAST($4 AS BIGINT) IS NULL OR at < $4)";
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM audit_log WHERE {cond}"),
+                    &[&filter.user_id, &filter.kind, &filter.from, &filter.to],
+                )
+                .await?;
             let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
-            let items = c
-                .prepare(&format!(
-                    "SELECT id, at, user_id, username, address, kind, action, target, before, after
-                     FROM audit_log WHERE {cond} ORDER BY id DESC LIMIT ?5 OFFSET ?6"
-                ))?
-                .query_map(
-                    params![
-                        filter.user_id,
-                        filter.kind,
-                        filter.from,
-                        filter.to,
-                        page.size,
-                        page.offset() as i64
+            let rows = c
+                .query(
+                    &format!(
+                        "SELECT id, at, user_id, username, address, kind, action, target, before, after
+                         FROM audit_log WHERE {cond} ORDER BY id DESC LIMIT $5 OFFSET $6"
+                    ),
+                    &[
+                        &filter.user_id,
+                        &filter.kind,
+                        &filter.from,
+                        &filter.to,
+                        &page.size,
+                        &(page.offset() as i64),
                     ],
-                    |r| {
-                        Ok(AuditRecord {
-                            id: r.get(0)?,
-                            at: r.get(1)?,
-                            user_id: r.get(2)?,
-                            username: r.get(3)?,
-                            address: r.get(4)?,
-                            kind: r.get(5)?,
-                            action: r.get(6)?,
-                            target: r.get(7)?,
-                            before: json(r.get(8)?),
-                            after: json(r.get(9)?),
-                        })
-                    },
-                )?
-                .collect::<Result<Vec<_>, _>>()?;
+                )
+                .await?;
+            let items = rows
+                .iter()
+                .map(|r| {
+                    Ok(AuditRecord {
+                        id: r.get(0)?,
+                        at: r.get(1)?,
+                        user_id: r.get(2)?,
+                        username: r.get(3)?,
+                        address: r.get(4)?,
+                        kind: r.get(5)?,
+                        action: r.get(6)?,
+                        target: r.get(7)?,
+                        before: json(r.get(8)?),
+                        after: json(r.get(9)?),
+                    })
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
             Ok(Page {
                 items,
                 total: total as u64,
             })
         })
-        .await
     }
 
     async fn purge_audit(&self, before: i64) -> StoreResult<usize> {
-        self.write(move |tx| Ok(tx.execute("DELETE FROM audit_log WHERE at < ?1", [before])?))
-            .await
+        sql::write!(self, |c| {
+            Ok(c.execute("DELETE FROM audit_log WHERE at < $1", &[&before])
+                .await? as usize)
+        })
     }
+}
+
+/// A row as the log shows it, with the ids `sql` lists for it under `key`.
+async fn with_ids(
+    c: &impl Exec,
+    row: Option<Value>,
+    key: &str,
+    sql: &str,
+    id: i64,
+) -> StoreResult<Option<Value>> {
+    let Some(mut v) = row else {
+        return Ok(None);
+    };
+    let ids: Vec<i64> = c.column(sql, &[&id]).await?;
+    if let Value::Object(map) = &mut v {
+        map.insert(key.into(), ids.into());
+    }
+    Ok(Some(v))
 }
 
 /// A user as the log shows it: their row without the password hash, and their group ids.
-pub fn user(tx: &Transaction, id: i64) -> StoreResult<Option<Value>> {
-    let Some(mut v) = snapshot(tx, "users", id)? else {
-        return Ok(None);
-    };
-    let groups: Vec<i64> = tx
-        .prepare_cached("SELECT group_id FROM user_groups WHERE user_id = ?1 ORDER BY group_id")?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    if let Value::Object(map) = &mut v {
-        map.insert("group_ids".into(), groups.into());
-    }
-    Ok(Some(v))
+pub async fn user(c: &impl Exec, id: i64) -> StoreResult<Option<Value>> {
+    let row = snapshot(c, "users", id).await?;
+    with_ids(
+        c,
+        row,
+        "group_ids",
+        "SELECT group_id FROM user_groups WHERE user_id = $1 ORDER BY group_id",
+        id,
+    )
+    .await
 }
 
 /// A group as the log shows it: its row and its test case ids.
-pub fn group(tx: &Transaction, id: i64) -> StoreResult<Option<Value>> {
-    let Some(mut v) = snapshot(tx, "test_case_groups", id)? else {
-        return Ok(None);
-    };
-    let cases: Vec<i64> = tx
-        .prepare_cached(
-            "SELECT test_case_id FROM group_cases WHERE group_id = ?1 ORDER BY test_case_id",
-        )?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    if let Value::Object(map) = &mut v {
-        map.insert("test_case_ids".into(), cases.into());
-    }
-    Ok(Some(v))
+pub async fn group(c: &impl Exec, id: i64) -> StoreResult<Option<Value>> {
+    let row = snapshot(c, "test_case_groups", id).await?;
+    with_ids(
+        c,
+        row,
+        "test_case_ids",
+        "SELECT test_case_id FROM group_cases WHERE group_id = $1 ORDER BY test_case_id",
+        id,
+    )
+    .await
 }
 
 /// A distribution list as the log shows it: its row and its contacts (label, type, address).
-pub fn distribution_list(tx: &Transaction, id: i64) -> StoreResult<Option<Value>> {
-    let Some(mut v) = snapshot(tx, "distribution_lists", id)? else {
+pub async fn distribution_list(c: &impl Exec, id: i64) -> StoreResult<Option<Value>> {
+    let Some(mut v) = snapshot(c, "distribution_lists", id).await? else {
         return Ok(None);
     };
-    let contacts: Vec<Value> = tx
-        .prepare_cached(
-            "SELECT name, type, info FROM distribution_contacts WHERE list_id = ?1 ORDER BY position",
-        )?
-        .query_map([id], |r| {
+    let contacts = c
+        .query(
+            "SELECT name, type, info FROM distribution_contacts WHERE list_id = $1 ORDER BY position",
+            &[&id],
+        )
+        .await?
+        .iter()
+        .map(|r| {
             Ok(serde_json::json!({
-                "name": r.get::<_, String>(0)?,
-                "type": r.get::<_, i64>(1)?,
-                "info": r.get::<_, String>(2)?,
+                "name": r.get::<String>(0)?,
+                "type": r.get::<i64>(1)?,
+                "info": r.get::<String>(2)?,
             }))
-        })?
-        .collect::<Result<_, _>>()?;
+        })
+        .collect::<StoreResult<Vec<Value>>>()?;
     if let Value::Object(map) = &mut v {
         map.insert("contacts".into(), contacts.into());
     }
@@ -324,20 +354,22 @@ pub fn distribution_list(tx: &Transaction, id: i64) -> StoreResult<Option<Value>
 
 /// Records a session event whose author is the user it concerns (sign-in, sign-out),
 /// from the address of the request.
-pub fn record_by_user(tx: &Transaction, user_id: i64, kind: &str, action: &str) -> StoreResult<()> {
-    use rusqlite::OptionalExtension;
-    let username: String = tx
-        .query_row("SELECT username FROM users WHERE id = ?1", [user_id], |r| {
-            r.get(0)
-        })
-        .optional()?
+pub async fn record_by_user(
+    c: &impl Exec,
+    user_id: i64,
+    kind: &str,
+    action: &str,
+) -> StoreResult<()> {
+    let username: String = c
+        .scalar_opt("SELECT username FROM users WHERE id = $1", &[&user_id])
+        .await?
         .unwrap_or_default();
     let actor = Actor {
         user_id: Some(user_id),
         username,
         address: String::new(),
     };
-    record_as(tx, &actor, kind, action, user_id, None, None)
+    record_as(c, &actor, kind, action, user_id, None, None).await
 }
 
 #[cfg(test)]

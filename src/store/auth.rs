@@ -1,14 +1,16 @@
 //! Console sessions: tokens and one-time ids, and the credentials sign-in checks.
 //!
 //! Tokens and one-time ids are random secrets made by [`generate_secret`]; only their
-//! SHA-256 is stored ([`hash_secret`]).
+//! SHA-256 is stored ([`hash_secret`]). Every instance behind a load balancer reads the same
+//! tokens (PostgreSQL): a token one instance issued works on all of them.
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 
+use super::audit;
+use super::sql::{self, Exec, SqlStore};
 use super::users::{user_by_id, user_by_username};
-use super::{Sqlite, StoreResult};
+use super::StoreResult;
 use crate::domain::caller::{AccessType, Caller};
 use crate::domain::user::User;
 
@@ -80,29 +82,44 @@ pub fn hash_secret(secret: &str) -> String {
 }
 
 #[async_trait]
-impl AuthStore for Sqlite {
+impl<S: SqlStore> AuthStore for S {
     async fn caller_for_token(&self, token: &str, now: i64) -> StoreResult<Option<Caller>> {
-        let hash = hash_secret(token);
-        self.read(move |c| caller_for_token(c, hash, now)).await
+        sql::read!(self, [hash = hash_secret(token)], |c| {
+            let row = c
+                .query_opt(
+                    "SELECT u.id, u.username, u.roles, u.access_type, t.kiosk
+                       FROM tokens t JOIN users u ON u.id = t.user_id
+                      WHERE t.token_hash = $1 AND t.expires_at > $2",
+                    &[&hash, &now],
+                )
+                .await?;
+            let Some(r) = row else {
+                return Ok(None);
+            };
+            Ok(Some(Caller {
+                user_id: r.get(0)?,
+                username: r.get(1)?,
+                roles: split_roles(&r.get::<String>(2)?),
+                access: AccessType::of(&r.get::<String>(3)?),
+                token_hash: hash,
+                kiosk: r.get(4)?,
+            }))
+        })
     }
 
     async fn credentials(&self, username: &str) -> StoreResult<Option<Credentials>> {
-        let username = username.to_string();
-        self.read(move |c| {
-            let Some(user) = user_by_username(c, &username)? else {
+        sql::read!(self, [username = username.to_string()], |c| {
+            let Some(user) = user_by_username(c, &username).await? else {
                 return Ok(None);
             };
-            let password_hash = c.query_row(
-                "SELECT password_hash FROM users WHERE id = ?1",
-                [user.id],
-                |r| r.get(0),
-            )?;
+            let password_hash = c
+                .scalar("SELECT password_hash FROM users WHERE id = $1", &[&user.id])
+                .await?;
             Ok(Some(Credentials {
                 user,
                 password_hash,
             }))
         })
-        .await
     }
 
     async fn start_session(
@@ -112,13 +129,12 @@ impl AuthStore for Sqlite {
         now: i64,
         expires_at: i64,
     ) -> StoreResult<String> {
-        self.write(move |tx| {
-            delete_expired(tx, now)?;
-            let token = create_token(tx, user_id, remember, now, expires_at)?;
-            super::audit::record_by_user(tx, user_id, "session", "sign_in")?;
+        sql::write!(self, |c| {
+            delete_expired(c, now).await?;
+            let token = create_token(c, user_id, remember, false, now, expires_at).await?;
+            audit::record_by_user(c, user_id, "session", "sign_in").await?;
             Ok(token)
         })
-        .await
     }
 
     async fn start_kiosk_session(
@@ -127,55 +143,51 @@ impl AuthStore for Sqlite {
         now: i64,
         expires_at: i64,
     ) -> StoreResult<Option<String>> {
-        self.write(move |tx| {
-            delete_expired(tx, now)?;
-            let allowed: Option<bool> = tx
-                .query_row("SELECT kiosk FROM users WHERE id = ?1", [user_id], |r| {
-                    r.get(0)
-                })
-                .optional()?;
+        sql::write!(self, |c| {
+            delete_expired(c, now).await?;
+            let allowed: Option<bool> = c
+                .scalar_opt("SELECT kiosk FROM users WHERE id = $1", &[&user_id])
+                .await?;
             if allowed != Some(true) {
                 return Ok(None);
             }
-            let token = create_token(tx, user_id, true, now, expires_at)?;
-            tx.execute(
-                "UPDATE tokens SET kiosk = 1 WHERE token_hash = ?1",
-                [hash_secret(&token)],
-            )?;
-            Ok(Some(token))
+            Ok(Some(
+                create_token(c, user_id, true, true, now, expires_at).await?,
+            ))
         })
-        .await
     }
 
     async fn end_session(&self, token_hash: &str) -> StoreResult<()> {
-        let hash = token_hash.to_string();
-        self.write(move |tx| {
-            let user: Option<i64> = tx
-                .query_row(
-                    "DELETE FROM tokens WHERE token_hash = ?1 RETURNING user_id",
-                    [hash],
-                    |r| r.get(0),
+        sql::write!(self, [hash = token_hash.to_string()], |c| {
+            let user: Option<i64> = c
+                .scalar_opt(
+                    "DELETE FROM tokens WHERE token_hash = $1 RETURNING user_id",
+                    &[&hash],
                 )
-                .optional()?;
+                .await?;
             if let Some(user_id) = user {
-                super::audit::record_by_user(tx, user_id, "session", "sign_out")?;
+                audit::record_by_user(c, user_id, "session", "sign_out").await?;
             }
             Ok(())
         })
-        .await
     }
 
     async fn create_one_time_id(&self, user_id: i64, now: i64) -> StoreResult<String> {
-        self.write(move |tx| {
+        sql::write!(self, |c| {
             let id = generate_secret();
-            tx.execute(
+            c.execute(
                 "INSERT INTO one_time_ids (id_hash, user_id, created_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![hash_secret(&id), user_id, now, now + ONE_TIME_ID_TTL_SECS],
-            )?;
+                 VALUES ($1, $2, $3, $4)",
+                &[
+                    &hash_secret(&id),
+                    &user_id,
+                    &now,
+                    &(now + ONE_TIME_ID_TTL_SECS),
+                ],
+            )
+            .await?;
             Ok(id)
         })
-        .await
     }
 
     async fn exchange_one_time_id(
@@ -184,49 +196,30 @@ impl AuthStore for Sqlite {
         now: i64,
         expires_at: i64,
     ) -> StoreResult<Option<(User, String)>> {
-        let hash = hash_secret(id);
-        self.write(move |tx| {
-            delete_expired(tx, now)?;
-            let row: Option<(i64, i64)> = tx
-                .query_row(
-                    "DELETE FROM one_time_ids WHERE id_hash = ?1 RETURNING user_id, expires_at",
-                    [hash],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
+        sql::write!(self, [hash = hash_secret(id)], |c| {
+            delete_expired(c, now).await?;
+            // DELETE … RETURNING: of two instances given the same id, one gets the row.
+            let row = c
+                .query_opt(
+                    "DELETE FROM one_time_ids WHERE id_hash = $1 RETURNING user_id, expires_at",
+                    &[&hash],
                 )
-                .optional()?;
-            let Some(user_id) = row.and_then(|(u, exp)| (exp > now).then_some(u)) else {
+                .await?;
+            let Some(row) = row else {
                 return Ok(None);
             };
-            let Some(user) = user_by_id(tx, user_id)? else {
+            let (user_id, expires): (i64, i64) = (row.get(0)?, row.get(1)?);
+            if expires <= now {
+                return Ok(None);
+            }
+            let Some(user) = user_by_id(c, user_id).await? else {
                 return Ok(None);
             };
-            let token = create_token(tx, user.id, false, now, expires_at)?;
-            super::audit::record_by_user(tx, user.id, "session", "sign_in_link")?;
+            let token = create_token(c, user.id, false, false, now, expires_at).await?;
+            audit::record_by_user(c, user.id, "session", "sign_in_link").await?;
             Ok(Some((user, token)))
         })
-        .await
     }
-}
-
-fn caller_for_token(conn: &Connection, hash: String, now: i64) -> StoreResult<Option<Caller>> {
-    Ok(conn
-        .query_row(
-            "SELECT u.id, u.username, u.roles, u.access_type, t.kiosk
-               FROM tokens t JOIN users u ON u.id = t.user_id
-              WHERE t.token_hash = ?1 AND t.expires_at > ?2",
-            params![hash, now],
-            |r| {
-                Ok(Caller {
-                    user_id: r.get(0)?,
-                    username: r.get(1)?,
-                    roles: split_roles(&r.get::<_, String>(2)?),
-                    access: AccessType::of(&r.get::<_, String>(3)?),
-                    token_hash: hash.clone(),
-                    kiosk: r.get(4)?,
-                })
-            },
-        )
-        .optional()?)
 }
 
 pub(super) fn split_roles(roles: &str) -> Vec<String> {
@@ -238,26 +231,37 @@ pub(super) fn split_roles(roles: &str) -> Vec<String> {
         .collect()
 }
 
-fn create_token(
-    conn: &Connection,
+async fn create_token(
+    c: &impl Exec,
     user_id: i64,
     remember: bool,
+    kiosk: bool,
     now: i64,
     expires_at: i64,
 ) -> StoreResult<String> {
     let token = generate_secret();
-    conn.execute(
-        "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![hash_secret(&token), user_id, remember, now, expires_at],
-    )?;
+    c.execute(
+        "INSERT INTO tokens (token_hash, user_id, remember, kiosk, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &hash_secret(&token),
+            &user_id,
+            &remember,
+            &kiosk,
+            &now,
+            &expires_at,
+        ],
+    )
+    .await?;
     Ok(token)
 }
 
 /// Removes expired tokens and one-time ids.
-fn delete_expired(conn: &Connection, now: i64) -> StoreResult<()> {
-    conn.execute("DELETE FROM tokens WHERE expires_at <= ?1", [now])?;
-    conn.execute("DELETE FROM one_time_ids WHERE expires_at <= ?1", [now])?;
+async fn delete_expired(c: &impl Exec, now: i64) -> StoreResult<()> {
+    c.execute("DELETE FROM tokens WHERE expires_at <= $1", &[&now])
+        .await?;
+    c.execute("DELETE FROM one_time_ids WHERE expires_at <= $1", &[&now])
+        .await?;
     Ok(())
 }
 
@@ -270,8 +274,7 @@ mod tests {
     use crate::store::Store;
 
     async fn store_with_user() -> (tempfile::TempDir, Store, i64) {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
+        let (dir, store) = crate::store::testing::store().await;
         let draft = UserDraft {
             username: "a@b.test".into(),
             first_name: "Ada".into(),

@@ -8,12 +8,14 @@
 //! in one transaction) or makes the job due again after a back-off. A job is never given
 //! up: a Jira outage delays its ticket and never loses it. Each job carries a unique Jira
 //! label; before opening an issue again the worker searches Jira for it, so a crash
-//! between Jira's answer and the commit never opens two.
+//! between Jira's answer and the commit never opens two. Workers of several instances
+//! (PostgreSQL) lease with `FOR UPDATE SKIP LOCKED`, so two never open the same ticket at once.
 
 use async_trait::async_trait;
-use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::{Sqlite, StoreResult};
+use super::audit;
+use super::sql::{self, Exec, Row, SqlStore};
+use super::StoreResult;
 use crate::domain::caller::Scope;
 use crate::domain::page::{Page, PageRequest};
 
@@ -69,26 +71,27 @@ pub fn job_label(event_id: i64) -> String {
 }
 
 /// Queues the ticket job of an event inside the engine's transaction (once per event).
-pub(crate) fn queue_in(tx: &Transaction, j: &NewTicketJob, now_ms: i64) -> StoreResult<()> {
-    tx.prepare_cached(
+pub(crate) async fn queue_in(c: &impl Exec, j: &NewTicketJob, now_ms: i64) -> StoreResult<()> {
+    c.execute(
         "INSERT INTO ticket_jobs (event_id, setting_id, label, project, assignee, username,
                 summary, description, csv_name, csv, created_ms, next_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
          ON CONFLICT (event_id) DO NOTHING",
-    )?
-    .execute(params![
-        j.event_id,
-        j.setting_id,
-        job_label(j.event_id),
-        j.project,
-        j.assignee,
-        j.username,
-        j.summary,
-        j.description,
-        j.csv_name,
-        j.csv,
-        now_ms
-    ])?;
+        &[
+            &j.event_id,
+            &j.setting_id,
+            &job_label(j.event_id),
+            &j.project,
+            &j.assignee,
+            &j.username,
+            &j.summary,
+            &j.description,
+            &j.csv_name,
+            &j.csv,
+            &now_ms,
+        ],
+    )
+    .await?;
     Ok(())
 }
 
@@ -138,7 +141,7 @@ pub trait AutoTicketStore {
 const COLUMNS: &str =
     "a.id, a.setting_id, a.event_id, a.group_id, a.test_case_id, a.jira_ticket, a.run_ids, a.alert_ms";
 
-fn row(r: &rusqlite::Row) -> rusqlite::Result<AutoTicket> {
+fn row(r: &Row) -> StoreResult<AutoTicket> {
     Ok(AutoTicket {
         id: r.get(0)?,
         alert_setting_id: r.get(1)?,
@@ -151,48 +154,40 @@ fn row(r: &rusqlite::Row) -> rusqlite::Result<AutoTicket> {
     })
 }
 
-fn scope_clause(scope: Scope) -> (&'static str, i64) {
-    match scope {
-        Scope::All => ("?1 = ?1", 0),
-        Scope::User(u) => (
-            "a.group_id IN (SELECT group_id FROM user_groups WHERE user_id = ?1)",
-            u,
-        ),
-    }
-}
+/// The scope as a condition on `a.group_id` with the user as `$1` (NULL: every group).
+const SCOPE: &str = "(CAST($1 AS BIGINT) IS NULL
+    OR a.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))";
 
 #[async_trait]
-impl AutoTicketStore for Sqlite {
+impl<S: SqlStore> AutoTicketStore for S {
     async fn claim_ticket_jobs(
         &self,
         now_ms: i64,
         lease_ms: i64,
         limit: u32,
     ) -> StoreResult<Vec<TicketJob>> {
-        self.write(move |tx| {
-            let ids: Vec<i64> = tx
-                .prepare_cached(
-                    "SELECT id FROM ticket_jobs
-                      WHERE state = 'queued' AND next_ms <= ?1
-                        AND (lease_ms IS NULL OR lease_ms <= ?1)
-                      ORDER BY next_ms, id LIMIT ?2",
-                )?
-                .query_map(params![now_ms, limit], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            let mut out = Vec::with_capacity(ids.len());
-            for id in ids {
-                tx.prepare_cached(
-                    "UPDATE ticket_jobs SET lease_ms = ?2, attempts = attempts + 1 WHERE id = ?1",
-                )?
-                .execute(params![id, now_ms + lease_ms])?;
-                out.push(
-                    tx.prepare_cached(
-                        "SELECT id, event_id, label, project, assignee, username, summary,
-                                description, csv_name, csv, attempts
-                           FROM ticket_jobs WHERE id = ?1",
-                    )?
-                    .query_row([id], |r| {
-                        Ok(TicketJob {
+        sql::write!(self, |c| {
+            // SKIP LOCKED (PostgreSQL) leaves a job another worker is leasing right now to it.
+            let sql = format!(
+                "WITH due AS (
+                     SELECT id FROM ticket_jobs
+                      WHERE state = 'queued' AND next_ms <= $1
+                        AND (lease_ms IS NULL OR lease_ms <= $1)
+                      ORDER BY next_ms, id LIMIT $2{})
+                 UPDATE ticket_jobs SET lease_ms = $3, attempts = attempts + 1
+                  WHERE id IN (SELECT id FROM due)
+                 RETURNING id, event_id, label, project, assignee, username,
+                           summary, description, csv_name, csv, attempts, next_ms",
+                c.pg_only(" FOR UPDATE SKIP LOCKED")
+            );
+            let mut jobs = c
+                .query(&sql, &[&now_ms, &limit, &(now_ms + lease_ms)])
+                .await?
+                .iter()
+                .map(|r| {
+                    Ok((
+                        r.get::<i64>(11)?,
+                        TicketJob {
                             id: r.get(0)?,
                             event_id: r.get(1)?,
                             label: r.get(2)?,
@@ -203,51 +198,48 @@ impl AutoTicketStore for Sqlite {
                             description: r.get(7)?,
                             csv_name: r.get(8)?,
                             csv: r.get(9)?,
-                            attempts: r.get::<_, i64>(10)?.max(0) as u32,
-                        })
-                    })?,
-                );
-            }
-            Ok(out)
+                            attempts: r.get::<i64>(10)?.clamp(0, i64::from(u32::MAX)) as u32,
+                        },
+                    ))
+                })
+                .collect::<StoreResult<Vec<_>>>()?;
+            jobs.sort_by_key(|(next, j)| (*next, j.id));
+            Ok(jobs.into_iter().map(|(_, j)| j).collect())
         })
-        .await
     }
 
     async fn ticket_job_done(&self, id: i64, key: String) -> StoreResult<()> {
-        self.write(move |tx| {
-            let job: Option<(i64, i64)> = tx
-                .query_row(
-                    "SELECT event_id, setting_id FROM ticket_jobs WHERE id = ?1 AND state = 'queued'",
-                    [id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
+        sql::write!(self, |c| {
+            let job = c
+                .query_opt(
+                    "UPDATE ticket_jobs SET state = 'done', lease_ms = NULL, reason = NULL
+                      WHERE id = $1 AND state = 'queued' RETURNING event_id, setting_id",
+                    &[&id],
                 )
-                .optional()?;
-            let Some((event, setting)) = job else {
+                .await?;
+            let Some(job) = job else {
                 return Ok(());
             };
-            tx.execute(
-                "UPDATE ticket_jobs SET state = 'done', lease_ms = NULL, reason = NULL WHERE id = ?1",
-                [id],
-            )?;
-            tx.execute(
-                "UPDATE alert_events SET jira_ticket = ?2 WHERE id = ?1",
-                params![event, key],
-            )?;
-            tx.execute(
+            let (event, setting): (i64, i64) = (job.get(0)?, job.get(1)?);
+            c.execute(
+                "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
+                &[&event, &key],
+            )
+            .await?;
+            c.execute(
                 "INSERT INTO auto_tickets (setting_id, event_id, group_id, test_case_id,
                         jira_ticket, run_ids, alert_ms)
-                 SELECT ?2, e.id, e.group_id, e.test_case_id, ?3,
-                        coalesce((SELECT group_concat(run_id, ',') FROM
-                                   (SELECT run_id FROM alert_event_runs WHERE event_id = e.id
-                                     ORDER BY run_id)), ''),
+                 SELECT CAST($2 AS BIGINT), e.id, e.group_id, e.test_case_id, CAST($3 AS TEXT),
+                        coalesce((SELECT string_agg(CAST(run_id AS TEXT), ',' ORDER BY run_id)
+                                    FROM alert_event_runs WHERE event_id = e.id), ''),
                         e.alert_ms
-                   FROM alert_events e WHERE e.id = ?1
+                   FROM alert_events e WHERE e.id = $1
                  ON CONFLICT (event_id) DO NOTHING",
-                params![event, setting, key],
-            )?;
+                &[&event, &setting, &key],
+            )
+            .await?;
             Ok(())
         })
-        .await
     }
 
     async fn ticket_job_failed(
@@ -256,38 +248,37 @@ impl AutoTicketStore for Sqlite {
         reason: String,
         retry_at_ms: i64,
     ) -> StoreResult<()> {
-        self.write(move |tx| {
-            tx.execute(
-                "UPDATE ticket_jobs SET next_ms = ?2, lease_ms = NULL, reason = ?3
-                  WHERE id = ?1 AND state = 'queued'",
-                params![id, retry_at_ms, reason],
-            )?;
+        sql::write!(self, |c| {
+            c.execute(
+                "UPDATE ticket_jobs SET next_ms = $2, lease_ms = NULL, reason = $3
+                  WHERE id = $1 AND state = 'queued'",
+                &[&id, &retry_at_ms, &reason],
+            )
+            .await?;
             Ok(())
         })
-        .await
     }
 
     async fn next_ticket_due_ms(&self) -> StoreResult<Option<i64>> {
-        self.read(|c| {
-            Ok(c.query_row(
-                "SELECT min(max(next_ms, coalesce(lease_ms, 0))) FROM ticket_jobs
-                  WHERE state = 'queued'",
-                [],
-                |r| r.get(0),
-            )?)
+        sql::read!(self, |c| {
+            c.scalar(
+                "SELECT min(CASE WHEN next_ms > coalesce(lease_ms, 0) THEN next_ms
+                                 ELSE coalesce(lease_ms, 0) END)
+                   FROM ticket_jobs WHERE state = 'queued'",
+                &[],
+            )
+            .await
         })
-        .await
     }
 
     async fn queued_ticket_jobs(&self) -> StoreResult<i64> {
-        self.read(|c| {
-            Ok(c.query_row(
+        sql::read!(self, |c| {
+            c.scalar(
                 "SELECT count(*) FROM ticket_jobs WHERE state = 'queued'",
-                [],
-                |r| r.get(0),
-            )?)
+                &[],
+            )
+            .await
         })
-        .await
     }
 
     async fn list_auto_tickets(
@@ -296,42 +287,46 @@ impl AutoTicketStore for Sqlite {
         setting_id: i64,
         page: PageRequest,
     ) -> StoreResult<Page<AutoTicket>> {
-        self.read(move |c| {
-            let (wher, user) = scope_clause(scope);
-            let total: i64 = c.query_row(
-                &format!("SELECT count(*) FROM auto_tickets a WHERE {wher} AND a.setting_id = ?2"),
-                params![user, setting_id],
-                |r| r.get(0),
-            )?;
+        let user = scope.user();
+        sql::read!(self, |c| {
+            let total: i64 = c
+                .scalar(
+                    &format!(
+                        "SELECT count(*) FROM auto_tickets a WHERE {SCOPE} AND a.setting_id = $2"
+                    ),
+                    &[&user, &setting_id],
+                )
+                .await?;
             let items = c
-                .prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM auto_tickets a WHERE {wher} AND a.setting_id = ?2
-                      ORDER BY a.alert_ms DESC, a.id DESC LIMIT ?3 OFFSET ?4"
-                ))?
-                .query_map(
-                    params![user, setting_id, page.size, page.offset() as i64],
-                    row,
-                )?
-                .collect::<Result<_, _>>()?;
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM auto_tickets a WHERE {SCOPE} AND a.setting_id = $2
+                          ORDER BY a.alert_ms DESC, a.id DESC LIMIT $3 OFFSET $4"
+                    ),
+                    &[&user, &setting_id, &page.size, &(page.offset() as i64)],
+                )
+                .await?
+                .iter()
+                .map(row)
+                .collect::<StoreResult<_>>()?;
             Ok(Page {
                 items,
                 total: total as u64,
             })
         })
-        .await
     }
 
     async fn auto_ticket(&self, scope: Scope, id: i64) -> StoreResult<Option<AutoTicket>> {
-        self.read(move |c| {
-            let (wher, user) = scope_clause(scope);
-            Ok(c.query_row(
-                &format!("SELECT {COLUMNS} FROM auto_tickets a WHERE {wher} AND a.id = ?2"),
-                params![user, id],
-                row,
+        sql::read!(self, |c| {
+            c.query_opt(
+                &format!("SELECT {COLUMNS} FROM auto_tickets a WHERE {SCOPE} AND a.id = $2"),
+                &[&scope.user(), &id],
             )
-            .optional()?)
+            .await?
+            .as_ref()
+            .map(row)
+            .transpose()
         })
-        .await
     }
 
     async fn auto_ticket_with_key(
@@ -339,20 +334,19 @@ impl AutoTicketStore for Sqlite {
         scope: Scope,
         key: &str,
     ) -> StoreResult<Option<AutoTicket>> {
-        let key = key.to_string();
-        self.read(move |c| {
-            let (wher, user) = scope_clause(scope);
-            Ok(c.query_row(
+        sql::read!(self, [key = key.to_string()], |c| {
+            c.query_opt(
                 &format!(
-                    "SELECT {COLUMNS} FROM auto_tickets a WHERE {wher} AND a.jira_ticket = ?2
+                    "SELECT {COLUMNS} FROM auto_tickets a WHERE {SCOPE} AND a.jira_ticket = $2
                       ORDER BY a.id LIMIT 1"
                 ),
-                params![user, key],
-                row,
+                &[&scope.user(), &key],
             )
-            .optional()?)
+            .await?
+            .as_ref()
+            .map(row)
+            .transpose()
         })
-        .await
     }
 
     async fn set_auto_ticket_description(
@@ -361,27 +355,183 @@ impl AutoTicketStore for Sqlite {
         id: i64,
         description: String,
     ) -> StoreResult<Option<()>> {
-        self.write(move |tx| {
-            let (wher, user) = scope_clause(scope);
-            let event: Option<i64> = tx
-                .query_row(
-                    &format!("SELECT a.event_id FROM auto_tickets a WHERE {wher} AND a.id = ?2"),
-                    params![user, id],
-                    |r| r.get(0),
+        sql::write!(self, |c| {
+            let event: Option<i64> = c
+                .scalar_opt(
+                    &format!("SELECT a.event_id FROM auto_tickets a WHERE {SCOPE} AND a.id = $2"),
+                    &[&scope.user(), &id],
                 )
-                .optional()?;
+                .await?;
             let Some(event) = event else {
                 return Ok(None);
             };
-            let before = super::audit::snapshot(tx, "alert_events", event)?;
-            tx.execute(
-                "UPDATE alert_events SET description = ?2 WHERE id = ?1",
-                params![event, description],
-            )?;
-            let after = super::audit::snapshot(tx, "alert_events", event)?;
-            super::audit::record(tx, "alert_event", "update", event, before, after)?;
+            // The event's row locked first (PostgreSQL): its before and after are this
+            // change's alone.
+            if c.postgres() {
+                c.execute(
+                    "SELECT 1 FROM alert_events WHERE id = $1 FOR NO KEY UPDATE",
+                    &[&event],
+                )
+                .await?;
+            }
+            let before = audit::snapshot(c, "alert_events", event).await?;
+            c.execute(
+                "UPDATE alert_events SET description = $2 WHERE id = $1",
+                &[&event, &description],
+            )
+            .await?;
+            let after = audit::snapshot(c, "alert_events", event).await?;
+            audit::record(c, "alert_event", "update", event, before, after).await?;
             Ok(Some(()))
         })
-        .await
+    }
+}
+
+#[cfg(test)]
+mod pg_tests {
+    //! Run with `TEST_POSTGRES_URL` set (each test gets a fresh database); without it they
+    //! pass at once.
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::store::pg::testdb::connect;
+    use crate::store::pg::Postgres;
+    use crate::store::sql::Pg;
+
+    /// Events 1..=n of group 5 with runs, and their jobs queued as the engine queues them.
+    async fn events_with_jobs(pg: &Postgres, n: i64) {
+        let mut c = pg.client().await.unwrap();
+        let tx = c.transaction().await.unwrap();
+        for e in 1..=n {
+            tx.execute(
+                "INSERT INTO alert_events (id, setting_id, setting_name, group_id, group_name,
+                        test_case_id, distribution_id, distribution_name, status_id, alert_ms)
+                 VALUES ($1, 9, 'Billing down', 5, 'Billing', 1, 1, 'On call', 7, $2)",
+                &[&e, &(1_000 * e)],
+            )
+            .await
+            .unwrap();
+            tx.execute(
+                "INSERT INTO alert_event_runs (event_id, run_id) VALUES ($1, 30), ($1, 4), ($1, 200)",
+                &[&e],
+            )
+            .await
+            .unwrap();
+            let job = NewTicketJob {
+                event_id: e,
+                setting_id: 9,
+                project: "CX".into(),
+                assignee: "ann".into(),
+                username: "ann".into(),
+                summary: format!("event {e}"),
+                description: "d".into(),
+                csv_name: "runs.csv".into(),
+                csv: b"runId\n4\n".to_vec(),
+            };
+            queue_in(&Pg(&tx), &job, 0).await.unwrap();
+            // Once per event.
+            queue_in(&Pg(&tx), &job, 0).await.unwrap();
+        }
+        tx.commit().await.unwrap();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn jobs_are_leased_once_and_their_tickets_recorded() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let a = Arc::new(connect(&url, dir.path()).await);
+        let b = Arc::new(connect(&url, dir.path()).await);
+        events_with_jobs(&a, 30).await;
+        assert_eq!(a.queued_ticket_jobs().await.unwrap(), 30);
+        let mut tasks = Vec::new();
+        for store in [a.clone(), b.clone(), a.clone(), b.clone()] {
+            tasks.push(tokio::spawn(async move {
+                let mut mine = Vec::new();
+                loop {
+                    let got = store.claim_ticket_jobs(10, 60_000, 4).await.unwrap();
+                    if got.is_empty() {
+                        return mine;
+                    }
+                    mine.extend(got);
+                }
+            }));
+        }
+        let mut events = BTreeSet::new();
+        let mut job_of = std::collections::HashMap::new();
+        for t in tasks {
+            for j in t.await.unwrap() {
+                assert!(events.insert(j.event_id), "leased twice");
+                job_of.insert(j.event_id, j.id);
+                assert_eq!(j.attempts, 1);
+                assert_eq!(j.label, format!("cxwatch-alert-{}", j.event_id));
+                assert_eq!(j.csv, b"runId\n4\n");
+            }
+        }
+        assert_eq!(events, (1..=30).collect());
+        assert_eq!(a.next_ticket_due_ms().await.unwrap(), Some(60_010));
+        a.ticket_job_failed(job_of[&2], "Jira down".into(), 50)
+            .await
+            .unwrap();
+        let again = a.claim_ticket_jobs(50, 1_000, 10).await.unwrap();
+        assert_eq!(again.len(), 1);
+        assert_eq!((again[0].event_id, again[0].attempts), (2, 2));
+        for e in 1..=3 {
+            a.ticket_job_done(job_of[&e], format!("CX-{e}"))
+                .await
+                .unwrap();
+        }
+        // Done twice: nothing more.
+        a.ticket_job_done(job_of[&1], "CX-99".into()).await.unwrap();
+        assert_eq!(a.queued_ticket_jobs().await.unwrap(), 27);
+        let page = a
+            .list_auto_tickets(Scope::All, 9, PageRequest { no: 0, size: 2 })
+            .await
+            .unwrap();
+        assert_eq!(page.total, 3);
+        let keys: Vec<&str> = page.items.iter().map(|t| t.jira_ticket.as_str()).collect();
+        assert_eq!(keys, ["CX-3", "CX-2"], "newest event first");
+        assert_eq!(page.items[0].run_ids, "4,30,200");
+        let one = a
+            .auto_ticket_with_key(Scope::All, "CX-1")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((one.event_id, one.group_id, one.alert_ms), (1, 5, 1_000));
+        assert_eq!(
+            a.auto_ticket(Scope::All, one.id).await.unwrap(),
+            Some(one.clone())
+        );
+        // A user without group 5 sees none of them.
+        assert_eq!(a.auto_ticket(Scope::User(77), one.id).await.unwrap(), None);
+        assert_eq!(
+            a.set_auto_ticket_description(Scope::User(77), one.id, "x".into())
+                .await
+                .unwrap(),
+            None
+        );
+        a.set_auto_ticket_description(Scope::All, one.id, "Billing down again".into())
+            .await
+            .unwrap()
+            .unwrap();
+        let c = a.client().await.unwrap();
+        let row = c
+            .query_one(
+                "SELECT e.jira_ticket, e.description,
+                        (SELECT count(*) FROM audit_log WHERE kind = 'alert_event'
+                            AND action = 'update' AND target = '1')
+                   FROM alert_events e WHERE e.id = 1",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, Option<String>>(0).as_deref(), Some("CX-1"));
+        assert_eq!(
+            row.get::<_, Option<String>>(1).as_deref(),
+            Some("Billing down again")
+        );
+        assert_eq!(row.get::<_, i64>(2), 1);
     }
 }

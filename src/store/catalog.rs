@@ -1,13 +1,15 @@
 //! The catalog: channels, IVR applications, test cases, test case groups, which groups a
 //! restricted user sees, and the alert-status lookup. Test cases and IVR applications are
-//! written by ingest (`store::runs`); groups by the console.
+//! written by ingest (`store::runs`); groups by the console. The visibility checks here
+//! ([`group_visibility`], [`case_visibility`]) serve every resource of both backends.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
+use super::audit;
+use super::sql::{self, Exec, Row, SqlStore};
+use super::{now_secs, FieldConflict, StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest, Sort};
 use crate::domain::rules::{FieldError, Rule};
@@ -48,80 +50,191 @@ pub trait CatalogStore {
 }
 
 #[async_trait]
-impl CatalogStore for Sqlite {
+impl<S: SqlStore> CatalogStore for S {
     async fn list_groups(&self, scope: Scope) -> StoreResult<Vec<GroupSummary>> {
-        self.read(move |c| list_groups(c, scope)).await
+        sql::read!(self, |c| {
+            let sql = format!(
+                "SELECT {SUMMARY} FROM test_case_groups g
+                  WHERE CAST($1 AS BIGINT) IS NULL
+                     OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = $1)
+                  ORDER BY {}, g.id",
+                c.nocase("g.name")
+            );
+            c.query(&sql, &[&scope.user()])
+                .await?
+                .iter()
+                .map(summary)
+                .collect()
+        })
     }
+
     async fn page_groups(
         &self,
         scope: Scope,
         filter: GroupFilter,
         page: PageRequest,
     ) -> StoreResult<Page<GroupSummary>> {
-        self.read(move |c| page_groups(c, scope, &filter, page))
-            .await
+        let user = scope.user();
+        let search = filter.search.as_deref().map(str::to_lowercase);
+        let pattern = search.as_deref().map(super::contains);
+        let dir = if filter.sort.descending {
+            "DESC"
+        } else {
+            "ASC"
+        };
+        sql::read!(self, |c| {
+            let wher = format!(
+                "(CAST($1 AS BIGINT) IS NULL
+                  OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = $1))
+                 AND (CAST($2 AS TEXT) IS NULL OR {} LIKE $3 ESCAPE '\\'
+                      OR CAST(g.id AS TEXT) = $2)",
+                c.fold("g.name")
+            );
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM test_case_groups g WHERE {wher}"),
+                    &[&user, &search, &pattern],
+                )
+                .await?;
+            let order = match filter.sort.field {
+                GroupSortField::Id => format!("g.id {dir}"),
+                GroupSortField::Name => format!("{} {dir}, g.id {dir}", c.nocase("g.name")),
+                GroupSortField::CaseCount => format!("case_count {dir}, g.id {dir}"),
+            };
+            let items = c
+                .query(
+                    &format!(
+                        "SELECT {SUMMARY} FROM test_case_groups g WHERE {wher}
+                          ORDER BY {order} LIMIT $4 OFFSET $5"
+                    ),
+                    &[
+                        &user,
+                        &search,
+                        &pattern,
+                        &page.size,
+                        &(page.offset() as i64),
+                    ],
+                )
+                .await?
+                .iter()
+                .map(summary)
+                .collect::<StoreResult<_>>()?;
+            Ok(Page {
+                items,
+                total: total.max(0) as u64,
+            })
+        })
     }
+
     async fn group(&self, scope: Scope, id: i64) -> StoreResult<Visibility<GroupDetail>> {
-        self.read(move |c| {
-            Ok(match group_visibility(c, scope, id)? {
-                Visibility::Visible(()) => match group(c, id)? {
-                    Some(g) => Visibility::Visible(g),
-                    None => Visibility::Missing,
-                },
+        sql::read!(self, |c| {
+            Ok(match group_visibility(c, scope, id).await? {
+                Visibility::Visible(()) => group(c, id)
+                    .await?
+                    .map_or(Visibility::Missing, Visibility::Visible),
                 Visibility::Hidden => Visibility::Hidden,
                 Visibility::Missing => Visibility::Missing,
             })
         })
-        .await
     }
+
     async fn create_group(&self, draft: &GroupDraft) -> StoreResult<GroupDetail> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            let id = create_group(tx, &d)?;
-            super::audit::record(
-                tx,
-                "group",
-                "create",
-                id,
-                None,
-                super::audit::group(tx, id)?,
-            )?;
-            group(tx, id)?
-                .ok_or_else(|| StoreError::NotFound(format!("Group {id} does not exist.")))
+        sql::write!(self, [d = draft.clone()], |c| {
+            check_cases(c, d.channel, &d.test_case_ids).await?;
+            let id: i64 = c
+                .scalar(
+                    "INSERT INTO test_case_groups (name, channel, created_at, updated_at)
+                     VALUES ($1, $2, $3, $3) RETURNING id",
+                    &[&d.name.trim(), &d.channel.as_str(), &now_secs()],
+                )
+                .await?;
+            set_group_cases(c, id, &d.test_case_ids).await?;
+            let after = audit::group(c, id).await?;
+            audit::record(c, "group", "create", id, None, after).await?;
+            group(c, id).await?.ok_or_else(|| missing(id))
         })
-        .await
     }
+
     async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            let before = super::audit::group(tx, id)?;
-            update_group(tx, id, &d)?;
-            let after = super::audit::group(tx, id)?;
-            super::audit::record(tx, "group", "update", id, before, after)?;
-            group(tx, id)?
-                .ok_or_else(|| StoreError::NotFound(format!("Group {id} does not exist.")))
+        sql::write!(self, [d = draft.clone()], |c| {
+            let before = audit::group(c, id).await?;
+            let n = c
+                .execute(
+                    "UPDATE test_case_groups SET name = $2, channel = $3, updated_at = $4
+                      WHERE id = $1",
+                    &[&id, &d.name.trim(), &d.channel.as_str(), &now_secs()],
+                )
+                .await?;
+            if n == 0 {
+                return Err(missing(id));
+            }
+            check_cases(c, d.channel, &d.test_case_ids).await?;
+            set_group_cases(c, id, &d.test_case_ids).await?;
+            let after = audit::group(c, id).await?;
+            audit::record(c, "group", "update", id, before, after).await?;
+            group(c, id).await?.ok_or_else(|| missing(id))
         })
-        .await
     }
+
     async fn delete_group(&self, id: i64) -> StoreResult<()> {
         self.delete_groups(vec![id]).await
     }
+
     async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()> {
-        self.write(move |tx| {
-            for id in ids {
-                let before = super::audit::group(tx, id)?;
-                delete_group(tx, id)?;
-                super::audit::record(tx, "group", "delete", id, before, None)?;
+        sql::write!(self, |c| {
+            for &id in &ids {
+                let before = audit::group(c, id).await?;
+                let n = c
+                    .execute("DELETE FROM test_case_groups WHERE id = $1", &[&id])
+                    .await?;
+                if n == 0 {
+                    return Err(missing(id));
+                }
+                audit::record(c, "group", "delete", id, before, None).await?;
             }
             Ok(())
         })
-        .await
     }
+
     async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>> {
-        self.read(move |c| ivrs(c, scope)).await
+        let user = scope.user();
+        sql::read!(self, |c| {
+            let mut apps: BTreeMap<i64, Ivr> = BTreeMap::new();
+            for r in c
+                .query("SELECT id, name, channel FROM ivr_apps", &[])
+                .await?
+            {
+                let id: i64 = r.get(0)?;
+                apps.insert(
+                    id,
+                    Ivr {
+                        id,
+                        name: r.get(1)?,
+                        channel: channel(&r.get::<String>(2)?)?,
+                        test_cases: Vec::new(),
+                    },
+                );
+            }
+            let sql = format!(
+                "SELECT tc.id, tc.ivr_id, tc.name FROM test_cases tc
+                  WHERE CAST($1 AS BIGINT) IS NULL OR tc.id IN (
+                        SELECT gc.test_case_id FROM group_cases gc
+                          JOIN user_groups ug ON ug.group_id = gc.group_id WHERE ug.user_id = $1)
+                  ORDER BY {}, tc.id",
+                c.nocase("tc.name")
+            );
+            for r in c.query(&sql, &[&user]).await? {
+                let case = case_ref(&r)?;
+                if let Some(app) = apps.get_mut(&case.ivr_id) {
+                    app.test_cases.push(case);
+                }
+            }
+            Ok(ivrs_by_name(apps, user))
+        })
     }
+
     async fn alert_statuses(&self) -> StoreResult<Vec<AlertStatus>> {
-        self.read(alert_statuses).await
+        sql::read!(self, |c| alert_statuses(c).await)
     }
 }
 
@@ -191,23 +304,39 @@ pub struct Ivr {
     pub test_cases: Vec<CaseRef>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct AlertStatus {
-    pub id: i64,
-    pub code: String,
-    pub text: String,
-    pub status_group: String,
-    pub support_channel: String,
+pub use crate::domain::alert_setting::AlertStatus;
+
+/// A stored channel name.
+pub(crate) fn channel(s: &str) -> StoreResult<Channel> {
+    Channel::parse(s).ok_or_else(|| StoreError::Invalid(format!("unknown channel {s:?}")))
 }
 
-pub(super) fn channel_of(s: &str) -> rusqlite::Result<Channel> {
-    Channel::parse(s).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("unknown channel {s:?}").into(),
-        )
+/// The columns of a [`GroupSummary`] of `test_case_groups g`.
+const SUMMARY: &str = "g.id, g.name, g.channel,
+    (SELECT count(*) FROM group_cases gc WHERE gc.group_id = g.id) AS case_count,
+    (SELECT count(DISTINCT tc.ivr_id) FROM group_cases gc
+       JOIN test_cases tc ON tc.id = gc.test_case_id WHERE gc.group_id = g.id)";
+
+fn summary(r: &Row) -> StoreResult<GroupSummary> {
+    Ok(GroupSummary {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        channel: channel(&r.get::<String>(2)?)?,
+        case_count: r.get(3)?,
+        ivr_count: r.get(4)?,
     })
+}
+
+fn case_ref(r: &Row) -> StoreResult<CaseRef> {
+    Ok(CaseRef {
+        id: r.get(0)?,
+        ivr_id: r.get(1)?,
+        name: r.get(2)?,
+    })
+}
+
+fn missing(id: i64) -> StoreError {
+    StoreError::NotFound(format!("Group {id} does not exist."))
 }
 
 fn cases_problem(message: String) -> StoreError {
@@ -221,12 +350,27 @@ fn cases_problem(message: String) -> StoreError {
     )
 }
 
-/// The data rules of a group: its test cases exist and are of its channel.
-fn check_cases(tx: &Transaction, channel: Channel, ids: &[i64]) -> StoreResult<()> {
-    let mut stmt = tx.prepare_cached("SELECT channel FROM test_cases WHERE id = ?1")?;
+/// The data rules of a group: its test cases exist and are of its channel (the first
+/// offending id, in the draft's order, is named).
+async fn check_cases(c: &impl Exec, channel: Channel, ids: &[i64]) -> StoreResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
+    let found: HashMap<i64, String> = c
+        .query(
+            &format!(
+                "SELECT id, channel FROM test_cases WHERE id IN ({})",
+                sql::placeholders(1, ids.len())
+            ),
+            &params,
+        )
+        .await?
+        .iter()
+        .map(|r| Ok((r.get(0)?, r.get(1)?)))
+        .collect::<StoreResult<_>>()?;
     for &id in ids {
-        let found: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
-        match found {
+        match found.get(&id) {
             None => return Err(cases_problem(format!("Test case {id} does not exist."))),
             Some(c) if c != channel.as_str() => {
                 return Err(cases_problem(format!(
@@ -240,159 +384,51 @@ fn check_cases(tx: &Transaction, channel: Channel, ids: &[i64]) -> StoreResult<(
     Ok(())
 }
 
-fn set_group_cases(tx: &Transaction, group_id: i64, ids: &[i64]) -> StoreResult<()> {
-    tx.execute("DELETE FROM group_cases WHERE group_id = ?1", [group_id])?;
-    let mut ins = tx.prepare_cached(
-        "INSERT OR IGNORE INTO group_cases (group_id, test_case_id) VALUES (?1, ?2)",
-    )?;
-    for &id in ids {
-        ins.execute(params![group_id, id])?;
+async fn set_group_cases(c: &impl Exec, group_id: i64, ids: &[i64]) -> StoreResult<()> {
+    c.execute("DELETE FROM group_cases WHERE group_id = $1", &[&group_id])
+        .await?;
+    for id in ids {
+        c.execute(
+            "INSERT INTO group_cases (group_id, test_case_id) VALUES ($1, $2)
+             ON CONFLICT DO NOTHING",
+            &[&group_id, id],
+        )
+        .await?;
     }
     Ok(())
-}
-
-fn create_group(tx: &Transaction, d: &GroupDraft) -> StoreResult<i64> {
-    check_cases(tx, d.channel, &d.test_case_ids)?;
-    let now = now_secs();
-    tx.execute(
-        "INSERT INTO test_case_groups (name, channel, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)",
-        params![d.name.trim(), d.channel.as_str(), now],
-    )?;
-    let id = tx.last_insert_rowid();
-    set_group_cases(tx, id, &d.test_case_ids)?;
-    Ok(id)
-}
-
-fn update_group(tx: &Transaction, id: i64, d: &GroupDraft) -> StoreResult<()> {
-    let n = tx.execute(
-        "UPDATE test_case_groups SET name = ?2, channel = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, d.name.trim(), d.channel.as_str(), now_secs()],
-    )?;
-    if n == 0 {
-        return Err(StoreError::NotFound(format!("Group {id} does not exist.")));
-    }
-    check_cases(tx, d.channel, &d.test_case_ids)?;
-    set_group_cases(tx, id, &d.test_case_ids)
-}
-
-fn delete_group(tx: &Transaction, id: i64) -> StoreResult<()> {
-    let n = tx.execute("DELETE FROM test_case_groups WHERE id = ?1", [id])?;
-    if n == 0 {
-        return Err(StoreError::NotFound(format!("Group {id} does not exist.")));
-    }
-    Ok(())
-}
-
-/// Groups the scope may see, ordered by name, with their test case and IVR counts.
-fn list_groups(conn: &Connection, scope: Scope) -> StoreResult<Vec<GroupSummary>> {
-    let user = match scope {
-        Scope::All => None,
-        Scope::User(u) => Some(u),
-    };
-    let mut stmt = conn.prepare_cached(
-        "SELECT g.id, g.name, g.channel,
-                (SELECT count(*) FROM group_cases gc WHERE gc.group_id = g.id),
-                (SELECT count(DISTINCT tc.ivr_id) FROM group_cases gc
-                   JOIN test_cases tc ON tc.id = gc.test_case_id WHERE gc.group_id = g.id)
-           FROM test_case_groups g
-          WHERE ?1 IS NULL
-             OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = ?1)
-          ORDER BY g.name COLLATE NOCASE, g.id",
-    )?;
-    let rows = stmt
-        .query_map([user], |r| {
-            Ok(GroupSummary {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                channel: channel_of(&r.get::<_, String>(2)?)?,
-                case_count: r.get(3)?,
-                ivr_count: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
-}
-
-/// One page of the groups the scope may see, filtered and sorted, with the total.
-fn page_groups(
-    conn: &Connection,
-    scope: Scope,
-    f: &GroupFilter,
-    page: PageRequest,
-) -> StoreResult<Page<GroupSummary>> {
-    let user = match scope {
-        Scope::All => None,
-        Scope::User(u) => Some(u),
-    };
-    let search = f.search.as_deref().map(str::to_lowercase);
-    const WHERE: &str =
-        "(?1 IS NULL OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = ?1))
-        AND (?2 IS NULL OR instr(lower(g.name), ?2) > 0 OR CAST(g.id AS TEXT) = ?2)";
-    let total: i64 = conn
-        .prepare_cached(&format!(
-            "SELECT count(*) FROM test_case_groups g WHERE {WHERE}"
-        ))?
-        .query_row(params![user, search], |r| r.get(0))?;
-    let dir = if f.sort.descending { "DESC" } else { "ASC" };
-    let order = match f.sort.field {
-        GroupSortField::Id => format!("g.id {dir}"),
-        GroupSortField::Name => format!("g.name COLLATE NOCASE {dir}, g.id {dir}"),
-        GroupSortField::CaseCount => format!("case_count {dir}, g.id {dir}"),
-    };
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT g.id, g.name, g.channel,
-                (SELECT count(*) FROM group_cases gc WHERE gc.group_id = g.id) AS case_count,
-                (SELECT count(DISTINCT tc.ivr_id) FROM group_cases gc
-                   JOIN test_cases tc ON tc.id = gc.test_case_id WHERE gc.group_id = g.id)
-           FROM test_case_groups g
-          WHERE {WHERE}
-          ORDER BY {order}
-          LIMIT ?3 OFFSET ?4"
-    ))?;
-    let items = stmt
-        .query_map(params![user, search, page.size, page.offset()], |r| {
-            Ok(GroupSummary {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                channel: channel_of(&r.get::<_, String>(2)?)?,
-                case_count: r.get(3)?,
-                ivr_count: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(Page {
-        items,
-        total: total.max(0) as u64,
-    })
 }
 
 /// One group with its test cases (ordered by name), or `None`.
-fn group(conn: &Connection, id: i64) -> StoreResult<Option<GroupDetail>> {
-    let head = conn
-        .query_row(
-            "SELECT id, name, channel FROM test_case_groups WHERE id = ?1",
-            [id],
-            |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    channel_of(&r.get::<_, String>(2)?)?,
-                ))
-            },
+async fn group(c: &impl Exec, id: i64) -> StoreResult<Option<GroupDetail>> {
+    let Some(head) = c
+        .query_opt(
+            "SELECT id, name, channel FROM test_case_groups WHERE id = $1",
+            &[&id],
         )
-        .optional()?;
-    let Some((id, name, channel)) = head else {
+        .await?
+    else {
         return Ok(None);
     };
-    let cases = group_cases(conn, id)?;
+    let sql = format!(
+        "SELECT tc.id, tc.ivr_id, tc.name FROM group_cases gc
+           JOIN test_cases tc ON tc.id = gc.test_case_id
+          WHERE gc.group_id = $1 ORDER BY {}, tc.id",
+        c.nocase("tc.name")
+    );
+    let cases = c
+        .query(&sql, &[&id])
+        .await?
+        .iter()
+        .map(case_ref)
+        .collect::<StoreResult<Vec<_>>>()?;
     let mut ivrs: Vec<i64> = cases.iter().map(|c| c.ivr_id).collect();
     ivrs.sort_unstable();
     ivrs.dedup();
     Ok(Some(GroupDetail {
         group: GroupSummary {
-            id,
-            name,
-            channel,
+            id: head.get(0)?,
+            name: head.get(1)?,
+            channel: channel(&head.get::<String>(2)?)?,
             case_count: cases.len() as i64,
             ivr_count: ivrs.len() as i64,
         },
@@ -400,130 +436,57 @@ fn group(conn: &Connection, id: i64) -> StoreResult<Option<GroupDetail>> {
     }))
 }
 
-/// The test cases of a group, ordered by name.
-fn group_cases(conn: &Connection, group_id: i64) -> StoreResult<Vec<CaseRef>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT tc.id, tc.ivr_id, tc.name FROM group_cases gc
-           JOIN test_cases tc ON tc.id = gc.test_case_id
-          WHERE gc.group_id = ?1 ORDER BY tc.name COLLATE NOCASE, tc.id",
-    )?;
-    let rows = stmt
-        .query_map([group_id], |r| {
-            Ok(CaseRef {
-                id: r.get(0)?,
-                ivr_id: r.get(1)?,
-                name: r.get(2)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
-}
-
-/// Does group `id` exist, and may the scope see it?
-pub(super) fn group_visibility(
-    conn: &Connection,
+/// A visibility read: `sql` answers one row (the item exists) whose only column says
+/// whether the scope's user `$2` (NULL for all) sees it.
+async fn visibility(
+    c: &impl Exec,
+    sql: &str,
     scope: Scope,
     id: i64,
 ) -> StoreResult<Visibility<()>> {
-    let exists: Option<i64> = conn
-        .prepare_cached("SELECT id FROM test_case_groups WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?;
-    if exists.is_none() {
-        return Ok(Visibility::Missing);
-    }
-    let Scope::User(user) = scope else {
-        return Ok(Visibility::Visible(()));
-    };
-    let assigned: Option<i64> = conn
-        .prepare_cached("SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2")?
-        .query_row(params![user, id], |r| r.get(0))
-        .optional()?;
-    Ok(if assigned.is_some() {
-        Visibility::Visible(())
-    } else {
-        Visibility::Hidden
-    })
+    Ok(
+        match c.scalar_opt::<bool>(sql, &[&id, &scope.user()]).await? {
+            None => Visibility::Missing,
+            Some(true) => Visibility::Visible(()),
+            Some(false) => Visibility::Hidden,
+        },
+    )
+}
+
+/// Does group `id` exist, and may the scope see it? One round trip.
+pub(crate) async fn group_visibility(
+    c: &impl Exec,
+    scope: Scope,
+    id: i64,
+) -> StoreResult<Visibility<()>> {
+    visibility(
+        c,
+        "SELECT CAST($2 AS BIGINT) IS NULL
+                OR EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = $2 AND ug.group_id = g.id)
+           FROM test_case_groups g WHERE g.id = $1",
+        scope,
+        id,
+    )
+    .await
 }
 
 /// Does test case `id` exist, and may the scope see it (is it in one of the user's groups)?
-pub(super) fn case_visibility(
-    conn: &Connection,
+pub(crate) async fn case_visibility(
+    c: &impl Exec,
     scope: Scope,
     id: i64,
 ) -> StoreResult<Visibility<()>> {
-    let exists: Option<i64> = conn
-        .prepare_cached("SELECT id FROM test_cases WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?;
-    if exists.is_none() {
-        return Ok(Visibility::Missing);
-    }
-    let Scope::User(user) = scope else {
-        return Ok(Visibility::Visible(()));
-    };
-    Ok(if case_visible(conn, user, id)? {
-        Visibility::Visible(())
-    } else {
-        Visibility::Hidden
-    })
-}
-
-/// True when test case `case_id` is in a group assigned to `user`.
-fn case_visible(conn: &Connection, user: i64, case_id: i64) -> StoreResult<bool> {
-    let found: Option<i64> = conn
-        .prepare_cached(
-            "SELECT 1 FROM group_cases gc JOIN user_groups ug ON ug.group_id = gc.group_id
-              WHERE gc.test_case_id = ?1 AND ug.user_id = ?2 LIMIT 1",
-        )?
-        .query_row(params![case_id, user], |r| r.get(0))
-        .optional()?;
-    Ok(found.is_some())
-}
-
-/// IVR applications with their test cases; a restricted scope sees only the test cases of
-/// its groups (and only IVR applications that have any).
-fn ivrs(conn: &Connection, scope: Scope) -> StoreResult<Vec<Ivr>> {
-    let user = match scope {
-        Scope::All => None,
-        Scope::User(u) => Some(u),
-    };
-    let mut apps: BTreeMap<i64, Ivr> = BTreeMap::new();
-    {
-        let mut stmt = conn.prepare_cached("SELECT id, name, channel FROM ivr_apps")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let id: i64 = r.get(0)?;
-            apps.insert(
-                id,
-                Ivr {
-                    id,
-                    name: r.get(1)?,
-                    channel: channel_of(&r.get::<_, String>(2)?)?,
-                    test_cases: Vec::new(),
-                },
-            );
-        }
-    }
-    let mut stmt = conn.prepare_cached(
-        "SELECT tc.id, tc.ivr_id, tc.name FROM test_cases tc
-          WHERE ?1 IS NULL OR tc.id IN (
-                SELECT gc.test_case_id FROM group_cases gc
-                  JOIN user_groups ug ON ug.group_id = gc.group_id WHERE ug.user_id = ?1)
-          ORDER BY tc.name COLLATE NOCASE, tc.id",
-    )?;
-    let mut rows = stmt.query([user])?;
-    while let Some(r) = rows.next()? {
-        let case = CaseRef {
-            id: r.get(0)?,
-            ivr_id: r.get(1)?,
-            name: r.get(2)?,
-        };
-        if let Some(app) = apps.get_mut(&case.ivr_id) {
-            app.test_cases.push(case);
-        }
-    }
-    Ok(ivrs_by_name(apps, user))
+    visibility(
+        c,
+        "SELECT CAST($2 AS BIGINT) IS NULL
+                OR EXISTS (SELECT 1 FROM group_cases gc
+                             JOIN user_groups ug ON ug.group_id = gc.group_id
+                            WHERE gc.test_case_id = tc.id AND ug.user_id = $2)
+           FROM test_cases tc WHERE tc.id = $1",
+        scope,
+        id,
+    )
+    .await
 }
 
 /// The applications in name order; for a user (`Some`), only those with a test case the
@@ -543,27 +506,29 @@ pub(crate) fn ivrs_by_name(apps: BTreeMap<i64, Ivr>, user: Option<i64>) -> Vec<I
 }
 
 /// The alert-status lookup (spec §3): pass 3, warning 4, failure 7.
-fn alert_statuses(conn: &Connection) -> StoreResult<Vec<AlertStatus>> {
-    let mut stmt = conn.prepare_cached(
+pub(crate) async fn alert_statuses(c: &impl Exec) -> StoreResult<Vec<AlertStatus>> {
+    c.query(
         "SELECT id, code, text, status_group, support_channel FROM alert_statuses ORDER BY id",
-    )?;
-    let rows = stmt
-        .query_map([], |r| {
-            Ok(AlertStatus {
-                id: r.get(0)?,
-                code: r.get(1)?,
-                text: r.get(2)?,
-                status_group: r.get(3)?,
-                support_channel: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
+        &[],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(AlertStatus {
+            id: r.get(0)?,
+            code: r.get(1)?,
+            text: r.get(2)?,
+            status_group: r.get(3)?,
+            support_channel: r.get(4)?,
+        })
+    })
+    .collect()
 }
 
 /// Status id to its text ('Pass', 'Warning', 'Failure').
-pub(super) fn status_texts(conn: &Connection) -> StoreResult<BTreeMap<i64, String>> {
-    Ok(alert_statuses(conn)?
+pub(crate) async fn status_texts(c: &impl Exec) -> StoreResult<BTreeMap<i64, String>> {
+    Ok(alert_statuses(c)
+        .await?
         .into_iter()
         .map(|s| (s.id, s.text))
         .collect())

@@ -1,11 +1,13 @@
 //! Distribution lists (spec §3 'Distribution list'): the paged list, one list with its
 //! contacts, and saves. A contact's position is its row in the form.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::audit;
-use super::{now_secs, Sqlite, StoreError, StoreResult};
+use super::sql::{self, Exec, SqlStore};
+use super::{now_secs, StoreError, StoreResult};
 use crate::domain::distribution::{
     Contact, ContactType, Distribution, DistributionDraft, DistributionFilter,
     DistributionSortField,
@@ -28,171 +30,217 @@ pub trait DistributionStore {
     async fn delete_distribution(&self, id: i64) -> StoreResult<()>;
 }
 
-fn contacts_of(conn: &Connection, list_id: i64) -> StoreResult<Vec<Contact>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT name, type, info FROM distribution_contacts WHERE list_id = ?1 ORDER BY position",
-    )?;
-    let rows = stmt
-        .query_map([list_id], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get(2)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|(name, t, info)| {
-            Some(Contact {
-                name,
-                kind: ContactType::of_id(t)?,
-                info,
+/// The contacts of the lists `ids`, each list's in form order.
+async fn contacts_of(c: &impl Exec, ids: &[i64]) -> StoreResult<HashMap<i64, Vec<Contact>>> {
+    let mut out: HashMap<i64, Vec<Contact>> = HashMap::new();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
+    let sql = format!(
+        "SELECT list_id, name, type, info FROM distribution_contacts
+          WHERE list_id IN ({}) ORDER BY list_id, position",
+        sql::placeholders(1, ids.len())
+    );
+    for r in c.query(&sql, &params).await? {
+        if let Some(kind) = ContactType::of_id(r.get(2)?) {
+            out.entry(r.get(0)?).or_default().push(Contact {
+                name: r.get(1)?,
+                kind,
+                info: r.get(3)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Lists (id, name, modified_at) with their contacts.
+async fn with_contacts(c: &impl Exec, heads: Vec<sql::Row>) -> StoreResult<Vec<Distribution>> {
+    let ids = heads
+        .iter()
+        .map(|r| r.get(0))
+        .collect::<StoreResult<Vec<i64>>>()?;
+    let mut contacts = contacts_of(c, &ids).await?;
+    heads
+        .iter()
+        .map(|r| {
+            let id: i64 = r.get(0)?;
+            Ok(Distribution {
+                id,
+                name: r.get(1)?,
+                contacts: contacts.remove(&id).unwrap_or_default(),
+                modified_at: r.get(2)?,
             })
         })
-        .collect())
+        .collect()
 }
 
-/// A list with its contacts, read inside any transaction (the alerting engine reads the
-/// list it queues to in the same transaction as the alert).
-pub(super) fn distribution_by_id(conn: &Connection, id: i64) -> StoreResult<Option<Distribution>> {
-    let head = conn
-        .query_row(
-            "SELECT id, name, modified_at FROM distribution_lists WHERE id = ?1",
-            [id],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get(2)?)),
+/// A list with its contacts, read inside any transaction (the alert engine reads the list
+/// it queues to in the same transaction as the alert).
+pub(crate) async fn distribution_by_id(
+    c: &impl Exec,
+    id: i64,
+) -> StoreResult<Option<Distribution>> {
+    let heads = c
+        .query(
+            "SELECT id, name, modified_at FROM distribution_lists WHERE id = $1",
+            &[&id],
         )
-        .optional()?;
-    let Some((id, name, modified_at)) = head else {
-        return Ok(None);
-    };
-    Ok(Some(Distribution {
-        id,
-        name,
-        contacts: contacts_of(conn, id)?,
-        modified_at,
-    }))
+        .await?;
+    Ok(with_contacts(c, heads).await?.pop())
 }
 
-fn set_contacts(tx: &Transaction, id: i64, draft: &DistributionDraft) -> StoreResult<()> {
-    tx.execute("DELETE FROM distribution_contacts WHERE list_id = ?1", [id])?;
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO distribution_contacts (list_id, position, name, type, info)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for (i, c) in draft.contacts.iter().enumerate() {
-        ins.execute(params![id, i as i64, c.name, c.kind.id(), c.info])?;
+/// Replaces the contacts of list `id` with the draft's.
+async fn set_contacts(c: &impl Exec, id: i64, d: &DistributionDraft) -> StoreResult<()> {
+    c.execute(
+        "DELETE FROM distribution_contacts WHERE list_id = $1",
+        &[&id],
+    )
+    .await?;
+    for (i, contact) in d.contacts.iter().enumerate() {
+        c.execute(
+            "INSERT INTO distribution_contacts (list_id, position, name, type, info)
+             VALUES ($1, $2, $3, $4, $5)",
+            &[
+                &id,
+                &(i as i64),
+                &contact.name,
+                &contact.kind.id(),
+                &contact.info,
+            ],
+        )
+        .await?;
     }
     Ok(())
 }
 
+fn not_found(id: i64) -> StoreError {
+    StoreError::NotFound(format!("Distribution list {id} does not exist."))
+}
+
 #[async_trait]
-impl DistributionStore for Sqlite {
+impl<S: SqlStore> DistributionStore for S {
     async fn list_distributions(
         &self,
         page: PageRequest,
         filter: &DistributionFilter,
     ) -> StoreResult<Page<Distribution>> {
-        let filter = filter.clone();
-        self.read(move |c| {
-            let search = filter
-                .search
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(super::contains);
-            let kind = filter.kind.map(ContactType::id);
-            let order = match filter.sort.field {
-                DistributionSortField::Id => "d.id",
-                DistributionSortField::Name => "d.name COLLATE NOCASE",
-                DistributionSortField::LastModified => "d.modified_at",
+        let search = filter
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(sql::pattern);
+        let kind = filter.kind.map(ContactType::id);
+        let field = match filter.sort.field {
+            DistributionSortField::Id => None,
+            DistributionSortField::Name => Some("d.name"),
+            DistributionSortField::LastModified => Some("d.modified_at"),
+        };
+        let dir = if filter.sort.descending {
+            "DESC"
+        } else {
+            "ASC"
+        };
+        sql::read!(self, |c| {
+            let order = match field {
+                None => "d.id".to_string(),
+                Some("d.name") => c.nocase("d.name"),
+                Some(other) => other.to_string(),
             };
-            let dir = if filter.sort.descending {
-                "DESC"
-            } else {
-                "ASC"
-            };
-            let wher = "(?1 IS NULL OR d.name LIKE ?1 ESCAPE '\\' OR EXISTS (
-                           SELECT 1 FROM distribution_contacts s WHERE s.list_id = d.id
-                              AND (s.name LIKE ?1 ESCAPE '\\' OR s.info LIKE ?1 ESCAPE '\\')))
-                        AND (?2 IS NULL OR EXISTS (
-                           SELECT 1 FROM distribution_contacts t WHERE t.list_id = d.id AND t.type = ?2))";
-            let total: i64 = c.query_row(
-                &format!("SELECT count(*) FROM distribution_lists d WHERE {wher}"),
-                params![search, kind],
-                |r| r.get(0),
-            )?;
-            let mut stmt = c.prepare_cached(&format!(
-                "SELECT d.id, d.name, d.modified_at FROM distribution_lists d WHERE {wher}
-                  ORDER BY {order} {dir}, d.id {dir} LIMIT ?3 OFFSET ?4"
-            ))?;
-            let heads = stmt
-                .query_map(params![search, kind, page.size, page.offset() as i64], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get(2)?))
-                })?
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut items = Vec::with_capacity(heads.len());
-            for (id, name, modified_at) in heads {
-                items.push(Distribution {
-                    id,
-                    name,
-                    contacts: contacts_of(c, id)?,
-                    modified_at,
-                });
-            }
+            let wher = format!(
+                "(CAST($1 AS TEXT) IS NULL OR {} LIKE $1 ESCAPE '\\' OR EXISTS (
+                    SELECT 1 FROM distribution_contacts s WHERE s.list_id = d.id
+                       AND ({} LIKE $1 ESCAPE '\\' OR {} LIKE $1 ESCAPE '\\')))
+                 AND (CAST($2 AS BIGINT) IS NULL OR EXISTS (
+                    SELECT 1 FROM distribution_contacts t WHERE t.list_id = d.id AND t.type = $2))",
+                c.fold("d.name"),
+                c.fold("s.name"),
+                c.fold("s.info")
+            );
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM distribution_lists d WHERE {wher}"),
+                    &[&search, &kind],
+                )
+                .await?;
+            let heads = c
+                .query(
+                    &format!(
+                        "SELECT d.id, d.name, d.modified_at FROM distribution_lists d WHERE {wher}
+                          ORDER BY {order} {dir}, d.id {dir} LIMIT $3 OFFSET $4"
+                    ),
+                    &[&search, &kind, &page.size, &(page.offset() as i64)],
+                )
+                .await?;
             Ok(Page {
-                items,
+                items: with_contacts(c, heads).await?,
                 total: total as u64,
             })
         })
-        .await
     }
 
     async fn distribution(&self, id: i64) -> StoreResult<Option<Distribution>> {
-        self.read(move |c| distribution_by_id(c, id)).await
+        sql::read!(self, |c| distribution_by_id(c, id).await)
     }
 
     async fn create_distribution(&self, draft: &DistributionDraft) -> StoreResult<i64> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            tx.execute(
-                "INSERT INTO distribution_lists (name, modified_at) VALUES (?1, ?2)",
-                params![d.name, now_secs()],
-            )?;
-            let id = tx.last_insert_rowid();
-            set_contacts(tx, id, &d)?;
-            let after = audit::distribution_list(tx, id)?;
-            audit::record(tx, "distribution_list", "create", id, None, after)?;
+        sql::write!(self, [d = draft.clone()], |c| {
+            let id: i64 = c
+                .scalar(
+                    "INSERT INTO distribution_lists (name, modified_at) VALUES ($1, $2)
+                     RETURNING id",
+                    &[&d.name, &now_secs()],
+                )
+                .await?;
+            set_contacts(c, id, &d).await?;
+            let after = audit::distribution_list(c, id).await?;
+            audit::record(c, "distribution_list", "create", id, None, after).await?;
             Ok(id)
         })
-        .await
     }
 
     async fn update_distribution(&self, id: i64, draft: &DistributionDraft) -> StoreResult<()> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            let before = audit::distribution_list(tx, id)?;
-            let n = tx.execute(
-                "UPDATE distribution_lists SET name = ?2, modified_at = ?3 WHERE id = ?1",
-                params![id, d.name, now_secs()],
-            )?;
+        sql::write!(self, [d = draft.clone()], |c| {
+            let before = audit::distribution_list(c, id).await?;
+            let n = c
+                .execute(
+                    "UPDATE distribution_lists SET name = $2, modified_at = $3 WHERE id = $1",
+                    &[&id, &d.name, &now_secs()],
+                )
+                .await?;
             if n == 0 {
-                return Err(StoreError::NotFound(format!(
-                    "Distribution list {id} does not exist."
-                )));
+                return Err(not_found(id));
             }
-            set_contacts(tx, id, &d)?;
-            let after = audit::distribution_list(tx, id)?;
-            audit::record(tx, "distribution_list", "update", id, before, after)
+            set_contacts(c, id, &d).await?;
+            let after = audit::distribution_list(c, id).await?;
+            audit::record(c, "distribution_list", "update", id, before, after).await
         })
-        .await
     }
 
     async fn delete_distribution(&self, id: i64) -> StoreResult<()> {
-        self.write(move |tx| {
-            let used: Vec<String> = tx
-                .prepare_cached(
-                    "SELECT name FROM alert_settings WHERE distribution_id = ?1
-                      ORDER BY name COLLATE NOCASE, id",
-                )?
-                .query_map([id], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
+        sql::write!(self, |c| {
+            // The list's row locked first (PostgreSQL): a setting saved meanwhile with this
+            // list waits for the delete (its foreign key check), then fails on the missing list.
+            let exists = c
+                .query_opt(
+                    &format!(
+                        "SELECT id FROM distribution_lists WHERE id = $1{}",
+                        c.pg_only(" FOR UPDATE")
+                    ),
+                    &[&id],
+                )
+                .await?;
+            let used: Vec<String> = c
+                .column(
+                    &format!(
+                        "SELECT name FROM alert_settings WHERE distribution_id = $1
+                          ORDER BY {}, id",
+                        c.nocase("name")
+                    ),
+                    &[&id],
+                )
+                .await?;
             if !used.is_empty() {
                 let names: Vec<String> = used.iter().map(|n| format!("'{n}'")).collect();
                 return Err(StoreError::Conflict(format!(
@@ -202,15 +250,13 @@ impl DistributionStore for Sqlite {
                     if used.len() == 1 { "it" } else { "them" },
                 )));
             }
-            let before = audit::distribution_list(tx, id)?;
-            let n = tx.execute("DELETE FROM distribution_lists WHERE id = ?1", [id])?;
-            if n == 0 {
-                return Err(StoreError::NotFound(format!(
-                    "Distribution list {id} does not exist."
-                )));
+            if exists.is_none() {
+                return Err(not_found(id));
             }
-            audit::record(tx, "distribution_list", "delete", id, before, None)
+            let before = audit::distribution_list(c, id).await?;
+            c.execute("DELETE FROM distribution_lists WHERE id = $1", &[&id])
+                .await?;
+            audit::record(c, "distribution_list", "delete", id, before, None).await
         })
-        .await
     }
 }

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use chrono::{TimeZone, Utc};
 use rusqlite::{params, Connection, Transaction};
 
-use super::catalog::channel_of;
+use super::channel_of;
 use super::{now_secs, Sqlite, StoreError, StoreResult};
 use crate::domain::caller::Scope;
 use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState};

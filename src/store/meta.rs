@@ -1,9 +1,9 @@
 //! Small named values kept beside the data (the demo's progress, for one), as text.
 
 use async_trait::async_trait;
-use rusqlite::{params, OptionalExtension};
 
-use super::{Sqlite, StoreResult};
+use super::sql::{self, Exec, SqlStore};
+use super::StoreResult;
 
 #[async_trait]
 pub trait MetaStore {
@@ -14,33 +14,31 @@ pub trait MetaStore {
 }
 
 #[async_trait]
-impl MetaStore for Sqlite {
+impl<S: SqlStore> MetaStore for S {
     async fn ping(&self) -> StoreResult<()> {
-        self.read(|c| Ok(c.query_row("SELECT 1", [], |_| Ok(()))?))
-            .await
+        sql::read!(self, |c| c.query("SELECT 1", &[]).await.map(drop))
     }
 
     async fn meta(&self, key: &str) -> StoreResult<Option<String>> {
-        let key = key.to_string();
-        self.read(move |c| {
-            Ok(
-                c.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
-                    .optional()?,
-            )
+        sql::read!(self, [key = key.to_string()], |c| {
+            c.scalar_opt("SELECT value FROM meta WHERE key = $1", &[&key])
+                .await
         })
-        .await
     }
 
     async fn set_meta(&self, key: &str, value: &str) -> StoreResult<()> {
-        let (key, value) = (key.to_string(), value.to_string());
-        self.write(move |tx| {
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                params![key, value],
-            )?;
-            Ok(())
-        })
-        .await
+        sql::write!(
+            self,
+            [key = key.to_string(), value = value.to_string()],
+            |c| {
+                c.execute(
+                    "INSERT INTO meta (key, value) VALUES ($1, $2)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    &[&key, &value],
+                )
+                .await
+                .map(drop)
+            }
+        )
     }
 }

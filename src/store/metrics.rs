@@ -5,10 +5,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
+
+use super::sql::{self, Lite};
 use chrono::NaiveDate;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::catalog::{channel_of, group_visibility};
+use super::catalog::group_visibility;
+use super::channel_of;
 use super::rollups;
 use super::{Sqlite, StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
@@ -43,11 +46,13 @@ impl MetricStore for Sqlite {
         q: MetricQuery,
     ) -> StoreResult<Visibility<Vec<EntityMetric>>> {
         self.read(move |c| {
-            Ok(match group_visibility(c, scope, q.group_id)? {
-                Visibility::Visible(()) => Visibility::Visible(group_metric(c, &q)?),
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            })
+            Ok(
+                match sql::finish(group_visibility(&Lite(c), scope, q.group_id))? {
+                    Visibility::Visible(()) => Visibility::Visible(group_metric(c, &q)?),
+                    Visibility::Hidden => Visibility::Hidden,
+                    Visibility::Missing => Visibility::Missing,
+                },
+            )
         })
         .await
     }
@@ -58,11 +63,13 @@ impl MetricStore for Sqlite {
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
         self.read(move |c| {
-            Ok(match group_visibility(c, scope, q.group_id)? {
-                Visibility::Visible(()) => Visibility::Visible(group_mos(c, &q)?),
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            })
+            Ok(
+                match sql::finish(group_visibility(&Lite(c), scope, q.group_id))? {
+                    Visibility::Visible(()) => Visibility::Visible(group_mos(c, &q)?),
+                    Visibility::Hidden => Visibility::Hidden,
+                    Visibility::Missing => Visibility::Missing,
+                },
+            )
         })
         .await
     }

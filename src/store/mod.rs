@@ -29,6 +29,7 @@ pub mod reports;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
+pub mod sql;
 pub mod sso;
 pub mod throttle;
 pub mod users;
@@ -496,7 +497,17 @@ fn migrate(conn: &mut Connection, path: &Path) -> StoreResult<()> {
     Ok(())
 }
 
-/// Seconds since the Unix epoch, the unit of every `*_at` column.
+/// A stored channel name, in a SQLite row mapper.
+pub(crate) fn channel_of(s: &str) -> rusqlite::Result<crate::domain::run::Channel> {
+    crate::domain::run::Channel::parse(s).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("unknown channel {s:?}").into(),
+        )
+    })
+}
+
 /// A `LIKE … ESCAPE '\\'` pattern matching text that contains `s`, in lower case (for a
 /// column compared lower-cased).
 pub(crate) fn like(s: &str) -> String {
@@ -512,6 +523,7 @@ pub(crate) fn contains(s: &str) -> String {
     format!("%{escaped}%")
 }
 
+/// Seconds since the Unix epoch, the unit of every `*_at` column.
 pub fn now_secs() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

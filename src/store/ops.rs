@@ -6,7 +6,8 @@
 
 use async_trait::async_trait;
 
-use super::{Sqlite, StoreResult};
+use super::sql::{self, Db, Exec, SqlStore};
+use super::StoreResult;
 
 /// Figures of the notification outbox.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,13 +37,14 @@ pub trait OpsStore {
 }
 
 #[async_trait]
-impl OpsStore for Sqlite {
+impl<S: SqlStore + super::AlertEventStore + super::OutboxStore> OpsStore for S {
     async fn open_alert_events(&self) -> StoreResult<i64> {
-        super::AlertEventStore::open_alert_count(self, crate::domain::caller::Scope::All).await
+        self.open_alert_count(crate::domain::caller::Scope::All)
+            .await
     }
 
     async fn outbox_figures(&self) -> StoreResult<OutboxFigures> {
-        let counts = super::OutboxStore::outbox_counts(self).await?;
+        let counts = self.outbox_counts().await?;
         Ok(OutboxFigures {
             depth: counts.queued,
             failed: counts.failed,
@@ -50,40 +52,48 @@ impl OpsStore for Sqlite {
     }
 
     async fn database_size(&self) -> StoreResult<i64> {
-        let wal = std::fs::metadata(self.inner.path.with_extension("db-wal"))
-            .map(|m| m.len() as i64)
-            .unwrap_or(0);
-        let pages = self
-            .read(|c| {
-                Ok(c.query_row(
-                    "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
-                    [],
-                    |r| r.get::<_, i64>(0),
-                )?)
-            })
-            .await?;
-        Ok(pages + wal)
+        match self.db() {
+            // Pages in use plus the write-ahead log.
+            Db::Sqlite(s) => {
+                let wal = std::fs::metadata(s.inner.path.with_extension("db-wal"))
+                    .map(|m| m.len() as i64)
+                    .unwrap_or(0);
+                let pages: i64 = sql::read!(s, |c| {
+                    c.scalar(
+                        "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+                        &[],
+                    )
+                    .await
+                })?;
+                Ok(pages + wal)
+            }
+            // The whole database (tables, indexes, TOAST; the WAL is the server's).
+            Db::Postgres(p) => {
+                sql::read!(p, |c| {
+                    c.scalar("SELECT pg_database_size(current_database())", &[])
+                        .await
+                })
+            }
+        }
     }
 
     async fn last_runs(&self) -> StoreResult<Vec<(i64, i64)>> {
         // One index probe per test case (test_runs_case_time), never a scan of the runs.
-        self.read(|c| {
+        sql::read!(self, |c| {
             let rows = c
-                .prepare_cached(
+                .query(
                     "SELECT id, (SELECT max(run_time) FROM test_runs WHERE test_case_id = tc.id)
-                     FROM test_cases tc",
-                )?
-                .query_map([], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
-                })?
-                .filter_map(|r| match r {
-                    Ok((id, Some(t))) => Some(Ok((id, t))),
-                    Ok((_, None)) => None,
-                    Err(e) => Some(Err(e)),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(rows)
+                       FROM test_cases tc ORDER BY id",
+                    &[],
+                )
+                .await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                if let Some(t) = r.get::<Option<i64>>(1)? {
+                    out.push((r.get(0)?, t));
+                }
+            }
+            Ok(out)
         })
-        .await
     }
 }

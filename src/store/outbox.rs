@@ -143,7 +143,7 @@ pub(crate) fn enqueue_list_in(
     cause: &str,
     now_ms: i64,
 ) -> StoreResult<Vec<i64>> {
-    let Some(list) = distribution_by_id(tx, list_id)? else {
+    let Some(list) = super::sql::finish(distribution_by_id(&super::sql::Lite(tx), list_id))? else {
         return Err(StoreError::NotFound(format!(
             "Distribution list {list_id} does not exist."
         )));

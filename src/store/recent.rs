@@ -4,10 +4,9 @@
 //! one range per test case), never the hourly rollups.
 
 use async_trait::async_trait;
-use rusqlite::Connection;
 
-use super::catalog::channel_of;
-use super::{Sqlite, StoreResult};
+use super::sql::{self, Exec, SqlStore};
+use super::{StoreError, StoreResult};
 use crate::domain::caller::Scope;
 use crate::domain::run::{Channel, RunType};
 
@@ -40,45 +39,49 @@ pub trait RecentStore {
 }
 
 #[async_trait]
-impl RecentStore for Sqlite {
+impl<S: SqlStore> RecentStore for S {
     async fn recent_status(&self, scope: Scope, q: RecentQuery) -> StoreResult<Vec<GroupRecent>> {
-        self.read(move |c| recent(c, scope, q)).await
+        let user = match scope {
+            Scope::All => None,
+            Scope::User(u) => Some(u),
+        };
+        let (lo, hi) = q
+            .run_type
+            .map_or((0, 1), |t| (i64::from(t.code()), i64::from(t.code())));
+        sql::read!(self, |c| {
+            let sql = format!(
+                "SELECT g.id, g.name, g.channel,
+                        count(*) FILTER (WHERE r.status = 0), count(*) FILTER (WHERE r.status = 1),
+                        count(*) FILTER (WHERE r.status >= 2), max(r.run_time)
+                   FROM test_case_groups g
+                   LEFT JOIN group_cases gc ON gc.group_id = g.id
+                   LEFT JOIN test_runs r ON r.test_case_id = gc.test_case_id
+                        AND r.run_time >= $2 AND r.run_time < $3
+                        AND r.run_type BETWEEN $4 AND $5
+                  WHERE CAST($1 AS BIGINT) IS NULL
+                     OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = $1)
+                  GROUP BY g.id, g.name, g.channel
+                  ORDER BY {}, g.id",
+                c.nocase("g.name")
+            );
+            c.query(&sql, &[&user, &q.from_ms, &q.to_ms, &lo, &hi])
+                .await?
+                .iter()
+                .map(|r| {
+                    let channel: String = r.get(2)?;
+                    Ok(GroupRecent {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        channel: Channel::parse(&channel).ok_or_else(|| {
+                            StoreError::Invalid(format!("unknown channel {channel:?}"))
+                        })?,
+                        pass: r.get(3)?,
+                        warn: r.get(4)?,
+                        fail: r.get(5)?,
+                        last_run_ms: r.get(6)?,
+                    })
+                })
+                .collect()
+        })
     }
-}
-
-fn recent(conn: &Connection, scope: Scope, q: RecentQuery) -> StoreResult<Vec<GroupRecent>> {
-    let user = match scope {
-        Scope::All => None,
-        Scope::User(u) => Some(u),
-    };
-    let (lo, hi) = q
-        .run_type
-        .map_or((0, 1), |t| (i64::from(t.code()), i64::from(t.code())));
-    let mut stmt = conn.prepare_cached(
-        "SELECT g.id, g.name, g.channel,
-                coalesce(sum(r.status = 0), 0), coalesce(sum(r.status = 1), 0),
-                coalesce(sum(r.status >= 2), 0), max(r.run_time)
-           FROM test_case_groups g
-           LEFT JOIN group_cases gc ON gc.group_id = g.id
-           LEFT JOIN test_runs r ON r.test_case_id = gc.test_case_id
-                AND r.run_time >= ?2 AND r.run_time < ?3 AND r.run_type BETWEEN ?4 AND ?5
-          WHERE ?1 IS NULL
-             OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = ?1)
-          GROUP BY g.id
-          ORDER BY g.name COLLATE NOCASE, g.id",
-    )?;
-    let rows = stmt
-        .query_map(rusqlite::params![user, q.from_ms, q.to_ms, lo, hi], |r| {
-            Ok(GroupRecent {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                channel: channel_of(&r.get::<_, String>(2)?)?,
-                pass: r.get(3)?,
-                warn: r.get(4)?,
-                fail: r.get(5)?,
-                last_run_ms: r.get(6)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
 }

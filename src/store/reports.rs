@@ -18,10 +18,12 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use tokio::sync::mpsc;
 
 use super::audit;
-use super::catalog::{channel_of, group_visibility, status_texts};
+use super::catalog::{group_visibility, status_texts};
+use super::channel_of;
 use super::rollups::{self, load_script};
 use super::run_detail::ScriptSegment;
 use super::runs::RunRow;
+use super::sql::{self, Lite};
 use super::{group_field, invalid, now_secs, takes_ticket, Sqlite, StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::{Scope, Visibility};
@@ -220,11 +222,13 @@ fn visible_report(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Visib
     let Some(rep) = get(conn, id)? else {
         return Ok(Visibility::Missing);
     };
-    Ok(match group_visibility(conn, scope, rep.group_id)? {
-        Visibility::Visible(()) => Visibility::Visible(rep),
-        Visibility::Hidden => Visibility::Hidden,
-        Visibility::Missing => Visibility::Missing,
-    })
+    Ok(
+        match sql::finish(group_visibility(&Lite(conn), scope, rep.group_id))? {
+            Visibility::Visible(()) => Visibility::Visible(rep),
+            Visibility::Hidden => Visibility::Hidden,
+            Visibility::Missing => Visibility::Missing,
+        },
+    )
 }
 
 /// The group exists, is the scope's, and its channel fits the type.
@@ -232,7 +236,7 @@ fn check_group(tx: &Transaction, scope: Scope, d: &ReportDraft) -> StoreResult<(
     group_field(
         "testCaseGroupID",
         d.group_id,
-        group_visibility(tx, scope, d.group_id)?,
+        sql::finish(group_visibility(&Lite(tx), scope, d.group_id))?,
     )?;
     let channel: String = tx.query_row(
         "SELECT channel FROM test_case_groups WHERE id = ?1",
@@ -576,7 +580,7 @@ impl CandidateRun {
 }
 
 fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>> {
-    let texts = status_texts(conn)?;
+    let texts = sql::finish(status_texts(&Lite(conn)))?;
     let tz = q.tz;
     conn.create_scalar_function(
         "cx_local_hour",
@@ -807,14 +811,14 @@ impl ReportStore for Sqlite {
                 ],
             )?;
             let id = tx.last_insert_rowid();
-            audit::record(
-                tx,
+            sql::finish(audit::record(
+                &Lite(tx),
                 "report",
                 "create",
                 id,
                 None,
-                audit::snapshot(tx, "reports", id)?,
-            )?;
+                sql::finish(audit::snapshot(&Lite(tx), "reports", id))?,
+            ))?;
             Ok(id)
         })
         .await
@@ -834,7 +838,7 @@ impl ReportStore for Sqlite {
                 Visibility::Missing => return Ok(Visibility::Missing),
             }
             check_group(tx, scope, &d)?;
-            let before = audit::snapshot(tx, "reports", id)?;
+            let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
             tx.execute(
                 "UPDATE reports SET name = ?2, report_type = ?3, group_id = ?4, timeframe = ?5,
                         begin_date = ?6, end_date = ?7, run_type = ?8, latency_warn = ?9,
@@ -854,8 +858,15 @@ impl ReportStore for Sqlite {
                     now_secs()
                 ],
             )?;
-            let after = audit::snapshot(tx, "reports", id)?;
-            audit::record(tx, "report", "update", id, before, after)?;
+            let after = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
+            sql::finish(audit::record(
+                &Lite(tx),
+                "report",
+                "update",
+                id,
+                before,
+                after,
+            ))?;
             Ok(Visibility::Visible(()))
         })
         .await
@@ -865,9 +876,16 @@ impl ReportStore for Sqlite {
         self.write(move |tx| {
             let v = visible_report(tx, scope, id)?.map(|_| ());
             if v == Visibility::Visible(()) {
-                let before = audit::snapshot(tx, "reports", id)?;
+                let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
                 tx.execute("DELETE FROM reports WHERE id = ?1", [id])?;
-                audit::record(tx, "report", "delete", id, before, None)?;
+                sql::finish(audit::record(
+                    &Lite(tx),
+                    "report",
+                    "delete",
+                    id,
+                    before,
+                    None,
+                ))?;
             }
             Ok(v)
         })
@@ -890,13 +908,20 @@ impl ReportStore for Sqlite {
             if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), &key)? {
                 return Ok(Visibility::Visible(()));
             }
-            let before = audit::snapshot(tx, "reports", id)?;
+            let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
             tx.execute(
                 "UPDATE reports SET jira_ticket = ?2 WHERE id = ?1",
                 params![id, key],
             )?;
-            let after = audit::snapshot(tx, "reports", id)?;
-            audit::record(tx, "report", "ticket", id, before, after)?;
+            let after = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
+            sql::finish(audit::record(
+                &Lite(tx),
+                "report",
+                "ticket",
+                id,
+                before,
+                after,
+            ))?;
             Ok(Visibility::Visible(()))
         })
         .await

@@ -4,12 +4,15 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use async_trait::async_trait;
+
+use super::sql::{self, Lite};
 use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::Digest;
 
-use super::catalog::{case_visibility, channel_of, group_visibility, status_texts};
+use super::catalog::{case_visibility, group_visibility, status_texts};
+use super::channel_of;
 use super::rollups::{self, Deltas, RunFacts};
 use super::run_detail;
 use super::{now_secs, Sqlite, StoreError, StoreResult};
@@ -87,11 +90,13 @@ impl RunStore for Sqlite {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         self.read(move |c| {
-            Ok(match case_visibility(c, scope, filter.test_case_id)? {
-                Visibility::Visible(()) => Visibility::Visible(list(c, &filter, page)?),
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            })
+            Ok(
+                match sql::finish(case_visibility(&Lite(c), scope, filter.test_case_id))? {
+                    Visibility::Visible(()) => Visibility::Visible(list(c, &filter, page)?),
+                    Visibility::Hidden => Visibility::Hidden,
+                    Visibility::Missing => Visibility::Missing,
+                },
+            )
         })
         .await
     }
@@ -101,7 +106,7 @@ impl RunStore for Sqlite {
             let Some(case) = case_of_run(c, id)? else {
                 return Ok(Visibility::Missing);
             };
-            Ok(match case_visibility(c, scope, case)? {
+            Ok(match sql::finish(case_visibility(&Lite(c), scope, case))? {
                 Visibility::Visible(()) => match get(c, id)? {
                     Some(mut d) => {
                         d.groups = case_groups(c, scope, case)?;
@@ -123,11 +128,13 @@ impl RunStore for Sqlite {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         self.read(move |c| {
-            Ok(match group_visibility(c, scope, filter.group_id)? {
-                Visibility::Visible(()) => Visibility::Visible(list_group(c, &filter, page)?),
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            })
+            Ok(
+                match sql::finish(group_visibility(&Lite(c), scope, filter.group_id))? {
+                    Visibility::Visible(()) => Visibility::Visible(list_group(c, &filter, page)?),
+                    Visibility::Hidden => Visibility::Hidden,
+                    Visibility::Missing => Visibility::Missing,
+                },
+            )
         })
         .await
     }
@@ -672,7 +679,7 @@ pub(super) fn ms_to_time(ms: i64) -> DateTime<Utc> {
 
 /// One page of the filtered runs, newest first, and how many match in all.
 fn list(conn: &Connection, f: &RunFilter, page: PageRequest) -> StoreResult<Page<RunRow>> {
-    let texts = status_texts(conn)?;
+    let texts = sql::finish(status_texts(&Lite(conn)))?;
     let name: String = conn
         .prepare_cached("SELECT name FROM test_cases WHERE id = ?1")?
         .query_row([f.test_case_id], |r| r.get(0))
@@ -746,7 +753,7 @@ fn list_group(
     f: &GroupRunFilter,
     page: PageRequest,
 ) -> StoreResult<Page<RunRow>> {
-    let texts = status_texts(conn)?;
+    let texts = sql::finish(status_texts(&Lite(conn)))?;
     const WHERE: &str =
         "r.test_case_id IN (SELECT test_case_id FROM group_cases WHERE group_id = ?1)
             AND r.run_time >= ?2 AND r.run_time < ?3
@@ -876,7 +883,7 @@ fn case_of_run(conn: &Connection, id: i64) -> StoreResult<Option<i64>> {
 
 /// Run `id` with its segments and steps.
 fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
-    let texts = status_texts(conn)?;
+    let texts = sql::finish(status_texts(&Lite(conn)))?;
     let row = conn
         .prepare_cached(
             "SELECT r.test_case_id, tc.name, r.run_time, r.duration_ms, r.status, r.run_type,

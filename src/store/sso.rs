@@ -3,10 +3,10 @@
 //! instance can finish a sign-in another one started. Only the SHA-256 of the state is stored.
 
 use async_trait::async_trait;
-use rusqlite::{params, OptionalExtension};
 
 use super::auth::hash_secret;
-use super::{Sqlite, StoreResult};
+use super::sql::{self, Exec, SqlStore};
+use super::StoreResult;
 
 /// A started sign-in, as saved at the redirect and taken back at the return.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub trait SsoStore {
 }
 
 #[async_trait]
-impl SsoStore for Sqlite {
+impl<S: SqlStore> SsoStore for S {
     async fn save_sso_login(
         &self,
         state: &str,
@@ -52,64 +52,54 @@ impl SsoStore for Sqlite {
         now: i64,
         expires_at: i64,
     ) -> StoreResult<()> {
-        let hash = hash_secret(state);
-        let l = login.clone();
-        self.write(move |tx| {
-            tx.execute("DELETE FROM sso_logins WHERE expires_at <= ?1", [now])?;
-            tx.execute(
+        sql::write!(self, [hash = hash_secret(state), l = login.clone()], |c| {
+            c.execute("DELETE FROM sso_logins WHERE expires_at <= $1", &[&now])
+                .await?;
+            c.execute(
                 "INSERT INTO sso_logins
                    (state_hash, tenant, nonce, pkce_verifier, redirect_url, created_at, expires_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    hash,
-                    l.tenant,
-                    l.nonce,
-                    l.pkce_verifier,
-                    l.redirect_url,
-                    now,
-                    expires_at
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                &[
+                    &hash,
+                    &l.tenant,
+                    &l.nonce,
+                    &l.pkce_verifier,
+                    &l.redirect_url,
+                    &now,
+                    &expires_at,
                 ],
-            )?;
+            )
+            .await?;
             Ok(())
         })
-        .await
     }
 
     async fn take_sso_login(&self, state: &str, now: i64) -> StoreResult<SsoLoginLookup> {
-        let hash = hash_secret(state);
-        self.write(move |tx| {
-            let row = tx
-                .query_row(
-                    "DELETE FROM sso_logins WHERE state_hash = ?1
+        sql::write!(self, [hash = hash_secret(state)], |c| {
+            let row = c
+                .query_opt(
+                    "DELETE FROM sso_logins WHERE state_hash = $1
                      RETURNING tenant, nonce, pkce_verifier, redirect_url, expires_at",
-                    [hash],
-                    |r| {
-                        Ok((
-                            PendingSsoLogin {
-                                tenant: r.get(0)?,
-                                nonce: r.get(1)?,
-                                pkce_verifier: r.get(2)?,
-                                redirect_url: r.get(3)?,
-                            },
-                            r.get::<_, i64>(4)?,
-                        ))
-                    },
+                    &[&hash],
                 )
-                .optional()?;
+                .await?;
             Ok(match row {
-                Some((login, expires_at)) if expires_at > now => SsoLoginLookup::Found(login),
+                Some(r) if r.get::<i64>(4)? > now => SsoLoginLookup::Found(PendingSsoLogin {
+                    tenant: r.get(0)?,
+                    nonce: r.get(1)?,
+                    pkce_verifier: r.get(2)?,
+                    redirect_url: r.get(3)?,
+                }),
                 Some(_) => SsoLoginLookup::Expired,
                 None => SsoLoginLookup::Unknown,
             })
         })
-        .await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{Store, StoreOptions};
 
     fn login() -> PendingSsoLogin {
         PendingSsoLogin {
@@ -122,8 +112,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn a_state_works_once_and_expires() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+        let (_dir, store) = crate::store::testing::store().await;
         store
             .save_sso_login("s1", &login(), 100, 200)
             .await

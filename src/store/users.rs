@@ -3,11 +3,11 @@
 //! when their password, role or access changes, and when they are deleted.
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::audit;
 use super::auth::split_roles;
-use super::{now_secs, FieldConflict, Sqlite, StoreError, StoreResult};
+use super::sql::{self, Exec, Row, SqlStore};
+use super::{now_secs, FieldConflict, StoreError, StoreResult};
 use crate::domain::caller::{AccessType, Role, ROLE_ADMIN};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::rules::{FieldError, Rule};
@@ -41,67 +41,75 @@ pub trait UserStore {
     async fn set_kiosk(&self, id: i64, allowed: bool) -> StoreResult<()>;
 }
 
+/// Advisory lock key (PostgreSQL) of the changes that count read-write administrators, so
+/// two instances cannot each remove one of the last two.
+const ADMINS_LOCK: i64 = 0x6378_7761_7463_6803;
+
 const COLUMNS: &str =
     "u.id, u.username, u.first_name, u.last_name, u.roles, u.access_type, u.kiosk";
 
-fn user_row(r: &rusqlite::Row) -> rusqlite::Result<User> {
+fn user_row(r: &Row) -> StoreResult<User> {
     Ok(User {
         id: r.get(0)?,
         username: r.get(1)?,
         first_name: r.get(2)?,
         last_name: r.get(3)?,
-        roles: split_roles(&r.get::<_, String>(4)?),
-        access: AccessType::of(&r.get::<_, String>(5)?),
+        roles: split_roles(&r.get::<String>(4)?),
+        access: AccessType::of(&r.get::<String>(5)?),
         groups: Vec::new(),
         kiosk: r.get(6)?,
     })
 }
 
-fn with_groups(conn: &Connection, mut users: Vec<User>) -> StoreResult<Vec<User>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT g.id, g.name FROM user_groups ug JOIN test_case_groups g ON g.id = ug.group_id
-          WHERE ug.user_id = ?1 ORDER BY g.name COLLATE NOCASE, g.id",
-    )?;
-    for u in &mut users {
-        if u.role() == Role::User {
-            u.groups = stmt
-                .query_map([u.id], |r| {
-                    Ok(GroupRef {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
-                    })
-                })?
-                .collect::<Result<_, _>>()?;
+async fn users(c: &impl Exec, sql: &str, params: &[&dyn sql::Param]) -> StoreResult<Vec<User>> {
+    let mut users = c
+        .query(sql, params)
+        .await?
+        .iter()
+        .map(user_row)
+        .collect::<StoreResult<Vec<_>>>()?;
+    let ids: Vec<i64> = users
+        .iter()
+        .filter(|u| u.role() == Role::User)
+        .map(|u| u.id)
+        .collect();
+    if ids.is_empty() {
+        return Ok(users);
+    }
+    let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
+    let groups = c
+        .query(
+            &format!(
+                "SELECT ug.user_id, g.id, g.name FROM user_groups ug
+                   JOIN test_case_groups g ON g.id = ug.group_id
+                  WHERE ug.user_id IN ({}) ORDER BY {}, g.id",
+                sql::placeholders(1, ids.len()),
+                c.nocase("g.name")
+            ),
+            &params,
+        )
+        .await?;
+    for r in groups {
+        let user_id: i64 = r.get(0)?;
+        if let Some(u) = users.iter_mut().find(|u| u.id == user_id) {
+            u.groups.push(GroupRef {
+                id: r.get(1)?,
+                name: r.get(2)?,
+            });
         }
     }
     Ok(users)
 }
 
-pub(super) fn user_by_id(conn: &Connection, id: i64) -> StoreResult<Option<User>> {
-    let u = conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM users u WHERE u.id = ?1"),
-            [id],
-            user_row,
-        )
-        .optional()?;
-    Ok(with_groups(conn, u.into_iter().collect())?.pop())
+pub(super) async fn user_by_id(c: &impl Exec, id: i64) -> StoreResult<Option<User>> {
+    let sql = format!("SELECT {COLUMNS} FROM users u WHERE u.id = $1");
+    Ok(users(c, &sql, &[&id]).await?.pop())
 }
 
-pub(super) fn user_by_username(conn: &Connection, username: &str) -> StoreResult<Option<User>> {
-    let u = conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM users u WHERE u.username = ?1"),
-            [username.trim()],
-            user_row,
-        )
-        .optional()?;
-    Ok(with_groups(conn, u.into_iter().collect())?.pop())
-}
-
-fn is_unique_violation(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, _)
-        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
+/// The user with this username, compared without case.
+pub(super) async fn user_by_username(c: &impl Exec, username: &str) -> StoreResult<Option<User>> {
+    let sql = format!("SELECT {COLUMNS} FROM users u WHERE lower(u.username) = lower($1)");
+    Ok(users(c, &sql, &[&username.trim()]).await?.pop())
 }
 
 fn taken(username: &str) -> StoreError {
@@ -115,16 +123,37 @@ fn taken(username: &str) -> StoreError {
     )
 }
 
-fn set_groups(tx: &Transaction, user_id: i64, draft: &UserDraft) -> StoreResult<()> {
-    tx.execute("DELETE FROM user_groups WHERE user_id = ?1", [user_id])?;
+/// A unique violation (the username: ids are the database's) becomes the field's conflict.
+fn or_taken<T>(done: StoreResult<T>, username: &str) -> StoreResult<T> {
+    done.map_err(|e| {
+        if sql::is_unique_violation(&e) {
+            taken(username)
+        } else {
+            e
+        }
+    })
+}
+
+async fn set_groups(c: &impl Exec, user_id: i64, draft: &UserDraft) -> StoreResult<()> {
+    c.execute("DELETE FROM user_groups WHERE user_id = $1", &[&user_id])
+        .await?;
     if draft.role != Role::User {
         return Ok(());
     }
-    let mut check = tx.prepare_cached("SELECT 1 FROM test_case_groups WHERE id = ?1")?;
-    let mut ins =
-        tx.prepare_cached("INSERT OR IGNORE INTO user_groups (user_id, group_id) VALUES (?1, ?2)")?;
     for &g in &draft.group_ids {
-        if check.query_row([g], |_| Ok(())).optional()?.is_none() {
+        let inserted = c
+            .execute(
+                "INSERT INTO user_groups (user_id, group_id)
+                 SELECT $1, id FROM test_case_groups WHERE id = $2
+                 ON CONFLICT DO NOTHING",
+                &[&user_id, &g],
+            )
+            .await?;
+        let known = inserted > 0
+            || c.scalar_opt::<i64>("SELECT id FROM test_case_groups WHERE id = $1", &[&g])
+                .await?
+                .is_some();
+        if !known {
             return Err(StoreError::Field(
                 FieldConflict::Invalid,
                 FieldError {
@@ -134,20 +163,19 @@ fn set_groups(tx: &Transaction, user_id: i64, draft: &UserDraft) -> StoreResult<
                 },
             ));
         }
-        ins.execute(params![user_id, g])?;
     }
     Ok(())
 }
 
 /// Read-write administrators other than `except`.
-fn other_rw_admins(tx: &Transaction, except: i64) -> StoreResult<i64> {
-    Ok(tx.query_row(
+async fn other_rw_admins(c: &impl Exec, except: i64) -> StoreResult<i64> {
+    c.scalar(
         "SELECT count(*) FROM users
-          WHERE id <> ?1 AND access_type = 'read-write'
-            AND (roles = ?2 OR roles LIKE ?2 || ',%')",
-        params![except, ROLE_ADMIN],
-        |r| r.get(0),
-    )?)
+          WHERE id <> $1 AND access_type = 'read-write'
+            AND (roles = $2 OR roles LIKE $2 || ',%')",
+        &[&except, &ROLE_ADMIN],
+    )
+    .await
 }
 
 fn is_rw_admin(u: &User) -> bool {
@@ -157,221 +185,221 @@ fn is_rw_admin(u: &User) -> bool {
 const LAST_ADMIN: &str =
     "This is the last administrator with read-write access: make another one first.";
 
+fn missing(id: i64) -> StoreError {
+    StoreError::NotFound(format!("User {id} does not exist."))
+}
+
 #[async_trait]
-impl UserStore for Sqlite {
+impl<S: SqlStore> UserStore for S {
     async fn list_users(&self, page: PageRequest, filter: &UserFilter) -> StoreResult<Page<User>> {
-        let filter = filter.clone();
-        self.read(move |c| {
-            let search = filter
-                .search
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(super::contains);
-            let role = filter.role.map(|r| r.as_str());
-            let order = match filter.sort.field {
-                UserSortField::Id => "u.id",
-                UserSortField::FirstName => "u.first_name COLLATE NOCASE",
-                UserSortField::LastName => "u.last_name COLLATE NOCASE",
-                UserSortField::Username => "u.username COLLATE NOCASE",
-            };
-            let dir = if filter.sort.descending {
-                "DESC"
+        let search = filter
+            .search
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(sql::pattern);
+        let role = filter.role.map(|r| r.as_str());
+        let order = match filter.sort.field {
+            UserSortField::Id => "u.id",
+            UserSortField::FirstName => "u.first_name",
+            UserSortField::LastName => "u.last_name",
+            UserSortField::Username => "u.username",
+        };
+        let by_id = matches!(filter.sort.field, UserSortField::Id);
+        let dir = if filter.sort.descending {
+            "DESC"
+        } else {
+            "ASC"
+        };
+        sql::read!(self, |c| {
+            let wher = format!(
+                "(CAST($1 AS TEXT) IS NULL OR {} LIKE $1 ESCAPE '\\'
+                  OR {} LIKE $1 ESCAPE '\\' OR {} LIKE $1 ESCAPE '\\')
+                 AND (CAST($2 AS TEXT) IS NULL OR u.roles = $2 OR u.roles LIKE $2 || ',%')",
+                c.fold("u.first_name"),
+                c.fold("u.last_name"),
+                c.fold("u.username")
+            );
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM users u WHERE {wher}"),
+                    &[&search, &role],
+                )
+                .await?;
+            let order = if by_id {
+                order.to_string()
             } else {
-                "ASC"
+                c.nocase(order)
             };
-            let wher = "(?1 IS NULL OR u.first_name LIKE ?1 ESCAPE '\\'
-                          OR u.last_name LIKE ?1 ESCAPE '\\' OR u.username LIKE ?1 ESCAPE '\\')
-                        AND (?2 IS NULL OR u.roles = ?2 OR u.roles LIKE ?2 || ',%')";
-            let total: i64 = c.query_row(
-                &format!("SELECT count(*) FROM users u WHERE {wher}"),
-                params![search, role],
-                |r| r.get(0),
-            )?;
-            let mut stmt = c.prepare_cached(&format!(
+            let sql = format!(
                 "SELECT {COLUMNS} FROM users u WHERE {wher}
-                  ORDER BY {order} {dir}, u.id {dir} LIMIT ?3 OFFSET ?4"
-            ))?;
-            let users = stmt
-                .query_map(
-                    params![search, role, page.size, page.offset() as i64],
-                    user_row,
-                )?
-                .collect::<Result<_, _>>()?;
+                  ORDER BY {order} {dir}, u.id {dir} LIMIT $3 OFFSET $4"
+            );
+            let items = users(
+                c,
+                &sql,
+                &[&search, &role, &page.size, &(page.offset() as i64)],
+            )
+            .await?;
             Ok(Page {
-                items: with_groups(c, users)?,
+                items,
                 total: total as u64,
             })
         })
-        .await
     }
 
     async fn user(&self, id: i64) -> StoreResult<Option<User>> {
-        self.read(move |c| user_by_id(c, id)).await
+        sql::read!(self, |c| user_by_id(c, id).await)
     }
 
     async fn user_by_username(&self, username: &str) -> StoreResult<Option<User>> {
-        let username = username.to_string();
-        self.read(move |c| user_by_username(c, &username)).await
+        sql::read!(self, [username = username.to_string()], |c| {
+            user_by_username(c, &username).await
+        })
     }
 
     async fn user_count(&self) -> StoreResult<i64> {
-        self.read(|c| Ok(c.query_row("SELECT count(*) FROM users", [], |r| r.get(0))?))
-            .await
+        sql::read!(self, |c| c.scalar("SELECT count(*) FROM users", &[]).await)
     }
 
     async fn create_user(&self, draft: &UserDraft, password_hash: &str) -> StoreResult<i64> {
-        let (d, hash) = (draft.clone(), password_hash.to_string());
-        self.write(move |tx| {
-            let inserted = tx.execute(
-                "INSERT INTO users (username, first_name, last_name, password_hash, roles, access_type, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    d.username,
-                    d.first_name,
-                    d.last_name,
-                    hash,
-                    d.role.as_str(),
-                    d.access.as_str(),
-                    now_secs()
-                ],
-            );
-            match inserted {
-                Ok(_) => {}
-                Err(e) if is_unique_violation(&e) => return Err(taken(&d.username)),
-                Err(e) => return Err(e.into()),
+        sql::write!(
+            self,
+            [d = draft.clone(), hash = password_hash.to_string()],
+            |c| {
+                let inserted = c
+                    .scalar(
+                        "INSERT INTO users (username, first_name, last_name, password_hash, roles, access_type, created_at)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                        &[
+                            &d.username,
+                            &d.first_name,
+                            &d.last_name,
+                            &hash,
+                            &d.role.as_str(),
+                            &d.access.as_str(),
+                            &now_secs(),
+                        ],
+                    )
+                    .await;
+                let id: i64 = or_taken(inserted, &d.username)?;
+                set_groups(c, id, &d).await?;
+                let after = audit::user(c, id).await?;
+                audit::record(c, "user", "create", id, None, after).await?;
+                Ok(id)
             }
-            let id = tx.last_insert_rowid();
-            set_groups(tx, id, &d)?;
-            audit::record(tx, "user", "create", id, None, audit::user(tx, id)?)?;
-            Ok(id)
-        })
-        .await
+        )
     }
 
     async fn update_user(&self, id: i64, draft: &UserDraft) -> StoreResult<()> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            let Some(before) = user_by_id(tx, id)? else {
-                return Err(StoreError::NotFound(format!("User {id} does not exist.")));
+        sql::write!(self, [d = draft.clone()], |c| {
+            sql::lock(c, ADMINS_LOCK).await?;
+            let Some(before) = user_by_id(c, id).await? else {
+                return Err(missing(id));
             };
-            let audit_before = audit::user(tx, id)?;
+            let audit_before = audit::user(c, id).await?;
             let stays_rw_admin = d.role == Role::Admin && d.access == AccessType::ReadWrite;
-            if is_rw_admin(&before) && !stays_rw_admin && other_rw_admins(tx, id)? == 0 {
+            if is_rw_admin(&before) && !stays_rw_admin && other_rw_admins(c, id).await? == 0 {
                 return Err(StoreError::Conflict(LAST_ADMIN.into()));
             }
-            let updated = tx.execute(
-                "UPDATE users SET username = ?2, first_name = ?3, last_name = ?4, roles = ?5,
-                        access_type = ?6 WHERE id = ?1",
-                params![
-                    id,
-                    d.username,
-                    d.first_name,
-                    d.last_name,
-                    d.role.as_str(),
-                    d.access.as_str()
-                ],
-            );
-            match updated {
-                Ok(_) => {}
-                Err(e) if is_unique_violation(&e) => return Err(taken(&d.username)),
-                Err(e) => return Err(e.into()),
-            }
-            set_groups(tx, id, &d)?;
+            let updated = c
+                .execute(
+                    "UPDATE users SET username = $2, first_name = $3, last_name = $4, roles = $5,
+                            access_type = $6 WHERE id = $1",
+                    &[
+                        &id,
+                        &d.username,
+                        &d.first_name,
+                        &d.last_name,
+                        &d.role.as_str(),
+                        &d.access.as_str(),
+                    ],
+                )
+                .await;
+            or_taken(updated, &d.username)?;
+            set_groups(c, id, &d).await?;
             if before.role() != d.role || before.access != d.access {
-                tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
+                c.execute("DELETE FROM tokens WHERE user_id = $1", &[&id])
+                    .await?;
             }
-            audit::record(tx, "user", "update", id, audit_before, audit::user(tx, id)?)?;
-            Ok(())
+            let after = audit::user(c, id).await?;
+            audit::record(c, "user", "update", id, audit_before, after).await
         })
-        .await
     }
 
     async fn update_profile(&self, id: i64, draft: &ProfileDraft) -> StoreResult<()> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            let audit_before = audit::user(tx, id)?;
-            let updated = tx.execute(
-                "UPDATE users SET username = ?2, first_name = ?3, last_name = ?4 WHERE id = ?1",
-                params![id, d.username, d.first_name, d.last_name],
-            );
-            match updated {
-                Ok(0) => Err(StoreError::NotFound(format!("User {id} does not exist."))),
-                Ok(_) => audit::record(
-                    tx,
-                    "user",
-                    "profile",
-                    id,
-                    audit_before,
-                    audit::user(tx, id)?,
-                ),
-                Err(e) if is_unique_violation(&e) => Err(taken(&d.username)),
-                Err(e) => Err(e.into()),
+        sql::write!(self, [d = draft.clone()], |c| {
+            let audit_before = audit::user(c, id).await?;
+            let updated = c
+                .execute(
+                    "UPDATE users SET username = $2, first_name = $3, last_name = $4 WHERE id = $1",
+                    &[&id, &d.username, &d.first_name, &d.last_name],
+                )
+                .await;
+            if or_taken(updated, &d.username)? == 0 {
+                return Err(missing(id));
             }
+            let after = audit::user(c, id).await?;
+            audit::record(c, "user", "profile", id, audit_before, after).await
         })
-        .await
     }
 
     async fn password_hash(&self, id: i64) -> StoreResult<Option<String>> {
-        self.read(move |c| {
-            Ok(
-                c.query_row("SELECT password_hash FROM users WHERE id = ?1", [id], |r| {
-                    r.get(0)
-                })
-                .optional()?,
-            )
+        sql::read!(self, |c| {
+            c.scalar_opt("SELECT password_hash FROM users WHERE id = $1", &[&id])
+                .await
         })
-        .await
     }
 
     async fn set_password(&self, id: i64, password_hash: &str) -> StoreResult<()> {
-        let hash = password_hash.to_string();
-        self.write(move |tx| {
-            let n = tx.execute(
-                "UPDATE users SET password_hash = ?2 WHERE id = ?1",
-                params![id, hash],
-            )?;
+        sql::write!(self, [hash = password_hash.to_string()], |c| {
+            let n = c
+                .execute(
+                    "UPDATE users SET password_hash = $2 WHERE id = $1",
+                    &[&id, &hash],
+                )
+                .await?;
             if n == 0 {
-                return Err(StoreError::NotFound(format!("User {id} does not exist.")));
+                return Err(missing(id));
             }
-            tx.execute("DELETE FROM tokens WHERE user_id = ?1", [id])?;
-            audit::record(tx, "user", "password", id, None, None)?;
-            Ok(())
+            c.execute("DELETE FROM tokens WHERE user_id = $1", &[&id])
+                .await?;
+            audit::record(c, "user", "password", id, None, None).await
         })
-        .await
     }
 
     async fn set_kiosk(&self, id: i64, allowed: bool) -> StoreResult<()> {
-        self.write(move |tx| {
-            let n = tx.execute(
-                "UPDATE users SET kiosk = ?2 WHERE id = ?1",
-                params![id, allowed],
-            )?;
+        sql::write!(self, |c| {
+            let n = c
+                .execute(
+                    "UPDATE users SET kiosk = $2 WHERE id = $1",
+                    &[&id, &allowed],
+                )
+                .await?;
             if n == 0 {
-                return Err(StoreError::NotFound(format!("User {id} does not exist.")));
+                return Err(missing(id));
             }
             if !allowed {
-                tx.execute("DELETE FROM tokens WHERE user_id = ?1 AND kiosk = 1", [id])?;
+                c.execute("DELETE FROM tokens WHERE user_id = $1 AND kiosk", &[&id])
+                    .await?;
             }
             Ok(())
         })
-        .await
     }
 
     async fn delete_user(&self, id: i64) -> StoreResult<()> {
-        self.write(move |tx| {
-            let Some(user) = user_by_id(tx, id)? else {
-                return Err(StoreError::NotFound(format!("User {id} does not exist.")));
+        sql::write!(self, |c| {
+            sql::lock(c, ADMINS_LOCK).await?;
+            let Some(user) = user_by_id(c, id).await? else {
+                return Err(missing(id));
             };
-            if is_rw_admin(&user) && other_rw_admins(tx, id)? == 0 {
+            if is_rw_admin(&user) && other_rw_admins(c, id).await? == 0 {
                 return Err(StoreError::Conflict(LAST_ADMIN.into()));
             }
-            let audit_before = audit::user(tx, id)?;
-            tx.execute("DELETE FROM users WHERE id = ?1", [id])?;
-            audit::record(tx, "user", "delete", id, audit_before, None)?;
-            Ok(())
+            let audit_before = audit::user(c, id).await?;
+            c.execute("DELETE FROM users WHERE id = $1", &[&id]).await?;
+            audit::record(c, "user", "delete", id, audit_before, None).await
         })
-        .await
     }
 }
 
@@ -379,7 +407,6 @@ impl UserStore for Sqlite {
 mod tests {
     use super::*;
     use crate::domain::page::Sort;
-    use crate::store::Store;
 
     fn draft(username: &str, role: Role, access: AccessType) -> UserDraft {
         UserDraft {
@@ -394,8 +421,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread")]
     async fn users_are_unique_without_case_and_the_last_admin_stays() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
+        let (_dir, store) = crate::store::testing::store().await;
         let admin = draft("a@b.test", Role::Admin, AccessType::ReadWrite);
         let id = store.create_user(&admin, "h").await.unwrap();
         let err = store

@@ -24,7 +24,7 @@ use chrono_tz::Tz;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::catalog::{scope_user, status_texts};
+use super::scope_user;
 use super::Postgres;
 use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
@@ -36,8 +36,11 @@ use crate::store::alerts::{
     facts_by_case, ms_time, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
     AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
 };
+use crate::store::audit;
+use crate::store::catalog::status_texts;
 use crate::store::outbox::now_ms;
 use crate::store::runs::RunRow;
+use crate::store::sql::Pg;
 use crate::store::AlertEventStore;
 use crate::store::{takes_ticket, StoreError, StoreResult};
 
@@ -117,7 +120,7 @@ async fn load_settings(
             s.rule.statuses.push(r.get(1));
         }
     }
-    for (id, week) in super::alert_settings::weeks_of(tx, ids).await? {
+    for (id, week) in crate::store::alert_settings::weeks_of(&Pg(tx), ids).await? {
         if let Some(s) = out.get_mut(&id) {
             s.rule.week = week;
         }
@@ -301,7 +304,7 @@ async fn evaluate_with(
                         next.open_event = Some(id);
                         out.opened += 1;
                         if texts.is_none() {
-                            texts = Some(status_texts(tx).await?);
+                            texts = Some(status_texts(&Pg(tx)).await?);
                         }
                         let texts = texts.as_ref().expect("read just now");
                         out.queued += notify(tx, tz, texts, options, setting, id, false).await?;
@@ -319,7 +322,7 @@ async fn evaluate_with(
                         out.closed += 1;
                         if setting.notify_on_recovery {
                             if texts.is_none() {
-                                texts = Some(status_texts(tx).await?);
+                                texts = Some(status_texts(&Pg(tx)).await?);
                             }
                             let texts = texts.as_ref().expect("read just now");
                             out.queued +=
@@ -418,7 +421,7 @@ async fn notify(
     let status = texts.get(&status_id).cloned().unwrap_or_default();
     let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
     if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
-        super::auto_tickets::queue_in(tx, &job, now_ms()).await?;
+        crate::store::auto_tickets::queue_in(&Pg(tx), &job, now_ms()).await?;
     }
     let mut msg = alerting::alert_message(&facts, recovery);
     if !recovery && s.attach_recording && channel == "voice" {
@@ -588,7 +591,7 @@ impl AlertEventStore for Postgres {
         filter: AlertEventFilter,
     ) -> StoreResult<Page<AlertEvent>> {
         let c = self.client().await?;
-        let texts = status_texts(&c).await?;
+        let texts = status_texts(&Pg(&c)).await?;
         let user = scope_user(scope);
         let cond = format!("{SCOPE} AND ($2::BIGINT IS NULL OR e.status_id = $2)");
         let total: i64 = c
@@ -631,7 +634,7 @@ impl AlertEventStore for Postgres {
         id: i64,
     ) -> StoreResult<Visibility<AlertEventDetail>> {
         let c = self.client().await?;
-        let texts = status_texts(&c).await?;
+        let texts = status_texts(&Pg(&c)).await?;
         let stmt = c
             .prepare_cached(&format!(
                 "SELECT {EVENT_COLUMNS} FROM alert_events e
@@ -687,14 +690,14 @@ impl AlertEventStore for Postgres {
         if !takes_ticket("Alert", id, ticket.as_deref(), key)? {
             return Ok(Visibility::Visible(()));
         }
-        let before = super::audit::snapshot(&tx, "alert_events", id).await?;
+        let before = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
         tx.execute(
             "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
             &[&id, &key],
         )
         .await?;
-        let after = super::audit::snapshot(&tx, "alert_events", id).await?;
-        super::audit::record(&tx, "alert_event", "ticket", id, before, after).await?;
+        let after = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
+        audit::record(&Pg(&tx), "alert_event", "ticket", id, before, after).await?;
         tx.commit().await?;
         Ok(Visibility::Visible(()))
     }
@@ -713,7 +716,7 @@ impl AlertEventStore for Postgres {
             Visibility::Hidden => return Ok(Visibility::Hidden),
             Visibility::Missing => return Ok(Visibility::Missing),
         };
-        let before = super::audit::snapshot(&tx, "alert_events", id).await?;
+        let before = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
         if let Some(key) = &ticket {
             if takes_ticket("Alert", id, current.as_deref(), key)? {
                 tx.execute(
@@ -730,9 +733,9 @@ impl AlertEventStore for Postgres {
             )
             .await?;
         }
-        let after = super::audit::snapshot(&tx, "alert_events", id).await?;
+        let after = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
         if before != after {
-            super::audit::record(&tx, "alert_event", "update", id, before, after).await?;
+            audit::record(&Pg(&tx), "alert_event", "update", id, before, after).await?;
         }
         tx.commit().await?;
         Ok(Visibility::Visible(()))
@@ -951,7 +954,6 @@ mod tests {
                 email_subject: format!("{name} failing"),
                 voice_message: "Failing".into(),
                 sms_prefix: "[cx]".into(),
-                attach_recording: false,
                 attach_jira_ticket: jira,
                 failure_to_alert: threshold,
                 notify_on_recovery: recovery,
@@ -960,6 +962,7 @@ mod tests {
                 jira_assignee: jira.then(|| "ann".into()),
                 jira_project: jira.then(|| "CX".into()),
                 jira_username: jira.then(|| "ann".into()),
+                ..Default::default()
             };
         let mut ids = Vec::new();
         for d in [

@@ -1,9 +1,9 @@
 //! PostgreSQL: [`HealthStore`](crate::store::HealthStore).
-use super::catalog::channel;
 use super::Postgres;
 use crate::domain::caller::Scope;
 use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState};
 use crate::domain::run::Channel;
+use crate::store::catalog::channel;
 use crate::store::health::*;
 use crate::store::HealthStore;
 use crate::store::{now_secs, StoreError, StoreResult};

@@ -4,14 +4,17 @@
 use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
+
+use crate::store::sql::Pg;
 use deadpool_postgres::GenericClient;
 
-use super::catalog::{channel, group_visibility, nocase};
+use super::nocase;
 use super::Postgres;
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist::{self, Summary};
 use crate::domain::run::Channel;
+use crate::store::catalog::{channel, group_visibility};
 use crate::store::metrics::*;
 use crate::store::rollups;
 use crate::store::MetricStore;
@@ -164,7 +167,7 @@ impl MetricStore for Postgres {
         q: MetricQuery,
     ) -> StoreResult<Visibility<Vec<EntityMetric>>> {
         let c = self.client().await?;
-        Ok(match group_visibility(&c, scope, q.group_id).await? {
+        Ok(match group_visibility(&Pg(&c), scope, q.group_id).await? {
             Visibility::Visible(()) => Visibility::Visible(group_metric(&c, &q).await?),
             Visibility::Hidden => Visibility::Hidden,
             Visibility::Missing => Visibility::Missing,
@@ -177,7 +180,7 @@ impl MetricStore for Postgres {
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
         let c = self.client().await?;
-        Ok(match group_visibility(&c, scope, q.group_id).await? {
+        Ok(match group_visibility(&Pg(&c), scope, q.group_id).await? {
             Visibility::Visible(()) => Visibility::Visible(group_mos(&c, &q).await?),
             Visibility::Hidden => Visibility::Hidden,
             Visibility::Missing => Visibility::Missing,

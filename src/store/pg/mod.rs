@@ -12,27 +12,15 @@
 //! The pure pieces (run encoding, rollup merging, the alert engine's rules) are shared with
 //! SQLite from the sibling modules and `domain`; only the SQL differs.
 
-pub mod alert_settings;
 pub mod alerts;
-pub mod api_keys;
-pub mod audit;
-pub mod auth;
-pub mod auto_tickets;
-pub mod catalog;
-pub mod distributions;
 pub mod health;
 pub mod leases;
-pub mod meta;
 pub mod metrics;
-pub mod ops;
 pub mod outbox;
-pub mod recent;
 pub mod recordings;
 pub mod reports;
 pub mod runs;
-pub mod sso;
 pub mod throttle;
-pub mod users;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -190,6 +178,18 @@ async fn version(c: &impl deadpool_postgres::GenericClient) -> StoreResult<i64> 
 /// The migrations compiled in, ordered by their number prefix.
 fn migrations() -> Vec<(&'static str, &'static str)> {
     super::sql_files(&MIGRATIONS)
+}
+
+/// `nocase("g.name")` is the SQL of SQLite's `g.name COLLATE NOCASE`: ASCII letters
+/// lowered (`lower` under the "C" collation folds only those) and compared bytewise
+/// (`sql::Exec::nocase` for the queries written once).
+pub(crate) fn nocase(column: &str) -> String {
+    format!("lower({column} COLLATE \"C\")")
+}
+
+/// The user of a restricted scope, `None` for all.
+pub(crate) fn scope_user(scope: crate::domain::caller::Scope) -> Option<i64> {
+    scope.user()
 }
 
 /// `db@host:port` for messages.

@@ -11,13 +11,13 @@ use async_trait::async_trait;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::distributions::distribution_by_id;
 use super::Postgres;
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::{
     address, Attachment, Message, NewNotification, Notification, NotificationState,
 };
 use crate::domain::page::{Page, PageRequest};
+use crate::store::distributions::distribution_by_id;
 use crate::store::outbox::{now_ms, Claimed, NotificationFilter, OutboxCounts};
 use crate::store::OutboxStore;
 use crate::store::{StoreError, StoreResult};
@@ -92,7 +92,7 @@ pub(crate) async fn enqueue_list_in(
     cause: &str,
     now_ms: i64,
 ) -> StoreResult<Vec<i64>> {
-    let Some(list) = distribution_by_id(tx, list_id).await? else {
+    let Some(list) = distribution_by_id(&crate::store::sql::Pg(tx), list_id).await? else {
         return Err(StoreError::NotFound(format!(
             "Distribution list {list_id} does not exist."
         )));

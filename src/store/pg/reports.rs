@@ -13,9 +13,9 @@ use chrono::NaiveDate;
 use deadpool_postgres::GenericClient;
 use tokio::sync::mpsc;
 
-use super::catalog::{channel, nocase, scope_user, status_texts};
 use super::metrics::u;
-use super::{audit, Postgres};
+use super::Postgres;
+use super::{nocase, scope_user};
 use crate::domain::buckets;
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest};
@@ -23,9 +23,12 @@ use crate::domain::report::{
     Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
 };
 use crate::domain::run::{RunStatus, RunType};
+use crate::store::audit;
+use crate::store::catalog::{channel, status_texts};
 use crate::store::reports::*;
 use crate::store::run_detail::ScriptSegment;
 use crate::store::runs::RunRow;
+use crate::store::sql::Pg;
 use crate::store::ReportStore;
 use crate::store::{group_field, now_secs, takes_ticket, StoreError, StoreResult};
 
@@ -270,7 +273,7 @@ async fn runs(
     q: &ReportRunQuery,
     page: PageRequest,
 ) -> StoreResult<Page<RunRow>> {
-    let texts = status_texts(&*c).await?;
+    let texts = status_texts(&Pg(&*c)).await?;
     let wher = "g.group_id = $1 AND r.run_time >= $2 AND r.run_time < $3
         AND r.status BETWEEN $4 AND $5 AND r.run_type = $6
         AND ($7::BIGINT IS NULL
@@ -546,8 +549,8 @@ impl ReportStore for Postgres {
             )
             .await?
             .get(0);
-        let after = audit::snapshot(&tx, "reports", id).await?;
-        audit::record(&tx, "report", "create", id, None, after).await?;
+        let after = audit::snapshot(&Pg(&tx), "reports", id).await?;
+        audit::record(&Pg(&tx), "report", "create", id, None, after).await?;
         tx.commit().await?;
         Ok(id)
     }
@@ -567,7 +570,7 @@ impl ReportStore for Postgres {
             Visibility::Missing => return Ok(Visibility::Missing),
         }
         check_group(&tx, scope, d).await?;
-        let before = audit::snapshot(&tx, "reports", id).await?;
+        let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
         tx.execute(
             "UPDATE reports SET name = $2, report_type = $3, group_id = $4, timeframe = $5,
                     begin_date = $6, end_date = $7, run_type = $8, latency_warn = $9,
@@ -588,8 +591,8 @@ impl ReportStore for Postgres {
             ],
         )
         .await?;
-        let after = audit::snapshot(&tx, "reports", id).await?;
-        audit::record(&tx, "report", "update", id, before, after).await?;
+        let after = audit::snapshot(&Pg(&tx), "reports", id).await?;
+        audit::record(&Pg(&tx), "report", "update", id, before, after).await?;
         tx.commit().await?;
         Ok(Visibility::Visible(()))
     }
@@ -599,10 +602,10 @@ impl ReportStore for Postgres {
         let tx = c.transaction().await?;
         let v = visible_report(&tx, scope, id).await?.map(|_| ());
         if v == Visibility::Visible(()) {
-            let before = audit::snapshot(&tx, "reports", id).await?;
+            let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
             tx.execute("DELETE FROM reports WHERE id = $1", &[&id])
                 .await?;
-            audit::record(&tx, "report", "delete", id, before, None).await?;
+            audit::record(&Pg(&tx), "report", "delete", id, before, None).await?;
         }
         tx.commit().await?;
         Ok(v)
@@ -624,14 +627,14 @@ impl ReportStore for Postgres {
         if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), key)? {
             return Ok(Visibility::Visible(()));
         }
-        let before = audit::snapshot(&tx, "reports", id).await?;
+        let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
         tx.execute(
             "UPDATE reports SET jira_ticket = $2 WHERE id = $1",
             &[&id, &key],
         )
         .await?;
-        let after = audit::snapshot(&tx, "reports", id).await?;
-        audit::record(&tx, "report", "ticket", id, before, after).await?;
+        let after = audit::snapshot(&Pg(&tx), "reports", id).await?;
+        audit::record(&Pg(&tx), "report", "ticket", id, before, after).await?;
         tx.commit().await?;
         Ok(Visibility::Visible(()))
     }

@@ -22,6 +22,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use async_trait::async_trait;
+
+use crate::store::sql::Pg;
 use chrono_tz::Tz;
 use deadpool_postgres::GenericClient;
 use futures_util::pin_mut;
@@ -29,7 +31,7 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Row;
 
-use super::catalog::{case_visibility, channel, group_visibility, scope_user, status_texts};
+use super::scope_user;
 use super::{Postgres, Tx};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
@@ -37,6 +39,7 @@ use crate::domain::ingest::IngestRun;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::store::alerts::Evaluated;
+use crate::store::catalog::{case_visibility, channel, group_visibility, status_texts};
 use crate::store::rollups::{self, Deltas, RunFacts, SegmentRollup};
 use crate::store::run_detail::{self, ScriptSegment};
 use crate::store::runs::{
@@ -76,7 +79,7 @@ impl RunStore for Postgres {
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         let c = self.client().await?;
         Ok(
-            match case_visibility(&c, scope, filter.test_case_id).await? {
+            match case_visibility(&Pg(&c), scope, filter.test_case_id).await? {
                 Visibility::Visible(()) => Visibility::Visible(list(&c, &filter, page).await?),
                 Visibility::Hidden => Visibility::Hidden,
                 Visibility::Missing => Visibility::Missing,
@@ -97,7 +100,7 @@ impl RunStore for Postgres {
         let Some(case) = case else {
             return Ok(Visibility::Missing);
         };
-        Ok(match case_visibility(&c, scope, case).await? {
+        Ok(match case_visibility(&Pg(&c), scope, case).await? {
             Visibility::Visible(()) => match get(&c, id).await? {
                 Some(mut d) => {
                     d.groups = case_groups(&c, scope, case).await?;
@@ -117,11 +120,15 @@ impl RunStore for Postgres {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         let c = self.client().await?;
-        Ok(match group_visibility(&c, scope, filter.group_id).await? {
-            Visibility::Visible(()) => Visibility::Visible(list_group(&c, &filter, page).await?),
-            Visibility::Hidden => Visibility::Hidden,
-            Visibility::Missing => Visibility::Missing,
-        })
+        Ok(
+            match group_visibility(&Pg(&c), scope, filter.group_id).await? {
+                Visibility::Visible(()) => {
+                    Visibility::Visible(list_group(&c, &filter, page).await?)
+                }
+                Visibility::Hidden => Visibility::Hidden,
+                Visibility::Missing => Visibility::Missing,
+            },
+        )
     }
 
     async fn rebuild_rollups(&self, tz: Tz) -> StoreResult<u64> {
@@ -1024,8 +1031,9 @@ async fn filtered_page(
     );
     let params: [&(dyn ToSql + Sync); 9] =
         [&owner, &from_ms, &to_ms, &s0, &s1, &t0, &t1, &size, &offset];
+    let pg = Pg(c);
     let (texts, total, items) = tokio::try_join!(
-        status_texts(c),
+        status_texts(&pg),
         async { Ok::<_, StoreError>(rows(c, &count_sql, &params[..7]).await?) },
         async { Ok::<_, StoreError>(rows(c, &page_sql, &params).await?) },
     )?;
@@ -1062,7 +1070,8 @@ async fn case_groups(
 
 /// Run `id` with its segments and steps.
 async fn get(c: &impl GenericClient, id: i64) -> StoreResult<Option<RunDetail>> {
-    let (texts, found) = tokio::try_join!(status_texts(c), async {
+    let pg = Pg(c);
+    let (texts, found) = tokio::try_join!(status_texts(&pg), async {
         Ok::<_, StoreError>(
             rows(
                 c,
