@@ -12,9 +12,9 @@ import { Pager } from "../../components/Pager";
 import { pageOf, pageSizeOf } from "../../components/paging";
 import { useUrlParams } from "../../components/useUrlParams";
 import { canWrite, session } from "../../lib/session";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import { runPath } from "../Drill/links";
 import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
 
@@ -75,7 +75,7 @@ export function AutoTicketsPage() {
         </span>
       ),
     },
-    { key: "alertTime", label: t`Alert Time`, render: (a) => formatRunTime(a.alertTime, zone, i18n.locale) },
+    { key: "alertTime", label: t`Alert Time`, render: (a) => formatSiteTime(a.alertTime, zone, i18n.locale) },
   ];
 
   return (

@@ -9,8 +9,8 @@ import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
 import { pageOf, pageSizeOf } from "../../components/paging";
 import { useUrlParams } from "../../components/useUrlParams";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { eventKind, openState, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
 import "./Alerts.css";
@@ -39,7 +39,7 @@ function useColumns(): Column<AlertEvent>[] {
       ),
     },
     { key: "testCaseName", label: t`Test Case`, render: (e) => e.testCaseName },
-    { key: "alertTime", label: t`Alert Time`, render: (e) => formatRunTime(e.alertTime, zone, i18n.locale) },
+    { key: "alertTime", label: t`Alert Time`, render: (e) => formatSiteTime(e.alertTime, zone, i18n.locale) },
     { key: "distributionName", label: t`Distribution list`, render: (e) => e.distributionName },
     { key: "testRunCount", label: t`Test Run Count`, render: (e) => i18n.number(Number(e.testRunCount ?? 0)) },
     {
