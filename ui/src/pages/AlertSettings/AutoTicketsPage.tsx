@@ -7,26 +7,32 @@ import { useState } from "react";
 import { Link, useParams } from "wouter";
 import { useAutoTickets, useJiraConfig } from "../../api/queries/jira";
 import type { AutoTicket } from "../../api/types";
-import { type Column, DataTable } from "../../components/DataTable";
-import { Pager } from "../../components/Pager";
-import { pageOf, pageSizeOf } from "../../components/paging";
-import { useUrlParams } from "../../components/useUrlParams";
+import type { Column } from "../../components/DataTable";
 import { canWrite, session } from "../../lib/session";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import { runPath } from "../Drill/links";
+import { ListScreen, useListScreen } from "../shared/ListScreen";
+import { type PagingParams, pagingOf } from "../shared/listParams";
 import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
+
+type TicketsParams = PagingParams & { settingId: number };
+
+/** One page of the setting's tickets. */
+function useTickets(p: TicketsParams) {
+  return useAutoTickets(p.settingId, p.pageNo, p.pageSize);
+}
 
 export function AutoTicketsPage() {
   const { t, i18n } = useLingui();
   const params = useParams<{ alertSettingId: string }>();
   const settingId = Number(params.alertSettingId);
-  const [search, setParams] = useUrlParams();
-  const q = new URLSearchParams(search);
-  const page = pageOf(q.get("page"));
-  const size = pageSizeOf(q.get("size"));
-  const tickets = useAutoTickets(settingId, page - 1, size);
+  const list = useListScreen({
+    parse: (search): TicketsParams => ({ ...pagingOf(new URLSearchParams(search)), settingId }),
+    useList: useTickets,
+    name: (a) => a.jiraTicket,
+  });
   const zone = useSiteTimeZone();
   const me = useStore(session);
   const jira = useJiraConfig();
@@ -75,32 +81,24 @@ export function AutoTicketsPage() {
         </span>
       ),
     },
-    { key: "alertTime", label: t`Alert Time`, render: (a) => formatRunTime(a.alertTime, zone, i18n.locale) },
+    { key: "alertTime", label: t`Alert Time`, render: (a) => formatSiteTime(a.alertTime, zone, i18n.locale) },
   ];
 
   return (
-    <section class="page auto-tickets" data-testid="auto-tickets">
-      <h1 class="page-title">{t`Auto Tickets`}</h1>
-      <p class="page-subtitle">
-        <Link href={`/report/setting/${settingId}`}>{t`Alert setting ${settingId}`}</Link>
-      </p>
-      <DataTable
-        testId="auto-tickets-table"
-        columns={columns}
-        rows={tickets.data?.content}
-        rowId={(a) => a.id}
-        rowLabel={(a) => a.jiraTicket}
-        loading={tickets.isFetching}
-        error={tickets.isError ? (tickets.error?.message ?? t`The list could not be loaded.`) : null}
-      />
-      <Pager
-        page={page}
-        size={size}
-        total={tickets.data?.totalElements ?? 0}
-        onPage={(p) => setParams({ page: p })}
-        onSize={(s) => setParams({ size: s, page: undefined })}
-      />
+    <ListScreen
+      list={list}
+      testId="auto-tickets"
+      title={t`Auto Tickets`}
+      intro={
+        <p class="page-subtitle">
+          <Link href={`/report/setting/${settingId}`}>{t`Alert setting ${settingId}`}</Link>
+        </p>
+      }
+      toolbar={null}
+      tableTestId="auto-tickets-table"
+      columns={columns}
+    >
       <TicketDialog open={!!editing} target={editing} username={me?.username ?? ""} onClose={() => setEditing(null)} />
-    </section>
+    </ListScreen>
   );
 }

@@ -15,9 +15,9 @@ import { SearchBox } from "../../components/SearchBox";
 import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 import { canWrite, session } from "../../lib/session";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import type { StatusKind } from "../Drill/format";
 import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
@@ -51,7 +51,7 @@ function useNotificationColumns(): Column<Notification>[] {
     {
       key: "sentTime",
       label: t`Sent Time`,
-      render: (n) => (n.sentTime ? formatRunTime(n.sentTime, zone, i18n.locale) : (n.reason ?? "")),
+      render: (n) => (n.sentTime ? formatSiteTime(n.sentTime, zone, i18n.locale) : (n.reason ?? "")),
     },
   ];
 }
@@ -106,7 +106,7 @@ export function AlertDetailPage() {
   const d = event.data;
   const runs = d ? filterRuns(d.testRuns ?? [], search, kind) : [];
   const open = d ? openState(d) : undefined;
-  const fmt = (v: string | null | undefined) => (v ? formatRunTime(v, zone, i18n.locale) : "");
+  const fmt = (v: string | null | undefined) => (v ? formatSiteTime(v, zone, i18n.locale) : "");
 
   return (
     <section class="page alert-detail" data-testid="alert-detail">

@@ -5,20 +5,18 @@ import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import { type AlertListParams, useAlertEvents } from "../../api/queries/alerts";
 import type { SpecAlertEvent as AlertEvent } from "../../api/types";
-import { type Column, DataTable } from "../../components/DataTable";
-import { Pager } from "../../components/Pager";
-import { pageOf, pageSizeOf } from "../../components/paging";
-import { useUrlParams } from "../../components/useUrlParams";
+import type { Column } from "../../components/DataTable";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import { StatusBadge } from "../Drill/StatusBadge";
+import { ListScreen, useListScreen } from "../shared/ListScreen";
+import { pagingOf } from "../shared/listParams";
 import { eventKind, openState, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
 import "./Alerts.css";
 
 export function paramsOf(search: string): AlertListParams & { page: number } {
   const q = new URLSearchParams(search);
-  const page = pageOf(q.get("page"));
-  return { page, pageNo: page - 1, pageSize: pageSizeOf(q.get("size")), status: statusOfParam(q.get("status")) };
+  return { ...pagingOf(q), status: statusOfParam(q.get("status")) };
 }
 
 export function alertPath(id: number): string {
@@ -39,7 +37,7 @@ function useColumns(): Column<AlertEvent>[] {
       ),
     },
     { key: "testCaseName", label: t`Test Case`, render: (e) => e.testCaseName },
-    { key: "alertTime", label: t`Alert Time`, render: (e) => formatRunTime(e.alertTime, zone, i18n.locale) },
+    { key: "alertTime", label: t`Alert Time`, render: (e) => formatSiteTime(e.alertTime, zone, i18n.locale) },
     { key: "distributionName", label: t`Distribution list`, render: (e) => e.distributionName },
     { key: "testRunCount", label: t`Test Run Count`, render: (e) => i18n.number(Number(e.testRunCount ?? 0)) },
     {
@@ -61,63 +59,57 @@ function useColumns(): Column<AlertEvent>[] {
 
 export function AlertListPage() {
   const { t } = useLingui();
-  const [search, setParams] = useUrlParams();
-  const p = paramsOf(search);
-  const events = useAlertEvents(p);
   const columns = useColumns();
+  const list = useListScreen({
+    parse: paramsOf,
+    useList: useAlertEvents,
+    rowId: (e) => e.alertId,
+    name: (e) => {
+      const id = e.alertId;
+      const name = e.testCaseName;
+      return t`Alert ${id}: ${name}`;
+    },
+  });
+  const { p, setParams } = list;
   const chipLabel = (id: number) => (id === 7 ? t`Failure` : id === 3 ? t`Pass` : t`Warning`);
 
   return (
-    <section class="page alert-list" data-testid="alert-list">
-      <h1 class="page-title">{t`Alerts`}</h1>
-      <fieldset class="list-toolbar status-chips">
-        <legend class="visually-hidden">{t`Filter by status`}</legend>
-        {STATUS_CHIPS.map((id) => (
-          <button
-            key={id}
-            type="button"
-            class={`chip status-chip chip-${id} ${p.status === id ? "selected" : ""}`}
-            aria-pressed={p.status === id}
-            data-testid={`status-chip-${id}`}
-            onClick={() => setParams({ status: toggleStatus(p.status, id), page: undefined })}
-          >
-            {chipLabel(id)}
-          </button>
-        ))}
-      </fieldset>
-      <DataTable
-        testId="alerts-table"
-        columns={columns}
-        rows={events.data?.content}
-        rowId={(e) => e.alertId}
-        rowLabel={(e) => {
-          const id = e.alertId;
-          const name = e.testCaseName;
-          return t`Alert ${id}: ${name}`;
-        }}
-        phoneHead={(e) => {
-          const id = e.alertId;
-          return (
-            <Link
-              href={alertPath(id)}
-              class="button secondary"
-              data-testid="alert-open-link"
-              aria-label={t`Open alert ${id}`}
+    <ListScreen
+      list={list}
+      testId="alert-list"
+      title={t`Alerts`}
+      toolbar={
+        <fieldset class="list-toolbar status-chips">
+          <legend class="visually-hidden">{t`Filter by status`}</legend>
+          {STATUS_CHIPS.map((id) => (
+            <button
+              key={id}
+              type="button"
+              class={`chip status-chip chip-${id} ${p.status === id ? "selected" : ""}`}
+              aria-pressed={p.status === id}
+              data-testid={`status-chip-${id}`}
+              onClick={() => setParams({ status: toggleStatus(p.status, id), page: undefined })}
             >
-              {t`Open`}
-            </Link>
-          );
-        }}
-        loading={events.isFetching}
-        error={events.isError ? (events.error?.message ?? t`The list could not be loaded.`) : null}
-      />
-      <Pager
-        page={p.page}
-        size={p.pageSize}
-        total={events.data?.totalElements ?? 0}
-        onPage={(page) => setParams({ page })}
-        onSize={(size) => setParams({ size, page: undefined })}
-      />
-    </section>
+              {chipLabel(id)}
+            </button>
+          ))}
+        </fieldset>
+      }
+      tableTestId="alerts-table"
+      columns={columns}
+      phoneHead={(e) => {
+        const id = e.alertId;
+        return (
+          <Link
+            href={alertPath(id)}
+            class="button secondary"
+            data-testid="alert-open-link"
+            aria-label={t`Open alert ${id}`}
+          >
+            {t`Open`}
+          </Link>
+        );
+      }}
+    />
   );
 }

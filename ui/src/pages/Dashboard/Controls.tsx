@@ -4,12 +4,12 @@ import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { ChatIcon, PhoneIcon } from "../../components/icons";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
+import { formatClock, zoneLabel } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { DateField } from "./DateField";
 import { RefreshIcon } from "./icons";
 import type { RunType } from "./prefs";
 import { ALL_RATES, type GroupInfo, type RateIndex } from "./rows";
-import { formatClock, zoneLabel } from "./time";
 
 export interface ControlsProps {
   runType: RunType;

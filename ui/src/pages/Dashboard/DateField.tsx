@@ -4,7 +4,7 @@
 // language); here it only serves as the calendar the button opens.
 import { useLingui } from "@lingui/react/macro";
 import { useEffect, useId, useRef, useState } from "react";
-import { dateOrder, formatDateField, parseDateField } from "./dates";
+import { dateOrder, formatDateField, parseDateField } from "../../lib/dates";
 
 export function DateField({ date, onDate, testId }: { date: string; onDate: (d: string) => void; testId: string }) {
   const { t, i18n } = useLingui();

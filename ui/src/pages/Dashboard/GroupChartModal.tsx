@@ -2,9 +2,9 @@
 import { useLingui } from "@lingui/react/macro";
 import { useLocation } from "wouter";
 import { Modal } from "../../components/Modal";
+import { formatDateField } from "../../lib/dates";
 import { HourRunLinks } from "../Drill/HourRunLinks";
 import { drillStatusOfRate, groupDrillPath } from "../Drill/links";
-import { formatDateField } from "./dates";
 import { ChartLegend, GroupChart } from "./GroupChart";
 import type { GroupRow, RateIndex } from "./rows";
 

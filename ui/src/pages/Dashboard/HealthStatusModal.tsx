@@ -3,11 +3,11 @@
 import { useLingui } from "@lingui/react/macro";
 import { memo } from "react";
 import { Modal } from "../../components/Modal";
+import { formatSiteTime, zoneLabel } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { appFailing, type ClientAppHealth, componentState, failingFirst, flagState, lastRunTime } from "./health";
 import { AgentPhoneIcon, DatabaseIcon } from "./icons";
 import { useStateText } from "./JourneyDiagram";
-import { formatRunTime, zoneLabel } from "./time";
 
 export interface HealthStatusModalProps {
   open: boolean;
@@ -54,7 +54,7 @@ export const HealthStatusModal = memo(function HealthStatusModal({
           {failingFirst(apps).map((app, i) => {
             const failing = appFailing(app);
             const agent = flagState(app.agentStatus);
-            const when = formatRunTime(lastRunTime(app), timeZone, i18n.locale);
+            const when = formatSiteTime(lastRunTime(app), timeZone, i18n.locale);
             const name = t`Agent`;
             const state = stateText(agent);
             const agentLabel = t`${name}: ${state}`;

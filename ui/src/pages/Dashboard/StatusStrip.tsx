@@ -5,11 +5,11 @@ import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
 import { memo, useMemo, useState } from "react";
 import { recentQuery } from "../../api/queries/groups";
+import { zonedParts } from "../../lib/siteTime";
 import { Flash } from "./Flash";
 import { pad2 } from "./hourly";
 import type { RunType } from "./prefs";
 import { type Badge, STRIP_MINUTES, STRIP_SHOWN, stripBadges } from "./strip";
-import { zonedParts } from "./time";
 import { LIVE } from "./useDashboard";
 
 const ICON = { failure: "✖", warning: "▲", pass: "✔", none: "–" } as const;

@@ -2,7 +2,7 @@
 // (spec §9 'Hours chart').
 
 import type { HourlyStatus } from "../../api/types";
-import { toDate, zonedParts } from "./time";
+import { toDate, zonedParts } from "../../lib/siteTime";
 
 export const HOURS = 24;
 

@@ -3,6 +3,7 @@
 import { useLingui } from "@lingui/react/macro";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useIsMobile } from "../../lib/media";
+import { siteToday, zonedParts } from "../../lib/siteTime";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import { Controls, type ControlsProps } from "./Controls";
 import { GroupChartModal } from "./GroupChartModal";
@@ -31,7 +32,6 @@ import { StatusStrip } from "./StatusStrip";
 import { sharedScaleMax } from "./scale";
 import { firstFutureHour, headlineScope } from "./scope";
 import { currentState, failingSince, worstOf } from "./severity";
-import { siteToday, zonedParts } from "./time";
 import { useDashboard } from "./useDashboard";
 import { RefreshedAgo, useWallMode } from "./WallMode";
 import "./Dashboard.css";

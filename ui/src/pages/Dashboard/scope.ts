@@ -1,7 +1,7 @@
 // What the headline counts: the day and the hours it covers, for 'Today 00:00–19:40 · Manual ·
 // 12 groups · Filtered ✕' beside the donut. Pure, tested beside.
-import { formatDateField } from "./dates";
-import { siteToday, zonedParts } from "./time";
+import { formatDateField } from "../../lib/dates";
+import { siteToday, zonedParts } from "../../lib/siteTime";
 
 export interface HeadlineScope {
   /** The date shown is today at the site. */

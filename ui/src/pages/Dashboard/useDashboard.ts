@@ -9,6 +9,7 @@ import { groupKeys, groupMetricQuery, groupsQuery, healthQuery } from "../../api
 import type { GroupMetric } from "../../api/types";
 import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
+import { isIsoDate, siteToday } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import type { ChannelHealth } from "./health";
 import {
@@ -23,7 +24,6 @@ import {
   storedGroups,
 } from "./prefs";
 import { type GroupInfo, type GroupSums, type RateIndex, sumEntities } from "./rows";
-import { isIsoDate, siteToday } from "./time";
 
 /** New runs are picked up every 30 s while the tab is visible. */
 export const POLL_MS = 30000;

@@ -8,8 +8,8 @@ import type { SpecRun as RunItem } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
 import type { ListPage } from "../../lib/listPage";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import { mos1, seconds2, statusKindOfId } from "./format";
 import { runPath } from "./links";
 import { StatusBadge } from "./StatusBadge";
@@ -44,7 +44,7 @@ export function useRunColumns(latency?: number): Column<RunItem>[] {
         </Link>
       ),
     },
-    { key: "runTime", label: t`Date Time`, render: (r) => formatRunTime(r.runTime, zone) },
+    { key: "runTime", label: t`Date Time`, render: (r) => formatSiteTime(r.runTime, zone) },
     {
       key: "runDuration",
       label: t`Duration`,

@@ -19,6 +19,7 @@ import { AccessDenied } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { showSuccess } from "../../lib/banners";
 import { canWrite, session } from "../../lib/session";
+import { siteToday } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useReportLabels } from "./labels";
@@ -29,16 +30,10 @@ import {
   type FieldName,
   LATENCY,
   type ReportFormValues,
-  siteTime,
   toSave,
   validateReport,
 } from "./rules";
 import "./Reports.css";
-
-/** Today in the site's zone, YYYY-MM-DD. */
-function siteToday(zone: string): string {
-  return siteTime(new Date().toISOString(), zone).slice(0, 10).replaceAll("/", "-");
-}
 
 function fromReport(r: Report): ReportFormValues {
   return {
@@ -72,7 +67,7 @@ function ReportForm({ id }: { id: number }) {
   const thresholds = useLatencyThresholds();
   const save = useSaveReport();
   const { typeName, timeframeName, runTypeName } = useReportLabels();
-  const [v, setV] = useState<ReportFormValues>(() => emptyForm(siteToday(zone)));
+  const [v, setV] = useState<ReportFormValues>(() => emptyForm(siteToday(new Date(), zone)));
   const [errors, setErrors] = useState<Errors>({});
   const [serverText, setServerText] = useState<Partial<Record<FieldName, string>>>({});
   const [loaded, setLoaded] = useState(id === 0);

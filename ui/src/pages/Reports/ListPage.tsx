@@ -2,31 +2,26 @@
 // holds page, size, search, filters and sort, so a reload or a link shows the same list.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { Link } from "wouter";
 import { ApiError } from "../../api";
 import { useGroupChoices } from "../../api/queries/groups";
 import { useJiraConfig } from "../../api/queries/jira";
 import type { ReportListParams, ReportSortField } from "../../api/queries/reports";
 import { deleteReport, downloadReport, reportKeys, useReports, useTimeframes } from "../../api/queries/reports";
 import type { Report } from "../../api/types";
-import { DataTable, type SortState } from "../../components/DataTable";
 import { TicketIcon } from "../../components/icons";
 import { Modal } from "../../components/Modal";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
-import { Pager } from "../../components/Pager";
-import { pageOf, pageSizeOf } from "../../components/paging";
-import { SearchBox } from "../../components/SearchBox";
 import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
-import { useDeleteSelected } from "../shared/useDeleteSelected";
+import { ListScreen, RowDelete, RowLink, useListScreen } from "../shared/ListScreen";
+import { listOf, searchedListOf } from "../shared/listParams";
 import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
 import { useReportColumns } from "./columns";
 import { useReportLabels } from "./labels";
 import { LATENCY, MOS, SEGMENT, TEST_CASE, TREND } from "./rules";
 import "./Reports.css";
-import { type UrlParamChange, useUrlParams } from "../../components/useUrlParams";
 
 const SORT_FIELDS: ReportSortField[] = [
   "id",
@@ -38,19 +33,11 @@ const SORT_FIELDS: ReportSortField[] = [
 ];
 const TYPE_IDS = [TREND, SEGMENT, LATENCY, MOS, TEST_CASE];
 
-const listOf = (v: string | null) => (v ? v.split(",").filter(Boolean) : []);
-
 /** The list's state from the URL's query string. */
 export function paramsOf(search: string): ReportListParams & { page: number } {
   const q = new URLSearchParams(search);
-  const [field, dir] = (q.get("sort") ?? "id,desc").split(",");
-  const size = pageSizeOf(q.get("size"));
-  const page = pageOf(q.get("page"));
   return {
-    page,
-    pageNo: page - 1,
-    pageSize: size,
-    search: q.get("search") ?? "",
+    ...searchedListOf(q, SORT_FIELDS, { field: "id", dir: "desc" }),
     reportType: listOf(q.get("type"))
       .map(Number)
       .filter((n) => TYPE_IDS.includes(n)),
@@ -58,18 +45,11 @@ export function paramsOf(search: string): ReportListParams & { page: number } {
     startDate: q.get("from") ?? "",
     endDate: q.get("to") ?? "",
     timeframe: listOf(q.get("timeframe")),
-    sort: {
-      field: SORT_FIELDS.includes(field as ReportSortField) ? (field as ReportSortField) : "id",
-      dir: dir === "asc" ? "asc" : "desc",
-    },
   };
 }
 
 export function ReportsListPage() {
   const { t } = useLingui();
-  const [search, updateParams] = useUrlParams();
-  const p = paramsOf(search);
-  const reports = useReports(p);
   const columns = useReportColumns();
   const me = useStore(session);
   const write = canWrite(me);
@@ -77,29 +57,20 @@ export function ReportsListPage() {
   const jira = useJiraConfig();
   const tickets = write && !!jira.data?.configured;
   const [ticketFor, setTicketFor] = useState<TicketTarget | null>(null);
-
-  const setParams = (next: UrlParamChange) => {
-    updateParams(next);
-    del.setSelected([]);
-  };
-
-  const total = reports.data?.totalElements ?? 0;
-  const rows = reports.data?.content;
-  const sort: SortState = { key: p.sort.field, dir: p.sort.dir };
+  const list = useListScreen({
+    parse: paramsOf,
+    useList: useReports,
+    name: (r) => r.name,
+    remove: {
+      deleteOne: deleteReport,
+      listKey: reportKeys.lists(),
+      many: (count) => t`${count} reports`,
+      failed: t`The report could not be deleted.`,
+    },
+  });
+  const { p, setParams } = list;
   const filters =
     p.reportType.length + p.groupName.length + p.timeframe.length + (p.startDate ? 1 : 0) + (p.endDate ? 1 : 0);
-
-  const del = useDeleteSelected<Report>({
-    rows,
-    total,
-    pageSize: p.pageSize,
-    page: p.page,
-    deleteOne: deleteReport,
-    listKey: reportKeys.lists(),
-    describe: (one, count) => (one ? one.name : t`${count} reports`),
-    failed: t`The report could not be deleted.`,
-    onPage: (page) => setParams({ page }),
-  });
 
   const download = (r: Report) => {
     downloadReport(r.id).catch((e) => {
@@ -108,119 +79,66 @@ export function ReportsListPage() {
   };
 
   return (
-    <section class="page reports-list" data-testid="reports-list">
-      <h1 class="page-title">{t`Reports`}</h1>
-      <div class="list-toolbar">
-        <SearchBox value={p.search} onSearch={(text) => setParams({ search: text.toLowerCase(), page: undefined })} />
-        <button
-          type="button"
-          class="button secondary"
-          onClick={() => void reports.refetch()}
-          data-testid="refresh"
-          aria-label={t`Refresh`}
-        >
-          {t`Refresh`}
-        </button>
-        <button type="button" class="button secondary" onClick={() => setFilterOpen(true)} data-testid="open-filter">
-          {filters ? t`Filter (${filters})` : t`Filter`}
-        </button>
-        <span class="spacer" />
-        {write ? (
+    <ListScreen
+      list={list}
+      testId="reports-list"
+      title={t`Reports`}
+      searchText={(text) => text.toLowerCase()}
+      filters={
+        <>
+          <button
+            type="button"
+            class="button secondary"
+            onClick={() => void list.query.refetch()}
+            data-testid="refresh"
+            aria-label={t`Refresh`}
+          >
+            {t`Refresh`}
+          </button>
+          <button type="button" class="button secondary" onClick={() => setFilterOpen(true)} data-testid="open-filter">
+            {filters ? t`Filter (${filters})` : t`Filter`}
+          </button>
+        </>
+      }
+      writable={write}
+      create={{ href: "/report/add", testId: "add-report", label: t`Add Report` }}
+      tableTestId="reports-table"
+      columns={columns}
+      actions={(r) => {
+        const name = r.name;
+        return (
           <>
+            {/* A full page load (spec §2). */}
+            <a href={`/report/view/${r.id}`} class="button link" data-testid="view-report" aria-label={t`View ${name}`}>
+              {t`View`}
+            </a>
+            {write ? <RowLink href={`/report/edit/${r.id}`} testId="edit-report" name={name} /> : null}
             <button
               type="button"
-              class="button secondary"
-              disabled={!del.selected.length}
-              onClick={() => del.ask()}
-              data-testid="delete-selected"
+              class="button link"
+              onClick={() => download(r)}
+              data-testid="download-report"
+              aria-label={t`Download CSV of ${name}`}
             >
-              {t`Delete Selected`}
+              {t`CSV`}
             </button>
-            <Link href="/report/add" class="button primary" data-testid="add-report">
-              {t`Add Report`}
-            </Link>
-          </>
-        ) : null}
-      </div>
-      <DataTable
-        testId="reports-table"
-        columns={columns}
-        rows={rows}
-        rowId={(r) => r.id}
-        rowLabel={(r) => r.name}
-        loading={reports.isFetching}
-        error={reports.isError ? (reports.error?.message ?? t`The list could not be loaded.`) : null}
-        sort={sort}
-        onSort={(s) => setParams({ sort: `${s.key},${s.dir}`, page: undefined })}
-        selected={write ? del.selected : undefined}
-        onSelected={write ? del.setSelected : undefined}
-        actions={(r) => {
-          const name = r.name;
-          return (
-            <>
-              {/* A full page load (spec §2). */}
-              <a
-                href={`/report/view/${r.id}`}
-                class="button link"
-                data-testid="view-report"
-                aria-label={t`View ${name}`}
-              >
-                {t`View`}
-              </a>
-              {write ? (
-                <Link
-                  href={`/report/edit/${r.id}`}
-                  class="button link"
-                  data-testid="edit-report"
-                  aria-label={t`Edit ${name}`}
-                >
-                  {t`Edit`}
-                </Link>
-              ) : null}
+            {tickets ? (
               <button
                 type="button"
-                class="button link"
-                onClick={() => download(r)}
-                data-testid="download-report"
-                aria-label={t`Download CSV of ${name}`}
+                class="button link ticket-button"
+                onClick={() => setTicketFor({ reportId: r.id, ticket: r.jiraTicket, name })}
+                data-testid="ticket-report"
+                aria-label={r.jiraTicket ? t`Ticket ${r.jiraTicket} of ${name}` : t`Create a ticket for ${name}`}
               >
-                {t`CSV`}
+                <TicketIcon size={18} />
+                {r.jiraTicket ? <span data-testid="ticket-key">{r.jiraTicket}</span> : null}
               </button>
-              {tickets ? (
-                <button
-                  type="button"
-                  class="button link ticket-button"
-                  onClick={() => setTicketFor({ reportId: r.id, ticket: r.jiraTicket, name })}
-                  data-testid="ticket-report"
-                  aria-label={r.jiraTicket ? t`Ticket ${r.jiraTicket} of ${name}` : t`Create a ticket for ${name}`}
-                >
-                  <TicketIcon size={18} />
-                  {r.jiraTicket ? <span data-testid="ticket-key">{r.jiraTicket}</span> : null}
-                </button>
-              ) : null}
-              {write ? (
-                <button
-                  type="button"
-                  class="button link danger-text"
-                  onClick={() => del.ask(r)}
-                  data-testid="delete-report"
-                  aria-label={t`Delete ${name}`}
-                >
-                  {t`Delete`}
-                </button>
-              ) : null}
-            </>
-          );
-        }}
-      />
-      <Pager
-        page={p.page}
-        size={p.pageSize}
-        total={total}
-        onPage={(page) => setParams({ page })}
-        onSize={(size) => setParams({ size, page: undefined })}
-      />
-      {del.dialog}
+            ) : null}
+            {write ? <RowDelete list={list} row={r} testId="delete-report" /> : null}
+          </>
+        );
+      }}
+    >
       <TicketDialog
         open={!!ticketFor}
         target={ticketFor}
@@ -244,7 +162,7 @@ export function ReportsListPage() {
           });
         }}
       />
-    </section>
+    </ListScreen>
   );
 }
 

@@ -13,9 +13,10 @@ import type { Report, SpecRun as RunItem } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { type Column, DataTable } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useReportLabels } from "./labels";
-import { HOURS, runUrl, siteTime } from "./rules";
+import { HOURS, runUrl } from "./rules";
 import "./Reports.css";
 import { fixed } from "../../lib/numbers";
 
@@ -124,7 +125,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
         </Link>
       ),
     },
-    { key: "runTime", label: t`Date Time`, render: (x) => siteTime(x.runTime, zone) },
+    { key: "runTime", label: t`Date Time`, render: (x) => formatSiteTime(x.runTime, zone, i18n.locale) },
     { key: "runDuration", label: t`Duration`, render: (x) => t`${fixed(x.runDuration, 2, i18n.locale)} sec` },
     {
       key: "runStatus",

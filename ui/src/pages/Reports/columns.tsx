@@ -3,9 +3,10 @@
 import { useLingui } from "@lingui/react/macro";
 import type { Report } from "../../api/types";
 import type { Column } from "../../components/DataTable";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useReportLabels } from "./labels";
-import { LATENCY, siteTime } from "./rules";
+import { LATENCY } from "./rules";
 
 export function useReportColumns(): Column<Report>[] {
   const { t, i18n } = useLingui();
@@ -40,7 +41,7 @@ export function useReportColumns(): Column<Report>[] {
       key: "lastModifiedTime",
       label: t`Last Modified`,
       sortable: true,
-      render: (r) => siteTime(r.lastModifiedTime, zone),
+      render: (r) => formatSiteTime(r.lastModifiedTime, zone, i18n.locale),
     },
   ];
 }

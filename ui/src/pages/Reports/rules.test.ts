@@ -11,7 +11,6 @@ import {
   mosUrl,
   percent,
   seconds,
-  siteTime,
   toSave,
   validateReport,
   viewOf,
@@ -81,14 +80,5 @@ describe("drill routes", () => {
     expect(latencyUrl(9, 3, 4)).toBe("/report/latency/9/3/4");
     expect(latencyUrl(9, null, 4, "warning", "2026-01-01")).toBe("/report/latency/9/-1/4/warning/2026-01-01");
     expect(mosUrl(4, 3.96, 9, "2026-01-01")).toBe("/report/mos/4/4.0/9/2026-01-01");
-  });
-});
-
-describe("site time", () => {
-  it("formats in the site's zone, across daylight saving", () => {
-    expect(siteTime("2026-03-08T06:59:59Z", "America/Toronto")).toBe("2026/03/08 01:59:59");
-    expect(siteTime("2026-03-08T07:00:00Z", "America/Toronto")).toBe("2026/03/08 03:00:00");
-    expect(siteTime("2027-01-01T03:00:00Z", "America/Toronto")).toBe("2026/12/31 22:00:00");
-    expect(siteTime("nope", "America/Toronto")).toBe("");
   });
 });

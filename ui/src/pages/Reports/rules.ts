@@ -201,21 +201,3 @@ export function runUrl(runId: number): string {
 
 /** Hour labels 00 to 23 (spec §9). */
 export const HOURS = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, "0"));
-
-/** An instant in the site's time zone as yyyy/MM/dd HH:mm:ss, 24-hour (spec §9). */
-export function siteTime(iso: string, timeZone: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  const parts = new Intl.DateTimeFormat("en-CA", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(d);
-  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "";
-  return `${get("year")}/${get("month")}/${get("day")} ${get("hour")}:${get("minute")}:${get("second")}`;
-}

@@ -10,8 +10,8 @@ import { AccessDenied } from "../../components/AccessDenied";
 import { AudioPlayer } from "../../components/AudioPlayer";
 import { ClockIcon, DownloadIcon } from "../../components/icons";
 import { fixed } from "../../lib/numbers";
+import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { formatRunTime } from "../Dashboard/time";
 import { mos1, msAsSeconds, seconds2, slowerThan, statusKindOfId, statusKindOfResult } from "../Drill/format";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { NotFoundPage } from "../NotFound";
@@ -80,7 +80,7 @@ function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
             <StatusBadge kind={statusKindOfId(run.runStatusId)} stopped={run.runResult === "stopped"} />
           </Fact>
           <Fact label={t`Start Time`} testId="run-time">
-            {formatRunTime(run.runTime, zone)}
+            {formatSiteTime(run.runTime, zone)}
           </Fact>
           <Fact label={t`Duration`} testId="run-duration">
             {sec(seconds)}
@@ -212,10 +212,10 @@ function Step({ step, latency, runId }: { step: RunStep; latency?: number; runId
           {sec(recDur)}
         </Fact>
         <Fact label={t`Start Time`} testId="step-start">
-          {formatRunTime(r.startTime, zone) || "—"}
+          {formatSiteTime(r.startTime, zone) || "—"}
         </Fact>
         <Fact label={t`End Time`} testId="step-end">
-          {formatRunTime(r.endTime, zone) || "—"}
+          {formatSiteTime(r.endTime, zone) || "—"}
         </Fact>
       </dl>
       {url ? (

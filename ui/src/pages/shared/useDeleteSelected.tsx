@@ -12,9 +12,10 @@ import { pageCount } from "../../components/paging";
 import { showError, showSuccess } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 
-export interface DeleteSelectedOptions<Row extends { id: number }> {
-  /** The rows of the page shown. */
+export interface DeleteSelectedOptions<Row> {
+  /** The rows of the page shown, and a row's id. */
   rows: Row[] | undefined;
+  rowId: (row: Row) => number;
   /** Items in the whole list, page size and page (1-based) shown. */
   total: number;
   pageSize: number;
@@ -31,7 +32,7 @@ export interface DeleteSelectedOptions<Row extends { id: number }> {
   onPage: (page: number) => void;
 }
 
-export function useDeleteSelected<Row extends { id: number }>(o: DeleteSelectedOptions<Row>) {
+export function useDeleteSelected<Row>(o: DeleteSelectedOptions<Row>) {
   const { t } = useLingui();
   const [selected, setSelected] = useState<number[]>([]);
   const [confirm, setConfirm] = useState<{ ids: number[]; item: string } | null>(null);
@@ -39,9 +40,9 @@ export function useDeleteSelected<Row extends { id: number }>(o: DeleteSelectedO
 
   /** Asks before deleting the selection, or `single` (a row's own Delete). */
   const ask = (single?: Row) => {
-    const ids = idsToDelete(selected, single?.id);
+    const ids = idsToDelete(selected, single === undefined ? undefined : o.rowId(single));
     if (!ids.length) return;
-    const one = single ?? o.rows?.find((r) => r.id === ids[0]);
+    const one = single ?? o.rows?.find((r) => o.rowId(r) === ids[0]);
     setConfirm({ ids, item: o.describe(ids.length === 1 ? one : undefined, ids.length) });
   };
 

@@ -1,6 +1,7 @@
 // Dates and hours in the site time zone (spec §9: times shown as yyyy/MM/dd HH:mm:ss, 24-hour,
 // in the Toronto time zone; here in the zone the tenant config names, America/Toronto when it
-// names none: see api/tenant.ts). Every function is told the zone.
+// names none: see lib/tenant.ts). Every function is told the zone. The one formatter of times
+// for every screen (dashboard, runs, reports, alerts, run detail).
 
 import { joinDate } from "./dates";
 
@@ -45,7 +46,7 @@ export function zonedParts(date: Date, timeZone: string): ZonedParts {
  * 'yyyy/MM/dd HH:mm:ss' in the site time zone (the one date format, see dates.ts); '' for a
  * missing or unreadable time.
  */
-export function formatRunTime(value: string | number | null | undefined, timeZone: string, locale = "en"): string {
+export function formatSiteTime(value: string | number | null | undefined, timeZone: string, locale = "en"): string {
   const d = toDate(value);
   if (!d) return "";
   const p = zonedParts(d, timeZone);

@@ -1,28 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { formatClock, formatRunTime, isIsoDate, siteToday, toDate, zoneLabel } from "./time";
+import { formatClock, formatSiteTime, isIsoDate, siteToday, toDate, zoneLabel } from "./siteTime";
 
 const TO = "America/Toronto";
 
-describe("formatRunTime", () => {
+describe("formatSiteTime", () => {
   it("shows UTC times in Toronto, 24-hour, yyyy/MM/dd HH:mm:ss", () => {
     // EDT (UTC-4) in summer
-    expect(formatRunTime("2024-07-01T18:05:09Z", TO)).toBe("2024/07/01 14:05:09");
-    expect(formatRunTime("2024-07-01T18:05:09Z", TO, "fr")).toBe("2024/07/01 14:05:09");
+    expect(formatSiteTime("2024-07-01T18:05:09Z", TO)).toBe("2024/07/01 14:05:09");
+    expect(formatSiteTime("2024-07-01T18:05:09Z", TO, "fr")).toBe("2024/07/01 14:05:09");
     // EST (UTC-5) in winter, crossing midnight back a day
-    expect(formatRunTime("2024-01-02T03:00:00Z", TO)).toBe("2024/01/01 22:00:00");
+    expect(formatSiteTime("2024-01-02T03:00:00Z", TO)).toBe("2024/01/01 22:00:00");
     // midnight is 00, not 24
-    expect(formatRunTime("2024-01-02T05:00:00Z", TO)).toBe("2024/01/02 00:00:00");
+    expect(formatSiteTime("2024-01-02T05:00:00Z", TO)).toBe("2024/01/02 00:00:00");
   });
   it("takes a time without zone as UTC, and epoch seconds or milliseconds", () => {
-    expect(formatRunTime("2024-07-01 18:05:09", TO)).toBe("2024/07/01 14:05:09");
-    expect(formatRunTime(Date.UTC(2024, 6, 1, 18, 5, 9), TO)).toBe("2024/07/01 14:05:09");
-    expect(formatRunTime(Date.UTC(2024, 6, 1, 18, 5, 9) / 1000, TO)).toBe("2024/07/01 14:05:09");
+    expect(formatSiteTime("2024-07-01 18:05:09", TO)).toBe("2024/07/01 14:05:09");
+    expect(formatSiteTime(Date.UTC(2024, 6, 1, 18, 5, 9), TO)).toBe("2024/07/01 14:05:09");
+    expect(formatSiteTime(Date.UTC(2024, 6, 1, 18, 5, 9) / 1000, TO)).toBe("2024/07/01 14:05:09");
   });
   it("is empty for missing or garbage input", () => {
-    expect(formatRunTime(null, TO)).toBe("");
-    expect(formatRunTime("", TO)).toBe("");
-    expect(formatRunTime("not a date", TO)).toBe("");
+    expect(formatSiteTime(null, TO)).toBe("");
+    expect(formatSiteTime("", TO)).toBe("");
+    expect(formatSiteTime("not a date", TO)).toBe("");
     expect(toDate("2024-13-45T00:00:00Z")).toBeNull();
+  });
+});
+
+describe("formatSiteTime across daylight saving", () => {
+  it("skips the hour that does not exist and crosses the year back", () => {
+    expect(formatSiteTime("2026-03-08T06:59:59Z", TO)).toBe("2026/03/08 01:59:59");
+    expect(formatSiteTime("2026-03-08T07:00:00Z", TO)).toBe("2026/03/08 03:00:00");
+    expect(formatSiteTime("2027-01-01T03:00:00Z", TO)).toBe("2026/12/31 22:00:00");
+    expect(formatSiteTime("nope", TO)).toBe("");
   });
 });
 
@@ -46,9 +55,9 @@ describe("another site time zone", () => {
   });
   it("shows run times and the clock in the site zone, across its own DST change", () => {
     // Paris: CET (UTC+1) in winter, CEST (UTC+2) after 31 March 2024 01:00 UTC.
-    expect(formatRunTime("2024-03-31T00:30:00Z", "Europe/Paris")).toBe("2024/03/31 01:30:00");
-    expect(formatRunTime("2024-03-31T01:30:00Z", "Europe/Paris")).toBe("2024/03/31 03:30:00");
-    expect(formatRunTime("2024-07-01 18:05:09", "Asia/Kolkata")).toBe("2024/07/01 23:35:09");
+    expect(formatSiteTime("2024-03-31T00:30:00Z", "Europe/Paris")).toBe("2024/03/31 01:30:00");
+    expect(formatSiteTime("2024-03-31T01:30:00Z", "Europe/Paris")).toBe("2024/03/31 03:30:00");
+    expect(formatSiteTime("2024-07-01 18:05:09", "Asia/Kolkata")).toBe("2024/07/01 23:35:09");
     expect(formatClock(new Date("2024-07-01T18:32:05Z"), "Europe/Paris")).toBe("20:32:05");
   });
 });
