@@ -210,6 +210,27 @@ impl<T> Visibility<T> {
             Visibility::Missing => Visibility::Missing,
         }
     }
+
+    /// [`Visibility::map`] with a step that may fail (a read that needs the check first):
+    /// `f` runs only for a visible item, and its error is the answer's.
+    pub fn try_map<U, E>(self, f: impl FnOnce(T) -> Result<U, E>) -> Result<Visibility<U>, E> {
+        match self {
+            Visibility::Visible(t) => f(t).map(Visibility::Visible),
+            Visibility::Hidden => Ok(Visibility::Hidden),
+            Visibility::Missing => Ok(Visibility::Missing),
+        }
+    }
+
+    /// The item when it is visible; else the same answer, hidden or missing, for an answer
+    /// of another type, to return at once (where the rest awaits, so [`Visibility::try_map`]
+    /// cannot take it): `let x = match v.visible() { Ok(x) => x, Err(no) => return Ok(no) };`
+    pub fn visible<U>(self) -> Result<T, Visibility<U>> {
+        match self {
+            Visibility::Visible(t) => Ok(t),
+            Visibility::Hidden => Err(Visibility::Hidden),
+            Visibility::Missing => Err(Visibility::Missing),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -324,6 +345,33 @@ mod tests {
         assert_eq!(
             caller(Role::Admin, AccessType::ReadOnly).scope(),
             Scope::All
+        );
+    }
+
+    #[test]
+    fn a_visibility_step_runs_only_for_a_visible_item() {
+        let next = |n: i32| Ok::<_, &str>(n + 1);
+        assert_eq!(
+            Visibility::Visible(2).try_map(next),
+            Ok(Visibility::Visible(3))
+        );
+        assert_eq!(
+            Visibility::Visible(2).try_map(|_| Err::<i32, _>("failed")),
+            Err("failed")
+        );
+        // Hidden and Missing stay apart, and the step does not run.
+        let never = |_: i32| -> Result<i32, &str> { panic!("the step ran") };
+        assert_eq!(Visibility::Hidden.try_map(never), Ok(Visibility::Hidden));
+        assert_eq!(Visibility::Missing.try_map(never), Ok(Visibility::Missing));
+
+        assert_eq!(Visibility::Visible(2).visible::<String>(), Ok(2));
+        assert_eq!(
+            Visibility::<i32>::Hidden.visible::<String>(),
+            Err(Visibility::Hidden)
+        );
+        assert_eq!(
+            Visibility::<i32>::Missing.visible::<String>(),
+            Err(Visibility::Missing)
         );
     }
 }
