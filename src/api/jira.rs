@@ -244,7 +244,6 @@ async fn ticketed(state: &AppState, caller: &Caller, key: &str) -> ApiResult<Tic
         return Ok(Ticketed::Report(r.id));
     }
     let v = match state.store.alert_with_ticket(scope, key).await? {
-        Visibility::Visible(id) => Visibility::Visible(Ticketed::Alert(id)),
         Visibility::Missing if matches!(report, Visibility::Hidden) => Visibility::Hidden,
         other => other.map(Ticketed::Alert),
     };

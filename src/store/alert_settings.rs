@@ -462,10 +462,8 @@ impl<S: SqlStore> AlertSettingStore for S {
         draft: &AlertSettingDraft,
     ) -> StoreResult<Visibility<()>> {
         sql::write!(self, [d = draft.clone()], |c| {
-            match visible(c, scope, id, Lock::Update).await? {
-                Visibility::Visible(_) => {}
-                Visibility::Hidden => return Ok(Visibility::Hidden),
-                Visibility::Missing => return Ok(Visibility::Missing),
+            if let Err(unseen) = visible(c, scope, id, Lock::Update).await?.visible() {
+                return Ok(unseen);
             }
             let (status_ids, attach) = check(c, scope, &d).await?;
             let before = audit_view(c, id).await?;

@@ -279,10 +279,9 @@ impl AlertEventStore for Sqlite {
     ) -> StoreResult<Visibility<()>> {
         let key = key.to_string();
         self.write(move |tx| {
-            let ticket = match event_ticket(tx, scope, id)? {
-                Visibility::Visible(t) => t,
-                Visibility::Hidden => return Ok(Visibility::Hidden),
-                Visibility::Missing => return Ok(Visibility::Missing),
+            let ticket = match event_ticket(tx, scope, id)?.visible() {
+                Ok(t) => t,
+                Err(unseen) => return Ok(unseen),
             };
             if !takes_ticket("Alert", id, ticket.as_deref(), &key)? {
                 return Ok(Visibility::Visible(()));
@@ -314,10 +313,9 @@ impl AlertEventStore for Sqlite {
         ticket: Option<String>,
     ) -> StoreResult<Visibility<()>> {
         self.write(move |tx| {
-            let current = match event_ticket(tx, scope, id)? {
-                Visibility::Visible(t) => t,
-                Visibility::Hidden => return Ok(Visibility::Hidden),
-                Visibility::Missing => return Ok(Visibility::Missing),
+            let current = match event_ticket(tx, scope, id)?.visible() {
+                Ok(t) => t,
+                Err(unseen) => return Ok(unseen),
             };
             let before = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
             if let Some(key) = &ticket {

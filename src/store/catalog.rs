@@ -128,13 +128,12 @@ impl<S: SqlStore> CatalogStore for S {
 
     async fn group(&self, scope: Scope, id: i64) -> StoreResult<Visibility<GroupDetail>> {
         sql::read!(self, |c| {
-            Ok(match group_visibility(c, scope, id).await? {
-                Visibility::Visible(()) => group(c, id)
-                    .await?
-                    .map_or(Visibility::Missing, Visibility::Visible),
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            })
+            if let Err(unseen) = group_visibility(c, scope, id).await?.visible() {
+                return Ok(unseen);
+            }
+            Ok(group(c, id)
+                .await?
+                .map_or(Visibility::Missing, Visibility::Visible))
         })
     }
 

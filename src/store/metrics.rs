@@ -46,13 +46,8 @@ impl MetricStore for Sqlite {
         q: MetricQuery,
     ) -> StoreResult<Visibility<Vec<EntityMetric>>> {
         self.read(move |c| {
-            Ok(
-                match sql::finish(group_visibility(&Lite(c), scope, q.group_id))? {
-                    Visibility::Visible(()) => Visibility::Visible(group_metric(c, &q)?),
-                    Visibility::Hidden => Visibility::Hidden,
-                    Visibility::Missing => Visibility::Missing,
-                },
-            )
+            sql::finish(group_visibility(&Lite(c), scope, q.group_id))?
+                .try_map(|()| group_metric(c, &q))
         })
         .await
     }
@@ -63,13 +58,8 @@ impl MetricStore for Sqlite {
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
         self.read(move |c| {
-            Ok(
-                match sql::finish(group_visibility(&Lite(c), scope, q.group_id))? {
-                    Visibility::Visible(()) => Visibility::Visible(group_mos(c, &q)?),
-                    Visibility::Hidden => Visibility::Hidden,
-                    Visibility::Missing => Visibility::Missing,
-                },
-            )
+            sql::finish(group_visibility(&Lite(c), scope, q.group_id))?
+                .try_map(|()| group_mos(c, &q))
         })
         .await
     }

@@ -222,13 +222,7 @@ fn visible_report(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Visib
     let Some(rep) = get(conn, id)? else {
         return Ok(Visibility::Missing);
     };
-    Ok(
-        match sql::finish(group_visibility(&Lite(conn), scope, rep.group_id))? {
-            Visibility::Visible(()) => Visibility::Visible(rep),
-            Visibility::Hidden => Visibility::Hidden,
-            Visibility::Missing => Visibility::Missing,
-        },
-    )
+    Ok(sql::finish(group_visibility(&Lite(conn), scope, rep.group_id))?.map(|()| rep))
 }
 
 /// The group exists, is the scope's, and its channel fits the type.
@@ -832,10 +826,8 @@ impl ReportStore for Sqlite {
     ) -> StoreResult<Visibility<()>> {
         let d = draft.clone();
         self.write(move |tx| {
-            match visible_report(tx, scope, id)? {
-                Visibility::Visible(_) => {}
-                Visibility::Hidden => return Ok(Visibility::Hidden),
-                Visibility::Missing => return Ok(Visibility::Missing),
+            if let Err(unseen) = visible_report(tx, scope, id)?.visible() {
+                return Ok(unseen);
             }
             check_group(tx, scope, &d)?;
             let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
@@ -900,10 +892,9 @@ impl ReportStore for Sqlite {
     ) -> StoreResult<Visibility<()>> {
         let key = key.to_string();
         self.write(move |tx| {
-            let rep = match visible_report(tx, scope, id)? {
-                Visibility::Visible(r) => r,
-                Visibility::Hidden => return Ok(Visibility::Hidden),
-                Visibility::Missing => return Ok(Visibility::Missing),
+            let rep = match visible_report(tx, scope, id)?.visible() {
+                Ok(r) => r,
+                Err(unseen) => return Ok(unseen),
             };
             if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), &key)? {
                 return Ok(Visibility::Visible(()));

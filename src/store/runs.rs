@@ -90,13 +90,8 @@ impl RunStore for Sqlite {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         self.read(move |c| {
-            Ok(
-                match sql::finish(case_visibility(&Lite(c), scope, filter.test_case_id))? {
-                    Visibility::Visible(()) => Visibility::Visible(list(c, &filter, page)?),
-                    Visibility::Hidden => Visibility::Hidden,
-                    Visibility::Missing => Visibility::Missing,
-                },
-            )
+            sql::finish(case_visibility(&Lite(c), scope, filter.test_case_id))?
+                .try_map(|()| list(c, &filter, page))
         })
         .await
     }
@@ -106,17 +101,14 @@ impl RunStore for Sqlite {
             let Some(case) = case_of_run(c, id)? else {
                 return Ok(Visibility::Missing);
             };
-            Ok(match sql::finish(case_visibility(&Lite(c), scope, case))? {
-                Visibility::Visible(()) => match get(c, id)? {
-                    Some(mut d) => {
-                        d.groups = case_groups(c, scope, case)?;
-                        Visibility::Visible(d)
-                    }
-                    None => Visibility::Missing,
-                },
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            })
+            if let Err(unseen) = sql::finish(case_visibility(&Lite(c), scope, case))?.visible() {
+                return Ok(unseen);
+            }
+            let Some(mut d) = get(c, id)? else {
+                return Ok(Visibility::Missing);
+            };
+            d.groups = case_groups(c, scope, case)?;
+            Ok(Visibility::Visible(d))
         })
         .await
     }
@@ -128,13 +120,8 @@ impl RunStore for Sqlite {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         self.read(move |c| {
-            Ok(
-                match sql::finish(group_visibility(&Lite(c), scope, filter.group_id))? {
-                    Visibility::Visible(()) => Visibility::Visible(list_group(c, &filter, page)?),
-                    Visibility::Hidden => Visibility::Hidden,
-                    Visibility::Missing => Visibility::Missing,
-                },
-            )
+            sql::finish(group_visibility(&Lite(c), scope, filter.group_id))?
+                .try_map(|()| list_group(c, &filter, page))
         })
         .await
     }

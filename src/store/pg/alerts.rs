@@ -682,10 +682,9 @@ impl AlertEventStore for Postgres {
     ) -> StoreResult<Visibility<()>> {
         let mut c = self.client().await?;
         let tx = c.transaction().await?;
-        let ticket = match event_ticket(&tx, scope, id, true).await? {
-            Visibility::Visible(t) => t,
-            Visibility::Hidden => return Ok(Visibility::Hidden),
-            Visibility::Missing => return Ok(Visibility::Missing),
+        let ticket = match event_ticket(&tx, scope, id, true).await?.visible() {
+            Ok(t) => t,
+            Err(unseen) => return Ok(unseen),
         };
         if !takes_ticket("Alert", id, ticket.as_deref(), key)? {
             return Ok(Visibility::Visible(()));
@@ -711,10 +710,9 @@ impl AlertEventStore for Postgres {
     ) -> StoreResult<Visibility<()>> {
         let mut c = self.client().await?;
         let tx = c.transaction().await?;
-        let current = match event_ticket(&tx, scope, id, true).await? {
-            Visibility::Visible(t) => t,
-            Visibility::Hidden => return Ok(Visibility::Hidden),
-            Visibility::Missing => return Ok(Visibility::Missing),
+        let current = match event_ticket(&tx, scope, id, true).await?.visible() {
+            Ok(t) => t,
+            Err(unseen) => return Ok(unseen),
         };
         let before = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
         if let Some(key) = &ticket {

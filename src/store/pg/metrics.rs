@@ -167,11 +167,13 @@ impl MetricStore for Postgres {
         q: MetricQuery,
     ) -> StoreResult<Visibility<Vec<EntityMetric>>> {
         let c = self.client().await?;
-        Ok(match group_visibility(&Pg(&c), scope, q.group_id).await? {
-            Visibility::Visible(()) => Visibility::Visible(group_metric(&c, &q).await?),
-            Visibility::Hidden => Visibility::Hidden,
-            Visibility::Missing => Visibility::Missing,
-        })
+        if let Err(unseen) = group_visibility(&Pg(&c), scope, q.group_id)
+            .await?
+            .visible()
+        {
+            return Ok(unseen);
+        }
+        Ok(Visibility::Visible(group_metric(&c, &q).await?))
     }
 
     async fn group_mos(
@@ -180,10 +182,12 @@ impl MetricStore for Postgres {
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
         let c = self.client().await?;
-        Ok(match group_visibility(&Pg(&c), scope, q.group_id).await? {
-            Visibility::Visible(()) => Visibility::Visible(group_mos(&c, &q).await?),
-            Visibility::Hidden => Visibility::Hidden,
-            Visibility::Missing => Visibility::Missing,
-        })
+        if let Err(unseen) = group_visibility(&Pg(&c), scope, q.group_id)
+            .await?
+            .visible()
+        {
+            return Ok(unseen);
+        }
+        Ok(Visibility::Visible(group_mos(&c, &q).await?))
     }
 }

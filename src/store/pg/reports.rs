@@ -564,10 +564,8 @@ impl ReportStore for Postgres {
         let d = draft;
         let mut c = self.client().await?;
         let tx = c.transaction().await?;
-        match visible_report(&tx, scope, id).await? {
-            Visibility::Visible(_) => {}
-            Visibility::Hidden => return Ok(Visibility::Hidden),
-            Visibility::Missing => return Ok(Visibility::Missing),
+        if let Err(unseen) = visible_report(&tx, scope, id).await?.visible() {
+            return Ok(unseen);
         }
         check_group(&tx, scope, d).await?;
         let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
@@ -619,10 +617,9 @@ impl ReportStore for Postgres {
     ) -> StoreResult<Visibility<()>> {
         let mut c = self.client().await?;
         let tx = c.transaction().await?;
-        let rep = match visible_report(&tx, scope, id).await? {
-            Visibility::Visible(r) => r,
-            Visibility::Hidden => return Ok(Visibility::Hidden),
-            Visibility::Missing => return Ok(Visibility::Missing),
+        let rep = match visible_report(&tx, scope, id).await?.visible() {
+            Ok(r) => r,
+            Err(unseen) => return Ok(unseen),
         };
         if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), key)? {
             return Ok(Visibility::Visible(()));

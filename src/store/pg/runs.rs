@@ -78,13 +78,11 @@ impl RunStore for Postgres {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         let c = self.client().await?;
-        Ok(
-            match case_visibility(&Pg(&c), scope, filter.test_case_id).await? {
-                Visibility::Visible(()) => Visibility::Visible(list(&c, &filter, page).await?),
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            },
-        )
+        let seen = case_visibility(&Pg(&c), scope, filter.test_case_id).await?;
+        if let Err(unseen) = seen.visible() {
+            return Ok(unseen);
+        }
+        Ok(Visibility::Visible(list(&c, &filter, page).await?))
     }
 
     async fn run(&self, scope: Scope, id: i64) -> StoreResult<Visibility<RunDetail>> {
@@ -100,17 +98,14 @@ impl RunStore for Postgres {
         let Some(case) = case else {
             return Ok(Visibility::Missing);
         };
-        Ok(match case_visibility(&Pg(&c), scope, case).await? {
-            Visibility::Visible(()) => match get(&c, id).await? {
-                Some(mut d) => {
-                    d.groups = case_groups(&c, scope, case).await?;
-                    Visibility::Visible(d)
-                }
-                None => Visibility::Missing,
-            },
-            Visibility::Hidden => Visibility::Hidden,
-            Visibility::Missing => Visibility::Missing,
-        })
+        if let Err(unseen) = case_visibility(&Pg(&c), scope, case).await?.visible() {
+            return Ok(unseen);
+        }
+        let Some(mut d) = get(&c, id).await? else {
+            return Ok(Visibility::Missing);
+        };
+        d.groups = case_groups(&c, scope, case).await?;
+        Ok(Visibility::Visible(d))
     }
 
     async fn group_runs(
@@ -120,15 +115,11 @@ impl RunStore for Postgres {
         page: PageRequest,
     ) -> StoreResult<Visibility<Page<RunRow>>> {
         let c = self.client().await?;
-        Ok(
-            match group_visibility(&Pg(&c), scope, filter.group_id).await? {
-                Visibility::Visible(()) => {
-                    Visibility::Visible(list_group(&c, &filter, page).await?)
-                }
-                Visibility::Hidden => Visibility::Hidden,
-                Visibility::Missing => Visibility::Missing,
-            },
-        )
+        let seen = group_visibility(&Pg(&c), scope, filter.group_id).await?;
+        if let Err(unseen) = seen.visible() {
+            return Ok(unseen);
+        }
+        Ok(Visibility::Visible(list_group(&c, &filter, page).await?))
     }
 
     async fn rebuild_rollups(&self, tz: Tz) -> StoreResult<u64> {
