@@ -311,7 +311,9 @@ async fn serve(mut config: Config, args: ServeArgs, common: &Common) -> anyhow::
         ApiMode::Embedded => {
             let store = Store::connect(&config.store, &config.data_dir).await?;
             if !config.store.is_postgres() {
-                _data_lock = Some(crate::store::backup::DataDirLock::shared(&config.data_dir)?);
+                _data_lock = Some(crate::store::sqlite::backup::DataDirLock::shared(
+                    &config.data_dir,
+                )?);
             }
             Some(store)
         }
@@ -468,7 +470,7 @@ fn sqlite_only(config: &Config, what: &str) -> anyhow::Result<()> {
 
 fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<ExitCode> {
     sqlite_only(config, "backup")?;
-    let done = crate::store::backup::backup(&config.data_dir, to)?;
+    let done = crate::store::sqlite::backup::backup(&config.data_dir, to)?;
     let runs = done.checked.rows("test_runs").unwrap_or(0);
     println!(
         "backup {}: {} bytes ({:.1} MiB), {} test runs, schema {}, checked, in {:.2} s",
@@ -488,7 +490,7 @@ fn backup(config: &Config, to: &std::path::Path) -> anyhow::Result<ExitCode> {
 
 fn restore(config: &Config, from: &std::path::Path) -> anyhow::Result<ExitCode> {
     sqlite_only(config, "restore")?;
-    let done = crate::store::backup::restore(&config.data_dir, from)?;
+    let done = crate::store::sqlite::backup::restore(&config.data_dir, from)?;
     println!(
         "restored {} into {}: {} test runs, schema {}",
         from.display(),

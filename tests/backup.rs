@@ -7,7 +7,7 @@ mod harness;
 mod harness_trs;
 
 use common::{run_cli, start, Opts};
-use cxwatch::store::backup::{self, table_counts};
+use cxwatch::store::sqlite::backup::{self, table_counts};
 use harness_trs::{app, db, ingest_ok, run};
 
 fn batch(b: usize) -> Vec<serde_json::Value> {

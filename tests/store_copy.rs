@@ -296,7 +296,7 @@ async fn a_site_is_copied_whole_and_a_second_run_copies_nothing() {
     assert!(report.warnings.is_empty(), "{:?}", report.warnings);
 
     // Again: nothing to copy, and it says so (and warns of a server running on the source).
-    let _server = cxwatch::store::backup::DataDirLock::shared(site.dir.path()).unwrap();
+    let _server = cxwatch::store::sqlite::backup::DataDirLock::shared(site.dir.path()).unwrap();
     let again = copy(&options(&site.db(), &url)).await.unwrap();
     assert_eq!(again.outcome, Outcome::AlreadyComplete);
     assert_eq!(again.copied(), 0);

@@ -333,11 +333,11 @@ fn count(plan: &TablePlan, source: i64, copied: u64) -> TableCount {
     }
 }
 
-/// Whether a cxwatch server holds the data directory (its lock, `store::backup`).
+/// Whether a cxwatch server holds the data directory (its lock, `store::sqlite::backup`).
 #[cfg(unix)]
 fn server_running(data_dir: &Path) -> bool {
     use std::os::unix::io::AsRawFd;
-    let Ok(file) = std::fs::File::open(data_dir.join(super::backup::LOCK_FILE)) else {
+    let Ok(file) = std::fs::File::open(data_dir.join(super::sqlite::backup::LOCK_FILE)) else {
         return false;
     };
     // SAFETY: flock on a descriptor we own; closing it (at the end of this function)

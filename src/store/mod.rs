@@ -7,12 +7,11 @@
 //! tokio's blocking pool.
 
 pub mod alert_settings;
-pub mod alerts;
+pub use sqlite::alerts;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;
 pub mod auto_tickets;
-pub mod backup;
 pub mod catalog;
 pub mod copy;
 pub mod distributions;
@@ -21,15 +20,16 @@ pub mod leases;
 pub mod meta;
 pub mod metrics;
 pub mod ops;
-pub mod outbox;
+pub use sqlite::outbox;
 pub mod pg;
 pub mod recent;
-pub mod recordings;
-pub mod reports;
+pub use sqlite::recordings;
+pub use sqlite::reports;
 pub mod rollups;
 pub mod run_detail;
-pub mod runs;
+pub use sqlite::runs;
 pub mod sql;
+pub mod sqlite;
 pub mod sso;
 pub mod throttle;
 pub mod users;

@@ -5,23 +5,23 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use async_trait::async_trait;
 
-use super::sql::{self, Lite};
+use crate::store::sql::{self, Lite};
 use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::Digest;
 
-use super::catalog::{case_visibility, group_visibility, status_texts};
-use super::channel_of;
-use super::rollups::{self, Deltas, RunFacts};
-use super::run_detail;
-use super::{now_secs, Sqlite, StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::ingest::IngestRun;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{Channel, RunStatus, RunType};
+use crate::store::catalog::{case_visibility, group_visibility, status_texts};
+use crate::store::channel_of;
+use crate::store::rollups::{self, Deltas, RunFacts};
+use crate::store::run_detail;
+use crate::store::{now_secs, Sqlite, StoreError, StoreResult};
 
-pub use super::run_detail::ScriptStep;
+pub use crate::store::run_detail::ScriptStep;
 
 #[async_trait]
 pub trait RunStore {
@@ -29,7 +29,7 @@ pub trait RunStore {
     /// applications and segments, skips runs whose `engineRunId` is already stored, rejects
     /// invalid runs (index and reason; nothing of them is written) and adds the stored runs
     /// to the rollups, bucketed in the site time zone `tz`. Recordings a run refers to must
-    /// be stored first ([`super::RecordingStore::put_recording`]).
+    /// be stored first ([`crate::store::RecordingStore::put_recording`]).
     async fn ingest_runs(&self, tz: Tz, runs: Vec<IngestRun>) -> StoreResult<IngestOutcome>;
     /// One page of the runs of a test case matching `filter`, newest first, with the
     /// status text of each, when the test case exists and the scope may see it.
@@ -76,7 +76,8 @@ impl RunStore for Sqlite {
         self.write(move |tx| {
             let mut out = ingest(tx, tz, &runs)?;
             // The alert engine, in the same transaction: each stored run is evaluated once.
-            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &out.evaluated)?;
+            out.alerts =
+                crate::store::alerts::evaluate(tx, tz, &data_dir, &options, &out.evaluated)?;
             out.evaluated.clear();
             Ok(out)
         })
@@ -223,10 +224,10 @@ pub struct IngestOutcome {
     pub stored: Vec<StoredRun>,
     /// What the alert engine did with the stored runs (queued notifications: wake the
     /// notifier after the commit).
-    pub alerts: super::alerts::EngineOutcome,
+    pub alerts: crate::store::alerts::EngineOutcome,
     /// The stored runs as the engine takes them (consumed inside the transaction).
     #[doc(hidden)]
-    pub evaluated: Vec<super::alerts::Evaluated>,
+    pub evaluated: Vec<crate::store::alerts::Evaluated>,
 }
 
 /// A run stored by an ingest batch, with the groups its test case is in.
@@ -543,7 +544,7 @@ impl<'t> Batch<'t> {
 /// IVR applications and segments, skips runs whose `engineRunId` is already stored, rejects
 /// invalid runs (index and reason; nothing of them is written) and adds the stored runs to
 /// the rollups, bucketed in the site time zone `tz`. Recordings a run refers to must be
-/// stored first ([`super::recordings::put`]).
+/// stored first ([`crate::store::recordings::put`]).
 fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
     tx.set_prepared_statement_cache_capacity(64);
     rollups::register_functions(tx)?;
@@ -572,7 +573,7 @@ fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOut
             }
         };
         let run_id = batch.store(run, &recordings)?;
-        out.evaluated.push(super::alerts::Evaluated {
+        out.evaluated.push(crate::store::alerts::Evaluated {
             run_id,
             test_case_id: run.test_case.id,
             run_ms: run.run_time.timestamp_millis(),
@@ -656,11 +657,11 @@ pub struct RunRow {
     pub status_text: String,
 }
 
-pub(super) fn status_text(texts: &BTreeMap<i64, String>, status: RunStatus) -> String {
+pub(in crate::store) fn status_text(texts: &BTreeMap<i64, String>, status: RunStatus) -> String {
     texts.get(&status.status_id()).cloned().unwrap_or_default()
 }
 
-pub(super) fn ms_to_time(ms: i64) -> DateTime<Utc> {
+pub(in crate::store) fn ms_to_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
@@ -915,7 +916,7 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
         if let Some(v) = rec_cache.get(&row) {
             return Ok(v.clone());
         }
-        let v = super::recordings::id_of_row(conn, row)?;
+        let v = crate::store::recordings::id_of_row(conn, row)?;
         rec_cache.insert(row, v.clone());
         Ok(v)
     };

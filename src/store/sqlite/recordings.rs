@@ -12,8 +12,8 @@ use bytes::Bytes;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::{Digest, Sha256};
 
-use super::{now_secs, Sqlite, StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
+use crate::store::{now_secs, Sqlite, StoreError, StoreResult};
 
 /// Largest recording accepted: 50 MiB.
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
@@ -72,7 +72,7 @@ impl RecordingStore for Sqlite {
 
 impl Sqlite {
     /// The data directory: where the database file lives.
-    pub(super) fn data_dir(&self) -> PathBuf {
+    pub(in crate::store) fn data_dir(&self) -> PathBuf {
         self.inner
             .path
             .parent()
@@ -99,7 +99,7 @@ pub fn normalize_content_type(value: &str) -> Option<&'static str> {
 }
 
 /// Where the file of recording `id` lives.
-pub(super) fn file_path(data_dir: &Path, id: &str) -> PathBuf {
+pub(in crate::store) fn file_path(data_dir: &Path, id: &str) -> PathBuf {
     data_dir.join("recordings").join(&id[..2]).join(id)
 }
 
@@ -193,7 +193,7 @@ fn find(conn: &Connection, id: &str) -> StoreResult<Option<(i64, Recording)>> {
 }
 
 /// The public id of a recording row.
-pub(super) fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
+pub(in crate::store) fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
     let id = conn
         .prepare_cached("SELECT sha256 FROM recordings WHERE id = ?1")?
         .query_row([row_id], |r| r.get(0))

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::{migrations, StoreError, StoreResult, DB_FILE};
+use crate::store::{migrations, StoreError, StoreResult, DB_FILE};
 
 /// Name of the lock file a serving process holds (shared) in the data directory.
 pub const LOCK_FILE: &str = "cxwatch.lock";

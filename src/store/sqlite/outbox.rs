@@ -17,13 +17,13 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::distributions::distribution_by_id;
-use super::{Sqlite, StoreError, StoreResult};
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::{
     address, Attachment, Message, NewNotification, Notification, NotificationState,
 };
 use crate::domain::page::{Page, PageRequest};
+use crate::store::distributions::distribution_by_id;
+use crate::store::{Sqlite, StoreError, StoreResult};
 
 /// Milliseconds since the Unix epoch, the unit of the outbox's `*_ms` columns.
 pub fn now_ms() -> i64 {
@@ -143,7 +143,9 @@ pub(crate) fn enqueue_list_in(
     cause: &str,
     now_ms: i64,
 ) -> StoreResult<Vec<i64>> {
-    let Some(list) = super::sql::finish(distribution_by_id(&super::sql::Lite(tx), list_id))? else {
+    let Some(list) =
+        crate::store::sql::finish(distribution_by_id(&crate::store::sql::Lite(tx), list_id))?
+    else {
         return Err(StoreError::NotFound(format!(
             "Distribution list {list_id} does not exist."
         )));
@@ -156,7 +158,7 @@ pub(crate) fn enqueue_list_in(
 
 /// The notifications of these causes, oldest first (an alert event's, by `alert:{id}` and
 /// `recovery:{id}`).
-pub(super) fn notifications_of_causes(
+pub(in crate::store) fn notifications_of_causes(
     conn: &Connection,
     causes: &[String],
 ) -> StoreResult<Vec<Notification>> {

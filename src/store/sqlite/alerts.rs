@@ -15,18 +15,18 @@ use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::audit;
-use super::catalog::status_texts;
-use super::outbox::enqueue_list_in;
-use super::runs::RunRow;
-use super::sql::{self, Lite};
-use super::{takes_ticket, Sqlite, StoreResult};
 use crate::domain::alerting::{self, Action, AlertFacts, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::{Attachment, Notification};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
+use crate::store::audit;
+use crate::store::catalog::status_texts;
+use crate::store::outbox::enqueue_list_in;
+use crate::store::runs::RunRow;
+use crate::store::sql::{self, Lite};
+use crate::store::{takes_ticket, Sqlite, StoreResult};
 
 /// How the engine works, from the configuration (`Store::configure_alerts` at start-up).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +152,7 @@ const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.g
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
        (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment";
 
-pub(super) fn ms_time(ms: i64) -> DateTime<Utc> {
+pub(in crate::store) fn ms_time(ms: i64) -> DateTime<Utc> {
     Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
@@ -258,7 +258,7 @@ impl AlertEventStore for Sqlite {
                 return Ok(Visibility::Hidden);
             }
             let runs = event_runs(c, &texts, id, &event.test_case_name)?;
-            let notifications = super::outbox::notifications_of_causes(
+            let notifications = crate::store::outbox::notifications_of_causes(
                 c,
                 &[format!("alert:{id}"), format!("recovery:{id}")],
             )?;
@@ -407,7 +407,7 @@ impl AlertEventStore for Sqlite {
                         |r| r.get(0),
                     )?;
                     if fresh > 0 && after.1 == i64::MAX {
-                        return Err(super::StoreError::Conflict(
+                        return Err(crate::store::StoreError::Conflict(
                             "these alert settings have evaluated runs already".into(),
                         ));
                     }
@@ -492,7 +492,7 @@ pub struct Evaluated {
 }
 
 /// A setting as the engine reads it, with what its messages need (both backends).
-pub(super) struct SettingRow {
+pub(in crate::store) struct SettingRow {
     pub rule: Rule,
     pub name: String,
     pub group_id: i64,
@@ -509,7 +509,7 @@ pub(super) struct SettingRow {
 impl SettingRow {
     /// What the messages and the ticket of event `event` say, its runs oldest first.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn facts(
+    pub(in crate::store) fn facts(
         &self,
         tz: Tz,
         options: &AlertOptions,
@@ -537,14 +537,14 @@ impl SettingRow {
     }
 
     /// The ticket job of a new event, when the setting attaches a ticket.
-    pub(super) fn ticket_job(
+    pub(in crate::store) fn ticket_job(
         &self,
         event: i64,
         facts: &AlertFacts,
-    ) -> Option<super::auto_tickets::NewTicketJob> {
+    ) -> Option<crate::store::auto_tickets::NewTicketJob> {
         let (project, assignee, username) = self.jira.as_ref()?;
         let t = alerting::auto_ticket(facts);
-        Some(super::auto_tickets::NewTicketJob {
+        Some(crate::store::auto_tickets::NewTicketJob {
             event_id: event,
             setting_id: self.rule.setting_id,
             project: project.clone(),
@@ -559,7 +559,7 @@ impl SettingRow {
 }
 
 /// The outbox key prefix of an event's notifications (a key is queued once).
-pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
+pub(in crate::store) fn notification_prefix(event: i64, recovery: bool) -> String {
     if recovery {
         format!("recovery:{event}")
     } else {
@@ -667,7 +667,7 @@ pub struct EngineOutcome {
 
 /// Evaluates the batch's stored runs against the settings of their test cases' groups, in
 /// run-time order per test case, inside the ingest transaction `tx`.
-pub(super) fn evaluate(
+pub(in crate::store) fn evaluate(
     tx: &Transaction,
     tz: Tz,
     data_dir: &Path,
@@ -740,7 +740,7 @@ fn evaluate_with(
                 match action {
                     Action::Open { runs } => {
                         let at = match clock {
-                            Clock::Now => super::outbox::now_ms(),
+                            Clock::Now => crate::store::outbox::now_ms(),
                             Clock::RunTime => fact.run_ms,
                         };
                         let id = open_event(tx, setting, case, fact, &runs, at)?;
@@ -761,7 +761,7 @@ fn evaluate_with(
                         .execute(params![
                             event,
                             match clock {
-                                Clock::Now => super::outbox::now_ms(),
+                                Clock::Now => crate::store::outbox::now_ms(),
                                 Clock::RunTime => fact.run_ms,
                             }
                         ])?;
@@ -866,10 +866,10 @@ fn notify(
     let status = texts.get(&status_id).cloned().unwrap_or_default();
     let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
     if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
-        sql::finish(super::auto_tickets::queue_in(
+        sql::finish(crate::store::auto_tickets::queue_in(
             &Lite(tx),
             &job,
-            super::outbox::now_ms(),
+            crate::store::outbox::now_ms(),
         ))?;
     }
     let mut msg = alerting::alert_message(&facts, recovery);
@@ -887,11 +887,11 @@ fn notify(
         &msg,
         &prefix,
         &prefix,
-        super::outbox::now_ms(),
+        crate::store::outbox::now_ms(),
     ) {
         Ok(ids) => Ok(ids.len()),
         // A list deleted under the setting: the event stands, nobody to tell.
-        Err(super::StoreError::NotFound(_)) => Ok(0),
+        Err(crate::store::StoreError::NotFound(_)) => Ok(0),
         Err(e) => Err(e),
     }
 }
@@ -916,7 +916,7 @@ fn recording_of(
     if size.max(0) as u64 > max {
         return Ok(None);
     }
-    let Ok(data) = std::fs::read(super::recordings::file_path(data_dir, &sha)) else {
+    let Ok(data) = std::fs::read(crate::store::recordings::file_path(data_dir, &sha)) else {
         tracing::warn!(run, recording = %sha, "alert: the recording's file cannot be read");
         return Ok(None);
     };

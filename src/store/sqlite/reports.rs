@@ -17,14 +17,6 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use tokio::sync::mpsc;
 
-use super::audit;
-use super::catalog::{group_visibility, status_texts};
-use super::channel_of;
-use super::rollups::{self, load_script};
-use super::run_detail::ScriptSegment;
-use super::runs::RunRow;
-use super::sql::{self, Lite};
-use super::{group_field, invalid, now_secs, takes_ticket, Sqlite, StoreError, StoreResult};
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
@@ -34,6 +26,14 @@ use crate::domain::report::{
     LATENCY_BUCKETS,
 };
 use crate::domain::run::{Channel, RunStatus, RunType};
+use crate::store::audit;
+use crate::store::catalog::{group_visibility, status_texts};
+use crate::store::channel_of;
+use crate::store::rollups::{self, load_script};
+use crate::store::run_detail::ScriptSegment;
+use crate::store::runs::RunRow;
+use crate::store::sql::{self, Lite};
+use crate::store::{group_field, invalid, now_secs, takes_ticket, Sqlite, StoreError, StoreResult};
 
 #[async_trait]
 pub trait ReportStore {
@@ -271,7 +271,7 @@ fn list(
     f: &ReportFilter,
 ) -> StoreResult<Page<Report>> {
     let search = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    let pattern = search.map(super::like);
+    let pattern = search.map(crate::store::like);
     let id_search: Option<i64> = search.and_then(|s| s.parse().ok());
     let user = match scope {
         Scope::All => None,
@@ -378,14 +378,14 @@ fn add_hist(h: &mut LatencyHour, hist: Option<&[u8]>, pairs: &mut dist::Pairs) -
 /// The latency heat map built from hourly rollup rows, whichever backend read them: the
 /// group's hours, and each test case's segments by hour.
 #[derive(Default)]
-pub(super) struct LatencyAcc {
+pub(in crate::store) struct LatencyAcc {
     hours: Vec<LatencyHour>,
     segs: BTreeMap<(i64, i64), Vec<LatencyHour>>,
     pairs: dist::Pairs,
 }
 
 /// One hourly rollup row as the heat map reads it.
-pub(super) struct LatencyRow<'a> {
+pub(in crate::store) struct LatencyRow<'a> {
     pub case: i64,
     pub hour: usize,
     pub runs: u64,
@@ -396,7 +396,7 @@ pub(super) struct LatencyRow<'a> {
 }
 
 impl LatencyAcc {
-    pub(super) fn new() -> LatencyAcc {
+    pub(in crate::store) fn new() -> LatencyAcc {
         LatencyAcc {
             hours: vec![LatencyHour::default(); SLOTS],
             ..Default::default()
@@ -404,7 +404,7 @@ impl LatencyAcc {
     }
 
     /// Adds a row (an hour outside the day is ignored).
-    pub(super) fn add(&mut self, r: LatencyRow) -> StoreResult<()> {
+    pub(in crate::store) fn add(&mut self, r: LatencyRow) -> StoreResult<()> {
         let Some(h) = self.hours.get_mut(r.hour) else {
             return Ok(());
         };
@@ -437,13 +437,13 @@ impl LatencyAcc {
     }
 
     /// The (test case, segment) pairs seen, to look their names up.
-    pub(super) fn segment_keys(&self) -> Vec<(i64, i64)> {
+    pub(in crate::store) fn segment_keys(&self) -> Vec<(i64, i64)> {
         self.segs.keys().copied().collect()
     }
 
     /// The heat map, segments named by `names` ((test case, segment) -> (test case name,
     /// segment name)) and ordered by test case name without case, then ids.
-    pub(super) fn finish(
+    pub(in crate::store) fn finish(
         self,
         mut names: impl FnMut(i64, i64) -> StoreResult<(String, String)>,
     ) -> StoreResult<LatencyData> {
@@ -552,7 +552,7 @@ impl CandidateRun {
         seg: Option<i64>,
         (lo, hi): (u32, Option<u32>),
     ) -> StoreResult<bool> {
-        let steps = super::run_detail::decode(&self.results, self.run_ms)
+        let steps = crate::store::run_detail::decode(&self.results, self.run_ms)
             .map_err(|e| StoreError::Invalid(format!("stored run detail: {e}")))?;
         let mut at = 0usize;
         for s in script {

@@ -1,0 +1,8 @@
+//! The SQLite backend's own code.
+
+pub mod alerts;
+pub mod backup;
+pub mod outbox;
+pub mod recordings;
+pub mod reports;
+pub mod runs;
