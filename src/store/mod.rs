@@ -27,7 +27,7 @@ pub use sqlite::recordings;
 pub use sqlite::reports;
 pub mod rollups;
 pub mod run_detail;
-pub use sqlite::runs;
+pub mod runs;
 pub mod sql;
 pub mod sqlite;
 pub mod sso;

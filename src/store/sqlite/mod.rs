@@ -5,4 +5,4 @@ pub mod backup;
 pub mod outbox;
 pub mod recordings;
 pub mod reports;
-pub mod runs;
+mod runs;
