@@ -7,7 +7,7 @@
 //! tokio's blocking pool.
 
 pub mod alert_settings;
-pub use sqlite::alerts;
+pub mod alerts;
 pub mod api_keys;
 pub mod audit;
 pub mod auth;

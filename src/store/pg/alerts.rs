@@ -53,8 +53,8 @@ pub(crate) const ENGINE_LOCK: i64 = super::runs::INGEST_LOCK;
 
 /// Evaluates the batch's stored runs against the settings of their test cases' groups, in
 /// run-time order per test case, inside the ingest transaction `tx` (as
-/// `store::alerts::evaluate` does on SQLite). The ingest of `pg/runs.rs` calls it last in its
-/// transaction; it takes [`ENGINE_LOCK`] when some setting applies to the batch.
+/// `store::sqlite::alerts::evaluate` does on SQLite). The ingest of `pg/runs.rs` calls it
+/// last in its transaction; it takes [`ENGINE_LOCK`] when some setting applies to the batch.
 pub(crate) async fn evaluate(
     tx: &super::Tx<'_>,
     tz: Tz,

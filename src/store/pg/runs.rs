@@ -228,7 +228,7 @@ struct Accepted<'a> {
 }
 
 /// Stores a batch in the transaction `tx` (see the module): the same outcome as SQLite's
-/// `store::runs::ingest`, run by run, with set-based statements.
+/// `store::sqlite::runs::ingest`, run by run, with set-based statements.
 async fn ingest(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
     let mut out = store_batch(tx, tz, runs).await?;
     // Refusals in batch order, whichever check refused them.

@@ -1,160 +1,35 @@
-//! Alert events and the alert engine's state (issue 11; rules in `domain/alerting.rs`,
-//! `docs/alerting.md`).
-//!
-//! The engine runs inside the ingest transaction ([`evaluate`], called by `runs::ingest`):
-//! the runs, the engine's state per (setting, test case), the events and their
-//! notifications in the outbox are committed together or not at all, so a re-sent batch
-//! (its runs are duplicates, not evaluated again) or a `kill -9` neither loses nor
-//! duplicates an event. Engine actions are not user mutations: they write no audit rows.
+//! SQLite: [`AlertEventStore`] and the alert engine, run in the ingest transaction
+//! ([`evaluate`], called by `sqlite/runs.rs`).
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use async_trait::async_trait;
-use chrono::{DateTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use crate::domain::alerting::{self, Action, AlertFacts, CaseState, Rule, RunFact};
+use super::outbox::{enqueue_list_in, notifications_of_causes};
+use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
-use crate::domain::notify::{Attachment, Notification};
+use crate::domain::notify::Attachment;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
+use crate::store::alerts::{
+    facts_by_case, ms_time, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
+    AlertEventStore, AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
+};
 use crate::store::audit;
 use crate::store::catalog::status_texts;
-use crate::store::outbox::enqueue_list_in;
+use crate::store::outbox::now_ms;
 use crate::store::runs::RunRow;
 use crate::store::sql::{self, Lite};
-use crate::store::{takes_ticket, Sqlite, StoreResult};
-
-/// How the engine works, from the configuration (`Store::configure_alerts` at start-up).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AlertOptions {
-    /// Evaluate runs at ingest (off only to measure the engine's cost).
-    pub enabled: bool,
-    /// The console's address for the link in messages (`notify.public_url`).
-    pub public_url: String,
-    /// Largest recording attached to an alert e-mail (`notify.attach_recording_max_bytes`);
-    /// a larger one is not attached (the message links to the alert instead).
-    pub attach_max_bytes: u64,
-}
-
-impl Default for AlertOptions {
-    fn default() -> Self {
-        AlertOptions {
-            enabled: true,
-            public_url: String::new(),
-            attach_max_bytes: 5 * 1024 * 1024,
-        }
-    }
-}
-
-/// Which events a list shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AlertEventFilter {
-    /// The first run's alert status: 7 failure, 3 pass, 4 warning.
-    pub status: Option<i64>,
-}
-
-/// An alert event as the list shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AlertEvent {
-    pub id: i64,
-    pub setting_id: i64,
-    pub setting_name: String,
-    pub group_id: i64,
-    pub group_name: String,
-    pub test_case_id: i64,
-    pub test_case_name: String,
-    pub distribution_id: i64,
-    pub distribution_name: String,
-    /// The first run's alert status id.
-    pub status_id: i64,
-    pub status_text: String,
-    pub alert_time: DateTime<Utc>,
-    pub open: bool,
-    pub closed_time: Option<DateTime<Utc>>,
-    pub run_count: u64,
-    pub jira_ticket: Option<String>,
-    /// A user's comment on the event (`PUT alerts/{id}`).
-    pub comment: Option<String>,
-}
-
-/// An event with its runs (oldest first) and the notifications it caused.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AlertEventDetail {
-    pub event: AlertEvent,
-    pub runs: Vec<RunRow>,
-    pub notifications: Vec<Notification>,
-}
-
-#[async_trait]
-pub trait AlertEventStore {
-    /// Sets how the engine works (at start-up, from the configuration).
-    fn configure_alerts(&self, options: AlertOptions);
-    /// One page of the events of the groups the scope may see, newest first.
-    async fn list_alert_events(
-        &self,
-        scope: Scope,
-        page: PageRequest,
-        filter: AlertEventFilter,
-    ) -> StoreResult<Page<AlertEvent>>;
-    /// Event `id` with its runs and notifications, when it exists and the scope may see its
-    /// group.
-    async fn alert_event(&self, scope: Scope, id: i64)
-        -> StoreResult<Visibility<AlertEventDetail>>;
-    /// Open events of the groups the scope may see.
-    async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64>;
-    /// Stores the key of the ticket a user opened for event `id` (alert details), when the
-    /// scope may see its group; a conflict when it has another ticket already. Audited.
-    async fn set_alert_ticket(
-        &self,
-        scope: Scope,
-        id: i64,
-        key: &str,
-    ) -> StoreResult<Visibility<()>>;
-    /// Stores the comment (`Some("")` removes it) and the ticket key of event `id`
-    /// (`PUT alerts/{id}`), when the scope may see its group; the key is taken as
-    /// [`AlertEventStore::set_alert_ticket`] takes it (a conflict when the event has another).
-    /// Audited when something changed.
-    async fn update_alert(
-        &self,
-        scope: Scope,
-        id: i64,
-        comment: Option<String>,
-        ticket: Option<String>,
-    ) -> StoreResult<Visibility<()>>;
-    /// The event whose ticket is `key` (a user's or the engine's), when the scope may see it.
-    async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>>;
-    /// Runs the engine over the runs already stored since `from_ms`, in run-time order, for
-    /// the settings `ids`, which must be new (no state yet: no run was evaluated for them).
-    /// Events open and close at their runs' times. A transaction per 5,000 runs.
-    async fn backfill_alerts(
-        &self,
-        tz: Tz,
-        ids: Vec<i64>,
-        from_ms: i64,
-    ) -> StoreResult<EngineOutcome>;
-}
-
-/// Which time an event's opening and closing take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Clock {
-    /// Now (runs arriving).
-    Now,
-    /// The run's (runs evaluated afterwards).
-    RunTime,
-}
+use crate::store::{takes_ticket, Sqlite, StoreError, StoreResult};
 
 const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
        e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
        (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment";
-
-pub(in crate::store) fn ms_time(ms: i64) -> DateTime<Utc> {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
-}
 
 fn event_row(
     texts: &std::collections::BTreeMap<i64, String>,
@@ -258,10 +133,8 @@ impl AlertEventStore for Sqlite {
                 return Ok(Visibility::Hidden);
             }
             let runs = event_runs(c, &texts, id, &event.test_case_name)?;
-            let notifications = crate::store::outbox::notifications_of_causes(
-                c,
-                &[format!("alert:{id}"), format!("recovery:{id}")],
-            )?;
+            let notifications =
+                notifications_of_causes(c, &[format!("alert:{id}"), format!("recovery:{id}")])?;
             Ok(Visibility::Visible(AlertEventDetail {
                 event,
                 runs,
@@ -407,7 +280,7 @@ impl AlertEventStore for Sqlite {
                         |r| r.get(0),
                     )?;
                     if fresh > 0 && after.1 == i64::MAX {
-                        return Err(crate::store::StoreError::Conflict(
+                        return Err(StoreError::Conflict(
                             "these alert settings have evaluated runs already".into(),
                         ));
                     }
@@ -480,91 +353,6 @@ fn event_runs(
         })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
-}
-
-/// One stored run, as [`evaluate`] takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Evaluated {
-    pub run_id: i64,
-    pub test_case_id: i64,
-    pub run_ms: i64,
-    pub status_id: i64,
-}
-
-/// A setting as the engine reads it, with what its messages need (both backends).
-pub(in crate::store) struct SettingRow {
-    pub rule: Rule,
-    pub name: String,
-    pub group_id: i64,
-    pub distribution_id: i64,
-    pub email_subject: String,
-    pub voice_message: String,
-    pub sms_prefix: String,
-    pub attach_recording: bool,
-    pub notify_on_recovery: bool,
-    /// attachJiraTicket with its project, assignee and username (issue 12).
-    pub jira: Option<(String, String, String)>,
-}
-
-impl SettingRow {
-    /// What the messages and the ticket of event `event` say, its runs oldest first.
-    #[allow(clippy::too_many_arguments)]
-    pub(in crate::store) fn facts(
-        &self,
-        tz: Tz,
-        options: &AlertOptions,
-        event: i64,
-        test_case: String,
-        group: String,
-        status: String,
-        runs: &[RunRow],
-    ) -> AlertFacts {
-        AlertFacts {
-            event_id: event,
-            setting_name: self.name.clone(),
-            email_subject: self.email_subject.clone(),
-            sms_prefix: self.sms_prefix.clone(),
-            voice_message: self.voice_message.clone(),
-            test_case,
-            group,
-            status,
-            runs: runs
-                .iter()
-                .map(|r| (r.id, site_time(tz, r.run_time), r.status_text.clone()))
-                .collect(),
-            public_url: options.public_url.clone(),
-        }
-    }
-
-    /// The ticket job of a new event, when the setting attaches a ticket.
-    pub(in crate::store) fn ticket_job(
-        &self,
-        event: i64,
-        facts: &AlertFacts,
-    ) -> Option<crate::store::auto_tickets::NewTicketJob> {
-        let (project, assignee, username) = self.jira.as_ref()?;
-        let t = alerting::auto_ticket(facts);
-        Some(crate::store::auto_tickets::NewTicketJob {
-            event_id: event,
-            setting_id: self.rule.setting_id,
-            project: project.clone(),
-            assignee: assignee.clone(),
-            username: username.clone(),
-            summary: t.summary,
-            description: t.description,
-            csv_name: t.csv_name,
-            csv: t.csv,
-        })
-    }
-}
-
-/// The outbox key prefix of an event's notifications (a key is queued once).
-pub(in crate::store) fn notification_prefix(event: i64, recovery: bool) -> String {
-    if recovery {
-        format!("recovery:{event}")
-    } else {
-        format!("alert:{event}")
-    }
 }
 
 fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
@@ -656,18 +444,9 @@ fn save_state(tx: &Transaction, setting: i64, case: i64, s: &CaseState) -> Store
     Ok(())
 }
 
-/// What the engine did to a batch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct EngineOutcome {
-    pub opened: usize,
-    pub closed: usize,
-    /// Notifications queued (the notifier is to be woken).
-    pub queued: usize,
-}
-
 /// Evaluates the batch's stored runs against the settings of their test cases' groups, in
 /// run-time order per test case, inside the ingest transaction `tx`.
-pub(in crate::store) fn evaluate(
+pub(super) fn evaluate(
     tx: &Transaction,
     tz: Tz,
     data_dir: &Path,
@@ -675,24 +454,6 @@ pub(in crate::store) fn evaluate(
     runs: &[Evaluated],
 ) -> StoreResult<EngineOutcome> {
     evaluate_with(tx, tz, data_dir, options, runs, None, Clock::Now)
-}
-
-/// The facts of a batch's runs, by test case, in the order the engine evaluates them.
-pub(crate) fn facts_by_case(runs: &[Evaluated], tz: Tz) -> Vec<(i64, Vec<RunFact>)> {
-    let mut facts: Vec<(i64, RunFact)> = runs
-        .iter()
-        .map(|r| {
-            (
-                r.test_case_id,
-                RunFact::new(r.run_id, r.run_ms, r.status_id, tz),
-            )
-        })
-        .collect();
-    alerting::evaluation_order(&mut facts);
-    facts
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|run| (run[0].0, run.iter().map(|(_, f)| *f).collect()))
-        .collect()
 }
 
 /// [`evaluate`] for the settings `only` (all when `None`), events timed by `clock`.
@@ -740,7 +501,7 @@ fn evaluate_with(
                 match action {
                     Action::Open { runs } => {
                         let at = match clock {
-                            Clock::Now => crate::store::outbox::now_ms(),
+                            Clock::Now => now_ms(),
                             Clock::RunTime => fact.run_ms,
                         };
                         let id = open_event(tx, setting, case, fact, &runs, at)?;
@@ -761,7 +522,7 @@ fn evaluate_with(
                         .execute(params![
                             event,
                             match clock {
-                                Clock::Now => crate::store::outbox::now_ms(),
+                                Clock::Now => now_ms(),
                                 Clock::RunTime => fact.run_ms,
                             }
                         ])?;
@@ -836,11 +597,6 @@ fn open_event(
     Ok(id)
 }
 
-/// `yyyy/MM/dd HH:mm:ss` in the site's zone.
-pub fn site_time(tz: Tz, t: DateTime<Utc>) -> String {
-    t.with_timezone(&tz).format("%Y/%m/%d %H:%M:%S").to_string()
-}
-
 /// Queues the event's (or its recovery's) notifications; returns how many.
 fn notify(
     tx: &Transaction,
@@ -869,7 +625,7 @@ fn notify(
         sql::finish(crate::store::auto_tickets::queue_in(
             &Lite(tx),
             &job,
-            crate::store::outbox::now_ms(),
+            now_ms(),
         ))?;
     }
     let mut msg = alerting::alert_message(&facts, recovery);
@@ -881,17 +637,10 @@ fn notify(
         }
     }
     let prefix = notification_prefix(event, recovery);
-    match enqueue_list_in(
-        tx,
-        s.distribution_id,
-        &msg,
-        &prefix,
-        &prefix,
-        crate::store::outbox::now_ms(),
-    ) {
+    match enqueue_list_in(tx, s.distribution_id, &msg, &prefix, &prefix, now_ms()) {
         Ok(ids) => Ok(ids.len()),
         // A list deleted under the setting: the event stands, nobody to tell.
-        Err(crate::store::StoreError::NotFound(_)) => Ok(0),
+        Err(StoreError::NotFound(_)) => Ok(0),
         Err(e) => Err(e),
     }
 }

@@ -1,6 +1,6 @@
 //! The SQLite backend's own code.
 
-pub mod alerts;
+mod alerts;
 pub mod backup;
 pub mod outbox;
 pub mod recordings;

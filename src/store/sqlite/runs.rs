@@ -37,8 +37,7 @@ impl RunStore for Sqlite {
         self.write(move |tx| {
             let mut out = ingest(tx, tz, &runs)?;
             // The alert engine, in the same transaction: each stored run is evaluated once.
-            out.alerts =
-                crate::store::alerts::evaluate(tx, tz, &data_dir, &options, &out.evaluated)?;
+            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &out.evaluated)?;
             out.evaluated.clear();
             Ok(out)
         })
