@@ -24,7 +24,7 @@ pub use sqlite::outbox;
 pub mod pg;
 pub mod recent;
 pub use sqlite::recordings;
-pub use sqlite::reports;
+pub mod reports;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;

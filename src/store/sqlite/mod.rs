@@ -4,5 +4,5 @@ mod alerts;
 pub mod backup;
 pub mod outbox;
 pub mod recordings;
-pub mod reports;
+mod reports;
 mod runs;
