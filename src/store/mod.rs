@@ -20,7 +20,7 @@ pub mod leases;
 pub mod meta;
 pub mod metrics;
 pub mod ops;
-pub use sqlite::outbox;
+pub mod outbox;
 pub mod pg;
 pub mod recent;
 pub use sqlite::recordings;

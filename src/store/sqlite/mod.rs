@@ -2,7 +2,7 @@
 
 mod alerts;
 pub mod backup;
-pub mod outbox;
+mod outbox;
 pub mod recordings;
 mod reports;
 mod runs;

@@ -1,16 +1,5 @@
-//! The outbox: notifications waiting to be delivered, and what became of them.
-//!
-//! **Queueing with a cause.** Whatever causes a notification writes it in the same
-//! transaction as itself, so that both are kept or neither: inside the store, call
-//! [`enqueue_in`] (one notification) or [`enqueue_list_in`] (one per contact of a
-//! distribution list) with the cause's `&Transaction`, then wake the sender
-//! (`notify::Notifier::wake`) after the commit. A key already queued is not queued twice.
-//! Outside a cause's transaction, [`OutboxStore::enqueue`] queues in its own.
-//!
-//! **Delivery.** `notify` leases due rows ([`OutboxStore::claim_due`]: the attempt is
-//! counted when leased), delivers them, and marks each sent, due again later, or failed.
-//! A lease left behind by a killed process expires and its row is delivered again: at
-//! least once, with the row's key as the e-mail's Message-ID and the gateway's `{key}`.
+//! SQLite: [`OutboxStore`], and the queueing inside a cause's transaction
+//! ([`enqueue_in`], [`enqueue_list_in`]) that the alert engine uses.
 
 use std::collections::BTreeMap;
 
@@ -23,80 +12,13 @@ use crate::domain::notify::{
 };
 use crate::domain::page::{Page, PageRequest};
 use crate::store::distributions::distribution_by_id;
+use crate::store::outbox::{now_ms, Claimed, NotificationFilter, OutboxCounts, OutboxStore};
+use crate::store::sql::{self, Lite};
 use crate::store::{Sqlite, StoreError, StoreResult};
-
-/// Milliseconds since the Unix epoch, the unit of the outbox's `*_ms` columns.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// A leased notification with its attachments, ready to deliver.
-#[derive(Debug, Clone)]
-pub struct Claimed {
-    pub notification: Notification,
-    pub attachments: Vec<Attachment>,
-}
-
-/// Which notifications a list shows.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct NotificationFilter {
-    pub cause: Option<String>,
-    pub state: Option<NotificationState>,
-}
-
-/// What the outbox holds, by state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OutboxCounts {
-    pub queued: i64,
-    pub sent: i64,
-    pub failed: i64,
-}
-
-#[async_trait]
-pub trait OutboxStore {
-    /// Queues notifications in one transaction of their own; returns their ids (the id of
-    /// the row already queued for a key given twice).
-    async fn enqueue(&self, items: Vec<NewNotification>) -> StoreResult<Vec<i64>>;
-    /// Queues one notification per contact of a distribution list (see [`enqueue_list_in`]).
-    async fn enqueue_list(
-        &self,
-        list_id: i64,
-        msg: Message,
-        key_prefix: String,
-        cause: String,
-    ) -> StoreResult<Vec<i64>>;
-    /// Leases up to `limit` due notifications until `now_ms + lease_ms` and counts the
-    /// attempt.
-    async fn claim_due(&self, now_ms: i64, lease_ms: i64, limit: u32) -> StoreResult<Vec<Claimed>>;
-    /// Marks a notification delivered.
-    async fn mark_sent(&self, id: i64, at_ms: i64) -> StoreResult<()>;
-    /// Records a failed attempt: due again at `retry_at_ms`, or failed for good when `None`.
-    async fn mark_attempt_failed(
-        &self,
-        id: i64,
-        reason: &str,
-        retry_at_ms: Option<i64>,
-    ) -> StoreResult<()>;
-    async fn notification(&self, id: i64) -> StoreResult<Option<Notification>>;
-    /// Newest first.
-    async fn list_notifications(
-        &self,
-        page: PageRequest,
-        filter: &NotificationFilter,
-    ) -> StoreResult<Page<Notification>>;
-    /// When the next queued notification is due (leased ones: when their lease ends).
-    async fn next_due_ms(&self) -> StoreResult<Option<i64>>;
-    async fn outbox_counts(&self) -> StoreResult<OutboxCounts>;
-    /// Ends every lease (at the sender's start: a killed process's leases are void).
-    async fn release_leases(&self) -> StoreResult<u64>;
-}
 
 /// Queues one notification inside the cause's transaction; returns its id. A key already
 /// in the outbox is not queued again (its id is returned).
-pub(crate) fn enqueue_in(tx: &Transaction, n: &NewNotification, now_ms: i64) -> StoreResult<i64> {
+pub(super) fn enqueue_in(tx: &Transaction, n: &NewNotification, now_ms: i64) -> StoreResult<i64> {
     let vars = serde_json::to_string(&n.vars).map_err(|e| StoreError::Invalid(e.to_string()))?;
     let inserted = tx.execute(
         "INSERT INTO outbox (key, channel, recipient, subject, body_text, body_html, vars, cause,
@@ -135,7 +57,7 @@ pub(crate) fn enqueue_in(tx: &Transaction, n: &NewNotification, now_ms: i64) -> 
 
 /// Queues `msg` to every contact of distribution list `list_id` inside the cause's
 /// transaction (keys `{key_prefix}:{row}`); a `NotFound` when the list does not exist.
-pub(crate) fn enqueue_list_in(
+pub(super) fn enqueue_list_in(
     tx: &Transaction,
     list_id: i64,
     msg: &Message,
@@ -143,9 +65,7 @@ pub(crate) fn enqueue_list_in(
     cause: &str,
     now_ms: i64,
 ) -> StoreResult<Vec<i64>> {
-    let Some(list) =
-        crate::store::sql::finish(distribution_by_id(&crate::store::sql::Lite(tx), list_id))?
-    else {
+    let Some(list) = sql::finish(distribution_by_id(&Lite(tx), list_id))? else {
         return Err(StoreError::NotFound(format!(
             "Distribution list {list_id} does not exist."
         )));
@@ -158,7 +78,7 @@ pub(crate) fn enqueue_list_in(
 
 /// The notifications of these causes, oldest first (an alert event's, by `alert:{id}` and
 /// `recovery:{id}`).
-pub(in crate::store) fn notifications_of_causes(
+pub(super) fn notifications_of_causes(
     conn: &Connection,
     causes: &[String],
 ) -> StoreResult<Vec<Notification>> {
