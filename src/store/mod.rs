@@ -23,7 +23,7 @@ pub mod ops;
 pub mod outbox;
 pub mod pg;
 pub mod recent;
-pub use sqlite::recordings;
+pub mod recordings;
 pub mod reports;
 pub mod rollups;
 pub mod run_detail;

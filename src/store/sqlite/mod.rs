@@ -1,8 +1,29 @@
-//! The SQLite backend's own code.
+//! The SQLite side of what keeps a file per backend (`store/pg/` holds the PostgreSQL side;
+//! the plain resources are written once for both on `store/sql.rs`): ingest, the alert
+//! engine and the rollups, report views and metrics, the outbox, recordings, health, and
+//! the leases and the sign-in throttle that one process keeps itself; and the backup of the
+//! SQLite file. Each file implements its resource's trait for [`Sqlite`] with rusqlite on
+//! the connections of `store/mod.rs`; the trait, its types and what both backends share
+//! are in `store/<resource>.rs`.
+
+use std::path::{Path, PathBuf};
+
+use super::Sqlite;
 
 mod alerts;
 pub mod backup;
 mod outbox;
-pub mod recordings;
+mod recordings;
 mod reports;
 mod runs;
+
+impl Sqlite {
+    /// The data directory: where the database file lives.
+    fn data_dir(&self) -> PathBuf {
+        self.inner
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+}

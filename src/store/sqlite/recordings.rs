@@ -1,9 +1,6 @@
-//! Recorded audio of runs and steps, content-addressed: a recording's id is the SHA-256
-//! (hex) of its bytes; the file lives at `<data_dir>/recordings/<id[0..2]>/<id>` and a row
-//! in `recordings` keeps its content type and size. Uploading the same bytes twice stores
-//! them once.
+//! SQLite: [`RecordingStore`]. The bytes are files in the data directory, written and
+//! flushed before their row is committed.
 
-use crate::domain::ingest::is_recording_id;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -13,35 +10,11 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use sha2::{Digest, Sha256};
 
 use crate::domain::caller::{Scope, Visibility};
+use crate::domain::ingest::is_recording_id;
+use crate::store::recordings::{
+    file_path, normalize_content_type, Recording, RecordingStore, CONTENT_TYPES, MAX_BYTES,
+};
 use crate::store::{now_secs, Sqlite, StoreError, StoreResult};
-
-/// Largest recording accepted: 50 MiB.
-pub const MAX_BYTES: usize = 50 * 1024 * 1024;
-
-/// Content types accepted, as stored (aliases are mapped by [`normalize_content_type`]).
-pub const CONTENT_TYPES: [&str; 3] = ["audio/wav", "audio/mpeg", "audio/ogg"];
-
-/// A stored recording.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Recording {
-    /// Public id: SHA-256 hex of the bytes.
-    pub id: String,
-    pub content_type: String,
-    pub size: u64,
-    /// Where its file lives.
-    pub path: PathBuf,
-}
-
-#[async_trait]
-pub trait RecordingStore {
-    /// Stores `bytes` of `content_type` (one of [`CONTENT_TYPES`] or an alias) unless the
-    /// same bytes are already stored; the file is flushed before the row is committed.
-    async fn put_recording(&self, bytes: Bytes, content_type: &str) -> StoreResult<Recording>;
-    /// The recording with public id `id`, when it exists and the scope may download it:
-    /// administrators may; a restricted user when a run of a test case in one of their
-    /// groups refers to it.
-    async fn recording(&self, scope: Scope, id: &str) -> StoreResult<Visibility<Recording>>;
-}
 
 #[async_trait]
 impl RecordingStore for Sqlite {
@@ -68,39 +41,6 @@ impl RecordingStore for Sqlite {
         })
         .await
     }
-}
-
-impl Sqlite {
-    /// The data directory: where the database file lives.
-    pub(in crate::store) fn data_dir(&self) -> PathBuf {
-        self.inner
-            .path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default()
-    }
-}
-
-/// Maps a `Content-Type` value to the stored type: `audio/wav` (also `audio/x-wav`,
-/// `audio/wave`, `audio/vnd.wave`), `audio/mpeg` (also `audio/mp3`) or `audio/ogg`.
-pub fn normalize_content_type(value: &str) -> Option<&'static str> {
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
-        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => Some("audio/wav"),
-        "audio/mpeg" | "audio/mp3" => Some("audio/mpeg"),
-        "audio/ogg" => Some("audio/ogg"),
-        _ => None,
-    }
-}
-
-/// Where the file of recording `id` lives.
-pub(in crate::store) fn file_path(data_dir: &Path, id: &str) -> PathBuf {
-    data_dir.join("recordings").join(&id[..2]).join(id)
 }
 
 /// Stores `bytes` (unless the same bytes are already stored) and returns the recording id.
@@ -193,7 +133,7 @@ fn find(conn: &Connection, id: &str) -> StoreResult<Option<(i64, Recording)>> {
 }
 
 /// The public id of a recording row.
-pub(in crate::store) fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
+pub(super) fn id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
     let id = conn
         .prepare_cached("SELECT sha256 FROM recordings WHERE id = ?1")?
         .query_row([row_id], |r| r.get(0))

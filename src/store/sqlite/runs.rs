@@ -710,7 +710,7 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
         if let Some(v) = rec_cache.get(&row) {
             return Ok(v.clone());
         }
-        let v = crate::store::recordings::id_of_row(conn, row)?;
+        let v = super::recordings::id_of_row(conn, row)?;
         rec_cache.insert(row, v.clone());
         Ok(v)
     };
