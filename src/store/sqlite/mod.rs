@@ -12,6 +12,7 @@ use super::Sqlite;
 
 mod alerts;
 pub mod backup;
+mod health;
 mod metrics;
 mod outbox;
 mod recordings;
