@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{Sqlite, Store, StoreResult};
+use super::{Store, StoreResult};
 
 /// A held lease: the work it guards may run while [`Lease::is_lost`] is false.
 pub struct Lease {
@@ -53,13 +53,6 @@ impl Lease {
 pub trait LeaseStore {
     /// Takes the lease `name` if no other instance holds it.
     async fn try_lease(&self, name: &str) -> StoreResult<Option<Lease>>;
-}
-
-#[async_trait]
-impl LeaseStore for Sqlite {
-    async fn try_lease(&self, name: &str) -> StoreResult<Option<Lease>> {
-        Ok(Some(Lease::local(name)))
-    }
 }
 
 /// How often an instance without the lease asks again.

@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 
-use super::{Sqlite, StoreResult};
+use super::StoreResult;
 
 #[async_trait]
 pub trait ThrottleStore {
@@ -24,24 +24,4 @@ pub trait ThrottleStore {
     ) -> StoreResult<Result<(), std::time::Duration>>;
     /// The password was right: forget the pair's failures, take back the source's.
     async fn throttle_succeeded(&self, pair: &str, source: &str) -> StoreResult<()>;
-}
-
-#[async_trait]
-impl ThrottleStore for Sqlite {
-    fn keeps_throttle(&self) -> bool {
-        false
-    }
-
-    async fn throttle_attempt(
-        &self,
-        _pair: &str,
-        _source: &str,
-        _now_ms: i64,
-    ) -> StoreResult<Result<(), std::time::Duration>> {
-        Ok(Ok(()))
-    }
-
-    async fn throttle_succeeded(&self, _pair: &str, _source: &str) -> StoreResult<()> {
-        Ok(())
-    }
 }

@@ -13,11 +13,13 @@ use super::Sqlite;
 mod alerts;
 pub mod backup;
 mod health;
+mod leases;
 mod metrics;
 mod outbox;
 mod recordings;
 mod reports;
 mod runs;
+mod throttle;
 
 impl Sqlite {
     /// The data directory: where the database file lives.
