@@ -7,13 +7,13 @@
 //!
 //! The site time zone the rollups were built with is kept in `meta` (`rollup_tz`); when the
 //! configured zone changes, the next ingest rebuilds them from the stored runs.
+//!
+//! What a run adds, the deltas of a batch and the encoding of a row's segments are shared by
+//! both backends; SQLite's SQL is in `sqlite/rollups.rs`, PostgreSQL's in `pg/runs.rs`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use chrono_tz::Tz;
-use rusqlite::functions::FunctionFlags;
-use rusqlite::types::ValueRef;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::run_detail::{self, ScriptSegment};
 use super::{StoreError, StoreResult};
@@ -123,58 +123,6 @@ impl Deltas {
     /// Runs added so far.
     pub fn runs(&self) -> usize {
         self.runs
-    }
-
-    /// Adds the changes to the rollup table.
-    pub fn apply(self, conn: &Connection) -> StoreResult<()> {
-        register_functions(conn)?;
-        let mut stmt = conn.prepare_cached(
-            "INSERT INTO rollup_hour (test_case_id, run_type, day, hour, pass, warn, fail,
-                    stopped, mos_n, mos_sum, mos_hist, lat_n, lat_sum, lat_hist, segments)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-             ON CONFLICT (test_case_id, run_type, day, hour) DO UPDATE SET
-                    pass = pass + excluded.pass, warn = warn + excluded.warn,
-                    fail = fail + excluded.fail, stopped = stopped + excluded.stopped,
-                    mos_n = mos_n + excluded.mos_n, mos_sum = mos_sum + excluded.mos_sum,
-                    mos_hist = cx_hist_merge(mos_hist, excluded.mos_hist),
-                    lat_n = lat_n + excluded.lat_n, lat_sum = lat_sum + excluded.lat_sum,
-                    lat_hist = cx_hist_merge(lat_hist, excluded.lat_hist),
-                    segments = cx_segments_merge(segments, excluded.segments)",
-        )?;
-        for ((case, rt, day, hour), mut d) in self.hours {
-            let (mos_n, mos_sum, mos_hist) = hist_parts(&mut d.mos);
-            let (lat_n, lat_sum, lat_hist) = hist_parts(&mut d.lat);
-            let mut segs = Vec::with_capacity(d.segments.len());
-            for (id, mut s) in d.segments {
-                let (n, sum, hist) = hist_parts(&mut s.lat);
-                segs.push(SegmentRollup {
-                    segment_id: id,
-                    counts: s.counts.map(|c| c as u64),
-                    lat_n: n as u64,
-                    lat_sum: sum as u64,
-                    lat_hist: hist.unwrap_or_default(),
-                });
-            }
-            let segments = (!segs.is_empty()).then(|| encode_segments(&segs));
-            stmt.execute(params![
-                case,
-                rt,
-                day,
-                hour,
-                d.counts[0],
-                d.counts[1],
-                d.counts[2],
-                d.counts[3],
-                mos_n,
-                mos_sum,
-                mos_hist,
-                lat_n,
-                lat_sum,
-                lat_hist,
-                segments
-            ])?;
-        }
-        Ok(())
     }
 }
 
@@ -286,69 +234,6 @@ pub(super) fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
     (n, sum, Some(dist::encode(&dist::from_values(values))))
 }
 
-type Merge = fn(Option<&[u8]>, Option<&[u8]>) -> Result<Option<Vec<u8>>, varint::Corrupt>;
-
-/// Registers `cx_hist_merge(a, b)` and `cx_segments_merge(a, b)` on the connection (once).
-pub(super) fn register_functions(conn: &Connection) -> StoreResult<()> {
-    if conn
-        .prepare("SELECT cx_hist_merge(NULL, NULL), cx_segments_merge(NULL, NULL)")
-        .is_ok()
-    {
-        return Ok(());
-    }
-    let functions: [(&str, Merge); 2] = [
-        ("cx_hist_merge", dist::merge),
-        ("cx_segments_merge", merge_segments),
-    ];
-    for (name, merge) in functions {
-        conn.create_scalar_function(
-            name,
-            2,
-            FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-            move |ctx| {
-                let blob = |i: usize| -> rusqlite::Result<Option<&[u8]>> {
-                    match ctx.get_raw(i) {
-                        ValueRef::Null => Ok(None),
-                        ValueRef::Blob(b) => Ok(Some(b)),
-                        _ => Err(rusqlite::Error::UserFunctionError(
-                            "rollup merge functions take blobs".into(),
-                        )),
-                    }
-                };
-                merge(blob(0)?, blob(1)?)
-                    .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
-            },
-        )?;
-    }
-    Ok(())
-}
-
-/// Makes sure the rollups are bucketed in `tz`: records it on first use, rebuilds them from
-/// the stored runs when the site time zone changed.
-pub(super) fn ensure_tz(tx: &Transaction, tz: Tz) -> StoreResult<()> {
-    let stored: Option<String> = tx
-        .prepare_cached("SELECT value FROM meta WHERE key = 'rollup_tz'")?
-        .query_row([], |r| r.get(0))
-        .optional()?;
-    if stored.as_deref() == Some(tz.name()) {
-        return Ok(());
-    }
-    let any_run: Option<i64> = tx
-        .query_row("SELECT id FROM test_runs LIMIT 1", [], |r| r.get(0))
-        .optional()?;
-    if any_run.is_some() {
-        tracing::warn!(from = ?stored, to = tz.name(), "site time zone changed: rebuilding rollups");
-        let n = rebuild(tx, tz)?;
-        tracing::info!(runs = n, "rollups rebuilt");
-    }
-    tx.execute(
-        "INSERT INTO meta (key, value) VALUES ('rollup_tz', ?1)
-         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [tz.name()],
-    )?;
-    Ok(())
-}
-
 /// The facts of a stored run, from its script and results blob.
 pub(super) fn facts_of_stored(
     case_id: i64,
@@ -387,55 +272,6 @@ pub(super) fn facts_of_stored(
 }
 
 /// Recomputes every rollup from the stored runs in `tz`; returns the number of runs.
-pub(super) fn rebuild(tx: &Transaction, tz: Tz) -> StoreResult<u64> {
-    tx.execute("DELETE FROM rollup_hour", [])?;
-    let mut scripts: HashMap<i64, Vec<ScriptSegment>> = HashMap::new();
-    let mut deltas = Deltas::default();
-    let mut total = 0u64;
-    let mut last_id = i64::MIN;
-    loop {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id, test_case_id, run_type, run_time, status, mos, script_id, results
-               FROM test_runs WHERE id > ?1 ORDER BY id LIMIT 50000",
-        )?;
-        let mut rows = stmt.query([last_id])?;
-        let mut seen = 0;
-        while let Some(r) = rows.next()? {
-            seen += 1;
-            last_id = r.get(0)?;
-            let script_id: i64 = r.get(6)?;
-            if let std::collections::hash_map::Entry::Vacant(e) = scripts.entry(script_id) {
-                e.insert(load_script(tx, script_id)?);
-            }
-            let facts = facts_of_stored(
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get::<_, Option<u32>>(5)?,
-                &scripts[&script_id],
-                r.get_ref(7)?.as_blob().map_err(rusqlite::Error::from)?,
-            )?;
-            deltas.add(tz, &facts);
-        }
-        total += seen;
-        if deltas.runs() >= 200_000 || seen == 0 {
-            std::mem::take(&mut deltas).apply(tx)?;
-        }
-        if seen == 0 {
-            break;
-        }
-    }
-    Ok(total)
-}
-
-/// The segments of a stored script.
-pub(super) fn load_script(conn: &Connection, id: i64) -> StoreResult<Vec<ScriptSegment>> {
-    let body: String = conn
-        .prepare_cached("SELECT body FROM run_scripts WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))?;
-    serde_json::from_str(&body).map_err(|e| StoreError::Invalid(format!("stored script {id}: {e}")))
-}
 
 #[cfg(test)]
 mod tests {

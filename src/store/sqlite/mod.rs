@@ -18,6 +18,7 @@ mod metrics;
 mod outbox;
 mod recordings;
 mod reports;
+mod rollups;
 mod runs;
 mod throttle;
 

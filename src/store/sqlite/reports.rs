@@ -24,10 +24,11 @@ use crate::store::reports::{
     date_text, type_fits, CandidateRun, ExportRow, LatencyAcc, LatencyData, LatencyRow,
     ReportRunQuery, ReportStore, ScriptShape,
 };
-use crate::store::rollups::load_script;
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
 use crate::store::{group_field, like, now_secs, takes_ticket, Sqlite, StoreResult};
+
+use super::rollups::load_script;
 
 const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
     r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,

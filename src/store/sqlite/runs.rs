@@ -14,7 +14,7 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{Channel, RunStatus, RunType};
 use crate::store::catalog::{case_visibility, group_visibility, status_texts};
 use crate::store::channel_of;
-use crate::store::rollups::{self, Deltas, RunFacts};
+use crate::store::rollups::{mos_units, Deltas, RunFacts};
 use crate::store::run_detail;
 use crate::store::runs::{
     engine_key, ms_to_time, recording_refs, status_text, GroupName, GroupRunFilter, IngestOutcome,
@@ -23,6 +23,8 @@ use crate::store::runs::{
 };
 use crate::store::sql::{self, Lite};
 use crate::store::{now_secs, Sqlite, StoreError, StoreResult};
+
+use super::rollups;
 
 #[async_trait]
 impl RunStore for Sqlite {
@@ -405,7 +407,7 @@ impl<'t> Batch<'t> {
                 run_detail::secs_to_ms(run.run_duration),
                 run.status.code(),
                 run.run_type.code(),
-                run.mos_cq_in.map(rollups::mos_units),
+                run.mos_cq_in.map(mos_units),
                 recording,
                 script_id,
                 blob
@@ -477,7 +479,7 @@ fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOut
             group_ids: Vec::new(),
         });
     }
-    deltas.apply(tx)?;
+    rollups::apply(tx, deltas)?;
     let mut groups_of = std::collections::HashMap::<i64, Vec<i64>>::new();
     for stored in &mut out.stored {
         if let std::collections::hash_map::Entry::Vacant(slot) =
