@@ -9,7 +9,7 @@
 //! mutations: they write no audit rows.
 
 use async_trait::async_trait;
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
 use super::runs::RunRow;
@@ -136,10 +136,6 @@ pub(super) enum Clock {
     Now,
     /// The run's (runs evaluated afterwards).
     RunTime,
-}
-
-pub(super) fn ms_time(ms: i64) -> DateTime<Utc> {
-    Utc.timestamp_millis_opt(ms).single().unwrap_or_default()
 }
 
 /// One stored run, as the engine takes it.

@@ -15,7 +15,7 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use tokio::sync::mpsc;
 
-use super::rollups;
+use super::rollups::{self, corrupt};
 use super::run_detail::ScriptSegment;
 use super::runs::RunRow;
 use super::{invalid, StoreError, StoreResult};
@@ -173,6 +173,9 @@ impl ExportRow {
     }
 }
 
+/// Export rows sent at a time.
+pub(super) const EXPORT_BATCH: usize = 1000;
+
 /// A report's type fits its group's channel (a voice report needs a voice group).
 pub(super) fn type_fits(d: &ReportDraft, channel: Channel) -> StoreResult<()> {
     if d.report_type.fits(channel) {
@@ -190,10 +193,6 @@ pub(super) fn type_fits(d: &ReportDraft, channel: Channel) -> StoreResult<()> {
 
 pub(super) fn date_text(d: Option<NaiveDate>) -> Option<String> {
     d.map(|d| d.format("%Y-%m-%d").to_string())
-}
-
-fn corrupt(e: crate::domain::varint::Corrupt) -> StoreError {
-    StoreError::Invalid(format!("stored rollup: {e}"))
 }
 
 fn add_hist(h: &mut LatencyHour, hist: Option<&[u8]>, pairs: &mut dist::Pairs) -> StoreResult<()> {

@@ -234,6 +234,11 @@ pub(super) fn hist_parts(values: &mut [u32]) -> (i64, i64, Option<Vec<u8>>) {
     (n, sum, Some(dist::encode(&dist::from_values(values))))
 }
 
+/// A stored rollup (a histogram or a segment blob) that does not decode.
+pub(super) fn corrupt(e: varint::Corrupt) -> StoreError {
+    StoreError::Invalid(format!("stored rollup: {e}"))
+}
+
 /// The facts of a stored run, from its script and results blob.
 pub(super) fn facts_of_stored(
     case_id: i64,

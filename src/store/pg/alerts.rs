@@ -33,13 +33,13 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, ms_time, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
+    facts_by_case, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
     AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
 use crate::store::outbox::now_ms;
-use crate::store::runs::RunRow;
+use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::Pg;
 use crate::store::AlertEventStore;
 use crate::store::{takes_ticket, StoreError, StoreResult};
@@ -492,7 +492,7 @@ async fn event_runs(
                 id: r.get(0),
                 test_case_id: r.get(1),
                 test_case_name: case_name.to_string(),
-                run_time: ms_time(r.get(2)),
+                run_time: ms_to_time(r.get(2)),
                 duration_ms: r.get(3),
                 status,
                 run_type: u8::try_from(r.get::<_, i16>(5))
@@ -527,9 +527,9 @@ fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
         distribution_name: r.get(8),
         status_id,
         status_text: texts.get(&status_id).cloned().unwrap_or_default(),
-        alert_time: ms_time(r.get(10)),
+        alert_time: ms_to_time(r.get(10)),
         open: r.get(11),
-        closed_time: r.get::<_, Option<i64>>(12).map(ms_time),
+        closed_time: r.get::<_, Option<i64>>(12).map(ms_to_time),
         jira_ticket: r.get(13),
         run_count: r.get::<_, i64>(14).max(0) as u64,
         comment: r.get(15),
@@ -861,7 +861,7 @@ mod tests {
     };
 
     fn run(engine_id: &str, case: i64, ms: i64, status: &str) -> IngestRun {
-        let time = ms_time(ms).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        let time = ms_to_time(ms).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         parse_run(&json!({
             "engineRunId": engine_id,
             "testCase": {"id": case, "name": format!("Case {case}"), "channel": "voice",
@@ -1004,7 +1004,7 @@ mod tests {
                 panic!("event {} not visible", e.id);
             };
             let closed = e.closed_time.is_some();
-            e.alert_time = ms_time(0);
+            e.alert_time = ms_to_time(0);
             e.closed_time = None;
             out += &format!("{e:?} closed {closed}\n");
             for r in d.runs {

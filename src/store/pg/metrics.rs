@@ -16,13 +16,9 @@ use crate::domain::dist::{self, Summary};
 use crate::domain::run::Channel;
 use crate::store::catalog::{channel, group_visibility};
 use crate::store::metrics::*;
-use crate::store::rollups;
+use crate::store::rollups::{self, corrupt};
 use crate::store::MetricStore;
-use crate::store::{StoreError, StoreResult};
-
-pub(super) fn corrupt(e: crate::domain::varint::Corrupt) -> StoreError {
-    StoreError::Invalid(format!("stored rollup: {e}"))
-}
+use crate::store::StoreResult;
 
 /// A BIGINT count or sum, never negative.
 pub(super) fn u(r: &tokio_postgres::Row, i: usize) -> u64 {

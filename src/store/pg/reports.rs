@@ -34,8 +34,6 @@ use crate::store::{group_field, now_secs, takes_ticket, StoreError, StoreResult}
 
 /// Rows fetched from a portal at a time.
 const BATCH: i32 = 1000;
-/// Export rows sent at a time (as SQLite's).
-const EXPORT_BATCH: usize = 1000;
 
 const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
     r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,

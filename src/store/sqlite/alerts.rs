@@ -16,13 +16,13 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, ms_time, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
+    facts_by_case, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
     AlertEventStore, AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
 use crate::store::outbox::now_ms;
-use crate::store::runs::RunRow;
+use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
 use crate::store::{takes_ticket, Sqlite, StoreError, StoreResult};
 
@@ -48,9 +48,9 @@ fn event_row(
             distribution_name: r.get(8)?,
             status_id,
             status_text: texts.get(&status_id).cloned().unwrap_or_default(),
-            alert_time: ms_time(r.get(10)?),
+            alert_time: ms_to_time(r.get(10)?),
             open: r.get::<_, i64>(11)? == 1,
-            closed_time: r.get::<_, Option<i64>>(12)?.map(ms_time),
+            closed_time: r.get::<_, Option<i64>>(12)?.map(ms_to_time),
             jira_ticket: r.get(13)?,
             run_count: r.get::<_, i64>(14)?.max(0) as u64,
             comment: r.get(15)?,
@@ -343,7 +343,7 @@ fn event_runs(
                 id: r.get(0)?,
                 test_case_id: r.get(1)?,
                 test_case_name: case_name.to_string(),
-                run_time: ms_time(r.get(2)?),
+                run_time: ms_to_time(r.get(2)?),
                 duration_ms: r.get(3)?,
                 status,
                 run_type: RunType::from_code(r.get(5)?).unwrap_or(RunType::Manual),

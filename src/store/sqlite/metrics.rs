@@ -14,9 +14,11 @@ use crate::store::channel_of;
 use crate::store::metrics::{
     case_metrics, segment_metrics, Acc, EntityMetric, Level, MetricQuery, MetricStore, MosQuery,
 };
-use crate::store::rollups;
+use crate::store::rollups::{self, corrupt};
 use crate::store::sql::{self, Lite};
-use crate::store::{Sqlite, StoreError, StoreResult};
+use crate::store::{Sqlite, StoreResult};
+
+use super::blob;
 
 #[async_trait]
 impl MetricStore for Sqlite {
@@ -43,16 +45,6 @@ impl MetricStore for Sqlite {
         })
         .await
     }
-}
-
-fn corrupt(e: crate::domain::varint::Corrupt) -> StoreError {
-    StoreError::Invalid(format!("stored rollup: {e}"))
-}
-
-fn blob<'a>(r: &'a rusqlite::Row, i: usize) -> rusqlite::Result<Option<&'a [u8]>> {
-    r.get_ref(i)?
-        .as_blob_or_null()
-        .map_err(rusqlite::Error::from)
 }
 
 /// The group's metric, one entity per test case (ordered by name) or per segment of a test

@@ -32,3 +32,11 @@ impl Sqlite {
             .unwrap_or_default()
     }
 }
+
+/// A column that holds a BLOB or NULL (a rollup's histogram or segments), borrowed from the
+/// row.
+fn blob<'a>(r: &'a rusqlite::Row, i: usize) -> rusqlite::Result<Option<&'a [u8]>> {
+    r.get_ref(i)?
+        .as_blob_or_null()
+        .map_err(rusqlite::Error::from)
+}

@@ -22,12 +22,13 @@ use crate::store::catalog::{group_visibility, status_texts};
 use crate::store::channel_of;
 use crate::store::reports::{
     date_text, type_fits, CandidateRun, ExportRow, LatencyAcc, LatencyData, LatencyRow,
-    ReportRunQuery, ReportStore, ScriptShape,
+    ReportRunQuery, ReportStore, ScriptShape, EXPORT_BATCH,
 };
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
 use crate::store::{group_field, like, now_secs, takes_ticket, Sqlite, StoreResult};
 
+use super::blob;
 use super::rollups::load_script;
 
 const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
@@ -180,12 +181,6 @@ fn list(
         items,
         total: total.max(0) as u64,
     })
-}
-
-fn blob<'a>(r: &'a rusqlite::Row, i: usize) -> rusqlite::Result<Option<&'a [u8]>> {
-    r.get_ref(i)?
-        .as_blob_or_null()
-        .map_err(rusqlite::Error::from)
 }
 
 fn latency(
@@ -351,8 +346,6 @@ fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult
     }
     Ok(Page { items, total })
 }
-
-const EXPORT_BATCH: usize = 1000;
 
 fn export(
     conn: &Connection,
