@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use async_trait::async_trait;
 use bytes::Bytes;
 
-use super::StoreResult;
+use super::{StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
 
 /// Largest recording accepted: 50 MiB.
@@ -60,4 +60,25 @@ pub fn normalize_content_type(value: &str) -> Option<&'static str> {
 /// Where the file of recording `id` lives.
 pub(super) fn file_path(data_dir: &Path, id: &str) -> PathBuf {
     data_dir.join("recordings").join(&id[..2]).join(id)
+}
+
+/// The stored content type of an upload ([`normalize_content_type`]), when the type is
+/// accepted and the bytes are neither empty nor larger than [`MAX_BYTES`].
+pub(super) fn accepted(content_type: &str, bytes: &[u8]) -> StoreResult<&'static str> {
+    let Some(content_type) = normalize_content_type(content_type) else {
+        return Err(StoreError::Invalid(format!(
+            "Content type {content_type:?} is not a recording type; use one of {}.",
+            CONTENT_TYPES.join(", ")
+        )));
+    };
+    if bytes.is_empty() {
+        return Err(StoreError::Invalid("The recording is empty.".into()));
+    }
+    if bytes.len() > MAX_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "The recording is larger than {} MiB.",
+            MAX_BYTES / (1024 * 1024)
+        )));
+    }
+    Ok(content_type)
 }

@@ -21,21 +21,7 @@ use sha2::{Digest, Sha256};
 #[async_trait]
 impl RecordingStore for Postgres {
     async fn put_recording(&self, bytes: Bytes, content_type: &str) -> StoreResult<Recording> {
-        let Some(content_type) = normalize_content_type(content_type) else {
-            return Err(StoreError::Invalid(format!(
-                "Content type {content_type:?} is not a recording type; use one of {}.",
-                CONTENT_TYPES.join(", ")
-            )));
-        };
-        if bytes.is_empty() {
-            return Err(StoreError::Invalid("The recording is empty.".into()));
-        }
-        if bytes.len() > MAX_BYTES {
-            return Err(StoreError::Invalid(format!(
-                "The recording is larger than {} MiB.",
-                MAX_BYTES / (1024 * 1024)
-            )));
-        }
+        let content_type = accepted(content_type, &bytes)?;
         let id = hex::encode(Sha256::digest(&bytes));
         let c = self.client().await?;
         // The same bytes stored already: not sent again.

@@ -11,9 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::ingest::is_recording_id;
-use crate::store::recordings::{
-    file_path, normalize_content_type, Recording, RecordingStore, CONTENT_TYPES, MAX_BYTES,
-};
+use crate::store::recordings::{accepted, file_path, Recording, RecordingStore};
 use crate::store::{now_secs, Sqlite, StoreError, StoreResult};
 
 #[async_trait]
@@ -52,21 +50,7 @@ fn put(
     bytes: &[u8],
     content_type: &str,
 ) -> StoreResult<Recording> {
-    let Some(content_type) = normalize_content_type(content_type) else {
-        return Err(StoreError::Invalid(format!(
-            "Content type {content_type:?} is not a recording type; use one of {}.",
-            CONTENT_TYPES.join(", ")
-        )));
-    };
-    if bytes.is_empty() {
-        return Err(StoreError::Invalid("The recording is empty.".into()));
-    }
-    if bytes.len() > MAX_BYTES {
-        return Err(StoreError::Invalid(format!(
-            "The recording is larger than {} MiB.",
-            MAX_BYTES / (1024 * 1024)
-        )));
-    }
+    let content_type = accepted(content_type, bytes)?;
     let id = hex::encode(Sha256::digest(bytes));
     let path = file_path(data_dir, &id);
     let on_disk = std::fs::metadata(&path)
@@ -162,6 +146,7 @@ fn visible(conn: &Connection, scope: Scope, row_id: i64) -> StoreResult<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::recordings::normalize_content_type;
     use crate::store::Store;
 
     #[tokio::test]
