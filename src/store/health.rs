@@ -12,7 +12,7 @@
 
 use async_trait::async_trait;
 
-use super::StoreResult;
+use super::{StoreError, StoreResult};
 use crate::domain::caller::Scope;
 use crate::domain::ingest::ClientAppHealth;
 use crate::domain::run::Channel;
@@ -86,6 +86,38 @@ pub fn problem(app: &ClientAppHealth) -> Option<String> {
         }
     }
     None
+}
+
+/// Every snapshot is fine, or why the first bad one (by its index) is refused.
+pub(super) fn check_all(apps: &[ClientAppHealth]) -> StoreResult<()> {
+    for (i, app) in apps.iter().enumerate() {
+        if let Some(p) = problem(app) {
+            return Err(StoreError::Invalid(format!("clientApps[{i}]: {p}")));
+        }
+    }
+    Ok(())
+}
+
+/// Adds a stored snapshot to its channel's entry of `out` ([`HealthStore::health`]'s
+/// answer), unless `apps` (a restricted user's applications by channel; `None` for all)
+/// has none that serves its endpoint.
+pub(super) fn add_visible(
+    out: &mut [(Channel, Vec<ClientAppHealth>)],
+    apps: Option<&[(Channel, String)]>,
+    app: ClientAppHealth,
+) {
+    let channel = app.channel;
+    if let Some(apps) = apps {
+        if !apps
+            .iter()
+            .any(|(c, name)| *c == channel && serves(name, &app.client_end_point))
+        {
+            return;
+        }
+    }
+    if let Some(slot) = out.iter_mut().find(|(c, _)| *c == channel) {
+        slot.1.push(app);
+    }
 }
 
 #[cfg(test)]

@@ -75,17 +75,7 @@ impl HealthStore for Postgres {
                 },
                 component_status: components,
             };
-            if let Some(apps) = &apps {
-                if !apps
-                    .iter()
-                    .any(|(c, name)| *c == channel && serves(name, &app.client_end_point))
-                {
-                    continue;
-                }
-            }
-            if let Some(slot) = out.iter_mut().find(|(c, _)| *c == channel) {
-                slot.1.push(app);
-            }
+            add_visible(&mut out, apps.as_deref(), app);
         }
         Ok(out)
     }
@@ -93,11 +83,7 @@ impl HealthStore for Postgres {
     /// Per application the snapshot with the latest `lastRun` wins (an equal one
     /// replaces), in the order given; every snapshot is checked first.
     async fn put_health(&self, apps: Vec<ClientAppHealth>) -> StoreResult<()> {
-        for (i, app) in apps.iter().enumerate() {
-            if let Some(p) = problem(app) {
-                return Err(StoreError::Invalid(format!("clientApps[{i}]: {p}")));
-            }
-        }
+        check_all(&apps)?;
         let mut c = self.client().await?;
         let tx = c.transaction().await?;
         let stmt = tx

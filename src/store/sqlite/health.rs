@@ -8,7 +8,7 @@ use crate::domain::caller::Scope;
 use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState};
 use crate::domain::run::Channel;
 use crate::store::channel_of;
-use crate::store::health::{problem, serves, HealthStore};
+use crate::store::health::{add_visible, check_all, HealthStore};
 use crate::store::{now_secs, Sqlite, StoreError, StoreResult};
 
 #[async_trait]
@@ -41,11 +41,7 @@ fn visible_apps(conn: &Connection, user: i64) -> StoreResult<Vec<(Channel, Strin
 /// Stores the snapshots; per application the one with the latest `lastRun` wins (an equal
 /// `lastRun` replaces). Every snapshot is checked first: nothing is written if one is bad.
 fn put(tx: &Transaction, apps: &[ClientAppHealth]) -> StoreResult<()> {
-    for (i, app) in apps.iter().enumerate() {
-        if let Some(p) = problem(app) {
-            return Err(StoreError::Invalid(format!("clientApps[{i}]: {p}")));
-        }
-    }
+    check_all(apps)?;
     let mut stmt = tx.prepare_cached(
         "INSERT INTO client_apps (channel, client_end_point, last_run, app_enabled, app_status,
                 telco_enabled, telco_status, agent_enabled, agent_status, components, updated_at)
@@ -118,17 +114,7 @@ fn list(conn: &Connection, scope: Scope) -> StoreResult<Vec<(Channel, Vec<Client
             },
             component_status: components,
         };
-        if let Some(apps) = &apps {
-            if !apps
-                .iter()
-                .any(|(c, name)| *c == channel && serves(name, &app.client_end_point))
-            {
-                continue;
-            }
-        }
-        if let Some(slot) = out.iter_mut().find(|(c, _)| *c == channel) {
-            slot.1.push(app);
-        }
+        add_visible(&mut out, apps.as_deref(), app);
     }
     Ok(out)
 }
