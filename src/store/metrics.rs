@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use async_trait::async_trait;
 use chrono::NaiveDate;
 
+use super::rollups::{self, corrupt};
 use super::StoreResult;
 use crate::domain::buckets::SLOTS;
 use crate::domain::caller::{Scope, Visibility};
@@ -136,6 +137,23 @@ impl Acc {
             latency: self.lat.summary(),
         }
     }
+}
+
+/// Adds a rollup row's segments (of test case `case`, in local hour `hour`) to their
+/// accumulators.
+pub(super) fn add_segments(
+    accs: &mut BTreeMap<(i64, i64), Acc>,
+    case: i64,
+    hour: usize,
+    segments: &[u8],
+) -> StoreResult<()> {
+    rollups::for_each_segment(segments, |s| {
+        let acc = accs.entry((case, s.segment_id)).or_default();
+        acc.add_counts(hour, s.counts);
+        let hist = (!s.lat_hist.is_empty()).then_some(s.lat_hist);
+        acc.lat.add(s.lat_n, s.lat_sum, hist)
+    })
+    .map_err(corrupt)
 }
 
 /// One entity per test case, in the order of `cases`, from each one's accumulator.

@@ -156,6 +156,23 @@ pub(super) fn encode_segments(segs: &[SegmentRollup]) -> Vec<u8> {
     out
 }
 
+/// The encoded segments of an hour's deltas (see [`encode_segments`]), `None` when there
+/// are none.
+pub(super) fn segment_blob(segments: BTreeMap<i64, SegmentDelta>) -> Option<Vec<u8>> {
+    let mut segs = Vec::with_capacity(segments.len());
+    for (id, mut s) in segments {
+        let (n, sum, hist) = hist_parts(&mut s.lat);
+        segs.push(SegmentRollup {
+            segment_id: id,
+            counts: s.counts.map(|c| c as u64),
+            lat_n: n as u64,
+            lat_sum: sum as u64,
+            lat_hist: hist.unwrap_or_default(),
+        });
+    }
+    (!segs.is_empty()).then(|| encode_segments(&segs))
+}
+
 /// A segment's part of a rollup row, borrowing its histogram from the blob.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SegmentView<'a> {

@@ -16,7 +16,7 @@ use crate::domain::dist::{self, Summary};
 use crate::domain::run::Channel;
 use crate::store::catalog::{channel, group_visibility};
 use crate::store::metrics::*;
-use crate::store::rollups::{self, corrupt};
+use crate::store::rollups::corrupt;
 use crate::store::MetricStore;
 use crate::store::StoreResult;
 
@@ -91,13 +91,7 @@ async fn group_metric(c: &impl GenericClient, q: &MetricQuery) -> StoreResult<Ve
                 let Some(segments) = r.get::<_, Option<&[u8]>>(2) else {
                     continue;
                 };
-                rollups::for_each_segment(segments, |s| {
-                    let acc = accs.entry((case, s.segment_id)).or_default();
-                    acc.add_counts(hour, s.counts);
-                    let hist = (!s.lat_hist.is_empty()).then_some(s.lat_hist);
-                    acc.lat.add(s.lat_n, s.lat_sum, hist)
-                })
-                .map_err(corrupt)?;
+                add_segments(&mut accs, case, hour, segments)?;
             }
             // The names of the group's segments, in one read.
             let names: HashMap<(i64, i64), String> = if accs.is_empty() {

@@ -40,7 +40,7 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::store::alerts::Evaluated;
 use crate::store::catalog::{case_visibility, channel, group_visibility, status_texts};
-use crate::store::rollups::{self, Deltas, RunFacts, SegmentRollup};
+use crate::store::rollups::{self, Deltas, RunFacts};
 use crate::store::run_detail::{self, ScriptSegment};
 use crate::store::runs::{
     engine_key, ms_to_time, recording_refs, status_text, GroupName, GroupRunFilter, IngestOutcome,
@@ -790,18 +790,7 @@ async fn apply(tx: &Tx<'_>, deltas: Deltas) -> StoreResult<()> {
     for ((case, rt, day, hour), mut d) in deltas.hours {
         let (mut m_n, mut m_sum, mut m_hist) = rollups::hist_parts(&mut d.mos);
         let (mut l_n, mut l_sum, mut l_hist) = rollups::hist_parts(&mut d.lat);
-        let mut segs = Vec::with_capacity(d.segments.len());
-        for (id, mut s) in d.segments {
-            let (n, sum, hist) = rollups::hist_parts(&mut s.lat);
-            segs.push(SegmentRollup {
-                segment_id: id,
-                counts: s.counts.map(|c| c as u64),
-                lat_n: n as u64,
-                lat_sum: sum as u64,
-                lat_hist: hist.unwrap_or_default(),
-            });
-        }
-        let mut seg_blob = (!segs.is_empty()).then(|| rollups::encode_segments(&segs));
+        let mut seg_blob = rollups::segment_blob(d.segments);
         let mut c = d.counts;
         let key = (case, i16::from(rt), day, i16::from(hour));
         if let Some(r) = stored.get(&key) {

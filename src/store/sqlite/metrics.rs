@@ -12,9 +12,10 @@ use crate::domain::run::Channel;
 use crate::store::catalog::group_visibility;
 use crate::store::channel_of;
 use crate::store::metrics::{
-    case_metrics, segment_metrics, Acc, EntityMetric, Level, MetricQuery, MetricStore, MosQuery,
+    add_segments, case_metrics, segment_metrics, Acc, EntityMetric, Level, MetricQuery,
+    MetricStore, MosQuery,
 };
-use crate::store::rollups::{self, corrupt};
+use crate::store::rollups::corrupt;
 use crate::store::sql::{self, Lite};
 use crate::store::{Sqlite, StoreResult};
 
@@ -105,13 +106,7 @@ fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMet
                 let Some(segments) = blob(r, 2)? else {
                     continue;
                 };
-                rollups::for_each_segment(segments, |s| {
-                    let acc = accs.entry((case, s.segment_id)).or_default();
-                    acc.add_counts(hour, s.counts);
-                    let hist = (!s.lat_hist.is_empty()).then_some(s.lat_hist);
-                    acc.lat.add(s.lat_n, s.lat_sum, hist)
-                })
-                .map_err(corrupt)?;
+                add_segments(&mut accs, case, hour, segments)?;
             }
             let mut name_stmt = conn.prepare_cached(
                 "SELECT name FROM segments WHERE test_case_id = ?1 AND segment_id = ?2",

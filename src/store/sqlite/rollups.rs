@@ -11,9 +11,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::domain::{dist, varint};
-use crate::store::rollups::{
-    encode_segments, facts_of_stored, hist_parts, merge_segments, Deltas, SegmentRollup,
-};
+use crate::store::rollups::{facts_of_stored, hist_parts, merge_segments, segment_blob, Deltas};
 use crate::store::run_detail::ScriptSegment;
 use crate::store::{StoreError, StoreResult};
 
@@ -36,18 +34,7 @@ pub(super) fn apply(conn: &Connection, deltas: Deltas) -> StoreResult<()> {
     for ((case, rt, day, hour), mut d) in deltas.hours {
         let (mos_n, mos_sum, mos_hist) = hist_parts(&mut d.mos);
         let (lat_n, lat_sum, lat_hist) = hist_parts(&mut d.lat);
-        let mut segs = Vec::with_capacity(d.segments.len());
-        for (id, mut s) in d.segments {
-            let (n, sum, hist) = hist_parts(&mut s.lat);
-            segs.push(SegmentRollup {
-                segment_id: id,
-                counts: s.counts.map(|c| c as u64),
-                lat_n: n as u64,
-                lat_sum: sum as u64,
-                lat_hist: hist.unwrap_or_default(),
-            });
-        }
-        let segments = (!segs.is_empty()).then(|| encode_segments(&segs));
+        let segments = segment_blob(d.segments);
         stmt.execute(params![
             case,
             rt,
