@@ -96,3 +96,71 @@ fn the_check_sees_a_wrong_import() {
     let text = "use crate::api::envelope;\n    // see crate::server\nlet x = crate::proxy::p;";
     assert_eq!(crate_paths(text), ["api", "proxy"]);
 }
+
+/// The code lines of a file (comments left out), for the checks by name below.
+fn code_of(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap();
+    let code: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect();
+    code.join("\n")
+}
+
+/// Whether `code` names the path segment `name::` (not as the end of a longer name:
+/// `sqlite::` is not in `rusqlite::`).
+fn names(code: &str, name: &str) -> bool {
+    code.match_indices(&format!("{name}::")).any(|(i, _)| {
+        !code[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+#[test]
+fn each_store_backend_keeps_to_its_folder() {
+    let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store");
+    let mut wrong = Vec::new();
+    // A backend's folder never names the other's: what both use is in `store/x.rs`.
+    for (folder, other) in [("sqlite", "pg"), ("pg", "sqlite")] {
+        let mut list = Vec::new();
+        files(&store.join(folder), &mut list);
+        assert!(!list.is_empty(), "no files in src/store/{folder}");
+        for file in list {
+            if names(&code_of(&file), other) {
+                wrong.push(format!("{}: names {other}::", file.display()));
+            }
+        }
+    }
+    // The backend-neutral files name no driver; only the handle and its connections
+    // (`mod.rs`), the one SQL layer (`sql.rs`) and the copy from one backend to the other
+    // (`copy.rs`) work with both.
+    for entry in std::fs::read_dir(&store).unwrap() {
+        let file = entry.unwrap().path();
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".rs") || ["mod.rs", "sql.rs", "copy.rs"].contains(&name.as_str()) {
+            continue;
+        }
+        let code = code_of(&file);
+        for driver in ["rusqlite", "tokio_postgres", "deadpool_postgres"] {
+            if names(&code, driver) {
+                wrong.push(format!("{}: names {driver}::", file.display()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "store files across backends:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_store_check_tells_a_backend_from_a_driver() {
+    assert!(names("use crate::store::sqlite::backup;", "sqlite"));
+    assert!(names("super::super::pg::Postgres", "pg"));
+    assert!(!names("use rusqlite::Connection;", "sqlite"));
+    assert!(!names("let x = tokio_postgres::Row;", "pg"));
+    assert!(names("use rusqlite::Connection;", "rusqlite"));
+}

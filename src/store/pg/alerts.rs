@@ -1,5 +1,6 @@
 //! PostgreSQL: [`AlertEventStore`](crate::store::AlertEventStore) and the alert engine, as
-//! `store/alerts.rs` has them for SQLite (rules in `domain/alerting.rs`, `docs/alerting.md`).
+//! `store/sqlite/alerts.rs` has them for SQLite (rules in `domain/alerting.rs`,
+//! `docs/alerting.md`; the shared pieces in `store/alerts.rs`).
 //!
 //! The engine runs inside the ingest transaction ([`evaluate`], called by `pg/runs.rs`): the
 //! runs, the engine's state per (setting, test case), the events, their ticket jobs and

@@ -1,5 +1,5 @@
-//! PostgreSQL: [`OutboxStore`](crate::store::OutboxStore), as `store/outbox.rs` has it for
-//! SQLite. A cause queues its notifications in its own transaction with [`enqueue_in`] or
+//! PostgreSQL: [`OutboxStore`](crate::store::OutboxStore), as `store/sqlite/outbox.rs` has it
+//! for SQLite. A cause queues its notifications in its own transaction with [`enqueue_in`] or
 //! [`enqueue_list_in`]; a key already queued is not queued twice (`ON CONFLICT (key)`).
 //!
 //! One instance sends at a time (the lease `notify`, `store::leases`); even so
