@@ -293,8 +293,6 @@ pub(super) fn facts_of_stored(
     })
 }
 
-/// Recomputes every rollup from the stored runs in `tz`; returns the number of runs.
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -119,6 +119,7 @@ pub(super) fn ensure_tz(tx: &Transaction, tz: Tz) -> StoreResult<()> {
     Ok(())
 }
 
+/// Recomputes every rollup from the stored runs in `tz`; returns the number of runs.
 pub(super) fn rebuild(tx: &Transaction, tz: Tz) -> StoreResult<u64> {
     tx.execute("DELETE FROM rollup_hour", [])?;
     let mut scripts: HashMap<i64, Vec<ScriptSegment>> = HashMap::new();
