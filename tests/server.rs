@@ -42,7 +42,7 @@ fn assert_security_headers(resp: &Response, tls: bool, what: &str) {
 fn token_for(server: &common::Server) -> String {
     use cxwatch::domain::caller::{AccessType, Role};
     use cxwatch::store::Store;
-    let store = Store::open(&server.data_dir, cxwatch::store::StoreOptions::default()).unwrap();
+    let store = common::store(&server.data_dir);
     let draft = cxwatch::domain::user::UserDraft {
         username: "platform@x.test".into(),
         first_name: String::new(),
