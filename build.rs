@@ -23,7 +23,7 @@ fn main() {
         }
         None => build_ui(),
     };
-    write_gzip_siblings(&dist);
+    write_compressed_siblings(&dist);
     report_size(&dist);
     println!("cargo:rustc-env=CXWATCH_UI_DIR={}", dist.display());
 }
@@ -124,7 +124,9 @@ fn run(cmd: &mut Command) {
 }
 
 /// Hashed assets get a `.gz` sibling so the server can send them compressed without work.
-fn write_gzip_siblings(dist: &Path) {
+/// `x.js.gz` and `x.js.br` beside every text file, compressed at their best once here, so the
+/// server sends each client the smallest it takes without compressing at run time.
+fn write_compressed_siblings(dist: &Path) {
     let Ok(entries) = walk(dist) else { return };
     for path in entries {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
@@ -137,6 +139,18 @@ fn write_gzip_siblings(dist: &Path) {
             let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
             enc.write_all(&data).unwrap();
             std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        }
+        let br = path.with_extension(format!("{ext}.br"));
+        if is_stale(&br, &path) {
+            let data = std::fs::read(&path).unwrap();
+            let mut out = Vec::new();
+            let params = brotli::enc::BrotliEncoderParams {
+                quality: 11,
+                lgwin: 22,
+                ..Default::default()
+            };
+            brotli::BrotliCompress(&mut data.as_slice(), &mut out, &params).unwrap();
+            std::fs::write(&br, out).unwrap();
         }
     }
 }

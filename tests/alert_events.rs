@@ -17,9 +17,9 @@ use cxwatch::domain::alert_setting::AlertSettingDraft;
 use cxwatch::domain::caller::{AccessType, Role, Scope};
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use cxwatch::domain::schedule::Week;
-use cxwatch::store::{Store, StoreOptions};
+use cxwatch::store::Store;
 use harness::App;
-use harness_trs::{admin, db, get, group, ingest_ok, run};
+use harness_trs::{admin, get, group, ingest_ok, run};
 use poem::http::Method;
 use serde_json::{json, Value};
 
@@ -367,15 +367,10 @@ async fn late_runs_and_inactive_settings() {
 
 /// `kill -9` of the real binary between two batches: the engine's count is in the
 /// database, so the second batch opens the event; re-sending both opens no second one.
-/// SQLite only: the binary runs on its SQLite file (`tests/postgres.rs` kills instances on
-/// PostgreSQL), so with `TEST_POSTGRES_URL` set this test has nothing more to show.
 #[test]
 fn kill_9_between_batches_loses_no_event() {
-    if std::env::var_os("TEST_POSTGRES_URL").is_some() {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let store = common::store(dir.path());
     let key = Store::block_on(store.add_api_key("engine")).unwrap();
     let tz = chrono_tz::America::Toronto;
     let first = cxwatch::domain::ingest::parse_run_str(&run("seed", 1, &at(0), "pass").to_string())
@@ -424,14 +419,11 @@ fn kill_9_between_batches_loses_no_event() {
     assert_eq!(post(&server, &b1)["data"]["duplicates"], 1);
     assert_eq!(post(&server, &b2)["data"]["duplicates"], 1);
     std::thread::sleep(Duration::from_millis(50));
-    let c = db(dir.path());
-    let (events, runs, queued): (i64, i64, i64) = c
-        .query_row(
-            "SELECT (SELECT count(*) FROM alert_events), (SELECT count(*) FROM alert_event_runs),
-                    (SELECT count(*) FROM outbox WHERE cause LIKE 'alert:%')",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
+    let count = |sql: &str| common::query_one::<i64>(dir.path(), sql);
+    let (events, runs, queued) = (
+        count("SELECT count(*) FROM alert_events"),
+        count("SELECT count(*) FROM alert_event_runs"),
+        count("SELECT count(*) FROM outbox WHERE cause LIKE 'alert:%'"),
+    );
     assert_eq!((events, runs, queued), (1, 2, 3));
 }

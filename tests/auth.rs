@@ -209,10 +209,7 @@ fn user_add_reads_the_password_from_stdin_or_a_file() {
     assert_ne!(code, 0);
     assert!(err.contains("possible values: admin, user"), "{err}");
     // None of the failures created a user.
-    let db = rusqlite::Connection::open(server.data_dir.join("cxwatch.db")).unwrap();
-    let n: i64 = db
-        .query_row("SELECT COUNT(*) FROM users", [], |r| r.get(0))
-        .unwrap();
+    let n: i64 = common::query_one(&server.data_dir, "SELECT COUNT(*) FROM users");
     assert_eq!(n, 2);
     // The password never appears in the command's output.
     assert!(!out.contains("two long words"));
@@ -266,10 +263,7 @@ fn one_time_ids_are_exchanged_once() {
     assert_eq!(status, 400);
     assert_eq!(body["messages"], json!(["id is required"]));
     // Only the hash of an id is stored, and a used id is gone.
-    let db = rusqlite::Connection::open(server.data_dir.join("cxwatch.db")).unwrap();
-    let n: i64 = db
-        .query_row("SELECT COUNT(*) FROM one_time_ids", [], |r| r.get(0))
-        .unwrap();
+    let n: i64 = common::query_one(&server.data_dir, "SELECT COUNT(*) FROM one_time_ids");
     assert_eq!(n, 0);
 
     let (code, _, err) = cli(

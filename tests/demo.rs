@@ -40,9 +40,12 @@ impl DemoServer {
         let port = free_port();
         let config = data_dir.join("demo-test.toml");
         std::fs::create_dir_all(data_dir).unwrap();
+        let store = common::store_url(data_dir)
+            .map(|url| format!("[store]\nurl = {url:?}\n"))
+            .unwrap_or_default();
         std::fs::write(
             &config,
-            format!("[server]\nlisten = \"127.0.0.1:{port}\"\n[site]\ntimezone = \"America/Toronto\"\n[log]\nformat = \"text\"\nlevel = \"warn\"\n"),
+            format!("[server]\nlisten = \"127.0.0.1:{port}\"\n[site]\ntimezone = \"America/Toronto\"\n[log]\nformat = \"text\"\nlevel = \"warn\"\n{store}"),
         )
         .unwrap();
         let mut child = Command::new(BIN)

@@ -66,10 +66,6 @@ async fn api_keys_and_console_tokens_do_not_mix() {
 /// removed key stops working at once.
 #[test]
 fn apikey_cli_adds_lists_and_removes_keys() {
-    // The binary on its SQLite file, read directly: nothing of PostgreSQL to test here.
-    if std::env::var("TEST_POSTGRES_URL").is_ok() {
-        return;
-    }
     let server = start(Opts::default());
     let key = cli_api_key(&server, "engine-1");
     let batch = [run("k1", 1, "2026-07-15T14:05:00Z", "pass")];
@@ -87,9 +83,7 @@ fn apikey_cli_adds_lists_and_removes_keys() {
     );
     assert_ne!(code, 0);
     assert!(err.contains("already exists"), "{err}");
-    let stored: String = harness_trs::db(&server.data_dir)
-        .query_row("SELECT key_hash FROM api_keys", [], |r| r.get(0))
-        .unwrap();
+    let stored: String = common::query_one(&server.data_dir, "SELECT key_hash FROM api_keys");
     assert_ne!(stored, key);
     assert_eq!(stored, cxwatch::store::auth::hash_secret(&key));
     let (code, _, _) = run_cli(

@@ -1,12 +1,13 @@
 //! Body limits of `/api` (issue 17 item 1), in process: every body has a limit suited to
 //! its operation, the answer is 413 in the envelope, and a body is not read past it.
 
+mod common;
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
 use cxwatch::config::Config;
-use cxwatch::store::Store;
 use poem::test::TestClient;
 use poem::Body;
 
@@ -17,7 +18,7 @@ fn app(dir: &std::path::Path) -> poem::endpoint::BoxEndpoint<'static> {
         data_dir: dir.to_path_buf(),
         ..Config::default()
     };
-    let store = Store::open(dir, cxwatch::store::StoreOptions::default()).unwrap();
+    let store = common::store(dir);
     cxwatch::server::app(Arc::new(config), Some(store)).unwrap()
 }
 

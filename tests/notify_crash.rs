@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use cxwatch::domain::distribution::ContactType;
 use cxwatch::domain::notify::NewNotification;
-use cxwatch::store::{Store, StoreOptions};
+use cxwatch::store::Store;
 use sinks::Sinks;
 
 const COUNT: usize = 120;
@@ -28,7 +28,7 @@ fn mail_ids(sinks: &Sinks) -> Vec<String> {
 fn kill_9_mid_send_loses_nothing() {
     let sinks = Sinks::start(&["--delay-ms", "40"]);
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let store = common::store(dir.path());
     let items: Vec<NewNotification> = (0..COUNT)
         .map(|i| NewNotification {
             key: format!("crash-{i}"),
@@ -83,7 +83,7 @@ fn kill_9_mid_send_loses_nothing() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let store = Store::open(dir.path(), StoreOptions::default()).unwrap();
+    let store = common::store(dir.path());
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let counts = Store::block_on(store.outbox_counts()).unwrap();

@@ -10,8 +10,10 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Listing};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
+use super::lenient::Required;
 use super::params;
 use super::AppState;
 use crate::domain::alert_setting::{
@@ -21,6 +23,7 @@ use crate::domain::alert_setting::{
 use crate::domain::caller::{Caller, Need};
 use crate::domain::page::Sort;
 use crate::domain::rules::Problems;
+use crate::domain::run::Channel;
 use crate::domain::schedule::SlotRange;
 
 pub struct AlertSettingsApi;
@@ -51,8 +54,8 @@ pub struct AlertSetting {
     pub active: bool,
     pub test_case_group_id: i64,
     pub test_case_group_name: String,
-    /// `voice` or `web`: the group's channel (attach recording is for voice).
-    pub channel: String,
+    /// The group's channel (attach recording is for voice).
+    pub channel: Channel,
     /// The contact group: a distribution list.
     pub distribution_id: i64,
     pub distribution_name: String,
@@ -90,7 +93,7 @@ impl From<DomainSetting> for AlertSetting {
             active: s.active,
             test_case_group_id: s.group_id,
             test_case_group_name: s.group_name,
-            channel: s.channel.as_str().into(),
+            channel: s.channel,
             distribution_id: s.distribution_id,
             distribution_name: s.distribution_name,
             email_subject: s.email_subject,
@@ -131,39 +134,51 @@ impl From<DomainSetting> for AlertSetting {
 #[oai(rename_all = "camelCase")]
 pub struct AlertSettingSave {
     /// Ignored on create; on update absent or the id of the path.
+    #[oai(nullable)]
     pub id: Option<i64>,
-    pub name: Option<String>,
+    pub name: Required<String>,
     /// Default true.
+    #[oai(nullable)]
     pub active: Option<bool>,
-    pub test_case_group_id: Option<i64>,
+    pub test_case_group_id: Required<i64>,
     /// Ignored (follows testCaseGroupId).
+    #[oai(nullable)]
     pub test_case_group_name: Option<String>,
-    pub distribution_id: Option<i64>,
+    pub distribution_id: Required<i64>,
     /// Ignored (follows distributionId).
+    #[oai(nullable)]
     pub distribution_name: Option<String>,
-    pub email_subject: Option<String>,
-    pub voice_message: Option<String>,
-    pub sms_prefix: Option<String>,
+    pub email_subject: Required<String>,
+    pub voice_message: Required<String>,
+    pub sms_prefix: Required<String>,
     /// Kept for voice groups only. Default false.
+    #[oai(nullable)]
     pub attach_recording: Option<bool>,
     /// Default false.
+    #[oai(nullable)]
     pub attach_jira_ticket: Option<bool>,
     /// 1, 2, 3, 5 or 10.
-    pub failure_to_alert: Option<i64>,
+    pub failure_to_alert: Required<i64>,
     /// Default false.
+    #[oai(nullable)]
     pub notify_on_recovery: Option<bool>,
-    /// Status codes: failure or warning statuses that support the group's channel.
-    pub alert_status: Option<Vec<String>>,
+    /// Status codes: failure or warning statuses that support the group's channel (at
+    /// least one).
+    pub alert_status: Required<Vec<String>>,
     /// Ranges of selected half hours; overlapping ranges merge. Empty: never alerts.
+    #[oai(nullable)]
     pub schedule: Option<Vec<ScheduleSlot>>,
+    #[oai(nullable)]
     pub jira_assignee: Option<String>,
+    #[oai(nullable)]
     pub jira_project: Option<String>,
+    #[oai(nullable)]
     pub jira_username: Option<String>,
 }
 
 impl AlertSettingSave {
     fn draft(&self, p: &mut Problems) -> Option<alert_setting::AlertSettingDraft> {
-        let statuses = self.alert_status.clone().unwrap_or_default();
+        let statuses = self.alert_status.0.clone().unwrap_or_default();
         let schedule: Vec<SlotRange> = self
             .schedule
             .iter()
@@ -179,9 +194,9 @@ impl AlertSettingSave {
             &AlertSettingInput {
                 name: self.name.as_deref(),
                 active: self.active,
-                group_id: self.test_case_group_id,
-                distribution_id: self.distribution_id,
-                failure_to_alert: self.failure_to_alert,
+                group_id: *self.test_case_group_id,
+                distribution_id: *self.distribution_id,
+                failure_to_alert: *self.failure_to_alert,
                 email_subject: self.email_subject.as_deref(),
                 voice_message: self.voice_message.as_deref(),
                 sms_prefix: self.sms_prefix.as_deref(),
@@ -255,7 +270,7 @@ impl AlertSettingsApi {
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
         /// or `active` (default `name,asc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Listing<AlertSetting>>>> {
+    ) -> Answer<Json<Envelope<Listing<AlertSetting>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let page = params::listing(
@@ -298,7 +313,7 @@ impl AlertSettingsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<AlertSetting>>> {
+    ) -> Answer<Json<Envelope<AlertSetting>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         Ok(Envelope::ok(found(&state, caller, id.0).await?.into()))
     }
@@ -314,7 +329,7 @@ impl AlertSettingsApi {
         auth: Auth,
         state: Data<&AppState>,
         body: Json<AlertSettingSave>,
-    ) -> ApiResult<Json<Envelope<AlertSetting>>> {
+    ) -> Answer<Json<Envelope<AlertSetting>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         let caller = auth.require(Need::Write)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
@@ -341,7 +356,8 @@ impl AlertSettingsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<AlertSettingSave>,
-    ) -> ApiResult<Json<Envelope<AlertSetting>>> {
+    ) -> Answer<Json<Envelope<AlertSetting>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         let caller = auth.require(Need::Write)?;
         let mut p = Problems::default();
         p.same_id(id.0, body.id, "alert setting");
@@ -368,7 +384,7 @@ impl AlertSettingsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<i64>>> {
+    ) -> Answer<Json<Envelope<i64>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::Write)?;
         let v = state
             .store
@@ -388,7 +404,7 @@ impl AlertSettingsApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<Vec<AlertStatus>>>> {
+    ) -> Answer<Json<Envelope<Vec<AlertStatus>>>, { INTERNAL }> {
         auth.require(Need::SignedIn)?;
         let all = state.store.all_statuses().await?;
         Ok(Envelope::ok(all.into_iter().map(Into::into).collect()))
@@ -405,7 +421,7 @@ impl AlertSettingsApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<Vec<ContactGroup>>>> {
+    ) -> Answer<Json<Envelope<Vec<ContactGroup>>>, { INTERNAL }> {
         auth.require(Need::SignedIn)?;
         let all = state.store.contact_groups().await?;
         Ok(Envelope::ok(

@@ -8,7 +8,8 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
 use super::notifications::Notification;
 use super::params;
@@ -74,6 +75,7 @@ pub struct AlertDetails {
     #[oai(nullable)]
     pub jira_ticket: Option<String>,
     /// A user's comment on the event (`PUT alerts/{id}`), null when none.
+    #[oai(nullable)]
     pub comment: Option<String>,
     /// Time of the first run, RFC 3339 UTC.
     #[oai(skip_serializing_if_is_none)]
@@ -203,7 +205,7 @@ impl AlertsApi {
         page_size: Query<Option<params::PageSize>>,
         /// Only events whose first run has this status: 7 failure, 3 pass, 4 warning.
         status: Query<Option<i64>>,
-    ) -> ApiResult<Json<Envelope<Page<AlertEvent>>>> {
+    ) -> Answer<Json<Envelope<Page<AlertEvent>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let page = params::paging(
@@ -236,7 +238,7 @@ impl AlertsApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<OpenAlerts>>> {
+    ) -> Answer<Json<Envelope<OpenAlerts>>, { INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let open = state.store.open_alert_count(caller.scope()).await?;
         Ok(Envelope::ok(OpenAlerts { open }))
@@ -249,7 +251,7 @@ impl AlertsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<AlertDetails>>> {
+    ) -> Answer<Json<Envelope<AlertDetails>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let v = state.store.alert_event(caller.scope(), id.0).await?;
         let d = params::visible(v, format_args!("Alert event {}", id.0))?;
@@ -264,9 +266,11 @@ impl AlertsApi {
 #[oai(rename_all = "camelCase")]
 pub struct AlertChange {
     /// A comment on the event, at most 4000 characters; an empty text removes it.
+    #[oai(nullable)]
     pub comment: Option<String>,
     /// The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
     /// event with another ticket already is a conflict (409).
+    #[oai(nullable)]
     pub jira_ticket: Option<String>,
 }
 
@@ -297,7 +301,10 @@ impl AlertUpdateApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<AlertChange>,
-    ) -> ApiResult<Json<Envelope<AlertDetails>>> {
+    ) -> Answer<
+        Json<Envelope<AlertDetails>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL },
+    > {
         let caller = auth.require(Need::Write)?;
         let AlertChange {
             comment,

@@ -6,7 +6,8 @@ use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -106,7 +107,7 @@ impl AuditApi {
         from: Query<Option<String>>,
         /// Before this time (RFC 3339, exclusive).
         to: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<AuditEntry>>>> {
+    ) -> Answer<Json<Envelope<Page<AuditEntry>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         let page = params::paging(

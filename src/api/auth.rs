@@ -7,14 +7,17 @@ use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope};
 use super::guard::Auth;
+use super::lenient::Required;
 use super::AppState;
 use crate::auth::password::MAX_PASSWORD_LEN;
 use crate::auth::signin::{self, BAD_CREDENTIALS, KIOSK_NOT_ALLOWED};
 use crate::auth::throttle::{source_of, too_many_message};
 use crate::auth::{SignInError, SignedIn, TokenLifetimes};
 use crate::domain::caller::Need;
+use crate::domain::caller::{AccessType, Role};
 use crate::domain::rules::{Problems, Rule};
 
 /// Longest username looked up at sign-in (an e-mail address).
@@ -26,13 +29,15 @@ pub struct AuthApi;
 #[derive(Debug, Object)]
 pub struct SignInRequest {
     /// The user's username (an e-mail address).
-    pub username: Option<String>,
-    pub password: Option<String>,
+    pub username: Required<String>,
+    pub password: Required<String>,
     /// Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`.
+    #[oai(nullable)]
     pub remember: Option<bool>,
     /// A kiosk session for a wall display: read-only whatever the user's access, not signed
     /// out when idle, with the Remember Me lifetime. Only for users an administrator allowed
     /// it (`kiosk` in the user); others get 403 after their credentials are checked.
+    #[oai(nullable)]
     pub kiosk: Option<bool>,
 }
 
@@ -46,9 +51,8 @@ pub struct SignedInUser {
     pub id: i64,
     pub username: String,
     /// `ROLE_ADMIN` or `ROLE_USER`; a first role `ROLE_USER` means restricted.
-    pub roles: Vec<String>,
-    /// `read-write` or `read-only`.
-    pub access_type: String,
+    pub roles: Vec<Role>,
+    pub access_type: AccessType,
     /// Whether the token got the longer Remember Me lifetime.
     pub remember: bool,
     pub first_name: String,
@@ -63,12 +67,13 @@ pub struct SignedInUser {
 
 impl From<SignedIn> for SignedInUser {
     fn from(s: SignedIn) -> Self {
+        let role = s.user.role();
         SignedInUser {
             access_token: s.token,
             id: s.user.id,
             username: s.user.username,
-            roles: s.user.roles,
-            access_type: s.user.access.as_str().to_string(),
+            roles: vec![role],
+            access_type: s.user.access,
             remember: s.remember,
             first_name: s.user.first_name,
             last_name: s.user.last_name,
@@ -117,7 +122,10 @@ impl AuthApi {
         state: Data<&AppState>,
         req: &poem::Request,
         body: Json<SignInRequest>,
-    ) -> ApiResult<SignInResponse> {
+    ) -> Answer<
+        SignInResponse,
+        { BAD_REQUEST | UNAUTHORIZED | FORBIDDEN | TOO_MANY_REQUESTS | INTERNAL },
+    > {
         // The connection's peer, or the client a trusted proxy names (server.trusted_proxies).
         let source = source_of(super::client_ip(&state.config, req));
         let body = body.0;
@@ -126,16 +134,18 @@ impl AuthApi {
         required(&body.password, "password", &mut problems);
         problems.check()?;
         // Not trimmed: spaces may be part of a password.
-        let password = body.password.unwrap_or_default();
+        let password = body.password.into_inner().unwrap_or_default();
         if username.chars().count() > MAX_USERNAME_LEN {
             return Err(ApiError::bad_request(format!(
                 "username is too long (at most {MAX_USERNAME_LEN} characters)"
-            )));
+            ))
+            .into());
         }
         if password.chars().count() > MAX_PASSWORD_LEN {
             return Err(ApiError::bad_request(format!(
                 "password is too long (at most {MAX_PASSWORD_LEN} characters)"
-            )));
+            ))
+            .into());
         }
         let lifetimes = TokenLifetimes::from_config(&state.config.auth);
         let remember = body.remember.unwrap_or(false);
@@ -163,11 +173,11 @@ impl AuthApi {
         };
         match outcome {
             Ok(s) => Ok(signed_in(s)),
-            Err(SignInError::BadCredentials) => Err(ApiError::unauthorized(BAD_CREDENTIALS)),
+            Err(SignInError::BadCredentials) => Err(ApiError::unauthorized(BAD_CREDENTIALS).into()),
             Err(SignInError::Throttled(secs)) => {
-                Err(ApiError::too_many(too_many_message(secs), secs))
+                Err(ApiError::too_many(too_many_message(secs), secs).into())
             }
-            Err(SignInError::KioskNotAllowed) => Err(ApiError::forbidden(KIOSK_NOT_ALLOWED)),
+            Err(SignInError::KioskNotAllowed) => Err(ApiError::forbidden(KIOSK_NOT_ALLOWED).into()),
             Err(SignInError::Store(e)) => Err(e.into()),
         }
     }
@@ -180,9 +190,9 @@ impl AuthApi {
         state: Data<&AppState>,
         /// The one-time id from the `/callback?id=` address.
         id: Query<String>,
-    ) -> ApiResult<SignInResponse> {
+    ) -> Answer<SignInResponse, { BAD_REQUEST | UNAUTHORIZED | INTERNAL }> {
         let id = match id.0.trim() {
-            "" => return Err(ApiError::bad_request("id is required")),
+            "" => return Err(ApiError::bad_request("id is required").into()),
             id => id.to_string(),
         };
         let lifetimes = TokenLifetimes::from_config(&state.config.auth);
@@ -190,13 +200,18 @@ impl AuthApi {
             Some(s) => Ok(signed_in(s)),
             None => Err(ApiError::unauthorized(
                 "This sign-in link is unknown, already used or expired",
-            )),
+            )
+            .into()),
         }
     }
 
     /// Ends the caller's session: its token stops working at once.
     #[oai(path = "/signout", method = "post", operation_id = "signout")]
-    async fn signout(&self, auth: Auth, state: Data<&AppState>) -> ApiResult<Json<Envelope<bool>>> {
+    async fn signout(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+    ) -> Answer<Json<Envelope<bool>>, { INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         signin::sign_out(&state.store, caller.token_hash.clone()).await?;
         Ok(Envelope::ok(true))

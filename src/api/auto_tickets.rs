@@ -11,7 +11,8 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Listing};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope, Listing};
 use super::guard::Auth;
 use super::jira::{attachment, jira_error, jira_of, IssueForm, IssueKey};
 use super::params;
@@ -76,7 +77,10 @@ impl AutoTicketsApi {
         /// Tickets per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
-    ) -> ApiResult<Json<Envelope<Listing<AutoTicket>>>> {
+    ) -> Answer<
+        Json<Envelope<Listing<AutoTicket>>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL },
+    > {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let page = params::listing(
@@ -114,16 +118,18 @@ impl AutoTicketsApi {
         req: &Request,
         id: Path<i64>,
         form: IssueForm,
-    ) -> ApiResult<Json<Envelope<IssueKey>>> {
+    ) -> Answer<
+        Json<Envelope<IssueKey>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         let caller = auth.require(Need::Write)?;
         let data = form.data.0;
         let file = attachment(form.file).await?;
         let jira = jira_of(&state, req)?;
         let Some(t) = state.store.auto_ticket(caller.scope(), id.0).await? else {
-            return Err(ApiError::not_found(format!(
-                "Auto ticket {} does not exist.",
-                id.0
-            )));
+            return Err(
+                ApiError::not_found(format!("Auto ticket {} does not exist.", id.0)).into(),
+            );
         };
         let key = t.jira_ticket;
         jira.update_issue(&key, &data.draft(), data.status.as_deref())

@@ -5,7 +5,8 @@ use poem::web::Data;
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiResult, Envelope};
+use super::envelope::fails::*;
+use super::envelope::{Answer, Envelope};
 use super::groups::CaseItem;
 use super::guard::Auth;
 use super::AppState;
@@ -31,8 +32,7 @@ pub struct ChannelItem {
 pub struct IvrItem {
     pub id: i64,
     pub name: String,
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     /// By name.
     pub test_cases: Vec<CaseItem>,
 }
@@ -42,7 +42,7 @@ impl From<Ivr> for IvrItem {
         IvrItem {
             id: i.id,
             name: i.name,
-            channel: i.channel.as_str().into(),
+            channel: i.channel,
             test_cases: i.test_cases.into_iter().map(CaseItem::from).collect(),
         }
     }
@@ -56,7 +56,7 @@ impl CatalogApi {
         method = "get",
         operation_id = "listChannels"
     )]
-    async fn channels(&self, auth: Auth) -> ApiResult<Json<Envelope<Vec<ChannelItem>>>> {
+    async fn channels(&self, auth: Auth) -> Answer<Json<Envelope<Vec<ChannelItem>>>, { NONE }> {
         auth.require(Need::SignedIn)?;
         Ok(Envelope::ok(
             Channel::ALL
@@ -79,7 +79,7 @@ impl CatalogApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<Vec<IvrItem>>>> {
+    ) -> Answer<Json<Envelope<Vec<IvrItem>>>, { INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let ivrs = state.store.ivrs(caller.scope()).await?;
         Ok(Envelope::ok(ivrs.into_iter().map(IvrItem::from).collect()))

@@ -11,8 +11,10 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, ErrorCode, Listing};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode, Listing};
 use super::guard::Auth;
+use super::lenient::Required;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -21,6 +23,7 @@ use crate::domain::distribution::{
     DistributionFilter, DistributionSortField,
 };
 use crate::domain::notify::NewNotification;
+use crate::domain::notify::NotificationState;
 use crate::domain::page::Sort;
 use crate::domain::rules::{check_email, Problems, Rule};
 use crate::notify::Notifier;
@@ -103,21 +106,24 @@ impl From<DomainDistribution> for Distribution {
 /// A row as a client sends it.
 #[derive(Debug, Object)]
 pub struct ContactSave {
-    pub name: Option<String>,
+    pub name: Required<String>,
+    /// The contact type: 1 Email, 2 SMS, 4 Voice.
     #[oai(rename = "type")]
-    pub kind: Option<i64>,
-    pub info: Option<String>,
+    pub kind: Required<i64>,
+    /// An e-mail address (Email) or an E.164 number (SMS, Voice).
+    pub info: Required<String>,
 }
 
 /// Body of `POST distributions` and `PUT distributions/{id}`.
 #[derive(Debug, Object)]
 pub struct DistributionSave {
     /// Ignored on create; on update absent or the id of the path.
+    #[oai(nullable)]
     pub id: Option<i64>,
     /// The list's label.
-    pub name: Option<String>,
+    pub name: Required<String>,
     /// At least one row.
-    pub contacts: Option<Vec<ContactSave>>,
+    pub contacts: Required<Vec<ContactSave>>,
 }
 
 impl DistributionSave {
@@ -128,7 +134,7 @@ impl DistributionSave {
             .flatten()
             .map(|c| ContactInput {
                 name: c.name.as_deref(),
-                kind: c.kind,
+                kind: *c.kind,
                 info: c.info.as_deref(),
             })
             .collect();
@@ -142,7 +148,7 @@ pub struct TestContactResult {
     /// The notification in the outbox (`GET notifications/{id}`).
     pub id: i64,
     /// `sent`.
-    pub state: String,
+    pub state: NotificationState,
     /// 'Email has been confirmed.' or 'Text/SMS has been confirmed.'
     pub message: String,
 }
@@ -234,7 +240,7 @@ impl DistributionsApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<Vec<DistributionType>>>> {
+    ) -> Answer<Json<Envelope<Vec<DistributionType>>>, { FORBIDDEN }> {
         auth.require(Need::Admin)?;
         Ok(Envelope::ok(
             ContactType::ALL
@@ -269,7 +275,7 @@ impl DistributionsApi {
         /// `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
         /// `desc` (default `lastModifiedTime,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Listing<Distribution>>>> {
+    ) -> Answer<Json<Envelope<Listing<Distribution>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
         let page = params::listing(
@@ -318,7 +324,7 @@ impl DistributionsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<Distribution>>> {
+    ) -> Answer<Json<Envelope<Distribution>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         auth.require(Need::Admin)?;
         Ok(Envelope::ok(found(&state, id.0).await?.into()))
     }
@@ -331,7 +337,7 @@ impl DistributionsApi {
         auth: Auth,
         state: Data<&AppState>,
         body: Json<DistributionSave>,
-    ) -> ApiResult<Json<Envelope<Distribution>>> {
+    ) -> Answer<Json<Envelope<Distribution>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
@@ -349,7 +355,8 @@ impl DistributionsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<DistributionSave>,
-    ) -> ApiResult<Json<Envelope<Distribution>>> {
+    ) -> Answer<Json<Envelope<Distribution>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         p.same_id(id.0, body.id, "distribution list");
@@ -367,7 +374,7 @@ impl DistributionsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<bool>>> {
+    ) -> Answer<Json<Envelope<bool>>, { FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         state.store.delete_distribution(id.0).await?;
         Ok(Envelope::ok(true))
@@ -391,7 +398,10 @@ impl DistributionsApi {
         sms: Query<Option<String>>,
         /// An E.164 number to call with a test message.
         voice: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<TestContactResult>>> {
+    ) -> Answer<
+        Json<Envelope<TestContactResult>>,
+        { BAD_REQUEST | FORBIDDEN | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         auth.require(Need::AdminWrite)?;
         let given: Vec<(ContactType, &str, String)> = [
             (ContactType::Email, "email", email.0),
@@ -409,9 +419,7 @@ impl DistributionsApi {
                 "Give exactly one of email, sms or voice.",
             );
             p.check()?;
-            return Err(ApiError::bad_request(
-                "Give exactly one of email, sms or voice.",
-            ));
+            return Err(ApiError::bad_request("Give exactly one of email, sms or voice.").into());
         };
         let to = match kind {
             ContactType::Email => check_email(field, value),
@@ -424,7 +432,8 @@ impl DistributionsApi {
                 ErrorCode::NotConfigured,
                 vec![not_configured_test(*kind)],
                 Vec::new(),
-            ));
+            )
+            .into());
         }
         let n = test_message(&state, *kind, &to);
         let mut outcomes = state.notifier.subscribe();
@@ -448,7 +457,7 @@ impl DistributionsApi {
             Some(o) => match o.failure {
                 None => Ok(Envelope::ok(TestContactResult {
                     id,
-                    state: "sent".into(),
+                    state: NotificationState::Sent,
                     message: match kind {
                         ContactType::Email => "Email has been confirmed.".into(),
                         _ => "Text/SMS has been confirmed.".into(),
@@ -462,7 +471,8 @@ impl DistributionsApi {
                         format!("{reason} (notification {id})")
                     }],
                     Vec::new(),
-                )),
+                )
+                .into()),
             },
             None => Err(ApiError::new(
                 ErrorCode::BadGateway,
@@ -470,7 +480,8 @@ impl DistributionsApi {
                     "The test message is still being sent; see notification {id} for its state."
                 )],
                 Vec::new(),
-            )),
+            )
+            .into()),
         }
     }
 }

@@ -103,113 +103,85 @@ impl<T: ParseFromJSON + ToJSON + Send + Sync> Listing<T> {
     }
 }
 
-/// The machine-readable `code` of an error answer; the HTTP status says the same.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
-#[oai(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ErrorCode {
+/// Declares [`ErrorCode`] from one table: each code's HTTP status and wire name, with its
+/// meaning as the variant's doc (the OpenAPI document's description). `docs/api.md` lists the
+/// same table (a test compares them) and the console reads the generated enum.
+macro_rules! error_codes {
+    ($( $(#[doc = $doc:literal])* $name:ident = $status:ident, $wire:literal; )*) => {
+        /// The machine-readable `code` of an error answer; the HTTP status says the same.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+        pub enum ErrorCode {
+            $( $(#[doc = $doc])* #[oai(rename = $wire)] $name, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in the order of the table.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name),*];
+
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ErrorCode::$name => StatusCode::$status,)*
+                }
+            }
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$name => $wire,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
     /// 400: malformed request or failed validation.
-    BadRequest,
+    BadRequest = BAD_REQUEST, "BAD_REQUEST";
     /// 401: no valid token or ingest API key; wrong credentials at sign-in.
-    Unauthorized,
+    Unauthorized = UNAUTHORIZED, "UNAUTHORIZED";
     /// 403: the caller may not see or change this.
-    Forbidden,
+    Forbidden = FORBIDDEN, "FORBIDDEN";
     /// 404: no such item or path.
-    NotFound,
+    NotFound = NOT_FOUND, "NOT_FOUND";
     /// 405: the path exists, the method does not.
-    MethodNotAllowed,
+    MethodNotAllowed = METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED";
     /// 409: the change conflicts with existing data.
-    Conflict,
+    Conflict = CONFLICT, "CONFLICT";
     /// 409: a server the call needs (a mail server, an SMS or voice gateway) is not
     /// configured; nothing failed, nothing was sent.
-    NotConfigured,
+    NotConfigured = CONFLICT, "NOT_CONFIGURED";
     /// 413: the body is larger than the operation accepts.
-    PayloadTooLarge,
+    PayloadTooLarge = PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE";
     /// 414: the address is too long.
-    UriTooLong,
+    UriTooLong = URI_TOO_LONG, "URI_TOO_LONG";
     /// 415: the body's Content-Type is not one the operation accepts.
-    UnsupportedMediaType,
+    UnsupportedMediaType = UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE";
     /// 416: the Range asked for is outside the file.
-    RangeNotSatisfiable,
+    RangeNotSatisfiable = RANGE_NOT_SATISFIABLE, "RANGE_NOT_SATISFIABLE";
     /// 429: too many attempts.
-    TooManyRequests,
+    TooManyRequests = TOO_MANY_REQUESTS, "TOO_MANY_REQUESTS";
     /// 431: the request's headers are too large.
-    RequestHeaderFieldsTooLarge,
+    RequestHeaderFieldsTooLarge = REQUEST_HEADER_FIELDS_TOO_LARGE, "REQUEST_HEADER_FIELDS_TOO_LARGE";
     /// 500: unexpected failure; the detail is in the server log.
-    Internal,
+    Internal = INTERNAL_SERVER_ERROR, "INTERNAL";
     /// 502: proxy mode: the upstream failed.
-    BadGateway,
+    BadGateway = BAD_GATEWAY, "BAD_GATEWAY";
     /// 504: proxy mode: the upstream did not answer in time.
-    GatewayTimeout,
+    GatewayTimeout = GATEWAY_TIMEOUT, "GATEWAY_TIMEOUT";
 }
 
 impl ErrorCode {
-    pub fn status(self) -> StatusCode {
-        match self {
-            ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
-            ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
-            ErrorCode::Forbidden => StatusCode::FORBIDDEN,
-            ErrorCode::NotFound => StatusCode::NOT_FOUND,
-            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Conflict | ErrorCode::NotConfigured => StatusCode::CONFLICT,
-            ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
-            ErrorCode::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ErrorCode::RangeNotSatisfiable => StatusCode::RANGE_NOT_SATISFIABLE,
-            ErrorCode::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::RequestHeaderFieldsTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::BadGateway => StatusCode::BAD_GATEWAY,
-            ErrorCode::GatewayTimeout => StatusCode::GATEWAY_TIMEOUT,
-        }
-    }
-
-    /// The code of an HTTP error status (any other client error is `BAD_REQUEST`).
+    /// The code of an HTTP error status: the first of the table with that status (409 is
+    /// `CONFLICT`); any other client error is `BAD_REQUEST`, any other `INTERNAL`.
     pub fn of_status(status: StatusCode) -> ErrorCode {
-        const ALL: [ErrorCode; 15] = [
-            ErrorCode::BadRequest,
-            ErrorCode::Unauthorized,
-            ErrorCode::Forbidden,
-            ErrorCode::NotFound,
-            ErrorCode::MethodNotAllowed,
-            ErrorCode::Conflict,
-            ErrorCode::PayloadTooLarge,
-            ErrorCode::UriTooLong,
-            ErrorCode::UnsupportedMediaType,
-            ErrorCode::RangeNotSatisfiable,
-            ErrorCode::TooManyRequests,
-            ErrorCode::RequestHeaderFieldsTooLarge,
-            ErrorCode::Internal,
-            ErrorCode::BadGateway,
-            ErrorCode::GatewayTimeout,
-        ];
-        ALL.into_iter()
+        ErrorCode::ALL
+            .iter()
+            .copied()
             .find(|c| c.status() == status)
             .unwrap_or(if status.is_client_error() {
                 ErrorCode::BadRequest
             } else {
                 ErrorCode::Internal
             })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "BAD_REQUEST",
-            ErrorCode::Unauthorized => "UNAUTHORIZED",
-            ErrorCode::Forbidden => "FORBIDDEN",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
-            ErrorCode::Conflict => "CONFLICT",
-            ErrorCode::NotConfigured => "NOT_CONFIGURED",
-            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
-            ErrorCode::UriTooLong => "URI_TOO_LONG",
-            ErrorCode::UnsupportedMediaType => "UNSUPPORTED_MEDIA_TYPE",
-            ErrorCode::RangeNotSatisfiable => "RANGE_NOT_SATISFIABLE",
-            ErrorCode::TooManyRequests => "TOO_MANY_REQUESTS",
-            ErrorCode::RequestHeaderFieldsTooLarge => "REQUEST_HEADER_FIELDS_TOO_LARGE",
-            ErrorCode::Internal => "INTERNAL",
-            ErrorCode::BadGateway => "BAD_GATEWAY",
-            ErrorCode::GatewayTimeout => "GATEWAY_TIMEOUT",
-        }
     }
 }
 
@@ -218,9 +190,8 @@ impl ErrorCode {
 pub struct FieldProblem {
     /// The camelCase name of the body field or query parameter.
     pub field: String,
-    /// `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
-    /// `weak` (a password too easy to guess).
-    pub rule: String,
+    /// The rule it broke (`weak`: a password too easy to guess).
+    pub rule: Rule,
     /// The same problem in a sentence (also in `messages`).
     pub message: String,
 }
@@ -276,6 +247,114 @@ pub enum ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The error answers of one operation, by HTTP status: or them together in its return type,
+/// `Answer<Json<…>, { FORBIDDEN | NOT_FOUND | INTERNAL }>`. What the handler itself decides
+/// goes here (403 from its `Need`, 404 from a lookup, 409, 429, 502, 400 from its own
+/// checks, 500 from the store); what the operation's shape adds is derived from the document
+/// in [`super::openapi_json`] (401 and 500 with a guard, 400 with parameters or a body, 413
+/// and 415 with a body). `tests/harness` fails any answer whose status its operation does not
+/// list.
+pub mod fails {
+    /// None of its own (the shape's are added).
+    pub const NONE: u16 = 0;
+    /// 400: the handler's own checks of its input.
+    pub const BAD_REQUEST: u16 = 1 << 0;
+    /// 401 (sign-in's wrong credentials; the guard's 401 is derived).
+    pub const UNAUTHORIZED: u16 = 1 << 1;
+    /// 403: a `Need` some signed-in callers lack, or an item outside the caller's scope.
+    pub const FORBIDDEN: u16 = 1 << 2;
+    /// 404: an item looked up by id (or name) that may not exist.
+    pub const NOT_FOUND: u16 = 1 << 3;
+    /// 409: a change that conflicts with existing data, or `NOT_CONFIGURED`.
+    pub const CONFLICT: u16 = 1 << 4;
+    /// 413: a body larger than the handler reads (the edge's limit is derived).
+    pub const PAYLOAD_TOO_LARGE: u16 = 1 << 5;
+    /// 415: a body the handler reads itself in a type it does not take.
+    pub const UNSUPPORTED_MEDIA_TYPE: u16 = 1 << 6;
+    /// 429: too many attempts.
+    pub const TOO_MANY_REQUESTS: u16 = 1 << 7;
+    /// 500: the store or another part of the server failed.
+    pub const INTERNAL: u16 = 1 << 8;
+    /// 502: a server the call depends on (mail, gateway, Jira, an identity provider) failed.
+    pub const BAD_GATEWAY: u16 = 1 << 9;
+    /// Every status an [`super::ApiError`] may have.
+    pub const ALL: u16 = (1 << 10) - 1;
+
+    /// The bit of an error status (0 for one no `ApiError` has).
+    pub const fn of_status(status: u16) -> u16 {
+        match status {
+            400 => BAD_REQUEST,
+            401 => UNAUTHORIZED,
+            403 => FORBIDDEN,
+            404 => NOT_FOUND,
+            409 => CONFLICT,
+            413 => PAYLOAD_TOO_LARGE,
+            415 => UNSUPPORTED_MEDIA_TYPE,
+            429 => TOO_MANY_REQUESTS,
+            500 => INTERNAL,
+            502 => BAD_GATEWAY,
+            _ => 0,
+        }
+    }
+}
+
+/// An [`ApiError`] of an operation that answers only the statuses `S` ([`fails`]): its
+/// OpenAPI entry lists those, not every error there is.
+#[derive(Debug)]
+pub struct Fails<const S: u16>(pub ApiError);
+
+/// What a handler answers: `T`, or one of the errors `S` ([`fails`]).
+pub type Answer<T, const S: u16> = Result<T, Fails<S>>;
+
+impl<const S: u16> poem_openapi::ApiResponse for Fails<S> {
+    fn meta() -> poem_openapi::registry::MetaResponses {
+        let mut meta = ApiError::meta();
+        meta.responses
+            .retain(|r| r.status.is_some_and(|s| fails::of_status(s) & S != 0));
+        meta
+    }
+
+    fn register(registry: &mut poem_openapi::registry::Registry) {
+        ApiError::register(registry);
+    }
+}
+
+impl<const S: u16> poem::IntoResponse for Fails<S> {
+    fn into_response(self) -> poem::Response {
+        self.0.into_response()
+    }
+}
+
+impl<const S: u16> From<Fails<S>> for poem::Error {
+    fn from(f: Fails<S>) -> Self {
+        f.0.into()
+    }
+}
+
+impl<const S: u16> From<ApiError> for Fails<S> {
+    fn from(e: ApiError) -> Self {
+        Fails(e)
+    }
+}
+
+impl<const S: u16> From<StoreError> for Fails<S> {
+    fn from(e: StoreError) -> Self {
+        Fails(e.into())
+    }
+}
+
+impl<const S: u16> From<Vec<FieldError>> for Fails<S> {
+    fn from(e: Vec<FieldError>) -> Self {
+        Fails(e.into())
+    }
+}
+
+impl<const S: u16> From<Denied> for Fails<S> {
+    fn from(e: Denied) -> Self {
+        Fails(e.into())
+    }
+}
 
 impl ApiError {
     /// An error answer with these messages; the variant follows the code.
@@ -339,7 +418,7 @@ impl ApiError {
             .into_iter()
             .map(|p| FieldProblem {
                 field: p.field,
-                rule: p.rule.as_str().to_string(),
+                rule: p.rule,
                 message: p.message,
             })
             .collect();

@@ -11,7 +11,8 @@ use poem_openapi::registry::{MetaMediaType, MetaResponses, Registry};
 use poem_openapi::{ApiResponse, OpenApi};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use super::envelope::{ApiError, ApiResult, ErrorBody, ErrorCode};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, ErrorBody, ErrorCode};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -219,15 +220,14 @@ impl FilesApi {
         state: Data<&AppState>,
         req: &Request,
         id: Path<String>,
-    ) -> ApiResult<Recording> {
+    ) -> Answer<Recording, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         if !is_recording_id(&id.0) {
-            return Err(ApiError::not_found(format!(
-                "Recording {:?} does not exist.",
-                id.0
-            )));
+            return Err(
+                ApiError::not_found(format!("Recording {:?} does not exist.", id.0)).into(),
+            );
         }
-        serve(&state, caller.scope(), req, &id.0).await
+        Ok(serve(&state, caller.scope(), req, &id.0).await?)
     }
 
     /// The content an `attachmentUrl` of a run detail names (`recordings/{id}`); supports
@@ -241,18 +241,19 @@ impl FilesApi {
         /// `recordings/{id}` as a run detail gives it.
         #[oai(name = "attachmentUrl")]
         attachment_url: Query<String>,
-    ) -> ApiResult<Recording> {
+    ) -> Answer<Recording, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let url = attachment_url.0;
         if url.trim().is_empty() {
-            return Err(ApiError::bad_request("attachmentUrl is required."));
+            return Err(ApiError::bad_request("attachmentUrl is required.").into());
         }
         let Some(id) = attachment_id(&url) else {
             return Err(ApiError::bad_request(format!(
                 "attachmentUrl {url:?} is not content of this console (expected recordings/{{id}})."
-            )));
+            ))
+            .into());
         };
-        serve(&state, caller.scope(), req, id).await
+        Ok(serve(&state, caller.scope(), req, id).await?)
     }
 }
 

@@ -8,8 +8,10 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope, Page};
 use super::guard::Auth;
+use super::lenient::{OneOf, Required};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -97,8 +99,7 @@ pub struct GroupsApi;
 pub struct GroupItem {
     pub id: i64,
     pub name: String,
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     /// Number of test cases in the group.
     pub case_count: i64,
     /// Number of IVR applications (chatbots) those test cases call.
@@ -110,7 +111,7 @@ impl From<GroupSummary> for GroupItem {
         GroupItem {
             id: g.id,
             name: g.name,
-            channel: g.channel.as_str().into(),
+            channel: g.channel,
             case_count: g.case_count,
             ivr_count: g.ivr_count,
         }
@@ -142,8 +143,7 @@ impl From<CaseRef> for CaseItem {
 pub struct GroupDetail {
     pub id: i64,
     pub name: String,
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     pub case_count: i64,
     pub ivr_count: i64,
     /// By name.
@@ -175,13 +175,13 @@ pub struct CaseIdItem {
 #[oai(rename_all = "camelCase")]
 pub struct GroupSave {
     /// Ignored on create; on update it must be absent or equal to the path's id.
+    #[oai(nullable)]
     pub id: Option<i64>,
-    /// Required: 1 to 200 characters, no control or text-direction characters.
-    pub name: Option<String>,
-    /// Required: `voice` or `web`.
-    pub channel: Option<String>,
-    /// Required: at least one existing test case of the channel.
-    pub test_cases: Option<Vec<CaseIdItem>>,
+    /// 1 to 200 characters, no control or text-direction characters.
+    pub name: Required<String>,
+    pub channel: Required<OneOf<Channel>>,
+    /// At least one existing test case of the channel.
+    pub test_cases: Required<Vec<CaseIdItem>>,
 }
 
 impl GroupSave {
@@ -241,7 +241,7 @@ impl GroupsApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<Vec<GroupItem>>>> {
+    ) -> Answer<Json<Envelope<Vec<GroupItem>>>, { INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let groups = state.store.list_groups(caller.scope()).await?;
         Ok(Envelope::ok(
@@ -267,7 +267,7 @@ impl GroupsApi {
         /// `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
         /// (default `id,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<GroupItem>>>> {
+    ) -> Answer<Json<Envelope<Page<GroupItem>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let page = params::paging(
@@ -319,7 +319,7 @@ impl GroupsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<GroupDetail>>> {
+    ) -> Answer<Json<Envelope<GroupDetail>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let found = state.store.group(caller.scope(), id.0).await?;
         let group = params::visible(found, format_args!("Group {}", id.0))?;
@@ -334,7 +334,7 @@ impl GroupsApi {
         auth: Auth,
         state: Data<&AppState>,
         body: Json<GroupSave>,
-    ) -> ApiResult<Json<Envelope<GroupDetail>>> {
+    ) -> Answer<Json<Envelope<GroupDetail>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         let draft = body.draft(None)?;
         let group = state.store.create_group(&draft).await?;
@@ -350,7 +350,8 @@ impl GroupsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<GroupSave>,
-    ) -> ApiResult<Json<Envelope<GroupDetail>>> {
+    ) -> Answer<Json<Envelope<GroupDetail>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         auth.require(Need::AdminWrite)?;
         let draft = body.draft(Some(id.0))?;
         let group = state.store.update_group(id.0, &draft).await?;
@@ -368,7 +369,7 @@ impl GroupsApi {
         /// Comma-separated group ids (or give them as a JSON array body).
         ids: Query<Option<String>>,
         body: poem::Body,
-    ) -> ApiResult<Json<Envelope<bool>>> {
+    ) -> Answer<Json<Envelope<bool>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         let body = body
             .into_vec()
@@ -386,7 +387,7 @@ impl GroupsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<bool>>> {
+    ) -> Answer<Json<Envelope<bool>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         state.store.delete_group(id.0).await?;
         Ok(Envelope::ok(true))

@@ -5,7 +5,8 @@ use poem::web::Data;
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiResult, Envelope};
+use super::envelope::fails::*;
+use super::envelope::{Answer, Envelope};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -19,8 +20,7 @@ pub struct HealthApi;
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct ChannelHealth {
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     /// By endpoint name.
     pub client_apps: Vec<ClientAppItem>,
 }
@@ -28,7 +28,7 @@ pub struct ChannelHealth {
 impl From<(Channel, Vec<ClientAppHealth>)> for ChannelHealth {
     fn from((channel, apps): (Channel, Vec<ClientAppHealth>)) -> Self {
         ChannelHealth {
-            channel: channel.as_str().into(),
+            channel,
             client_apps: apps.into_iter().map(ClientAppItem::from).collect(),
         }
     }
@@ -39,8 +39,7 @@ impl From<(Channel, Vec<ClientAppHealth>)> for ChannelHealth {
 #[oai(rename_all = "camelCase")]
 pub struct ClientAppItem {
     pub client_end_point: String,
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     /// Time of the application's last run (UTC).
     pub last_run: String,
     pub app_status: StatusItem,
@@ -53,7 +52,7 @@ impl From<ClientAppHealth> for ClientAppItem {
     fn from(a: ClientAppHealth) -> Self {
         ClientAppItem {
             client_end_point: a.client_end_point,
-            channel: a.channel.as_str().into(),
+            channel: a.channel,
             last_run: params::time(a.last_run),
             app_status: a.app_status.into(),
             telco_status: a.telco_status.into(),
@@ -111,7 +110,7 @@ impl HealthApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<Envelope<Vec<ChannelHealth>>>> {
+    ) -> Answer<Json<Envelope<Vec<ChannelHealth>>>, { INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let all = state.store.health(caller.scope()).await?;
         Ok(Envelope::ok(

@@ -16,7 +16,8 @@ use poem_openapi::registry::{MetaMediaType, MetaRequest, Registry};
 use poem_openapi::types::Type;
 use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions, Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope};
 use super::guard::IngestKey;
 use super::AppState;
 use crate::domain::ingest::{limits, parse_run_str, HealthBatch, IngestRun};
@@ -252,10 +253,13 @@ impl IngestApi {
         state: Data<&AppState>,
         req: &Request,
         body: JsonBody<RunBatchBody>,
-    ) -> ApiResult<Json<Envelope<IngestResult>>> {
+    ) -> Answer<
+        Json<Envelope<IngestResult>>,
+        { BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE | INTERNAL },
+    > {
         require_json(req)?;
         let Read::Bytes(bytes) = read_limited(body.0, MAX_RUNS_BODY).await? else {
-            return Err(too_large("The body", MAX_RUNS_BODY));
+            return Err(too_large("The body", MAX_RUNS_BODY).into());
         };
         // Parsing a large batch is CPU work: keep it off the async threads.
         let parsed = tokio::task::spawn_blocking(move || parse_batch(&bytes))
@@ -297,7 +301,10 @@ impl IngestApi {
         state: Data<&AppState>,
         req: &Request,
         body: AudioBody,
-    ) -> ApiResult<Json<Envelope<RecordingCreated>>> {
+    ) -> Answer<
+        Json<Envelope<RecordingCreated>>,
+        { BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE | INTERNAL },
+    > {
         let given = req
             .headers()
             .get("content-type")
@@ -307,10 +314,11 @@ impl IngestApi {
             return Err(ApiError::unsupported_media_type(format!(
                 "Content-Type {given:?} is not a recording type; use one of {}.",
                 recordings::CONTENT_TYPES.join(", ")
-            )));
+            ))
+            .into());
         };
         let Read::Bytes(bytes) = read_limited(body.0, recordings::MAX_BYTES).await? else {
-            return Err(too_large("The recording", recordings::MAX_BYTES));
+            return Err(too_large("The recording", recordings::MAX_BYTES).into());
         };
         let rec = state.store.put_recording(bytes, content_type).await?;
         Ok(Envelope::ok(RecordingCreated {
@@ -332,10 +340,13 @@ impl IngestApi {
         state: Data<&AppState>,
         req: &Request,
         body: JsonBody<HealthBatchBody>,
-    ) -> ApiResult<Json<Envelope<HealthResult>>> {
+    ) -> Answer<
+        Json<Envelope<HealthResult>>,
+        { BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE | INTERNAL },
+    > {
         require_json(req)?;
         let Read::Bytes(bytes) = read_limited(body.0, MAX_HEALTH_BODY).await? else {
-            return Err(too_large("The body", MAX_HEALTH_BODY));
+            return Err(too_large("The body", MAX_HEALTH_BODY).into());
         };
         let mut de = serde_json::Deserializer::from_slice(&bytes);
         let batch: HealthBatch = serde_path_to_error::deserialize(&mut de).map_err(|e| {

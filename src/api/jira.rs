@@ -14,7 +14,8 @@ use poem_openapi::payload::Json;
 use poem_openapi::types::multipart::{JsonField, Upload};
 use poem_openapi::{Multipart, Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, ErrorCode};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
@@ -61,28 +62,39 @@ pub struct JiraProject {
 #[oai(rename_all = "camelCase")]
 pub struct IssueData {
     /// Create: the id of the report the ticket is opened for (its key is stored there).
+    #[oai(nullable)]
     pub report_id: Option<i64>,
     /// Create, instead of `reportId`: the id of the alert event the ticket is opened for (alert
     /// details; its key is stored on the event as `jiraTicket`).
+    #[oai(nullable)]
     pub alert_id: Option<i64>,
     /// Project key (not changed on edit).
+    #[oai(nullable)]
     pub project: Option<String>,
+    #[oai(nullable)]
     pub summary: Option<String>,
     /// Ignored: the issue type is always Bug.
+    #[oai(nullable)]
     pub issue_type: Option<String>,
     /// accountId (Cloud) or username (Server/DC); empty: unassigned.
+    #[oai(nullable)]
     pub assignee: Option<String>,
+    #[oai(nullable)]
     pub labels: Option<Vec<String>>,
     /// The console user the ticket is made for; not sent to Jira (the console's own
     /// Jira account opens every ticket).
+    #[oai(nullable)]
     pub username: Option<String>,
     /// Text; a mention is `@[Display Name](id)`, sent to Jira as an ADF mention (Cloud) or
     /// `[~username]` (Server/DC). A mention with an empty, `null` or `undefined` id is
     /// kept as plain text.
+    #[oai(nullable)]
     pub description: Option<String>,
     /// Edit: the status to move the ticket to (one of `issueStatus`).
+    #[oai(nullable)]
     pub status: Option<String>,
     /// Edit: whether the ticket was opened by the alert engine.
+    #[oai(nullable)]
     pub is_auto_jira_ticket: Option<bool>,
 }
 
@@ -271,7 +283,7 @@ impl JiraApi {
         auth: Auth,
         state: Data<&AppState>,
         req: &Request,
-    ) -> ApiResult<Json<Envelope<JiraSettings>>> {
+    ) -> Answer<Json<Envelope<JiraSettings>>, { NONE }> {
         auth.require(Need::SignedIn)?;
         let j = jira_of(&state, req).ok();
         Ok(Envelope::ok(JiraSettings {
@@ -289,7 +301,10 @@ impl JiraApi {
         state: Data<&AppState>,
         req: &Request,
         username: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Vec<JiraUser>>>> {
+    ) -> Answer<
+        Json<Envelope<Vec<JiraUser>>>,
+        { BAD_REQUEST | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         auth.require(Need::SignedIn)?;
         let jira = jira_of(&state, req)?;
         let users = jira
@@ -316,7 +331,10 @@ impl JiraApi {
         state: Data<&AppState>,
         req: &Request,
         #[oai(name = "username")] _username: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Vec<JiraProject>>>> {
+    ) -> Answer<
+        Json<Envelope<Vec<JiraProject>>>,
+        { BAD_REQUEST | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         auth.require(Need::SignedIn)?;
         let jira = jira_of(&state, req)?;
         let list = jira.projects().await.map_err(jira_error)?;
@@ -343,7 +361,10 @@ impl JiraApi {
         state: Data<&AppState>,
         req: &Request,
         #[oai(name = "username")] _username: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Vec<String>>>> {
+    ) -> Answer<
+        Json<Envelope<Vec<String>>>,
+        { BAD_REQUEST | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         auth.require(Need::SignedIn)?;
         let jira = jira_of(&state, req)?;
         Ok(Envelope::ok(jira.statuses().await.map_err(jira_error)?))
@@ -359,7 +380,10 @@ impl JiraApi {
         state: Data<&AppState>,
         req: &Request,
         form: IssueForm,
-    ) -> ApiResult<Json<Envelope<IssueKey>>> {
+    ) -> Answer<
+        Json<Envelope<IssueKey>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         let caller = auth.require(Need::Write)?;
         let data = form.data.0;
         let target = match (data.report_id, data.alert_id) {
@@ -370,7 +394,8 @@ impl JiraApi {
                     field: "reportId".into(),
                     rule: crate::domain::rules::Rule::Required,
                     message: "reportId or alertId is required".into(),
-                }]))
+                }])
+                .into())
             }
         };
         let file = attachment(form.file).await?;
@@ -389,9 +414,7 @@ impl JiraApi {
             }
         };
         if let Some(k) = existing {
-            return Err(ApiError::conflict(format!(
-                "{target} already has ticket {k}."
-            )));
+            return Err(ApiError::conflict(format!("{target} already has ticket {k}.")).into());
         }
         let key = jira.create_issue(&data.draft()).await.map_err(jira_error)?;
         let stored = match target {
@@ -416,7 +439,10 @@ impl JiraApi {
         #[oai(name = "username")] _username: Query<Option<String>>,
         #[oai(name = "issueId")] issue: Query<Option<String>>,
         form: IssueForm,
-    ) -> ApiResult<Json<Envelope<IssueKey>>> {
+    ) -> Answer<
+        Json<Envelope<IssueKey>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         let caller = auth.require(Need::Write)?;
         let key = issue_id(issue.0)?;
         let data = form.data.0;
@@ -442,7 +468,10 @@ impl JiraApi {
         req: &Request,
         #[oai(name = "username")] _username: Query<Option<String>>,
         #[oai(name = "issueId")] issue: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<IssueView>>> {
+    ) -> Answer<
+        Json<Envelope<IssueView>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
+    > {
         let caller = auth.require(Need::SignedIn)?;
         let key = issue_id(issue.0)?;
         let jira = jira_of(&state, req)?;

@@ -18,7 +18,8 @@ use poem_openapi::payload::EventStream;
 use poem_openapi::{Object, OpenApi};
 use tokio::sync::broadcast;
 
-use super::envelope::ApiResult;
+use super::envelope::fails::*;
+use super::envelope::Answer;
 use super::guard::Auth;
 use super::AppState;
 use crate::domain::caller::{Need, Scope};
@@ -207,7 +208,7 @@ impl LiveApi {
         &self,
         auth: Auth,
         state: Data<&AppState>,
-    ) -> ApiResult<EventStream<BoxStream<'static, LiveEvent>>> {
+    ) -> Answer<EventStream<BoxStream<'static, LiveEvent>>, { INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let gauge = state.telemetry.live_streams().clone();
         gauge.inc();

@@ -7,14 +7,17 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope};
 use super::guard::Auth;
+use super::lenient::OneOf;
 use super::params;
 use super::AppState;
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::Need;
 use crate::domain::dist::Summary;
 use crate::domain::rules::{Problems, Rule};
+use crate::domain::run::Channel;
 use crate::domain::run::RunType;
 use crate::store::metrics::{EntityMetric, Level, MetricQuery, MosQuery};
 
@@ -42,7 +45,7 @@ pub struct GroupMetric {
     pub entity_name: String,
     /// `case` or `segment` (the level asked for).
     pub entity_type: String,
-    pub channel: String,
+    pub channel: Channel,
     /// First date of the range, `YYYY-MM-DD`.
     pub period_start: String,
     /// Last date of the range, `YYYY-MM-DD`.
@@ -135,7 +138,7 @@ impl GroupMetric {
             entity_id: e.test_case_id,
             entity_name: e.test_case_name,
             entity_type: q.level.as_str().into(),
-            channel: e.channel.as_str().into(),
+            channel: e.channel,
             period_start: q.from.to_string(),
             period_end: q.to.to_string(),
             success_count: e.counts[0],
@@ -241,10 +244,11 @@ impl MetricsApi {
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
         end_date: Query<Option<String>>,
-        /// `Manual` (default) or `Schedule`.
+        /// Default `Manual`.
         #[oai(name = "caseRunType")]
-        case_run_type: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Vec<GroupMetric>>>> {
+        case_run_type: Query<Option<OneOf<RunType>>>,
+    ) -> Answer<Json<Envelope<Vec<GroupMetric>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let level = self::level(level.0.as_deref(), &mut p);
@@ -256,7 +260,7 @@ impl MetricsApi {
         );
         p.check()?;
         let (Some(level), Some(((from, to), run_type))) = (level, rest) else {
-            return Err(ApiError::bad_request("Bad parameters."));
+            return Err(ApiError::bad_request("Bad parameters.").into());
         };
         let q = MetricQuery {
             group_id: id.0,
@@ -289,10 +293,11 @@ impl MetricsApi {
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
         end_date: Query<Option<String>>,
-        /// `Manual` (default) or `Schedule`.
+        /// Default `Manual`.
         #[oai(name = "caseRunType")]
-        case_run_type: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Vec<MosRow>>>> {
+        case_run_type: Query<Option<OneOf<RunType>>>,
+    ) -> Answer<Json<Envelope<Vec<MosRow>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let rest = range_and_type(
@@ -303,7 +308,7 @@ impl MetricsApi {
         );
         p.check()?;
         let Some(((from, to), run_type)) = rest else {
-            return Err(ApiError::bad_request("Bad parameters."));
+            return Err(ApiError::bad_request("Bad parameters.").into());
         };
         let q = MosQuery {
             group_id: id.0,

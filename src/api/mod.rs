@@ -18,6 +18,7 @@ pub mod guard;
 pub mod health;
 pub mod ingest;
 pub mod jira;
+pub mod lenient;
 pub mod live;
 pub mod metrics;
 pub mod notifications;
@@ -140,9 +141,60 @@ pub fn openapi_json() -> String {
                 }
             }
         }
+        add_shape_errors(&mut doc);
         serde_json::to_string_pretty(&doc).expect("a JSON value serialises")
     })
     .clone()
+}
+
+/// Adds to each operation the error answers its shape gives, whatever its handler does
+/// (the handler's own are its return type's, `envelope::fails`): with a guard, 401 (no
+/// valid token or key) and 500 (the guard's lookup failed); with parameters or a body, 400
+/// (one that does not parse); with a body, 413 (larger than the operation takes,
+/// `server::limits`) and 415 (not a content type it takes).
+fn add_shape_errors(doc: &mut serde_json::Value) {
+    use poem_openapi::ApiResponse;
+    let answers: std::collections::BTreeMap<u16, serde_json::Value> = envelope::ApiError::meta()
+        .responses
+        .iter()
+        .filter_map(|r| Some((r.status?, serde_json::to_value(r).ok()?)))
+        .collect();
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for op in paths
+        .values_mut()
+        .filter_map(|p| p.as_object_mut())
+        .flat_map(|p| p.values_mut())
+    {
+        let guarded = op["security"].as_array().is_some_and(|s| !s.is_empty());
+        let body = op.get("requestBody").is_some();
+        let params = op["parameters"].as_array().is_some_and(|p| !p.is_empty());
+        let mut add: Vec<u16> = Vec::new();
+        if guarded {
+            add.extend([401, 500]);
+        }
+        if params || body {
+            add.push(400);
+        }
+        if body {
+            add.extend([413, 415]);
+        }
+        let Some(responses) = op["responses"].as_object_mut() else {
+            continue;
+        };
+        for status in add {
+            if let Some(answer) = answers.get(&status) {
+                responses
+                    .entry(status.to_string())
+                    .or_insert_with(|| answer.clone());
+            }
+        }
+        let mut sorted: Vec<(String, serde_json::Value)> =
+            std::mem::take(responses).into_iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        responses.extend(sorted);
+    }
 }
 
 /// `/api` in embedded mode: the resources, the OpenAPI document and docs. Every failure

@@ -8,8 +8,10 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Page};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
+use super::lenient::OneOf;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -36,8 +38,7 @@ pub struct Notification {
     pub subject: String,
     /// What caused it: `testContact`, `alert:{id}`, …
     pub cause: String,
-    /// `queued`, `sent` or `failed`.
-    pub state: String,
+    pub state: NotificationState,
     /// Attempts made so far.
     pub attempts: u32,
     /// Why the last attempt failed (also while queued for a retry).
@@ -65,7 +66,7 @@ impl From<DomainNotification> for Notification {
             recipient: n.recipient,
             subject: n.subject,
             cause: n.cause,
-            state: n.state.as_str().into(),
+            state: n.state,
             attempts: n.attempts,
             reason: n.reason,
             created_time: time_ms(n.created_ms).unwrap_or_default(),
@@ -93,10 +94,10 @@ impl NotificationsApi {
         page_size: Query<Option<params::PageSize>>,
         /// Only those of this cause (`testContact`, `alert:{id}`).
         cause: Query<Option<String>>,
-        /// Only those in this state: `queued`, `sent` or `failed`.
+        /// Only those in this state.
         #[oai(name = "state")]
-        only: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<Notification>>>> {
+        only: Query<Option<OneOf<NotificationState>>>,
+    ) -> Answer<Json<Envelope<Page<Notification>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
         let page = params::paging(
@@ -133,7 +134,7 @@ impl NotificationsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<Notification>>> {
+    ) -> Answer<Json<Envelope<Notification>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         auth.require(Need::Admin)?;
         let n =
             state.store.notification(id.0).await?.ok_or_else(|| {

@@ -7,12 +7,16 @@ use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiResult, Envelope};
+use super::envelope::fails::*;
+use super::envelope::{Answer, Envelope};
 use super::guard::Auth;
+use super::lenient::OneOf;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
 use crate::domain::rules::{Problems, Rule};
+use crate::domain::run::Channel;
+use crate::domain::run::RunType;
 use crate::store::recent::{GroupRecent, RecentQuery};
 
 pub struct RecentApi;
@@ -40,8 +44,7 @@ pub struct RecentStatus {
 pub struct GroupRecentItem {
     pub group_id: i64,
     pub name: String,
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     pub success_count: i64,
     pub warning_count: i64,
     /// Failed and stopped runs.
@@ -56,7 +59,7 @@ impl From<GroupRecent> for GroupRecentItem {
         GroupRecentItem {
             group_id: g.id,
             name: g.name,
-            channel: g.channel.as_str().into(),
+            channel: g.channel,
             success_count: g.pass,
             warning_count: g.warn,
             failure_count: g.fail,
@@ -80,10 +83,10 @@ impl RecentApi {
         state: Data<&AppState>,
         /// Length of the window ending now, 1 to 1440 (default 15).
         minutes: Query<Option<params::Ranged<1, RECENT_MINUTES_MAX>>>,
-        /// `Manual` or `Schedule` (default: both).
+        /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
-        case_run_type: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<RecentStatus>>> {
+        case_run_type: Query<Option<OneOf<RunType>>>,
+    ) -> Answer<Json<Envelope<RecentStatus>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let minutes = params::value(minutes.0).unwrap_or(RECENT_MINUTES);

@@ -12,8 +12,10 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::{Binary, Json};
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Listing};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
+use super::lenient::{OneOf, Required};
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
@@ -27,6 +29,7 @@ use crate::domain::report::{
 };
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::Channel;
+use crate::domain::run::RunType;
 use crate::store::reports::{ExportRow, LatencyData, LatencyHour, ReportRunQuery};
 
 pub struct ReportsApi;
@@ -50,16 +53,13 @@ pub struct Report {
     pub latency_warn: u32,
     /// Failure latency threshold, ms (0 unless type 6).
     pub latency_fail: u32,
-    /// `Manual` or `Schedule`.
-    pub run_type: String,
+    pub run_type: RunType,
     pub test_case_group_name: String,
     #[oai(rename = "testCaseGroupID")]
     pub test_case_group_id: i64,
-    /// `voice` or `web`: the group's channel.
-    pub channel: String,
-    /// `Custom`, `Today`, `Yesterday`, `Current Week`, `Last Week`, `Current Month`,
-    /// `Last Month` or `Last Year`.
-    pub timeframe_name: String,
+    /// The group's channel.
+    pub channel: Channel,
+    pub timeframe_name: Timeframe,
     /// First local date the report covers today, `YYYY-MM-DD` (a named timeframe is
     /// computed from today in the site's time zone).
     pub timeframe_begin: String,
@@ -83,11 +83,11 @@ impl Report {
             report_type_id: r.report_type.id(),
             latency_warn: r.latency_warn,
             latency_fail: r.latency_fail,
-            run_type: r.run_type.as_str().into(),
+            run_type: r.run_type,
             test_case_group_name: r.group_name,
             test_case_group_id: r.group_id,
-            channel: r.channel.as_str().into(),
-            timeframe_name: r.timeframe.name().into(),
+            channel: r.channel,
+            timeframe_name: r.timeframe,
             timeframe_begin: b.to_string(),
             timeframe_end: e.to_string(),
             last_modified_time: params::time(
@@ -104,29 +104,39 @@ impl Report {
 #[oai(rename_all = "camelCase")]
 pub struct ReportSave {
     /// Ignored on create; on update absent or the id of the path.
+    #[oai(nullable)]
     pub id: Option<i64>,
-    pub name: Option<String>,
+    pub name: Required<String>,
     /// Ignored (the name is the description).
+    #[oai(nullable)]
     pub description: Option<String>,
     /// Ignored (follows reportTypeID).
+    #[oai(nullable)]
     pub report_type_name: Option<String>,
     #[oai(rename = "reportTypeID")]
-    pub report_type_id: Option<i64>,
+    pub report_type_id: Required<i64>,
     /// Ignored (follows testCaseGroupID).
+    #[oai(nullable)]
     pub test_case_group_name: Option<String>,
     #[oai(rename = "testCaseGroupID")]
-    pub test_case_group_id: Option<i64>,
+    pub test_case_group_id: Required<i64>,
     /// Default `Custom`.
-    pub timeframe_name: Option<String>,
-    /// `Manual` (default) or `Schedule`.
-    pub run_type: Option<String>,
+    #[oai(nullable)]
+    pub timeframe_name: Option<OneOf<Timeframe>>,
+    /// Default `Manual`.
+    #[oai(nullable)]
+    pub run_type: Option<OneOf<RunType>>,
     /// Custom only: `YYYY-MM-DD`; required for Custom.
+    #[oai(nullable)]
     pub timeframe_begin: Option<String>,
     /// Custom only: `YYYY-MM-DD`; empty means the begin date.
+    #[oai(nullable)]
     pub timeframe_end: Option<String>,
     /// Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
+    #[oai(nullable)]
     pub latency_warn: Option<i64>,
     /// Type 6: failure threshold, ms; otherwise ignored.
+    #[oai(nullable)]
     pub latency_fail: Option<i64>,
 }
 
@@ -136,8 +146,8 @@ impl ReportSave {
             p,
             &ReportInput {
                 name: self.name.as_deref(),
-                report_type: self.report_type_id,
-                group_id: self.test_case_group_id,
+                report_type: *self.report_type_id,
+                group_id: *self.test_case_group_id,
                 timeframe: self.timeframe_name.as_deref(),
                 begin: self.timeframe_begin.as_deref(),
                 end: self.timeframe_end.as_deref(),
@@ -475,7 +485,7 @@ impl ReportsApi {
         /// `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
         /// `timeframeName` or `lastModifiedTime` (default `id,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Listing<Report>>>> {
+    ) -> Answer<Json<Envelope<Listing<Report>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let page = params::listing(
@@ -540,9 +550,9 @@ impl ReportsApi {
     async fn types(
         &self,
         auth: Auth,
-        /// `voice` or `web`.
-        channel: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Vec<ReportTypeItem>>>> {
+        /// Only the types this channel offers (MOS is voice only).
+        channel: Query<Option<OneOf<Channel>>>,
+    ) -> Answer<Json<Envelope<Vec<ReportTypeItem>>>, { BAD_REQUEST }> {
         auth.require(Need::SignedIn)?;
         let channel = match channel
             .0
@@ -580,7 +590,7 @@ impl ReportsApi {
         method = "get",
         operation_id = "reportTimeframes"
     )]
-    async fn timeframes(&self, auth: Auth) -> ApiResult<Json<Envelope<Vec<String>>>> {
+    async fn timeframes(&self, auth: Auth) -> Answer<Json<Envelope<Vec<String>>>, { NONE }> {
         auth.require(Need::SignedIn)?;
         Ok(Envelope::ok(
             Timeframe::ALL
@@ -599,7 +609,7 @@ impl ReportsApi {
     async fn latency_thresholds(
         &self,
         auth: Auth,
-    ) -> ApiResult<Json<Envelope<Vec<LatencyThreshold>>>> {
+    ) -> Answer<Json<Envelope<Vec<LatencyThreshold>>>, { NONE }> {
         auth.require(Need::SignedIn)?;
         Ok(Envelope::ok(
             LATENCY_BUCKETS.iter().map(threshold).collect(),
@@ -613,7 +623,7 @@ impl ReportsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<Report>>> {
+    ) -> Answer<Json<Envelope<Report>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let r = found(&state, caller, id.0).await?;
         Ok(Envelope::ok(Report::of(r, today(&state))))
@@ -626,7 +636,7 @@ impl ReportsApi {
         auth: Auth,
         state: Data<&AppState>,
         body: Json<ReportSave>,
-    ) -> ApiResult<Json<Envelope<Report>>> {
+    ) -> Answer<Json<Envelope<Report>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         let caller = auth.require(Need::Write)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
@@ -645,7 +655,7 @@ impl ReportsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<ReportSave>,
-    ) -> ApiResult<Json<Envelope<Report>>> {
+    ) -> Answer<Json<Envelope<Report>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::Write)?;
         let mut p = Problems::default();
         p.same_id(id.0, body.id, "report");
@@ -668,7 +678,7 @@ impl ReportsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<i64>>> {
+    ) -> Answer<Json<Envelope<i64>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::Write)?;
         let v = state.store.delete_report(caller.scope(), id.0).await?;
         params::visible(v, format_args!("Report {}", id.0))?;
@@ -684,7 +694,7 @@ impl ReportsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<LatencyReport>>> {
+    ) -> Answer<Json<Envelope<LatencyReport>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let r = found(&state, caller, id.0).await?;
         let (from, to) = r.range(today(&state));
@@ -701,7 +711,7 @@ impl ReportsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<CsvResponse> {
+    ) -> Answer<CsvResponse, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let r = found(&state, caller, id.0).await?;
         let (from, to) = r.range(today(&state));
@@ -780,7 +790,8 @@ impl ReportsApi {
         /// Runs per page, 1 to 1000 (default 100).
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
-    ) -> ApiResult<Json<Envelope<Listing<RunItem>>>> {
+    ) -> Answer<Json<Envelope<Listing<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let page = params::listing(
@@ -854,7 +865,7 @@ impl ReportsApi {
         }
         p.check()?;
         let (Some(list), Some(status)) = (page, status) else {
-            return Err(ApiError::bad_request("Bad parameters."));
+            return Err(ApiError::bad_request("Bad parameters.").into());
         };
         let r = found(&state, caller, id.0).await?;
         let (rb, re) = r.range(today(&state));

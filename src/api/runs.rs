@@ -6,14 +6,17 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Listing, Page};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, Envelope, Listing, Page};
 use super::guard::Auth;
+use super::lenient::OneOf;
 use super::params;
 use super::users::GroupRef;
 use super::AppState;
 use crate::domain::buckets;
 use crate::domain::caller::Need;
 use crate::domain::rules::{Problems, Rule};
+use crate::domain::run::{Channel, RunStatus, RunType};
 use crate::store::runs::{GroupRunFilter, RunDetail, RunFilter, RunRow, SegmentDetail, StepDetail};
 
 pub struct RunsApi;
@@ -36,10 +39,9 @@ pub struct RunItem {
     /// Call-quality score, 2 decimals; null when the engine gave none.
     #[oai(nullable)]
     pub mos_cq_in: Option<f64>,
-    /// `Manual` or `Schedule`.
-    pub run_type: String,
-    /// The engine's result: `pass`, `warn`, `fail` or `stopped`.
-    pub run_result: String,
+    pub run_type: RunType,
+    /// The engine's result.
+    pub run_result: RunStatus,
 }
 
 /// A run with its detail (spec §3 'Run detail').
@@ -48,8 +50,7 @@ pub struct RunItem {
 pub struct RunDetailItem {
     #[oai(flatten)]
     pub run: RunItem,
-    /// `voice` or `web`.
-    pub channel: String,
+    pub channel: Channel,
     pub ivr_id: i64,
     pub ivr_name: String,
     /// The test case's groups the caller may see, by name.
@@ -147,8 +148,8 @@ impl From<RunRow> for RunItem {
             run_status_id: r.status.status_id(),
             run_status: r.status_text,
             mos_cq_in: r.mos.map(|m| f64::from(m) / 100.0),
-            run_type: r.run_type.as_str().into(),
-            run_result: r.status.as_str().into(),
+            run_type: r.run_type,
+            run_result: r.status,
         }
     }
 }
@@ -157,7 +158,7 @@ impl From<RunDetail> for RunDetailItem {
     fn from(d: RunDetail) -> Self {
         RunDetailItem {
             run: d.run.into(),
-            channel: d.channel.as_str().into(),
+            channel: d.channel,
             ivr_id: d.ivr_id,
             ivr_name: d.ivr_name,
             groups: d
@@ -243,10 +244,11 @@ impl RunsApi {
         /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
         /// `stopped` or `total` (default: all).
         status: Query<Option<String>>,
-        /// Only runs of this type: `Manual` or `Schedule` (default: both).
+        /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
-        case_run_type: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Listing<RunItem>>>> {
+        case_run_type: Query<Option<OneOf<RunType>>>,
+    ) -> Answer<Json<Envelope<Listing<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
@@ -262,7 +264,7 @@ impl RunsApi {
         let (Some((from, to)), Some(list), Some(status), Some(run_type)) =
             (range, page, status, run_type)
         else {
-            return Err(ApiError::bad_request("Bad parameters."));
+            return Err(ApiError::bad_request("Bad parameters.").into());
         };
         let (from_ms, to_ms) = buckets::local_range_ms(state.config.tz(), from, to);
         let filter = RunFilter {
@@ -308,10 +310,11 @@ impl RunsApi {
         /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
         /// `stopped` or `total` (default: all).
         status: Query<Option<String>>,
-        /// Only runs of this type: `Manual` or `Schedule` (default: both).
+        /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
-        case_run_type: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Page<RunItem>>>> {
+        case_run_type: Query<Option<OneOf<RunType>>>,
+    ) -> Answer<Json<Envelope<Page<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
+    {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
         let range = params::date_range(Some(start_date.0.as_str()), end_date.0.as_deref(), &mut p);
@@ -337,7 +340,7 @@ impl RunsApi {
         let (Some((from, to)), Some(hour), Some(page), Some(status), Some(run_type)) =
             (range, hour, page, status, run_type)
         else {
-            return Err(ApiError::bad_request("Bad parameters."));
+            return Err(ApiError::bad_request("Bad parameters.").into());
         };
         let tz = state.config.tz();
         let (from_ms, to_ms) = match hour {
@@ -363,7 +366,7 @@ impl RunsApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<RunDetailItem>>> {
+    ) -> Answer<Json<Envelope<RunDetailItem>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let found = state.store.run(caller.scope(), id.0).await?;
         let run = params::visible(found, format_args!("Test run {}", id.0))?;

@@ -9,8 +9,10 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
-use super::envelope::{ApiError, ApiResult, Envelope, Listing};
+use super::envelope::fails::*;
+use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
+use super::lenient::{OneOf, Required};
 use super::params;
 use super::AppState;
 use crate::auth::password::{hash_password, verify_password};
@@ -45,9 +47,8 @@ pub struct User {
     pub first_name: String,
     pub last_name: String,
     /// `["ROLE_ADMIN"]` or `["ROLE_USER"]`.
-    pub roles: Vec<String>,
-    /// `read-write` or `read-only`.
-    pub access_type: String,
+    pub roles: Vec<Role>,
+    pub access_type: AccessType,
     /// Groups a ROLE_USER sees; empty for administrators, who see all.
     pub test_case_groups: Vec<GroupRef>,
     /// The user may open kiosk sessions: a read-only wall display that is not signed out
@@ -57,13 +58,14 @@ pub struct User {
 
 impl From<DomainUser> for User {
     fn from(u: DomainUser) -> Self {
+        let role = u.role();
         User {
             id: u.id,
             username: u.username,
             first_name: u.first_name,
             last_name: u.last_name,
-            roles: u.roles,
-            access_type: u.access.as_str().into(),
+            roles: vec![role],
+            access_type: u.access,
             test_case_groups: u.groups.into_iter().map(GroupRef::from).collect(),
             kiosk: u.kiosk,
         }
@@ -85,24 +87,32 @@ impl From<DomainGroupRef> for GroupRef {
 #[oai(rename_all = "camelCase")]
 pub struct UserSave {
     /// Ignored on create; on update absent or the id of the path.
+    #[oai(nullable)]
     pub id: Option<i64>,
-    pub username: Option<String>,
-    pub first_name: Option<String>,
-    pub last_name: Option<String>,
-    /// First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
-    /// absent or your current role, else 400 `forbidden`).
-    pub roles: Option<Vec<String>>,
-    /// `read-write` or `read-only` (administrators only; on your own profile, absent or
-    /// your current access type, else 400 `forbidden`).
-    pub access_type: Option<String>,
+    pub username: Required<String>,
+    pub first_name: Required<String>,
+    pub last_name: Required<String>,
+    /// First role `ROLE_ADMIN` or `ROLE_USER`: required from an administrator with
+    /// read-write access; on your own profile, absent or your current role, else 400
+    /// `forbidden`.
+    #[oai(nullable)]
+    pub roles: Option<Vec<OneOf<Role>>>,
+    /// Required from an administrator with read-write access; on your own profile, absent or
+    /// your current access type, else 400 `forbidden`.
+    #[oai(nullable)]
+    pub access_type: Option<OneOf<AccessType>>,
     /// Groups of a ROLE_USER (administrators only; on your own profile, absent or your
     /// current groups, else 400 `forbidden`).
+    #[oai(nullable)]
     pub test_case_groups: Option<Vec<GroupRef>>,
-    /// Only on create: 12 to 128 characters, not easy to guess (rule `weak`).
+    /// Required on create (ignored on update): 12 to 128 characters, not easy to guess
+    /// (rule `weak`).
+    #[oai(nullable)]
     pub password: Option<String>,
     /// Allow kiosk sessions (administrators only; on your own profile, absent or your
     /// current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
     /// create. Forbidding ends the user's kiosk sessions.
+    #[oai(nullable)]
     pub kiosk: Option<bool>,
 }
 
@@ -112,8 +122,9 @@ pub struct UserSave {
 pub struct PasswordChange {
     /// 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
     /// the username or names).
-    pub new_password: Option<String>,
+    pub new_password: Required<String>,
     /// Your current password: required when you change your own.
+    #[oai(nullable)]
     pub old_password: Option<String>,
 }
 
@@ -259,12 +270,12 @@ impl UsersApi {
         page_size: Query<Option<params::PageSize>>,
         /// Part of the first name, last name or username, without case.
         search: Query<Option<String>>,
-        /// Only this permission level: `ROLE_ADMIN` or `ROLE_USER`.
-        role: Query<Option<String>>,
+        /// Only this permission level.
+        role: Query<Option<OneOf<Role>>>,
         /// `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
         /// `asc` or `desc` (default `id,desc`).
         sort: Query<Option<String>>,
-    ) -> ApiResult<Json<Envelope<Listing<User>>>> {
+    ) -> Answer<Json<Envelope<Listing<User>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
         let page = params::listing(
@@ -311,7 +322,7 @@ impl UsersApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<User>>> {
+    ) -> Answer<Json<Envelope<User>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         auth.require(Need::SelfOrAdmin(id.0))?;
         Ok(Envelope::ok(found(&state, id.0).await?.into()))
     }
@@ -324,7 +335,7 @@ impl UsersApi {
         auth: Auth,
         state: Data<&AppState>,
         body: Json<UserSave>,
-    ) -> ApiResult<Json<Envelope<User>>> {
+    ) -> Answer<Json<Envelope<User>>, { BAD_REQUEST | FORBIDDEN | CONFLICT | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
@@ -341,7 +352,7 @@ impl UsersApi {
         }
         p.check()?;
         let (Some(draft), Some(password)) = (draft, body.0.password) else {
-            return Err(ApiError::bad_request("The user is incomplete."));
+            return Err(ApiError::bad_request("The user is incomplete.").into());
         };
         let id = state
             .store
@@ -365,7 +376,8 @@ impl UsersApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<UserSave>,
-    ) -> ApiResult<Json<Envelope<User>>> {
+    ) -> Answer<Json<Envelope<User>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }>
+    {
         let id = id.0;
         let caller = auth.require(Need::ProfileWrite(id))?;
         let mut p = Problems::default();
@@ -411,7 +423,7 @@ impl UsersApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<PasswordChange>,
-    ) -> ApiResult<Json<Envelope<bool>>> {
+    ) -> Answer<Json<Envelope<bool>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let id = id.0;
         let caller = auth.require(Need::SelfOrAdminWrite(id))?;
         let target = found(&state, id).await?;
@@ -444,10 +456,11 @@ impl UsersApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> ApiResult<Json<Envelope<bool>>> {
+    ) -> Answer<Json<Envelope<bool>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }>
+    {
         let caller = auth.require(Need::AdminWrite)?;
         if caller.user_id == id.0 {
-            return Err(ApiError::bad_request("You cannot delete yourself."));
+            return Err(ApiError::bad_request("You cannot delete yourself.").into());
         }
         state.store.delete_user(id.0).await?;
         Ok(Envelope::ok(true))

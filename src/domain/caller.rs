@@ -5,12 +5,15 @@
 pub const ROLE_ADMIN: &str = "ROLE_ADMIN";
 pub const ROLE_USER: &str = "ROLE_USER";
 
-/// The two roles of the spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The two roles of the spec: `ROLE_ADMIN` sees everything and manages settings and
+/// users; `ROLE_USER` is restricted to the test case groups assigned to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
 pub enum Role {
     /// `ROLE_ADMIN`: sees everything, manages settings and users.
+    #[oai(rename = "ROLE_ADMIN")]
     Admin,
     /// `ROLE_USER`: restricted to the test case groups assigned to them.
+    #[oai(rename = "ROLE_USER")]
     User,
 }
 
@@ -45,7 +48,8 @@ impl Role {
 }
 
 /// `read-write` or `read-only`: anyone whose access type is not `read-write` is read-only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "kebab-case")]
 pub enum AccessType {
     ReadWrite,
     ReadOnly,

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use super::distribution::{Contact, ContactType};
 
-/// Where a notification is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a notification is in its life: `queued`, `sent` or `failed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "lowercase")]
 pub enum NotificationState {
     /// Waiting for its first or next attempt.
     Queued,

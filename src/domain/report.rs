@@ -64,15 +64,20 @@ impl ReportType {
 }
 
 /// The time frames of spec §9, in the order the form lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
 pub enum Timeframe {
     Custom,
     Today,
     Yesterday,
+    #[oai(rename = "Current Week")]
     CurrentWeek,
+    #[oai(rename = "Last Week")]
     LastWeek,
+    #[oai(rename = "Current Month")]
     CurrentMonth,
+    #[oai(rename = "Last Month")]
     LastMonth,
+    #[oai(rename = "Last Year")]
     LastYear,
 }
 

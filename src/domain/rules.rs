@@ -2,7 +2,8 @@
 //! which field it belongs to, which rule it broke, and a sentence for a person.
 
 /// The rule a field broke; a form translates it and shows it beside the field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "camelCase")]
 pub enum Rule {
     Required,
     Invalid,

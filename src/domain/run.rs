@@ -2,8 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+/// A run's result: `pass`, `warn`, `fail` or `stopped`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, poem_openapi::Enum)]
 #[serde(rename_all = "lowercase")]
+#[oai(rename_all = "lowercase")]
 pub enum RunStatus {
     Pass,
     Warn,
@@ -11,14 +13,17 @@ pub enum RunStatus {
     Stopped,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+/// How a run was started: `Manual` or `Schedule`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, poem_openapi::Enum)]
 pub enum RunType {
     Manual,
     Schedule,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash)]
+/// A channel's id: `voice` (shown Voice) or `web` (shown Digital).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Hash, poem_openapi::Enum)]
 #[serde(rename_all = "lowercase")]
+#[oai(rename_all = "lowercase")]
 pub enum Channel {
     /// Shown 'Voice'.
     Voice,

@@ -9,6 +9,7 @@
 //! it takes back the leases a killed process left, so nothing queued is lost.
 
 pub mod gateway;
+pub mod jobs;
 pub mod smtp;
 pub mod tickets;
 
@@ -22,7 +23,7 @@ use crate::config::{Config, NotifyConfig};
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::retry_delay_ms;
 use crate::store::outbox::{now_ms, Claimed};
-use crate::store::Store;
+use crate::store::{Store, StoreResult};
 
 /// Why an attempt failed, and whether trying again can help.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +100,7 @@ impl Notifier {
             channels: Arc::new(channels),
             notifier: notifier.clone(),
         };
-        tokio::spawn(sender.run());
+        tokio::spawn(jobs::run(sender));
         Ok(notifier)
     }
 
@@ -178,6 +179,51 @@ struct Sender {
     notifier: Notifier,
 }
 
+#[async_trait::async_trait]
+impl jobs::Queue for Sender {
+    type Job = Claimed;
+    const LEASE: &'static str = "notify";
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn poll_ms(&self) -> u64 {
+        self.config.poll_ms
+    }
+
+    /// Only the lease's holder sends from this database: the rows leased by an instance
+    /// that died (or lost its lease) are void and due again.
+    async fn resume(&self) {
+        if let Err(e) = self.store.release_leases().await {
+            tracing::error!(error = %e, "outbox: cannot take back old leases");
+        }
+    }
+
+    async fn next_due_ms(&self) -> StoreResult<Option<i64>> {
+        self.store.next_due_ms().await
+    }
+
+    async fn claim(&self, now_ms: i64) -> StoreResult<Vec<Claimed>> {
+        let batch = (self.config.concurrency * 4).min(1000) as u32;
+        self.store.claim_due(now_ms, self.lease_ms(), batch).await
+    }
+
+    async fn work(&self, claimed: Vec<Claimed>) {
+        futures_util::stream::iter(claimed)
+            .for_each_concurrent(self.config.concurrency, |item| self.deliver(item))
+            .await;
+    }
+
+    /// Until the time is up or a cause queues something (`Notifier::wake`).
+    async fn wait(&self, ms: u64) {
+        tokio::select! {
+            _ = self.notifier.inner.wake.notified() => {}
+            _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
+        }
+    }
+}
+
 impl Sender {
     /// How long a lease lasts: longer than any attempt can take (each SMTP step and the
     /// gateway request have their own time-outs).
@@ -187,71 +233,6 @@ impl Sender {
             .max(c.sms.timeout_secs * 2)
             .max(c.voice.timeout_secs * 2);
         (longest as i64 + 30) * 1000
-    }
-
-    /// Sends while this instance holds the lease `notify` (always on SQLite; on
-    /// PostgreSQL one instance of several), and waits to take it over when it does not.
-    async fn run(self) {
-        loop {
-            let lease = crate::store::leases::acquire(&self.store, "notify").await;
-            self.send_while(&lease).await;
-            tracing::warn!("outbox: the lease is lost; another instance sends now");
-        }
-    }
-
-    async fn send_while(&self, lease: &crate::store::leases::Lease) {
-        // Only the lease's holder sends from this database: the rows leased by an
-        // instance that died (or lost its lease) are void and due again.
-        if let Err(e) = self.store.release_leases().await {
-            tracing::error!(error = %e, "outbox: cannot take back old leases");
-        }
-        let batch = (self.config.concurrency * 4).min(1000) as u32;
-        while !lease.is_lost() {
-            // A read first: the write transaction of a claim only when something is due, so
-            // an idle outbox never takes the writer from ingest.
-            let due = match self.store.next_due_ms().await {
-                Ok(d) => d,
-                Err(e) => {
-                    tracing::error!(error = %e, "outbox: cannot read due notifications");
-                    None
-                }
-            };
-            if due.is_none_or(|d| d > now_ms()) {
-                self.idle(due).await;
-                continue;
-            }
-            let claimed = match self.store.claim_due(now_ms(), self.lease_ms(), batch).await {
-                Ok(c) => c,
-                Err(e) => {
-                    tracing::error!(error = %e, "outbox: cannot read due notifications");
-                    tokio::time::sleep(Duration::from_millis(self.config.poll_ms)).await;
-                    continue;
-                }
-            };
-            if claimed.is_empty() {
-                self.idle(None).await;
-                continue;
-            }
-            futures_util::stream::iter(claimed)
-                .for_each_concurrent(self.config.concurrency, |item| self.deliver(item))
-                .await;
-        }
-    }
-
-    /// Sleeps until the next notification is due, a wake-up, or `poll_ms`.
-    async fn idle(&self, due: Option<i64>) {
-        let poll = self.config.poll_ms as i64;
-        let wait = match due {
-            Some(due) => (due - now_ms()).clamp(0, poll),
-            None => poll,
-        };
-        if wait == 0 {
-            return;
-        }
-        tokio::select! {
-            _ = self.notifier.inner.wake.notified() => {}
-            _ = tokio::time::sleep(Duration::from_millis(wait as u64)) => {}
-        }
     }
 
     async fn deliver(&self, item: Claimed) {

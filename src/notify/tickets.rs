@@ -9,14 +9,12 @@
 //! most `notify.retry_max_secs`); jobs are never given up. It looks every `notify.poll_ms`.
 //! Tickets go to the top-level `[jira]`; without it, jobs wait (logged once).
 
-use std::time::Duration;
-
 use crate::config::{Config, JiraConfig, NotifyConfig};
 use crate::domain::notify::retry_delay_ms;
 use crate::jira::{Attachment, IssueDraft, Jira};
 use crate::store::auto_tickets::TicketJob;
 use crate::store::outbox::now_ms;
-use crate::store::Store;
+use crate::store::{Store, StoreResult};
 
 /// Starts the worker on the current tokio runtime when `[jira]` is configured.
 pub fn start(store: Store, config: &Config) -> anyhow::Result<()> {
@@ -31,7 +29,7 @@ pub fn start(store: Store, config: &Config) -> anyhow::Result<()> {
         jira_cfg: config.jira.clone(),
         notify: config.notify.clone(),
     };
-    tokio::spawn(worker.run());
+    tokio::spawn(super::jobs::run(worker));
     Ok(())
 }
 
@@ -42,59 +40,43 @@ struct Worker {
     notify: NotifyConfig,
 }
 
+#[async_trait::async_trait]
+impl super::jobs::Queue for Worker {
+    type Job = TicketJob;
+    const LEASE: &'static str = "tickets";
+
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn poll_ms(&self) -> u64 {
+        self.notify.poll_ms
+    }
+
+    async fn next_due_ms(&self) -> StoreResult<Option<i64>> {
+        self.store.next_ticket_due_ms().await
+    }
+
+    async fn claim(&self, now_ms: i64) -> StoreResult<Vec<TicketJob>> {
+        self.store
+            .claim_ticket_jobs(now_ms, self.lease_ms(), 20)
+            .await
+    }
+
+    async fn work(&self, jobs: Vec<TicketJob>) {
+        for job in jobs {
+            self.work_one(job).await;
+        }
+    }
+}
+
 impl Worker {
     /// Longer than an attempt can take: search, create and attach, each with the time-out.
     fn lease_ms(&self) -> i64 {
         (self.jira_cfg.timeout_secs.max(1) as i64 * 3 + 30) * 1000
     }
 
-    /// Works while this instance holds the lease `tickets` (always on SQLite; on
-    /// PostgreSQL one instance of several); a lost lease waits to take it over again.
-    async fn run(self) {
-        loop {
-            let lease = crate::store::leases::acquire(&self.store, "tickets").await;
-            self.work_while(&lease).await;
-            tracing::warn!("auto tickets: the lease is lost; another instance works now");
-        }
-    }
-
-    async fn work_while(&self, lease: &crate::store::leases::Lease) {
-        while !lease.is_lost() {
-            let due = match self.store.next_ticket_due_ms().await {
-                Ok(d) => d,
-                Err(e) => {
-                    tracing::error!(error = %e, "auto tickets: cannot read due jobs");
-                    None
-                }
-            };
-            if due.is_none_or(|d| d > now_ms()) {
-                let poll = self.notify.poll_ms as i64;
-                let wait = due.map_or(poll, |d| (d - now_ms()).clamp(1, poll));
-                tokio::time::sleep(Duration::from_millis(wait as u64)).await;
-                continue;
-            }
-            let jobs = match self
-                .store
-                .claim_ticket_jobs(now_ms(), self.lease_ms(), 20)
-                .await
-            {
-                Ok(j) => j,
-                Err(e) => {
-                    tracing::error!(error = %e, "auto tickets: cannot lease jobs");
-                    Vec::new()
-                }
-            };
-            if jobs.is_empty() {
-                tokio::time::sleep(Duration::from_millis(self.notify.poll_ms)).await;
-                continue;
-            }
-            for job in jobs {
-                self.work(job).await;
-            }
-        }
-    }
-
-    async fn work(&self, job: TicketJob) {
+    async fn work_one(&self, job: TicketJob) {
         let (id, attempts) = (job.id, job.attempts);
         match self.open(&job).await {
             Ok(key) => {

@@ -7,12 +7,16 @@
 //! - every other path is a client route, answered with `index.html` so the UI's router decides
 //!   (its own 404 text included). `/api` is routed before this and never falls back.
 //!
-//! A `.gz` sibling made by `build.rs` is sent when the client accepts gzip.
+//! A `.br` or `.gz` sibling made by `build.rs` is sent when the client accepts it (brotli first,
+//! unless the client gives gzip a higher quality); the uncompressed file only to a client that
+//! takes neither.
 
 use std::borrow::Cow;
 
 use poem::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use poem::{Body, Endpoint, Request, Response};
+
+use super::compress::{negotiate, Coding};
 use rust_embed::RustEmbed;
 
 #[derive(RustEmbed)]
@@ -111,32 +115,6 @@ fn has_file_extension(path: &str) -> bool {
     }
 }
 
-/// Whether `Accept-Encoding` allows gzip (`gzip`, `x-gzip` or `*`, with a q above 0).
-pub fn accepts_gzip(headers: &HeaderMap) -> bool {
-    let mut gzip: Option<f32> = None;
-    let mut any: Option<f32> = None;
-    for value in headers.get_all(header::ACCEPT_ENCODING) {
-        let Ok(value) = value.to_str() else { continue };
-        for part in value.split(',') {
-            let mut params = part.split(';');
-            let coding = params.next().unwrap_or("").trim().to_ascii_lowercase();
-            let q = params
-                .filter_map(|p| {
-                    let (k, v) = p.split_once('=')?;
-                    k.trim().eq_ignore_ascii_case("q").then(|| v.trim())
-                })
-                .next()
-                .map_or(1.0, |v| v.parse::<f32>().unwrap_or(0.0));
-            match coding.as_str() {
-                "gzip" | "x-gzip" => gzip = Some(q),
-                "*" => any = Some(q),
-                _ => {}
-            }
-        }
-    }
-    gzip.or(any).is_some_and(|q| q > 0.0)
-}
-
 /// Whether `If-None-Match` lists `etag` (or `*`); weak comparison, as for GET.
 fn etag_matches(headers: &HeaderMap, etag: &str) -> bool {
     let bare = |t: &str| t.trim().trim_start_matches("W/").to_string();
@@ -163,12 +141,20 @@ fn content_type(path: &str) -> String {
 impl<S: AssetSource> UiEndpoint<S> {
     fn respond(&self, req: &Request, path: &str, cache: &'static str) -> Option<Response> {
         let plain = self.source.get(path)?;
-        let gz = accepts_gzip(req.headers())
-            .then(|| self.source.get(&format!("{path}.gz")))
-            .flatten();
+        // The best coding the client takes of those this file has a sibling in.
+        let offered: Vec<Coding> = [Coding::Br, Coding::Gzip]
+            .into_iter()
+            .filter(|c| self.source.get(&format!("{path}{}", c.suffix())).is_some())
+            .collect();
+        let coded = negotiate(req.headers(), &offered)
+            .and_then(|c| Some((c, self.source.get(&format!("{path}{}", c.suffix()))?)));
         let hash = hex::encode(&plain.sha256[..12]);
-        let (data, etag, encoding) = match gz {
-            Some(gz) => (gz.data, format!("\"{hash}-gz\""), Some("gzip")),
+        let (data, etag, encoding) = match coded {
+            Some((c, sibling)) => (
+                sibling.data,
+                format!("\"{hash}-{}\"", c.suffix().trim_start_matches('.')),
+                Some(c.name()),
+            ),
             None => (plain.data, format!("\"{hash}\""), None),
         };
         let mut resp = Response::builder()
@@ -269,6 +255,10 @@ mod tests {
         files.insert("index.html.gz", gzip(&index));
         files.insert("index.html", index);
         files.insert("assets/index-abc123.js.gz", gzip(&js));
+        files.insert(
+            "assets/index-abc123.js.br",
+            [b"BR:".as_slice(), &js].concat(),
+        );
         files.insert("assets/index-abc123.js", js);
         files.insert("assets/logo-1.png", vec![0x89, b'P', b'N', b'G']);
         files.insert("favicon.svg", b"<svg/>".to_vec());
@@ -317,24 +307,6 @@ mod tests {
         assert_eq!(classify("/assets/../index.html"), Target::Refused);
     }
 
-    #[test]
-    fn gzip_acceptance() {
-        let accepts = |v: &str| {
-            let mut h = HeaderMap::new();
-            h.insert(header::ACCEPT_ENCODING, v.parse().unwrap());
-            accepts_gzip(&h)
-        };
-        assert!(accepts("gzip"));
-        assert!(accepts("gzip, deflate, br"));
-        assert!(accepts("br;q=1.0, GZIP;q=0.5"));
-        assert!(accepts("*"));
-        assert!(!accepts("gzip;q=0"));
-        assert!(!accepts("br"));
-        assert!(!accepts("identity"));
-        assert!(!accepts("*;q=0"));
-        assert!(!accepts_gzip(&HeaderMap::new()));
-    }
-
     #[tokio::test]
     async fn hashed_asset_is_immutable_and_gzipped_when_accepted() {
         let resp = get("/assets/index-abc123.js", &[("accept-encoding", "gzip")]).await;
@@ -356,6 +328,30 @@ mod tests {
         let resp = get("/assets/logo-1.png", &[("accept-encoding", "gzip")]).await;
         assert_eq!(h(&resp, "content-type"), "image/png");
         assert_eq!(h(&resp, "content-encoding"), "");
+    }
+
+    #[tokio::test]
+    async fn brotli_when_the_client_takes_it_and_never_plain_to_one_that_takes_any() {
+        let resp = get("/assets/index-abc123.js", &[("accept-encoding", "br")]).await;
+        assert_eq!(h(&resp, "content-encoding"), "br");
+        assert!(h(&resp, "etag").ends_with("-br\""), "{}", h(&resp, "etag"));
+        assert_eq!(body(resp).await, b"BR:console.log(1)");
+        let resp = get(
+            "/assets/index-abc123.js",
+            &[("accept-encoding", "gzip, deflate, br")],
+        )
+        .await;
+        assert_eq!(h(&resp, "content-encoding"), "br");
+        let resp = get(
+            "/assets/index-abc123.js",
+            &[("accept-encoding", "br;q=0.2, gzip")],
+        )
+        .await;
+        assert_eq!(h(&resp, "content-encoding"), "gzip");
+        // index.html has only a gzip sibling here: a brotli-only client gets it plain, a
+        // client taking both gets gzip.
+        let resp = get("/", &[("accept-encoding", "br, gzip")]).await;
+        assert_eq!(h(&resp, "content-encoding"), "gzip");
     }
 
     #[tokio::test]

@@ -11,23 +11,68 @@ use std::sync::Arc;
 use poem::http::{header, HeaderMap, HeaderValue};
 use poem::{Body, Endpoint, IntoResponse, Request, Response, Result};
 
-/// True when `Accept-Encoding` lists gzip (or `*`) with a quality above zero.
-pub fn accepts_gzip(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let q = parts
-                .filter_map(|p| p.trim().strip_prefix("q="))
-                .filter_map(|q| q.trim().parse::<f32>().ok())
+/// A content coding cxwatch sends: pre-compressed UI files in both, JSON answers in gzip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Coding {
+    Br,
+    Gzip,
+}
+
+impl Coding {
+    /// The `Content-Encoding` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Coding::Br => "br",
+            Coding::Gzip => "gzip",
+        }
+    }
+
+    /// The file suffix of a sibling compressed so (`build.rs` writes them).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Coding::Br => ".br",
+            Coding::Gzip => ".gz",
+        }
+    }
+}
+
+/// Of the codings `offered` (the server's preference first), the one `Accept-Encoding`
+/// gives the highest quality above zero (`*` stands for any not named; `x-gzip` is gzip);
+/// `None` sends the body as it is.
+pub fn negotiate(headers: &HeaderMap, offered: &[Coding]) -> Option<Coding> {
+    let mut named: Vec<(String, f32)> = Vec::new();
+    for value in headers.get_all(header::ACCEPT_ENCODING) {
+        let Ok(value) = value.to_str() else { continue };
+        for part in value.split(',') {
+            let mut params = part.split(';');
+            let coding = params.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = params
+                .filter_map(|p| {
+                    let (k, v) = p.split_once('=')?;
+                    k.trim().eq_ignore_ascii_case("q").then(|| v.trim())
+                })
                 .next()
-                .unwrap_or(1.0);
-            (coding == "gzip" || coding == "*") && q > 0.0
-        })
+                .map_or(1.0, |v| v.parse::<f32>().unwrap_or(0.0));
+            let coding = if coding == "x-gzip" {
+                "gzip".into()
+            } else {
+                coding
+            };
+            named.push((coding, q));
+        }
+    }
+    let quality = |name: &str| {
+        let q = |n: &str| named.iter().find(|(c, _)| c == n).map(|(_, q)| *q);
+        q(name).or_else(|| q("*")).unwrap_or(0.0)
+    };
+    let mut best: Option<(Coding, f32)> = None;
+    for &c in offered {
+        let q = quality(c.name());
+        if q > 0.0 && best.is_none_or(|(_, b)| q > b) {
+            best = Some((c, q));
+        }
+    }
+    best.map(|(c, _)| c)
 }
 
 /// A JSON answer with a body, not already encoded.
@@ -48,7 +93,7 @@ pub fn compressible(resp: &Response) -> bool {
 
 /// The `around` function for `/api`.
 pub async fn json_answers<E: Endpoint>(ep: Arc<E>, req: Request) -> Result<Response> {
-    let gzip = accepts_gzip(req.headers());
+    let gzip = negotiate(req.headers(), &[Coding::Gzip]).is_some();
     let mut resp = ep.call(req).await?.into_response();
     if !compressible(&resp) {
         return Ok(resp);
@@ -89,12 +134,30 @@ mod tests {
 
     #[test]
     fn reads_accept_encoding() {
-        assert!(accepts_gzip(&h("gzip")));
-        assert!(accepts_gzip(&h("br, gzip;q=0.8, deflate")));
-        assert!(accepts_gzip(&h("*")));
-        assert!(!accepts_gzip(&h("gzip;q=0")));
-        assert!(!accepts_gzip(&h("br, deflate")));
-        assert!(!accepts_gzip(&HeaderMap::new()));
+        let gzip = |v: &str| negotiate(&h(v), &[Coding::Gzip]) == Some(Coding::Gzip);
+        assert!(gzip("gzip"));
+        assert!(gzip("br, gzip;q=0.8, deflate"));
+        assert!(gzip("*"));
+        assert!(gzip("x-gzip"));
+        assert!(!gzip("gzip;q=0"));
+        assert!(!gzip("br, deflate"));
+        assert!(!gzip("*, gzip;q=0"));
+        assert_eq!(
+            negotiate(&HeaderMap::new(), &[Coding::Br, Coding::Gzip]),
+            None
+        );
+    }
+
+    #[test]
+    fn the_best_coding_the_client_takes() {
+        let both = |v: &str| negotiate(&h(v), &[Coding::Br, Coding::Gzip]);
+        assert_eq!(both("br"), Some(Coding::Br));
+        assert_eq!(both("gzip, deflate, br"), Some(Coding::Br));
+        assert_eq!(both("br;q=0.5, gzip"), Some(Coding::Gzip));
+        assert_eq!(both("br;q=0, gzip;q=0.1"), Some(Coding::Gzip));
+        assert_eq!(both("*"), Some(Coding::Br));
+        assert_eq!(both("identity"), None);
+        assert_eq!(both("deflate"), None);
     }
 
     #[test]

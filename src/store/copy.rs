@@ -389,7 +389,7 @@ impl Source {
                 .map_err(|e| {
                     StoreError::Invalid(format!("{} is not a cxwatch database: {e}", p.display()))
                 })?;
-            let known = super::migrations().len() as i64;
+            let known = super::known_version();
             if found < known {
                 return Err(StoreError::Invalid(format!(
                     "the SQLite database {} has schema version {found}, this cxwatch knows \
@@ -524,7 +524,9 @@ struct TablePlan {
 
 /// Tables the copy leaves alone.
 fn bookkeeping(table: &str) -> bool {
-    table == "schema_version" || table.starts_with("store_copy_")
+    table == "schema_version"
+        || table == super::schema::BOOKKEEPING_TABLE
+        || table.starts_with("store_copy_")
 }
 
 /// Tables the migrations fill (with `INSERT INTO`): a fresh target already has their rows,

@@ -28,6 +28,7 @@ pub mod reports;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
+pub mod schema;
 pub mod sql;
 pub mod sqlite;
 pub mod sso;
@@ -133,6 +134,10 @@ pub enum StoreError {
     /// The database cannot be reached (PostgreSQL down, the pool exhausted).
     #[error("{0}")]
     Unavailable(String),
+    /// The migrations compiled in do not fit what the database recorded (one changed after
+    /// it was applied, one removed, one numbered below the database's version).
+    #[error("{0}")]
+    Migration(String),
     #[error("store I/O: {0}")]
     Io(#[from] std::io::Error),
     #[error("store task failed: {0}")]
@@ -457,43 +462,86 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
     Ok(conn)
 }
 
-/// The migrations compiled in, ordered by their number prefix.
-fn migrations() -> Vec<(&'static str, &'static str)> {
-    sql_files(&MIGRATIONS)
+/// SQLite's migrations compiled in, in number order.
+pub(crate) fn migrations() -> Vec<schema::Migration> {
+    schema::migrations(&MIGRATIONS)
 }
 
-/// The `.sql` files of a directory compiled in (a backend's migrations), by name.
-fn sql_files(dir: &'static Dir<'static>) -> Vec<(&'static str, &'static str)> {
-    let mut files: Vec<_> = dir
-        .files()
-        .filter_map(|f| Some((f.path().to_str()?, f.contents_utf8()?)))
-        .filter(|(name, _)| name.ends_with(".sql"))
-        .collect();
-    files.sort_by_key(|(name, _)| *name);
-    files
+/// The schema version this cxwatch knows on SQLite: its highest migration number.
+pub(crate) fn known_version() -> i64 {
+    schema::latest(&migrations())
 }
 
-/// Applies every migration above the database's `user_version`, one transaction each.
-/// A database from a newer cxwatch is refused.
+/// Applies every migration the database has not recorded, one transaction each, after
+/// checking the recorded ones (`store::schema`); `user_version` is the highest number
+/// applied. A database versioned by count (before numbered versions) is first given its
+/// numbers, once. A database from a newer cxwatch is refused.
 fn migrate(conn: &mut Connection, path: &Path) -> StoreResult<()> {
     let all = migrations();
-    let known = all.len() as i64;
-    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if found > known {
-        return Err(StoreError::TooNew {
-            path: path.to_path_buf(),
-            found,
-            known,
-        });
+    let user_version = |c: &Connection| -> StoreResult<i64> {
+        Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    };
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let recorded: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+        [schema::BOOKKEEPING_TABLE],
+        |r| r.get(0),
+    )?;
+    if !recorded {
+        let count = user_version(&tx)?;
+        let Some(done) = schema::counted(&all, count) else {
+            return Err(schema::too_new(path, count, &all));
+        };
+        tx.execute_batch(
+            "CREATE TABLE schema_migrations (
+                 version    INTEGER PRIMARY KEY,
+                 name       TEXT NOT NULL,
+                 checksum   TEXT NOT NULL,
+                 applied_at INTEGER NOT NULL
+             ) STRICT",
+        )?;
+        for m in done {
+            record(&tx, m)?;
+        }
+        if let Some(last) = done.last() {
+            tx.execute_batch(&format!("PRAGMA user_version = {}", last.version))?;
+            tracing::info!(
+                files = count,
+                version = last.version,
+                "database schema versioned by migration number"
+            );
+        }
     }
-    for (i, (name, sql)) in all.iter().enumerate().skip(found as usize) {
+    tx.commit()?;
+    let applied: Vec<schema::Applied> = conn
+        .prepare("SELECT version, name, checksum FROM schema_migrations ORDER BY version")?
+        .query_map([], |r| {
+            Ok(schema::Applied {
+                version: r.get(0)?,
+                name: r.get(1)?,
+                checksum: r.get(2)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    for m in schema::pending(path, &all, &applied, user_version(conn)?)? {
         let tx = conn.transaction()?;
-        tx.execute_batch(sql)
-            .map_err(|e| StoreError::Invalid(format!("migration {name}: {e}")))?;
-        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+        tx.execute_batch(m.sql)
+            .map_err(|e| StoreError::Invalid(format!("migration {}: {e}", m.name)))?;
+        record(&tx, m)?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", m.version))?;
         tx.commit()?;
-        tracing::info!(migration = name, "database schema upgraded");
+        tracing::info!(migration = m.name, "database schema upgraded");
     }
+    Ok(())
+}
+
+/// Records `m` as applied.
+fn record(tx: &rusqlite::Transaction, m: &schema::Migration) -> StoreResult<()> {
+    tx.execute(
+        "INSERT INTO schema_migrations (version, name, checksum, applied_at)
+         VALUES (?1, ?2, ?3, ?4)",
+        rusqlite::params![m.version, m.name, m.checksum(), now_secs()],
+    )?;
     Ok(())
 }
 
@@ -559,10 +607,118 @@ mod tests {
             .inner
             .with_reader(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))
             .unwrap();
-        assert_eq!(v, migrations().len() as i64);
+        assert_eq!(v, known_version());
+        assert_eq!(v, migrations().last().unwrap().version);
+        let recorded = store.inner.with_reader(|c| Ok(recorded(c))).unwrap();
+        let expected: Vec<(i64, String, String)> = migrations()
+            .iter()
+            .map(|m| (m.version, m.name.to_string(), m.checksum()))
+            .collect();
+        assert_eq!(recorded, expected);
         // Opening again applies nothing and keeps the data.
         drop(store);
         Store::open(dir.path(), StoreOptions::default()).unwrap();
+    }
+
+    fn recorded(c: &Connection) -> Vec<(i64, String, String)> {
+        c.prepare("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// A database of a cxwatch before numbered versions: the first `count` files applied
+    /// and `user_version` their count, no `schema_migrations`.
+    fn counted_database(dir: &Path, count: usize) {
+        let conn = Connection::open(dir.join(DB_FILE)).unwrap();
+        for m in migrations().iter().take(count) {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        conn.execute_batch(&format!("PRAGMA user_version = {count}"))
+            .unwrap();
+        conn.execute("INSERT INTO meta (key, value) VALUES ('kept', 'yes')", [])
+            .unwrap();
+    }
+
+    #[test]
+    fn a_database_versioned_by_count_gets_numbers_once_without_rerunning() {
+        let all = migrations();
+        // Every file applied (12 on SQLite today): numbered as the last one, nothing run
+        // again (running 0001 again would fail: its tables exist).
+        let dir = tempfile::tempdir().unwrap();
+        counted_database(dir.path(), all.len());
+        let store = Sqlite::open(dir.path(), StoreOptions::default()).unwrap();
+        let (version, kept, rows) = store
+            .inner
+            .with_reader(|c| {
+                Ok((
+                    pragma(c, "user_version"),
+                    c.query_row("SELECT value FROM meta WHERE key = 'kept'", [], |r| {
+                        r.get::<_, String>(0)
+                    })?,
+                    recorded(c),
+                ))
+            })
+            .unwrap();
+        assert_eq!(version, all.last().unwrap().version);
+        assert_eq!(kept, "yes");
+        assert_eq!(rows.len(), all.len());
+        drop(store);
+        // Once: the next start finds the numbers and changes nothing.
+        let store = Sqlite::open(dir.path(), StoreOptions::default()).unwrap();
+        let again = store.inner.with_reader(|c| Ok(recorded(c))).unwrap();
+        assert_eq!(again, rows);
+        drop(store);
+
+        // All but the last applied: numbered as the one before, then the last is applied.
+        let dir = tempfile::tempdir().unwrap();
+        counted_database(dir.path(), all.len() - 1);
+        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        assert_eq!(pragma(&conn, "user_version"), all.len() as i64 - 1);
+        drop(conn);
+        let store = Sqlite::open(dir.path(), StoreOptions::default()).unwrap();
+        let (version, rows) = store
+            .inner
+            .with_reader(|c| Ok((pragma(c, "user_version"), recorded(c))))
+            .unwrap();
+        assert_eq!(version, all.last().unwrap().version);
+        let versions: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        let expected: Vec<i64> = all.iter().map(|m| m.version).collect();
+        assert_eq!(versions, expected, "gaps and all");
+    }
+
+    #[test]
+    fn a_migration_changed_after_it_was_applied_stops_start_up() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Store::open(dir.path(), StoreOptions::default()).unwrap());
+        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        // As if 0012's text had been another when it was applied.
+        let before = schema::checksum("-- 0012 as it was\n");
+        conn.execute(
+            "UPDATE schema_migrations SET checksum = ?1 WHERE version = 12",
+            [&before],
+        )
+        .unwrap();
+        drop(conn);
+        let err = Store::open(dir.path(), StoreOptions::default())
+            .err()
+            .unwrap();
+        assert!(matches!(err, StoreError::Migration(_)), "{err}");
+        let now = migrations()
+            .into_iter()
+            .find(|m| m.version == 12)
+            .unwrap()
+            .checksum();
+        let message = err.to_string();
+        assert!(
+            message.contains(
+                "migration 0012_auto_tickets.sql was changed after it was applied to this database"
+            ) && message.contains(&format!("checksum {now}, recorded {before}"))
+                && message.contains("add a new one instead"),
+            "{message}"
+        );
     }
 
     fn pragma(c: &Connection, name: &str) -> i64 {

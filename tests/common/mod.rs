@@ -1,11 +1,19 @@
 //! Starts the real `cxwatch` binary on a free port with a temporary data directory and
 //! drives it over HTTPS. Shared by the integration tests.
+//!
+//! The binary's store follows the tests' backend: SQLite in the data directory, or, when
+//! `TEST_POSTGRES_URL` names a PostgreSQL server (the README's test command runs every test
+//! binary once without and once with it), a fresh database of the data directory's own,
+//! named in the generated config, so that the server, the CLI on that config and
+//! [`store`] all use it.
 #![allow(dead_code)]
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use cxwatch::store::Store;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_cxwatch");
 
@@ -38,6 +46,91 @@ pub struct Opts {
     pub data_dir: Option<PathBuf>,
     /// Plain HTTP instead of TLS.
     pub plain_http: bool,
+    /// SQLite whatever `TEST_POSTGRES_URL` says: for a test of SQLite's own file (backup
+    /// and restore, durability of the file after `kill -9`).
+    pub sqlite: bool,
+}
+
+/// Whether the tests run on PostgreSQL (`TEST_POSTGRES_URL` names a server).
+pub fn on_postgres() -> bool {
+    std::env::var("TEST_POSTGRES_URL").is_ok_and(|s| !s.is_empty())
+}
+
+/// A data directory's file naming the PostgreSQL database its binary uses (empty: SQLite),
+/// so that a restart on the directory and the helpers here find the same store.
+const PG_URL_FILE: &str = "test-postgres-url";
+
+/// The PostgreSQL database of the binary on `data_dir` when the tests run on PostgreSQL
+/// (made the first time it is asked for), else None: SQLite in `data_dir`.
+pub fn store_url(data_dir: &Path) -> Option<String> {
+    let base = std::env::var("TEST_POSTGRES_URL")
+        .ok()
+        .filter(|s| !s.is_empty())?;
+    let file = data_dir.join(PG_URL_FILE);
+    if let Ok(url) = std::fs::read_to_string(&file) {
+        return Some(url).filter(|u| !u.is_empty());
+    }
+    let url = std::thread::spawn(move || {
+        Store::block_on(cxwatch::store::pg::create_test_database(&base))
+    })
+    .join()
+    .unwrap();
+    std::fs::create_dir_all(data_dir).unwrap();
+    std::fs::write(&file, &url).unwrap();
+    Some(url)
+}
+
+/// Keeps the binary on `data_dir` on SQLite whatever `TEST_POSTGRES_URL` says.
+fn pin_sqlite(data_dir: &Path) {
+    let file = data_dir.join(PG_URL_FILE);
+    if on_postgres() && !file.exists() {
+        std::fs::write(file, "").unwrap();
+    }
+}
+
+/// The store of the binary on `data_dir`, whichever backend: to seed or read it beside
+/// the server, or to serve in process.
+pub fn store(data_dir: &Path) -> Store {
+    let config = cxwatch::config::StoreConfig {
+        url: store_url(data_dir).unwrap_or_default(),
+        ..Default::default()
+    };
+    // On a thread of its own: the caller may be on a current-thread runtime. The pool
+    // makes new connections on the caller's runtime when first asked.
+    let dir = data_dir.to_path_buf();
+    std::thread::spawn(move || Store::block_on(Store::connect(&config, &dir)))
+        .join()
+        .unwrap()
+        .unwrap()
+}
+
+/// The value (an integer or a text) in the first column of the first row a query answers
+/// on the database of the binary on `data_dir`, whichever backend (SQL both accept).
+pub fn query_one<T>(data_dir: &Path, sql: &str) -> T
+where
+    T: rusqlite::types::FromSql + for<'a> tokio_postgres::types::FromSql<'a> + Send + 'static,
+{
+    match store_url(data_dir) {
+        Some(url) => {
+            let sql = sql.to_string();
+            std::thread::spawn(move || {
+                Store::block_on(async {
+                    let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                        .await
+                        .unwrap();
+                    tokio::spawn(conn);
+                    client.query_one(&sql, &[]).await.unwrap().get(0)
+                })
+            })
+            .join()
+            .unwrap()
+        }
+        None => {
+            let c = rusqlite::Connection::open(data_dir.join("cxwatch.db")).unwrap();
+            c.busy_timeout(Duration::from_secs(10)).unwrap();
+            c.query_row(sql, [], |r| r.get(0)).unwrap()
+        }
+    }
 }
 
 pub fn start(opts: Opts) -> Server {
@@ -53,10 +146,20 @@ pub fn start(opts: Opts) -> Server {
     let port = free_port();
     let config = data_dir.join("config.toml");
     std::fs::create_dir_all(&data_dir).unwrap();
+    // A test that names its store (`tests/postgres.rs`) keeps it.
+    if opts.sqlite || opts.toml.contains("[store]") {
+        pin_sqlite(&data_dir);
+    }
+    let store = match opts.toml.contains("[store]") {
+        true => None,
+        false => store_url(&data_dir),
+    }
+    .map(|url| format!("[store]\nurl = {url:?}\n"))
+    .unwrap_or_default();
     std::fs::write(
         &config,
         format!(
-            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = {}\n[log]\nformat = \"text\"\n{}",
+            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = {}\n[log]\nformat = \"text\"\n{}\n{store}",
             data_dir.to_str().unwrap(),
             opts.plain_http,
             opts.toml

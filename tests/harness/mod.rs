@@ -63,7 +63,7 @@ impl App {
         App {
             store,
             pg_url,
-            client: TestClient::new(app),
+            client: TestClient::new(documented_statuses(app)),
             _dir: dir,
         }
     }
@@ -238,6 +238,48 @@ impl App {
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
         (status, json)
     }
+}
+
+/// The app, failing any `/api` answer whose status its operation's entry in the OpenAPI
+/// document does not list: every test that drives the API holds each operation's declared
+/// errors (`api::envelope::fails` and the shape's) to what it really answers. Statuses no
+/// single operation has are not checked: 405 (a method the path lacks), 414 and 431 (an
+/// address or headers too large), 413 for a body sent to an operation that takes none.
+pub fn documented_statuses(
+    app: poem::endpoint::BoxEndpoint<'static>,
+) -> poem::endpoint::BoxEndpoint<'static> {
+    use poem::{Endpoint, EndpointExt};
+    static DOC: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    app.around(|ep, req| async move {
+        let method = req.method().as_str().to_ascii_lowercase();
+        let path = req.uri().path().to_string();
+        let resp = ep.call(req).await?;
+        let status = resp.status().as_u16();
+        if status < 400 || [405, 414, 431].contains(&status) {
+            return Ok(resp);
+        }
+        let doc = DOC.get_or_init(|| serde_json::from_str(&cxwatch::api::openapi_json()).unwrap());
+        let Some(template) = path
+            .starts_with("/api/")
+            .then(|| cxwatch::api::route_template(&path))
+            .flatten()
+        else {
+            return Ok(resp);
+        };
+        let op = &doc["paths"][template.trim_start_matches("/api")][&method];
+        if op.is_null() || (status == 413 && op.get("requestBody").is_none()) {
+            return Ok(resp);
+        }
+        assert!(
+            op["responses"].get(status.to_string()).is_some(),
+            "{} {path} answered {status}, which its operation {} does not list in the OpenAPI \
+             document (api::envelope::fails)",
+            method.to_uppercase(),
+            op["operationId"]
+        );
+        Ok(resp)
+    })
+    .boxed()
 }
 
 /// The server the API tests use for PostgreSQL (`TEST_POSTGRES_URL`, e.g.

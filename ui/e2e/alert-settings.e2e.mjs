@@ -99,7 +99,10 @@ async function rowAction(page, viewport, id, action) {
 
 export default async function alertSettings({ server, browser, users: accounts, test }) {
   const { admin } = accounts;
-  const { groups } = await waitForDemoData(server, admin, { runsToday: false });
+  const { groups } = await waitForDemoData(server, admin, {
+    runsToday: false,
+    groupNames: [VOICE_GROUP, WEB_GROUP],
+  });
   const token = await apiToken(server, admin);
   const voice = groups.find((g) => g.name === VOICE_GROUP);
   const web = groups.find((g) => g.name === WEB_GROUP);

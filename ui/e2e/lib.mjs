@@ -208,7 +208,7 @@ export function dateAt(timeZone, now = new Date()) {
  * groups, client application health, and, with `runsToday`, manual runs today at the site.
  * Resolves { groups, waitedMs }.
  */
-export async function waitForDemoData(server, user, { runsToday = true, timeoutMs = 120000 } = {}) {
+export async function waitForDemoData(server, user, { runsToday = true, groupNames = [], timeoutMs = 120000 } = {}) {
   const token = await apiToken(server, user);
   const started = Date.now();
   let last = "no answer yet";
@@ -222,7 +222,8 @@ export async function waitForDemoData(server, user, { runsToday = true, timeoutM
         .catch(() => ({})),
     ]);
     const apps = (health ?? []).reduce((n, h) => n + (h.clientApps?.length ?? 0), 0);
-    if (groups?.length && apps) {
+    const missing = groupNames.filter((n) => !(groups ?? []).some((g) => g.name === n));
+    if (groups?.length && apps && !missing.length) {
       if (!runsToday) return { groups, waitedMs: Date.now() - started };
       const today = dateAt(tenant.timezone ?? "America/Toronto");
       for (const g of groups) {
@@ -232,7 +233,7 @@ export async function waitForDemoData(server, user, { runsToday = true, timeoutM
       }
       last = `${groups.length} groups, no manual run on ${today} yet`;
     } else {
-      last = `${groups?.length ?? 0} groups, ${apps} client applications`;
+      last = `${groups?.length ?? 0} groups (${missing.join(", ") || "none"} missing), ${apps} client applications`;
     }
     if (Date.now() - started > timeoutMs) {
       throw new Error(`the demo data did not arrive within ${timeoutMs} ms (${last})`);

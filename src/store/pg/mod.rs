@@ -6,8 +6,9 @@
 //!
 //! Connections come from a deadpool pool of tokio-postgres clients; TLS is rustls (the web
 //! roots plus `store.ca_file`) as `sslmode` in the URL asks. The schema is upgraded at
-//! start-up by `pg/migrations/` (the same numbers as SQLite's), under an advisory lock so
-//! instances starting together do not race, and a database from a newer cxwatch is refused.
+//! start-up by `pg/migrations/` (the same numbers as SQLite's; the rules are `store::schema`'s),
+//! under an advisory lock so instances starting together do not race, and a database from a
+//! newer cxwatch is refused.
 //!
 //! The pure pieces (run encoding, rollup merging, the alert engine's rules) are shared with
 //! SQLite from the sibling modules and `domain`; only the SQL differs.
@@ -110,18 +111,22 @@ impl Postgres {
             .map_err(|e| StoreError::Unavailable(format!("database {}: {e}", self.describe)))
     }
 
-    /// The schema version and the number this cxwatch knows.
+    /// The schema version (the highest migration number applied) and the one this cxwatch
+    /// knows (its highest migration number).
     pub async fn schema_version(&self) -> StoreResult<(i64, i64)> {
         let c = self.client().await?;
-        Ok((version(&c).await?, migrations().len() as i64))
+        Ok((version(&c).await?, super::schema::latest(&migrations())))
     }
 
-    /// Applies every migration above the database's version, one transaction each, under
-    /// an advisory lock. A database from a newer cxwatch is refused.
+    /// Applies every migration the database has not recorded, one transaction each, under
+    /// an advisory lock, after checking the recorded ones (`store::schema`);
+    /// `schema_version` holds the highest number applied. A database versioned by count
+    /// (before numbered versions) is first given its numbers, once. A database from a
+    /// newer cxwatch is refused.
     async fn migrate(&self) -> StoreResult<()> {
         let mut c = self.client().await?;
         let all = migrations();
-        let known = all.len() as i64;
+        let db = PathBuf::from(&self.describe);
         c.batch_execute(
             "CREATE TABLE IF NOT EXISTS schema_version (
                  only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
@@ -129,34 +134,95 @@ impl Postgres {
         )
         .await
         .or_else(ignore_race)?;
+        {
+            let tx = c.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATE_LOCK])
+                .await?;
+            let recorded: bool = tx
+                .query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[])
+                .await?
+                .get(0);
+            if !recorded {
+                let count = version(&tx).await?;
+                let Some(done) = super::schema::counted(&all, count) else {
+                    return Err(super::schema::too_new(&db, count, &all));
+                };
+                tx.batch_execute(
+                    "CREATE TABLE schema_migrations (
+                         version    BIGINT PRIMARY KEY,
+                         name       TEXT NOT NULL,
+                         checksum   TEXT NOT NULL,
+                         applied_at BIGINT NOT NULL)",
+                )
+                .await?;
+                for m in done {
+                    record(&tx, m).await?;
+                }
+                if let Some(last) = done.last() {
+                    set_version(&tx, last.version).await?;
+                    tracing::info!(
+                        files = count,
+                        version = last.version,
+                        "database schema versioned by migration number"
+                    );
+                }
+            }
+            tx.commit().await?;
+        }
         loop {
             let tx = c.transaction().await?;
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATE_LOCK])
                 .await?;
+            let applied: Vec<super::schema::Applied> = tx
+                .query(
+                    "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+                    &[],
+                )
+                .await?
+                .iter()
+                .map(|r| super::schema::Applied {
+                    version: r.get(0),
+                    name: r.get(1),
+                    checksum: r.get(2),
+                })
+                .collect();
             let found = version(&tx).await?;
-            if found > known {
-                return Err(StoreError::TooNew {
-                    path: PathBuf::from(&self.describe),
-                    found,
-                    known,
-                });
-            }
-            let Some((name, sql)) = all.get(found as usize) else {
+            let Some(m) = super::schema::pending(&db, &all, &applied, found)?
+                .first()
+                .copied()
+            else {
                 return Ok(());
             };
-            tx.batch_execute(sql)
-                .await
-                .map_err(|e| StoreError::Invalid(format!("migration {name}: {}", message(&e))))?;
-            tx.execute(
-                "INSERT INTO schema_version (version) VALUES ($1)
-                 ON CONFLICT (only_row) DO UPDATE SET version = EXCLUDED.version",
-                &[&(found + 1)],
-            )
-            .await?;
+            tx.batch_execute(m.sql).await.map_err(|e| {
+                StoreError::Invalid(format!("migration {}: {}", m.name, message(&e)))
+            })?;
+            record(&tx, m).await?;
+            set_version(&tx, m.version).await?;
             tx.commit().await?;
-            tracing::info!(migration = name, "database schema upgraded");
+            tracing::info!(migration = m.name, "database schema upgraded");
         }
     }
+}
+
+/// Records `m` as applied.
+async fn record(tx: &Tx<'_>, m: &super::schema::Migration) -> StoreResult<()> {
+    tx.execute(
+        "INSERT INTO schema_migrations (version, name, checksum, applied_at)
+         VALUES ($1, $2, $3, $4)",
+        &[&m.version, &m.name, &m.checksum(), &super::now_secs()],
+    )
+    .await?;
+    Ok(())
+}
+
+async fn set_version(tx: &Tx<'_>, version: i64) -> StoreResult<()> {
+    tx.execute(
+        "INSERT INTO schema_version (version) VALUES ($1)
+         ON CONFLICT (only_row) DO UPDATE SET version = EXCLUDED.version",
+        &[&version],
+    )
+    .await?;
+    Ok(())
 }
 
 /// `CREATE TABLE IF NOT EXISTS` run by two instances at once can still meet a unique
@@ -175,9 +241,9 @@ async fn version(c: &impl deadpool_postgres::GenericClient) -> StoreResult<i64> 
         .unwrap_or(0))
 }
 
-/// The migrations compiled in, ordered by their number prefix.
-fn migrations() -> Vec<(&'static str, &'static str)> {
-    super::sql_files(&MIGRATIONS)
+/// PostgreSQL's migrations compiled in, in number order.
+pub(crate) fn migrations() -> Vec<super::schema::Migration> {
+    super::schema::migrations(&MIGRATIONS)
 }
 
 /// `nocase("g.name")` is the SQL of SQLite's `g.name COLLATE NOCASE`: ASCII letters
@@ -264,7 +330,7 @@ mod tests {
         let pg = Postgres::connect(&config, dir.path()).await.unwrap();
         let (found, known) = pg.schema_version().await.unwrap();
         assert_eq!(found, known);
-        assert_eq!(known, migrations().len() as i64);
+        assert_eq!(known, migrations().last().unwrap().version);
         // Connecting again applies nothing.
         drop(pg);
         let pg = Postgres::connect(&config, dir.path()).await.unwrap();
@@ -277,6 +343,124 @@ mod tests {
         drop(pg);
         let err = Postgres::connect(&config, dir.path()).await.err().unwrap();
         assert!(err.to_string().contains("newer"), "{err}");
+    }
+
+    async fn raw(url: &str) -> tokio_postgres::Client {
+        let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        client
+    }
+
+    async fn recorded(c: &tokio_postgres::Client) -> Vec<(i64, String, String)> {
+        c.query(
+            "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+    }
+
+    /// A database of a cxwatch before numbered versions: the first `count` files applied
+    /// and `schema_version` their count, no `schema_migrations`.
+    async fn counted_database(url: &str, count: usize) {
+        let c = raw(url).await;
+        c.batch_execute(
+            "CREATE TABLE schema_version (
+                 only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
+                 version  BIGINT NOT NULL)",
+        )
+        .await
+        .unwrap();
+        for m in migrations().iter().take(count) {
+            c.batch_execute(m.sql).await.unwrap();
+        }
+        c.execute(
+            "INSERT INTO schema_version (version) VALUES ($1)",
+            &[&(count as i64)],
+        )
+        .await
+        .unwrap();
+        c.batch_execute("INSERT INTO meta (key, value) VALUES ('kept', 'yes')")
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_database_versioned_by_count_gets_numbers_once_without_rerunning() {
+        let all = migrations();
+        let dir = tempfile::tempdir().unwrap();
+        for count in [all.len(), all.len() - 1] {
+            let Some(url) = testdb::fresh().await else {
+                return;
+            };
+            counted_database(&url, count).await;
+            let pg = testdb::connect(&url, dir.path()).await;
+            let (found, known) = pg.schema_version().await.unwrap();
+            let latest = all.last().unwrap().version;
+            assert_eq!((found, known), (latest, latest));
+            let c = raw(&url).await;
+            let kept: String = c
+                .query_one("SELECT value FROM meta WHERE key = 'kept'", &[])
+                .await
+                .unwrap()
+                .get(0);
+            assert_eq!(kept, "yes", "nothing ran again");
+            let rows = recorded(&c).await;
+            let expected: Vec<(i64, String, String)> = all
+                .iter()
+                .map(|m| (m.version, m.name.to_string(), m.checksum()))
+                .collect();
+            assert_eq!(
+                rows, expected,
+                "{count} files: every file recorded, gaps and all"
+            );
+            drop(pg);
+            // Once: the next start finds the numbers and changes nothing.
+            let pg = testdb::connect(&url, dir.path()).await;
+            assert_eq!(pg.schema_version().await.unwrap(), (latest, latest));
+            assert_eq!(recorded(&c).await, rows);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_migration_changed_after_it_was_applied_stops_start_up() {
+        let Some(url) = testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        drop(testdb::connect(&url, dir.path()).await);
+        let before = super::super::schema::checksum("-- 0013 as it was\n");
+        raw(&url)
+            .await
+            .execute(
+                "UPDATE schema_migrations SET checksum = $1 WHERE version = 13",
+                &[&before],
+            )
+            .await
+            .unwrap();
+        let config = StoreConfig {
+            url,
+            ..StoreConfig::default()
+        };
+        let err = Postgres::connect(&config, dir.path()).await.err().unwrap();
+        assert!(matches!(err, StoreError::Migration(_)), "{err}");
+        let now = migrations()
+            .into_iter()
+            .find(|m| m.version == 13)
+            .unwrap()
+            .checksum();
+        let message = err.to_string();
+        assert!(
+            message.contains(
+                "migration 0013_signin_throttle.sql was changed after it was applied to this database"
+            ) && message.contains(&format!("checksum {now}, recorded {before}")),
+            "{message}"
+        );
     }
 }
 

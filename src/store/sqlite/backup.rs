@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::store::{migrations, StoreError, StoreResult, DB_FILE};
+use crate::store::{known_version, StoreError, StoreResult, DB_FILE};
 
 /// Name of the lock file a serving process holds (shared) in the data directory.
 pub const LOCK_FILE: &str = "cxwatch.lock";
@@ -127,7 +127,7 @@ pub fn check(file: &Path) -> StoreResult<Checked> {
         return Err(bad(format!("integrity check failed: {integrity}")));
     }
     let schema_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let known = migrations().len() as i64;
+    let known = known_version();
     if schema_version > known {
         return Err(StoreError::TooNew {
             path: file.to_path_buf(),

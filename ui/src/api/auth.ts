@@ -2,7 +2,7 @@
 
 import { hasCxwatchApi } from "../lib/tenant";
 import type { LoggedInUser } from "../lib/types";
-import { api } from "./index";
+import { client } from "./index";
 import type { SignedInUser } from "./types";
 
 export interface SignInForm {
@@ -30,12 +30,12 @@ export function toLoggedInUser(r: SignedInUser, remember: boolean): LoggedInUser
 export async function signIn(form: SignInForm): Promise<LoggedInUser> {
   // The spec's body, with `kiosk` only when a kiosk session is asked for.
   const { kiosk, ...body } = form;
-  const r = await api.post<SignedInUser>("auth/signin", kiosk ? { ...body, kiosk } : body, { quiet: true });
+  const r: SignedInUser = await client.post("/auth/signin", { body: kiosk ? { ...body, kiosk } : body, quiet: true });
   return toLoggedInUser(r, form.remember);
 }
 
 export async function exchangeSsoId(id: string): Promise<LoggedInUser> {
-  const r = await api.get<SignedInUser>("auth/getToken", { query: { id } });
+  const r: SignedInUser = await client.get("/auth/getToken", { query: { id } });
   return toLoggedInUser(r, r.remember === true);
 }
 
@@ -47,7 +47,7 @@ export async function exchangeSsoId(id: string): Promise<LoggedInUser> {
 export async function signOutOnServer(token: string): Promise<void> {
   if (!hasCxwatchApi()) return;
   try {
-    await api.post("auth/signout", undefined, {
+    await client.post("/auth/signout", {
       quiet: true,
       background: true,
       timeoutMs: 5000,

@@ -2,6 +2,7 @@
 // 30 s time-out, tolerant reading of the answer (an envelope with or without `code`, or the bare
 // value) and the global error banner (spec §7, §8).
 import { t } from "@lingui/core/macro";
+import type { ErrorCode } from "./types";
 
 export const REQUEST_TIMEOUT_MS = 30000;
 
@@ -27,14 +28,28 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * The code of a failed call: cxwatch's (`ErrorCode` of the OpenAPI document), the console's own
+ * when no answer came or it was unreadable, `HTTP_{status}` when the answer named none, or any
+ * other a vendor's API names.
+ */
+export type FailureCode =
+  | ErrorCode
+  | "TIMEOUT"
+  | "NETWORK"
+  | "ABORTED"
+  | "BAD_RESPONSE"
+  | `HTTP_${number}`
+  | (string & {});
+
 /** A failed call. `status` is 0 when no HTTP answer came (time-out, network, abort). */
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: FailureCode;
   readonly messages: string[];
   /** The fields the server named, to show beside them. */
   readonly fields: FieldError[];
-  constructor(status: number, code: string, messages: string[], fields: FieldError[] = []) {
+  constructor(status: number, code: FailureCode, messages: string[], fields: FieldError[] = []) {
     super(messages.join(" ") || code);
     this.name = "ApiError";
     this.status = status;

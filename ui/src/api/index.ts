@@ -1,9 +1,11 @@
-// The console's API client instance, wired to local storage, the banners and the overlay.
+// The console's API client instance, wired to local storage, the banners and the overlay, and
+// its typed view (`client`): the OpenAPI document's paths, parameters and bodies.
 import { showError } from "../lib/banners";
 import { begin } from "../lib/loading";
 import { getToken } from "../lib/storage";
 import { apiBaseUrl } from "../lib/tenant";
 import { createClient } from "./client";
+import { typedClient } from "./typed";
 
 export type { RequestOptions } from "./client";
 export { ApiError } from "./client";
@@ -16,3 +18,6 @@ export const api = createClient({
   onError: (err) => showError(err.messages),
   onStart: begin,
 });
+
+/** The API by the document's paths: `client.get("/users/{id}", { path: { id } })`. */
+export const client = typedClient(api);

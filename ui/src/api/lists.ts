@@ -6,18 +6,20 @@ import { keepPreviousData, type QueryKey, useQuery } from "@tanstack/react-query
 import { type ListPage, type LocalListParams, toListPage } from "../lib/listPage";
 import { useApiFlavor } from "../lib/tenant";
 import type { Query, RequestOptions } from "./client";
-import { api } from "./index";
+import { client } from "./index";
+import type { GetQuery, PathsWith } from "./typed";
 
 export type { ListPage } from "../lib/listPage";
 
-export interface ListQuery<T> {
+export interface ListQuery<T, P extends PathsWith<"get">> {
   /** The list's key prefix (what a save or delete invalidates). */
   key: QueryKey;
-  path: string;
+  /** cxwatch's paged call. */
+  path: P;
   /** The section 7 call's path when it is not `path` (e.g. the groups list). */
-  specPath?: string;
-  /** cxwatch's paged call: paging, search, sort and filters. */
-  paged: Query;
+  specPath?: PathsWith<"get">;
+  /** cxwatch's paged call's parameters: paging, search, sort and filters. */
+  paged: GetQuery<P>;
   /** The section 7 call's own parameters (none for most lists). */
   spec?: Query;
   /** How the browser searches, filters, sorts and pages the spec's array. */
@@ -28,18 +30,19 @@ export interface ListQuery<T> {
 }
 
 /** The query key of a list: the page asked for (cxwatch), or the whole list (spec). */
-export function listKey(key: QueryKey, cxwatch: boolean, paged: Query, spec: Query = {}): QueryKey {
+export function listKey(key: QueryKey, cxwatch: boolean, paged: object, spec: Query = {}): QueryKey {
   return cxwatch ? [...key, "page", paged] : [...key, "all", spec];
 }
 
 /** One page of a list, whatever the API's flavour; the page shown stays while the next loads. */
-export function usePagedList<T>(l: ListQuery<T>) {
+export function usePagedList<T, P extends PathsWith<"get">>(l: ListQuery<T, P>) {
   const cxwatch = useApiFlavor() === "cxwatch";
-  const query = cxwatch ? l.paged : (l.spec ?? {});
+  const query = (cxwatch ? l.paged : (l.spec ?? {})) as Query;
+  const path: PathsWith<"get"> = cxwatch ? l.path : (l.specPath ?? l.path);
   return useQuery({
     queryKey: listKey(l.key, cxwatch, l.paged, l.spec),
-    queryFn: ({ signal }) =>
-      api.get<T[] | ListPage<T>>(cxwatch ? l.path : (l.specPath ?? l.path), { ...l.options, signal, query }),
+    // The path is a type parameter here; each list's call is checked where it is declared.
+    queryFn: ({ signal }) => client.get(path, { ...l.options, signal, query } as never) as Promise<T[] | ListPage<T>>,
     placeholderData: keepPreviousData,
     select: (answer): ListPage<T> => toListPage(answer, l.local) ?? { content: [], totalElements: 0 },
     refetchInterval: l.refetchInterval,

@@ -1166,6 +1166,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * @description `read-write` or `read-only`: anyone whose access type is not `read-write` is read-only.
+         * @enum {string}
+         */
+        AccessType: "read-write" | "read-only";
+        /**
          * AlertChange
          * @description What `PUT alerts/{id}` changes (spec §7): the event's comment and its ticket key; a
          *     field left out stays as it is. Other fields of the event (a console may send the whole
@@ -1173,12 +1178,12 @@ export interface components {
          */
         AlertChange: {
             /** @description A comment on the event, at most 4000 characters; an empty text removes it. */
-            comment?: string;
+            comment?: string | null;
             /**
              * @description The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
              *     event with another ticket already is a conflict (409).
              */
-            jiraTicket?: string;
+            jiraTicket?: string | null;
         };
         /**
          * AlertDetails
@@ -1195,7 +1200,7 @@ export interface components {
             /** @description When it closed, RFC 3339 UTC. */
             closedTime?: string;
             /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
-            comment?: string;
+            comment?: string | null;
             distributionName: string;
             /** @description Time of the first run, RFC 3339 UTC. */
             from?: string;
@@ -1274,8 +1279,8 @@ export interface components {
             attachJiraTicket: boolean;
             /** @description Voice groups only: the last run's call recording goes with the e-mail. */
             attachRecording: boolean;
-            /** @description `voice` or `web`: the group's channel (attach recording is for voice). */
-            channel: string;
+            /** @description The group's channel (attach recording is for voice). */
+            channel: components["schemas"]["Channel"] & unknown;
             /**
              * Format: int64
              * @description The contact group: a distribution list.
@@ -1318,42 +1323,45 @@ export interface components {
          */
         AlertSettingSave: {
             /** @description Default true. */
-            active?: boolean;
-            /** @description Status codes: failure or warning statuses that support the group's channel. */
-            alertStatus?: string[];
+            active?: boolean | null;
+            /**
+             * @description Status codes: failure or warning statuses that support the group's channel (at
+             *     least one).
+             */
+            alertStatus: string[];
             /** @description Default false. */
-            attachJiraTicket?: boolean;
+            attachJiraTicket?: boolean | null;
             /** @description Kept for voice groups only. Default false. */
-            attachRecording?: boolean;
+            attachRecording?: boolean | null;
             /** Format: int64 */
-            distributionId?: number;
+            distributionId: number;
             /** @description Ignored (follows distributionId). */
-            distributionName?: string;
-            emailSubject?: string;
+            distributionName?: string | null;
+            emailSubject: string;
             /**
              * Format: int64
              * @description 1, 2, 3, 5 or 10.
              */
-            failureToAlert?: number;
+            failureToAlert: number;
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
-            id?: number;
-            jiraAssignee?: string;
-            jiraProject?: string;
-            jiraUsername?: string;
-            name?: string;
+            id?: number | null;
+            jiraAssignee?: string | null;
+            jiraProject?: string | null;
+            jiraUsername?: string | null;
+            name: string;
             /** @description Default false. */
-            notifyOnRecovery?: boolean;
+            notifyOnRecovery?: boolean | null;
             /** @description Ranges of selected half hours; overlapping ranges merge. Empty: never alerts. */
-            schedule?: components["schemas"]["ScheduleSlot"][];
-            smsPrefix?: string;
+            schedule?: components["schemas"]["ScheduleSlot"][] | null;
+            smsPrefix: string;
             /** Format: int64 */
-            testCaseGroupId?: number;
+            testCaseGroupId: number;
             /** @description Ignored (follows testCaseGroupId). */
-            testCaseGroupName?: string;
-            voiceMessage?: string;
+            testCaseGroupName?: string | null;
+            voiceMessage: string;
         };
         /**
          * AlertStatus
@@ -1440,12 +1448,16 @@ export interface components {
             name: string;
         };
         /**
+         * @description A channel's id: `voice` (shown Voice) or `web` (shown Digital).
+         * @enum {string}
+         */
+        Channel: "voice" | "web";
+        /**
          * ChannelHealth
          * @description Client applications of one channel.
          */
         ChannelHealth: {
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /** @description By endpoint name. */
             clientApps: components["schemas"]["ClientAppItem"][];
         };
@@ -1469,8 +1481,7 @@ export interface components {
         ClientAppItem: {
             agentStatus: components["schemas"]["StatusItem"];
             appStatus: components["schemas"]["StatusItem"];
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             clientEndPoint: string;
             componentStatus: components["schemas"]["ComponentItem"][];
             /** @description Time of the application's last run (UTC). */
@@ -1512,10 +1523,14 @@ export interface components {
          * @description A row as a client sends it.
          */
         ContactSave: {
-            info?: string;
-            name?: string;
-            /** Format: int64 */
-            type?: number;
+            /** @description An e-mail address (Email) or an E.164 number (SMS, Voice). */
+            info: string;
+            name: string;
+            /**
+             * Format: int64
+             * @description The contact type: 1 Email, 2 SMS, 4 Voice.
+             */
+            type: number;
         };
         /**
          * Distribution
@@ -1540,14 +1555,14 @@ export interface components {
          */
         DistributionSave: {
             /** @description At least one row. */
-            contacts?: components["schemas"]["ContactSave"][];
+            contacts: components["schemas"]["ContactSave"][];
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
-            id?: number;
+            id?: number | null;
             /** @description The list's label. */
-            name?: string;
+            name: string;
         };
         /**
          * DistributionType
@@ -2204,11 +2219,8 @@ export interface components {
             field: string;
             /** @description The same problem in a sentence (also in `messages`). */
             message: string;
-            /**
-             * @description `required`, `invalid`, `tooShort`, `tooLong`, `taken`, `mismatch`, `forbidden` or
-             *     `weak` (a password too easy to guess).
-             */
-            rule: string;
+            /** @description The rule it broke (`weak`: a password too easy to guess). */
+            rule: components["schemas"]["Rule"] & unknown;
         };
         /**
          * GroupDetail
@@ -2217,8 +2229,7 @@ export interface components {
         GroupDetail: {
             /** Format: int64 */
             caseCount: number;
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /** Format: int64 */
             id: number;
             /** Format: int64 */
@@ -2237,8 +2248,7 @@ export interface components {
              * @description Number of test cases in the group.
              */
             caseCount: number;
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /** Format: int64 */
             id: number;
             /**
@@ -2264,7 +2274,7 @@ export interface components {
              * @description mosCqIn, 1 decimal; null without runs that have one.
              */
             avgMosCq?: number | null;
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /**
              * Format: int64
              * @description The test case id.
@@ -2332,8 +2342,7 @@ export interface components {
          * @description One group's runs in the window.
          */
         GroupRecentItem: {
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /**
              * Format: int64
              * @description Failed and stopped runs.
@@ -2367,17 +2376,16 @@ export interface components {
          * @description Body of `POST groups` and `PUT groups/{id}`.
          */
         GroupSave: {
-            /** @description Required: `voice` or `web`. */
-            channel?: string;
+            channel: components["schemas"]["Channel"];
             /**
              * Format: int64
              * @description Ignored on create; on update it must be absent or equal to the path's id.
              */
-            id?: number;
-            /** @description Required: 1 to 200 characters, no control or text-direction characters. */
-            name?: string;
-            /** @description Required: at least one existing test case of the channel. */
-            testCases?: components["schemas"]["CaseIdItem"][];
+            id?: number | null;
+            /** @description 1 to 200 characters, no control or text-direction characters. */
+            name: string;
+            /** @description At least one existing test case of the channel. */
+            testCases: components["schemas"]["CaseIdItem"][];
         };
         /**
          * HealthBatchBody
@@ -2458,35 +2466,35 @@ export interface components {
              * @description Create, instead of `reportId`: the id of the alert event the ticket is opened for (alert
              *     details; its key is stored on the event as `jiraTicket`).
              */
-            alertId?: number;
+            alertId?: number | null;
             /** @description accountId (Cloud) or username (Server/DC); empty: unassigned. */
-            assignee?: string;
+            assignee?: string | null;
             /**
              * @description Text; a mention is `@[Display Name](id)`, sent to Jira as an ADF mention (Cloud) or
              *     `[~username]` (Server/DC). A mention with an empty, `null` or `undefined` id is
              *     kept as plain text.
              */
-            description?: string;
+            description?: string | null;
             /** @description Edit: whether the ticket was opened by the alert engine. */
-            isAutoJiraTicket?: boolean;
+            isAutoJiraTicket?: boolean | null;
             /** @description Ignored: the issue type is always Bug. */
-            issueType?: string;
-            labels?: string[];
+            issueType?: string | null;
+            labels?: string[] | null;
             /** @description Project key (not changed on edit). */
-            project?: string;
+            project?: string | null;
             /**
              * Format: int64
              * @description Create: the id of the report the ticket is opened for (its key is stored there).
              */
-            reportId?: number;
+            reportId?: number | null;
             /** @description Edit: the status to move the ticket to (one of `issueStatus`). */
-            status?: string;
-            summary?: string;
+            status?: string | null;
+            summary?: string | null;
             /**
              * @description The console user the ticket is made for; not sent to Jira (the console's own
              *     Jira account opens every ticket).
              */
-            username?: string;
+            username?: string | null;
         };
         /** IssueKey */
         IssueKey: {
@@ -2528,8 +2536,7 @@ export interface components {
          * @description An IVR application (voice) or chatbot (web) with its test cases.
          */
         IvrItem: {
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /** Format: int64 */
             id: number;
             name: string;
@@ -2744,8 +2751,7 @@ export interface components {
             /** @description The e-mail address or number. */
             recipient: string;
             sentTime?: string | null;
-            /** @description `queued`, `sent` or `failed`. */
-            state: string;
+            state: components["schemas"]["NotificationState"];
             subject: string;
             /**
              * Format: int64
@@ -2753,6 +2759,11 @@ export interface components {
              */
             type: number;
         };
+        /**
+         * @description Where a notification is in its life: `queued`, `sent` or `failed`.
+         * @enum {string}
+         */
+        NotificationState: "queued" | "sent" | "failed";
         /**
          * OpenAlerts
          * @description How many events are open (the shell's Alerts entry).
@@ -2870,9 +2881,9 @@ export interface components {
              * @description 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
              *     the username or names).
              */
-            newPassword?: string;
+            newPassword: string;
             /** @description Your current password: required when you change your own. */
-            oldPassword?: string;
+            oldPassword?: string | null;
         };
         /**
          * RecentStatus
@@ -2917,8 +2928,8 @@ export interface components {
          * @description A saved report (spec §3 'Report').
          */
         Report: {
-            /** @description `voice` or `web`: the group's channel. */
-            channel: string;
+            /** @description The group's channel. */
+            channel: components["schemas"]["Channel"] & unknown;
             /** @description Equal to name. */
             description: string;
             /** Format: int64 */
@@ -2944,8 +2955,7 @@ export interface components {
              */
             reportTypeID: number;
             reportTypeName: string;
-            /** @description `Manual` or `Schedule`. */
-            runType: string;
+            runType: components["schemas"]["RunType"];
             /** Format: int64 */
             testCaseGroupID: number;
             testCaseGroupName: string;
@@ -2956,11 +2966,7 @@ export interface components {
             timeframeBegin: string;
             /** @description Last local date the report covers today, `YYYY-MM-DD`. */
             timeframeEnd: string;
-            /**
-             * @description `Custom`, `Today`, `Yesterday`, `Current Week`, `Last Week`, `Current Month`,
-             *     `Last Month` or `Last Year`.
-             */
-            timeframeName: string;
+            timeframeName: components["schemas"]["Timeframe"];
         };
         /**
          * ReportSave
@@ -2969,39 +2975,39 @@ export interface components {
          */
         ReportSave: {
             /** @description Ignored (the name is the description). */
-            description?: string;
+            description?: string | null;
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
-            id?: number;
+            id?: number | null;
             /**
              * Format: int64
              * @description Type 6: failure threshold, ms; otherwise ignored.
              */
-            latencyFail?: number;
+            latencyFail?: number | null;
             /**
              * Format: int64
              * @description Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
              */
-            latencyWarn?: number;
-            name?: string;
+            latencyWarn?: number | null;
+            name: string;
             /** Format: int64 */
-            reportTypeID?: number;
+            reportTypeID: number;
             /** @description Ignored (follows reportTypeID). */
-            reportTypeName?: string;
-            /** @description `Manual` (default) or `Schedule`. */
-            runType?: string;
+            reportTypeName?: string | null;
+            /** @description Default `Manual`. */
+            runType?: (components["schemas"]["RunType"] & unknown) | null;
             /** Format: int64 */
-            testCaseGroupID?: number;
+            testCaseGroupID: number;
             /** @description Ignored (follows testCaseGroupID). */
-            testCaseGroupName?: string;
+            testCaseGroupName?: string | null;
             /** @description Custom only: `YYYY-MM-DD`; required for Custom. */
-            timeframeBegin?: string;
+            timeframeBegin?: string | null;
             /** @description Custom only: `YYYY-MM-DD`; empty means the begin date. */
-            timeframeEnd?: string;
+            timeframeEnd?: string | null;
             /** @description Default `Custom`. */
-            timeframeName?: string;
+            timeframeName?: (components["schemas"]["Timeframe"] & unknown) | null;
         };
         /**
          * ReportTypeItem
@@ -3012,6 +3018,17 @@ export interface components {
             id: number;
             name: string;
         };
+        /**
+         * @description The two roles of the spec: `ROLE_ADMIN` sees everything and manages settings and
+         *     users; `ROLE_USER` is restricted to the test case groups assigned to them.
+         * @enum {string}
+         */
+        Role: "ROLE_ADMIN" | "ROLE_USER";
+        /**
+         * @description The rule a field broke; a form translates it and shows it beside the field.
+         * @enum {string}
+         */
+        Rule: "required" | "invalid" | "tooShort" | "tooLong" | "taken" | "mismatch" | "forbidden" | "weak";
         /**
          * RunBatchBody
          * @description Body of `POST runs` as documented (see docs/ingest.md for a run's fields).
@@ -3025,8 +3042,7 @@ export interface components {
          * @description A run with its detail (spec §3 'Run detail').
          */
         RunDetailItem: {
-            /** @description `voice` or `web`. */
-            channel: string;
+            channel: components["schemas"]["Channel"];
             /** @description The test case's groups the caller may see, by name. */
             groups: components["schemas"]["GroupRef"][];
             /** Format: int64 */
@@ -3051,8 +3067,8 @@ export interface components {
             runDuration: number;
             /** Format: int64 */
             runId: number;
-            /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
-            runResult: string;
+            /** @description The engine's result. */
+            runResult: components["schemas"]["RunStatus"] & unknown;
             /** @description Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'. */
             runStatus: string;
             /**
@@ -3062,8 +3078,7 @@ export interface components {
             runStatusId: number;
             /** @description Start of the run, RFC 3339 UTC. */
             runTime: string;
-            /** @description `Manual` or `Schedule`. */
-            runType: string;
+            runType: components["schemas"]["RunType"];
             segments: components["schemas"]["SegmentItem"][];
             /** Format: int64 */
             testCaseId: number;
@@ -3086,8 +3101,8 @@ export interface components {
             runDuration: number;
             /** Format: int64 */
             runId: number;
-            /** @description The engine's result: `pass`, `warn`, `fail` or `stopped`. */
-            runResult: string;
+            /** @description The engine's result. */
+            runResult: components["schemas"]["RunStatus"] & unknown;
             /** @description Text of runStatusId from the alert-status lookup: 'Pass', 'Warning', 'Failure'. */
             runStatus: string;
             /**
@@ -3097,12 +3112,21 @@ export interface components {
             runStatusId: number;
             /** @description Start of the run, RFC 3339 UTC. */
             runTime: string;
-            /** @description `Manual` or `Schedule`. */
-            runType: string;
+            runType: components["schemas"]["RunType"];
             /** Format: int64 */
             testCaseId: number;
             testCaseName: string;
         };
+        /**
+         * @description A run's result: `pass`, `warn`, `fail` or `stopped`.
+         * @enum {string}
+         */
+        RunStatus: "pass" | "warn" | "fail" | "stopped";
+        /**
+         * @description How a run was started: `Manual` or `Schedule`.
+         * @enum {string}
+         */
+        RunType: "Manual" | "Schedule";
         /**
          * ScheduleSlot
          * @description One range of the weekly schedule (site time).
@@ -3135,12 +3159,12 @@ export interface components {
              *     out when idle, with the Remember Me lifetime. Only for users an administrator allowed
              *     it (`kiosk` in the user); others get 403 after their credentials are checked.
              */
-            kiosk?: boolean;
-            password?: string;
+            kiosk?: boolean | null;
+            password: string;
             /** @description Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`. */
-            remember?: boolean;
+            remember?: boolean | null;
             /** @description The user's username (an e-mail address). */
-            username?: string;
+            username: string;
         };
         /**
          * SignedInUser
@@ -3150,8 +3174,7 @@ export interface components {
         SignedInUser: {
             /** @description Bearer token for every other `/api` call. */
             accessToken: string;
-            /** @description `read-write` or `read-only`. */
-            accessType: string;
+            accessType: components["schemas"]["AccessType"];
             /**
              * Format: date-time
              * @description When the token stops working (RFC 3339, UTC).
@@ -3169,7 +3192,7 @@ export interface components {
             /** @description Whether the token got the longer Remember Me lifetime. */
             remember: boolean;
             /** @description `ROLE_ADMIN` or `ROLE_USER`; a first role `ROLE_USER` means restricted. */
-            roles: string[];
+            roles: components["schemas"]["Role"][];
             username: string;
         };
         /**
@@ -3231,7 +3254,7 @@ export interface components {
             /** @description 'Email has been confirmed.' or 'Text/SMS has been confirmed.' */
             message: string;
             /** @description `sent`. */
-            state: string;
+            state: components["schemas"]["NotificationState"] & unknown;
         };
         /** TestResultItem */
         TestResultItem: {
@@ -3261,12 +3284,16 @@ export interface components {
             utterance?: string | null;
         };
         /**
+         * @description The time frames of spec §9, in the order the form lists them.
+         * @enum {string}
+         */
+        Timeframe: "Custom" | "Today" | "Yesterday" | "Current Week" | "Last Week" | "Current Month" | "Last Month" | "Last Year";
+        /**
          * User
          * @description A console user (spec §3 'User').
          */
         User: {
-            /** @description `read-write` or `read-only`. */
-            accessType: string;
+            accessType: components["schemas"]["AccessType"];
             firstName: string;
             /** Format: int64 */
             id: number;
@@ -3277,7 +3304,7 @@ export interface components {
             kiosk: boolean;
             lastName: string;
             /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
-            roles: string[];
+            roles: components["schemas"]["Role"][];
             /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
             testCaseGroups: components["schemas"]["GroupRef"][];
             /** @description An e-mail address, unique without case. */
@@ -3290,36 +3317,40 @@ export interface components {
          */
         UserSave: {
             /**
-             * @description `read-write` or `read-only` (administrators only; on your own profile, absent or
-             *     your current access type, else 400 `forbidden`).
+             * @description Required from an administrator with read-write access; on your own profile, absent or
+             *     your current access type, else 400 `forbidden`.
              */
-            accessType?: string;
-            firstName?: string;
+            accessType?: (components["schemas"]["AccessType"] & unknown) | null;
+            firstName: string;
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
-            id?: number;
+            id?: number | null;
             /**
              * @description Allow kiosk sessions (administrators only; on your own profile, absent or your
              *     current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
              *     create. Forbidding ends the user's kiosk sessions.
              */
-            kiosk?: boolean;
-            lastName?: string;
-            /** @description Only on create: 12 to 128 characters, not easy to guess (rule `weak`). */
-            password?: string;
+            kiosk?: boolean | null;
+            lastName: string;
             /**
-             * @description First role `ROLE_ADMIN` or `ROLE_USER` (administrators only; on your own profile,
-             *     absent or your current role, else 400 `forbidden`).
+             * @description Required on create (ignored on update): 12 to 128 characters, not easy to guess
+             *     (rule `weak`).
              */
-            roles?: string[];
+            password?: string | null;
+            /**
+             * @description First role `ROLE_ADMIN` or `ROLE_USER`: required from an administrator with
+             *     read-write access; on your own profile, absent or your current role, else 400
+             *     `forbidden`.
+             */
+            roles?: components["schemas"]["Role"][] | null;
             /**
              * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
              *     current groups, else 400 `forbidden`).
              */
-            testCaseGroups?: components["schemas"]["GroupRef"][];
-            username?: string;
+            testCaseGroups?: components["schemas"]["GroupRef"][] | null;
+            username: string;
         };
     };
     responses: never;
@@ -3347,18 +3378,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_AlertStatus"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -3368,78 +3387,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3512,60 +3461,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3592,18 +3489,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_ContactGroup"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -3613,78 +3498,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3739,78 +3554,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3837,18 +3582,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_OpenAlerts"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -3858,78 +3591,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3997,60 +3660,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4110,78 +3721,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4242,27 +3783,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -4281,30 +3801,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4372,60 +3870,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4497,18 +3943,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -4527,30 +3961,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4618,60 +4030,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4773,30 +4133,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4866,69 +4204,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4981,78 +4258,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5115,27 +4322,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -5166,18 +4352,6 @@ export interface operations {
             };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5204,18 +4378,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -5225,78 +4387,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5335,6 +4427,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
@@ -5483,16 +4587,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
@@ -5577,69 +4671,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5700,27 +4733,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -5739,30 +4751,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5826,49 +4816,12 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /**
              * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
              *     the call needs (a mail server, an SMS or voice gateway) is not configured.
              */
             409: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,18 +4868,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_DistributionType"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -5945,69 +4886,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6075,60 +4955,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6200,18 +5028,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -6230,30 +5046,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6333,48 +5127,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6426,36 +5180,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -6474,30 +5198,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6551,36 +5253,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -6599,30 +5271,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6674,36 +5324,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -6722,30 +5342,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6772,18 +5370,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_JiraSettings"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -6793,78 +5379,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6939,34 +5455,6 @@ export interface operations {
              */
             409: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7096,16 +5584,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
@@ -7226,16 +5704,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
@@ -7299,15 +5767,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No such item. */
             404: {
                 headers: {
@@ -7323,34 +5782,6 @@ export interface operations {
              */
             409: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7420,15 +5851,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No such item. */
             404: {
                 headers: {
@@ -7444,34 +5866,6 @@ export interface operations {
              */
             409: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7541,15 +5935,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No such item. */
             404: {
                 headers: {
@@ -7565,34 +5950,6 @@ export interface operations {
              */
             409: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7639,18 +5996,6 @@ export interface operations {
                     "text/event-stream": components["schemas"]["LiveEvent"][];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -7660,78 +6005,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7750,8 +6025,8 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only those of this cause (`testContact`, `alert:{id}`). */
                 cause?: string;
-                /** @description Only those in this state: `queued`, `sent` or `failed`. */
-                state?: string;
+                /** @description Only those in this state. */
+                state?: components["schemas"]["NotificationState"];
             };
             header?: never;
             path?: never;
@@ -7797,69 +6072,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7927,60 +6141,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8053,78 +6215,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8185,27 +6277,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -8224,30 +6295,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8274,18 +6323,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_LatencyThreshold"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -8295,78 +6332,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8393,79 +6360,9 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_string"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8481,25 +6378,13 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
         };
     };
     reportTypes: {
         parameters: {
             query?: {
-                /** @description `voice` or `web`. */
-                channel?: string;
+                /** @description Only the types this channel offers (MOS is voice only). */
+                channel?: components["schemas"]["Channel"];
             };
             header?: never;
             path?: never;
@@ -8536,78 +6421,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8675,60 +6490,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8800,18 +6563,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -8830,30 +6581,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8921,60 +6650,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9045,60 +6722,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9166,60 +6791,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9311,60 +6884,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9458,36 +6979,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The range starts beyond the end of the file. */
             416: {
                 headers: {
@@ -9498,30 +6989,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9548,18 +7017,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupItem"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -9569,78 +7026,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9701,27 +7088,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -9740,30 +7106,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9832,60 +7176,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9912,18 +7204,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelItem"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -9933,78 +7213,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10031,18 +7241,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelHealth"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -10052,78 +7250,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10183,78 +7311,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10269,8 +7327,8 @@ export interface operations {
             query?: {
                 /** @description Length of the window ending now, 1 to 1440 (default 15). */
                 minutes?: number;
-                /** @description `Manual` or `Schedule` (default: both). */
-                caseRunType?: string;
+                /** @description Only runs of this type (default: both). */
+                caseRunType?: components["schemas"]["RunType"];
             };
             header?: never;
             path?: never;
@@ -10307,78 +7365,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10446,60 +7434,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10571,18 +7507,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -10601,30 +7525,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10692,60 +7594,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10764,8 +7614,8 @@ export interface operations {
                 startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
-                /** @description `Manual` (default) or `Schedule`. */
-                caseRunType?: string;
+                /** @description Default `Manual`. */
+                caseRunType?: components["schemas"]["RunType"];
             };
             header?: never;
             path: {
@@ -10822,60 +7672,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10892,8 +7690,8 @@ export interface operations {
                 startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
                 endDate?: string;
-                /** @description `Manual` (default) or `Schedule`. */
-                caseRunType?: string;
+                /** @description Default `Manual`. */
+                caseRunType?: components["schemas"]["RunType"];
             };
             header?: never;
             path: {
@@ -10950,60 +7748,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11031,8 +7777,8 @@ export interface operations {
                  *     `stopped` or `total` (default: all).
                  */
                 status?: string;
-                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
-                caseRunType?: string;
+                /** @description Only runs of this type (default: both). */
+                caseRunType?: components["schemas"]["RunType"];
             };
             header?: never;
             path: {
@@ -11089,60 +7835,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11169,18 +7863,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_IvrItem"];
                 };
             };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description No valid token (or API key) was given. */
             401: {
                 headers: {
@@ -11190,78 +7872,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11354,36 +7966,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The range starts beyond the end of the file. */
             416: {
                 headers: {
@@ -11394,30 +7976,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11443,8 +8003,8 @@ export interface operations {
                  *     `stopped` or `total` (default: all).
                  */
                 status?: string;
-                /** @description Only runs of this type: `Manual` or `Schedule` (default: both). */
-                caseRunType?: string;
+                /** @description Only runs of this type (default: both). */
+                caseRunType?: components["schemas"]["RunType"];
             };
             header?: never;
             path: {
@@ -11501,60 +8061,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11622,60 +8130,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11694,8 +8150,8 @@ export interface operations {
                 pageSize?: number;
                 /** @description Part of the first name, last name or username, without case. */
                 search?: string;
-                /** @description Only this permission level: `ROLE_ADMIN` or `ROLE_USER`. */
-                role?: string;
+                /** @description Only this permission level. */
+                role?: components["schemas"]["Role"];
                 /**
                  * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
                  *     `asc` or `desc` (default `id,desc`).
@@ -11746,69 +8202,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11869,15 +8264,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /**
              * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
              *     the call needs (a mail server, an SMS or voice gateway) is not configured.
@@ -11908,30 +8294,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11999,60 +8363,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12154,30 +8466,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12257,48 +8547,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The body is larger than this operation accepts. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body's Content-Type is not one this operation accepts. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12370,18 +8620,6 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /**
-             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
-             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
-             */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -12400,30 +8638,8 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too many attempts; try again after the seconds `Retry-After` says. */
-            429: {
-                headers: {
-                    "RETRY-AFTER"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /**
-             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
-             *     says how.
-             */
-            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,7 @@
 // Names for the API's shapes. Every type here is the generated schema's (schema.d.ts, from the
 // server's OpenAPI document by scripts/gen-api.sh); nothing is typed by hand a second time.
 
+import type { AccessType as KeptAccessType, Role as KeptRole } from "../lib/types";
 import type { components } from "./schema";
 
 type Generated = components["schemas"];
@@ -52,10 +53,24 @@ export type PasswordChange = Schema<"PasswordChange">;
 export type UserPage = Schema<"Page_User">;
 
 /** Channel ids as the API spells them: voice (shown Voice) and web (shown Digital). */
-export type ChannelId = "voice" | "web";
-export type Role = "ROLE_ADMIN" | "ROLE_USER";
-export type AccessType = "read-write" | "read-only";
-export type RunType = "Manual" | "Schedule";
+export type ChannelId = Schema<"Channel">;
+export type Role = Schema<"Role">;
+export type AccessType = Schema<"AccessType">;
+export type RunType = Schema<"RunType">;
+export type RunStatus = Schema<"RunStatus">;
+export type Timeframe = Schema<"Timeframe">;
+export type NotificationState = Schema<"NotificationState">;
+/** The `code` of cxwatch's error answers. */
+export type ErrorCode = Schema<"ErrorCode">;
+/** The rule a field broke (`fields[].rule` of an error answer). */
+export type FieldRule = Schema<"Rule">;
+
+// lib/ keeps the logged-in user and imports nothing above it: its Role and AccessType must be
+// the generated ones (a type error here when the server's enums change).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+export type KeptRoleIsGenerated = Assert<Same<KeptRole, Role>>;
+export type KeptAccessTypeIsGenerated = Assert<Same<KeptAccessType, AccessType>>;
 
 export type Distribution = Schema<"Distribution">;
 export type DistributionSave = Schema<"DistributionSave">;

@@ -1,11 +1,12 @@
 // Alert settings (spec §7 'Alerts'): the paged list, one setting, the alert statuses, the
 // contact groups a setting may send to, save and delete.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { itemsOf, type ListPage } from "../../lib/listPage";
 import { useApiFlavor } from "../../lib/tenant";
-import { api } from "../index";
+import { client } from "../index";
 import { usePagedList } from "../lists";
-import type { AlertSetting, AlertSettingSave, AlertStatus, ContactGroup } from "../types";
+import { resource } from "../resource";
+import type { AlertSetting, ContactGroup } from "../types";
 
 export type AlertSettingSortField = "id" | "name" | "testCaseGroupName" | "distributionName" | "active";
 
@@ -27,9 +28,9 @@ export const alertSettingKeys = {
 
 /** One page of settings (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useAlertSettings(p: AlertSettingListParams) {
-  return usePagedList<AlertSetting>({
+  return usePagedList<AlertSetting, "/alerts/settings">({
     key: alertSettingKeys.lists(),
-    path: "alerts/settings",
+    path: "/alerts/settings",
     paged: {
       pageNo: p.pageNo,
       pageSize: p.pageSize,
@@ -46,21 +47,16 @@ export function useAlertSettings(p: AlertSettingListParams) {
   });
 }
 
+const settings = resource({ collection: "/alerts/settings", item: "/alerts/settings/{id}", keys: alertSettingKeys });
+
 /** One setting; id 0 (a new setting) asks for nothing. */
-export function useAlertSetting(id: number) {
-  return useQuery({
-    queryKey: alertSettingKeys.detail(id),
-    queryFn: ({ signal }) => api.get<AlertSetting>(`alerts/settings/${id}`, { signal }),
-    enabled: id > 0,
-    staleTime: 0,
-  });
-}
+export const useAlertSetting = settings.useOne;
 
 /** Every alert status (failure 7, pass 3, warning 4). */
 export function useAlertStatuses() {
   return useQuery({
     queryKey: alertSettingKeys.statuses(),
-    queryFn: ({ signal }) => api.get<AlertStatus[]>("alerts/allStatus", { signal, background: true }),
+    queryFn: ({ signal }) => client.get("/alerts/allStatus", { signal, background: true }),
     staleTime: 300_000,
   });
 }
@@ -75,38 +71,26 @@ export function useContactGroups() {
     queryKey: [...alertSettingKeys.contactGroups(), cxwatch],
     queryFn: ({ signal }): Promise<ContactGroup[]> =>
       cxwatch
-        ? api.get<ContactGroup[]>("alerts/contactGroups", { signal, background: true })
-        : api
+        ? client.get("/alerts/contactGroups", { signal, background: true })
+        : client
             // Quiet: a read-only user may not read the lists; the select is then empty.
-            .get<ContactGroup[] | ListPage<ContactGroup>>("distributions", { signal, background: true, quiet: true })
+            .get("/distributions", { signal, background: true, quiet: true })
             .then(contactGroupsOf),
     staleTime: 30_000,
   });
 }
 
 /** Id and name of each list of an answer of `GET distributions` (an array or a page). */
-export function contactGroupsOf(answer: ContactGroup[] | ListPage<ContactGroup> | undefined): ContactGroup[] {
+export function contactGroupsOf(
+  answer: ContactGroup[] | ListPage<Partial<ContactGroup>> | Partial<ContactGroup>[] | undefined,
+): ContactGroup[] {
   return itemsOf(answer)
-    .filter((d) => d && typeof d.id === "number")
+    .filter((d): d is Partial<ContactGroup> & { id: number } => !!d && typeof d.id === "number")
     .map((d) => ({ id: d.id, name: String(d.name ?? "") }));
 }
 
 /** Creates (no id) or updates a setting; field failures are the form's to show. */
-export function useSaveAlertSetting() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: AlertSettingSave & { id?: number }) =>
-      body.id
-        ? api.put<AlertSetting>(`alerts/settings/${body.id}`, body, { quiet: true })
-        : api.post<AlertSetting>("alerts/settings", body, { quiet: true }),
-    onSuccess: (d) => {
-      qc.setQueryData(alertSettingKeys.detail(d.id), d);
-      return qc.invalidateQueries({ queryKey: alertSettingKeys.lists() });
-    },
-  });
-}
+export const useSaveAlertSetting = settings.useSave;
 
 /** Deletes one setting: true when the server answered a success (status and code), whatever the value it returns. */
-export function deleteAlertSetting(id: number): Promise<boolean> {
-  return api.remove(`alerts/settings/${id}`);
-}
+export const deleteAlertSetting = settings.remove;

@@ -5,9 +5,9 @@ import { useEffect } from "react";
 import { navBadges } from "../../lib/badges";
 import { isListPage, itemsOf, type ListPage, toListPage } from "../../lib/listPage";
 import { useApiFlavor } from "../../lib/tenant";
-import type { Query } from "../client";
-import { api } from "../index";
-import type { OpenAlerts, SpecAlertDetails, SpecAlertEvent } from "../types";
+import { client } from "../index";
+import type { GetQuery } from "../typed";
+import type { SpecAlertDetails, SpecAlertEvent } from "../types";
 
 /** The status chips: Failure (7), Pass (3), Warning (4). */
 export type AlertStatusId = 7 | 3 | 4;
@@ -33,7 +33,7 @@ export const SPEC_FILTER_WINDOW = 1000;
  * The call of a page of events. Section 7 lists pageNo and pageSize only: under flavour "spec" a
  * status filter asks the newest SPEC_FILTER_WINDOW events and filters and pages them here.
  */
-export function eventsCall(p: AlertListParams, cxwatch: boolean): Query {
+export function eventsCall(p: AlertListParams, cxwatch: boolean): GetQuery<"/alerts/events"> {
   if (cxwatch) return { pageNo: p.pageNo, pageSize: p.pageSize, status: p.status };
   if (p.status === undefined) return { pageNo: p.pageNo, pageSize: p.pageSize };
   return { pageNo: 0, pageSize: SPEC_FILTER_WINDOW };
@@ -46,7 +46,8 @@ export function useAlertEvents(p: AlertListParams) {
   const local = !cxwatch && p.status !== undefined;
   return useQuery({
     queryKey: [...alertKeys.lists(), query],
-    queryFn: ({ signal }) => api.get<ListPage<SpecAlertEvent> | SpecAlertEvent[]>("alerts/events", { signal, query }),
+    queryFn: ({ signal }): Promise<ListPage<SpecAlertEvent> | SpecAlertEvent[]> =>
+      client.get("/alerts/events", { signal, query }),
     placeholderData: keepPreviousData,
     select: (answer): ListPage<SpecAlertEvent> => {
       const items = itemsOf(answer);
@@ -77,7 +78,8 @@ export function statusIdOf(e: SpecAlertEvent): number | undefined {
 export function useAlertEvent(id: number) {
   return useQuery({
     queryKey: alertKeys.detail(id),
-    queryFn: ({ signal }) => api.get<SpecAlertDetails>(`alerts/events/${id}`, { signal, quiet: true }),
+    queryFn: ({ signal }): Promise<SpecAlertDetails> =>
+      client.get("/alerts/events/{id}", { signal, path: { id }, quiet: true }),
     enabled: Number.isInteger(id) && id > 0,
     retry: false,
     refetchInterval: (q) => (q.state.data?.notifications?.some((n) => n.state === "queued") ? 3000 : false),
@@ -102,9 +104,9 @@ export function useOpenAlertsBadge(signedIn: boolean) {
     queryKey: [...alertKeys.open(), cxwatch],
     queryFn: ({ signal }): Promise<number | undefined> =>
       cxwatch
-        ? api.get<OpenAlerts>("alerts/events/open", { signal, background: true, quiet: true }).then((o) => o?.open)
-        : api
-            .get<ListPage<SpecAlertEvent> | SpecAlertEvent[]>("alerts/events", {
+        ? client.get("/alerts/events/open", { signal, background: true, quiet: true }).then((o) => o?.open)
+        : client
+            .get("/alerts/events", {
               signal,
               background: true,
               quiet: true,

@@ -1,9 +1,10 @@
 // Distribution lists (spec §7 'Distributions'): the paged list, one list, the contact types,
 // save, delete, and the per-row test message (testContact).
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api } from "../index";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { client } from "../index";
 import { usePagedList } from "../lists";
-import type { Distribution, DistributionSave, DistributionType, TestContactResult } from "../types";
+import { resource } from "../resource";
+import type { Distribution } from "../types";
 
 export type DistributionSortField = "id" | "name" | "lastModifiedTime";
 
@@ -26,9 +27,9 @@ export const distributionKeys = {
 
 /** One page of lists (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useDistributions(p: DistributionListParams) {
-  return usePagedList<Distribution>({
+  return usePagedList<Distribution, "/distributions">({
     key: distributionKeys.lists(),
-    path: "distributions",
+    path: "/distributions",
     paged: {
       pageNo: p.pageNo,
       pageSize: p.pageSize,
@@ -59,49 +60,30 @@ function hasContactType(d: Distribution, type: number): boolean {
   return (d.type ?? []).some((t) => names[type]?.includes(String(t).toLowerCase()));
 }
 
+const lists = resource({ collection: "/distributions", item: "/distributions/{id}", keys: distributionKeys });
+
 /** One list; id 0 (a new list) asks for nothing. */
-export function useDistribution(id: number) {
-  return useQuery({
-    queryKey: distributionKeys.detail(id),
-    queryFn: ({ signal }) => api.get<Distribution>(`distributions/${id}`, { signal }),
-    enabled: id > 0,
-    staleTime: 0,
-  });
-}
+export const useDistribution = lists.useOne;
 
 /** Email, SMS and Voice, each saying whether a server is configured to send it. */
 export function useDistributionTypes() {
   return useQuery({
     queryKey: distributionKeys.types(),
-    queryFn: ({ signal }) => api.get<DistributionType[]>("distributions/types", { signal, background: true }),
+    queryFn: ({ signal }) => client.get("/distributions/types", { signal, background: true }),
     staleTime: 60_000,
   });
 }
 
 /** Creates (no id) or updates a list; field failures are the form's to show. */
-export function useSaveDistribution() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: DistributionSave & { id?: number }) =>
-      body.id
-        ? api.put<Distribution>(`distributions/${body.id}`, body, { quiet: true })
-        : api.post<Distribution>("distributions", body, { quiet: true }),
-    onSuccess: (d) => {
-      qc.setQueryData(distributionKeys.detail(d.id), d);
-      return qc.invalidateQueries({ queryKey: distributionKeys.lists() });
-    },
-  });
-}
+export const useSaveDistribution = lists.useSave;
 
 /** Deletes one list: true when the server answered a success (status and code), whatever the value it returns. */
-export function deleteDistribution(id: number): Promise<boolean> {
-  return api.remove(`distributions/${id}`);
-}
+export const deleteDistribution = lists.remove;
 
 /** Sends a real test message to one address or number; the row shows the outcome. */
 export function useTestContact() {
   return useMutation({
     mutationFn: (query: { email?: string; sms?: string; voice?: string }) =>
-      api.post<TestContactResult>("distributions/testContact", undefined, { query, quiet: true }),
+      client.post("/distributions/testContact", { query, quiet: true }),
   });
 }

@@ -1,20 +1,11 @@
 // Test case groups, their health and their metrics (spec §7 'Groups and metrics').
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { createGate } from "../../lib/gate";
-import { api, type RequestOptions } from "../index";
+import { client } from "../index";
 import { usePagedList } from "../lists";
-import type {
-  ChannelHealth,
-  Group,
-  GroupDetail,
-  GroupMetric,
-  GroupRef,
-  GroupSave,
-  Ivr,
-  RecentStatus,
-  RunType,
-  SpecGroup,
-} from "../types";
+import { resource } from "../resource";
+import type { CallOptions } from "../typed";
+import type { ChannelHealth, Group, GroupMetric, GroupRef, RecentStatus, RunType, SpecGroup } from "../types";
 
 export const groupKeys = {
   all: ["groups"] as const,
@@ -25,41 +16,42 @@ export const groupKeys = {
 };
 
 /** Every visible group's runs in the last `minutes` of one run type (the status strip). */
-export function fetchRecent(minutes: number, runType: RunType, opts: RequestOptions = {}): Promise<RecentStatus> {
-  return api.get<RecentStatus>("trs/v1/groups/recent", { ...opts, query: { minutes, caseRunType: runType } });
+export function fetchRecent(minutes: number, runType: RunType, opts: CallOptions = {}): Promise<RecentStatus> {
+  return client.get("/trs/v1/groups/recent", { ...opts, query: { minutes, caseRunType: runType } });
 }
 
-export const recentQuery = (minutes: number, runType: RunType, opts: RequestOptions = {}) =>
+export const recentQuery = (minutes: number, runType: RunType, opts: CallOptions = {}) =>
   queryOptions({
     queryKey: groupKeys.recent(minutes, runType),
     queryFn: ({ signal }) => fetchRecent(minutes, runType, { ...opts, signal }),
   });
 
-export function fetchGroups(opts: RequestOptions = {}): Promise<Group[]> {
-  return api.get<Group[]>("trs/v1/groups", opts);
+export function fetchGroups(opts: CallOptions = {}): Promise<Group[]> {
+  return client.get("/trs/v1/groups", opts);
 }
 
-export function fetchHealth(opts: RequestOptions = {}): Promise<ChannelHealth[]> {
-  return api.get<ChannelHealth[]>("trs/v1/groups/health", opts);
+export function fetchHealth(opts: CallOptions = {}): Promise<ChannelHealth[]> {
+  return client.get("/trs/v1/groups/health", opts);
 }
 
 export function fetchGroupMetric(
   groupId: number,
   startDate: string,
   runType: RunType,
-  opts: RequestOptions = {},
+  opts: CallOptions = {},
 ): Promise<GroupMetric[]> {
-  return api.get<GroupMetric[]>(`trs/v1/groups/${groupId}/metric`, {
+  return client.get("/trs/v1/groups/{id}/metric", {
     ...opts,
+    path: { id: groupId },
     query: { level: "case", startDate, caseRunType: runType },
   });
 }
 
 /** The group list; `opts` shapes the call (quiet, in the background) when it is made. */
-export const groupsQuery = (opts: RequestOptions = {}) =>
+export const groupsQuery = (opts: CallOptions = {}) =>
   queryOptions({ queryKey: groupKeys.list(), queryFn: ({ signal }) => fetchGroups({ ...opts, signal }) });
 
-export const healthQuery = (opts: RequestOptions = {}) =>
+export const healthQuery = (opts: CallOptions = {}) =>
   queryOptions({ queryKey: groupKeys.health(), queryFn: ({ signal }) => fetchHealth({ ...opts, signal }) });
 
 /**
@@ -74,7 +66,7 @@ export const METRIC_CONCURRENCY = 16;
 const metricGate = createGate(METRIC_CONCURRENCY);
 
 /** One group's metric for a day and run type, at most METRIC_CONCURRENCY in flight. */
-export const groupMetricQuery = (id: number, date: string, runType: RunType, opts: RequestOptions = {}) =>
+export const groupMetricQuery = (id: number, date: string, runType: RunType, opts: CallOptions = {}) =>
   queryOptions({
     queryKey: groupKeys.metric(id, date, runType),
     queryFn: ({ signal }) => metricGate.run(() => fetchGroupMetric(id, date, runType, { ...opts, signal }), signal),
@@ -114,10 +106,10 @@ export const groupEditKeys = {
  * paged here.
  */
 export function usePagedGroups(p: GroupListParams) {
-  return usePagedList<SpecGroup>({
+  return usePagedList<SpecGroup, "/trs/v1/groups/page">({
     key: groupEditKeys.pages(),
-    path: "trs/v1/groups/page",
-    specPath: "trs/v1/groups",
+    path: "/trs/v1/groups/page",
+    specPath: "/trs/v1/groups",
     paged: {
       pageNo: p.pageNo,
       pageSize: p.pageSize,
@@ -134,40 +126,26 @@ export function usePagedGroups(p: GroupListParams) {
   });
 }
 
+// Mutations refresh every group query (the dashboard's list included).
+const groups = resource({
+  collection: "/trs/v1/groups",
+  item: "/trs/v1/groups/{id}",
+  keys: { detail: (id: number) => groupEditKeys.detail(id), lists: () => groupKeys.all },
+});
+
 /** One group with its test cases; id 0 (a new group) asks for nothing. */
-export function useGroup(id: number) {
-  return useQuery({
-    queryKey: groupEditKeys.detail(id),
-    queryFn: ({ signal }) => api.get<GroupDetail>(`trs/v1/groups/${id}`, { signal }),
-    enabled: id > 0,
-    staleTime: 0,
-  });
-}
+export const useGroup = groups.useOne;
 
 /** IVR applications (and chatbots) with their test cases. */
 export function useIvrs() {
   return useQuery({
     queryKey: groupEditKeys.ivrs(),
-    queryFn: ({ signal }) => api.get<Ivr[]>("trs/v1/ivrs", { signal }),
+    queryFn: ({ signal }) => client.get("/trs/v1/ivrs", { signal }),
   });
 }
 
 /** Creates (no id) or updates a group; field failures are shown by the form. */
-export function useSaveGroup() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: GroupSave) =>
-      body.id
-        ? api.put<GroupDetail>(`trs/v1/groups/${body.id}`, body, { quiet: true })
-        : api.post<GroupDetail>("trs/v1/groups", body, { quiet: true }),
-    onSuccess: (g) => {
-      qc.setQueryData(groupEditKeys.detail(g.id), g);
-      return qc.invalidateQueries({ queryKey: groupKeys.all });
-    },
-  });
-}
+export const useSaveGroup = groups.useSave;
 
 /** Deletes one group: true when the server answered a success (status and code), whatever the value it returns. */
-export function deleteGroup(id: number): Promise<boolean> {
-  return api.remove(`trs/v1/groups/${id}`);
-}
+export const deleteGroup = groups.remove;

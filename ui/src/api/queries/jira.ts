@@ -6,8 +6,8 @@ import { type ListPage, toListPage } from "../../lib/listPage";
 import { session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { hasCxwatchApi, useApiFlavor } from "../../lib/tenant";
-import { api } from "../index";
-import type { AutoTicket, IssueData, IssueKey, IssueView, JiraProject, JiraSettings, JiraUser } from "../types";
+import { client } from "../index";
+import type { AutoTicket, IssueData, IssueKey, JiraSettings, JiraUser } from "../types";
 
 export const jiraKeys = {
   all: ["jira"] as const,
@@ -34,16 +34,14 @@ export function useJiraConfig() {
     queryKey: [...jiraKeys.config(), cxwatch],
     queryFn: ({ signal }): Promise<JiraSettings> =>
       cxwatch
-        ? api.get<JiraSettings>("jira/v1/config", { signal, quiet: true })
-        : api
-            .get<JiraProject[]>("jira/v1/projects", { signal, quiet: true, background: true, query: { username } })
-            .then(
-              (projects) => {
-                if (Array.isArray(projects)) qc.setQueryData(jiraKeys.projects(), projects);
-                return { configured: true };
-              },
-              () => ({ configured: false }),
-            ),
+        ? client.get("/jira/v1/config", { signal, quiet: true })
+        : client.get("/jira/v1/projects", { signal, quiet: true, background: true, query: { username } }).then(
+            (projects) => {
+              if (Array.isArray(projects)) qc.setQueryData(jiraKeys.projects(), projects);
+              return { configured: true };
+            },
+            () => ({ configured: false }),
+          ),
     staleTime: 5 * 60 * 1000,
   });
 }
@@ -54,7 +52,7 @@ export function useJiraUsers(username: string, enabled = true) {
     queryKey: jiraKeys.users(),
     enabled,
     queryFn: ({ signal }) =>
-      api.get<JiraUser[]>("jira/v1/users", { signal, quiet: true, query: { username: "" } }).catch((e) => {
+      client.get("/jira/v1/users", { signal, quiet: true, query: { username: "" } }).catch((e) => {
         console.error("Jira users could not be loaded", username, e);
         return [] as JiraUser[];
       }),
@@ -66,7 +64,7 @@ export function useJiraProjects(username: string, enabled = true) {
   return useQuery({
     queryKey: jiraKeys.projects(),
     enabled,
-    queryFn: ({ signal }) => api.get<JiraProject[]>("jira/v1/projects", { signal, query: { username } }),
+    queryFn: ({ signal }) => client.get("/jira/v1/projects", { signal, query: { username } }),
     staleTime: 60 * 1000,
   });
 }
@@ -75,7 +73,7 @@ export function useJiraStatuses(username: string, enabled = true) {
   return useQuery({
     queryKey: jiraKeys.statuses(),
     enabled,
-    queryFn: ({ signal }) => api.get<string[]>("jira/v1/issueStatus", { signal, query: { username } }),
+    queryFn: ({ signal }) => client.get("/jira/v1/issueStatus", { signal, query: { username } }),
     staleTime: 60 * 1000,
   });
 }
@@ -84,7 +82,7 @@ export function useJiraIssue(key: string | null | undefined, username: string) {
   return useQuery({
     queryKey: jiraKeys.issue(key ?? ""),
     enabled: !!key,
-    queryFn: ({ signal }) => api.get<IssueView>("jira/v1/issue", { signal, query: { username, issueId: key ?? "" } }),
+    queryFn: ({ signal }) => client.get("/jira/v1/issue", { signal, query: { username, issueId: key ?? "" } }),
   });
 }
 
@@ -97,7 +95,7 @@ function formOf(data: IssueData, file: File | null): FormData {
 
 /** Opens a ticket; answers its key. Failures are the caller's to show (quiet). */
 export function createIssue(data: IssueData, file: File | null): Promise<IssueKey> {
-  return api.post<IssueKey>("jira/v1/issue", formOf(data, file), { quiet: true });
+  return client.post("/jira/v1/issue", { body: formOf(data, file), quiet: true });
 }
 
 /**
@@ -109,20 +107,23 @@ export function createIssue(data: IssueData, file: File | null): Promise<IssueKe
 export async function keepTicketKey(target: { reportId?: number; alertId?: number }, key: string): Promise<void> {
   if (!key || hasCxwatchApi()) return;
   if (target.reportId !== undefined) {
-    const report = await api.get<Record<string, unknown>>(`reports/${target.reportId}`);
-    await api.put(`reports/${target.reportId}`, { ...report, id: target.reportId, jiraTicket: key });
+    const id = target.reportId;
+    const report = await client.get("/reports/{id}", { path: { id } });
+    // The report as it was read (a vendor's may carry fields of its own), with the ticket.
+    const body = { ...(report as object), id, jiraTicket: key } as typeof report;
+    await client.put("/reports/{id}", { path: { id }, body });
   } else if (target.alertId !== undefined) {
-    await api.put(`alerts/${target.alertId}`, { jiraTicket: key });
+    await client.put("/alerts/{id}", { path: { id: target.alertId }, body: { jiraTicket: key } });
   }
 }
 
 export function updateIssue(key: string, username: string, data: IssueData, file: File | null): Promise<IssueKey> {
-  return api.put<IssueKey>("jira/v1/issue", formOf(data, file), { quiet: true, query: { username, issueId: key } });
+  return client.put("/jira/v1/issue", { body: formOf(data, file), quiet: true, query: { username, issueId: key } });
 }
 
 /** Changes a ticket the alert engine opened; the server also keeps its description on the alert. */
 export function updateAutoTicket(id: number, data: IssueData, file: File | null): Promise<IssueKey> {
-  return api.put<IssueKey>(`autojiraticket/${id}`, formOf(data, file), { quiet: true });
+  return client.put("/autojiraticket/{id}", { path: { id }, body: formOf(data, file), quiet: true });
 }
 
 /**
@@ -133,9 +134,10 @@ export function useAutoTickets(settingId: number, pageNo: number, pageSize: numb
   const cxwatch = useApiFlavor() === "cxwatch";
   return useQuery({
     queryKey: cxwatch ? jiraKeys.autoTickets(settingId, pageNo, pageSize) : [...jiraKeys.all, "auto", settingId, "all"],
-    queryFn: ({ signal }) =>
-      api.get<AutoTicket[] | ListPage<AutoTicket>>(`alerts/autojiraticket/${settingId}`, {
+    queryFn: ({ signal }): Promise<AutoTicket[] | ListPage<AutoTicket>> =>
+      client.get("/alerts/autojiraticket/{alertSettingId}", {
         signal,
+        path: { alertSettingId: settingId },
         query: cxwatch ? { pageNo, pageSize } : undefined,
       }),
     select: (answer): ListPage<AutoTicket> =>

@@ -1,21 +1,14 @@
 // Reports (spec §7 'Reports'): the paged list, one report, save, delete, the lookups of the
 // form (types, timeframes, latency thresholds), the data of the views and the runs behind
 // them. Types other than 6 read the group metric and MOS calls with the report's range.
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ListPage, type LocalListParams, toListPage } from "../../lib/listPage";
 import { useApiFlavor } from "../../lib/tenant";
-import { api } from "../index";
+import { client } from "../index";
 import { usePagedList } from "../lists";
-import type {
-  GroupMetric,
-  LatencyReport,
-  LatencyThreshold,
-  MosRow,
-  Report,
-  ReportSave,
-  ReportTypeItem,
-  SpecRun,
-} from "../types";
+import { resource } from "../resource";
+import type { GetQuery } from "../typed";
+import type { ChannelId, Report, SpecRun } from "../types";
 
 export type ReportSortField =
   | "id"
@@ -81,7 +74,7 @@ export const reportKeys = {
 const list = (v: (string | number)[]) => (v.length ? v.join(",") : undefined);
 
 /** cxwatch's paged call's parameters. */
-export function reportsQuery(p: ReportListParams) {
+export function reportsQuery(p: ReportListParams): GetQuery<"/reports"> {
   return {
     pageNo: p.pageNo,
     pageSize: p.pageSize,
@@ -116,28 +109,23 @@ export function reportsLocally(p: ReportListParams): LocalListParams<Report> {
 
 /** One page of reports (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useReports(p: ReportListParams) {
-  return usePagedList<Report>({
+  return usePagedList<Report, "/reports">({
     key: reportKeys.lists(),
-    path: "reports",
+    path: "/reports",
     paged: reportsQuery(p),
     local: reportsLocally(p),
   });
 }
 
-/** One report; id 0 (a new report) asks for nothing. */
-export function useReport(id: number) {
-  return useQuery({
-    queryKey: reportKeys.detail(id),
-    queryFn: ({ signal }) => api.get<Report>(`reports/${id}`, { signal }),
-    enabled: id > 0,
-    staleTime: 0,
-  });
-}
+const reports = resource({ collection: "/reports", item: "/reports/{id}", keys: reportKeys });
 
-export function useReportTypes(channel: string | undefined) {
+/** One report; id 0 (a new report) asks for nothing. */
+export const useReport = reports.useOne;
+
+export function useReportTypes(channel: ChannelId | undefined) {
   return useQuery({
     queryKey: reportKeys.types(channel ?? ""),
-    queryFn: ({ signal }) => api.get<ReportTypeItem[]>("reports/types", { signal, query: { channel } }),
+    queryFn: ({ signal }) => client.get("/reports/types", { signal, query: { channel } }),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
@@ -145,7 +133,7 @@ export function useReportTypes(channel: string | undefined) {
 export function useTimeframes() {
   return useQuery({
     queryKey: reportKeys.timeframes(),
-    queryFn: ({ signal }) => api.get<string[]>("reports/timeframes", { signal }),
+    queryFn: ({ signal }) => client.get("/reports/timeframes", { signal }),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
@@ -153,39 +141,26 @@ export function useTimeframes() {
 export function useLatencyThresholds() {
   return useQuery({
     queryKey: reportKeys.thresholds(),
-    queryFn: ({ signal }) => api.get<LatencyThreshold[]>("reports/latencythresholds", { signal }),
+    queryFn: ({ signal }) => client.get("/reports/latencythresholds", { signal }),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }
 
 /** Creates (no id) or updates a report; field failures are shown beside the fields. */
-export function useSaveReport() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: ReportSave & { id?: number }) =>
-      body.id
-        ? api.put<Report>(`reports/${body.id}`, body, { quiet: true })
-        : api.post<Report>("reports", body, { quiet: true }),
-    onSuccess: (r) => {
-      qc.setQueryData(reportKeys.detail(r.id), r);
-      return qc.invalidateQueries({ queryKey: reportKeys.lists() });
-    },
-  });
-}
+export const useSaveReport = reports.useSave;
 
 /** Deletes one report: true when the server answered a success (status and code), whatever the value it returns. */
-export function deleteReport(id: number): Promise<boolean> {
-  return api.remove(`reports/${id}`);
-}
+export const deleteReport = reports.remove;
 
 /** The group metric over the report's range (types other than 6 and 7). */
 export function useReportMetric(r: Report | undefined, level: "case" | "segment") {
   return useQuery({
     queryKey: r ? reportKeys.metric(r, level) : ["reports", "metric", "none"],
     queryFn: ({ signal }) =>
-      api.get<GroupMetric[]>(`trs/v1/groups/${r?.testCaseGroupID}/metric`, {
+      client.get("/trs/v1/groups/{id}/metric", {
         signal,
-        query: { level, startDate: r?.timeframeBegin, endDate: r?.timeframeEnd, caseRunType: r?.runType },
+        path: { id: r?.testCaseGroupID ?? 0 },
+        query: { level, startDate: r?.timeframeBegin ?? "", endDate: r?.timeframeEnd, caseRunType: r?.runType },
       }),
     enabled: !!r,
   });
@@ -196,9 +171,10 @@ export function useReportMos(r: Report | undefined) {
   return useQuery({
     queryKey: r ? reportKeys.mos(r) : ["reports", "mos", "none"],
     queryFn: ({ signal }) =>
-      api.get<MosRow[]>(`trs/v1/groups/${r?.testCaseGroupID}/mos`, {
+      client.get("/trs/v1/groups/{id}/mos", {
         signal,
-        query: { startDate: r?.timeframeBegin, endDate: r?.timeframeEnd, caseRunType: r?.runType },
+        path: { id: r?.testCaseGroupID ?? 0 },
+        query: { startDate: r?.timeframeBegin ?? "", endDate: r?.timeframeEnd, caseRunType: r?.runType },
       }),
     enabled: !!r,
   });
@@ -208,7 +184,7 @@ export function useReportMos(r: Report | undefined) {
 export function useReportLatency(id: number, enabled: boolean) {
   return useQuery({
     queryKey: reportKeys.latency(id),
-    queryFn: ({ signal }) => api.get<LatencyReport>(`reports/${id}/latency`, { signal }),
+    queryFn: ({ signal }) => client.get("/reports/{id}/latency", { signal, path: { id } }),
     enabled,
   });
 }
@@ -222,9 +198,10 @@ export function useReportRuns(id: number, p: ReportRunsParams) {
   const { pageNo, pageSize, ...filters } = p;
   return useQuery({
     queryKey: cxwatch ? reportKeys.runs(id, p) : [...reportKeys.all, "runs", id, "all", filters],
-    queryFn: ({ signal }) =>
-      api.get<SpecRun[] | ListPage<SpecRun>>(`reports/${id}/testruns`, {
+    queryFn: ({ signal }): Promise<SpecRun[] | ListPage<SpecRun>> =>
+      client.get("/reports/{id}/testruns", {
         signal,
+        path: { id },
         query: cxwatch ? { ...p } : { ...filters },
       }),
     placeholderData: keepPreviousData,
@@ -246,7 +223,7 @@ export function fileNameOf(disposition: string | null, fallback: string): string
 
 /** Downloads the report's CSV under the file name the server gives. */
 export async function downloadReport(id: number): Promise<string> {
-  const res = await api.raw("GET", `reports/${id}/export`, { timeoutMs: 600000 });
+  const res = await client.raw("/reports/{id}/export", { path: { id }, timeoutMs: 600000 });
   const name = fileNameOf(res.headers.get("Content-Disposition"), `report-${id}.csv`);
   const blob = await res.blob();
   const url = URL.createObjectURL(blob);

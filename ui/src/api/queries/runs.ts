@@ -6,13 +6,14 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { itemsOf, type ListPage, toListPage } from "../../lib/listPage";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import type { Query } from "../client";
-import { api } from "../index";
-import type { GroupDetail, RunDetail, RunPage, SpecRun } from "../types";
+import { api, client } from "../index";
+import { fillPath } from "../typed";
+import type { RunDetail, RunPage, RunType, SpecRun } from "../types";
 
 /** Which runs a drill table shows. */
 export type RunSource =
-  | { kind: "case"; testCaseId: number; startDate: string; endDate: string; caseRunType?: string }
-  | { kind: "group"; groupId: number; startDate: string; hrSlot?: number; caseRunType?: string }
+  | { kind: "case"; testCaseId: number; startDate: string; endDate: string; caseRunType?: RunType }
+  | { kind: "group"; groupId: number; startDate: string; hrSlot?: number; caseRunType?: RunType }
   | { kind: "report"; reportId: number; segmentId: number; startDate: string; endDate: string; latencyThres?: number };
 
 export interface RunListParams {
@@ -48,20 +49,20 @@ export function runsCall(p: RunListParams, cxwatch: boolean): { path: string; qu
   switch (s.kind) {
     case "case":
       return {
-        path: `trs/v1/testcases/${s.testCaseId}/runs`,
+        path: fillPath("/trs/v1/testcases/{id}/runs", { id: s.testCaseId }),
         query: cxwatch
           ? { ...paging, status: p.status, startDate: s.startDate, endDate: s.endDate, caseRunType: s.caseRunType }
           : { startDate: s.startDate, endDate: s.endDate },
       };
     case "group":
       return {
-        path: `trs/v1/groups/${s.groupId}/runs`,
+        path: fillPath("/trs/v1/groups/{id}/runs", { id: s.groupId }),
         query: { ...paging, status: p.status, startDate: s.startDate, hrSlot: s.hrSlot, caseRunType: s.caseRunType },
       };
     case "report":
       // The report-segment variant (spec §7 'GET reports/{reportId}/testruns').
       return {
-        path: `reports/${s.reportId}/testruns`,
+        path: fillPath("/reports/{id}/testruns", { id: s.reportId }),
         query: {
           ...paging,
           perfStatus: p.status,
@@ -83,14 +84,19 @@ export async function fetchGroupHourRuns(
   s: Extract<RunSource, { kind: "group" }>,
   signal?: AbortSignal,
 ): Promise<SpecRun[]> {
-  const group = await api.get<Partial<GroupDetail>>(`trs/v1/groups/${s.groupId}`, { signal });
-  const cases = Array.isArray(group?.testCases) ? group.testCases : [];
+  const group: { testCases?: unknown } | undefined = await client.get("/trs/v1/groups/{id}", {
+    signal,
+    path: { id: s.groupId },
+  });
+  const cases: { id: number }[] = Array.isArray(group?.testCases) ? group.testCases : [];
   const lists = await Promise.all(
-    cases.map((c) =>
-      api.get<SpecRun[] | RunPage>(`trs/v1/testcases/${c.id}/runs`, {
-        signal,
-        query: { startDate: s.startDate, endDate: s.startDate },
-      }),
+    cases.map(
+      (c): Promise<SpecRun[] | RunPage> =>
+        client.get("/trs/v1/testcases/{id}/runs", {
+          signal,
+          path: { id: c.id },
+          query: { startDate: s.startDate, endDate: s.startDate },
+        }),
     ),
   );
   return lists.flatMap((l) => itemsOf<SpecRun>(l as SpecRun[]));
@@ -190,7 +196,8 @@ export function normalizeRun(answer: unknown): RunDetail {
 export function useRun(id: number) {
   return useQuery({
     queryKey: runKeys.detail(id),
-    queryFn: ({ signal }) => api.get<unknown>(`trs/v1/testruns/${id}`, { signal, quiet: true }).then(normalizeRun),
+    queryFn: ({ signal }) =>
+      client.get("/trs/v1/testruns/{id}", { signal, path: { id }, quiet: true }).then((r: unknown) => normalizeRun(r)),
     enabled: Number.isInteger(id) && id > 0,
     retry: false,
   });
@@ -198,7 +205,7 @@ export function useRun(id: number) {
 
 /** A recording (`recordings/{id}` as a run detail names it) as a blob, with the console's token. */
 export async function fetchRecording(attachmentUrl: string, signal?: AbortSignal): Promise<Blob> {
-  const res = await api.raw("GET", "trs/v1/getContent", {
+  const res = await client.raw("/trs/v1/getContent", {
     query: { attachmentUrl },
     signal,
     background: true,

@@ -1,9 +1,11 @@
 // Users (spec §7 'Users'): the list (a page, or the spec's array paged here), one user, save, delete and password changes.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { LocalListParams } from "../../lib/listPage";
-import { api } from "../index";
+import { client } from "../index";
 import { usePagedList } from "../lists";
-import type { PasswordChange, User, UserSave } from "../types";
+import { resource } from "../resource";
+import type { GetQuery } from "../typed";
+import type { PasswordChange, Role, User } from "../types";
 
 export type UserSortField = "id" | "firstName" | "lastName" | "username";
 
@@ -12,7 +14,7 @@ export interface UserListParams {
   pageNo: number;
   pageSize: number;
   search: string;
-  role?: "ROLE_ADMIN" | "ROLE_USER";
+  role?: Role;
   sort: { field: UserSortField; dir: "asc" | "desc" };
 }
 
@@ -23,7 +25,7 @@ export const userKeys = {
 };
 
 /** cxwatch's paged call's parameters. */
-export function usersQuery(p: UserListParams) {
+export function usersQuery(p: UserListParams): GetQuery<"/users"> {
   return {
     pageNo: p.pageNo,
     pageSize: p.pageSize,
@@ -40,48 +42,34 @@ export function usersLocally(p: UserListParams): LocalListParams<User> {
     pageSize: p.pageSize,
     search: p.search,
     searchIn: (u) => [u.firstName, u.lastName, u.username],
-    filter: p.role ? (u) => Array.isArray(u.roles) && u.roles.includes(p.role as string) : undefined,
+    filter: p.role ? (u) => Array.isArray(u.roles) && u.roles.includes(p.role as Role) : undefined,
     sort: p.sort,
   };
 }
 
 /** One page of users (a page of the server's, or of the whole list); the page shown stays while the next one loads. */
 export function useUsers(p: UserListParams) {
-  return usePagedList<User>({ key: userKeys.lists(), path: "users", paged: usersQuery(p), local: usersLocally(p) });
-}
-
-/** One user; id 0 (a new user) asks for nothing. */
-export function useUser(id: number) {
-  return useQuery({
-    queryKey: userKeys.detail(id),
-    queryFn: ({ signal }) => api.get<User>(`users/${id}`, { signal }),
-    enabled: id > 0,
-    staleTime: 0,
+  return usePagedList<User, "/users">({
+    key: userKeys.lists(),
+    path: "/users",
+    paged: usersQuery(p),
+    local: usersLocally(p),
   });
 }
+
+const users = resource({ collection: "/users", item: "/users/{id}", keys: userKeys });
+
+/** One user; id 0 (a new user) asks for nothing. */
+export const useUser = users.useOne;
 
 /**
  * Creates (no id) or updates a user. Field failures are shown beside the fields by the form,
  * so the banner is left to other failures.
  */
-export function useSaveUser() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: UserSave & { id?: number }) =>
-      body.id
-        ? api.put<User>(`users/${body.id}`, body, { quiet: true })
-        : api.post<User>("users", body, { quiet: true }),
-    onSuccess: (user) => {
-      qc.setQueryData(userKeys.detail(user.id), user);
-      return qc.invalidateQueries({ queryKey: userKeys.lists() });
-    },
-  });
-}
+export const useSaveUser = users.useSave;
 
 /** Deletes one user: true when the server answered a success (status and code), whatever the value it returns. */
-export function deleteUser(id: number): Promise<boolean> {
-  return api.remove(`users/${id}`);
-}
+export const deleteUser = users.remove;
 
 export function useDeleteUsers() {
   const qc = useQueryClient();
@@ -95,6 +83,6 @@ export function useDeleteUsers() {
 export function useChangePassword() {
   return useMutation({
     mutationFn: ({ id, ...body }: PasswordChange & { id: number }) =>
-      api.patch<unknown>(`users/${id}/overridePassword`, body, { quiet: true }),
+      client.patch("/users/{id}/overridePassword", { path: { id }, body, quiet: true }),
   });
 }

@@ -5,7 +5,7 @@
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { Link, useParams } from "wouter";
-import { ApiError, api } from "../../api";
+import { ApiError, client } from "../../api";
 import { alertKeys, useAlertEvent } from "../../api/queries/alerts";
 import { useJiraConfig } from "../../api/queries/jira";
 import { downloadRecording } from "../../api/queries/runs";
@@ -73,7 +73,7 @@ export function AlertDetailPage() {
 
   const download = async (runId: number) => {
     try {
-      const run = await api.get<RunDetail>(`trs/v1/testruns/${runId}`, { quiet: true });
+      const run: Partial<RunDetail> = await client.get("/trs/v1/testruns/{id}", { path: { id: runId }, quiet: true });
       if (!run.recordingUrl) {
         showError(t`This run has no recording.`);
         return;

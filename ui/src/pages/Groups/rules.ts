@@ -34,12 +34,13 @@ export function groupProblems(f: GroupForm): GroupProblems {
 /** The body of POST/PUT groups, or null when the form has problems. */
 export function groupBody(
   f: GroupForm,
-): { id?: number; name: string; channel: string; testCases: { id: number }[] } | null {
+): { id?: number; name: string; channel: ChannelId; testCases: { id: number }[] } | null {
   if (Object.keys(groupProblems(f)).length) return null;
   return {
     ...(f.id ? { id: f.id } : {}),
     name: f.name.trim(),
-    channel: f.channel,
+    // Not empty: groupProblems names a missing channel.
+    channel: f.channel as ChannelId,
     testCases: f.testCaseIds.map((id) => ({ id })),
   };
 }

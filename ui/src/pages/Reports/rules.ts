@@ -1,6 +1,7 @@
 // The report screens' rules (spec §2, §5, §9), pure: the form's validation order, what is
 // saved, the default custom range, report percentages, the heat map's colour, bar charts
 // paged by 10 and the drill-down routes of the route table.
+import type { RunType, Timeframe } from "../../api/types";
 
 /** Report type ids (spec §9); any other id is test case performance. */
 export const TREND = 2;
@@ -26,7 +27,7 @@ export function viewOf(typeId: number): ReportView {
   }
 }
 
-export const CUSTOM = "Custom";
+export const CUSTOM = "Custom" satisfies Timeframe;
 
 export interface ReportFormValues {
   name: string;
@@ -35,7 +36,7 @@ export interface ReportFormValues {
   timeframe: string;
   begin: string;
   end: string;
-  runType: "Manual" | "Schedule";
+  runType: RunType;
   /** ms, a latency bucket's uppperBound; null when not chosen. */
   warn: number | null;
   fail: number | null;
@@ -109,8 +110,8 @@ export interface ReportSaveBody {
   reportTypeID: number;
   testCaseGroupName: string;
   testCaseGroupID: number;
-  timeframeName: string;
-  runType: string;
+  timeframeName: Timeframe;
+  runType: RunType;
   timeframeBegin?: string;
   timeframeEnd?: string;
   latencyWarn: number;
@@ -128,7 +129,8 @@ export function toSave(v: ReportFormValues, typeName: string, groupName: string)
     reportTypeID: v.typeId ?? 0,
     testCaseGroupName: groupName,
     testCaseGroupID: v.groupId ?? 0,
-    timeframeName: v.timeframe,
+    // One of `reports/timeframes`' names.
+    timeframeName: v.timeframe as Timeframe,
     runType: v.runType,
     timeframeBegin: custom ? v.begin : undefined,
     timeframeEnd: custom ? v.end || v.begin : undefined,

@@ -1,21 +1,22 @@
 // The user form's rules (spec §5 'User form', §6), pure: which fields show, what is checked,
 // in which order, and what is sent.
-import type { GroupRef, UserSave } from "../../api/types";
+import type { AccessType, FieldRule, GroupRef, Role, UserSave } from "../../api/types";
 
-export const ADMIN = "ROLE_ADMIN" as const;
-export const USER = "ROLE_USER" as const;
+export const ADMIN = "ROLE_ADMIN" as const satisfies Role;
+export const USER = "ROLE_USER" as const satisfies Role;
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 128;
 
-export type Rule = "required" | "invalid" | "tooShort" | "tooLong" | "taken" | "mismatch" | "forbidden" | "weak";
+/** The rule a field broke, as the server names it in `fields`. */
+export type Rule = FieldRule;
 
 export interface UserFormValues {
   firstName: string;
   lastName: string;
   username: string;
   /** '' until chosen. */
-  role: "" | typeof ADMIN | typeof USER;
-  accessType: "read-write" | "read-only";
+  role: "" | Role;
+  accessType: AccessType;
   groups: GroupRef[];
   password: string;
   /** The user may open kiosk sessions (a read-only wall display, not signed out when idle). */
@@ -121,12 +122,14 @@ export function validatePasswordChange(
  * server ignores roles, access type and groups from them. Admins have all groups: none are sent.
  */
 export function toSave(v: UserFormValues, mode: FormMode, current?: { roles: string[]; accessType: string }): UserSave {
-  const roles = mode.admin ? [v.role || USER] : (current?.roles ?? [USER]);
+  // A profile's roles and access type go back as the server sent them (a vendor's may name
+  // others: the server judges them, spec §6).
+  const roles = mode.admin ? [v.role || USER] : ((current?.roles ?? [USER]) as Role[]);
   const body: UserSave = {
     username: v.username.trim(),
     firstName: v.firstName.trim(),
     lastName: v.lastName.trim(),
-    accessType: mode.admin ? v.accessType : (current?.accessType ?? "read-only"),
+    accessType: mode.admin ? v.accessType : ((current?.accessType ?? "read-only") as AccessType),
     roles,
     testCaseGroups: roles[0] === USER ? v.groups.map((g) => ({ id: g.id, name: g.name })) : [],
   };
