@@ -433,8 +433,15 @@ async fn notify(
         }
     }
     let prefix = notification_prefix(event, recovery);
-    match super::outbox::enqueue_list_in(tx, s.distribution_id, &msg, &prefix, &prefix, now_ms())
-        .await
+    match crate::store::outbox::enqueue_list_in(
+        &Pg(tx),
+        s.distribution_id,
+        &msg,
+        &prefix,
+        &prefix,
+        now_ms(),
+    )
+    .await
     {
         Ok(ids) => Ok(ids.len()),
         // A list deleted under the setting: the event stands, nobody to tell.
@@ -653,8 +660,8 @@ impl AlertEventStore for Postgres {
             return Ok(Visibility::Hidden);
         }
         let runs = event_runs(&c, &texts, id, &event.test_case_name).await?;
-        let notifications = super::outbox::notifications_of_causes(
-            &c,
+        let notifications = crate::store::outbox::notifications_of_causes(
+            &Pg(&c),
             &[format!("alert:{id}"), format!("recovery:{id}")],
         )
         .await?;

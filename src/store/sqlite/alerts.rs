@@ -8,7 +8,6 @@ use async_trait::async_trait;
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use super::outbox::{enqueue_list_in, notifications_of_causes};
 use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Attachment;
@@ -22,6 +21,7 @@ use crate::store::alerts::{
 use crate::store::audit;
 use crate::store::catalog::status_texts;
 use crate::store::outbox::now_ms;
+use crate::store::outbox::{enqueue_list_in, notifications_of_causes};
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
 use crate::store::{takes_ticket, Sqlite, StoreError, StoreResult};
@@ -133,8 +133,10 @@ impl AlertEventStore for Sqlite {
                 return Ok(Visibility::Hidden);
             }
             let runs = event_runs(c, &texts, id, &event.test_case_name)?;
-            let notifications =
-                notifications_of_causes(c, &[format!("alert:{id}"), format!("recovery:{id}")])?;
+            let notifications = sql::finish(notifications_of_causes(
+                &Lite(c),
+                &[format!("alert:{id}"), format!("recovery:{id}")],
+            ))?;
             Ok(Visibility::Visible(AlertEventDetail {
                 event,
                 runs,
@@ -637,7 +639,14 @@ fn notify(
         }
     }
     let prefix = notification_prefix(event, recovery);
-    match enqueue_list_in(tx, s.distribution_id, &msg, &prefix, &prefix, now_ms()) {
+    match sql::finish(enqueue_list_in(
+        &Lite(tx),
+        s.distribution_id,
+        &msg,
+        &prefix,
+        &prefix,
+        now_ms(),
+    )) {
         Ok(ids) => Ok(ids.len()),
         // A list deleted under the setting: the event stands, nobody to tell.
         Err(StoreError::NotFound(_)) => Ok(0),

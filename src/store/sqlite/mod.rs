@@ -1,6 +1,6 @@
 //! The SQLite side of what keeps a file per backend (`store/pg/` holds the PostgreSQL side;
 //! the plain resources are written once for both on `store/sql.rs`): ingest, the alert
-//! engine and the rollups, report views and metrics, the outbox, recordings, health, and
+//! engine and the rollups, report views and metrics, recordings, health, and
 //! the leases and the sign-in throttle that one process keeps itself; and the backup of the
 //! SQLite file. Each file implements its resource's trait for [`Sqlite`] with rusqlite on
 //! the connections of `store/mod.rs`; the trait, its types and what both backends share
@@ -15,7 +15,6 @@ pub mod backup;
 mod health;
 mod leases;
 mod metrics;
-mod outbox;
 mod recordings;
 mod reports;
 mod rollups;
