@@ -93,7 +93,7 @@ pub struct AlertEventDetail {
 pub trait AlertEventStore {
     /// Sets how the engine works (at start-up, from the configuration).
     fn configure_alerts(&self, options: AlertOptions);
-    /// One page of the events of the groups the scope may see, newest first.
+    /// One page of the events of the groups the scope may see, newest first: by the time each opened (`alert_ms`), then by id (the engine opens events of a run history out of time order, so ids are not times).
     async fn list_alert_events(
         &self,
         scope: Scope,
@@ -222,7 +222,7 @@ impl AlertEventStore for Sqlite {
                 .prepare_cached(&format!(
                     "SELECT {EVENT_COLUMNS} FROM alert_events e
                        LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                      WHERE {cond} ORDER BY e.id DESC LIMIT ?3 OFFSET ?4"
+                      WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT ?3 OFFSET ?4"
                 ))?
                 .query_map(
                     params![user, status, page.size, page.offset()],

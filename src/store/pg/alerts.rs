@@ -605,7 +605,7 @@ impl AlertEventStore for Postgres {
             .prepare_cached(&format!(
                 "SELECT {EVENT_COLUMNS} FROM alert_events e
                    LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE {cond} ORDER BY e.id DESC LIMIT $3 OFFSET $4"
+                  WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4"
             ))
             .await?;
         let items = c
