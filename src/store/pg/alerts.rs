@@ -1085,18 +1085,21 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let page = PageRequest { no: 0, size: 1000 };
+        let listed = times(
+            pg.list_alert_events(Scope::All, page, AlertEventFilter::default())
+                .await
+                .unwrap(),
+        );
         assert_eq!(
-            times(
-                pg.list_alert_events(Scope::All, page, AlertEventFilter::default())
-                    .await
-                    .unwrap()
-            ),
+            listed,
             times(
                 lite.list_alert_events(Scope::All, page, AlertEventFilter::default())
                     .await
                     .unwrap()
             )
         );
+        // Newest first by the time each opened (a backfill opens them out of time order).
+        assert!(listed.windows(2).all(|w| w[0].1 >= w[1].1), "{listed:?}");
         // Settings with evaluated runs are refused.
         let again = pg.backfill_alerts(Toronto, ids, 0).await;
         assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
