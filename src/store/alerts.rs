@@ -84,7 +84,9 @@ pub struct AlertEventDetail {
 pub trait AlertEventStore {
     /// Sets how the engine works (at start-up, from the configuration).
     fn configure_alerts(&self, options: AlertOptions);
-    /// One page of the events of the groups the scope may see, newest first.
+    /// One page of the events of the groups the scope may see, newest first: by the time
+    /// each opened (`alert_ms`), then by id (the engine opens events of a run history out of
+    /// time order, so ids are not times).
     async fn list_alert_events(
         &self,
         scope: Scope,

@@ -613,7 +613,7 @@ impl AlertEventStore for Postgres {
             .prepare_cached(&format!(
                 "SELECT {EVENT_COLUMNS} FROM alert_events e
                    LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE {cond} ORDER BY e.id DESC LIMIT $3 OFFSET $4"
+                  WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4"
             ))
             .await?;
         let items = c
@@ -1091,18 +1091,21 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let page = PageRequest { no: 0, size: 1000 };
+        let listed = times(
+            pg.list_alert_events(Scope::All, page, AlertEventFilter::default())
+                .await
+                .unwrap(),
+        );
         assert_eq!(
-            times(
-                pg.list_alert_events(Scope::All, page, AlertEventFilter::default())
-                    .await
-                    .unwrap()
-            ),
+            listed,
             times(
                 lite.list_alert_events(Scope::All, page, AlertEventFilter::default())
                     .await
                     .unwrap()
             )
         );
+        // Newest first by the time each opened (a backfill opens them out of time order).
+        assert!(listed.windows(2).all(|w| w[0].1 >= w[1].1), "{listed:?}");
         // Settings with evaluated runs are refused.
         let again = pg.backfill_alerts(Toronto, ids, 0).await;
         assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");

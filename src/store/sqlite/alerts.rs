@@ -97,7 +97,7 @@ impl AlertEventStore for Sqlite {
                 .prepare_cached(&format!(
                     "SELECT {EVENT_COLUMNS} FROM alert_events e
                        LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                      WHERE {cond} ORDER BY e.id DESC LIMIT ?3 OFFSET ?4"
+                      WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT ?3 OFFSET ?4"
                 ))?
                 .query_map(
                     params![user, status, page.size, page.offset()],

@@ -1,6 +1,7 @@
 // The list table every settings list uses (spec §2 'Settings lists'): sortable headers, a
-// check box column, loading / empty / error rows, 550 px high; on a phone each row is an
-// accordion that opens to show its other columns.
+// check box column, loading / empty / error rows, 550 px high (a list of runs grows with the
+// page instead: `tall`); on a phone each row is an accordion that opens to show its other
+// columns, with what must be seen closed (`phoneSummary`) under its title.
 import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { useState } from "react";
@@ -38,6 +39,10 @@ export interface DataTableProps<Row, Id extends string | number> {
   actions?: (row: Row) => ComponentChildren;
   /** On a phone, shown in each row's head beside the toggle (e.g. a link to the row's page). */
   phoneHead?: (row: Row) => ComponentChildren;
+  /** On a phone, shown under each row's title while it is closed too (e.g. its status and time). */
+  phoneSummary?: (row: Row) => ComponentChildren;
+  /** As high as its rows (the page scrolls), not a 550 px box. */
+  tall?: boolean;
   testId?: string;
 }
 
@@ -103,7 +108,7 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
 
   if (phone) {
     return (
-      <div class="data-table is-phone" data-testid={p.testId} aria-busy={p.loading}>
+      <div class={`data-table is-phone${p.tall ? " tall" : ""}`} data-testid={p.testId} aria-busy={p.loading}>
         {selectable && rows.length ? (
           <label class="select-all">
             <input type="checkbox" checked={allChosen} indeterminate={someChosen && !allChosen} onChange={toggleAll} />
@@ -125,7 +130,14 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
                     aria-expanded={open}
                     onClick={() => setOpenRow(open ? null : id)}
                   >
-                    <span>{p.rowLabel(row)}</span>
+                    <span class="accordion-title">
+                      <span>{p.rowLabel(row)}</span>
+                      {p.phoneSummary ? (
+                        <span class="accordion-summary" data-testid="row-summary">
+                          {p.phoneSummary(row)}
+                        </span>
+                      ) : null}
+                    </span>
                     <ChevronDownIcon size={16} class={`chevron ${open ? "up" : ""}`} />
                   </button>
                   {p.phoneHead ? p.phoneHead(row) : null}
@@ -150,7 +162,7 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
   }
 
   return (
-    <div class="data-table" data-testid={p.testId} aria-busy={p.loading}>
+    <div class={`data-table${p.tall ? " tall" : ""}`} data-testid={p.testId} aria-busy={p.loading}>
       <table>
         <thead>
           <tr>

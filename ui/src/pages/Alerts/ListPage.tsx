@@ -1,6 +1,8 @@
-// Alerts (/alerts): the alert events the engine opened, newest first, paged by the server, with
-// the status chips Failure (7), Pass (3), Warning (4); each row leads to /alert/{id}. On a phone
-// the rows are expandable cards (DataTable's accordion). The URL holds page, size and status.
+// Alerts (/alerts): the alert events the engine opened, newest first (by the time each opened:
+// the server's order), paged by the server, with the status chips Failure (7), Pass (3),
+// Warning (4); each row leads to /alert/{id}. On a phone the rows are expandable cards
+// (DataTable's accordion) that show the status, ongoing or closed, and the time while closed.
+// The URL holds page, size and status.
 import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import { type AlertListParams, useAlertEvents } from "../../api/queries/alerts";
@@ -23,6 +25,22 @@ export function alertPath(id: number): string {
   return `/alert/${id}`;
 }
 
+/** The status chip, then Ongoing or Closed when the API says. */
+function AlertState({ e }: { e: AlertEvent }) {
+  const { t } = useLingui();
+  const open = openState(e);
+  return (
+    <span class="alert-status">
+      <StatusBadge kind={eventKind(e)} />
+      {open === true ? (
+        <span class="alert-open" data-testid="alert-open">{t`Ongoing`}</span>
+      ) : open === false ? (
+        <span class="alert-closed" data-testid="alert-closed">{t`Closed`}</span>
+      ) : null}
+    </span>
+  );
+}
+
 function useColumns(): Column<AlertEvent>[] {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
@@ -43,22 +61,14 @@ function useColumns(): Column<AlertEvent>[] {
     {
       key: "status",
       label: t`Status`,
-      render: (e) => (
-        <span class="alert-status">
-          <StatusBadge kind={eventKind(e)} />
-          {openState(e) === true ? (
-            <span class="alert-open" data-testid="alert-open">{t`Ongoing`}</span>
-          ) : openState(e) === false ? (
-            <span class="alert-closed">{t`Closed`}</span>
-          ) : null}
-        </span>
-      ),
+      render: (e) => <AlertState e={e} />,
     },
   ];
 }
 
 export function AlertListPage() {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
+  const zone = useSiteTimeZone();
   const columns = useColumns();
   const list = useListScreen({
     parse: paramsOf,
@@ -97,6 +107,12 @@ export function AlertListPage() {
       }
       tableTestId="alerts-table"
       columns={columns}
+      phoneSummary={(e) => (
+        <>
+          <AlertState e={e} />
+          <span data-testid="alert-time">{formatSiteTime(e.alertTime, zone, i18n.locale)}</span>
+        </>
+      )}
       phoneHead={(e) => {
         const id = e.alertId;
         return (

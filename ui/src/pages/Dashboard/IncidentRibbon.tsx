@@ -1,29 +1,27 @@
-// The incident ribbon: each group failing now, named, with since when and for how long, above the
-// fold; the name opens the group's hourly chart, 'failing runs' lists today's failing runs of the
-// group (/report/drill). The browser tab's title and icon follow the worst state, for a tab left behind.
+// The incident ribbon: each group failing now (current.ts: a failed run in the last 15 minutes,
+// or this hour on a spec-only API), named, with how many of its runs failed then, since when and
+// for how long, above the fold; the name opens the group's hourly chart, 'failing runs' lists
+// today's failing runs of the group (/report/drill). The browser tab's title and icon follow the
+// worst state now, for a tab left behind.
+import { plural } from "@lingui/core/macro";
 import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import { memo, useEffect } from "react";
 import { Link } from "wouter";
 import { groupDrillPath } from "../Drill/links";
+import type { CurrentWindow, Incident } from "./current";
 import { pad2 } from "./hourly";
 import { durationText, tabIcon, type WorstState } from "./severity";
 
-export interface Incident {
-  id: number;
-  name: string;
-  /** Hour (0-23) the streak of failing hours began. */
-  since: number;
-  /** Minutes from then to now. */
-  minutes: number;
-}
-
 export const IncidentRibbon = memo(function IncidentRibbon({
   incidents,
+  window,
   date,
   runType,
   onOpen,
 }: {
   incidents: Incident[];
+  /** What 'now' covers: the last minutes, or the current hour. */
+  window: CurrentWindow;
   /** The dashboard's day (YYYY-MM-DD) and run type: the failing runs listed are those. */
   date: string;
   runType: "Manual" | "Schedule";
@@ -43,8 +41,25 @@ export const IncidentRibbon = memo(function IncidentRibbon({
       <ul class="incident-list">
         {incidents.map((i) => {
           const name = i.name;
-          const since = `${pad2(i.since)}:00`;
-          const duration = durationText(i.minutes);
+          const failed = i.failed;
+          const minutes = window.kind === "minutes" ? window.minutes : 0;
+          const hourStart = window.kind === "hour" ? `${pad2(window.hour)}:00` : "";
+          const howMuch =
+            window.kind === "minutes"
+              ? plural(i.runs, {
+                  one: `${failed} of # run failing in the last ${minutes}\u00a0min`,
+                  other: `${failed} of # runs failing in the last ${minutes}\u00a0min`,
+                })
+              : plural(i.runs, {
+                  one: `${failed} of # run failing since ${hourStart}`,
+                  other: `${failed} of # runs failing since ${hourStart}`,
+                });
+          const since = i.since === null ? null : `${pad2(i.since)}:00`;
+          const duration = durationText(i.minutes ?? 0);
+          const text =
+            since === null || (window.kind === "hour" && i.since === window.hour)
+              ? t`${name}: ${howMuch}`
+              : t`${name}: ${howMuch} (failures since ${since}, ${duration})`;
           return (
             <li key={i.id}>
               <button
@@ -52,9 +67,11 @@ export const IncidentRibbon = memo(function IncidentRibbon({
                 class="incident-link"
                 data-testid="incident"
                 data-group-id={i.id}
+                data-failed={i.failed}
+                data-runs={i.runs}
                 onClick={() => onOpen(i.id)}
               >
-                {t`${name}: failing since ${since} (${duration})`}
+                {text}
               </button>{" "}
               <Link
                 class="incident-runs"

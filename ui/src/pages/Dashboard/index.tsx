@@ -1,17 +1,20 @@
 // The dashboard (/dashboard): journey diagram, overall health, controls, and the chosen test
 // case groups with their 24-hour charts. It follows new runs every 30 s (spec §2 'Dashboard').
 import { useLingui } from "@lingui/react/macro";
+import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { recentQuery } from "../../api/queries/groups";
 import { useIsMobile } from "../../lib/media";
 import { siteToday, zonedParts } from "../../lib/siteTime";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import { Controls, type ControlsProps } from "./Controls";
+import { type CurrentWindow, currentCounts, currentWorst, type Incident, incidentsNow } from "./current";
 import { GroupChartModal } from "./GroupChartModal";
 import { GroupTable } from "./GroupTable";
 import { HealthStatusModal } from "./HealthStatusModal";
 import { appsOfChannel } from "./health";
 import { HOURS, zeroCounts } from "./hourly";
-import { type Incident, IncidentRibbon, useTabState } from "./IncidentRibbon";
+import { IncidentRibbon, useTabState } from "./IncidentRibbon";
 import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
 import { overallHealth } from "./percentages";
@@ -31,8 +34,8 @@ import {
 import { StatusStrip } from "./StatusStrip";
 import { sharedScaleMax } from "./scale";
 import { firstFutureHour, headlineScope } from "./scope";
-import { currentState, failingSince, worstOf } from "./severity";
-import { useDashboard } from "./useDashboard";
+import { STRIP_MINUTES } from "./strip";
+import { LIVE, useDashboard } from "./useDashboard";
 import { RefreshedAgo, useWallMode } from "./WallMode";
 import "./Dashboard.css";
 
@@ -173,22 +176,30 @@ export function DashboardPage() {
   const closeHealth = useCallback(() => setHealthOpen(false), []);
   const closeChart = useCallback(() => setChartId(null), []);
   const onSort = useCallback((k: SortKey) => setSort((cur) => nextSort(cur, k)), []);
-  // What is failing now (today only): the ribbon, and the tab's title and icon.
-  const { incidents, worst } = useMemo(() => {
+  // What is failing now (today only; current.ts says what 'now' is): the ribbon, and the tab's
+  // title and icon. The last minutes are the status strip's query (one request for both).
+  const recent = useQuery({
+    ...recentQuery(STRIP_MINUTES, s.runType, { background: true, quiet: true }),
+    ...LIVE,
+    enabled: cxwatch,
+  });
+  const { incidents, worst, current } = useMemo(() => {
     const now = new Date();
-    if (!s.ready || s.date !== siteToday(now, timeZone)) return { incidents: [] as Incident[], worst: "none" as const };
     const p = zonedParts(now, timeZone);
     const nowHour = Number(p.hour);
-    const nowMin = nowHour * 60 + Number(p.minute);
-    const list: Incident[] = [];
-    for (const r of sorted) {
-      if (!s.sums.has(r.id)) continue;
-      const since = failingSince(r.allHours, nowHour);
-      if (since !== null) list.push({ id: r.id, name: r.name, since, minutes: nowMin - since * 60 });
-    }
-    list.sort((a, b) => b.minutes - a.minutes);
-    return { incidents: list, worst: worstOf(rows.map((r) => currentState(r.allHours, nowHour))) };
-  }, [sorted, rows, s.sums, s.ready, s.date, timeZone, s.lastRefreshed]);
+    const current: CurrentWindow = cxwatch
+      ? { kind: "minutes", minutes: STRIP_MINUTES }
+      : { kind: "hour", hour: nowHour };
+    if (!s.ready || s.date !== siteToday(now, timeZone))
+      return { incidents: [] as Incident[], worst: "none" as const, current };
+    const shown = sorted.filter((r) => s.sums.has(r.id));
+    const counts = currentCounts(shown, current, recent.data?.groups);
+    return {
+      incidents: incidentsNow(shown, counts, nowHour, Number(p.minute)),
+      worst: currentWorst(counts),
+      current,
+    };
+  }, [sorted, s.sums, s.ready, s.date, timeZone, s.lastRefreshed, cxwatch, recent.data]);
   useTabState(
     worst,
     incidents.map((i) => i.name),
@@ -244,7 +255,7 @@ export function DashboardPage() {
           {wall ? t`Leave wall mode` : t`Wall mode`}
         </button>
       </div>
-      <IncidentRibbon incidents={incidents} date={s.date} runType={s.runType} onOpen={setChartId} />
+      <IncidentRibbon incidents={incidents} window={current} date={s.date} runType={s.runType} onOpen={setChartId} />
       {cxwatch ? (
         // The last 15 minutes come from cxwatch's groups/recent: no strip on a spec-only API.
         <StatusStrip

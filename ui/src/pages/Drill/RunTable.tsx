@@ -1,6 +1,9 @@
 // The runs behind a number: run id, test case, date-time, duration, detailed status and MOS,
-// each row leading to the run's detail. One page (the server's, or the browser's of a whole list); the drill screen, the reports and the
-// alert details show runs with it.
+// each row leading to the run's detail. One page (the server's, or the browser's of a whole
+// list). Every list of runs is this one: the drill screen, the reports' latency, MOS and trend
+// runs, and the alert details. Times in the site's zone (formatSiteTime), the status as a chip,
+// an Open action; on a phone each run's card shows its status and time while closed. The table
+// grows with its page (the page scrolls, not a 550 px box).
 import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { Link } from "wouter";
@@ -25,6 +28,7 @@ export interface RunTableProps {
   onSize: (size: number) => void;
   /** Latency threshold (seconds) passed on to the run detail. */
   latency?: number;
+  /** The table's test id ('run-table' unless given). */
   testId?: string;
   /** Row actions (the alert details' download), last column. */
   actions?: (row: RunItem) => ComponentChildren;
@@ -44,7 +48,7 @@ export function useRunColumns(latency?: number): Column<RunItem>[] {
         </Link>
       ),
     },
-    { key: "runTime", label: t`Date Time`, render: (r) => formatSiteTime(r.runTime, zone) },
+    { key: "runTime", label: t`Date Time`, render: (r) => formatSiteTime(r.runTime, zone, i18n.locale) },
     {
       key: "runDuration",
       label: t`Duration`,
@@ -63,7 +67,8 @@ export function useRunColumns(latency?: number): Column<RunItem>[] {
 }
 
 export function RunTable(p: RunTableProps) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
+  const zone = useSiteTimeZone();
   const columns = useRunColumns(p.latency);
   return (
     <>
@@ -90,9 +95,16 @@ export function RunTable(p: RunTableProps) {
             </Link>
           );
         }}
+        phoneSummary={(r) => (
+          <>
+            <StatusBadge kind={statusKindOfId(r.runStatusId)} stopped={r.runResult === "stopped"} testId="run-status" />
+            <span data-testid="run-time">{formatSiteTime(r.runTime, zone, i18n.locale)}</span>
+          </>
+        )}
         loading={p.loading}
         error={p.error}
         actions={p.actions}
+        tall
       />
       <Pager page={p.page} size={p.size} total={p.data?.totalElements ?? 0} onPage={p.onPage} onSize={p.onSize} />
     </>

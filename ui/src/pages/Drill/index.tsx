@@ -12,6 +12,7 @@ import { type DrillStatus, readDrill } from "./links";
 import { RunTable } from "./RunTable";
 import "./Drill.css";
 import { useUrlParams } from "../../components/useUrlParams";
+import { formatDateField } from "../../lib/dates";
 
 export { RunTable } from "./RunTable";
 
@@ -24,7 +25,7 @@ export function DrillPage() {
 }
 
 function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDrill>>; search: string }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const [, setParams] = useUrlParams();
   const q = new URLSearchParams(search);
   const page = pageOf(q.get("page"));
@@ -35,7 +36,7 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
   if (found.kind === "group") {
     const d = found.drill;
     source = { kind: "group", groupId: d.groupId, startDate: d.date, hrSlot: d.hour, caseRunType: d.runType };
-    const day = d.date.replaceAll("-", "/");
+    const day = formatDateField(d.date, i18n.locale);
     const from = String(d.hour ?? 0).padStart(2, "0");
     const to = String((d.hour ?? 23) + 1).padStart(2, "0");
     period = d.hour === undefined ? day : `${day} ${from}:00–${to}:00`;
@@ -59,8 +60,8 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
             endDate: d.periodEnd,
             caseRunType: d.runType,
           };
-    const a = d.periodStart.replaceAll("-", "/");
-    const b = d.periodEnd.replaceAll("-", "/");
+    const a = formatDateField(d.periodStart, i18n.locale);
+    const b = formatDateField(d.periodEnd, i18n.locale);
     period = a === b ? a : `${a} – ${b}`;
   }
   const list: RunListParams = { source, status: found.drill.status, pageNo: page - 1, pageSize: size };

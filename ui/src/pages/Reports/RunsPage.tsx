@@ -5,20 +5,20 @@
 //   report's last date when given;
 // - /report/mos/{reportId}/{mosValue}/{hour}/{date}: runs of an hour slot with a MOS from
 //   mosValue up to 5, from the date to the report's last date.
+// The runs are the shared RunTable (pages/Drill): the same columns, site times, status chips and
+// Open action as every other list of runs; the dates above it in the same format.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { Link, useParams } from "wouter";
+import { useParams } from "wouter";
 import { type ReportRunsParams, useLatencyThresholds, useReport, useReportRuns } from "../../api/queries/reports";
-import type { Report, SpecRun as RunItem } from "../../api/types";
+import type { Report } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
-import { type Column, DataTable } from "../../components/DataTable";
-import { Pager } from "../../components/Pager";
-import { formatSiteTime } from "../../lib/siteTime";
-import { useSiteTimeZone } from "../../lib/tenant";
-import { useReportLabels } from "./labels";
-import { HOURS, runUrl } from "./rules";
-import "./Reports.css";
+import { formatDateField } from "../../lib/dates";
 import { fixed } from "../../lib/numbers";
+import { RunTable } from "../Drill/RunTable";
+import { useReportLabels } from "./labels";
+import { HOURS } from "./rules";
+import "./Reports.css";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -93,7 +93,6 @@ function RunsOf(props: RunsOfProps) {
 
 function RunList(props: RunsOfProps & { r: Report }) {
   const { t, i18n } = useLingui();
-  const zone = useSiteTimeZone();
   const thresholds = useLatencyThresholds();
   const { bucketName } = useReportLabels();
   const [page, setPage] = useState(1);
@@ -108,60 +107,31 @@ function RunList(props: RunsOfProps & { r: Report }) {
     total: t`Total`,
   };
   const hour = `${HOURS[props.hour]}:00`;
+  const day = (iso: string) => formatDateField(iso, i18n.locale) || iso;
   const what =
     props.kind === "mos"
       ? t`MOS from ${fixed(props.mos ?? 0, 1, i18n.locale)} to ${fixed(5, 1, i18n.locale)} at ${hour}`
       : bucket
         ? t`Latency ${bucketName(bucket)} at ${hour}`
         : t`All latencies at ${hour}`;
-  const columns: Column<RunItem>[] = [
-    { key: "runId", label: t`Run ID`, render: (x) => x.runId },
-    {
-      key: "testCaseName",
-      label: t`Test Case`,
-      render: (x) => (
-        <Link href={runUrl(x.runId)} data-testid="run-link">
-          {x.testCaseName}
-        </Link>
-      ),
-    },
-    { key: "runTime", label: t`Date Time`, render: (x) => formatSiteTime(x.runTime, zone, i18n.locale) },
-    { key: "runDuration", label: t`Duration`, render: (x) => t`${fixed(x.runDuration, 2, i18n.locale)} sec` },
-    {
-      key: "runStatus",
-      label: t`Status`,
-      render: (x) => statusName[x.runStatusId === 3 ? "success" : x.runStatusId === 4 ? "warning" : "failure"],
-    },
-    {
-      key: "mosCqIn",
-      label: t`MOS`,
-      render: (x) => (x.mosCqIn === null || x.mosCqIn === undefined ? "—" : fixed(x.mosCqIn, 1, i18n.locale)),
-    },
-  ];
   return (
     <section class="page report-runs" data-testid={`report-runs-${props.kind}`}>
       <h1 class="page-title">{props.r.name}</h1>
       <p class="muted" data-testid="runs-what">
         {what}
-        {props.status ? ` · ${statusName[props.status]}` : ""} · {q.startDate ?? props.r.timeframeBegin} –{" "}
-        {q.endDate ?? props.r.timeframeEnd}
+        {props.status ? ` · ${statusName[props.status]}` : ""} · {day(q.startDate ?? props.r.timeframeBegin)} –{" "}
+        {day(q.endDate ?? props.r.timeframeEnd)}
       </p>
       <p>
         <a href={`/report/view/${props.r.id}`}>{t`Back to the report`}</a>
       </p>
-      <DataTable
+      <RunTable
         testId="runs-table"
-        columns={columns}
-        rows={runs.data?.content}
-        rowId={(x) => x.runId}
-        rowLabel={(x) => `${x.testCaseName} ${x.runTime}`}
+        data={runs.data}
         loading={runs.isFetching}
         error={runs.isError ? (runs.error?.message ?? t`The list could not be loaded.`) : null}
-      />
-      <Pager
         page={page}
         size={size}
-        total={runs.data?.totalElements ?? 0}
         onPage={setPage}
         onSize={(s) => {
           setSize(s);

@@ -196,10 +196,5 @@ export function mosUrl(reportId: number, mos: number, hour: number, date: string
   return `/report/mos/${reportId}/${mos.toFixed(1)}/${hour}/${date}`;
 }
 
-/** `/report/run/{runId}`. */
-export function runUrl(runId: number): string {
-  return `/report/run/${runId}`;
-}
-
 /** Hour labels 00 to 23 (spec §9). */
 export const HOURS = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, "0"));

@@ -119,6 +119,8 @@ export interface ListScreenProps<P extends ListParams, Row> {
   actions?: (row: Row) => ComponentChildren;
   /** On a phone, in each row's head (a link to the row's page). */
   phoneHead?: (row: Row) => ComponentChildren;
+  /** On a phone, what a closed card shows under its title (DataTable's `phoneSummary`). */
+  phoneSummary?: (row: Row) => ComponentChildren;
   /** After the pager and the confirmation: the screen's dialogs. */
   children?: ComponentChildren;
 }
@@ -176,6 +178,7 @@ export function ListScreen<P extends ListParams, Row>(props: ListScreenProps<P, 
         rowId={list.rowId}
         rowLabel={list.name}
         phoneHead={props.phoneHead}
+        phoneSummary={props.phoneSummary}
         loading={query.isFetching}
         error={query.isError ? (query.error?.message ?? t`The list could not be loaded.`) : null}
         sort={p.sort ? { key: p.sort.field, dir: p.sort.dir } : undefined}
