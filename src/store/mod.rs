@@ -1,10 +1,12 @@
-//! The embedded store: one SQLite file in the data directory (WAL), schema upgraded at
-//! start-up by the numbered migrations in `store/migrations/`, one transaction each.
+//! The store: one SQLite file in the data directory (WAL), or PostgreSQL for big sites
+//! (`pg/`), the schema upgraded at start-up by the numbered migrations of each backend
+//! (`schema.rs`), one transaction each.
 //!
 //! The boundary: one trait per resource (`UserStore`, `RunStore`, …), each declared in its
-//! file with the SQLite SQL behind it, private to this module. Handlers hold a [`Store`] and
-//! call its typed async methods; they never see a connection. Blocking SQLite work runs on
-//! tokio's blocking pool.
+//! file. A plain resource's file holds its SQL too, written once for both backends on
+//! `sql.rs`; the resources whose speed needs each dialect keep their SQL in `sqlite/` and
+//! `pg/`. Handlers hold a [`Store`] and call its typed async methods; they never see a
+//! connection. Blocking SQLite work runs on tokio's blocking pool.
 
 pub mod alert_settings;
 pub mod alerts;
@@ -202,9 +204,9 @@ pub(crate) fn group_field(
     }
 }
 
-/// Everything a backend stores: one trait per resource, each in its own file with the
-/// SQL behind it. SQLite implements them all ([`Sqlite`]); a second backend implements
-/// the same traits and the handlers do not change.
+/// Everything a backend stores: one trait per resource. Both backends ([`Sqlite`],
+/// [`pg::Postgres`]) implement them all, the plain ones through `sql::SqlStore`; the
+/// handlers do not know which one runs.
 pub trait Backend:
     AlertEventStore
     + AlertSettingStore
