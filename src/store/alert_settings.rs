@@ -380,19 +380,10 @@ impl<S: SqlStore> AlertSettingStore for S {
         page: PageRequest,
         filter: &AlertSettingFilter,
     ) -> StoreResult<Page<AlertSetting>> {
-        let pattern = filter
-            .search
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(sql::pattern);
+        let pattern = sql::search(filter.search.as_deref());
         let user = scope.user();
         let field = filter.sort.field;
-        let dir = if filter.sort.descending {
-            "DESC"
-        } else {
-            "ASC"
-        };
+        let dir = sql::dir(filter.sort.descending);
         sql::read!(self, |c| {
             let order = match field {
                 AlertSettingSortField::Id => "a.id".to_string(),

@@ -77,11 +77,7 @@ impl<S: SqlStore> CatalogStore for S {
         let user = scope.user();
         let search = filter.search.as_deref().map(str::to_lowercase);
         let pattern = search.as_deref().map(super::contains);
-        let dir = if filter.sort.descending {
-            "DESC"
-        } else {
-            "ASC"
-        };
+        let dir = sql::dir(filter.sort.descending);
         sql::read!(self, |c| {
             let wher = format!(
                 "(CAST($1 AS BIGINT) IS NULL

@@ -125,23 +125,14 @@ impl<S: SqlStore> DistributionStore for S {
         page: PageRequest,
         filter: &DistributionFilter,
     ) -> StoreResult<Page<Distribution>> {
-        let search = filter
-            .search
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(sql::pattern);
+        let search = sql::search(filter.search.as_deref());
         let kind = filter.kind.map(ContactType::id);
         let field = match filter.sort.field {
             DistributionSortField::Id => None,
             DistributionSortField::Name => Some("d.name"),
             DistributionSortField::LastModified => Some("d.modified_at"),
         };
-        let dir = if filter.sort.descending {
-            "DESC"
-        } else {
-            "ASC"
-        };
+        let dir = sql::dir(filter.sort.descending);
         sql::read!(self, |c| {
             let order = match field {
                 None => "d.id".to_string(),

@@ -585,6 +585,21 @@ pub fn pattern(s: &str) -> String {
     super::contains(&s.to_ascii_lowercase())
 }
 
+/// The `LIKE` pattern of a list's search ([`pattern`]), `None` when there is nothing to
+/// search (no text, or only spaces).
+pub fn search(text: Option<&str>) -> Option<String> {
+    text.map(str::trim).filter(|s| !s.is_empty()).map(pattern)
+}
+
+/// `ORDER BY`'s direction.
+pub fn dir(descending: bool) -> &'static str {
+    if descending {
+        "DESC"
+    } else {
+        "ASC"
+    }
+}
+
 /// `$from, $from+1, …`: `n` placeholders for an `IN (…)` list.
 pub fn placeholders(from: usize, n: usize) -> String {
     (from..from + n)

@@ -192,12 +192,7 @@ fn missing(id: i64) -> StoreError {
 #[async_trait]
 impl<S: SqlStore> UserStore for S {
     async fn list_users(&self, page: PageRequest, filter: &UserFilter) -> StoreResult<Page<User>> {
-        let search = filter
-            .search
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(sql::pattern);
+        let search = sql::search(filter.search.as_deref());
         let role = filter.role.map(|r| r.as_str());
         let order = match filter.sort.field {
             UserSortField::Id => "u.id",
@@ -206,11 +201,7 @@ impl<S: SqlStore> UserStore for S {
             UserSortField::Username => "u.username",
         };
         let by_id = matches!(filter.sort.field, UserSortField::Id);
-        let dir = if filter.sort.descending {
-            "DESC"
-        } else {
-            "ASC"
-        };
+        let dir = sql::dir(filter.sort.descending);
         sql::read!(self, |c| {
             let wher = format!(
                 "(CAST($1 AS TEXT) IS NULL OR {} LIKE $1 ESCAPE '\\'
