@@ -14,7 +14,6 @@
 //! SQLite from the sibling modules and `domain`; only the SQL differs.
 
 pub mod alerts;
-pub mod health;
 pub mod leases;
 pub mod metrics;
 pub mod outbox;

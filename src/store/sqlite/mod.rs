@@ -12,7 +12,6 @@ use super::Sqlite;
 
 mod alerts;
 pub mod backup;
-mod health;
 mod leases;
 mod metrics;
 mod outbox;
