@@ -17,7 +17,6 @@ pub mod alerts;
 pub mod leases;
 pub mod metrics;
 pub mod outbox;
-pub mod recordings;
 pub mod reports;
 pub mod runs;
 pub mod throttle;
