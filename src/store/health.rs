@@ -7,14 +7,17 @@
 //! without a trailing `IVR`, `chatbot`, `bot` or `chat` ('Retail Banking IVR' calls
 //! `RetailBanking-IVR (+1 800 555 0100)`, 'Support Chatbot' calls `support.chat.example.com`).
 //!
-//! The trait and the rules both backends apply; the SQL is in `sqlite/health.rs` and
-//! `pg/health.rs`.
+//! Written once for both backends (`store/sql.rs`): the latest snapshot per (channel,
+//! endpoint) is a row of `client_apps`.
 
 use async_trait::async_trait;
+use chrono::{TimeZone, Utc};
 
-use super::{StoreError, StoreResult};
+use super::catalog::channel;
+use super::sql::{self, Exec, SqlStore};
+use super::{now_secs, StoreError, StoreResult};
 use crate::domain::caller::Scope;
-use crate::domain::ingest::ClientAppHealth;
+use crate::domain::ingest::{ClientAppHealth, ComponentPresence, ComponentState};
 use crate::domain::run::Channel;
 
 #[async_trait]
@@ -25,6 +28,112 @@ pub trait HealthStore {
     /// Stores the snapshots; per application the one with the latest `lastRun` wins (an
     /// equal `lastRun` replaces). Nothing is written if one snapshot is bad.
     async fn put_health(&self, apps: Vec<ClientAppHealth>) -> StoreResult<()>;
+}
+
+#[async_trait]
+impl<S: SqlStore> HealthStore for S {
+    async fn health(&self, scope: Scope) -> StoreResult<Vec<(Channel, Vec<ClientAppHealth>)>> {
+        sql::read!(self, |c| {
+            // The IVR applications (by channel) whose test cases are in the user's groups.
+            let apps: Option<Vec<(Channel, String)>> = match scope {
+                Scope::All => None,
+                Scope::User(u) => Some(
+                    c.query(
+                        "SELECT DISTINCT i.channel, i.name FROM ivr_apps i
+                           JOIN test_cases tc ON tc.ivr_id = i.id
+                           JOIN group_cases gc ON gc.test_case_id = tc.id
+                           JOIN user_groups ug ON ug.group_id = gc.group_id
+                          WHERE ug.user_id = $1",
+                        &[&u],
+                    )
+                    .await?
+                    .iter()
+                    .map(|r| Ok((channel(&r.get::<String>(0)?)?, r.get(1)?)))
+                    .collect::<StoreResult<_>>()?,
+                ),
+            };
+            let mut out: Vec<(Channel, Vec<ClientAppHealth>)> =
+                Channel::ALL.iter().map(|c| (*c, Vec::new())).collect();
+            // Endpoints without case, then byte order.
+            let sql = format!(
+                "SELECT channel, client_end_point, last_run, app_enabled, app_status,
+                        telco_enabled, telco_status, agent_enabled, agent_status, components
+                   FROM client_apps ORDER BY channel, {}, client_end_point{}",
+                c.nocase("client_end_point"),
+                c.pg_only(" COLLATE \"C\"")
+            );
+            for r in c.query(&sql, &[]).await? {
+                let components: Vec<ComponentPresence> =
+                    serde_json::from_str(&r.get::<String>(9)?).unwrap_or_default();
+                let app = ClientAppHealth {
+                    client_end_point: r.get(1)?,
+                    channel: channel(&r.get::<String>(0)?)?,
+                    last_run: Utc
+                        .timestamp_millis_opt(r.get(2)?)
+                        .single()
+                        .unwrap_or_default(),
+                    app_status: ComponentState {
+                        enabled: r.get(3)?,
+                        status: r.get(4)?,
+                    },
+                    telco_status: ComponentState {
+                        enabled: r.get(5)?,
+                        status: r.get(6)?,
+                    },
+                    agent_status: ComponentState {
+                        enabled: r.get(7)?,
+                        status: r.get(8)?,
+                    },
+                    component_status: components,
+                };
+                add_visible(&mut out, apps.as_deref(), app);
+            }
+            Ok(out)
+        })
+    }
+
+    /// Per application the snapshot with the latest `lastRun` wins (an equal one
+    /// replaces), in the order given; every snapshot is checked first.
+    async fn put_health(&self, apps: Vec<ClientAppHealth>) -> StoreResult<()> {
+        check_all(&apps)?;
+        sql::write!(self, |c| {
+            let now = now_secs();
+            for app in &apps {
+                let components = serde_json::to_string(&app.component_status)
+                    .map_err(|e| StoreError::Invalid(e.to_string()))?;
+                c.execute(
+                    "INSERT INTO client_apps (channel, client_end_point, last_run, app_enabled,
+                            app_status, telco_enabled, telco_status, agent_enabled, agent_status,
+                            components, updated_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                     ON CONFLICT (channel, client_end_point) DO UPDATE SET
+                            last_run = EXCLUDED.last_run, app_enabled = EXCLUDED.app_enabled,
+                            app_status = EXCLUDED.app_status,
+                            telco_enabled = EXCLUDED.telco_enabled,
+                            telco_status = EXCLUDED.telco_status,
+                            agent_enabled = EXCLUDED.agent_enabled,
+                            agent_status = EXCLUDED.agent_status,
+                            components = EXCLUDED.components, updated_at = EXCLUDED.updated_at
+                      WHERE EXCLUDED.last_run >= client_apps.last_run",
+                    &[
+                        &app.channel.as_str(),
+                        &app.client_end_point.trim(),
+                        &app.last_run.timestamp_millis(),
+                        &app.app_status.enabled,
+                        &app.app_status.status,
+                        &app.telco_status.enabled,
+                        &app.telco_status.status,
+                        &app.agent_status.enabled,
+                        &app.agent_status.status,
+                        &components,
+                        &now,
+                    ],
+                )
+                .await?;
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Lower-case letters and digits of `s`.
@@ -89,7 +198,7 @@ pub fn problem(app: &ClientAppHealth) -> Option<String> {
 }
 
 /// Every snapshot is fine, or why the first bad one (by its index) is refused.
-pub(super) fn check_all(apps: &[ClientAppHealth]) -> StoreResult<()> {
+fn check_all(apps: &[ClientAppHealth]) -> StoreResult<()> {
     for (i, app) in apps.iter().enumerate() {
         if let Some(p) = problem(app) {
             return Err(StoreError::Invalid(format!("clientApps[{i}]: {p}")));
@@ -101,7 +210,7 @@ pub(super) fn check_all(apps: &[ClientAppHealth]) -> StoreResult<()> {
 /// Adds a stored snapshot to its channel's entry of `out` ([`HealthStore::health`]'s
 /// answer), unless `apps` (a restricted user's applications by channel; `None` for all)
 /// has none that serves its endpoint.
-pub(super) fn add_visible(
+fn add_visible(
     out: &mut [(Channel, Vec<ClientAppHealth>)],
     apps: Option<&[(Channel, String)]>,
     app: ClientAppHealth,
@@ -122,7 +231,15 @@ pub(super) fn add_visible(
 
 #[cfg(test)]
 mod tests {
-    use super::serves;
+    use super::*;
+    use crate::domain::caller::{AccessType, Role};
+    use crate::domain::ingest::parse_run;
+    use crate::domain::run::RunType;
+    use crate::domain::user::UserDraft;
+    use crate::store::catalog::GroupDraft;
+    use crate::store::recent::RecentQuery;
+    use crate::store::{Backend, RecentStore, Sqlite};
+    use serde_json::json;
 
     #[test]
     fn endpoints_belong_to_their_applications() {
@@ -138,5 +255,231 @@ mod tests {
         ));
         assert!(!serves("Sales Chatbot", "support.chat.example.com"));
         assert!(!serves("IVR", ""));
+    }
+
+    fn run(
+        id: &str,
+        case: i64,
+        channel: &str,
+        ivr: (i64, &str),
+        time: &str,
+        status: &str,
+    ) -> crate::domain::ingest::IngestRun {
+        parse_run(&json!({
+            "engineRunId": id,
+            "testCase": {"id": case, "name": format!("Case {case}"), "channel": channel,
+                         "ivr": {"id": ivr.0, "name": ivr.1}},
+            "runTime": time, "runDuration": 10.0, "status": status,
+            "runType": if case == 3 { "Manual" } else { "Schedule" },
+            "segments": []
+        }))
+        .unwrap()
+    }
+
+    fn snapshot(name: &str, channel: &str, last: &str, status: &str) -> ClientAppHealth {
+        serde_json::from_value(json!({
+            "clientEndPoint": name, "channel": channel, "lastRun": last,
+            "appStatus": {"enabled": true, "status": status},
+            "telcoStatus": {"enabled": true, "status": "TRS_PASS"},
+            "agentStatus": {"enabled": false, "status": "TRS_FAIL"},
+            "componentStatus": [{"name": "CRM DB", "hasComponent": true, "enabled": true}]
+        }))
+        .unwrap()
+    }
+
+    /// The same data on both backends; answers the user of the voice group and everyone.
+    async fn fill(store: &dyn Backend) -> i64 {
+        let tz: chrono_tz::Tz = "UTC".parse().unwrap();
+        let runs = vec![
+            run(
+                "a",
+                1,
+                "voice",
+                (10, "Retail Banking IVR"),
+                "2026-11-20T10:01:00Z",
+                "pass",
+            ),
+            run(
+                "b",
+                1,
+                "voice",
+                (10, "Retail Banking IVR"),
+                "2026-11-20T10:02:00Z",
+                "fail",
+            ),
+            run(
+                "c",
+                2,
+                "web",
+                (11, "Support Chatbot"),
+                "2026-11-20T10:03:00Z",
+                "warn",
+            ),
+            run(
+                "d",
+                3,
+                "voice",
+                (10, "Retail Banking IVR"),
+                "2026-11-20T10:04:00Z",
+                "stopped",
+            ),
+            run(
+                "e",
+                1,
+                "voice",
+                (10, "Retail Banking IVR"),
+                "2026-11-20T09:00:00Z",
+                "pass",
+            ),
+        ];
+        assert_eq!(store.ingest_runs(tz, runs).await.unwrap().accepted, 5);
+        let voice = store
+            .create_group(&GroupDraft {
+                name: "zeta voice".into(),
+                channel: Channel::Voice,
+                test_case_ids: vec![1, 3],
+            })
+            .await
+            .unwrap()
+            .group
+            .id;
+        for (name, channel, cases) in [
+            ("Alpha web", Channel::Web, vec![2]),
+            ("empty", Channel::Voice, vec![]),
+        ] {
+            store
+                .create_group(&GroupDraft {
+                    name: name.into(),
+                    channel,
+                    test_case_ids: cases,
+                })
+                .await
+                .unwrap();
+        }
+        let user = store
+            .create_user(
+                &UserDraft {
+                    username: "u@example.com".into(),
+                    first_name: "U".into(),
+                    last_name: "U".into(),
+                    role: Role::User,
+                    access: AccessType::ReadOnly,
+                    group_ids: vec![voice],
+                },
+                "not-a-hash",
+            )
+            .await
+            .unwrap();
+        store
+            .put_health(vec![
+                snapshot(
+                    "RetailBanking-IVR (+1 800 555 0100)",
+                    "voice",
+                    "2026-11-20T10:00:00Z",
+                    "TRS_PASS",
+                ),
+                snapshot(
+                    "support.chat.example.com",
+                    "web",
+                    "2026-11-20T10:00:00Z",
+                    "TRS_FAIL",
+                ),
+                snapshot("b-other", "voice", "2026-11-20T10:00:00Z", "TRS_PASS"),
+                snapshot("A-other", "voice", "2026-11-20T10:00:00Z", "TRS_PASS"),
+                snapshot("b-other", "voice", "2026-11-20T11:00:00Z", "TRS_FAIL"),
+                snapshot("A-other", "voice", "2026-11-20T09:00:00Z", "TRS_FAIL"),
+            ])
+            .await
+            .unwrap();
+        let mut bad = snapshot(" ", "voice", "2026-11-20T10:00:00Z", "TRS_PASS");
+        bad.client_end_point = " ".into();
+        let err = store.put_health(vec![bad]).await.unwrap_err();
+        assert!(err.to_string().contains("clientApps[0]"), "{err}");
+        user
+    }
+
+    /// Both backends answer alike: SQLite always, PostgreSQL too when `TEST_POSTGRES_URL`
+    /// names a server (each backend's answers are compared with SQLite's).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn health_and_recent_answer_as_sqlite() {
+        let sdir = tempfile::tempdir().unwrap();
+        let sqlite = Sqlite::open(sdir.path(), crate::store::StoreOptions::default()).unwrap();
+        let u_sqlite = fill(&sqlite).await;
+        let dir = tempfile::tempdir().unwrap();
+        let pg = match crate::store::pg::testdb::fresh().await {
+            Some(url) => Some(crate::store::pg::testdb::connect(&url, dir.path()).await),
+            None => None,
+        };
+        let mut backends: Vec<(&dyn Backend, i64)> = vec![(&sqlite, u_sqlite)];
+        if let Some(pg) = &pg {
+            backends.push((pg, fill(pg).await));
+        }
+        for (store, user) in backends {
+            for (a, b) in [
+                (Scope::All, Scope::All),
+                (Scope::User(user), Scope::User(u_sqlite)),
+            ] {
+                let h = store.health(a).await.unwrap();
+                assert_eq!(h, sqlite.health(b).await.unwrap());
+                let names: Vec<usize> = h.iter().map(|(_, apps)| apps.len()).collect();
+                assert_eq!(
+                    names,
+                    if a == Scope::All {
+                        vec![3, 1]
+                    } else {
+                        vec![1, 0]
+                    }
+                );
+                let ms = |t: &str| {
+                    chrono::DateTime::parse_from_rfc3339(t)
+                        .unwrap()
+                        .timestamp_millis()
+                };
+                for q in [
+                    RecentQuery {
+                        from_ms: ms("2026-11-20T10:00:00Z"),
+                        to_ms: ms("2026-11-20T10:05:00Z"),
+                        run_type: None,
+                    },
+                    RecentQuery {
+                        from_ms: ms("2026-11-20T10:00:00Z"),
+                        to_ms: ms("2026-11-20T10:05:00Z"),
+                        run_type: Some(RunType::Schedule),
+                    },
+                    RecentQuery {
+                        from_ms: ms("2026-11-20T08:00:00Z"),
+                        to_ms: ms("2026-11-20T12:00:00Z"),
+                        run_type: Some(RunType::Manual),
+                    },
+                ] {
+                    let r = store.recent_status(a, q).await.unwrap();
+                    assert_eq!(r, sqlite.recent_status(b, q).await.unwrap());
+                    assert!(!r.is_empty());
+                }
+            }
+            let all = store
+                .recent_status(
+                    Scope::All,
+                    RecentQuery {
+                        from_ms: 0,
+                        to_ms: i64::MAX,
+                        run_type: None,
+                    },
+                )
+                .await
+                .unwrap();
+            let summary: Vec<_> = all
+                .iter()
+                .map(|g| (g.name.as_str(), g.pass, g.warn, g.fail))
+                .collect();
+            assert_eq!(
+                summary,
+                vec![
+                    ("Alpha web", 0, 1, 0),
+                    ("empty", 0, 0, 0),
+                    ("zeta voice", 2, 0, 2)
+                ]
+            );
+        }
     }
 }

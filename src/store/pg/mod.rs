@@ -14,10 +14,8 @@
 //! SQLite from the sibling modules and `domain`; only the SQL differs.
 
 pub mod alerts;
-pub mod health;
 pub mod leases;
 pub mod metrics;
-pub mod recordings;
 pub mod reports;
 pub mod runs;
 pub mod throttle;

@@ -1,8 +1,8 @@
 //! The SQLite side of what keeps a file per backend (`store/pg/` holds the PostgreSQL side;
 //! the plain resources are written once for both on `store/sql.rs`): ingest, the alert
-//! engine and the rollups, report views and metrics, recordings, health, and
-//! the leases and the sign-in throttle that one process keeps itself; and the backup of the
-//! SQLite file. Each file implements its resource's trait for [`Sqlite`] with rusqlite on
+//! engine and the rollups, report views and metrics, and the leases and the sign-in
+//! throttle that one process keeps itself; and the backup of the SQLite file. Each file
+//! implements its resource's trait for [`Sqlite`] with rusqlite on
 //! the connections of `store/mod.rs`; the trait, its types and what both backends share
 //! are in `store/<resource>.rs`.
 
@@ -12,10 +12,8 @@ use super::Sqlite;
 
 mod alerts;
 pub mod backup;
-mod health;
 mod leases;
 mod metrics;
-mod recordings;
 mod reports;
 mod rollups;
 mod runs;
@@ -23,7 +21,7 @@ mod throttle;
 
 impl Sqlite {
     /// The data directory: where the database file lives.
-    fn data_dir(&self) -> PathBuf {
+    pub(in crate::store) fn data_dir(&self) -> PathBuf {
         self.inner
             .path
             .parent()

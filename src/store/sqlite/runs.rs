@@ -712,7 +712,7 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
         if let Some(v) = rec_cache.get(&row) {
             return Ok(v.clone());
         }
-        let v = super::recordings::id_of_row(conn, row)?;
+        let v = recording_id_of_row(conn, row)?;
         rec_cache.insert(row, v.clone());
         Ok(v)
     };
@@ -762,6 +762,15 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
         recording_id,
         segments,
     }))
+}
+
+/// The public id of a recording row.
+fn recording_id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
+    let id = conn
+        .prepare_cached("SELECT sha256 FROM recordings WHERE id = ?1")?
+        .query_row([row_id], |r| r.get(0))
+        .optional()?;
+    Ok(id)
 }
 
 #[cfg(test)]
