@@ -719,3 +719,192 @@ impl CandidateRun {
         Ok(false)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::caller::{AccessType, Role};
+    use crate::domain::page::Sort;
+    use crate::domain::user::UserDraft;
+    use crate::store::catalog::GroupDraft;
+
+    fn draft(name: &str, group_id: i64, timeframe: Timeframe) -> ReportDraft {
+        let custom = match timeframe {
+            Timeframe::Custom => (
+                NaiveDate::from_ymd_opt(2026, 1, 10),
+                NaiveDate::from_ymd_opt(2026, 1, 12),
+            ),
+            _ => (None, None),
+        };
+        ReportDraft {
+            name: name.into(),
+            report_type: ReportType::Trend,
+            group_id,
+            timeframe,
+            custom,
+            run_type: RunType::Schedule,
+            latency_warn: 100,
+            latency_fail: 200,
+        }
+    }
+
+    /// The list's filters and orders, the scope and the ticket key, on the store's
+    /// backend (both, with `TEST_POSTGRES_URL`).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_list_filters_named_timeframes_by_todays_range_and_keeps_to_the_scope() {
+        let (_dir, store) = crate::store::testing::store().await;
+        let group = |name: &str| GroupDraft {
+            name: name.into(),
+            channel: Channel::Voice,
+            test_case_ids: vec![],
+        };
+        let retail = store.create_group(&group("Retail")).await.unwrap().group.id;
+        let ops = store.create_group(&group("Ops")).await.unwrap().group.id;
+        let (all, today) = (Scope::All, NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
+        let alpha = draft("Alpha", retail, Timeframe::Today);
+        let a = store.create_report(all, &alpha).await.unwrap();
+        let b = store
+            .create_report(all, &draft("beta", retail, Timeframe::Yesterday))
+            .await
+            .unwrap();
+        let c = store
+            .create_report(all, &draft("Gamma", ops, Timeframe::Custom))
+            .await
+            .unwrap();
+        let list = |f: ReportFilter, scope: Scope| {
+            let store = store.clone();
+            async move {
+                let p = store
+                    .list_reports(scope, PageRequest { no: 0, size: 10 }, &f)
+                    .await
+                    .unwrap();
+                assert_eq!(p.total as usize, p.items.len());
+                p.items.iter().map(|r| r.id).collect::<Vec<_>>()
+            }
+        };
+        let filter = |field: ReportSortField| ReportFilter {
+            search: None,
+            types: vec![],
+            group_names: vec![],
+            start: None,
+            end: None,
+            timeframes: vec![],
+            sort: Sort {
+                field,
+                descending: false,
+            },
+            today,
+        };
+        let by_id = filter(ReportSortField::Id);
+        assert_eq!(list(by_id.clone(), all).await, [a, b, c]);
+        // Named timeframes compare today's range, a custom one its dates.
+        let since_today = ReportFilter {
+            start: Some(today),
+            ..by_id.clone()
+        };
+        assert_eq!(list(since_today, all).await, [a]);
+        let until_yesterday = ReportFilter {
+            end: today.pred_opt(),
+            ..by_id.clone()
+        };
+        assert_eq!(list(until_yesterday, all).await, [b, c]);
+        let groups = ReportFilter {
+            group_names: vec!["retail".into()],
+            ..by_id.clone()
+        };
+        assert_eq!(list(groups, all).await, [a, b]);
+        let frames = ReportFilter {
+            timeframes: vec![Timeframe::Custom, Timeframe::Today],
+            types: vec![ReportType::Trend],
+            ..by_id.clone()
+        };
+        assert_eq!(list(frames, all).await, [a, c]);
+        let other_type = ReportFilter {
+            types: vec![ReportType::Mos],
+            ..by_id.clone()
+        };
+        assert!(list(other_type, all).await.is_empty());
+        let search = ReportFilter {
+            search: Some(" BET ".into()),
+            ..by_id.clone()
+        };
+        assert_eq!(list(search, all).await, [b]);
+        let id = ReportFilter {
+            search: Some(c.to_string()),
+            ..by_id.clone()
+        };
+        assert!(list(id, all).await.contains(&c));
+        // Orders: the timeframe's name by byte, the name without case.
+        assert_eq!(
+            list(filter(ReportSortField::Timeframe), all).await,
+            [c, a, b]
+        );
+        assert_eq!(list(filter(ReportSortField::Name), all).await, [a, b, c]);
+
+        // A user of Ops sees and changes only Gamma.
+        let user = store
+            .create_user(
+                &UserDraft {
+                    username: "u@x.test".into(),
+                    first_name: "U".into(),
+                    last_name: "Ser".into(),
+                    role: Role::User,
+                    access: AccessType::ReadWrite,
+                    group_ids: vec![ops],
+                },
+                "h",
+            )
+            .await
+            .unwrap();
+        let mine = Scope::User(user);
+        assert_eq!(list(by_id.clone(), mine).await, [c]);
+        assert_eq!(store.report(mine, a).await.unwrap(), Visibility::Hidden);
+        assert_eq!(store.report(mine, 999).await.unwrap(), Visibility::Missing);
+        let renamed = draft("Alpha 2", retail, Timeframe::Today);
+        assert_eq!(
+            store.update_report(mine, a, &renamed).await.unwrap(),
+            Visibility::Hidden
+        );
+        assert!(store.create_report(mine, &alpha).await.is_err());
+        assert_eq!(
+            store.delete_report(mine, a).await.unwrap(),
+            Visibility::Hidden
+        );
+
+        // The ticket key: set once, the same key again is fine, another is a conflict.
+        let vis = |v: Visibility<Report>| v.map(|r| r.id);
+        assert_eq!(
+            store.set_report_ticket(all, a, "CX-1").await.unwrap(),
+            Visibility::Visible(())
+        );
+        assert_eq!(
+            store.set_report_ticket(all, a, "CX-1").await.unwrap(),
+            Visibility::Visible(())
+        );
+        assert!(matches!(
+            store.set_report_ticket(all, a, "CX-2").await,
+            Err(StoreError::Conflict(_))
+        ));
+        assert_eq!(
+            vis(store.report_with_ticket(all, "CX-1").await.unwrap()),
+            Visibility::Visible(a)
+        );
+        assert_eq!(
+            vis(store.report_with_ticket(mine, "CX-1").await.unwrap()),
+            Visibility::Hidden
+        );
+        assert_eq!(
+            vis(store.report_with_ticket(all, "CX-9").await.unwrap()),
+            Visibility::Missing
+        );
+        let stored = store.report(all, a).await.unwrap().visible::<()>().unwrap();
+        assert_eq!(stored.jira_ticket.as_deref(), Some("CX-1"));
+        assert_eq!((stored.latency_warn, stored.latency_fail), (100, 200));
+        assert_eq!(stored.group_name, "Retail");
+        assert_eq!(
+            store.delete_report(all, a).await.unwrap(),
+            Visibility::Visible(())
+        );
+        assert_eq!(store.report(all, a).await.unwrap(), Visibility::Missing);
+    }
+}
