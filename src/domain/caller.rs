@@ -235,6 +235,21 @@ impl<T> Visibility<T> {
             Visibility::Missing => Err(Visibility::Missing),
         }
     }
+
+    /// The first visible of several answers (records sharing a key only through old data):
+    /// else hidden when one of them exists, else missing. Reads `answers` only up to the
+    /// first visible one.
+    pub fn first(answers: impl IntoIterator<Item = Visibility<T>>) -> Visibility<T> {
+        let mut seen = Visibility::Missing;
+        for v in answers {
+            match v {
+                Visibility::Visible(t) => return Visibility::Visible(t),
+                Visibility::Hidden => seen = Visibility::Hidden,
+                Visibility::Missing => {}
+            }
+        }
+        seen
+    }
 }
 
 #[cfg(test)]
@@ -350,6 +365,26 @@ mod tests {
             caller(Role::Admin, AccessType::ReadOnly).scope(),
             Scope::All
         );
+    }
+
+    #[test]
+    fn the_first_visible_answer_wins_else_hidden_before_missing() {
+        use Visibility::{Hidden, Missing, Visible};
+        assert_eq!(Visibility::<i32>::first([]), Missing);
+        assert_eq!(Visibility::<i32>::first([Missing, Missing]), Missing);
+        assert_eq!(Visibility::<i32>::first([Missing, Hidden, Missing]), Hidden);
+        assert_eq!(
+            Visibility::first([Hidden, Visible(2), Visible(3)]),
+            Visible(2)
+        );
+        assert_eq!(Visibility::first([Missing, Visible(4), Hidden]), Visible(4));
+        // Nothing after the first visible answer is read.
+        let mut read = 0;
+        let answers = [Visible(1), Hidden, Hidden]
+            .into_iter()
+            .inspect(|_| read += 1);
+        assert_eq!(Visibility::first(answers), Visible(1));
+        assert_eq!(read, 1);
     }
 
     #[test]

@@ -61,7 +61,7 @@ pub use ops::OpsStore;
 pub use outbox::OutboxStore;
 pub use recent::RecentStore;
 pub use recordings::RecordingStore;
-pub use reports::ReportStore;
+pub use reports::{ReportStore, ReportViewStore};
 pub use runs::RunStore;
 pub use sso::SsoStore;
 pub use throttle::ThrottleStore;
@@ -225,6 +225,7 @@ pub trait Backend:
     + RecentStore
     + RecordingStore
     + ReportStore
+    + ReportViewStore
     + RunStore
     + SsoStore
     + ThrottleStore
@@ -253,6 +254,7 @@ impl<T> Backend for T where
         + RecentStore
         + RecordingStore
         + ReportStore
+        + ReportViewStore
         + RunStore
         + SsoStore
         + ThrottleStore

@@ -1,9 +1,10 @@
-//! Saved reports (spec §3 'Report') and what their views read: the list the server pages,
-//! one report, its changes, the latency heat map of a type-6 report and the CSV export rows
-//! (both from the hourly rollups, `store::rollups`), and the runs behind a report's cell or
-//! segment (the only query here that reads runs; paged). The trait and what both backends
-//! share (the heat map built from rollup rows, the latency filter of a run list, the checks
-//! of a draft); the SQL is in `sqlite/reports.rs` and `pg/reports.rs`.
+//! Saved reports (spec §3 'Report') and what their views read. [`ReportStore`], the
+//! reports themselves (the list the server pages, one report, saves, deletes, the ticket
+//! key), is written once here for both backends, with its audit. [`ReportViewStore`] reads
+//! the hourly rollups (`store::rollups`) and runs in each backend's dialect
+//! (`sqlite/reports.rs`, `pg/reports.rs`): the latency heat map of a type-6 report, the CSV
+//! export rows, and the runs behind a report's cell or segment (paged); what both share
+//! (the heat map built from rollup rows, the latency filter of a run list) is here too.
 //!
 //! A report belongs to one test case group: a caller whose scope does not hold that group
 //! neither sees nor changes it.
@@ -15,15 +16,21 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use tokio::sync::mpsc;
 
+use super::audit;
+use super::catalog::{channel, group_visibility};
 use super::rollups::{self, corrupt};
 use super::run_detail::ScriptSegment;
 use super::runs::RunRow;
-use super::{invalid, StoreError, StoreResult};
-use crate::domain::buckets::SLOTS;
+use super::sql::{self, Exec, SqlStore};
+use super::{group_field, invalid, like, now_secs, takes_ticket, StoreError, StoreResult};
+use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::report::{bucket_of, Report, ReportDraft, ReportFilter, LATENCY_BUCKETS};
+use crate::domain::report::{
+    bucket_of, Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
+    LATENCY_BUCKETS,
+};
 use crate::domain::run::{Channel, RunType};
 
 #[async_trait]
@@ -58,6 +65,12 @@ pub trait ReportStore {
     ) -> StoreResult<Visibility<()>>;
     /// The report holding ticket `key`, when one does and the scope may see its group.
     async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>>;
+}
+
+/// What a report's views read from the rollups and runs, in each backend's dialect
+/// (`sqlite/reports.rs`, `pg/reports.rs`).
+#[async_trait]
+pub trait ReportViewStore {
     /// The latency heat map of a report over local dates `from..=to`, from the rollups.
     async fn report_latency(
         &self,
@@ -77,6 +90,353 @@ pub trait ReportStore {
         to: NaiveDate,
         tx: mpsc::Sender<Vec<ExportRow>>,
     ) -> StoreResult<u64>;
+}
+
+const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
+    r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,
+    r.modified_at";
+
+/// Whether the scope (`$2`, NULL for all) sees the report's group, as a column (the check
+/// of `catalog::group_visibility`, in the same read as the report).
+const VISIBLE: &str = "CAST($2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
+    WHERE ug.user_id = $2 AND ug.group_id = r.group_id)";
+
+/// A report of a row of [`COLUMNS`].
+fn report_row(r: &sql::Row) -> StoreResult<Report> {
+    let date = |i: usize| -> StoreResult<Option<NaiveDate>> {
+        Ok(r.get::<Option<String>>(i)?
+            .and_then(|s| buckets::parse_date(&s)))
+    };
+    let ms = |i: usize| -> StoreResult<u32> {
+        Ok(u32::try_from(r.get::<i64>(i)?.max(0)).unwrap_or(u32::MAX))
+    };
+    Ok(Report {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        report_type: ReportType::from_id(r.get(2)?).unwrap_or(ReportType::TestCasePerformance),
+        group_id: r.get(3)?,
+        group_name: r.get(4)?,
+        channel: channel(&r.get::<String>(5)?)?,
+        timeframe: Timeframe::parse(&r.get::<String>(6)?).unwrap_or(Timeframe::Custom),
+        custom: (date(7)?, date(8)?),
+        run_type: u8::try_from(r.get::<i64>(9)?)
+            .ok()
+            .and_then(RunType::from_code)
+            .unwrap_or(RunType::Manual),
+        latency_warn: ms(10)?,
+        latency_fail: ms(11)?,
+        jira_ticket: r.get(12)?,
+        modified_at: r.get(13)?,
+    })
+}
+
+/// A row of [`COLUMNS`] and [`VISIBLE`] as the scope's answer.
+fn visible_row(r: &sql::Row) -> StoreResult<Visibility<Report>> {
+    if r.get::<bool>(14)? {
+        Ok(Visibility::Visible(report_row(r)?))
+    } else {
+        Ok(Visibility::Hidden)
+    }
+}
+
+/// Report `id` and whether the scope sees it, in one read; `lock` (PostgreSQL) locks its
+/// row until the transaction ends, for a change that checks it first.
+async fn visible_report(
+    c: &impl Exec,
+    scope: Scope,
+    id: i64,
+    lock: bool,
+) -> StoreResult<Visibility<Report>> {
+    let lock = if lock {
+        c.pg_only(" FOR UPDATE OF r")
+    } else {
+        ""
+    };
+    let row = c
+        .query_opt(
+            &format!(
+                "SELECT {COLUMNS}, {VISIBLE} FROM reports r
+                   JOIN test_case_groups g ON g.id = r.group_id
+                  WHERE r.id = $1{lock}"
+            ),
+            &[&id, &scope.user()],
+        )
+        .await?;
+    match row {
+        None => Ok(Visibility::Missing),
+        Some(r) => visible_row(&r),
+    }
+}
+
+/// The group exists, is the scope's, and its channel fits the type.
+async fn check_group(c: &impl Exec, scope: Scope, d: &ReportDraft) -> StoreResult<()> {
+    group_field(
+        "testCaseGroupID",
+        d.group_id,
+        group_visibility(c, scope, d.group_id).await?,
+    )?;
+    let kind: String = c
+        .scalar(
+            "SELECT channel FROM test_case_groups WHERE id = $1",
+            &[&d.group_id],
+        )
+        .await?;
+    type_fits(d, channel(&kind)?)
+}
+
+/// The draft's columns as an insert or update binds them: name, type, group, timeframe,
+/// custom dates, run type, latency thresholds, and the time of the change.
+fn draft_values(d: &ReportDraft) -> Vec<sql::Value> {
+    use sql::Param;
+    vec![
+        d.name.value(),
+        d.report_type.id().value(),
+        d.group_id.value(),
+        d.timeframe.name().value(),
+        date_text(d.custom.0).value(),
+        date_text(d.custom.1).value(),
+        d.run_type.code().value(),
+        d.latency_warn.value(),
+        d.latency_fail.value(),
+        now_secs().value(),
+    ]
+}
+
+/// Appends `values` to `params`; their placeholders, for an `IN (…)` list.
+fn push_list<'a>(
+    params: &mut Vec<&'a dyn sql::Param>,
+    values: impl ExactSizeIterator<Item = &'a dyn sql::Param>,
+) -> String {
+    let text = sql::placeholders(params.len() + 1, values.len());
+    params.extend(values);
+    text
+}
+
+#[async_trait]
+impl<S: SqlStore> ReportStore for S {
+    async fn list_reports(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        f: &ReportFilter,
+    ) -> StoreResult<Page<Report>> {
+        let search = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let pattern = search.map(like);
+        let id_search: Option<i64> = search.and_then(|s| s.parse().ok());
+        let types: Vec<i64> = f.types.iter().map(|t| t.id()).collect();
+        let timeframes: Vec<String> = f.timeframes.iter().map(|t| t.name().to_string()).collect();
+        let group_names: Vec<String> = f.group_names.iter().map(|g| g.to_lowercase()).collect();
+        // Today's range of every named timeframe: the date filters compare the range a
+        // report covers today.
+        let ranges: Vec<[String; 3]> = Timeframe::ALL
+            .into_iter()
+            .filter_map(|t| {
+                let (b, e) = crate::domain::report::resolve(t, f.today, (None, None))?;
+                Some([t.name().to_string(), b.to_string(), e.to_string()])
+            })
+            .collect();
+        let (start, end) = (date_text(f.start), date_text(f.end));
+        let (field, dir) = (f.sort.field, if f.sort.descending { "DESC" } else { "ASC" });
+        sql::read!(self, |c| {
+            // Text compared and ordered by byte on both (PostgreSQL in "C").
+            let bytes = c.pg_only(" COLLATE \"C\"");
+            let order = match field {
+                ReportSortField::Id => "r.id".to_string(),
+                ReportSortField::Name => c.nocase("r.name"),
+                ReportSortField::ReportType => "r.report_type".to_string(),
+                ReportSortField::GroupName => c.nocase("g.name"),
+                ReportSortField::Timeframe => format!("r.timeframe{bytes}"),
+                ReportSortField::LastModified => "r.modified_at".to_string(),
+            };
+            let user = scope.user();
+            let mut params: Vec<&dyn sql::Param> = vec![&user, &pattern, &id_search, &start, &end];
+            let mut wher = format!(
+                "(CAST($1 AS BIGINT) IS NULL
+                    OR r.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))
+                 AND (CAST($2 AS TEXT) IS NULL OR {} LIKE $2 ESCAPE '\\' OR r.id = $3)
+                 AND (CAST($4 AS TEXT) IS NULL OR coalesce(tf.b, r.begin_date){bytes} >= $4)
+                 AND (CAST($5 AS TEXT) IS NULL
+                    OR coalesce(tf.e, r.end_date, r.begin_date){bytes} <= $5)",
+                c.fold("r.name")
+            );
+            // The filters' lists follow, then today's ranges.
+            if !types.is_empty() {
+                let at = push_list(&mut params, types.iter().map(|t| t as _));
+                wher += &format!(" AND r.report_type IN ({at})");
+            }
+            if !group_names.is_empty() {
+                let at = push_list(&mut params, group_names.iter().map(|g| g as _));
+                wher += &format!(" AND {} IN ({at})", c.nocase("g.name"));
+            }
+            if !timeframes.is_empty() {
+                let at = push_list(&mut params, timeframes.iter().map(|t| t as _));
+                wher += &format!(" AND r.timeframe IN ({at})");
+            }
+            let mut tf = Vec::with_capacity(ranges.len());
+            for [name, b, e] in &ranges {
+                let at = params.len();
+                params.extend([name as &dyn sql::Param, b, e]);
+                tf.push(format!(
+                    "SELECT CAST(${} AS TEXT) AS name, CAST(${} AS TEXT) AS b, CAST(${} AS TEXT) AS e",
+                    at + 1,
+                    at + 2,
+                    at + 3
+                ));
+            }
+            if tf.is_empty() {
+                tf.push("SELECT CAST(NULL AS TEXT) AS name, CAST(NULL AS TEXT) AS b, CAST(NULL AS TEXT) AS e".into());
+            }
+            let from = format!(
+                "reports r JOIN test_case_groups g ON g.id = r.group_id
+                 LEFT JOIN ({}) tf ON tf.name = r.timeframe",
+                tf.join(" UNION ALL ")
+            );
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM {from} WHERE {wher}"),
+                    &params,
+                )
+                .await?;
+            let (size, offset) = (i64::from(page.size), page.offset() as i64);
+            let n = params.len();
+            params.extend([&size as &dyn sql::Param, &offset]);
+            let items = c
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM {from} WHERE {wher}
+                          ORDER BY {order} {dir}, r.id {dir} LIMIT ${} OFFSET ${}",
+                        n + 1,
+                        n + 2
+                    ),
+                    &params,
+                )
+                .await?
+                .iter()
+                .map(report_row)
+                .collect::<StoreResult<Vec<_>>>()?;
+            Ok(Page {
+                items,
+                total: total.max(0) as u64,
+            })
+        })
+    }
+
+    async fn report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<Report>> {
+        sql::read!(self, |c| visible_report(c, scope, id, false).await)
+    }
+
+    async fn create_report(&self, scope: Scope, draft: &ReportDraft) -> StoreResult<i64> {
+        sql::write!(self, [d = draft.clone()], |c| {
+            check_group(c, scope, &d).await?;
+            let values = draft_values(&d);
+            let params: Vec<&dyn sql::Param> = values.iter().map(|v| v as _).collect();
+            let id: i64 = c
+                .scalar(
+                    "INSERT INTO reports (name, report_type, group_id, timeframe, begin_date,
+                            end_date, run_type, latency_warn, latency_fail, modified_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                    &params,
+                )
+                .await?;
+            let after = audit::snapshot(c, "reports", id).await?;
+            audit::record(c, "report", "create", id, None, after).await?;
+            Ok(id)
+        })
+    }
+
+    async fn update_report(
+        &self,
+        scope: Scope,
+        id: i64,
+        draft: &ReportDraft,
+    ) -> StoreResult<Visibility<()>> {
+        sql::write!(self, [d = draft.clone()], |c| {
+            if let Err(unseen) = visible_report(c, scope, id, true).await?.visible() {
+                return Ok(unseen);
+            }
+            check_group(c, scope, &d).await?;
+            let before = audit::snapshot(c, "reports", id).await?;
+            let values = draft_values(&d);
+            let mut params: Vec<&dyn sql::Param> = vec![&id];
+            params.extend(values.iter().map(|v| v as &dyn sql::Param));
+            c.execute(
+                "UPDATE reports SET name = $2, report_type = $3, group_id = $4, timeframe = $5,
+                        begin_date = $6, end_date = $7, run_type = $8, latency_warn = $9,
+                        latency_fail = $10, modified_at = $11
+                  WHERE id = $1",
+                &params,
+            )
+            .await?;
+            let after = audit::snapshot(c, "reports", id).await?;
+            audit::record(c, "report", "update", id, before, after).await?;
+            Ok(Visibility::Visible(()))
+        })
+    }
+
+    async fn delete_report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>> {
+        sql::write!(self, |c| {
+            let v = visible_report(c, scope, id, true).await?.map(|_| ());
+            if v == Visibility::Visible(()) {
+                let before = audit::snapshot(c, "reports", id).await?;
+                c.execute("DELETE FROM reports WHERE id = $1", &[&id])
+                    .await?;
+                audit::record(c, "report", "delete", id, before, None).await?;
+            }
+            Ok(v)
+        })
+    }
+
+    async fn set_report_ticket(
+        &self,
+        scope: Scope,
+        id: i64,
+        key: &str,
+    ) -> StoreResult<Visibility<()>> {
+        sql::write!(self, [key = key.to_string()], |c| {
+            let rep = match visible_report(c, scope, id, true).await?.visible() {
+                Ok(r) => r,
+                Err(unseen) => return Ok(unseen),
+            };
+            if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), &key)? {
+                return Ok(Visibility::Visible(()));
+            }
+            let before = audit::snapshot(c, "reports", id).await?;
+            c.execute(
+                "UPDATE reports SET jira_ticket = $2 WHERE id = $1",
+                &[&id, &key],
+            )
+            .await?;
+            let after = audit::snapshot(c, "reports", id).await?;
+            audit::record(c, "report", "ticket", id, before, after).await?;
+            Ok(Visibility::Visible(()))
+        })
+    }
+
+    async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>> {
+        sql::read!(self, [key = key.to_string()], |c| {
+            // Several reports may share a ticket key only through old data; the first the
+            // scope may see answers.
+            let rows = c
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS}, {VISIBLE} FROM reports r
+                           JOIN test_case_groups g ON g.id = r.group_id
+                          WHERE r.jira_ticket = $1 ORDER BY r.id"
+                    ),
+                    &[&key, &scope.user()],
+                )
+                .await?;
+            let seen = rows
+                .iter()
+                .map(|r| r.get::<bool>(14))
+                .collect::<StoreResult<Vec<_>>>()?;
+            let answers = rows.iter().zip(seen).map(|(r, seen)| match seen {
+                true => Visibility::Visible(r),
+                false => Visibility::Hidden,
+            });
+            Visibility::first(answers).try_map(report_row)
+        })
+    }
 }
 
 /// Figures of one local hour slot of a latency heat map.
@@ -357,5 +717,194 @@ impl CandidateRun {
             }
         }
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::caller::{AccessType, Role};
+    use crate::domain::page::Sort;
+    use crate::domain::user::UserDraft;
+    use crate::store::catalog::GroupDraft;
+
+    fn draft(name: &str, group_id: i64, timeframe: Timeframe) -> ReportDraft {
+        let custom = match timeframe {
+            Timeframe::Custom => (
+                NaiveDate::from_ymd_opt(2026, 1, 10),
+                NaiveDate::from_ymd_opt(2026, 1, 12),
+            ),
+            _ => (None, None),
+        };
+        ReportDraft {
+            name: name.into(),
+            report_type: ReportType::Trend,
+            group_id,
+            timeframe,
+            custom,
+            run_type: RunType::Schedule,
+            latency_warn: 100,
+            latency_fail: 200,
+        }
+    }
+
+    /// The list's filters and orders, the scope and the ticket key, on the store's
+    /// backend (both, with `TEST_POSTGRES_URL`).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn the_list_filters_named_timeframes_by_todays_range_and_keeps_to_the_scope() {
+        let (_dir, store) = crate::store::testing::store().await;
+        let group = |name: &str| GroupDraft {
+            name: name.into(),
+            channel: Channel::Voice,
+            test_case_ids: vec![],
+        };
+        let retail = store.create_group(&group("Retail")).await.unwrap().group.id;
+        let ops = store.create_group(&group("Ops")).await.unwrap().group.id;
+        let (all, today) = (Scope::All, NaiveDate::from_ymd_opt(2026, 3, 4).unwrap());
+        let alpha = draft("Alpha", retail, Timeframe::Today);
+        let a = store.create_report(all, &alpha).await.unwrap();
+        let b = store
+            .create_report(all, &draft("beta", retail, Timeframe::Yesterday))
+            .await
+            .unwrap();
+        let c = store
+            .create_report(all, &draft("Gamma", ops, Timeframe::Custom))
+            .await
+            .unwrap();
+        let list = |f: ReportFilter, scope: Scope| {
+            let store = store.clone();
+            async move {
+                let p = store
+                    .list_reports(scope, PageRequest { no: 0, size: 10 }, &f)
+                    .await
+                    .unwrap();
+                assert_eq!(p.total as usize, p.items.len());
+                p.items.iter().map(|r| r.id).collect::<Vec<_>>()
+            }
+        };
+        let filter = |field: ReportSortField| ReportFilter {
+            search: None,
+            types: vec![],
+            group_names: vec![],
+            start: None,
+            end: None,
+            timeframes: vec![],
+            sort: Sort {
+                field,
+                descending: false,
+            },
+            today,
+        };
+        let by_id = filter(ReportSortField::Id);
+        assert_eq!(list(by_id.clone(), all).await, [a, b, c]);
+        // Named timeframes compare today's range, a custom one its dates.
+        let since_today = ReportFilter {
+            start: Some(today),
+            ..by_id.clone()
+        };
+        assert_eq!(list(since_today, all).await, [a]);
+        let until_yesterday = ReportFilter {
+            end: today.pred_opt(),
+            ..by_id.clone()
+        };
+        assert_eq!(list(until_yesterday, all).await, [b, c]);
+        let groups = ReportFilter {
+            group_names: vec!["retail".into()],
+            ..by_id.clone()
+        };
+        assert_eq!(list(groups, all).await, [a, b]);
+        let frames = ReportFilter {
+            timeframes: vec![Timeframe::Custom, Timeframe::Today],
+            types: vec![ReportType::Trend],
+            ..by_id.clone()
+        };
+        assert_eq!(list(frames, all).await, [a, c]);
+        let other_type = ReportFilter {
+            types: vec![ReportType::Mos],
+            ..by_id.clone()
+        };
+        assert!(list(other_type, all).await.is_empty());
+        let search = ReportFilter {
+            search: Some(" BET ".into()),
+            ..by_id.clone()
+        };
+        assert_eq!(list(search, all).await, [b]);
+        let id = ReportFilter {
+            search: Some(c.to_string()),
+            ..by_id.clone()
+        };
+        assert!(list(id, all).await.contains(&c));
+        // Orders: the timeframe's name by byte, the name without case.
+        assert_eq!(
+            list(filter(ReportSortField::Timeframe), all).await,
+            [c, a, b]
+        );
+        assert_eq!(list(filter(ReportSortField::Name), all).await, [a, b, c]);
+
+        // A user of Ops sees and changes only Gamma.
+        let user = store
+            .create_user(
+                &UserDraft {
+                    username: "u@x.test".into(),
+                    first_name: "U".into(),
+                    last_name: "Ser".into(),
+                    role: Role::User,
+                    access: AccessType::ReadWrite,
+                    group_ids: vec![ops],
+                },
+                "h",
+            )
+            .await
+            .unwrap();
+        let mine = Scope::User(user);
+        assert_eq!(list(by_id.clone(), mine).await, [c]);
+        assert_eq!(store.report(mine, a).await.unwrap(), Visibility::Hidden);
+        assert_eq!(store.report(mine, 999).await.unwrap(), Visibility::Missing);
+        let renamed = draft("Alpha 2", retail, Timeframe::Today);
+        assert_eq!(
+            store.update_report(mine, a, &renamed).await.unwrap(),
+            Visibility::Hidden
+        );
+        assert!(store.create_report(mine, &alpha).await.is_err());
+        assert_eq!(
+            store.delete_report(mine, a).await.unwrap(),
+            Visibility::Hidden
+        );
+
+        // The ticket key: set once, the same key again is fine, another is a conflict.
+        let vis = |v: Visibility<Report>| v.map(|r| r.id);
+        assert_eq!(
+            store.set_report_ticket(all, a, "CX-1").await.unwrap(),
+            Visibility::Visible(())
+        );
+        assert_eq!(
+            store.set_report_ticket(all, a, "CX-1").await.unwrap(),
+            Visibility::Visible(())
+        );
+        assert!(matches!(
+            store.set_report_ticket(all, a, "CX-2").await,
+            Err(StoreError::Conflict(_))
+        ));
+        assert_eq!(
+            vis(store.report_with_ticket(all, "CX-1").await.unwrap()),
+            Visibility::Visible(a)
+        );
+        assert_eq!(
+            vis(store.report_with_ticket(mine, "CX-1").await.unwrap()),
+            Visibility::Hidden
+        );
+        assert_eq!(
+            vis(store.report_with_ticket(all, "CX-9").await.unwrap()),
+            Visibility::Missing
+        );
+        let stored = store.report(all, a).await.unwrap().visible::<()>().unwrap();
+        assert_eq!(stored.jira_ticket.as_deref(), Some("CX-1"));
+        assert_eq!((stored.latency_warn, stored.latency_fail), (100, 200));
+        assert_eq!(stored.group_name, "Retail");
+        assert_eq!(
+            store.delete_report(all, a).await.unwrap(),
+            Visibility::Visible(())
+        );
+        assert_eq!(store.report(all, a).await.unwrap(), Visibility::Missing);
     }
 }

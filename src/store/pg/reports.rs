@@ -1,8 +1,9 @@
-//! PostgreSQL: [`ReportStore`](crate::store::ReportStore). Saved reports with their audit,
-//! the latency heat map and the export from `rollup_hour` (merged in Rust, the code SQLite
-//! runs), and the runs behind a report's cell, paged. The long reads (the export, the runs
-//! a latency filter walks) go through a portal, a batch of rows at a time, so memory stays
-//! flat and the connection can answer other reads (scripts) between batches.
+//! PostgreSQL: [`ReportViewStore`](crate::store::ReportViewStore) (the saved reports
+//! themselves are `store::reports`, written once for both backends): the latency heat map
+//! and the export from `rollup_hour` (merged in Rust, the code SQLite runs), and the runs
+//! behind a report's cell, paged. The long reads (the export, the runs a latency filter
+//! walks) go through a portal, a batch of rows at a time, so memory stays flat and the
+//! connection can answer other reads (scripts) between batches.
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
@@ -14,187 +15,22 @@ use deadpool_postgres::GenericClient;
 use tokio::sync::mpsc;
 
 use super::metrics::u;
+use super::nocase;
 use super::Postgres;
-use super::{nocase, scope_user};
 use crate::domain::buckets;
-use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::report::{
-    Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
-};
+use crate::domain::report::{Report, ReportType};
 use crate::domain::run::{RunStatus, RunType};
-use crate::store::audit;
-use crate::store::catalog::{channel, status_texts};
+use crate::store::catalog::status_texts;
 use crate::store::reports::*;
 use crate::store::run_detail::ScriptSegment;
 use crate::store::runs::RunRow;
 use crate::store::sql::Pg;
-use crate::store::ReportStore;
-use crate::store::{group_field, now_secs, takes_ticket, StoreError, StoreResult};
+use crate::store::ReportViewStore;
+use crate::store::{StoreError, StoreResult};
 
 /// Rows fetched from a portal at a time.
 const BATCH: i32 = 1000;
-
-const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
-    r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,
-    r.modified_at";
-
-/// Whether the scope (`$2`, NULL for all) sees the report's group, as a column.
-const VISIBLE: &str = "($2::BIGINT IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
-    WHERE ug.user_id = $2 AND ug.group_id = r.group_id))";
-
-fn report_row(r: &tokio_postgres::Row) -> StoreResult<Report> {
-    let date = |i: usize| r.get::<_, Option<&str>>(i).and_then(buckets::parse_date);
-    let ms = |i: usize| u32::try_from(r.get::<_, i64>(i).max(0)).unwrap_or(u32::MAX);
-    Ok(Report {
-        id: r.get(0),
-        name: r.get(1),
-        report_type: ReportType::from_id(r.get(2)).unwrap_or(ReportType::TestCasePerformance),
-        group_id: r.get(3),
-        group_name: r.get(4),
-        channel: channel(r.get(5))?,
-        timeframe: Timeframe::parse(r.get(6)).unwrap_or(Timeframe::Custom),
-        custom: (date(7), date(8)),
-        run_type: u8::try_from(r.get::<_, i64>(9))
-            .ok()
-            .and_then(RunType::from_code)
-            .unwrap_or(RunType::Manual),
-        latency_warn: ms(10),
-        latency_fail: ms(11),
-        jira_ticket: r.get(12),
-        modified_at: r.get(13),
-    })
-}
-
-/// Report `id` and whether the scope sees it, in one read.
-async fn visible_report(
-    c: &impl GenericClient,
-    scope: Scope,
-    id: i64,
-) -> StoreResult<Visibility<Report>> {
-    let stmt = c
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS}, {VISIBLE} FROM reports r JOIN test_case_groups g ON g.id = r.group_id
-              WHERE r.id = $1"
-        ))
-        .await?;
-    Ok(
-        match c.query_opt(&stmt, &[&id, &scope_user(scope)]).await? {
-            None => Visibility::Missing,
-            Some(r) if r.get::<_, bool>(14) => Visibility::Visible(report_row(&r)?),
-            Some(_) => Visibility::Hidden,
-        },
-    )
-}
-
-/// The group exists, is the scope's, and its channel fits the type.
-async fn check_group(c: &impl GenericClient, scope: Scope, d: &ReportDraft) -> StoreResult<()> {
-    let group = c
-        .query_opt(
-            "SELECT g.channel, $2::BIGINT IS NULL
-                    OR EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = $2 AND ug.group_id = g.id)
-               FROM test_case_groups g WHERE g.id = $1",
-            &[&d.group_id, &scope_user(scope)],
-        )
-        .await?;
-    let seen = match &group {
-        None => Visibility::Missing,
-        Some(g) if !g.get::<_, bool>(1) => Visibility::Hidden,
-        Some(_) => Visibility::Visible(()),
-    };
-    group_field("testCaseGroupID", d.group_id, seen)?;
-    match &group {
-        Some(g) => type_fits(d, channel(g.get(0))?),
-        None => Ok(()),
-    }
-}
-
-async fn list(
-    c: &impl GenericClient,
-    scope: Scope,
-    page: PageRequest,
-    f: &ReportFilter,
-) -> StoreResult<Page<Report>> {
-    let search = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    let pattern = search.map(crate::store::like);
-    let id_search: Option<i64> = search.and_then(|s| s.parse().ok());
-    let types: Vec<i64> = f.types.iter().map(|t| t.id()).collect();
-    let timeframes: Vec<&str> = f.timeframes.iter().map(|t| t.name()).collect();
-    let group_names: Vec<String> = f.group_names.iter().map(|g| g.to_lowercase()).collect();
-    // Today's range of every named timeframe: the date filters compare the range a report
-    // covers today.
-    let (mut tf_names, mut tf_begins, mut tf_ends) = (Vec::new(), Vec::new(), Vec::new());
-    for t in Timeframe::ALL {
-        if let Some((b, e)) = crate::domain::report::resolve(t, f.today, (None, None)) {
-            tf_names.push(t.name().to_string());
-            tf_begins.push(b.to_string());
-            tf_ends.push(e.to_string());
-        }
-    }
-    let order = match f.sort.field {
-        ReportSortField::Id => "r.id".to_string(),
-        ReportSortField::Name => nocase("r.name"),
-        ReportSortField::ReportType => "r.report_type".to_string(),
-        ReportSortField::GroupName => nocase("g.name"),
-        ReportSortField::Timeframe => "r.timeframe COLLATE \"C\"".to_string(),
-        ReportSortField::LastModified => "r.modified_at".to_string(),
-    };
-    let dir = if f.sort.descending { "DESC" } else { "ASC" };
-    let from = "reports r JOIN test_case_groups g ON g.id = r.group_id
-        LEFT JOIN unnest($9::TEXT[], $10::TEXT[], $11::TEXT[]) AS tf(name, b, e)
-               ON tf.name = r.timeframe";
-    let wher = format!(
-        "($1::BIGINT IS NULL OR r.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))
-        AND ($2::TEXT IS NULL OR {} LIKE $2 ESCAPE '\\' OR r.id = $3::BIGINT)
-        AND (cardinality($4::BIGINT[]) = 0 OR r.report_type = ANY($4))
-        AND (cardinality($5::TEXT[]) = 0 OR {} = ANY($5))
-        AND (cardinality($6::TEXT[]) = 0 OR r.timeframe = ANY($6))
-        AND ($7::TEXT IS NULL OR coalesce(tf.b, r.begin_date) COLLATE \"C\" >= $7)
-        AND ($8::TEXT IS NULL OR coalesce(tf.e, r.end_date, r.begin_date) COLLATE \"C\" <= $8)",
-        nocase("r.name"),
-        nocase("g.name")
-    );
-    let (start, end) = (date_text(f.start), date_text(f.end));
-    let (size, offset) = (i64::from(page.size), page.offset() as i64);
-    let args: [&(dyn tokio_postgres::types::ToSql + Sync); 13] = [
-        &scope_user(scope),
-        &pattern,
-        &id_search,
-        &types,
-        &group_names,
-        &timeframes,
-        &start,
-        &end,
-        &tf_names,
-        &tf_begins,
-        &tf_ends,
-        &size,
-        &offset,
-    ];
-    let total: i64 = c
-        .query_one(
-            &format!("SELECT count(*) FROM {from} WHERE {wher}"),
-            &args[..11],
-        )
-        .await?
-        .get(0);
-    let items = c
-        .query(
-            &format!(
-                "SELECT {COLUMNS} FROM {from} WHERE {wher}
-                  ORDER BY {order} {dir}, r.id {dir} LIMIT $12 OFFSET $13"
-            ),
-            &args,
-        )
-        .await?
-        .iter()
-        .map(report_row)
-        .collect::<StoreResult<Vec<_>>>()?;
-    Ok(Page {
-        items,
-        total: total.max(0) as u64,
-    })
-}
 
 async fn latency(
     c: &impl GenericClient,
@@ -506,158 +342,7 @@ async fn export(
 }
 
 #[async_trait]
-impl ReportStore for Postgres {
-    async fn list_reports(
-        &self,
-        scope: Scope,
-        page: PageRequest,
-        filter: &ReportFilter,
-    ) -> StoreResult<Page<Report>> {
-        let c = self.client().await?;
-        list(&c, scope, page, filter).await
-    }
-
-    async fn report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<Report>> {
-        let c = self.client().await?;
-        visible_report(&c, scope, id).await
-    }
-
-    async fn create_report(&self, scope: Scope, draft: &ReportDraft) -> StoreResult<i64> {
-        let d = draft;
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        check_group(&tx, scope, d).await?;
-        let id: i64 = tx
-            .query_one(
-                "INSERT INTO reports (name, report_type, group_id, timeframe, begin_date,
-                        end_date, run_type, latency_warn, latency_fail, modified_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-                &[
-                    &d.name,
-                    &d.report_type.id(),
-                    &d.group_id,
-                    &d.timeframe.name(),
-                    &date_text(d.custom.0),
-                    &date_text(d.custom.1),
-                    &i64::from(d.run_type.code()),
-                    &i64::from(d.latency_warn),
-                    &i64::from(d.latency_fail),
-                    &now_secs(),
-                ],
-            )
-            .await?
-            .get(0);
-        let after = audit::snapshot(&Pg(&tx), "reports", id).await?;
-        audit::record(&Pg(&tx), "report", "create", id, None, after).await?;
-        tx.commit().await?;
-        Ok(id)
-    }
-
-    async fn update_report(
-        &self,
-        scope: Scope,
-        id: i64,
-        draft: &ReportDraft,
-    ) -> StoreResult<Visibility<()>> {
-        let d = draft;
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        if let Err(unseen) = visible_report(&tx, scope, id).await?.visible() {
-            return Ok(unseen);
-        }
-        check_group(&tx, scope, d).await?;
-        let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
-        tx.execute(
-            "UPDATE reports SET name = $2, report_type = $3, group_id = $4, timeframe = $5,
-                    begin_date = $6, end_date = $7, run_type = $8, latency_warn = $9,
-                    latency_fail = $10, modified_at = $11
-              WHERE id = $1",
-            &[
-                &id,
-                &d.name,
-                &d.report_type.id(),
-                &d.group_id,
-                &d.timeframe.name(),
-                &date_text(d.custom.0),
-                &date_text(d.custom.1),
-                &i64::from(d.run_type.code()),
-                &i64::from(d.latency_warn),
-                &i64::from(d.latency_fail),
-                &now_secs(),
-            ],
-        )
-        .await?;
-        let after = audit::snapshot(&Pg(&tx), "reports", id).await?;
-        audit::record(&Pg(&tx), "report", "update", id, before, after).await?;
-        tx.commit().await?;
-        Ok(Visibility::Visible(()))
-    }
-
-    async fn delete_report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>> {
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        let v = visible_report(&tx, scope, id).await?.map(|_| ());
-        if v == Visibility::Visible(()) {
-            let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
-            tx.execute("DELETE FROM reports WHERE id = $1", &[&id])
-                .await?;
-            audit::record(&Pg(&tx), "report", "delete", id, before, None).await?;
-        }
-        tx.commit().await?;
-        Ok(v)
-    }
-
-    async fn set_report_ticket(
-        &self,
-        scope: Scope,
-        id: i64,
-        key: &str,
-    ) -> StoreResult<Visibility<()>> {
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        let rep = match visible_report(&tx, scope, id).await?.visible() {
-            Ok(r) => r,
-            Err(unseen) => return Ok(unseen),
-        };
-        if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), key)? {
-            return Ok(Visibility::Visible(()));
-        }
-        let before = audit::snapshot(&Pg(&tx), "reports", id).await?;
-        tx.execute(
-            "UPDATE reports SET jira_ticket = $2 WHERE id = $1",
-            &[&id, &key],
-        )
-        .await?;
-        let after = audit::snapshot(&Pg(&tx), "reports", id).await?;
-        audit::record(&Pg(&tx), "report", "ticket", id, before, after).await?;
-        tx.commit().await?;
-        Ok(Visibility::Visible(()))
-    }
-
-    async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>> {
-        let c = self.client().await?;
-        // Several reports may share a ticket key only through old data; the first the
-        // scope may see answers.
-        let rows = c
-            .query(
-                &format!(
-                    "SELECT {COLUMNS}, {VISIBLE} FROM reports r
-                       JOIN test_case_groups g ON g.id = r.group_id
-                      WHERE r.jira_ticket = $1 ORDER BY r.id"
-                ),
-                &[&key, &scope_user(scope)],
-            )
-            .await?;
-        let mut seen = Visibility::Missing;
-        for r in &rows {
-            if r.get::<_, bool>(14) {
-                return Ok(Visibility::Visible(report_row(r)?));
-            }
-            seen = Visibility::Hidden;
-        }
-        Ok(seen)
-    }
-
+impl ReportViewStore for Postgres {
     async fn report_latency(
         &self,
         report: Report,

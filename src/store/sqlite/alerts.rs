@@ -226,19 +226,23 @@ impl AlertEventStore for Sqlite {
     async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>> {
         let key = key.to_string();
         self.read(move |c| {
-            let ids: Vec<i64> = c
-                .prepare_cached("SELECT id FROM alert_events WHERE jira_ticket = ?1 ORDER BY id")?
-                .query_map([&key], |r| r.get(0))?
+            // Several events may share a ticket key only through old data; the first the
+            // scope may see answers.
+            let rows: Vec<(i64, bool)> = c
+                .prepare_cached(
+                    "SELECT e.id, ?2 IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
+                             WHERE ug.user_id = ?2 AND ug.group_id = e.group_id)
+                       FROM alert_events e WHERE e.jira_ticket = ?1 ORDER BY e.id",
+                )?
+                .query_map(params![key, scope.user()], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
-            let mut seen = Visibility::Missing;
-            for id in ids {
-                match event_ticket(c, scope, id)? {
-                    Visibility::Visible(_) => return Ok(Visibility::Visible(id)),
-                    Visibility::Hidden => seen = Visibility::Hidden,
-                    Visibility::Missing => {}
+            Ok(Visibility::first(rows.into_iter().map(|(id, seen)| {
+                if seen {
+                    Visibility::Visible(id)
+                } else {
+                    Visibility::Hidden
                 }
-            }
-            Ok(seen)
+            })))
         })
         .await
     }

@@ -1,4 +1,5 @@
-//! SQLite: [`ReportStore`]. The heat map and the export read `rollup_hour`, merged in Rust
+//! SQLite: [`ReportViewStore`] (the saved reports themselves are `store::reports`, written
+//! once for both backends). The heat map and the export read `rollup_hour`, merged in Rust
 //! by the code both backends share (`store::reports`); the runs behind a cell are read with
 //! the site's local hour as a function of the connection.
 
@@ -7,181 +8,24 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 use chrono::NaiveDate;
 use rusqlite::functions::FunctionFlags;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension};
 use tokio::sync::mpsc;
 
 use crate::domain::buckets;
-use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::report::{
-    Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
-};
+use crate::domain::report::{Report, ReportType};
 use crate::domain::run::{RunStatus, RunType};
-use crate::store::audit;
-use crate::store::catalog::{group_visibility, status_texts};
-use crate::store::channel_of;
+use crate::store::catalog::status_texts;
 use crate::store::reports::{
-    date_text, type_fits, CandidateRun, ExportRow, LatencyAcc, LatencyData, LatencyRow,
-    ReportRunQuery, ReportStore, ScriptShape, EXPORT_BATCH,
+    CandidateRun, ExportRow, LatencyAcc, LatencyData, LatencyRow, ReportRunQuery, ReportViewStore,
+    ScriptShape, EXPORT_BATCH,
 };
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
-use crate::store::{group_field, like, now_secs, takes_ticket, Sqlite, StoreResult};
+use crate::store::{Sqlite, StoreResult};
 
 use super::blob;
 use super::rollups::load_script;
-
-const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
-    r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,
-    r.modified_at";
-
-fn report_row(r: &rusqlite::Row) -> rusqlite::Result<Report> {
-    let date = |i: usize| -> rusqlite::Result<Option<NaiveDate>> {
-        Ok(r.get::<_, Option<String>>(i)?
-            .and_then(|s| buckets::parse_date(&s)))
-    };
-    Ok(Report {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        report_type: ReportType::from_id(r.get(2)?).unwrap_or(ReportType::TestCasePerformance),
-        group_id: r.get(3)?,
-        group_name: r.get(4)?,
-        channel: channel_of(&r.get::<_, String>(5)?)?,
-        timeframe: Timeframe::parse(&r.get::<_, String>(6)?).unwrap_or(Timeframe::Custom),
-        custom: (date(7)?, date(8)?),
-        run_type: RunType::from_code(r.get(9)?).unwrap_or(RunType::Manual),
-        latency_warn: r.get(10)?,
-        latency_fail: r.get(11)?,
-        jira_ticket: r.get(12)?,
-        modified_at: r.get(13)?,
-    })
-}
-
-fn get(conn: &Connection, id: i64) -> StoreResult<Option<Report>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM reports r JOIN test_case_groups g ON g.id = r.group_id
-              WHERE r.id = ?1"
-        ))?
-        .query_row([id], report_row)
-        .optional()?)
-}
-
-fn visible_report(conn: &Connection, scope: Scope, id: i64) -> StoreResult<Visibility<Report>> {
-    let Some(rep) = get(conn, id)? else {
-        return Ok(Visibility::Missing);
-    };
-    Ok(sql::finish(group_visibility(&Lite(conn), scope, rep.group_id))?.map(|()| rep))
-}
-
-/// The group exists, is the scope's, and its channel fits the type.
-fn check_group(tx: &Transaction, scope: Scope, d: &ReportDraft) -> StoreResult<()> {
-    group_field(
-        "testCaseGroupID",
-        d.group_id,
-        sql::finish(group_visibility(&Lite(tx), scope, d.group_id))?,
-    )?;
-    let channel: String = tx.query_row(
-        "SELECT channel FROM test_case_groups WHERE id = ?1",
-        [d.group_id],
-        |r| r.get(0),
-    )?;
-    type_fits(d, channel_of(&channel)?)
-}
-
-/// `?1` as a JSON array of a list filter, `[]` when empty.
-fn json_list<T: serde::Serialize>(v: &[T]) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
-}
-
-fn list(
-    conn: &Connection,
-    scope: Scope,
-    page: PageRequest,
-    f: &ReportFilter,
-) -> StoreResult<Page<Report>> {
-    let search = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    let pattern = search.map(like);
-    let id_search: Option<i64> = search.and_then(|s| s.parse().ok());
-    let user = match scope {
-        Scope::All => None,
-        Scope::User(u) => Some(u),
-    };
-    let types: Vec<i64> = f.types.iter().map(|t| t.id()).collect();
-    let timeframes: Vec<&str> = f.timeframes.iter().map(|t| t.name()).collect();
-    let group_names: Vec<String> = f.group_names.iter().map(|g| g.to_lowercase()).collect();
-    // Today's range of every named timeframe: the date filters compare the range a report
-    // covers today.
-    let ranges: Vec<(String, String, String)> = Timeframe::ALL
-        .into_iter()
-        .filter_map(|t| {
-            let (b, e) = crate::domain::report::resolve(t, f.today, (None, None))?;
-            Some((t.name().to_string(), b.to_string(), e.to_string()))
-        })
-        .collect();
-    let ranges = serde_json::to_string(&ranges).unwrap_or_else(|_| "[]".into());
-    let order = match f.sort.field {
-        ReportSortField::Id => "r.id",
-        ReportSortField::Name => "r.name COLLATE NOCASE",
-        ReportSortField::ReportType => "r.report_type",
-        ReportSortField::GroupName => "g.name COLLATE NOCASE",
-        ReportSortField::Timeframe => "r.timeframe",
-        ReportSortField::LastModified => "r.modified_at",
-    };
-    let dir = if f.sort.descending { "DESC" } else { "ASC" };
-    let from = "reports r JOIN test_case_groups g ON g.id = r.group_id
-        LEFT JOIN (SELECT value->>0 AS name, value->>1 AS b, value->>2 AS e
-                     FROM json_each(?9)) tf ON tf.name = r.timeframe";
-    let wher = "(?1 IS NULL OR r.group_id IN (SELECT group_id FROM user_groups WHERE user_id = ?1))
-        AND (?2 IS NULL OR lower(r.name) LIKE ?2 ESCAPE '\\' OR r.id = ?3)
-        AND (?4 = '[]' OR r.report_type IN (SELECT value FROM json_each(?4)))
-        AND (?5 = '[]' OR lower(g.name) IN (SELECT value FROM json_each(?5)))
-        AND (?6 = '[]' OR r.timeframe IN (SELECT value FROM json_each(?6)))
-        AND (?7 IS NULL OR coalesce(tf.b, r.begin_date) >= ?7)
-        AND (?8 IS NULL OR coalesce(tf.e, r.end_date, r.begin_date) <= ?8)";
-    let args = params![
-        user,
-        pattern,
-        id_search,
-        json_list(&types),
-        json_list(&group_names),
-        json_list(&timeframes),
-        date_text(f.start),
-        date_text(f.end),
-        ranges,
-    ];
-    let total: i64 = conn.query_row(
-        &format!("SELECT count(*) FROM {from} WHERE {wher}"),
-        args,
-        |r| r.get(0),
-    )?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM {from} WHERE {wher}
-          ORDER BY {order} {dir}, r.id {dir} LIMIT ?10 OFFSET ?11"
-    ))?;
-    let items = stmt
-        .query_map(
-            params![
-                user,
-                pattern,
-                id_search,
-                json_list(&types),
-                json_list(&group_names),
-                json_list(&timeframes),
-                date_text(f.start),
-                date_text(f.end),
-                ranges,
-                page.size,
-                page.offset() as i64
-            ],
-            report_row,
-        )?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Page {
-        items,
-        total: total.max(0) as u64,
-    })
-}
 
 fn latency(
     conn: &Connection,
@@ -421,178 +265,7 @@ fn export(
 }
 
 #[async_trait]
-impl ReportStore for Sqlite {
-    async fn list_reports(
-        &self,
-        scope: Scope,
-        page: PageRequest,
-        filter: &ReportFilter,
-    ) -> StoreResult<Page<Report>> {
-        let filter = filter.clone();
-        self.read(move |c| list(c, scope, page, &filter)).await
-    }
-
-    async fn report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<Report>> {
-        self.read(move |c| visible_report(c, scope, id)).await
-    }
-
-    async fn create_report(&self, scope: Scope, draft: &ReportDraft) -> StoreResult<i64> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            check_group(tx, scope, &d)?;
-            tx.execute(
-                "INSERT INTO reports (name, report_type, group_id, timeframe, begin_date,
-                        end_date, run_type, latency_warn, latency_fail, modified_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![
-                    d.name,
-                    d.report_type.id(),
-                    d.group_id,
-                    d.timeframe.name(),
-                    date_text(d.custom.0),
-                    date_text(d.custom.1),
-                    d.run_type.code(),
-                    d.latency_warn,
-                    d.latency_fail,
-                    now_secs()
-                ],
-            )?;
-            let id = tx.last_insert_rowid();
-            sql::finish(audit::record(
-                &Lite(tx),
-                "report",
-                "create",
-                id,
-                None,
-                sql::finish(audit::snapshot(&Lite(tx), "reports", id))?,
-            ))?;
-            Ok(id)
-        })
-        .await
-    }
-
-    async fn update_report(
-        &self,
-        scope: Scope,
-        id: i64,
-        draft: &ReportDraft,
-    ) -> StoreResult<Visibility<()>> {
-        let d = draft.clone();
-        self.write(move |tx| {
-            if let Err(unseen) = visible_report(tx, scope, id)?.visible() {
-                return Ok(unseen);
-            }
-            check_group(tx, scope, &d)?;
-            let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
-            tx.execute(
-                "UPDATE reports SET name = ?2, report_type = ?3, group_id = ?4, timeframe = ?5,
-                        begin_date = ?6, end_date = ?7, run_type = ?8, latency_warn = ?9,
-                        latency_fail = ?10, modified_at = ?11
-                  WHERE id = ?1",
-                params![
-                    id,
-                    d.name,
-                    d.report_type.id(),
-                    d.group_id,
-                    d.timeframe.name(),
-                    date_text(d.custom.0),
-                    date_text(d.custom.1),
-                    d.run_type.code(),
-                    d.latency_warn,
-                    d.latency_fail,
-                    now_secs()
-                ],
-            )?;
-            let after = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
-            sql::finish(audit::record(
-                &Lite(tx),
-                "report",
-                "update",
-                id,
-                before,
-                after,
-            ))?;
-            Ok(Visibility::Visible(()))
-        })
-        .await
-    }
-
-    async fn delete_report(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>> {
-        self.write(move |tx| {
-            let v = visible_report(tx, scope, id)?.map(|_| ());
-            if v == Visibility::Visible(()) {
-                let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
-                tx.execute("DELETE FROM reports WHERE id = ?1", [id])?;
-                sql::finish(audit::record(
-                    &Lite(tx),
-                    "report",
-                    "delete",
-                    id,
-                    before,
-                    None,
-                ))?;
-            }
-            Ok(v)
-        })
-        .await
-    }
-
-    async fn set_report_ticket(
-        &self,
-        scope: Scope,
-        id: i64,
-        key: &str,
-    ) -> StoreResult<Visibility<()>> {
-        let key = key.to_string();
-        self.write(move |tx| {
-            let rep = match visible_report(tx, scope, id)?.visible() {
-                Ok(r) => r,
-                Err(unseen) => return Ok(unseen),
-            };
-            if !takes_ticket("Report", id, rep.jira_ticket.as_deref(), &key)? {
-                return Ok(Visibility::Visible(()));
-            }
-            let before = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
-            tx.execute(
-                "UPDATE reports SET jira_ticket = ?2 WHERE id = ?1",
-                params![id, key],
-            )?;
-            let after = sql::finish(audit::snapshot(&Lite(tx), "reports", id))?;
-            sql::finish(audit::record(
-                &Lite(tx),
-                "report",
-                "ticket",
-                id,
-                before,
-                after,
-            ))?;
-            Ok(Visibility::Visible(()))
-        })
-        .await
-    }
-
-    async fn report_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<Report>> {
-        let key = key.to_string();
-        self.read(move |c| {
-            let ids: Vec<i64> = c
-                .prepare_cached("SELECT id FROM reports WHERE jira_ticket = ?1 ORDER BY id")?
-                .query_map([&key], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            // Several reports may share a ticket key only through old data; the first the
-            // scope may see answers.
-            let mut seen = Visibility::Missing;
-            for id in ids {
-                match visible_report(c, scope, id)? {
-                    Visibility::Visible(r) => return Ok(Visibility::Visible(r)),
-                    Visibility::Hidden => seen = Visibility::Hidden,
-                    Visibility::Missing => {}
-                }
-            }
-            Ok(seen)
-        })
-        .await
-    }
-
+impl ReportViewStore for Sqlite {
     async fn report_latency(
         &self,
         report: Report,
