@@ -167,42 +167,37 @@ impl<S: SqlStore> AutoTicketStore for S {
         limit: u32,
     ) -> StoreResult<Vec<TicketJob>> {
         sql::write!(self, |c| {
-            // SKIP LOCKED (PostgreSQL) leaves a job another worker is leasing right now to it.
-            let sql = format!(
-                "WITH due AS (
-                     SELECT id FROM ticket_jobs
-                      WHERE state = 'queued' AND next_ms <= $1
-                        AND (lease_ms IS NULL OR lease_ms <= $1)
-                      ORDER BY next_ms, id LIMIT $2{})
-                 UPDATE ticket_jobs SET lease_ms = $3, attempts = attempts + 1
-                  WHERE id IN (SELECT id FROM due)
-                 RETURNING id, event_id, label, project, assignee, username,
-                           summary, description, csv_name, csv, attempts, next_ms",
-                c.pg_only(" FOR UPDATE SKIP LOCKED")
-            );
-            let mut jobs = c
-                .query(&sql, &[&now_ms, &limit, &(now_ms + lease_ms)])
-                .await?
-                .iter()
-                .map(|r| {
-                    Ok((
-                        r.get::<i64>(11)?,
-                        TicketJob {
-                            id: r.get(0)?,
-                            event_id: r.get(1)?,
-                            label: r.get(2)?,
-                            project: r.get(3)?,
-                            assignee: r.get(4)?,
-                            username: r.get(5)?,
-                            summary: r.get(6)?,
-                            description: r.get(7)?,
-                            csv_name: r.get(8)?,
-                            csv: r.get(9)?,
-                            attempts: r.get::<i64>(10)?.clamp(0, i64::from(u32::MAX)) as u32,
-                        },
-                    ))
-                })
-                .collect::<StoreResult<Vec<_>>>()?;
+            let returning = "id, event_id, label, project, assignee, username, summary,
+                             description, csv_name, csv, attempts, next_ms";
+            let mut jobs = sql::lease_due(
+                c,
+                "ticket_jobs",
+                returning,
+                now_ms,
+                limit,
+                now_ms + lease_ms,
+            )
+            .await?
+            .iter()
+            .map(|r| {
+                Ok((
+                    r.get::<i64>(11)?,
+                    TicketJob {
+                        id: r.get(0)?,
+                        event_id: r.get(1)?,
+                        label: r.get(2)?,
+                        project: r.get(3)?,
+                        assignee: r.get(4)?,
+                        username: r.get(5)?,
+                        summary: r.get(6)?,
+                        description: r.get(7)?,
+                        csv_name: r.get(8)?,
+                        csv: r.get(9)?,
+                        attempts: r.get::<i64>(10)?.clamp(0, i64::from(u32::MAX)) as u32,
+                    },
+                ))
+            })
+            .collect::<StoreResult<Vec<_>>>()?;
             jobs.sort_by_key(|(next, j)| (*next, j.id));
             Ok(jobs.into_iter().map(|(_, j)| j).collect())
         })

@@ -204,66 +204,43 @@ pub(crate) fn group_field(
     }
 }
 
-/// Everything a backend stores: one trait per resource. Both backends ([`Sqlite`],
-/// [`pg::Postgres`]) implement them all, the plain ones through `sql::SqlStore`; the
-/// handlers do not know which one runs.
-pub trait Backend:
-    AlertEventStore
-    + AlertSettingStore
-    + ApiKeyStore
-    + AuditStore
-    + AuthStore
-    + AutoTicketStore
-    + CatalogStore
-    + DistributionStore
-    + HealthStore
-    + LeaseStore
-    + MetaStore
-    + MetricStore
-    + OutboxStore
-    + OpsStore
-    + RecentStore
-    + RecordingStore
-    + ReportStore
-    + ReportViewStore
-    + RunStore
-    + SsoStore
-    + ThrottleStore
-    + UserStore
-    + Send
-    + Sync
-    + 'static
-{
+/// Declares [`Backend`], the sum of the resource traits, and implements it for whatever
+/// implements them all: the list is written once.
+macro_rules! backend {
+    ($($store:ident),* $(,)?) => {
+        /// Everything a backend stores: one trait per resource. Both backends ([`Sqlite`],
+        /// [`pg::Postgres`]) implement them all, the plain ones through `sql::SqlStore`;
+        /// the handlers do not know which one runs.
+        pub trait Backend: $($store +)* Send + Sync + 'static {}
+
+        impl<T> Backend for T where T: $($store +)* Send + Sync + 'static {}
+    };
 }
 
-impl<T> Backend for T where
-    T: AlertEventStore
-        + AlertSettingStore
-        + ApiKeyStore
-        + AuditStore
-        + AuthStore
-        + AutoTicketStore
-        + CatalogStore
-        + DistributionStore
-        + HealthStore
-        + LeaseStore
-        + MetaStore
-        + MetricStore
-        + OutboxStore
-        + OpsStore
-        + RecentStore
-        + RecordingStore
-        + ReportStore
-        + ReportViewStore
-        + RunStore
-        + SsoStore
-        + ThrottleStore
-        + UserStore
-        + Send
-        + Sync
-        + 'static
-{
-}
+backend!(
+    AlertEventStore,
+    AlertSettingStore,
+    ApiKeyStore,
+    AuditStore,
+    AuthStore,
+    AutoTicketStore,
+    CatalogStore,
+    DistributionStore,
+    HealthStore,
+    LeaseStore,
+    MetaStore,
+    MetricStore,
+    OutboxStore,
+    OpsStore,
+    RecentStore,
+    RecordingStore,
+    ReportStore,
+    ReportViewStore,
+    RunStore,
+    SsoStore,
+    ThrottleStore,
+    UserStore,
+);
 
 /// The store handlers, the CLI and the demo use: typed async methods of the resource
 /// traits (`store.list_users(..)`), never a connection or SQL. Cheap to clone.

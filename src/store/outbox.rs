@@ -235,24 +235,12 @@ impl<S: SqlStore> OutboxStore for S {
 
     async fn claim_due(&self, now_ms: i64, lease_ms: i64, limit: u32) -> StoreResult<Vec<Claimed>> {
         sql::write!(self, |c| {
-            // SKIP LOCKED (PostgreSQL): rows another sender is leasing right now are left to it.
-            let sql = format!(
-                "WITH due AS (
-                     SELECT id FROM outbox
-                      WHERE state = 'queued' AND next_ms <= $1
-                        AND (lease_ms IS NULL OR lease_ms <= $1)
-                      ORDER BY next_ms, id LIMIT $2{})
-                 UPDATE outbox SET lease_ms = $3, attempts = attempts + 1
-                  WHERE id IN (SELECT id FROM due)
-                 RETURNING {COLUMNS}",
-                c.pg_only(" FOR UPDATE SKIP LOCKED")
-            );
-            let mut claimed = c
-                .query(&sql, &[&now_ms, &limit, &(now_ms + lease_ms)])
-                .await?
-                .iter()
-                .map(row)
-                .collect::<StoreResult<Vec<_>>>()?;
+            let mut claimed =
+                sql::lease_due(c, "outbox", COLUMNS, now_ms, limit, now_ms + lease_ms)
+                    .await?
+                    .iter()
+                    .map(row)
+                    .collect::<StoreResult<Vec<_>>>()?;
             claimed.sort_by_key(|n| (n.next_ms, n.id));
             let mut attachments: HashMap<i64, Vec<Attachment>> = HashMap::new();
             if !claimed.is_empty() {

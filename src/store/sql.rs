@@ -600,6 +600,32 @@ pub fn dir(descending: bool) -> &'static str {
     }
 }
 
+/// Leases the rows of a durable job queue (`outbox`, `ticket_jobs`: columns `state`,
+/// `next_ms`, `lease_ms`, `attempts`) due at `now_ms`, at most `limit`, until
+/// `lease_until_ms`, counting the attempt; answers the columns `returning` of each. On
+/// PostgreSQL, `SKIP LOCKED` leaves a row another worker is leasing right now to it.
+pub async fn lease_due(
+    c: &impl Exec,
+    table: &str,
+    returning: &str,
+    now_ms: i64,
+    limit: u32,
+    lease_until_ms: i64,
+) -> StoreResult<Vec<Row>> {
+    let sql = format!(
+        "WITH due AS (
+             SELECT id FROM {table}
+              WHERE state = 'queued' AND next_ms <= $1
+                AND (lease_ms IS NULL OR lease_ms <= $1)
+              ORDER BY next_ms, id LIMIT $2{})
+         UPDATE {table} SET lease_ms = $3, attempts = attempts + 1
+          WHERE id IN (SELECT id FROM due)
+         RETURNING {returning}",
+        c.pg_only(" FOR UPDATE SKIP LOCKED")
+    );
+    c.query(&sql, &[&now_ms, &limit, &lease_until_ms]).await
+}
+
 /// `$from, $from+1, …`: `n` placeholders for an `IN (…)` list.
 pub fn placeholders(from: usize, n: usize) -> String {
     (from..from + n)
