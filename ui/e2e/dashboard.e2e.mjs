@@ -17,6 +17,7 @@ import {
   newPage,
   screenshot,
   signIn,
+  siteTime,
   sleep,
   startServer,
   waitForDemoData,
@@ -41,25 +42,6 @@ async function api(page, p) {
     throw new Error(`GET /api/${p}: ${body.status} ${JSON.stringify(body.json)}`);
   const d = body.json.data;
   return Array.isArray(d?.content) ? d.content : d;
-}
-
-/** 'yyyy/MM/dd HH:mm:ss' of an ISO time at `timeZone`. */
-function siteTime(iso, timeZone) {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-    })
-      .formatToParts(new Date(iso))
-      .map((x) => [x.type, x.value]),
-  );
-  return `${p.year}/${p.month}/${p.day} ${p.hour === "24" ? "00" : p.hour}:${p.minute}:${p.second}`;
 }
 
 /** Expected totals of one group: the sum of its entities' counts. */

@@ -375,3 +375,22 @@ export function createRunner() {
 
 // axe-core for every spec: `checkA11y(page, what)` (see axe.mjs).
 export { axeViolations, checkA11y } from "./axe.mjs";
+
+/** 'yyyy/MM/dd HH:mm:ss' of an ISO time at `timeZone`. */
+export function siteTime(iso, timeZone) {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    })
+      .formatToParts(new Date(iso))
+      .map((x) => [x.type, x.value]),
+  );
+  return `${p.year}/${p.month}/${p.day} ${p.hour === "24" ? "00" : p.hour}:${p.minute}:${p.second}`;
+}

@@ -20,6 +20,7 @@ import {
   newPage,
   screenshot,
   signIn,
+  siteTime,
   waitForDemoData,
   waitForOutput,
 } from "./lib.mjs";
@@ -41,25 +42,6 @@ const TEXT = {
       /\u00a0?: 2 sur 3 exécutions en échec dans les 15\u00a0dernières\u00a0min( \(échecs depuis \d{2}:00, [^)]+\))?$/,
   },
 };
-
-/** 'yyyy/MM/dd HH:mm:ss' of an ISO time at `timeZone`. */
-function siteTime(iso, timeZone) {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-    })
-      .formatToParts(new Date(iso))
-      .map((x) => [x.type, x.value]),
-  );
-  return `${p.year}/${p.month}/${p.day} ${p.hour === "24" ? "00" : p.hour}:${p.minute}:${p.second}`;
-}
 
 async function signedIn(browser, server, user, { lang, viewport }) {
   const page = await newPage(browser, server, { viewport });
