@@ -748,6 +748,37 @@ mod tests {
         }
     }
 
+    /// A deleted report's id is never given to another report, the last one made included,
+    /// on both backends (a link, a ticket or an audit record names one report for ever).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn report_ids_are_never_reused() {
+        let (_dir, store) = crate::store::testing::store().await;
+        let group = GroupDraft {
+            name: "Retail".into(),
+            channel: Channel::Voice,
+            test_case_ids: vec![],
+        };
+        let g = store.create_group(&group).await.unwrap().group.id;
+        let all = Scope::All;
+        let first = store
+            .create_report(all, &draft("First", g, Timeframe::Today))
+            .await
+            .unwrap();
+        let mut last = first;
+        for i in 0..3 {
+            assert_eq!(
+                store.delete_report(all, last).await.unwrap(),
+                Visibility::Visible(())
+            );
+            let next = store
+                .create_report(all, &draft(&format!("Again {i}"), g, Timeframe::Today))
+                .await
+                .unwrap();
+            assert!(next > last, "report {next} after {last} was deleted");
+            last = next;
+        }
+    }
+
     /// The list's filters and orders, the scope and the ticket key, on the store's
     /// backend (both, with `TEST_POSTGRES_URL`).
     #[tokio::test(flavor = "multi_thread")]
