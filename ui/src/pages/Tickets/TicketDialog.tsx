@@ -146,8 +146,12 @@ function TicketForm({
     saveRecent(r);
     setTyping(null);
     requestAnimationFrame(() => {
-      area.current?.focus();
-      area.current?.setSelectionRange(next.caret, next.caret);
+      const el = area.current;
+      if (!el) return;
+      el.focus();
+      // The caret after the name, unless a key typed meanwhile has moved it on already
+      // (setting it then would send the next keys before the first one).
+      if (el.value === next.text) el.setSelectionRange(next.caret, next.caret);
     });
   };
 
