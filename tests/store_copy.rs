@@ -521,6 +521,18 @@ impl Api {
     }
 }
 
+/// An answer with the time of its `sign_in` audit records blanked.
+fn signed_in_at_blank((status, mut v): (u16, Value)) -> (u16, Value) {
+    if let Some(items) = v.pointer_mut("/data/content").and_then(Value::as_array_mut) {
+        for item in items {
+            if item["kind"] == "session" && item["action"] == "sign_in" {
+                item["at"] = Value::Null;
+            }
+        }
+    }
+    (status, v)
+}
+
 /// The numbers under `key` anywhere in `v`, first seen first, at most `n`.
 fn ids(v: &Value, key: &str, n: usize) -> Vec<i64> {
     fn walk(v: &Value, key: &str, out: &mut Vec<i64>) {
@@ -600,6 +612,9 @@ async fn the_api_answers_the_same_on_the_copy() {
             }
             let a = lite.get(lite_token, &path).await;
             let b = pg_api.get(pg_token, &path).await;
+            // The sign-ins of this test are recorded on each site when it signs in, so their
+            // second may differ: the copied records' times are compared, theirs are not.
+            let (a, b) = (signed_in_at_blank(a), signed_in_at_blank(b));
             compared += 1;
             if a.0 == 200 {
                 ok += 1;
