@@ -25,7 +25,6 @@ use chrono_tz::Tz;
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
-use super::scope_user;
 use super::Postgres;
 use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
@@ -600,7 +599,7 @@ impl AlertEventStore for Postgres {
     ) -> StoreResult<Page<AlertEvent>> {
         let c = self.client().await?;
         let texts = status_texts(&Pg(&c)).await?;
-        let user = scope_user(scope);
+        let user = scope.user();
         let cond = format!("{SCOPE} AND ($2::BIGINT IS NULL OR e.status_id = $2)");
         let total: i64 = c
             .query_one(
@@ -679,7 +678,7 @@ impl AlertEventStore for Postgres {
                 "SELECT count(*) FROM alert_events e WHERE e.open AND {SCOPE}"
             ))
             .await?;
-        Ok(c.query_one(&stmt, &[&scope_user(scope)]).await?.get(0))
+        Ok(c.query_one(&stmt, &[&scope.user()]).await?.get(0))
     }
 
     async fn set_alert_ticket(
@@ -756,7 +755,7 @@ impl AlertEventStore for Postgres {
                 "SELECT e.id, $2::BIGINT IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
                          WHERE ug.user_id = $2 AND ug.group_id = e.group_id)
                    FROM alert_events e WHERE e.jira_ticket = $1 ORDER BY e.id",
-                &[&key, &scope_user(scope)],
+                &[&key, &scope.user()],
             )
             .await?;
         Ok(Visibility::first(rows.iter().map(|r| {

@@ -250,11 +250,6 @@ pub(crate) fn nocase(column: &str) -> String {
     format!("lower({column} COLLATE \"C\")")
 }
 
-/// The user of a restricted scope, `None` for all.
-pub(crate) fn scope_user(scope: crate::domain::caller::Scope) -> Option<i64> {
-    scope.user()
-}
-
 /// `db@host:port` for messages.
 fn describe(pg: &tokio_postgres::Config) -> String {
     let host = pg

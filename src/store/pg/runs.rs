@@ -31,7 +31,6 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::Row;
 
-use super::scope_user;
 use super::{Postgres, Tx};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
@@ -1037,7 +1036,7 @@ async fn case_groups(
             AND ($2::BIGINT IS NULL
                  OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = $2))
           ORDER BY lower(g.name COLLATE \"C\"), g.id",
-        &[&case, &scope_user(scope)],
+        &[&case, &scope.user()],
     )
     .await?
     .iter()
