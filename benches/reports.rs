@@ -9,7 +9,11 @@
 //!   and start day): the store call each view's API makes (group metric by case or segment,
 //!   MOS per hour, the latency heat map, the first page of runs behind a cell);
 //! - the CSV export of a year of a 50-test-case group: rows per second and the peak resident
-//!   memory of the process while it runs (the export streams in batches of 1,000 rows).
+//!   memory of the process while it runs (the export streams in batches of 1,000 rows);
+//! - with `--mail`: the scheduled report mail of a 30-day report of a 25-test-case group,
+//!   rendered (`notify::reports::render`: export, previous period, summary, PNG chart, CSV)
+//!   and mailed to a real SMTP server (`ui/e2e/notify-sinks.mjs`: STARTTLS, AUTH), each
+//!   draw timed from the first query to the server's acceptance.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -175,6 +179,7 @@ fn main() {
                 hour: Some(hour),
                 latency: None,
                 mos: None,
+                sort: None,
             };
             let t = Instant::now();
             std::hint::black_box(
@@ -193,6 +198,10 @@ fn main() {
             &format!("runs of an hour slot, failures, page 1 ({pass})"),
             runs,
         );
+    }
+
+    if args.iter().any(|a| a == "--mail") {
+        mail(&store, first, last, iters.min(20));
     }
 
     // A group of 50 test cases (two of the benchmark's groups of 25, voice).
@@ -250,4 +259,94 @@ fn main() {
             status_kib("VmHWM:") / 1024
         );
     }
+}
+
+/// Renders and mails `n` scheduled report mails (30 days of a random voice group of 25 test
+/// cases, test case performance) to the SMTP sink, timing each.
+fn mail(store: &Store, first: NaiveDate, last: NaiveDate, n: usize) {
+    use std::io::BufRead;
+    let ui = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("ui");
+    let mut sink = std::process::Command::new("node")
+        .arg("e2e/notify-sinks.mjs")
+        .current_dir(&ui)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs ui/e2e/notify-sinks.mjs");
+    let mut line = String::new();
+    std::io::BufReader::new(sink.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let info: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let mut config = cxwatch::config::Config::default();
+    config.notify.public_url = "https://console.cxwatch.test".into();
+    config.site.timezone = TZ.name().into();
+    let c = &mut config.notify.smtp;
+    c.host = "127.0.0.1".into();
+    c.port = info["smtp"].as_u64().unwrap() as u16;
+    c.username = info["user"].as_str().unwrap().into();
+    c.password = info["pass"].as_str().unwrap().into();
+    c.ca = Some(PathBuf::from(info["ca"].as_str().unwrap()));
+    c.from = "cxwatch <reports@cxwatch.test>".into();
+    let smtp = cxwatch::notify::smtp::Smtp::from_config(&config.notify.smtp)
+        .unwrap()
+        .unwrap();
+    let mut rng = StdRng::seed_from_u64(11);
+    let (mut render_ms, mut send_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut png, mut csv) = (0usize, 0usize);
+    let span = (last - first).num_days();
+    for i in 0..n {
+        let g = rng.gen_range(1..=16);
+        let to = first + Duration::days(rng.gen_range(29..=span.max(29)));
+        let from = to - Duration::days(29);
+        let mut r = report(g, ReportType::TestCasePerformance, from, to);
+        r.name = format!("Group {g} last 30 days");
+        let t = Instant::now();
+        let msg = wait(cxwatch::notify::reports::render(
+            store,
+            &config,
+            &r,
+            to,
+            cxwatch::domain::report_schedule::Language::En,
+        ))
+        .unwrap();
+        let rendered = t.elapsed().as_secs_f64() * 1000.0;
+        png = msg.attachments[0].data.len();
+        csv = msg.attachments[1].data.len();
+        let item = cxwatch::store::outbox::Claimed {
+            notification: cxwatch::domain::notify::Notification {
+                id: i as i64,
+                key: format!("bench-report-{i}"),
+                channel: cxwatch::domain::distribution::ContactType::Email,
+                recipient: "managers@example.com".into(),
+                subject: msg.subject,
+                text: msg.text,
+                html: msg.html,
+                vars: Default::default(),
+                cause: "bench".into(),
+                state: cxwatch::domain::notify::NotificationState::Queued,
+                attempts: 1,
+                reason: None,
+                created_ms: 0,
+                next_ms: 0,
+                sent_ms: None,
+            },
+            attachments: msg.attachments,
+        };
+        let s = Instant::now();
+        wait(smtp.send(&item)).unwrap();
+        send_ms.push(s.elapsed().as_secs_f64() * 1000.0);
+        render_ms.push(rendered);
+        total_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "scheduled report mail, 30 days of a group of 25 test cases (PNG {png} B, CSV {csv} B):"
+    );
+    summary(
+        "  render (export, previous period, summary, chart, CSV)",
+        render_ms,
+    );
+    summary("  mail (SMTP STARTTLS + AUTH, accepted)", send_ms);
+    summary("  render and mail", total_ms);
+    let _ = sink.kill();
+    let _ = sink.wait();
 }

@@ -2,13 +2,24 @@
 //!
 //! ```text
 //! cargo bench --bench store -- ingest [--runs 200000]        ingest rate, RunStore::ingest_runs
-//! cargo bench --bench store -- ingest-http [--runs 100000]   ingest rate over HTTP (plain)
+//! cargo bench --bench store -- ingest-http [--runs 100000]   ingest rate over HTTP (plain;
+//!                                                             HTTPS with --tls) and the raw
+//!                                                             ceiling beside it
 //! cargo bench --bench store -- alerts [--runs 50000]         ingest with the alert engine on
 //!                                                             and off (200 settings), and a
 //!                                                             run's arrival to its event read
+//! cargo bench --bench store -- alerts-http [--pg URL] [--clients 1] [--rounds 6] [--batches 10]
+//!                                           [--quiet]         the engine as an engine sees it:
+//!                                                             two served cxwatch, 200 settings
+//!                                                             and none, fed in turns over HTTP
+//!                                                             (--quiet: settings that never
+//!                                                             open an event, a usual day)
 //! cargo bench --bench store -- build --db DIR --runs N       make a database of N runs over a year
 //! cargo bench --bench store -- query --db DIR                metric latencies, bytes per run
 //! cargo bench --bench store -- serve --db DIR                HTTP latencies and the server's memory
+//! cargo bench --bench store -- proxy [--connections 16]       requests/s straight to a cxwatch and
+//!                                                             through a cxwatch in proxy mode,
+//!                                                             side by side, and the CPU of each
 //! ```
 //!
 //! cargo bench --bench store -- compare --pg URL [--runs N]  SQLite and PostgreSQL side by
@@ -52,6 +63,20 @@ const TZ: Tz = chrono_tz::America::Toronto;
 static OPTIONS: std::sync::OnceLock<StoreOptions> = std::sync::OnceLock::new();
 /// `--pg URL`: the PostgreSQL server or database to use instead of SQLite.
 static PG: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+/// `--tls`: the served cxwatch speaks HTTPS (its self-signed certificate) instead of HTTP.
+static TLS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+fn tls() -> bool {
+    TLS.get().copied().unwrap_or(false)
+}
+
+/// An HTTP client for a served cxwatch (its self-signed certificate accepted with `--tls`).
+fn http_client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .danger_accept_invalid_certs(true)
+        .build()
+        .unwrap()
+}
 
 fn pg_url() -> Option<String> {
     PG.get().cloned().flatten()
@@ -151,6 +176,7 @@ fn main() {
     store.cache_mib = num("--cache-mib", u64::from(store.cache_mib)) as u32;
     OPTIONS.set(store).unwrap();
     PG.set(opt("--pg")).unwrap();
+    TLS.set(args.iter().any(|a| a == "--tls")).unwrap();
     println!(
         "store: synchronous {:?}, cache {} MiB in all",
         store.synchronous, store.cache_mib
@@ -158,7 +184,13 @@ fn main() {
     match cmd {
         "ingest" => ingest(num("--runs", 200_000)),
         "ingest-http" => ingest_http(num("--runs", 100_000)),
-        "alerts" => alerts(num("--runs", 50_000)),
+        "alerts" => alerts(num("--runs", 50_000), num("--windows", 0) as usize),
+        "alerts-http" => alerts_http(
+            num("--clients", 1) as usize,
+            num("--rounds", 6) as usize,
+            num("--batches", 10) as usize,
+            args.iter().any(|a| a == "--quiet"),
+        ),
         "build" => build(&db(), num("--runs", 1_000_000)),
         "query" => query(
             &db(),
@@ -167,6 +199,11 @@ fn main() {
         ),
         "serve" => serve(&db(), num("--iters", 300)),
         "compare" => compare(num("--runs", 200_000), &opt("--pg").expect("--pg URL")),
+        "proxy" => proxy(
+            num("--connections", 16) as usize,
+            num("--secs", 3),
+            num("--rounds", 3),
+        ),
         _ => {
             eprintln!(
                 "usage: cargo bench --bench store -- ingest [--runs N] | ingest-http [--runs N] | \
@@ -680,22 +717,39 @@ fn compare(total: u64, pg: &str) {
     );
 }
 
-/// A store with the synthetic groups, a distribution list and 200 active alert settings (10
-/// per group: thresholds 1, 2, 3, 5, 10, failures or failures and warnings, every slot).
+/// A store with the synthetic site for the alert engine ([`alert_site`], with the settings).
 fn alert_store(dir: &Path, engine: bool) -> Store {
-    use cxwatch::domain::alert_setting::AlertSettingDraft;
-    use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
     use cxwatch::store::alerts::AlertOptions;
     let store = Store::open(dir, options()).unwrap();
     store.configure_alerts(AlertOptions {
         enabled: engine,
         ..AlertOptions::default()
     });
+    alert_site(&store, Settings::Bench);
+    store
+}
+
+/// The alert settings of the bench's site.
+#[derive(Clone, Copy, PartialEq)]
+enum Settings {
+    None,
+    /// 200 settings whose thresholds the runs reach: events open and close at a high rate.
+    Bench,
+    /// The same 200 settings at 10 failures in a row, which the bench's runs (4 % failed, at
+    /// random) never reach: every run is evaluated, no event opens (a site's usual day).
+    Quiet,
+}
+
+/// The synthetic groups, a distribution list and, with `settings`, 200 active alert settings
+/// (10 per group: thresholds 1, 2, 3, 5, 10, failures or failures and warnings, every slot).
+fn alert_site(store: &Store, settings: Settings) {
+    use cxwatch::domain::alert_setting::AlertSettingDraft;
+    use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
     // The test cases exist once a run of each is stored (before the groups).
     let mut rng = StdRng::seed_from_u64(7);
     let first = synth_batch(&mut rng, year_start() - chrono::Duration::days(1), 0, 0);
     wait(store.ingest_runs(TZ, first)).unwrap();
-    ensure_groups(&store);
+    ensure_groups(store);
     let list = wait(store.create_distribution(&DistributionDraft {
         name: "Bench on call".into(),
         contacts: vec![
@@ -712,6 +766,9 @@ fn alert_store(dir: &Path, engine: bool) -> Store {
         ],
     }))
     .unwrap();
+    if settings == Settings::None {
+        return;
+    }
     let groups = wait(store.list_groups(Scope::All)).unwrap();
     let thresholds = [1, 2, 3, 5, 10];
     for g in &groups {
@@ -726,7 +783,11 @@ fn alert_store(dir: &Path, engine: bool) -> Store {
                     email_subject: "Bench alert".into(),
                     voice_message: "Bench alert".into(),
                     sms_prefix: "[bench]".into(),
-                    failure_to_alert: thresholds[i % 5],
+                    failure_to_alert: if settings == Settings::Quiet {
+                        10
+                    } else {
+                        thresholds[i % 5]
+                    },
                     notify_on_recovery: i % 2 == 0,
                     statuses: if i < 5 {
                         vec!["FAIL".into()]
@@ -740,16 +801,53 @@ fn alert_store(dir: &Path, engine: bool) -> Store {
             .unwrap();
         }
     }
-    store
 }
 
-fn alerts(total: u64) {
+/// `windows` maintenance windows (issue 28), live through the whole run: weekly, each on one
+/// of the bench's groups (round robin) for a different half hour of the week, so that every
+/// run is checked against them and about `windows`/336 of the runs are marked.
+fn add_windows(store: &Store, windows: usize) {
+    use cxwatch::store::maintenance::WindowDraft;
+    let groups = wait(store.list_groups(Scope::All)).unwrap();
+    for i in 0..windows {
+        let day = 1 + (i % 7) as u8;
+        let slot = (i / 7 * 2) as u8;
+        let week = cxwatch::domain::schedule::Week::from_masks([(day, 1u64 << slot)]);
+        wait(store.create_window(
+            Scope::All,
+            TZ,
+            WindowDraft {
+                reason: format!("Bench window {i}"),
+                weekly: true,
+                start_ms: 0,
+                end_ms: None,
+                week,
+                group_ids: vec![groups[i % groups.len()].id],
+                case_ids: Vec::new(),
+                event_id: None,
+            },
+            "bench".into(),
+            0,
+        ))
+        .unwrap();
+    }
+}
+
+fn alerts(total: u64, windows: usize) {
     let batches = total.div_ceil(BATCH as u64);
     let interval = 5 * 60_000;
     let mut rates = Vec::new();
-    for engine in [false, true] {
+    let runs_of = |engine: bool| -> Vec<(bool, usize)> {
+        if engine && windows > 0 {
+            vec![(true, 0), (true, windows)]
+        } else {
+            vec![(engine, 0)]
+        }
+    };
+    for (engine, windows) in [false, true].into_iter().flat_map(runs_of) {
         let dir = tempfile::tempdir().unwrap();
         let store = alert_store(dir.path(), engine);
+        add_windows(&store, windows);
         let mut rng = StdRng::seed_from_u64(1);
         let mut took = Duration::ZERO;
         let (mut opened, mut closed, mut queued) = (0, 0, 0);
@@ -765,11 +863,18 @@ fn alerts(total: u64) {
         let n = batches * BATCH as u64;
         let rate = n as f64 / took.as_secs_f64();
         println!(
-            "alerts: engine {}: {n} runs in {:.2} s = {rate:.0} runs/s; events opened {opened}, closed {closed}, notifications queued {queued}",
+            "alerts: engine {}, {windows} maintenance windows: {n} runs in {:.2} s = {rate:.0} runs/s; events opened {opened}, closed {closed}, notifications queued {queued}",
             if engine { "on " } else { "off" },
             took.as_secs_f64()
         );
         rates.push(rate);
+        if windows > 0 {
+            println!(
+                "alerts: ingest rate with {windows} windows / without = {:.3}",
+                rate / rates[1]
+            );
+            continue;
+        }
         if engine {
             // Arrival to readable: a batch of 500 goes in; the newest event is read back the
             // way GET alerts/events reads it. Only batches that opened an event count.
@@ -973,6 +1078,7 @@ fn query(dir: &Path, iters: u64, cold: bool) {
                 to_ms,
                 status: (0, 3),
                 run_type: (0, 1),
+                sort: None,
             };
             let page = rng.gen_range(0..5);
             s.time(|| {
@@ -1014,6 +1120,20 @@ impl Drop for Served {
 }
 
 fn start_server(dir: &Path) -> Served {
+    start_server_on(dir, None)
+}
+
+/// A served cxwatch on the data directory `dir` and, with `pg`, on that PostgreSQL database.
+fn start_server_on(dir: &Path, pg: Option<&str>) -> Served {
+    start_server_full(dir, pg, "")
+}
+
+/// A cxwatch serving from `dir`, `extra` appended to its config file.
+fn start_server_with(dir: &Path, extra: &str) -> Served {
+    start_server_full(dir, None, extra)
+}
+
+fn start_server_full(dir: &Path, pg: Option<&str>, extra: &str) -> Served {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -1023,17 +1143,23 @@ fn start_server(dir: &Path) -> Served {
     std::fs::write(
         &config,
         format!(
-            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = true\n[log]\nformat = \"text\"\nlevel = \"warn\"\n[store]\nsynchronous = \"{}\"\ncache_mib = {}\n",
+            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = {}\n[log]\nformat = \"text\"\nlevel = \"warn\"\n[store]\nurl = {:?}\nsynchronous = \"{}\"\ncache_mib = {}\n",
             dir.to_str().unwrap(),
+            !tls(),
+            pg.unwrap_or(""),
             match options().synchronous {
                 Synchronous::Normal => "normal",
                 Synchronous::Full => "full",
             },
             options().cache_mib
-        ),
+        ) + extra,
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_cxwatch"))
+    // BENCH_CXWATCH_BIN: another build of cxwatch to measure (before and after a change);
+    // not CXWATCH_*, which cxwatch reads as its configuration.
+    let bin = std::env::var("BENCH_CXWATCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_cxwatch").to_string());
+    let child = Command::new(bin)
         .arg("--config")
         .arg(&config)
         .arg("serve")
@@ -1043,9 +1169,12 @@ fn start_server(dir: &Path) -> Served {
         .unwrap();
     let served = Served {
         child,
-        base: format!("http://127.0.0.1:{port}"),
+        base: format!(
+            "{}://127.0.0.1:{port}",
+            if tls() { "https" } else { "http" }
+        ),
     };
-    let client = reqwest::blocking::Client::new();
+    let client = http_client();
     for _ in 0..600 {
         if client
             .get(format!("{}/healthz", served.base))
@@ -1104,7 +1233,7 @@ fn ingest_http(total: u64) {
     drop(Store::open(dir.path(), options()).unwrap());
     let key = api_key(dir.path());
     let server = start_server(dir.path());
-    let client = reqwest::blocking::Client::new();
+    let client = http_client();
     let mut rng = StdRng::seed_from_u64(3);
     let batches = total.div_ceil(BATCH as u64);
     let bodies: Vec<String> = (0..batches)
@@ -1115,8 +1244,9 @@ fn ingest_http(total: u64) {
         .collect();
     let bytes: usize = bodies.iter().map(String::len).sum();
     println!(
-        "ingest-http: {batches} batches of {BATCH} runs, {:.0} KiB of JSON per batch, one client",
-        bytes as f64 / batches as f64 / 1024.0
+        "ingest-http: {batches} batches of {BATCH} runs, {:.0} KiB of JSON per batch, one client, {}",
+        bytes as f64 / batches as f64 / 1024.0,
+        if tls() { "HTTPS" } else { "plain HTTP" }
     );
     let mut per = Vec::new();
     let t = Instant::now();
@@ -1139,11 +1269,108 @@ fn ingest_http(total: u64) {
         (batches * BATCH as u64) as f64 / secs
     );
     summary("POST /api/ingest/v1/runs (500 runs)", per);
+    let cpu = proc_cpu(&format!("/proc/{}/stat", server.child.id()));
+    println!(
+        "server CPU over the run: {cpu:.2} s, {:.2} ms per batch of {BATCH}",
+        cpu * 1000.0 / batches as f64
+    );
     println!(
         "server memory: VmRSS {}, VmHWM {}",
         vm(server.child.id(), "VmRSS"),
         vm(server.child.id(), "VmHWM")
     );
+    drop(server);
+    let http_rate = (batches * BATCH as u64) as f64 / secs;
+    let raw = raw_ceiling(dir.path());
+    println!(
+        "raw ceiling (the same rows into the same tables and indexes, {BATCH} a transaction, no \
+         JSON, no HTTP, no rollups): {raw:.0} rows/s; HTTP ingest is {:.2} of it",
+        http_rate / raw
+    );
+}
+
+/// The raw ceiling of one engine's ingest: the runs (and their keys) that the server stored
+/// in `served`, read back and inserted as they are into a fresh database of the same schema
+/// and settings, 500 runs a transaction: what SQLite itself allows for these rows and
+/// indexes, without parsing, checking, rollups or HTTP. Rows per second.
+fn raw_ceiling(served: &Path) -> f64 {
+    type Row = (
+        i64,
+        i64,
+        i64,
+        i64,
+        i64,
+        Option<i64>,
+        Option<i64>,
+        i64,
+        Vec<u8>,
+        Vec<u8>,
+    );
+    let src = rusqlite::Connection::open(served.join("cxwatch.db")).unwrap();
+    let rows: Vec<Row> = src
+        .prepare(
+            "SELECT r.test_case_id, r.run_time, r.duration_ms, r.status, r.run_type, r.mos,
+                    r.recording_id, r.script_id, r.results, k.engine_key
+               FROM test_runs r JOIN run_keys k ON k.run_id = r.id ORDER BY r.id",
+        )
+        .unwrap()
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+                r.get(9)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    drop(src);
+    let dir = tempfile::tempdir().unwrap();
+    drop(Store::open(dir.path(), options()).unwrap());
+    let mut c = rusqlite::Connection::open(dir.path().join("cxwatch.db")).unwrap();
+    c.execute_batch(&format!(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = {}; PRAGMA wal_autocheckpoint = 10000;
+         PRAGMA cache_size = -{}; PRAGMA foreign_keys = OFF;",
+        match options().synchronous {
+            Synchronous::Normal => "NORMAL",
+            Synchronous::Full => "FULL",
+        },
+        options().cache_mib as u64 * 1024 / 4
+    ))
+    .unwrap();
+    let t = Instant::now();
+    for chunk in rows.chunks(BATCH) {
+        let tx = c.transaction().unwrap();
+        {
+            let mut run = tx
+                .prepare_cached(
+                    "INSERT INTO test_runs (test_case_id, run_time, duration_ms, status, run_type,
+                            mos, recording_id, script_id, results)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .unwrap();
+            let mut key = tx
+                .prepare_cached("INSERT INTO run_keys (engine_key, run_id) VALUES (?1, ?2)")
+                .unwrap();
+            for r in chunk {
+                run.execute(rusqlite::params![
+                    r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8
+                ])
+                .unwrap();
+                key.execute(rusqlite::params![r.9, tx.last_insert_rowid()])
+                    .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+    }
+    rows.len() as f64 / t.elapsed().as_secs_f64()
 }
 
 fn serve(dir: &Path, iters: u64) {
@@ -1161,7 +1388,7 @@ fn serve(dir: &Path, iters: u64) {
         dir.display(),
         vm(pid, "VmRSS")
     );
-    let client = reqwest::blocking::Client::new();
+    let client = http_client();
     let get = |path: String| {
         let t = Instant::now();
         let r = client
@@ -1225,4 +1452,471 @@ fn serve(dir: &Path, iters: u64) {
         vm(pid, "VmHWM")
     );
     let _ = std::fs::remove_file(dir.join("bench-config.toml"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The alert engine over HTTP
+
+/// A served cxwatch of `alerts-http`: its data directory and, with `--pg`, its own database.
+struct AlertServer {
+    served: Served,
+    key: String,
+    dir: tempfile::TempDir,
+    /// (server URL, database name) of the bench's database, dropped at the end.
+    pg: Option<(String, String)>,
+}
+
+/// A PostgreSQL database of the bench's own (`cxbench_…`, not a test's `cxwt_…`, which test
+/// runs drop), made empty.
+fn bench_database(base: &str, name: &str) -> String {
+    let mut url = reqwest::Url::parse(base).unwrap();
+    url.set_path(&format!("/{name}"));
+    drop_database(base, name);
+    ensure_database(url.as_str());
+    url.to_string()
+}
+
+fn drop_database(base: &str, name: &str) {
+    let mut admin = reqwest::Url::parse(base).unwrap();
+    admin.set_path("/postgres");
+    wait(async {
+        let (c, conn) = tokio_postgres::connect(admin.as_str(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        c.batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .await
+            .unwrap();
+    });
+}
+
+fn alert_server(settings: Settings) -> AlertServer {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = pg_url().map(|base| {
+        let name = format!(
+            "cxbench_{}_{}",
+            if settings == Settings::None {
+                "off"
+            } else {
+                "on"
+            },
+            rand::random::<u32>()
+        );
+        (base, name)
+    });
+    let url = pg.as_ref().map(|(base, name)| bench_database(base, name));
+    let store = match &url {
+        None => Store::open(dir.path(), options()).unwrap(),
+        Some(u) => wait(Store::connect(
+            &cxwatch::config::StoreConfig {
+                url: u.clone(),
+                pool_size: 2,
+                ..Default::default()
+            },
+            dir.path(),
+        ))
+        .unwrap(),
+    };
+    alert_site(&store, settings);
+    let key = wait(store.add_api_key(&format!("bench-{}", rand::random::<u32>()))).unwrap();
+    drop(store);
+    let served = start_server_on(dir.path(), url.as_deref());
+    AlertServer {
+        served,
+        key,
+        dir,
+        pg,
+    }
+}
+
+/// CPU seconds of the PostgreSQL server processes serving database `name` (its
+/// connections, from `pg_stat_activity`), by process id.
+fn pg_backend_cpu(base: &str, name: &str) -> std::collections::HashMap<i32, f64> {
+    let mut admin = reqwest::Url::parse(base).unwrap();
+    admin.set_path("/postgres");
+    let pids: Vec<i32> = wait(async {
+        let (c, conn) = tokio_postgres::connect(admin.as_str(), tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(conn);
+        c.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = $1",
+            &[&name],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+    });
+    pids.into_iter()
+        .map(|p| (p, proc_cpu(&format!("/proc/{p}/stat"))))
+        .collect()
+}
+
+/// What one turn of one server measured.
+#[derive(Default, Clone, Copy)]
+struct Turn {
+    runs_per_s: f64,
+    cxwatch_cpu_ms_per_batch: f64,
+    postgres_cpu_ms_per_batch: f64,
+}
+
+/// Posts `bodies` to the server with `clients` clients at once; the rate and the CPU.
+fn turn(server: &AlertServer, bodies: &[String], clients: usize) -> Turn {
+    let pid = server.served.child.id();
+    let cpu0 = proc_cpu(&format!("/proc/{pid}/stat"));
+    let pg0 = server
+        .pg
+        .as_ref()
+        .map(|(b, n)| pg_backend_cpu(b, n))
+        .unwrap_or_default();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..clients {
+            scope.spawn(|| {
+                let client = reqwest::blocking::Client::new();
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(body) = bodies.get(i) else {
+                        return;
+                    };
+                    let r = client
+                        .post(format!("{}/api/ingest/v1/runs", server.served.base))
+                        .header("X-API-Key", &server.key)
+                        .header("Content-Type", "application/json")
+                        .body(body.clone())
+                        .send()
+                        .unwrap();
+                    assert!(r.status().is_success(), "{}", r.text().unwrap_or_default());
+                }
+            });
+        }
+    });
+    let secs = t.elapsed().as_secs_f64();
+    let cpu = proc_cpu(&format!("/proc/{pid}/stat")) - cpu0;
+    let pg = server
+        .pg
+        .as_ref()
+        .map(|(b, n)| {
+            pg_backend_cpu(b, n)
+                .iter()
+                .map(|(p, c)| c - pg0.get(p).copied().unwrap_or(0.0))
+                .sum::<f64>()
+        })
+        .unwrap_or(0.0);
+    let batches = bodies.len() as f64;
+    Turn {
+        runs_per_s: batches * BATCH as f64 / secs,
+        cxwatch_cpu_ms_per_batch: cpu * 1000.0 / batches,
+        postgres_cpu_ms_per_batch: pg * 1000.0 / batches,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    pct(&v, 0.5)
+}
+
+/// Ingest with the alert engine's 200 settings against none, as an engine sees it: two
+/// served cxwatch (the release binary, the notification sender running, no channel
+/// configured so that every notification is recorded failed at once), one with the bench's
+/// 200 settings and one without, fed the same batches of 500 runs over HTTP in turns
+/// (`batches` batches a turn, the order switched each round), `clients` clients at once.
+/// The ratio of each round is on/off; the median and the range of the rounds are printed.
+fn alerts_http(clients: usize, rounds: usize, per_turn: usize, quiet: bool) {
+    println!(
+        "alerts-http: backend {}, {clients} client(s), {rounds} rounds (and one not counted) of \
+         {per_turn} batches of {BATCH} runs per server{}",
+        backend(),
+        if quiet {
+            "; quiet settings (10 failures in a row)"
+        } else {
+            ""
+        }
+    );
+    let on = alert_server(if quiet {
+        Settings::Quiet
+    } else {
+        Settings::Bench
+    });
+    let off = alert_server(Settings::None);
+    let mut rng = StdRng::seed_from_u64(1);
+    let total = (rounds + 1) * per_turn;
+    let bodies: Vec<String> = (0..total as u64)
+        .map(|slot| {
+            let b = synth_batch(&mut rng, year_start(), 5 * 60_000, slot);
+            serde_json::to_string(&serde_json::json!({ "runs": b })).unwrap()
+        })
+        .collect();
+    let mut ratios = Vec::new();
+    let (mut on_turns, mut off_turns) = (Vec::new(), Vec::new());
+    for round in 0..=rounds {
+        let slice = &bodies[round * per_turn..(round + 1) * per_turn];
+        let (a, b) = if round % 2 == 0 {
+            (turn(&on, slice, clients), turn(&off, slice, clients))
+        } else {
+            let b = turn(&off, slice, clients);
+            (turn(&on, slice, clients), b)
+        };
+        if round == 0 {
+            continue; // warm-up
+        }
+        println!(
+            "round {round}: on {:>6.0} runs/s (cxwatch {:>5.1} ms, PostgreSQL {:>5.1} ms CPU a batch) | \
+             off {:>6.0} runs/s ({:>5.1} ms, {:>5.1} ms) | on/off {:.2}",
+            a.runs_per_s,
+            a.cxwatch_cpu_ms_per_batch,
+            a.postgres_cpu_ms_per_batch,
+            b.runs_per_s,
+            b.cxwatch_cpu_ms_per_batch,
+            b.postgres_cpu_ms_per_batch,
+            a.runs_per_s / b.runs_per_s
+        );
+        ratios.push(a.runs_per_s / b.runs_per_s);
+        on_turns.push(a);
+        off_turns.push(b);
+    }
+    let m = |t: &[Turn], f: fn(&Turn) -> f64| median(t.iter().map(f).collect());
+    let mut sorted = ratios.clone();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "engine on  (200 settings): median {:.0} runs/s, CPU a batch: cxwatch {:.1} ms, PostgreSQL {:.1} ms",
+        m(&on_turns, |t| t.runs_per_s),
+        m(&on_turns, |t| t.cxwatch_cpu_ms_per_batch),
+        m(&on_turns, |t| t.postgres_cpu_ms_per_batch)
+    );
+    println!(
+        "engine off (no settings):  median {:.0} runs/s, CPU a batch: cxwatch {:.1} ms, PostgreSQL {:.1} ms",
+        m(&off_turns, |t| t.runs_per_s),
+        m(&off_turns, |t| t.cxwatch_cpu_ms_per_batch),
+        m(&off_turns, |t| t.postgres_cpu_ms_per_batch)
+    );
+    println!(
+        "on/off per round: median {:.2}, range {:.2}–{:.2} ({} rounds)",
+        median(ratios),
+        sorted[0],
+        sorted[sorted.len() - 1],
+        sorted.len()
+    );
+    // What the engine did: the server stopped, the store read directly.
+    let AlertServer {
+        served: off_served,
+        pg: off_pg,
+        ..
+    } = off;
+    drop(off_served);
+    let AlertServer {
+        served, dir, pg, ..
+    } = on;
+    drop(served);
+    let store = match &pg {
+        None => Store::open(dir.path(), options()).unwrap(),
+        Some((base, name)) => {
+            let mut url = reqwest::Url::parse(base).unwrap();
+            url.set_path(&format!("/{name}"));
+            wait(Store::connect(
+                &cxwatch::config::StoreConfig {
+                    url: url.to_string(),
+                    pool_size: 2,
+                    ..Default::default()
+                },
+                dir.path(),
+            ))
+            .unwrap()
+        }
+    };
+    let events = wait(store.list_alert_events(
+        Scope::All,
+        PageRequest { no: 0, size: 1 },
+        Default::default(),
+    ))
+    .unwrap()
+    .total;
+    let outbox = wait(store.outbox_counts()).unwrap();
+    println!(
+        "engine on: {events} events opened over {} runs; outbox: {} recorded failed (no channel \
+         configured), {} sent, {} still queued",
+        total * BATCH,
+        outbox.failed,
+        outbox.sent,
+        outbox.queued
+    );
+    drop(store);
+    for p in [pg, off_pg].into_iter().flatten() {
+        drop_database(&p.0, &p.1);
+    }
+    println!(
+        "machine load average {}",
+        std::fs::read_to_string("/proc/loadavg").unwrap_or_default()
+    );
+}
+// Proxy mode
+
+/// Requests/s of `GET /api/trs/v1/groups` (a signed-in administrator, 20 groups) from
+/// `conns` connections, straight to an embedded cxwatch and through a second cxwatch in
+/// proxy mode in front of it, alternated `rounds` times `secs` seconds each; with the CPU
+/// each process spent per request. Plain HTTP on 127.0.0.1 both hops: what is measured is
+/// the proxy's forwarding, not TLS.
+fn proxy(conns: usize, secs: u64, rounds: u64) {
+    assert!(
+        !tls(),
+        "proxy: plain HTTP only (the load generator speaks HTTP/1.1)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path(), options()).unwrap();
+        let mut rng = StdRng::seed_from_u64(5);
+        wait(store.ingest_runs(TZ, synth_batch(&mut rng, year_start(), 300_000, 0))).unwrap();
+        ensure_groups(&store);
+    }
+    let token = admin_token(dir.path());
+    let upstream = start_server(dir.path());
+    let proxy_dir = tempfile::tempdir().unwrap();
+    let proxied = start_server_with(
+        proxy_dir.path(),
+        &format!(
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"bench\"\nhosts = [\"127.0.0.1\"]\nupstream = \"{}\"\n",
+            upstream.base
+        ),
+    );
+    let path = "/api/trs/v1/groups";
+    let (up_pid, px_pid) = (upstream.child.id(), proxied.child.id());
+    let cpu = |pid: u32| proc_cpu(&format!("/proc/{pid}/stat"));
+    println!(
+        "proxy: GET {path} from {conns} connections (HTTP/1.1 keep-alive), {rounds} rounds of \
+         {secs} s each way; load average {}",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    // Warm-up: connections, caches, the proxy's pool.
+    load(
+        &upstream.base,
+        path,
+        &token,
+        conns,
+        Duration::from_millis(500),
+    );
+    load(
+        &proxied.base,
+        path,
+        &token,
+        conns,
+        Duration::from_millis(500),
+    );
+    let (mut direct, mut through, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut up_direct, mut up_proxied, mut px_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let c0 = cpu(up_pid);
+        let (n, wall) = load(
+            &upstream.base,
+            path,
+            &token,
+            conns,
+            Duration::from_secs(secs),
+        );
+        let d = n as f64 / wall;
+        up_direct.push((cpu(up_pid) - c0) * 1e6 / n as f64);
+        let (c0, p0) = (cpu(up_pid), cpu(px_pid));
+        let (n, wall) = load(
+            &proxied.base,
+            path,
+            &token,
+            conns,
+            Duration::from_secs(secs),
+        );
+        let p = n as f64 / wall;
+        up_proxied.push((cpu(up_pid) - c0) * 1e6 / n as f64);
+        px_cpu.push((cpu(px_pid) - p0) * 1e6 / n as f64);
+        println!(
+            "round {}: direct {d:.0} req/s, proxied {p:.0} req/s, ratio {:.2}; CPU per request: \
+             upstream {:.0} µs (direct) / {:.0} µs (proxied), proxy {:.0} µs",
+            round + 1,
+            p / d,
+            up_direct[round as usize],
+            up_proxied[round as usize],
+            px_cpu[round as usize]
+        );
+        direct.push(d);
+        through.push(p);
+        ratios.push(p / d);
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v[v.len() / 2]
+    };
+    println!(
+        "median: direct {:.0} req/s, proxied {:.0} req/s, ratio {:.2}; CPU per request: upstream \
+         {:.0} µs, proxy {:.0} µs",
+        median(direct),
+        median(through),
+        median(ratios),
+        median(up_proxied),
+        median(px_cpu)
+    );
+    println!(
+        "proxy memory: VmRSS {}, VmHWM {}",
+        vm(px_pid, "VmRSS"),
+        vm(px_pid, "VmHWM")
+    );
+}
+
+/// `conns` HTTP/1.1 connections to `base`, each sending `GET path` as soon as the last
+/// answer is read, for `dur`: (answers, seconds). One thread, so that the load generator
+/// takes the same CPU in both set-ups.
+fn load(base: &str, path: &str, token: &str, conns: usize, dur: Duration) -> (u64, f64) {
+    let addr = base.trim_start_matches("http://").to_string();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let start = Instant::now();
+        let until = start + dur;
+        let mut tasks = Vec::new();
+        for _ in 0..conns {
+            let (addr, path, token) = (addr.clone(), path.to_string(), token.to_string());
+            tasks.push(tokio::spawn(async move {
+                let stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+                stream.set_nodelay(true).unwrap();
+                let (mut send, conn) = hyper::client::conn::http1::handshake::<_, String>(
+                    hyper_util::rt::TokioIo::new(stream),
+                )
+                .await
+                .unwrap();
+                tokio::spawn(conn);
+                let mut n = 0u64;
+                while Instant::now() < until {
+                    let req = hyper::Request::get(path.as_str())
+                        .header("host", addr.as_str())
+                        .header("authorization", format!("Bearer {token}"))
+                        .body(String::new())
+                        .unwrap();
+                    let resp = send.send_request(req).await.unwrap();
+                    assert!(resp.status().is_success(), "{}", resp.status());
+                    let mut body = resp.into_body();
+                    let mut bytes = 0;
+                    while let Some(frame) = futures_util::future::poll_fn(|cx| {
+                        hyper::body::Body::poll_frame(std::pin::Pin::new(&mut body), cx)
+                    })
+                    .await
+                    {
+                        if let Some(d) = frame.unwrap().data_ref() {
+                            bytes += d.len();
+                        }
+                    }
+                    assert!(bytes > 0);
+                    n += 1;
+                }
+                n
+            }));
+        }
+        let mut total = 0;
+        for t in tasks {
+            total += t.await.unwrap();
+        }
+        (total, start.elapsed().as_secs_f64())
+    })
 }

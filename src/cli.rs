@@ -430,7 +430,7 @@ fn audit(
         user_id: user,
         kind,
         from,
-        to: None,
+        ..Default::default()
     };
     let page = crate::domain::page::PageRequest {
         no: 0,

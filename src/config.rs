@@ -699,6 +699,42 @@ pub struct NotifyConfig {
     pub smtp: SmtpConfig,
     pub sms: GatewayConfig,
     pub voice: GatewayConfig,
+    pub webhook: WebhookConfig,
+}
+
+/// The chat and webhook channels (contact types Webhook, Microsoft Teams, Slack,
+/// Mattermost): each contact's URL is its own; what is common is here.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebhookConfig {
+    /// Send to webhook contacts. Off (the default): nothing leaves the machine; their
+    /// notifications are recorded and fail with that reason.
+    pub enabled: bool,
+    /// Key of the `X-Cxwatch-Signature` header of generic webhooks (HMAC-SHA256 of
+    /// `{timestamp}.{body}`, see docs/notifications.md); empty: no signature (use the `_FILE`
+    /// variable).
+    pub secret: String,
+    /// Extra headers of generic webhooks, e.g. `{ Authorization = "Bearer …" }`.
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// PEM file of a private certificate authority for https receivers.
+    pub ca: Option<PathBuf>,
+    /// Roots an https receiver's certificate is checked against: `webpki`, `system` or `both`.
+    pub trust: Trust,
+    /// Seconds the whole request may take.
+    pub timeout_secs: u64,
+}
+
+impl Default for WebhookConfig {
+    fn default() -> Self {
+        WebhookConfig {
+            enabled: false,
+            secret: String::new(),
+            headers: Default::default(),
+            ca: None,
+            trust: Trust::Webpki,
+            timeout_secs: 15,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -782,6 +818,7 @@ impl Default for NotifyConfig {
             smtp: SmtpConfig::default(),
             sms: GatewayConfig::default(),
             voice: GatewayConfig::default(),
+            webhook: WebhookConfig::default(),
         }
     }
 }
@@ -988,6 +1025,9 @@ impl Config {
 
         if empty_path(&self.notify.smtp.ca) {
             self.notify.smtp.ca = None;
+        }
+        if empty_path(&self.notify.webhook.ca) {
+            self.notify.webhook.ca = None;
         }
         for g in [&mut self.notify.sms, &mut self.notify.voice] {
             if empty_path(&g.ca) {
@@ -1263,6 +1303,7 @@ fn check_notify(n: &NotifyConfig) -> Result<(), String> {
         ("notify.smtp.timeout_secs", n.smtp.timeout_secs),
         ("notify.sms.timeout_secs", n.sms.timeout_secs),
         ("notify.voice.timeout_secs", n.voice.timeout_secs),
+        ("notify.webhook.timeout_secs", n.webhook.timeout_secs),
     ] {
         if value == 0 {
             return Err(format!("{key}: must be at least 1"));
@@ -1303,6 +1344,13 @@ fn check_notify(n: &NotifyConfig) -> Result<(), String> {
             return Err(format!(
                 "notify.{name}.url: '{}' must start with http:// or https://",
                 g.url
+            ));
+        }
+    }
+    for name in n.webhook.headers.keys() {
+        if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(format!(
+                "notify.webhook.headers: '{name}' is not a header name"
             ));
         }
     }

@@ -236,7 +236,8 @@ fn unindexed(text: &str) -> String {
     out
 }
 
-/// The first `id` in a list answer's data (an array, or a page's `content`).
+/// The first `id` (an alert event's `alertId`) in a list answer's data (an array, or a
+/// page's `content`).
 fn first_id(answer: &Value) -> i64 {
     let data = &answer["data"];
     let items = data
@@ -245,7 +246,7 @@ fn first_id(answer: &Value) -> i64 {
         .unwrap_or_else(|| panic!("not a list: {answer}"));
     items
         .iter()
-        .find_map(|i| i["id"].as_i64())
+        .find_map(|i| i["id"].as_i64().or_else(|| i["alertId"].as_i64()))
         .unwrap_or_else(|| panic!("no id in {answer}"))
 }
 
@@ -315,6 +316,10 @@ async fn answers_on_demo_data_match_the_document() {
         (
             "/api/trs/v1/groups/recent",
             "/api/trs/v1/groups/recent".into(),
+        ),
+        (
+            "/api/trs/v1/groups/hourly",
+            format!("/api/trs/v1/groups/hourly?startDate={from}&endDate={day}"),
         ),
         (
             "/api/trs/v1/groups/{id}/metric",

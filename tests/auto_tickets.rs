@@ -58,25 +58,26 @@ async fn setting(app: &App, group: i64, assignee: &str) -> i64 {
         .await
         .unwrap();
     app.store
-        .create_alert_setting(
-            Scope::All,
-            &AlertSettingDraft {
-                name: "Billing down".into(),
-                active: true,
-                group_id: group,
-                distribution_id: list,
-                attach_jira_ticket: true,
-                failure_to_alert: 1,
-                statuses: vec!["FAIL".into()],
-                week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
-                jira_assignee: Some(assignee.into()),
-                jira_project: Some("CX".into()),
-                jira_username: Some("ann".into()),
-                ..Default::default()
-            },
-        )
+        .create_alert_setting(Scope::All, &draft(group, list, assignee))
         .await
         .unwrap()
+}
+
+fn draft(group: i64, list: i64, assignee: &str) -> AlertSettingDraft {
+    AlertSettingDraft {
+        name: "Billing down".into(),
+        active: true,
+        group_id: group,
+        distribution_id: list,
+        attach_jira_ticket: true,
+        failure_to_alert: 1,
+        statuses: vec!["FAIL".into()],
+        week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
+        jira_assignee: Some(assignee.into()),
+        jira_project: Some("CX".into()),
+        jira_username: Some("ann".into()),
+        ..Default::default()
+    }
 }
 
 /// The issues carrying `label`.
@@ -267,6 +268,67 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
     assert_eq!(st, 404);
     let (st, _) = get(&app, &a.token, "/api/alerts/autojiraticket/999").await;
     assert_eq!(st, 404);
+}
+
+/// Issue 30, item 10: a setting whose assignee is a name, not a Jira account ('Ann Lee'), makes
+/// Jira refuse the ticket. The refusal is listed with the setting's waiting tickets (its
+/// reason, attempts and next attempt) instead of only in the log; once the setting names the
+/// account, the waiting ticket takes it and is opened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_ticket_is_listed_with_its_reason_until_the_setting_is_mended() {
+    let standin = StandIn::start(JiraFlavour::Cloud);
+    let app = app_on(&standin);
+    let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let s = setting(&app, g, "Ann Lee").await;
+    let event = open_event(&app, &key).await;
+    let a = admin(&app).await;
+    let path = format!("/api/alerts/autojiraticket/{s}/waiting");
+    let mut listed = Value::Null;
+    for _ in 0..100 {
+        let (st, out) = get(&app, &a.token, &path).await;
+        assert_eq!(st, 200, "{out}");
+        listed = out["data"][0].clone();
+        if listed["reason"].is_string() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(listed["alertId"], event, "{listed}");
+    assert_eq!(listed["alertSettingId"], s);
+    assert_eq!(listed["testcaseId"], 1);
+    assert_eq!(listed["assignee"], "Ann Lee");
+    assert_eq!(listed["project"], "CX");
+    assert!(listed["attempts"].as_i64().unwrap() >= 1, "{listed}");
+    let reason = listed["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("400") && reason.contains("assignee: Specified user does not exist"),
+        "Jira's refusal is the reason: {reason}"
+    );
+    assert!(listed["nextAttempt"].as_str().unwrap().ends_with('Z'));
+    assert!(standin.issues().await.is_empty(), "Jira opened nothing");
+    let (st, none) = get(&app, &a.token, &format!("/api/alerts/autojiraticket/{s}")).await;
+    assert_eq!((st, none["data"].as_array().map(Vec::len)), (200, Some(0)));
+    // An unknown setting is 404.
+    let (st, _) = get(&app, &a.token, "/api/alerts/autojiraticket/999/waiting").await;
+    assert_eq!(st, 404);
+
+    // The setting names Ann's account: the waiting ticket takes it and is opened.
+    let list = app.int("SELECT distribution_id FROM alert_settings").await;
+    app.store
+        .update_alert_setting(Scope::All, s, &draft(g, list, ANN_CLOUD))
+        .await
+        .unwrap();
+    let ticket = ticket_of(&app, event).await;
+    let f = standin.issue(&ticket).await["rawFields"].clone();
+    assert_eq!(f["assignee"]["accountId"], ANN_CLOUD);
+    let (st, out) = get(&app, &a.token, &path).await;
+    assert_eq!(
+        (st, out["data"].as_array().map(Vec::len)),
+        (200, Some(0)),
+        "{out}"
+    );
 }
 
 /// `PUT` a ticket form (`data` part only).

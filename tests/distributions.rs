@@ -193,7 +193,11 @@ async fn lists_are_saved_checked_filtered_and_deleted() {
         json!([
             {"id": 1, "name": "Email", "configured": false},
             {"id": 2, "name": "SMS", "configured": false},
-            {"id": 4, "name": "Voice", "configured": false}
+            {"id": 4, "name": "Voice", "configured": false},
+            {"id": 8, "name": "Webhook", "configured": false},
+            {"id": 16, "name": "Microsoft Teams", "configured": false},
+            {"id": 32, "name": "Slack", "configured": false},
+            {"id": 64, "name": "Mattermost", "configured": false}
         ])
     );
     let (s, _) = app
@@ -313,6 +317,7 @@ async fn test_messages_and_alerts_arrive_by_smtp_and_gateway() {
             name: "recording-7.wav".into(),
             content_type: "audio/wav".into(),
             data: wav.clone(),
+            content_id: None,
         }],
     };
     let ids = app

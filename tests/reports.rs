@@ -371,6 +371,144 @@ async fn latency_heat_map_reads_the_rollups() {
     assert_eq!(segs[0]["testCaseName"], "Case 001");
     assert_eq!(segs[0]["segmentName"], "Greeting");
     assert_eq!(segs[3]["latencyByHr"][10]["runCount"], 1);
+    // The day as well as the hour (issue 30, item 3): 2026-01-15 has r1, r2 at 09:xx and r3
+    // at 10:xx; 2026-01-16 has r4 (the 3.5 s greeting) at 10:xx.
+    let days = d["latencyByDay"].as_array().unwrap();
+    let dates: Vec<&str> = days.iter().map(|x| x["date"].as_str().unwrap()).collect();
+    assert_eq!(dates, ["2026-01-15", "2026-01-16"]);
+    assert_eq!(days[0]["latencyByHr"].as_array().unwrap().len(), 24);
+    assert_eq!(days[0]["latencyByHr"][9]["runCount"], 2);
+    assert_eq!(
+        days[0]["latencyByHr"][10]["bucketCounts"],
+        json!([1, 1, 1, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(
+        days[1]["latencyByHr"][10]["bucketCounts"],
+        json!([1, 0, 1, 0, 0, 1, 0, 0])
+    );
+}
+
+/// The `latency` of each run and every value of `field` of a list of runs.
+async fn column(app: &App, token: &str, path: &str, field: &str) -> Vec<Value> {
+    let (s, b) = get(app, token, path).await;
+    assert_eq!(s, 200, "{path}: {b}");
+    let data = &b["data"];
+    let items = data
+        .as_array()
+        .or_else(|| data["content"].as_array())
+        .unwrap();
+    items.iter().map(|r| r[field].clone()).collect()
+}
+
+/// Every run list sorts by its columns (issue 30, item 2): the report's runs (the MOS drill
+/// worst first, the latency drill slowest first), a test case's and a group's hour's.
+#[tokio::test(flavor = "multi_thread")]
+async fn run_lists_sort_by_their_columns() {
+    let app = App::new();
+    let a = admin(&app).await;
+    let (voice, _) = seed(&app).await;
+    // A shorter run without a MOS.
+    let mut r5 = run("r5", 1, "2026-01-16T16:05:00Z", "pass");
+    r5["mosCqIn"] = Value::Null;
+    r5["runDuration"] = json!(30.5);
+    ingest_ok(&app, &app.api_key("sorted").await, &[r5]).await;
+    let (_, r) = create(&app, &a.token, &report("Sorted", 7, voice)).await;
+    let id = r["data"]["id"].as_i64().unwrap();
+    let base = format!("/api/reports/{id}/testruns");
+    // Newest first without a sort; worst MOS first with one, runs without a MOS last.
+    let newest = column(&app, &a.token, &base, "runTime").await;
+    assert_eq!(newest[0], "2026-01-16T16:05:00Z");
+    let mos = column(
+        &app,
+        &a.token,
+        &format!("{base}?sort=mosCqIn,asc"),
+        "mosCqIn",
+    )
+    .await;
+    assert_eq!(mos[0], json!(2.1), "the worst call first: {mos:?}");
+    let numbers: Vec<f64> = mos.iter().filter_map(Value::as_f64).collect();
+    assert!(numbers.windows(2).all(|w| w[0] <= w[1]), "{mos:?}");
+    assert_eq!(mos.last(), Some(&Value::Null), "no MOS last: {mos:?}");
+    let down = column(
+        &app,
+        &a.token,
+        &format!("{base}?sort=mosCqIn,desc&pageSize=10"),
+        "mosCqIn",
+    )
+    .await;
+    assert_eq!(down[0], json!(4.2));
+    assert_eq!(
+        down.last(),
+        Some(&Value::Null),
+        "no MOS last either way: {down:?}"
+    );
+    // The slowest run first, each with its slowest step.
+    let slow = column(
+        &app,
+        &a.token,
+        &format!("{base}?sort=latency,desc"),
+        "latency",
+    )
+    .await;
+    assert_eq!(slow[0], json!(3500), "{slow:?}");
+    let ms: Vec<i64> = slow.iter().filter_map(Value::as_i64).collect();
+    assert!(ms.windows(2).all(|w| w[0] >= w[1]), "{slow:?}");
+    let ids = column(
+        &app,
+        &a.token,
+        &format!("{base}?sort=latency,desc&pageSize=1&pageNo=1"),
+        "latency",
+    )
+    .await;
+    assert_eq!(ids, [slow[1].clone()], "paged after the sort");
+    // Within a latency bucket, the latency is the step's in it.
+    let bucket = column(
+        &app,
+        &a.token,
+        &format!("{base}?latencyThres=3&hrSlot=10"),
+        "latency",
+    )
+    .await;
+    assert!(bucket.iter().all(|l| l == &json!(1200)), "{bucket:?}");
+    let names = column(
+        &app,
+        &a.token,
+        &format!("{base}?sort=testCaseName,desc"),
+        "testCaseName",
+    )
+    .await;
+    assert_eq!(names[0], "Case 002");
+    let durations = column(
+        &app,
+        &a.token,
+        &format!("{base}?sort=runDuration,asc"),
+        "runDuration",
+    )
+    .await;
+    assert_eq!(durations[0], json!(30.5), "{durations:?}");
+    // A test case's runs and a group's.
+    let case = column(
+        &app,
+        &a.token,
+        "/api/trs/v1/testcases/1/runs?startDate=2026-01-15&endDate=2026-01-16&pageSize=10&sort=runStatus,desc",
+        "runStatusId",
+    )
+    .await;
+    assert_eq!(case, [json!(7), json!(3), json!(3)], "failure before pass");
+    let grp = column(
+        &app,
+        &a.token,
+        &format!("/api/trs/v1/groups/{voice}/runs?startDate=2026-01-15&endDate=2026-01-16&pageSize=10&sort=runTime,asc"),
+        "runTime",
+    )
+    .await;
+    assert_eq!(grp[0], "2026-01-15T14:05:00Z", "oldest first");
+    // An unknown column or direction is named.
+    for bad in ["nope,asc", "runId,up"] {
+        let (s, b) = get(&app, &a.token, &format!("{base}?sort={bad}")).await;
+        assert_eq!(s, 400, "{bad}: {b}");
+        assert_eq!(b["fields"][0]["field"], "sort");
+    }
 }
 
 async fn run_ids(app: &App, token: &str, path: &str) -> (Vec<String>, u64) {

@@ -75,6 +75,8 @@ async fn world() -> World {
         .user("admin.rw@x.test", Role::Admin, AccessType::ReadWrite, &[])
         .await;
     let key = app.api_key("matrix").await;
+    // A key for the site page's revoke row (issue 30 item 15).
+    app.api_key("matrix-spare").await;
     let bearer = |t: &str| ("authorization", format!("Bearer {t}"));
     // Data through the API itself: a recording, a run that uses it, a group holding it.
     let (s, rec) = raw(
@@ -177,16 +179,17 @@ async fn world() -> World {
         .user("victim@x.test", Role::User, AccessType::ReadOnly, &[])
         .await;
     // A distribution list to read, update and delete, and a notification to read.
-    let list =
-        json!({"name": "On call", "contacts": [{"name": "Ops", "type": 1, "info": "ops@x.test"}]});
+    // Names are unique (without case): each list its own.
+    let named = |name: &str| json!({"name": name, "contacts": [{"name": "Ops", "type": 1, "info": "ops@x.test"}]});
+    let list = named("On call");
     let mut dist_ids = Vec::new();
-    for _ in 0..2 {
+    for name in ["On call", "On call, to delete"] {
         let (s, d) = app
             .call(
                 Method::POST,
                 "/api/distributions",
                 Some(&admin_rw.token),
-                Some(&list),
+                Some(&named(name)),
             )
             .await;
         assert_eq!(s, 200, "{d}");
@@ -260,6 +263,18 @@ async fn world() -> World {
         )
         .await;
     let alert = events["data"]["content"][0]["alertId"].as_i64().unwrap();
+    // A maintenance window on the Retail group (issue 28), written with SQL.
+    app.exec(&format!(
+        "INSERT INTO maintenance_windows (id, reason, weekly, start_ms, end_ms, created_by,
+                created_ms)
+         VALUES (900, 'Matrix release', FALSE, 0, 4102444800000, 'matrix', 0);
+         INSERT INTO maintenance_window_groups VALUES (900, {g});"
+    ))
+    .await;
+    let in_an_hour = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let window = json!({"reason": "Release", "kind": "once",
+        "startTime": chrono::Utc::now().to_rfc3339(), "endTime": in_an_hour,
+        "testCaseGroups": [{"id": g}]});
     let callers = vec![
         None,
         Some(bearer(&user_ro.token)),
@@ -387,6 +402,13 @@ async fn world() -> World {
             "groupsRecent",
             M::GET,
             format!("{t}/groups/recent"),
+            Body::None,
+            read,
+        ),
+        r(
+            "groupsHourly",
+            M::GET,
+            format!("{t}/groups/hourly?startDate={DATE}"),
             Body::None,
             read,
         ),
@@ -546,6 +568,40 @@ async fn world() -> World {
             Body::None,
             read,
         ),
+        // Scheduled report mail (cxwatch's addition): read with the report, set and removed
+        // by administrators with read-write access (it mails their distribution lists), a
+        // copy sent now by read-write callers (no mail server in this world: 409).
+        r(
+            "setReportSchedule",
+            M::PUT,
+            format!("/api/reports/{rep}/schedule"),
+            Body::Json(
+                json!({"frequency": "weekly", "time": "08:00", "dayOfWeek": 1,
+                              "distributionID": dist, "language": "fr"}),
+            ),
+            [401, 403, 403, 403, 200, 401],
+        ),
+        r(
+            "getReportSchedule",
+            M::GET,
+            format!("/api/reports/{rep}/schedule"),
+            Body::None,
+            read,
+        ),
+        r(
+            "sendReportNow",
+            M::POST,
+            format!("/api/reports/{rep}/schedule/send"),
+            Body::Json(json!({})),
+            [401, 403, 409, 403, 409, 401],
+        ),
+        r(
+            "deleteReportSchedule",
+            M::DELETE,
+            format!("/api/reports/{rep}/schedule"),
+            Body::None,
+            [401, 403, 403, 403, 200, 401],
+        ),
         // A ROLE_USER reads only the reports of their groups.
         r(
             "getReport",
@@ -683,6 +739,50 @@ async fn world() -> World {
             Body::None,
             admin_write,
         ),
+        // The site page (cxwatch's addition, issue 30 item 15).
+        r(
+            "siteChecklist",
+            M::GET,
+            "/api/site/checklist".into(),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "listApiKeys",
+            M::GET,
+            "/api/site/apikeys".into(),
+            Body::None,
+            admin_read,
+        ),
+        r(
+            "createApiKey",
+            M::POST,
+            "/api/site/apikeys".into(),
+            Body::Json(json!({"name": "engine-matrix"})),
+            admin_write,
+        ),
+        r(
+            "revokeApiKey",
+            M::DELETE,
+            "/api/site/apikeys/matrix-spare".into(),
+            Body::None,
+            admin_write,
+        ),
+        r(
+            "listSiteChannels",
+            M::GET,
+            "/api/site/channels".into(),
+            Body::None,
+            admin_read,
+        ),
+        // No mail server in the harness: the read-write administrator is told so.
+        r(
+            "testSiteChannel",
+            M::POST,
+            "/api/site/channels/email/test".into(),
+            Body::Json(json!({})),
+            [401, 403, 403, 403, 409, 401],
+        ),
         r(
             "liveUpdates",
             M::GET,
@@ -736,7 +836,7 @@ async fn world() -> World {
             "createDistribution",
             M::POST,
             "/api/distributions".into(),
-            Body::Json(list.clone()),
+            Body::Json(named("On call, new")),
             admin_write,
         ),
         r(
@@ -788,6 +888,62 @@ async fn world() -> World {
             M::PUT,
             format!("/api/alerts/{alert}"),
             Body::Json(json!({"comment": "Seen by the matrix"})),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "muteAlert",
+            M::POST,
+            format!("/api/alerts/{alert}/mute"),
+            Body::Json(json!({"until": in_an_hour})),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "listMaintenanceWindows",
+            M::GET,
+            "/api/maintenance/windows".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "maintenanceNow",
+            M::GET,
+            "/api/maintenance/now".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "getMaintenanceWindow",
+            M::GET,
+            "/api/maintenance/windows/900".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "createMaintenanceWindow",
+            M::POST,
+            "/api/maintenance/windows".into(),
+            Body::Json(window.clone()),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "updateMaintenanceWindow",
+            M::PUT,
+            "/api/maintenance/windows/900".into(),
+            Body::Json(window.clone()),
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "endMaintenanceWindow",
+            M::POST,
+            "/api/maintenance/windows/900/end".into(),
+            Body::None,
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "acknowledgeAlert",
+            M::POST,
+            format!("/api/alerts/{alert}/acknowledge"),
+            Body::None,
             [401, 403, 200, 403, 200, 401],
         ),
         r(
@@ -868,6 +1024,20 @@ async fn world() -> World {
             "listAutoTickets",
             M::GET,
             "/api/alerts/autojiraticket/901".into(),
+            Body::None,
+            [401, 403, 403, 200, 200, 401],
+        ),
+        r(
+            "listWaitingAutoTickets",
+            M::GET,
+            "/api/alerts/autojiraticket/900/waiting".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "listWaitingAutoTickets",
+            M::GET,
+            "/api/alerts/autojiraticket/901/waiting".into(),
             Body::None,
             [401, 403, 403, 200, 200, 401],
         ),

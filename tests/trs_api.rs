@@ -372,6 +372,105 @@ async fn metric_and_mos_shapes() {
         .all(|r| r["runCount"] == 0));
 }
 
+/// `groups/hourly` gives every group what its `groups/{id}/metric` gives, added over its
+/// test cases (counts and the 24 hour slots), for each run type and range; a restricted user
+/// gets only their groups.
+#[tokio::test(flavor = "multi_thread")]
+async fn groups_hourly_adds_up_each_groups_metric() {
+    let s = site().await;
+    let restricted = s
+        .app
+        .user(
+            "hourly@example.com",
+            Role::User,
+            AccessType::ReadOnly,
+            &[s.group_b],
+        )
+        .await
+        .token;
+    let sums = |entities: &Value| {
+        let mut counts = [0u64; 3];
+        let mut hours = [[0u64; 24]; 3];
+        for e in entities.as_array().unwrap() {
+            for (k, f) in ["successCount", "warningCount", "failureCount"]
+                .iter()
+                .enumerate()
+            {
+                counts[k] += e[f].as_u64().unwrap();
+                for (h, slot) in e["hourlyStatus"].as_array().unwrap().iter().enumerate() {
+                    hours[k][h] += slot[f].as_u64().unwrap();
+                }
+            }
+        }
+        json!({
+            "successCount": counts[0], "warningCount": counts[1], "failureCount": counts[2],
+            "successByHour": hours[0].to_vec(), "warningByHour": hours[1].to_vec(),
+            "failureByHour": hours[2].to_vec(),
+        })
+    };
+    let mut runs_seen = 0;
+    for (token, groups) in [
+        (&s.admin, vec![s.group_a, s.group_b, s.group_w]),
+        (&restricted, vec![s.group_b]),
+    ] {
+        for query in [
+            "startDate=2026-07-15&caseRunType=Schedule",
+            "startDate=2026-07-15",
+            "startDate=2026-07-14&endDate=2026-07-16&caseRunType=Schedule",
+            "startDate=2026-07-16&caseRunType=Schedule",
+        ] {
+            let (status, body) =
+                get(&s.app, token, &format!("/api/trs/v1/groups/hourly?{query}")).await;
+            assert_eq!(status, 200, "{query}: {body}");
+            let items = body["data"].as_array().unwrap();
+            assert_eq!(
+                items
+                    .iter()
+                    .map(|g| g["groupId"].as_i64().unwrap())
+                    .collect::<Vec<_>>(),
+                groups,
+                "{query}: the groups the caller sees, by id"
+            );
+            for item in items {
+                let id = item["groupId"].as_i64().unwrap();
+                let (status, metric) = get(
+                    &s.app,
+                    token,
+                    &format!("/api/trs/v1/groups/{id}/metric?level=case&{query}"),
+                )
+                .await;
+                assert_eq!(status, 200, "{metric}");
+                let mut want = sums(&metric["data"]);
+                want["groupId"] = json!(id);
+                assert_eq!(item, &want, "{query}: group {id}");
+                runs_seen += want["successCount"].as_u64().unwrap()
+                    + want["warningCount"].as_u64().unwrap()
+                    + want["failureCount"].as_u64().unwrap();
+            }
+        }
+    }
+    assert!(runs_seen > 0, "the site's runs are counted");
+    // The parameters are checked as the metric's are.
+    for (query, field) in [
+        ("", "startDate"),
+        ("startDate=2026-13-01", "startDate"),
+        ("startDate=2026-07-15&caseRunType=Nightly", "caseRunType"),
+        ("startDate=2026-07-15&endDate=2026-07-14", "endDate"),
+    ] {
+        let (status, body) = get(
+            &s.app,
+            &s.admin,
+            &format!("/api/trs/v1/groups/hourly?{query}"),
+        )
+        .await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(
+            body["messages"][0].as_str().unwrap_or("").contains(field),
+            "{query}: {body}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn run_list_and_detail() {
     let s = site().await;

@@ -81,6 +81,15 @@ pub struct AlertSetting {
     /// Ticket username (absent when none).
     #[oai(skip_serializing_if_is_none)]
     pub jira_username: Option<String>,
+    /// The second distribution list notified when an event stays open and unacknowledged
+    /// (cxwatch's addition, issue 28), null when none.
+    #[oai(nullable)]
+    pub escalation_distribution_id: Option<i64>,
+    #[oai(nullable)]
+    pub escalation_distribution_name: Option<String>,
+    /// Minutes after the event opened (1 to 10080), null when no escalation.
+    #[oai(nullable)]
+    pub escalation_delay_min: Option<i64>,
     /// RFC 3339 UTC.
     pub last_modified_time: String,
 }
@@ -117,6 +126,9 @@ impl From<DomainSetting> for AlertSetting {
             jira_assignee: s.jira_assignee,
             jira_project: s.jira_project,
             jira_username: s.jira_username,
+            escalation_distribution_id: s.escalation.map(|e| e.distribution_id),
+            escalation_distribution_name: s.escalation_distribution_name,
+            escalation_delay_min: s.escalation.map(|e| e.delay_min),
             last_modified_time: params::time(
                 Utc.timestamp_opt(s.modified_at, 0)
                     .single()
@@ -174,6 +186,12 @@ pub struct AlertSettingSave {
     pub jira_project: Option<String>,
     #[oai(nullable)]
     pub jira_username: Option<String>,
+    /// The escalation's distribution list; with `escalationDelayMin`, or neither.
+    #[oai(nullable)]
+    pub escalation_distribution_id: Option<i64>,
+    /// Minutes, 1 to 10080.
+    #[oai(nullable)]
+    pub escalation_delay_min: Option<i64>,
 }
 
 impl AlertSettingSave {
@@ -208,6 +226,8 @@ impl AlertSettingSave {
                 jira_assignee: self.jira_assignee.as_deref(),
                 jira_project: self.jira_project.as_deref(),
                 jira_username: self.jira_username.as_deref(),
+                escalation_distribution_id: self.escalation_distribution_id,
+                escalation_delay_min: self.escalation_delay_min,
             },
         )
     }

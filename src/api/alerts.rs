@@ -1,7 +1,8 @@
 //! `api/alerts/events`: alert events the engine opened (spec §2 'Alerts list', 'Alert
 //! details', §3 'Alert event', 'Alert details'), newest first, filtered by the first run's
 //! status, limited to the caller's groups; `api/alerts/events/open`: how many are open;
-//! `PUT api/alerts/{id}` (spec §7): an event's comment and ticket key.
+//! `PUT api/alerts/{id}` (spec §7): an event's comment and ticket key;
+//! `POST api/alerts/{id}/acknowledge` (issue 28): someone has it.
 
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
@@ -15,9 +16,11 @@ use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
-use crate::domain::caller::Need;
+use crate::domain::caller::{Need, Scope};
 use crate::domain::rules::{Problems, Rule};
+use crate::store::alert_life::AlertLife;
 use crate::store::alerts::{AlertEvent as DomainEvent, AlertEventDetail, AlertEventFilter};
+use crate::store::outbox::now_ms;
 
 pub struct AlertsApi;
 /// `PUT alerts/{id}`: outside `alerts/events`, where the spec puts it.
@@ -63,6 +66,12 @@ pub struct AlertEvent {
     pub alert_setting_name: String,
     pub test_case_group_id: i64,
     pub test_case_group_name: String,
+    /// Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has.
+    #[oai(nullable)]
+    pub acknowledged_by: Option<String>,
+    /// When it was acknowledged, RFC 3339 UTC, null when it was not.
+    #[oai(nullable)]
+    pub acknowledged_time: Option<String>,
 }
 
 /// An event with its runs and notifications (spec §3 'Alert details').
@@ -85,8 +94,65 @@ pub struct AlertDetails {
     pub to: Option<String>,
     /// The event's runs, oldest first.
     pub test_runs: Vec<RunItem>,
-    /// Its notifications (`alert:{id}`, then `recovery:{id}`) and their state.
+    /// Its notifications (`alert:{id}`, `recovery:{id}`, then `escalation:{id}`) and their
+    /// state.
     pub notifications: Vec<Notification>,
+    /// Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has.
+    #[oai(nullable)]
+    pub acknowledged_by: Option<String>,
+    /// When it was acknowledged, RFC 3339 UTC, null when it was not.
+    #[oai(nullable)]
+    pub acknowledged_time: Option<String>,
+    /// When the setting's escalation list was notified, RFC 3339 UTC, null when it was not.
+    #[oai(nullable)]
+    pub escalated_time: Option<String>,
+    /// The comments on the event, oldest first.
+    pub comments: Vec<AlertComment>,
+    /// What happened to the event, oldest first.
+    pub timeline: Vec<TimelineEntry>,
+}
+
+/// A comment on an alert event.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertComment {
+    pub id: i64,
+    /// The author's username.
+    pub author: String,
+    pub text: String,
+    /// RFC 3339 UTC.
+    pub time: String,
+}
+
+/// What a timeline entry tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum TimelineKind {
+    Opened,
+    Notified,
+    Acknowledged,
+    Commented,
+    Escalated,
+    Recovered,
+    Closed,
+}
+
+/// One thing that happened to an alert event.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct TimelineEntry {
+    pub kind: TimelineKind,
+    /// RFC 3339 UTC.
+    pub time: String,
+    /// Who (acknowledged, commented), null otherwise.
+    #[oai(nullable)]
+    pub by: Option<String>,
+    /// The comment (commented), the distribution list (opened, escalated), null otherwise.
+    #[oai(nullable)]
+    pub text: Option<String>,
+    /// The notification (notified): its contact, channel, cause, state and reason.
+    #[oai(nullable)]
+    pub notification: Option<Notification>,
 }
 
 /// The fields an event and its details share.
@@ -163,12 +229,92 @@ impl From<DomainEvent> for AlertEvent {
             alert_setting_name: b.alert_setting_name,
             test_case_group_id: b.test_case_group_id,
             test_case_group_name: b.test_case_group_name,
+            acknowledged_by: None,
+            acknowledged_time: None,
         }
     }
 }
 
-impl From<AlertEventDetail> for AlertDetails {
-    fn from(d: AlertEventDetail) -> Self {
+fn ms_time(ms: i64) -> String {
+    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
+        .map(params::time)
+        .unwrap_or_default()
+}
+
+/// The event's timeline, oldest first (ties in the order things happen: opened, notified,
+/// acknowledged, commented, escalated, recovered or closed). A closed event whose setting
+/// still exists recovered (a passing run closed it); one whose setting was deleted closed.
+fn timeline(d: &AlertEventDetail, life: &AlertLife) -> Vec<TimelineEntry> {
+    let e = &d.event;
+    let mut out: Vec<(i64, u8, TimelineEntry)> = Vec::new();
+    let entry = |kind, ms: i64, by: Option<String>, text: Option<String>| TimelineEntry {
+        kind,
+        time: ms_time(ms),
+        by,
+        text,
+        notification: None,
+    };
+    let opened = e.alert_time.timestamp_millis();
+    out.push((
+        opened,
+        0,
+        entry(
+            TimelineKind::Opened,
+            opened,
+            None,
+            Some(e.distribution_name.clone()),
+        ),
+    ));
+    for n in d.notifications.iter().chain(&life.escalations) {
+        let ms = n.sent_ms.unwrap_or(n.created_ms);
+        let mut t = entry(TimelineKind::Notified, ms, None, None);
+        t.notification = Some(Notification::from(n.clone()));
+        out.push((ms, 1, t));
+    }
+    if let Some(a) = &life.ack {
+        out.push((
+            a.at_ms,
+            2,
+            entry(
+                TimelineKind::Acknowledged,
+                a.at_ms,
+                Some(a.by.clone()),
+                None,
+            ),
+        ));
+    }
+    for c in &life.comments {
+        out.push((
+            c.at_ms,
+            3,
+            entry(
+                TimelineKind::Commented,
+                c.at_ms,
+                Some(c.author.clone()),
+                Some(c.text.clone()),
+            ),
+        ));
+    }
+    if let Some(ms) = life.escalated_ms {
+        out.push((ms, 0, entry(TimelineKind::Escalated, ms, None, None)));
+    }
+    if let (false, Some(closed)) = (e.open, e.closed_time) {
+        // A pass closes an event without joining it; deleting the setting closes it too.
+        let kind = if life.setting_exists {
+            TimelineKind::Recovered
+        } else {
+            TimelineKind::Closed
+        };
+        let ms = closed.timestamp_millis();
+        out.push((ms, 4, entry(kind, ms, None, None)));
+    }
+    out.sort_by_key(|(ms, order, _)| (*ms, *order));
+    out.into_iter().map(|(_, _, t)| t).collect()
+}
+
+impl AlertDetails {
+    fn of(d: AlertEventDetail, life: AlertLife) -> Self {
+        let timeline = timeline(&d, &life);
         let jira_ticket = d.event.jira_ticket.clone();
         let comment = d.event.comment.clone();
         let from = d.runs.first().map(|r| params::time(r.run_time));
@@ -183,10 +329,33 @@ impl From<AlertEventDetail> for AlertDetails {
             notifications: d
                 .notifications
                 .into_iter()
+                .chain(life.escalations)
                 .map(Notification::from)
                 .collect(),
+            acknowledged_by: life.ack.as_ref().map(|a| a.by.clone()),
+            acknowledged_time: life.ack.as_ref().map(|a| ms_time(a.at_ms)),
+            escalated_time: life.escalated_ms.map(ms_time),
+            comments: life
+                .comments
+                .into_iter()
+                .map(|c| AlertComment {
+                    id: c.id,
+                    author: c.author,
+                    text: c.text,
+                    time: ms_time(c.at_ms),
+                })
+                .collect(),
+            timeline,
         }
     }
+}
+
+/// Event `id` with its life, as `GET alerts/events/{id}` answers it.
+async fn details(state: &AppState, scope: Scope, id: i64) -> Result<AlertDetails, ApiError> {
+    let v = state.store.alert_event(scope, id).await?;
+    let d = params::visible(v, format_args!("Alert event {id}"))?;
+    let life = state.store.alert_life(id).await?;
+    Ok(AlertDetails::of(d, life))
 }
 
 #[OpenApi(prefix_path = "/alerts/events", tag = "super::ApiTags::Alerts")]
@@ -224,12 +393,29 @@ impl AlertsApi {
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let filter = AlertEventFilter { status: status.0 };
-        Ok(Page::ok(
-            state
-                .store
-                .list_alert_events(caller.scope(), page, filter)
-                .await?,
-        ))
+        let page = state
+            .store
+            .list_alert_events(caller.scope(), page, filter)
+            .await?;
+        let acks = state
+            .store
+            .alert_acks(page.items.iter().map(|e| e.id).collect())
+            .await?;
+        let page = crate::domain::page::Page {
+            total: page.total,
+            items: page
+                .items
+                .into_iter()
+                .map(|e| {
+                    let ack = acks.get(&e.id).cloned();
+                    let mut e = AlertEvent::from(e);
+                    e.acknowledged_time = ack.as_ref().map(|a| ms_time(a.at_ms));
+                    e.acknowledged_by = ack.map(|a| a.by);
+                    e
+                })
+                .collect::<Vec<AlertEvent>>(),
+        };
+        Ok(Page::ok(page))
     }
 
     /// How many alert events of the caller's groups are open.
@@ -253,9 +439,7 @@ impl AlertsApi {
         id: Path<i64>,
     ) -> Answer<Json<Envelope<AlertDetails>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
-        let v = state.store.alert_event(caller.scope(), id.0).await?;
-        let d = params::visible(v, format_args!("Alert event {}", id.0))?;
-        Ok(Envelope::ok(d.into()))
+        Ok(Envelope::ok(details(&state, caller.scope(), id.0).await?))
     }
 }
 
@@ -272,6 +456,29 @@ pub struct AlertChange {
     /// event with another ticket already is a conflict (409).
     #[oai(nullable)]
     pub jira_ticket: Option<String>,
+}
+
+/// How long `POST alerts/{id}/mute` mutes an alert: until `until`.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertMute {
+    /// RFC 3339; after now, at most 7 days ahead (the console offers 1 h, 4 h and tomorrow
+    /// 08:00 site time).
+    #[oai(nullable)]
+    pub until: Option<String>,
+}
+
+/// The longest mute, in milliseconds.
+const MAX_MUTE_MS: i64 = 7 * 24 * 3_600_000;
+
+/// The window a mute made.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct AlertMuted {
+    /// The maintenance window (`api/maintenance/windows/{id}`).
+    pub window_id: i64,
+    /// RFC 3339 UTC.
+    pub until: String,
 }
 
 /// Whether `key` looks like an issue key: a project key (a letter, then letters, digits or
@@ -342,13 +549,98 @@ impl AlertUpdateApi {
         p.check()?;
         let scope = caller.scope();
         let what = format_args!("Alert event {}", id.0).to_string();
+        if ticket.is_some() {
+            let done = state.store.update_alert(scope, id.0, None, ticket).await?;
+            params::visible(done, &what)?;
+        }
+        if let Some(text) = comment {
+            let done = state
+                .store
+                .comment_alert(scope, id.0, caller.username.clone(), text, now_ms())
+                .await?;
+            params::visible(done, &what)?;
+        }
+        Ok(Envelope::ok(details(&state, scope, id.0).await?))
+    }
+
+    /// Mutes open alert event `id` of the caller's groups until `until` (read-write
+    /// access): an ad-hoc maintenance window from now on its test case, during which no
+    /// alert opens or notifies for it and its runs are marked. A closed event is a conflict.
+    #[oai(path = "/:id/mute", method = "post", operation_id = "muteAlert")]
+    async fn mute(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+        body: Json<AlertMute>,
+    ) -> Answer<
+        Json<Envelope<AlertMuted>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL },
+    > {
+        let caller = auth.require(Need::Write)?;
+        let now = now_ms();
+        let mut p = Problems::default();
+        let until = match body.0.until.as_deref().map(str::trim) {
+            None | Some("") => {
+                p.push("until", Rule::Required, "until is required.");
+                None
+            }
+            Some(v) => match chrono::DateTime::parse_from_rfc3339(v) {
+                Ok(t) if t.timestamp_millis() <= now => {
+                    p.push("until", Rule::Invalid, "until is not in the future.");
+                    None
+                }
+                Ok(t) if t.timestamp_millis() > now + MAX_MUTE_MS => {
+                    p.push("until", Rule::Invalid, "A mute lasts at most 7 days.");
+                    None
+                }
+                Ok(t) => Some(t.timestamp_millis()),
+                Err(_) => {
+                    p.push(
+                        "until",
+                        Rule::Invalid,
+                        format!("until {v:?} is not an RFC 3339 time."),
+                    );
+                    None
+                }
+            },
+        };
+        p.check()?;
+        let until = until.ok_or_else(|| ApiError::bad_request("Bad until."))?;
         let done = state
             .store
-            .update_alert(scope, id.0, comment, ticket)
+            .mute_alert(caller.scope(), id.0, until, caller.username.clone(), now)
             .await?;
-        params::visible(done, &what)?;
-        let v = state.store.alert_event(scope, id.0).await?;
-        Ok(Envelope::ok(params::visible(v, &what)?.into()))
+        let window_id = params::visible(done, format_args!("Alert event {}", id.0))?;
+        Ok(Envelope::ok(AlertMuted {
+            window_id,
+            until: ms_time(until),
+        }))
+    }
+
+    /// Acknowledges open alert event `id` of the caller's groups (read-write access): who
+    /// and when are recorded, and its escalation will not happen. An event acknowledged
+    /// already keeps its first acknowledgement; a closed one is a conflict (409). Answers
+    /// the event as `GET alerts/events/{id}` does.
+    #[oai(
+        path = "/:id/acknowledge",
+        method = "post",
+        operation_id = "acknowledgeAlert"
+    )]
+    async fn acknowledge(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> Answer<Json<Envelope<AlertDetails>>, { FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }> {
+        let caller = auth.require(Need::Write)?;
+        let scope = caller.scope();
+        let done = state
+            .store
+            .acknowledge_alert(scope, id.0, caller.username.clone(), now_ms())
+            .await?;
+        params::visible(done, format_args!("Alert event {}", id.0))?;
+        Ok(Envelope::ok(details(&state, scope, id.0).await?))
     }
 }
 

@@ -84,7 +84,7 @@ pub struct AuditApi;
 
 #[OpenApi(tag = "super::ApiTags::Audit")]
 impl AuditApi {
-    /// The audit log, newest first, paged: filtered by user id, kind and time
+    /// The audit log, newest first, paged: filtered by user id, kind, action, text and time
     /// (`from` inclusive, `to` exclusive, RFC 3339). Read-write administrators only.
     #[oai(path = "/audit", method = "get", operation_id = "listAudit")]
     #[allow(clippy::too_many_arguments)]
@@ -103,6 +103,11 @@ impl AuditApi {
         user_id: Query<Option<i64>>,
         /// Only this kind: `user`, `group`, `api_key`, `session`, …
         kind: Query<Option<String>>,
+        /// Only this action: `create`, `update`, `delete`, `sign_in`, …
+        action: Query<Option<String>>,
+        /// Text found, without case, in the username, address, kind, action, target or the
+        /// values before or after (cxwatch's site page).
+        search: Query<Option<String>>,
         /// From this time on (RFC 3339, inclusive).
         from: Query<Option<String>>,
         /// Before this time (RFC 3339, exclusive).
@@ -119,6 +124,8 @@ impl AuditApi {
         let filter = AuditFilter {
             user_id: user_id.0,
             kind: kind.0.filter(|k| !k.is_empty()),
+            action: action.0.filter(|a| !a.is_empty()),
+            search: search.0.filter(|s| !s.trim().is_empty()),
             from: instant("from", from.0, &mut p),
             to: instant("to", to.0, &mut p),
         };

@@ -19,7 +19,7 @@ use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
 use crate::domain::rules::Problems;
-use crate::store::auto_tickets::AutoTicket as DomainTicket;
+use crate::store::auto_tickets::{AutoTicket as DomainTicket, WaitingTicket};
 
 pub struct AutoTicketsApi;
 
@@ -53,6 +53,52 @@ impl From<DomainTicket> for AutoTicket {
             alert_time: params::time(
                 chrono::DateTime::from_timestamp_millis(t.alert_ms).unwrap_or_default(),
             ),
+        }
+    }
+}
+
+/// A ticket the alert engine has not opened yet (cxwatch's, issue 30): the attempts Jira
+/// refused or did not answer, the last reason, and when it is tried again.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct WaitingAutoTicket {
+    /// The ticket job.
+    pub id: i64,
+    pub alert_setting_id: i64,
+    /// The alert event the ticket is for.
+    pub alert_id: i64,
+    pub testcase_id: i64,
+    /// When the event opened, RFC 3339 UTC.
+    pub alert_time: String,
+    /// Attempts made so far (0: not tried yet, e.g. no Jira configured).
+    pub attempts: u32,
+    /// Why the last attempt failed: Jira's messages, or why Jira was not reached.
+    #[oai(skip_serializing_if_is_none)]
+    pub reason: Option<String>,
+    /// When the next attempt is due, RFC 3339 UTC.
+    pub next_attempt: String,
+    /// The project and assignee the ticket will be opened with.
+    pub project: String,
+    pub assignee: String,
+}
+
+fn utc(ms: i64) -> String {
+    params::time(chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default())
+}
+
+impl From<WaitingTicket> for WaitingAutoTicket {
+    fn from(w: WaitingTicket) -> Self {
+        WaitingAutoTicket {
+            id: w.id,
+            alert_setting_id: w.setting_id,
+            alert_id: w.event_id,
+            testcase_id: w.testcase_id,
+            alert_time: utc(w.alert_ms),
+            attempts: w.attempts,
+            reason: w.reason,
+            next_attempt: utc(w.next_ms),
+            project: w.project,
+            assignee: w.assignee,
         }
     }
 }
@@ -100,6 +146,32 @@ impl AutoTicketsApi {
                 .store
                 .list_auto_tickets(caller.scope(), setting.0, page)
                 .await?,
+        ))
+    }
+
+    /// The tickets of alert setting `alertSettingId` (of one of the caller's groups) the
+    /// engine has not opened yet, newest event first (at most 100): each with its attempts,
+    /// the reason the last one failed, and when it is tried again.
+    #[oai(
+        path = "/alerts/autojiraticket/:alertSettingId/waiting",
+        method = "get",
+        operation_id = "listWaitingAutoTickets"
+    )]
+    async fn waiting(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        #[oai(name = "alertSettingId")] setting: Path<i64>,
+    ) -> Answer<Json<Envelope<Vec<WaitingAutoTicket>>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
+        let caller = auth.require(Need::SignedIn)?;
+        let v = state.store.alert_setting(caller.scope(), setting.0).await?;
+        params::visible(v, format_args!("Alert setting {}", setting.0))?;
+        let list = state
+            .store
+            .waiting_tickets(caller.scope(), setting.0)
+            .await?;
+        Ok(Envelope::ok(
+            list.into_iter().map(WaitingAutoTicket::from).collect(),
         ))
     }
 

@@ -25,19 +25,19 @@ use crate::domain::distribution::{
 use crate::domain::notify::NewNotification;
 use crate::domain::notify::NotificationState;
 use crate::domain::page::Sort;
-use crate::domain::rules::{check_email, Problems, Rule};
-use crate::notify::Notifier;
+use crate::domain::rules::{Problems, Rule};
 
 pub struct DistributionsApi;
 
 /// Lists per page when none is given (spec §9: default 10).
 const PAGE_SIZE: u32 = 10;
 
-/// A contact type (spec §9): Email 1, SMS 2, Voice 4.
+/// A contact type (spec §9): Email 1, SMS 2, Voice 4; cxwatch's webhook channels Webhook 8,
+/// Microsoft Teams 16, Slack 32, Mattermost 64.
 #[derive(Debug, Object)]
 pub struct DistributionType {
     pub id: i64,
-    /// `Email`, `SMS` or `Voice`.
+    /// `Email`, `SMS`, `Voice`, `Webhook`, `Microsoft Teams`, `Slack` or `Mattermost`.
     pub name: String,
     /// A mail server or gateway is configured for it: without one, notifications of this
     /// type are recorded but not sent.
@@ -49,10 +49,11 @@ pub struct DistributionType {
 pub struct Contact {
     /// The row's label.
     pub name: String,
-    /// Contact type id: 1 Email, 2 SMS, 4 Voice.
+    /// Contact type id: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16 Microsoft Teams, 32 Slack,
+    /// 64 Mattermost.
     #[oai(rename = "type")]
     pub kind: i64,
-    /// An e-mail address or an E.164 number (`+15145550100`).
+    /// An e-mail address, an E.164 number (`+15145550100`) or a webhook URL.
     pub info: String,
 }
 
@@ -107,10 +108,12 @@ impl From<DomainDistribution> for Distribution {
 #[derive(Debug, Object)]
 pub struct ContactSave {
     pub name: Required<String>,
-    /// The contact type: 1 Email, 2 SMS, 4 Voice.
+    /// The contact type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16 Microsoft Teams, 32 Slack,
+    /// 64 Mattermost.
     #[oai(rename = "type")]
     pub kind: Required<i64>,
-    /// An e-mail address (Email) or an E.164 number (SMS, Voice).
+    /// An e-mail address (Email), an E.164 number (SMS, Voice) or the incoming webhook's
+    /// URL (`https://…`; Webhook, Microsoft Teams, Slack, Mattermost).
     pub info: Required<String>,
 }
 
@@ -149,7 +152,8 @@ pub struct TestContactResult {
     pub id: i64,
     /// `sent`.
     pub state: NotificationState,
-    /// 'Email has been confirmed.' or 'Text/SMS has been confirmed.'
+    /// 'Email has been confirmed.', 'Text/SMS has been confirmed.' or, for a webhook,
+    /// '{type} has been confirmed.' (e.g. 'Slack has been confirmed.').
     pub message: String,
 }
 
@@ -168,6 +172,9 @@ fn test_message(state: &AppState, kind: ContactType, to: &str) -> NewNotificatio
         ContactType::Email => format!(
             "This is a test message from cxwatch. Alert notifications sent to {to} will reach you.\n\n{link}"
         ),
+        k if k.is_webhook() => {
+            "This is a test message from cxwatch: alerts, recoveries and scheduled reports sent to this channel will reach it.".into()
+        }
         _ => "cxwatch test message: alert notifications sent to this number will reach you.".into(),
     };
     let html = (kind == ContactType::Email).then(|| {
@@ -206,7 +213,7 @@ fn test_message(state: &AppState, kind: ContactType, to: &str) -> NewNotificatio
 }
 
 /// Why a test message cannot be sent: the channel has no server configured.
-fn not_configured_test(kind: ContactType) -> String {
+pub(super) fn not_configured_test(kind: ContactType) -> String {
     match kind {
         ContactType::Email => {
             "No mail server is configured (notify.smtp.host): a test e-mail cannot be sent."
@@ -217,8 +224,70 @@ fn not_configured_test(kind: ContactType) -> String {
         ContactType::Voice => {
             "No voice gateway is configured (notify.voice.url): a test call cannot be made."
         }
+        _ => "Webhooks are off (notify.webhook.enabled): a test message cannot be sent.",
     }
     .into()
+}
+
+/// Sends a real test message of type `kind` to `to` (already checked) through the outbox
+/// and waits for its first attempt: the confirmation, or 409 `NOT_CONFIGURED` when the
+/// channel has no server (nothing is recorded then), or 502 with the reason it failed.
+pub(super) async fn send_test(
+    state: &AppState,
+    kind: ContactType,
+    to: &str,
+) -> ApiResult<TestContactResult> {
+    // Nothing to send through: say so (409 NOT_CONFIGURED), nothing is recorded.
+    if !state.notifier.configured(kind) {
+        return Err(ApiError::new(
+            ErrorCode::NotConfigured,
+            vec![not_configured_test(kind)],
+            Vec::new(),
+        ));
+    }
+    let n = test_message(state, kind, to);
+    let c = &state.config.notify;
+    // The console's own requests give up after 30 s (spec §9): answer before.
+    let within = (match kind {
+        ContactType::Email => c.smtp.timeout_secs * 3,
+        ContactType::Sms => c.sms.timeout_secs,
+        ContactType::Voice => c.voice.timeout_secs,
+        _ => c.webhook.timeout_secs,
+    } + 2)
+        .min(25);
+    let (id, outcome) = state
+        .notifier
+        .send_one(&state.store, n, Duration::from_secs(within))
+        .await?;
+    match outcome {
+        Some(o) => match o.failure {
+            None => Ok(TestContactResult {
+                id,
+                state: NotificationState::Sent,
+                message: match kind {
+                    ContactType::Email => "Email has been confirmed.".into(),
+                    k if k.is_webhook() => format!("{} has been confirmed.", k.name()),
+                    _ => "Text/SMS has been confirmed.".into(),
+                },
+            }),
+            Some(reason) => Err(ApiError::new(
+                ErrorCode::BadGateway,
+                vec![if o.will_retry {
+                    format!("{reason} (notification {id}; it will be tried again)")
+                } else {
+                    format!("{reason} (notification {id})")
+                }],
+                Vec::new(),
+            )),
+        },
+        None => Err(ApiError::new(
+            ErrorCode::BadGateway,
+            vec![format!(
+                "The test message is still being sent; see notification {id} for its state."
+            )],
+            Vec::new(),
+        )),
+    }
 }
 
 fn random_key() -> String {
@@ -230,7 +299,8 @@ fn random_key() -> String {
 
 #[OpenApi(prefix_path = "/distributions", tag = "super::ApiTags::Distributions")]
 impl DistributionsApi {
-    /// Contact types: Email 1, SMS 2, Voice 4, and whether each can be sent.
+    /// Contact types: Email 1, SMS 2, Voice 4, Webhook 8, Microsoft Teams 16, Slack 32,
+    /// Mattermost 64, and whether each can be sent.
     #[oai(
         path = "/types",
         method = "get",
@@ -269,7 +339,8 @@ impl DistributionsApi {
         page_size: Query<Option<params::PageSize>>,
         /// Part of the list label, a contact label, address or number, without case.
         search: Query<Option<String>>,
-        /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice.
+        /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
+        /// Microsoft Teams, 32 Slack, 64 Mattermost.
         #[oai(name = "type")]
         kind: Query<Option<i64>>,
         /// `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
@@ -298,7 +369,7 @@ impl DistributionsApi {
                 p.push(
                     "type",
                     Rule::Invalid,
-                    format!("type {t} is not 1 (Email), 2 (SMS) or 4 (Voice)."),
+                    format!("type {t} is not {}.", dist::TYPE_CHOICES),
                 );
                 None
             })
@@ -330,14 +401,16 @@ impl DistributionsApi {
     }
 
     /// Creates a list (administrators with read-write access). The UI then says
-    /// ' Distribution has been successfully created'.
+    /// ' Distribution has been successfully created'. A name another list has (without
+    /// case) is 409, field `name`, rule `taken`.
     #[oai(path = "/", method = "post", operation_id = "createDistribution")]
     async fn create(
         &self,
         auth: Auth,
         state: Data<&AppState>,
         body: Json<DistributionSave>,
-    ) -> Answer<Json<Envelope<Distribution>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
+    ) -> Answer<Json<Envelope<Distribution>>, { BAD_REQUEST | FORBIDDEN | CONFLICT | INTERNAL }>
+    {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
@@ -347,7 +420,8 @@ impl DistributionsApi {
         Ok(Envelope::ok(found(&state, id).await?.into()))
     }
 
-    /// Replaces a list's label and contacts (administrators with read-write access).
+    /// Replaces a list's label and contacts (administrators with read-write access). A name
+    /// another list has (without case) is 409, field `name`, rule `taken`.
     #[oai(path = "/:id", method = "put", operation_id = "updateDistribution")]
     async fn update(
         &self,
@@ -355,8 +429,10 @@ impl DistributionsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<DistributionSave>,
-    ) -> Answer<Json<Envelope<Distribution>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
-    {
+    ) -> Answer<
+        Json<Envelope<Distribution>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL },
+    > {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         p.same_id(id.0, body.id, "distribution list");
@@ -388,6 +464,7 @@ impl DistributionsApi {
     /// 409 with code `NOT_CONFIGURED` when the channel has no mail server or gateway
     /// configured: nothing is sent or recorded.
     #[oai(path = "/testContact", method = "post", operation_id = "testContact")]
+    #[allow(clippy::too_many_arguments)]
     async fn test_contact(
         &self,
         auth: Auth,
@@ -398,6 +475,14 @@ impl DistributionsApi {
         sms: Query<Option<String>>,
         /// An E.164 number to call with a test message.
         voice: Query<Option<String>>,
+        /// A generic webhook's URL to post a test message to.
+        webhook: Query<Option<String>>,
+        /// A Microsoft Teams (Workflows) webhook's URL.
+        teams: Query<Option<String>>,
+        /// A Slack incoming webhook's URL.
+        slack: Query<Option<String>>,
+        /// A Mattermost incoming webhook's URL.
+        mattermost: Query<Option<String>>,
     ) -> Answer<
         Json<Envelope<TestContactResult>>,
         { BAD_REQUEST | FORBIDDEN | CONFLICT | INTERNAL | BAD_GATEWAY },
@@ -407,6 +492,10 @@ impl DistributionsApi {
             (ContactType::Email, "email", email.0),
             (ContactType::Sms, "sms", sms.0),
             (ContactType::Voice, "voice", voice.0),
+            (ContactType::Webhook, "webhook", webhook.0),
+            (ContactType::Teams, "teams", teams.0),
+            (ContactType::Slack, "slack", slack.0),
+            (ContactType::Mattermost, "mattermost", mattermost.0),
         ]
         .into_iter()
         .filter_map(|(k, f, v)| v.filter(|v| !v.trim().is_empty()).map(|v| (k, f, v)))
@@ -416,72 +505,15 @@ impl DistributionsApi {
             p.push(
                 "email",
                 Rule::Required,
-                "Give exactly one of email, sms or voice.",
+                "Give exactly one of email, sms, voice, webhook, teams, slack or mattermost.",
             );
             p.check()?;
-            return Err(ApiError::bad_request("Give exactly one of email, sms or voice.").into());
-        };
-        let to = match kind {
-            ContactType::Email => check_email(field, value),
-            _ => dist::check_e164(field, value),
-        }
-        .map_err(|e| vec![e])?;
-        // Nothing to send through: say so (409 NOT_CONFIGURED), nothing is recorded.
-        if !state.notifier.configured(*kind) {
-            return Err(ApiError::new(
-                ErrorCode::NotConfigured,
-                vec![not_configured_test(*kind)],
-                Vec::new(),
+            return Err(ApiError::bad_request(
+                "Give exactly one of email, sms, voice, webhook, teams, slack or mattermost.",
             )
             .into());
-        }
-        let n = test_message(&state, *kind, &to);
-        let mut outcomes = state.notifier.subscribe();
-        let id = state
-            .store
-            .enqueue(vec![n])
-            .await?
-            .into_iter()
-            .next()
-            .ok_or_else(|| ApiError::internal("enqueue returned no id"))?;
-        state.notifier.wake();
-        let c = &state.config.notify;
-        // The console's own requests give up after 30 s (spec §9): answer before.
-        let within = (match kind {
-            ContactType::Email => c.smtp.timeout_secs * 3,
-            ContactType::Sms => c.sms.timeout_secs,
-            ContactType::Voice => c.voice.timeout_secs,
-        } + 2)
-            .min(25);
-        match Notifier::outcome_of(&mut outcomes, id, Duration::from_secs(within)).await {
-            Some(o) => match o.failure {
-                None => Ok(Envelope::ok(TestContactResult {
-                    id,
-                    state: NotificationState::Sent,
-                    message: match kind {
-                        ContactType::Email => "Email has been confirmed.".into(),
-                        _ => "Text/SMS has been confirmed.".into(),
-                    },
-                })),
-                Some(reason) => Err(ApiError::new(
-                    ErrorCode::BadGateway,
-                    vec![if o.will_retry {
-                        format!("{reason} (notification {id}; it will be tried again)")
-                    } else {
-                        format!("{reason} (notification {id})")
-                    }],
-                    Vec::new(),
-                )
-                .into()),
-            },
-            None => Err(ApiError::new(
-                ErrorCode::BadGateway,
-                vec![format!(
-                    "The test message is still being sent; see notification {id} for its state."
-                )],
-                Vec::new(),
-            )
-            .into()),
-        }
+        };
+        let to = dist::check_info(field, *kind, value).map_err(|e| vec![e])?;
+        Ok(Envelope::ok(send_test(&state, *kind, &to).await?))
     }
 }

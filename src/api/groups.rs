@@ -327,14 +327,16 @@ impl GroupsApi {
     }
 
     /// Creates a test case group of existing test cases of its channel (administrators with
-    /// read-write access).
+    /// read-write access). A name another group has (without case) is 409, field `name`,
+    /// rule `taken`.
     #[oai(path = "/groups", method = "post", operation_id = "createGroup")]
     async fn create(
         &self,
         auth: Auth,
         state: Data<&AppState>,
         body: Json<GroupSave>,
-    ) -> Answer<Json<Envelope<GroupDetail>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
+    ) -> Answer<Json<Envelope<GroupDetail>>, { BAD_REQUEST | FORBIDDEN | CONFLICT | INTERNAL }>
+    {
         auth.require(Need::AdminWrite)?;
         let draft = body.draft(None)?;
         let group = state.store.create_group(&draft).await?;
@@ -342,7 +344,8 @@ impl GroupsApi {
     }
 
     /// Renames a group and replaces its channel and test cases (administrators with
-    /// read-write access).
+    /// read-write access). A name another group has (without case) is 409, field `name`,
+    /// rule `taken`.
     #[oai(path = "/groups/:id", method = "put", operation_id = "updateGroup")]
     async fn update(
         &self,
@@ -350,8 +353,10 @@ impl GroupsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         body: Json<GroupSave>,
-    ) -> Answer<Json<Envelope<GroupDetail>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
-    {
+    ) -> Answer<
+        Json<Envelope<GroupDetail>>,
+        { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL },
+    > {
         auth.require(Need::AdminWrite)?;
         let draft = body.draft(Some(id.0))?;
         let group = state.store.update_group(id.0, &draft).await?;

@@ -89,6 +89,10 @@ pub struct ComponentItem {
     pub name: String,
     pub has_component: bool,
     pub enabled: bool,
+    /// cxwatch's: this component's own status (`TRS_PASS` is pass) when the engine reported
+    /// it; absent, the component shares the application's `appStatus` (the spec's shape).
+    #[oai(skip_serializing_if_is_none)]
+    pub status: Option<String>,
 }
 
 impl From<ComponentPresence> for ComponentItem {
@@ -97,6 +101,7 @@ impl From<ComponentPresence> for ComponentItem {
             name: c.name,
             has_component: c.has_component,
             enabled: c.enabled,
+            status: c.status,
         }
     }
 }

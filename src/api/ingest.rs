@@ -226,8 +226,8 @@ fn parse_batch(bytes: &[u8]) -> ApiResult<Parsed> {
     let mut rejected: Vec<RejectedItem> = Vec::new();
     let mut good = Vec::with_capacity(batch.runs.len());
     let mut positions = Vec::with_capacity(batch.runs.len());
-    for (i, item) in batch.runs.iter().enumerate() {
-        match parse_run_str(item.get()) {
+    for (i, item) in parse_items(&batch.runs).into_iter().enumerate() {
+        match item {
             Ok(run) => {
                 good.push(run);
                 positions.push(i);
@@ -239,6 +239,38 @@ fn parse_batch(bytes: &[u8]) -> ApiResult<Parsed> {
         }
     }
     Ok((good, positions, rejected))
+}
+
+/// Fewest items worth a thread of their own (a run takes about 10 µs to parse and check).
+const ITEMS_PER_THREAD: usize = 100;
+
+/// Parses and checks the items, a large batch on as many threads as there are cores: with
+/// one engine posting, its batches come one after the other and the other cores are idle
+/// while one parses.
+fn parse_items(items: &[&serde_json::value::RawValue]) -> Vec<Result<IngestRun, String>> {
+    let parse = |part: &[&serde_json::value::RawValue]| -> Vec<Result<IngestRun, String>> {
+        part.iter().map(|item| parse_run_str(item.get())).collect()
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(items.len() / ITEMS_PER_THREAD).max(1);
+    if threads == 1 {
+        return parse(items);
+    }
+    let mut parts = items.chunks(items.len().div_ceil(threads));
+    let first = parts.next().unwrap_or_default();
+    std::thread::scope(|scope| {
+        let others: Vec<_> = parts.map(|part| scope.spawn(move || parse(part))).collect();
+        let mut all = parse(first);
+        for other in others {
+            // A panic while parsing is a bug: let it surface as it would on this thread.
+            all.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
+        all
+    })
 }
 
 #[OpenApi(prefix_path = "/ingest/v1", tag = "super::ApiTags::Ingest")]

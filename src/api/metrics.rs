@@ -20,6 +20,7 @@ use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::Channel;
 use crate::domain::run::RunType;
 use crate::store::metrics::{EntityMetric, Level, MetricQuery, MosQuery};
+use crate::store::rollups::RunFacts;
 
 pub struct MetricsApi;
 
@@ -32,6 +33,10 @@ pub struct HourlyStatus {
     pub success_count: u64,
     pub warning_count: u64,
     pub failure_count: u64,
+    /// Runs in a maintenance window (cxwatch's addition, issue 28): left out of the counts
+    /// above. Absent when none.
+    #[oai(skip_serializing_if_is_none)]
+    pub maintenance_count: Option<u64>,
 }
 
 /// Group metric of one test case (level `case`) or one segment of a test case (level
@@ -65,6 +70,11 @@ pub struct GroupMetric {
     pub segment_name: Option<String>,
     /// Stopped runs (already counted in failureCount).
     pub stopped_count: u64,
+    /// Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+    /// left out of the success, warning, failure and stopped counts (case level). Absent
+    /// when none, so that the answer keeps the spec's shape.
+    #[oai(skip_serializing_if_is_none)]
+    pub maintenance_count: Option<u64>,
     /// Number of step latencies measured.
     pub latency_count: u64,
     /// Step latency in seconds, 2 decimals; null without measurements.
@@ -106,6 +116,10 @@ pub struct MosRow {
     pub median_mos_cq: Option<f64>,
     /// Runs with a MOS in that hour.
     pub run_count: u64,
+    /// Runs with a MOS in that hour stored while a maintenance window covered them
+    /// (cxwatch's addition, issue 28): left out of the figures above. Absent when none.
+    #[oai(skip_serializing_if_is_none)]
+    pub maintenance_count: Option<u64>,
 }
 
 fn hour_label(from: NaiveDate, hour: usize) -> String {
@@ -153,11 +167,13 @@ impl GroupMetric {
                     success_count: c[0],
                     warning_count: c[1],
                     failure_count: c[2] + c[3],
+                    maintenance_count: None,
                 })
                 .collect(),
             segment_id: e.segment.as_ref().map(|s| s.0),
             segment_name: e.segment.map(|s| s.1),
             stopped_count: e.counts[3],
+            maintenance_count: None,
             latency_count,
             avg_latency: avg_l,
             min_latency: min_l,
@@ -172,6 +188,64 @@ impl GroupMetric {
     }
 }
 
+/// Leaves the runs stored in maintenance windows out of the counts (issue 28): each marked
+/// run is taken from its test case's counts and hour slot (level `case`), or from each of its
+/// segments' (level `segment`, with the segment's own status), and counted as maintenance
+/// instead. The rollups hold them; the marked runs' facts say what they added.
+fn leave_out_maintenance(rows: &mut [GroupMetric], marked: &[RunFacts], tz: chrono_tz::Tz) {
+    use chrono::Timelike;
+    let take = |n: &mut u64| *n = n.saturating_sub(1);
+    let leave = |m: &mut GroupMetric, status: u8, hour: usize| {
+        match status {
+            0 => take(&mut m.success_count),
+            1 => take(&mut m.warning_count),
+            _ => take(&mut m.failure_count),
+        }
+        if status == 3 {
+            take(&mut m.stopped_count);
+        }
+        *m.maintenance_count.get_or_insert(0) += 1;
+        if let Some(h) = m.hourly_status.get_mut(hour) {
+            match status {
+                0 => take(&mut h.success_count),
+                1 => take(&mut h.warning_count),
+                _ => take(&mut h.failure_count),
+            }
+            *h.maintenance_count.get_or_insert(0) += 1;
+        }
+    };
+    for f in marked {
+        let hour = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(f.run_ms)
+            .unwrap_or_default()
+            .with_timezone(&tz)
+            .hour() as usize;
+        for m in rows.iter_mut().filter(|m| m.entity_id == f.case_id) {
+            match m.segment_id {
+                None => leave(m, f.status, hour),
+                Some(seg) => {
+                    if let Some(s) = f.segments.iter().find(|s| s.segment_id == seg) {
+                        leave(m, s.status, hour);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The MOS values of the marked runs by local hour, to leave out of `groups/{id}/mos`.
+fn marked_mos(marked: &[RunFacts], tz: chrono_tz::Tz) -> Vec<(usize, u32)> {
+    use chrono::Timelike;
+    marked
+        .iter()
+        .filter_map(|f| {
+            let hour = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(f.run_ms)?
+                .with_timezone(&tz)
+                .hour() as usize;
+            Some((hour, f.mos?))
+        })
+        .collect()
+}
+
 fn mos_rows(from: NaiveDate, hours: Vec<Option<Summary>>) -> Vec<MosRow> {
     (0..SLOTS)
         .zip(hours)
@@ -184,6 +258,7 @@ fn mos_rows(from: NaiveDate, hours: Vec<Option<Summary>>) -> Vec<MosRow> {
                 avg_mos_cq: avg,
                 median_mos_cq: median,
                 run_count,
+                maintenance_count: None,
             }
         })
         .collect()
@@ -271,12 +346,18 @@ impl MetricsApi {
         };
         let found = state.store.group_metric(caller.scope(), q).await?;
         let entities = params::visible(found, format_args!("Group {}", id.0))?;
-        Ok(Envelope::ok(
-            entities
-                .into_iter()
-                .map(|e| GroupMetric::of(e, &q))
-                .collect(),
-        ))
+        let mut out: Vec<GroupMetric> = entities
+            .into_iter()
+            .map(|e| GroupMetric::of(e, &q))
+            .collect();
+        let tz = state.config.tz();
+        let (from_ms, to_ms) = buckets::local_range_ms(tz, from, to);
+        let marked = state
+            .store
+            .marked_facts_of_group(id.0, from_ms, to_ms, run_type.code())
+            .await?;
+        leave_out_maintenance(&mut out, &marked, tz);
+        Ok(Envelope::ok(out))
     }
 
     /// MOS (mosCqIn) of the group's runs per site-local hour slot over the range: always
@@ -316,8 +397,24 @@ impl MetricsApi {
             to,
             run_type,
         };
-        let found = state.store.group_mos(caller.scope(), q).await?;
+        let tz = state.config.tz();
+        let (from_ms, to_ms) = buckets::local_range_ms(tz, from, to);
+        let marked = state
+            .store
+            .marked_facts_of_group(id.0, from_ms, to_ms, run_type.code())
+            .await?;
+        let leave_out = marked_mos(&marked, tz);
+        let found = state
+            .store
+            .group_mos_leaving_out(caller.scope(), q, leave_out.clone())
+            .await?;
         let hours = params::visible(found, format_args!("Group {}", id.0))?;
-        Ok(Envelope::ok(mos_rows(from, hours)))
+        let mut rows = mos_rows(from, hours);
+        for (h, _) in leave_out {
+            if let Some(r) = rows.get_mut(h) {
+                *r.maintenance_count.get_or_insert(0) += 1;
+            }
+        }
+        Ok(Envelope::ok(rows))
     }
 }

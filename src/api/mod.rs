@@ -16,16 +16,20 @@ pub mod files;
 pub mod groups;
 pub mod guard;
 pub mod health;
+pub mod hourly;
 pub mod ingest;
 pub mod jira;
 pub mod lenient;
 pub mod live;
+pub mod maintenance;
 pub mod metrics;
 pub mod notifications;
 pub mod params;
 pub mod recent;
+pub mod report_schedules;
 pub mod reports;
 pub mod runs;
+pub mod site;
 pub mod sso;
 pub mod users;
 
@@ -64,6 +68,8 @@ pub enum ApiTags {
     Notifications,
     Live,
     Audit,
+    /// The site page: first-run checklist, ingest API keys, outbound channels and their tests
+    Site,
     /// Alert settings, the alert statuses and contact groups, and the alert events the engine opens
     Alerts,
     /// Issue-tracker (Jira) tickets of reports
@@ -107,6 +113,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
             (
                 distributions::DistributionsApi,
                 alert_settings::AlertSettingsApi,
+                report_schedules::ReportSchedulesApi,
             ),
             notifications::NotificationsApi,
             (
@@ -114,8 +121,11 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
                 audit::AuditApi,
                 alerts::AlertsApi,
                 alerts::AlertUpdateApi,
+                maintenance::MaintenanceApi,
                 jira::JiraApi,
                 auto_tickets::AutoTicketsApi,
+                hourly::HourlyApi,
+                site::SiteApi,
             ),
         ),
         "cxwatch",

@@ -9,7 +9,7 @@ use crate::domain::buckets::parse_date;
 use crate::domain::caller::Visibility;
 use crate::domain::page::{PageRequest, Sort};
 use crate::domain::rules::{Problems, Rule};
-use crate::domain::run::RunType;
+use crate::domain::run::{RunSortField, RunType};
 
 /// Longest date range a query may cover, in days (inclusive of both ends).
 pub const MAX_RANGE_DAYS: i64 = 400;
@@ -199,6 +199,18 @@ pub fn sort<F: Copy>(
             default
         }
     }
+}
+
+/// `sort=field,direction` on a list of runs, by the run table's columns (`runId`,
+/// `testCaseName`, `runTime`, `runDuration`, `runStatus`, `mosCqIn`); `None` when absent
+/// (newest first).
+pub fn run_sort(value: Option<&str>, p: &mut Problems) -> Option<Sort<RunSortField>> {
+    value.map(str::trim).filter(|v| !v.is_empty())?;
+    let newest = Sort {
+        field: RunSortField::RunTime,
+        descending: true,
+    };
+    Some(sort(value, RunSortField::parse, newest, p))
 }
 
 /// `hrSlot`: a local hour slot 0 to 23, `None` when absent.

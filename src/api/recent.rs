@@ -49,6 +49,10 @@ pub struct GroupRecentItem {
     pub warning_count: i64,
     /// Failed and stopped runs.
     pub failure_count: i64,
+    /// Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+    /// left out of the counts above. Absent when none.
+    #[oai(skip_serializing_if_is_none)]
+    pub maintenance_count: Option<i64>,
     /// Time of the latest run in the window (UTC); absent without runs.
     #[oai(nullable)]
     pub last_run_time: Option<String>,
@@ -63,6 +67,7 @@ impl From<GroupRecent> for GroupRecentItem {
             success_count: g.pass,
             warning_count: g.warn,
             failure_count: g.fail,
+            maintenance_count: (g.maintenance > 0).then_some(g.maintenance),
             last_run_time: g
                 .last_run_ms
                 .and_then(DateTime::from_timestamp_millis)

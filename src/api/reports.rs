@@ -30,7 +30,7 @@ use crate::domain::report::{
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::Channel;
 use crate::domain::run::RunType;
-use crate::store::reports::{ExportRow, LatencyData, LatencyHour, ReportRunQuery};
+use crate::store::reports::{ExportLeaveOut, ExportRow, LatencyData, LatencyHour, ReportRunQuery};
 
 pub struct ReportsApi;
 
@@ -70,6 +70,9 @@ pub struct Report {
     /// Issue-tracker ticket key (null when none).
     #[oai(nullable)]
     pub jira_ticket: Option<String>,
+    /// cxwatch: the report's delivery schedule, in lists (absent when it has none).
+    #[oai(skip_serializing_if_is_none)]
+    pub schedule: Option<super::report_schedules::ReportSchedule>,
 }
 
 impl Report {
@@ -94,6 +97,7 @@ impl Report {
                 chrono::DateTime::from_timestamp(r.modified_at, 0).unwrap_or_default(),
             ),
             jira_ticket: r.jira_ticket,
+            schedule: None,
         }
     }
 }
@@ -217,6 +221,17 @@ pub struct LatencySegment {
     pub latency_by_hr: Vec<LatencyByHr>,
 }
 
+/// One local date of a type-6 report: the whole group's hours that day (the latency spike's
+/// day, which the sum over the range loses).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct LatencyDay {
+    /// `YYYY-MM-DD`, local.
+    pub date: String,
+    /// 24 slots.
+    pub latency_by_hr: Vec<LatencyByHr>,
+}
+
 /// Data of a type-6 report (spec §3: `segments[]` and `latencyByHr[]`).
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
@@ -230,8 +245,14 @@ pub struct LatencyReport {
     pub buckets: Vec<HeatBucket>,
     /// The whole group, 24 slots.
     pub latency_by_hr: Vec<LatencyByHr>,
+    /// The whole group per local date with runs in the range, oldest first.
+    pub latency_by_day: Vec<LatencyDay>,
     /// Per segment with runs in the range, by test case name then segment id.
     pub segments: Vec<LatencySegment>,
+    /// Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+    /// left out of every figure above. Absent when none.
+    #[oai(skip_serializing_if_is_none)]
+    pub maintenance_count: Option<u64>,
 }
 
 fn threshold(b: &report::LatencyBucket) -> LatencyThreshold {
@@ -284,6 +305,14 @@ impl LatencyReport {
                 })
                 .collect(),
             latency_by_hr: by_hr(d.hours),
+            latency_by_day: d
+                .days
+                .into_iter()
+                .map(|(date, hours)| LatencyDay {
+                    date: date.to_string(),
+                    latency_by_hr: by_hr(hours),
+                })
+                .collect(),
             segments: d
                 .segments
                 .into_iter()
@@ -295,6 +324,7 @@ impl LatencyReport {
                     latency_by_hr: by_hr(s.hours),
                 })
                 .collect(),
+            maintenance_count: None,
         }
     }
 }
@@ -310,97 +340,8 @@ enum CsvResponse {
     ),
 }
 
-/// The CSV's header line (documented in `docs/api.md`).
-pub const CSV_HEADER: &str = "Date,Hour,Hour start,Test case ID,Test case,Segment ID,Segment,\
-Test runs,Pass,Warning,Failure,Pass %,Warning %,Failure %,Average latency (sec),Average MOS\r\n";
-
-/// `part` of `total` in percent, 2 decimals ('0.00' when there is none).
-pub fn percent(part: u64, total: u64) -> String {
-    if total == 0 {
-        return "0.00".into();
-    }
-    format!("{:.2}", part as f64 * 100.0 / total as f64)
-}
-
-/// The start of a local hour in the site's zone with its offset (the first, when the
-/// clocks fall back; the hour after the gap, when they spring forward).
-fn hour_start(tz: chrono_tz::Tz, date: NaiveDate, hour: u8) -> String {
-    use chrono::TimeZone;
-    let local = date.and_hms_opt(u32::from(hour), 0, 0).unwrap_or_default();
-    match tz.from_local_datetime(&local) {
-        chrono::LocalResult::Single(t) | chrono::LocalResult::Ambiguous(t, _) => {
-            t.format("%Y-%m-%dT%H:%M:%S%:z").to_string()
-        }
-        chrono::LocalResult::None => {
-            let ms = buckets::local_day_start_ms(tz, date) + i64::from(hour) * 3_600_000;
-            chrono::DateTime::from_timestamp_millis(ms)
-                .unwrap_or_default()
-                .with_timezone(&tz)
-                .format("%Y-%m-%dT%H:%M:%S%:z")
-                .to_string()
-        }
-    }
-}
-
-/// One CSV line of an export row (names through the one CSV writer, neutralised against
-/// formulas; `docs/api.md` 'CSV files').
-pub fn csv_line(out: &mut CsvWriter, tz: chrono_tz::Tz, r: &ExportRow) {
-    let [pass, warn, fail, stopped] = r.counts;
-    let failure = fail + stopped;
-    let total = pass + warn + failure;
-    out.number(r.date)
-        .number(format_args!("{:02}", r.hour))
-        .number(hour_start(tz, r.date, r.hour))
-        .number(r.test_case_id)
-        .text(&r.test_case_name);
-    match &r.segment {
-        Some((id, name)) => out.number(id).text(name),
-        None => out.empty().empty(),
-    };
-    out.number(total)
-        .number(pass)
-        .number(warn)
-        .number(failure)
-        .number(percent(pass, total))
-        .number(percent(warn, total))
-        .number(percent(failure, total));
-    if r.lat_n > 0 {
-        out.number(format_args!(
-            "{:.2}",
-            r.lat_sum as f64 / r.lat_n as f64 / 1000.0
-        ));
-    } else {
-        out.empty();
-    }
-    if r.mos_n > 0 {
-        out.number(format_args!(
-            "{:.1}",
-            r.mos_sum as f64 / r.mos_n as f64 / 100.0
-        ));
-    } else {
-        out.empty();
-    }
-    out.end();
-}
-
-/// A file name of ASCII letters, digits and dashes.
-fn file_name(r: &DomainReport, from: NaiveDate, to: NaiveDate) -> String {
-    let mut slug = String::new();
-    for c in r.name.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let slug: String = slug.trim_matches('-').chars().take(60).collect();
-    let slug = if slug.is_empty() {
-        "report".into()
-    } else {
-        slug
-    };
-    format!("report-{}-{slug}-{from}-{to}.csv", r.id)
-}
+use crate::domain::report_csv::file_name;
+pub use crate::domain::report_csv::{csv_line, percent, CSV_HEADER};
 
 fn today(state: &AppState) -> NaiveDate {
     today_in(state.config.tz(), Utc::now())
@@ -541,7 +482,18 @@ impl ReportsApi {
             .store
             .list_reports(caller.scope(), page, &filter)
             .await?;
-        Ok(Listing::ok(list, reports.map(|r| Report::of(r, today))))
+        let ids: Vec<i64> = reports.items.iter().map(|r| r.id).collect();
+        let mut schedules = state.store.report_schedules(ids).await?;
+        Ok(Listing::ok(
+            list,
+            reports.map(|r| {
+                let schedule = schedules.remove(&r.id).map(Into::into);
+                Report {
+                    schedule,
+                    ..Report::of(r, today)
+                }
+            }),
+        ))
     }
 
     /// Report types (spec §9), those that fit the channel when one is given: MOS is for
@@ -698,8 +650,17 @@ impl ReportsApi {
         let caller = auth.require(Need::SignedIn)?;
         let r = found(&state, caller, id.0).await?;
         let (from, to) = r.range(today(&state));
-        let data = state.store.report_latency(r.clone(), from, to).await?;
-        Ok(Envelope::ok(LatencyReport::of(&r, from, to, data)))
+        let tz = state.config.tz();
+        let (from_ms, to_ms) = buckets::local_range_ms(tz, from, to);
+        let marked = state
+            .store
+            .marked_facts_of_group(r.group_id, from_ms, to_ms, r.run_type.code())
+            .await?;
+        let mut data = state.store.report_latency(r.clone(), from, to).await?;
+        let left_out = data.leave_out(&marked, tz);
+        let mut out = LatencyReport::of(&r, from, to, data);
+        out.maintenance_count = (left_out > 0).then_some(left_out);
+        Ok(Envelope::ok(out))
     }
 
     /// The report as CSV, streamed: one line per test case (per segment for type 5) and
@@ -717,6 +678,12 @@ impl ReportsApi {
         let (from, to) = r.range(today(&state));
         let name = file_name(&r, from, to);
         let tz = state.config.tz();
+        let (from_ms, to_ms) = buckets::local_range_ms(tz, from, to);
+        let marked = state
+            .store
+            .marked_facts_of_group(r.group_id, from_ms, to_ms, r.run_type.code())
+            .await?;
+        let leave_out = ExportLeaveOut::new(&marked, tz);
         let (tx, rx) = tokio::sync::mpsc::channel::<Vec<ExportRow>>(4);
         let store = state.store.clone();
         tokio::spawn(async move {
@@ -727,14 +694,16 @@ impl ReportsApi {
         let head = futures_util::stream::once(async {
             Ok::<_, std::io::Error>(bytes::Bytes::from(format!("\u{feff}{CSV_HEADER}")))
         });
-        let rows = futures_util::stream::unfold(rx, move |mut rx| async move {
-            let batch = rx.recv().await?;
-            let mut out = CsvWriter::with_capacity(batch.len() * 120);
-            for row in &batch {
-                csv_line(&mut out, tz, row);
-            }
-            Some((Ok(bytes::Bytes::from(out.into_bytes())), rx))
-        });
+        let rows =
+            futures_util::stream::unfold((rx, leave_out), move |(mut rx, leave_out)| async move {
+                let mut batch = rx.recv().await?;
+                leave_out.batch(&mut batch);
+                let mut out = CsvWriter::with_capacity(batch.len() * 120);
+                for row in &batch {
+                    csv_line(&mut out, tz, row);
+                }
+                Some((Ok(bytes::Bytes::from(out.into_bytes())), (rx, leave_out)))
+            });
         use futures_util::StreamExt;
         Ok(CsvResponse::Csv(
             Binary(Body::from_bytes_stream(head.chain(rows))),
@@ -743,7 +712,8 @@ impl ReportsApi {
         ))
     }
 
-    /// Runs of the report's group behind a view's cell, newest first, one page at a time
+    /// Runs of the report's group behind a view's cell, newest first (or in the order `sort`
+    /// asks for), one page at a time
     /// (spec §7 variants): `startDate`, `endDate`, `segmentId`[, `latencyThres`];
     /// `hrSlot`, `perfStatus`, `startDate`, `endDate`; `latencyThres` and `hrSlot`;
     /// `hrSlot`, `startDate`, `endDate`, `minMos`, `maxMos`. Dates default to the report's
@@ -790,6 +760,9 @@ impl ReportsApi {
         /// Runs per page, 1 to 1000 (default 100).
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
+        /// `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
+        /// `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
+        sort: Query<Option<String>>,
     ) -> Answer<Json<Envelope<Listing<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
     {
         let caller = auth.require(Need::SignedIn)?;
@@ -801,6 +774,7 @@ impl ReportsApi {
             &mut p,
         );
         let status = params::status_range(perf_status.0.as_deref(), &mut p);
+        let sort = params::run_sort(sort.0.as_deref(), &mut p);
         let start = opt_date("startDate", start_date.0.as_deref(), &mut p);
         let end = opt_date("endDate", end_date.0.as_deref(), &mut p);
         let hour = params::value(hr_slot.0).and_then(|h| {
@@ -888,6 +862,7 @@ impl ReportsApi {
             hour,
             latency,
             mos,
+            sort,
         };
         let runs = state.store.report_runs(q, list.page).await?;
         Ok(Listing::ok(list, runs))
@@ -897,6 +872,7 @@ impl ReportsApi {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::report_csv::hour_start;
 
     #[test]
     fn csv_quotes_and_percentages() {

@@ -1,4 +1,4 @@
-//! `api/trs/v1/testcases/{id}/runs` (server-paged, newest first) and
+//! `api/trs/v1/testcases/{id}/runs` (server-paged, newest first unless sorted) and
 //! `api/trs/v1/testruns/{id}` (one run with segments, steps and recordings).
 
 use poem::web::Data;
@@ -17,6 +17,7 @@ use crate::domain::buckets;
 use crate::domain::caller::Need;
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::{Channel, RunStatus, RunType};
+use crate::store::reports::ReportRunRow;
 use crate::store::runs::{GroupRunFilter, RunDetail, RunFilter, RunRow, SegmentDetail, StepDetail};
 
 pub struct RunsApi;
@@ -42,6 +43,16 @@ pub struct RunItem {
     pub run_type: RunType,
     /// The engine's result.
     pub run_result: RunStatus,
+    /// Stored while a maintenance window covered it (cxwatch's addition, issue 28): shown
+    /// as 'maintenance', left out of pass rates. Present (true) only for such a run, so that
+    /// other runs keep the spec's shape.
+    #[oai(skip_serializing_if_is_none)]
+    pub maintenance: Option<bool>,
+    /// The run's slowest step latency, ms (of the asked segment, within the asked latency
+    /// bucket); given by a report's run list only (`reports/{id}/testruns`), absent when
+    /// the run has none there.
+    #[oai(skip_serializing_if_is_none)]
+    pub latency: Option<i64>,
 }
 
 /// A run with its detail (spec §3 'Run detail').
@@ -150,8 +161,44 @@ impl From<RunRow> for RunItem {
             mos_cq_in: r.mos.map(|m| f64::from(m) / 100.0),
             run_type: r.run_type,
             run_result: r.status,
+            maintenance: None,
+            latency: None,
         }
     }
+}
+
+impl From<ReportRunRow> for RunItem {
+    fn from(r: ReportRunRow) -> Self {
+        RunItem {
+            latency: r.latency,
+            ..RunItem::from(r.run)
+        }
+    }
+}
+
+/// The runs of a page with their maintenance marks.
+async fn marked(
+    state: &AppState,
+    runs: crate::domain::page::Page<RunRow>,
+) -> Result<crate::domain::page::Page<RunItem>, ApiError> {
+    let marks = state
+        .store
+        .maintenance_marks(runs.items.iter().map(|r| r.id).collect())
+        .await?;
+    Ok(crate::domain::page::Page {
+        total: runs.total,
+        items: runs
+            .items
+            .into_iter()
+            .map(|r| {
+                let maintenance = marks.contains(&r.id).then_some(true);
+                RunItem {
+                    maintenance,
+                    ..RunItem::from(r)
+                }
+            })
+            .collect(),
+    })
 }
 
 impl From<RunDetail> for RunDetailItem {
@@ -247,6 +294,9 @@ impl RunsApi {
         /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,
+        /// `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
+        /// `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
+        sort: Query<Option<String>>,
     ) -> Answer<Json<Envelope<Listing<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
     {
         let caller = auth.require(Need::SignedIn)?;
@@ -260,6 +310,7 @@ impl RunsApi {
         );
         let status = params::status_range(status.0.as_deref(), &mut p);
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
+        let sort = params::run_sort(sort.0.as_deref(), &mut p);
         p.check()?;
         let (Some((from, to)), Some(list), Some(status), Some(run_type)) =
             (range, page, status, run_type)
@@ -273,13 +324,14 @@ impl RunsApi {
             to_ms,
             status,
             run_type: run_type.map_or((0, 1), |t| (t.code(), t.code())),
+            sort,
         };
         let found = state
             .store
             .case_runs(caller.scope(), filter, list.page)
             .await?;
         let runs = params::visible(found, format_args!("Test case {}", id.0))?;
-        Ok(Listing::ok(list, runs))
+        Ok(Listing::ok(list, marked(&state, runs).await?))
     }
 
     /// Runs of the group's test cases that started on site-local dates
@@ -313,6 +365,9 @@ impl RunsApi {
         /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,
+        /// `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
+        /// `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
+        sort: Query<Option<String>>,
     ) -> Answer<Json<Envelope<Page<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
     {
         let caller = auth.require(Need::SignedIn)?;
@@ -327,6 +382,7 @@ impl RunsApi {
         );
         let status = params::status_range(status.0.as_deref(), &mut p);
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
+        let sort = params::run_sort(sort.0.as_deref(), &mut p);
         if let (Some(Some(_)), Some((from, to))) = (hour, range) {
             if from != to {
                 p.push(
@@ -353,10 +409,11 @@ impl RunsApi {
             to_ms,
             status,
             run_type: run_type.map_or((0, 1), |t| (t.code(), t.code())),
+            sort,
         };
         let found = state.store.group_runs(caller.scope(), filter, page).await?;
         let runs = params::visible(found, format_args!("Group {}", id.0))?;
-        Ok(Page::ok(runs))
+        Ok(Page::ok(marked(&state, runs).await?))
     }
 
     /// One run with its segments, steps, test results and recordings.
@@ -370,6 +427,9 @@ impl RunsApi {
         let caller = auth.require(Need::SignedIn)?;
         let found = state.store.run(caller.scope(), id.0).await?;
         let run = params::visible(found, format_args!("Test run {}", id.0))?;
-        Ok(Envelope::ok(run.into()))
+        let marks = state.store.maintenance_marks(vec![run.run.id]).await?;
+        let mut item = RunDetailItem::from(run);
+        item.run.maintenance = (!marks.is_empty()).then_some(true);
+        Ok(Envelope::ok(item))
     }
 }

@@ -37,7 +37,7 @@ fn failed(e: &SsoError) -> Redirect {
 }
 
 /// The host the browser used (`Host`, or the authority of an HTTP/2 request).
-fn host(req: &Request) -> String {
+pub(super) fn host(req: &Request) -> String {
     req.headers()
         .get(poem::http::header::HOST)
         .and_then(|h| h.to_str().ok())

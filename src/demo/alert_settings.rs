@@ -2,7 +2,9 @@
 //! `distributions.rs` makes: the engine fires them from the history and the live feed.
 
 use super::{group_ids, DemoError};
-use crate::domain::alert_setting::{AlertSettingDraft, AlertSettingFilter, AlertSettingSortField};
+use crate::domain::alert_setting::{
+    AlertSettingDraft, AlertSettingFilter, AlertSettingSortField, Escalation,
+};
 use crate::domain::caller::Scope;
 use crate::domain::page::{PageRequest, Sort};
 use crate::domain::schedule::{SlotRange, Week};
@@ -17,6 +19,8 @@ struct Def {
     statuses: &'static [&'static str],
     week: Week,
     recording: bool,
+    /// The escalation list and its delay in minutes (issue 28).
+    escalation: Option<(&'static str, i64)>,
 }
 
 fn range(day: u8, start: &str, end: &str) -> SlotRange {
@@ -48,6 +52,7 @@ fn defs() -> Vec<Def> {
             statuses: &["FAIL"],
             week: Week::all(),
             recording: true,
+            escalation: Some(("Telecom provider escalation", 15)),
         },
         Def {
             name: "Core banking journeys failing",
@@ -57,6 +62,7 @@ fn defs() -> Vec<Def> {
             statuses: &["FAIL"],
             week: Week::all(),
             recording: false,
+            escalation: None,
         },
         Def {
             name: "Claims degraded (business hours)",
@@ -66,6 +72,7 @@ fn defs() -> Vec<Def> {
             statuses: &["FAIL", "WARN"],
             week: week("07:00", "19:00", false),
             recording: false,
+            escalation: None,
         },
         Def {
             name: "After-hours line down",
@@ -75,6 +82,7 @@ fn defs() -> Vec<Def> {
             statuses: &["FAIL"],
             week: week("18:00", "24:00", true),
             recording: false,
+            escalation: None,
         },
         Def {
             name: "Support chat failing",
@@ -84,6 +92,7 @@ fn defs() -> Vec<Def> {
             statuses: &["FAIL"],
             week: Week::all(),
             recording: false,
+            escalation: None,
         },
     ]
 }
@@ -128,6 +137,15 @@ pub fn ensure(store: &Store) -> Result<Vec<i64>, DemoError> {
             notify_on_recovery: true,
             statuses: d.statuses.iter().map(|s| s.to_string()).collect(),
             week: d.week,
+            escalation: d.escalation.and_then(|(name, delay_min)| {
+                lists
+                    .iter()
+                    .find(|(_, n)| n == name)
+                    .map(|(id, _)| Escalation {
+                        distribution_id: *id,
+                        delay_min,
+                    })
+            }),
             ..Default::default()
         };
         ids.push(Store::block_on(

@@ -8,7 +8,9 @@ use crate::domain::distribution::{
 use crate::domain::page::{PageRequest, Sort};
 use crate::store::Store;
 
-/// The demo's lists: addresses under example.com and numbers in the 555-01xx fiction range.
+/// The demo's lists: addresses under example.com, numbers in the 555-01xx fiction range and
+/// a Microsoft Teams channel's webhook under example.com (nothing is sent to it unless
+/// `[notify.webhook]` is enabled).
 pub fn demo_lists() -> Vec<DistributionDraft> {
     let c = |name: &str, kind, info: &str| Contact {
         name: name.into(),
@@ -29,6 +31,11 @@ pub fn demo_lists() -> Vec<DistributionDraft> {
                     "On-call engineer (call)",
                     ContactType::Voice,
                     "+15145550100",
+                ),
+                c(
+                    "Operations channel (Teams)",
+                    ContactType::Teams,
+                    "https://example.webhook.office.com/webhookb2/cxwatch-demo/IncomingWebhook/ops",
                 ),
             ],
         },

@@ -564,6 +564,10 @@ impl Generator {
                 .iter()
                 .any(|k| self.active(app.id, at, *k).is_some());
                 let line_bad = self.active(app.id, at, IncidentKind::BadAudio).is_some();
+                // The back end that is down, by name: only its component fails (issue 30).
+                let db_down = self
+                    .active(app.id, at, IncidentKind::ClaimsDbDown)
+                    .is_some();
                 let state = |enabled: bool, ok: bool| ComponentState {
                     enabled,
                     status: if ok { TRS_PASS } else { TRS_FAIL }.to_string(),
@@ -582,6 +586,10 @@ impl Generator {
                             name: name.to_string(),
                             has_component: *has,
                             enabled: *enabled,
+                            status: (*has && *enabled).then(|| {
+                                let down = db_down && *name == "Claims DB";
+                                if down { TRS_FAIL } else { TRS_PASS }.to_string()
+                            }),
                         })
                         .collect(),
                 }

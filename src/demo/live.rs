@@ -11,8 +11,8 @@ use crate::store::leases::{self, Lease};
 /// Time between two ticks.
 pub const TICK: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Longest window ingested in one transaction when catching up.
-const MAX_WINDOW: Duration = Duration::hours(24);
+/// Longest window ingested in one transaction when catching up (as the history is loaded).
+const MAX_WINDOW: Duration = super::HISTORY_CHUNK;
 
 /// Runs until the runtime stops, while `lease` (the demo's) is held. When the lease is lost
 /// (PostgreSQL: its connection closed), another instance runs the feed; this one waits to

@@ -4,7 +4,7 @@
 //!
 //! The first start in a data directory stores the recordings and remembers (seed, anchor)
 //! in `meta`, then loads the history in the background while the server already answers:
-//! newest day first, the groups and health as soon as the first day is in. A later start
+//! newest hour first, the groups and health as soon as the first hour is in. A later start
 //! in the same directory reads the state back and only continues the live feed (or
 //! finishes an interrupted history: ingest skips the runs already stored).
 
@@ -14,6 +14,7 @@ pub mod audio;
 pub mod catalog;
 pub mod distributions;
 pub mod generator;
+pub mod life;
 pub mod live;
 pub mod reports;
 pub mod rng;
@@ -43,8 +44,10 @@ pub const DEFAULT_SEED: u64 = 20_240_515;
 /// Groups the demo viewer (read-only ROLE_USER) is assigned: one per channel.
 pub const VIEWER_GROUPS: [&str; 2] = ["Cards - Lost & Stolen", "Chat - Support"];
 
-/// Runs ingested per transaction while loading the history (about one day).
-const HISTORY_CHUNK: Duration = Duration::hours(24);
+/// Runs ingested per transaction while loading the history. A day of runs (about 4,000,
+/// their steps and texts) held on each generator thread, in the channel and in the writer
+/// made the load peak at a third of a gigabyte; an hour is about 170 runs.
+pub(crate) const HISTORY_CHUNK: Duration = Duration::hours(1);
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
@@ -137,10 +140,10 @@ impl Demo {
         })
     }
 
-    /// Loads [`Generator::history_days`] days of runs up to the anchor, newest day first.
-    /// As soon as the first day is stored (every test case exists then) the groups and
-    /// the health are created and `on_catalog` runs (to assign the demo viewer's groups),
-    /// so the dashboard fills in from today backwards. Blocking.
+    /// Loads [`Generator::history_days`] days of runs up to the anchor, newest hour first.
+    /// As soon as the first hour is stored (every test case runs every 15 minutes, so each
+    /// exists then) the groups and the health are created and `on_catalog` runs (to assign
+    /// the demo viewer's groups), so the dashboard fills in from now backwards. Blocking.
     pub fn load_history(
         &mut self,
         on_catalog: impl FnOnce(&Store) -> Result<(), DemoError>,
@@ -194,9 +197,9 @@ fn store_clips(store: &Store, data_dir: &Path) -> Result<HashMap<ClipId, String>
     Ok(ids)
 }
 
-/// Ingests the runs that end in `(from, to]`, a day per transaction, newest day first,
-/// generating the next days on other threads while one is written; `after_first` runs once
-/// the first day is stored. Returns how many runs were stored (runs already stored are
+/// Ingests the runs that end in `(from, to]`, an hour per transaction, newest hour first,
+/// generating the next hours on other threads while one is written; `after_first` runs once
+/// the first hour is stored. Returns how many runs were stored (runs already stored are
 /// skipped).
 pub fn ingest_history(
     store: &Store,
@@ -386,19 +389,24 @@ async fn start_held(
         .user_by_username(crate::demo_accounts::DEMO_VIEWER)
         .await?
         .map(|u| u.id);
+    let history_from = demo.generator().history_start().timestamp_millis();
     let assign = move |store: &Store| {
         if let Some(id) = viewer {
             assign_demo_viewer_groups(store, id)?;
         }
+        // Before the older days are stored: the weekly maintenance window marks their runs.
+        life::ensure_window(store, tz, history_from)?;
         Store::block_on(crate::demo_accounts::ensure_demo_team(store))
             .map_err(|e| DemoError::Team(e.to_string()))
     };
-    let history_from = demo.generator().history_start().timestamp_millis();
+    let public_url = config.notify.public_url.clone();
     if !demo.needs_history() {
         let s = store.clone();
         tokio::task::spawn_blocking(move || assign(&s)).await??;
         let s = store.clone();
         tokio::task::spawn_blocking(move || alerts::ensure(&s, tz, history_from)).await??;
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || life::ensure_life(&s, tz, &public_url)).await??;
         tokio::spawn(live::run(demo, lease));
         return Ok(());
     }
@@ -434,6 +442,15 @@ async fn start_held(
                         tracing::error!(error = %e, "demo alert settings could not be added")
                     }
                     Err(e) => tracing::error!(error = %e, "demo alert settings task failed"),
+                }
+                // The alert's life: acknowledged, escalated, muted (issue 28).
+                let s = demo.store.clone();
+                match tokio::task::spawn_blocking(move || life::ensure_life(&s, tz, &public_url))
+                    .await
+                {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => tracing::error!(error = %e, "demo alert life could not be added"),
+                    Err(e) => tracing::error!(error = %e, "demo alert life task failed"),
                 }
                 live::run(demo, lease).await;
             }

@@ -1,7 +1,9 @@
 //! The demo's saved reports: one of every type, each on a group whose incident shows in it
 //! (the Retail Banking latency spike in the latency heat map, the Insurance Claims bad audio
 //! in the MOS report, the Card Services outage in the trend). Created once, after the
-//! groups, when the site has no report yet.
+//! groups, when the site has no report yet. The Card Services weekly report is mailed to
+//! the 'IVR owners' list every Monday at 08:00: its slot of this week is due at once, so the
+//! scheduler delivers it at start and the list shows its last delivery.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -9,10 +11,17 @@ use chrono_tz::Tz;
 use super::group_ids;
 use super::DemoError;
 use crate::domain::caller::Scope;
+use crate::domain::distribution::{DistributionFilter, DistributionSortField};
 use crate::domain::page::{PageRequest, Sort};
 use crate::domain::report::{ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe};
+use crate::domain::report_schedule::{next_slot, Cadence, Frequency, Language, ScheduleDraft};
 use crate::domain::run::RunType;
 use crate::store::Store;
+
+/// The report mailed every week.
+const WEEKLY: &str = "Card Services weekly performance - last week";
+/// The list it is mailed to.
+const WEEKLY_LIST: &str = "IVR owners";
 
 struct Seed {
     name: &'static str,
@@ -24,7 +33,7 @@ struct Seed {
     warn_fail: (u32, u32),
 }
 
-const SEEDS: [Seed; 6] = [
+const SEEDS: [Seed; 7] = [
     Seed {
         name: "Retail Banking latency by hour - last 7 days",
         report_type: ReportType::LatencyByHour,
@@ -63,6 +72,14 @@ const SEEDS: [Seed; 6] = [
         group: "Chat - Support",
         days: Some(14),
         timeframe: Timeframe::Custom,
+        warn_fail: (0, 0),
+    },
+    Seed {
+        name: WEEKLY,
+        report_type: ReportType::TestCasePerformance,
+        group: "Cards - Lost & Stolen",
+        days: None,
+        timeframe: Timeframe::LastWeek,
         warn_fail: (0, 0),
     },
     Seed {
@@ -106,7 +123,7 @@ pub fn seed_reports(store: &Store, tz: Tz, anchor: DateTime<Utc>) -> Result<usiz
             Some(d) => (Some(today - Duration::days(d - 1)), Some(today)),
             None => (None, None),
         };
-        Store::block_on(store.create_report(
+        let id = Store::block_on(store.create_report(
             Scope::All,
             &ReportDraft {
                 name: s.name.to_string(),
@@ -119,7 +136,46 @@ pub fn seed_reports(store: &Store, tz: Tz, anchor: DateTime<Utc>) -> Result<usiz
                 latency_fail: s.warn_fail.1,
             },
         ))?;
+        if s.name == WEEKLY {
+            schedule_weekly(store, tz, anchor, id)?;
+        }
         made += 1;
     }
     Ok(made)
+}
+
+/// Mails report `id` to the 'IVR owners' list on Mondays at 08:00, English; this week's
+/// slot (the latest one before `anchor`) is due, for the scheduler to deliver at start.
+fn schedule_weekly(store: &Store, tz: Tz, anchor: DateTime<Utc>, id: i64) -> Result<(), DemoError> {
+    let filter = DistributionFilter {
+        search: Some(WEEKLY_LIST.into()),
+        kind: None,
+        sort: Sort {
+            field: DistributionSortField::Id,
+            descending: false,
+        },
+    };
+    let lists =
+        Store::block_on(store.list_distributions(PageRequest { no: 0, size: 10 }, &filter))?;
+    let Some(list) = lists.items.iter().find(|d| d.name == WEEKLY_LIST) else {
+        return Ok(());
+    };
+    let cadence = Cadence {
+        frequency: Frequency::Weekly,
+        minute: 8 * 60,
+        weekday: 1,
+        month_day: 1,
+    };
+    let due = next_slot(&cadence, tz, anchor - Duration::days(7));
+    Store::block_on(store.set_report_schedule(
+        id,
+        ScheduleDraft {
+            cadence,
+            distribution_id: list.id,
+            language: Language::En,
+            active: true,
+        },
+        due.timestamp_millis(),
+    ))?;
+    Ok(())
 }

@@ -88,9 +88,24 @@ pub struct AlertSetting {
     pub jira_assignee: Option<String>,
     pub jira_project: Option<String>,
     pub jira_username: Option<String>,
+    /// The second list notified when an event stays open and unacknowledged (issue 28).
+    pub escalation: Option<Escalation>,
+    /// Its name.
+    pub escalation_distribution_name: Option<String>,
     /// Seconds since the epoch of the last save.
     pub modified_at: i64,
 }
+
+/// An alert setting's escalation: list `distribution_id` is notified when an event is
+/// still open and unacknowledged `delay_min` minutes after it opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Escalation {
+    pub distribution_id: i64,
+    pub delay_min: i64,
+}
+
+/// The longest escalation delay, in minutes (a week).
+pub const ESCALATION_DELAY_MAX: i64 = 7 * 24 * 60;
 
 /// A checked setting as it is saved. `Default` is an inactive setting of no group with no
 /// statuses, never in the week: code that makes drafts names what it sets and takes the
@@ -114,6 +129,7 @@ pub struct AlertSettingDraft {
     pub jira_assignee: Option<String>,
     pub jira_project: Option<String>,
     pub jira_username: Option<String>,
+    pub escalation: Option<Escalation>,
 }
 
 /// A setting as a client sends it (each part may be missing).
@@ -136,6 +152,8 @@ pub struct AlertSettingInput<'a> {
     pub jira_assignee: Option<&'a str>,
     pub jira_project: Option<&'a str>,
     pub jira_username: Option<&'a str>,
+    pub escalation_distribution_id: Option<i64>,
+    pub escalation_delay_min: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,6 +291,7 @@ pub fn check_alert_setting(
     let jira_assignee = optional(p, "jiraAssignee", i.jira_assignee);
     let jira_project = optional(p, "jiraProject", i.jira_project);
     let jira_username = optional(p, "jiraUsername", i.jira_username);
+    let escalation = check_escalation(p, i.escalation_distribution_id, i.escalation_delay_min);
     if !p.is_empty() {
         return None;
     }
@@ -293,7 +312,55 @@ pub fn check_alert_setting(
         jira_assignee,
         jira_project,
         jira_username,
+        escalation,
     })
+}
+
+/// The escalation: a list and a delay of 1 minute to a week, both or neither.
+pub fn check_escalation(
+    p: &mut Problems,
+    list: Option<i64>,
+    delay_min: Option<i64>,
+) -> Option<Escalation> {
+    match (list, delay_min) {
+        (None, None) => None,
+        (Some(l), _) if l < 1 => {
+            p.push(
+                "escalationDistributionId",
+                Rule::Invalid,
+                "escalationDistributionId must be a distribution list id (at least 1).",
+            );
+            None
+        }
+        (Some(_), None) => {
+            p.push(
+                "escalationDelayMin",
+                Rule::Required,
+                "escalationDelayMin is required with an escalation list.",
+            );
+            None
+        }
+        (None, Some(_)) => {
+            p.push(
+                "escalationDistributionId",
+                Rule::Required,
+                "escalationDistributionId is required with an escalation delay.",
+            );
+            None
+        }
+        (Some(_), Some(d)) if !(1..=ESCALATION_DELAY_MAX).contains(&d) => {
+            p.push(
+                "escalationDelayMin",
+                Rule::Invalid,
+                format!("escalationDelayMin must be 1 to {ESCALATION_DELAY_MAX} minutes."),
+            );
+            None
+        }
+        (Some(distribution_id), Some(delay_min)) => Some(Escalation {
+            distribution_id,
+            delay_min,
+        }),
+    }
 }
 
 /// Attach recording is kept only for a voice group (spec §5: the box shows for voice).
@@ -327,6 +394,38 @@ mod tests {
             jira_assignee: Some("  "),
             jira_project: Some("OPS"),
             jira_username: None,
+            escalation_distribution_id: None,
+            escalation_delay_min: None,
+        }
+    }
+
+    #[test]
+    fn an_escalation_names_a_list_and_a_delay_of_a_minute_to_a_week() {
+        let mut p = Problems::default();
+        assert_eq!(check_escalation(&mut p, None, None), None);
+        assert_eq!(
+            check_escalation(&mut p, Some(4), Some(1)),
+            Some(Escalation {
+                distribution_id: 4,
+                delay_min: 1
+            })
+        );
+        assert!(check_escalation(&mut p, Some(4), Some(ESCALATION_DELAY_MAX)).is_some());
+        assert!(p.is_empty());
+        for (list, delay, field) in [
+            (Some(4), None, "escalationDelayMin"),
+            (None, Some(5), "escalationDistributionId"),
+            (Some(4), Some(0), "escalationDelayMin"),
+            (
+                Some(4),
+                Some(ESCALATION_DELAY_MAX + 1),
+                "escalationDelayMin",
+            ),
+            (Some(0), Some(5), "escalationDistributionId"),
+        ] {
+            let mut p = Problems::default();
+            assert_eq!(check_escalation(&mut p, list, delay), None);
+            assert_eq!(p.check().unwrap_err()[0].field, field, "{list:?} {delay:?}");
         }
     }
 

@@ -225,6 +225,9 @@ pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
     }
     if !link.is_empty() {
         text.push_str(&format!("\n{link}\n"));
+        if !recovery {
+            text.push_str(&format!("Acknowledge: {}\n", acknowledge_link(&link)));
+        }
     }
     let mut html = format!(
         "<p>{}</p><p>Alert setting: {}</p><table><thead><tr><th>Time</th><th>Run</th><th>Status</th></tr></thead><tbody>",
@@ -241,6 +244,12 @@ pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
     html.push_str("</tbody></table>");
     if !link.is_empty() {
         html.push_str(&format!("<p><a href=\"{0}\">{0}</a></p>", esc(&link)));
+        if !recovery {
+            html.push_str(&format!(
+                "<p><a href=\"{}\">Acknowledge</a></p>",
+                esc(&acknowledge_link(&link))
+            ));
+        }
     }
     let short = if recovery {
         format!("RECOVERED {} ({})", f.test_case, f.group)
@@ -275,6 +284,203 @@ pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
         },
         link,
         attachments: Vec::new(),
+    }
+}
+
+/// The alert details' address that offers to acknowledge the event (the alert mail's link;
+/// the console asks the reader to sign in first, then to confirm).
+pub fn acknowledge_link(link: &str) -> String {
+    format!("{link}?acknowledge=1")
+}
+
+/// What acknowledging an event does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Acknowledgement {
+    /// Recorded now: who and when; its escalation will not happen.
+    Now,
+    /// Acknowledged already: the first acknowledgement stays.
+    Already,
+    /// A closed event: nothing to acknowledge (a conflict).
+    Closed,
+}
+
+/// The acknowledgement rule: only an open event is acknowledged, once.
+pub fn acknowledgement(open: bool, acknowledged: bool) -> Acknowledgement {
+    match (open, acknowledged) {
+        (_, true) => Acknowledgement::Already,
+        (false, false) => Acknowledgement::Closed,
+        (true, false) => Acknowledgement::Now,
+    }
+}
+
+/// The outbox key prefix and cause of an event's escalation (a key is queued once).
+pub fn escalation_prefix(event: i64) -> String {
+    format!("escalation:{event}")
+}
+
+/// When an event that opened at `alert_ms` escalates after `delay_min` minutes (UTC ms).
+pub fn escalation_due_ms(alert_ms: i64, delay_min: i64) -> i64 {
+    alert_ms.saturating_add(delay_min.saturating_mul(60_000))
+}
+
+/// An event and its setting as the escalation rule sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EscalationState {
+    pub open: bool,
+    pub acknowledged: bool,
+    pub escalated: bool,
+    pub alert_ms: i64,
+    /// The setting's delay, `None` when it names no escalation list.
+    pub delay_min: Option<i64>,
+}
+
+/// The escalation rule: an event escalates once, when it is still open and unacknowledged
+/// at its setting's delay after it opened.
+pub fn escalates(e: &EscalationState, now_ms: i64) -> bool {
+    e.open
+        && !e.acknowledged
+        && !e.escalated
+        && e.delay_min
+            .is_some_and(|d| now_ms >= escalation_due_ms(e.alert_ms, d))
+}
+
+/// What an escalation's notifications say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EscalationFacts {
+    pub event_id: i64,
+    pub alert_ms: i64,
+    pub delay_min: i64,
+    pub setting_name: String,
+    pub group: String,
+    pub test_case: String,
+    /// The list notified when the event opened.
+    pub first_list: String,
+    pub email_subject: String,
+    pub sms_prefix: String,
+    pub public_url: String,
+}
+
+/// The message to the escalation list: nobody acknowledged the alert in time.
+pub fn escalation_message(f: &EscalationFacts, tz: Tz) -> super::notify::Message {
+    let link = AlertFacts {
+        event_id: f.event_id,
+        public_url: f.public_url.clone(),
+        ..AlertFacts::default()
+    }
+    .link();
+    let opened = DateTime::<Utc>::from_timestamp_millis(f.alert_ms)
+        .unwrap_or_default()
+        .with_timezone(&tz)
+        .format("%Y/%m/%d %H:%M:%S")
+        .to_string();
+    let subject = match f.email_subject.trim() {
+        "" => format!("Escalated: cxwatch alert {} on {}", f.event_id, f.test_case),
+        s => format!("Escalated: {s}"),
+    };
+    let head = format!(
+        "Escalated: alert {} (test case {} of group {}) opened at {opened} and nobody has \
+         acknowledged it after {} min. {} was notified first.",
+        f.event_id, f.test_case, f.group, f.delay_min, f.first_list
+    );
+    let mut text = format!("{head}\nAlert setting: {}\n", f.setting_name);
+    let mut html = format!(
+        "<p>{}</p><p>Alert setting: {}</p>",
+        esc(&head),
+        esc(&f.setting_name)
+    );
+    if !link.is_empty() {
+        let ack = acknowledge_link(&link);
+        text.push_str(&format!("\n{link}\nAcknowledge: {ack}\n"));
+        html.push_str(&format!(
+            "<p><a href=\"{0}\">{0}</a></p><p><a href=\"{1}\">Acknowledge</a></p>",
+            esc(&link),
+            esc(&ack)
+        ));
+    }
+    super::notify::Message {
+        subject,
+        text,
+        html: Some(html),
+        sms_prefix: f.sms_prefix.clone(),
+        sms_text: format!(
+            "ESCALATED alert {} {} ({}), unacknowledged {} min",
+            f.event_id, f.test_case, f.group, f.delay_min
+        ),
+        voice_message: format!(
+            "Escalated alert. Test case {} has an alert nobody acknowledged.",
+            f.test_case
+        ),
+        test_case: f.test_case.clone(),
+        status: "ESCALATED".into(),
+        link,
+        attachments: Vec::new(),
+    }
+}
+
+/// A maintenance window as the engine reads it (issue 28): while it covers a run's test
+/// case, the run is stored and marked, and the alert engine does not evaluate it (no event
+/// opens, none joins, none closes, nobody is notified).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaintenanceWindow {
+    pub id: i64,
+    /// Once: its start (UTC ms). Weekly: from when its week applies.
+    pub start_ms: i64,
+    /// Once: its end (UTC ms, excluded); weekly: `None`.
+    pub end_ms: Option<i64>,
+    /// Ended early (UTC ms): nothing from then on is covered.
+    pub ended_ms: Option<i64>,
+    /// Weekly: the half hours of the week it covers, in the site's zone.
+    pub week: Option<Week>,
+}
+
+/// Half an hour, in milliseconds.
+const HALF_HOUR_MS: i64 = 30 * 60 * 1000;
+
+impl MaintenanceWindow {
+    /// Whether the window covers a run at `run_ms` (UTC), `local` in the site's zone. A run
+    /// is judged by its own time, not by when it arrives: a run that arrives after the
+    /// window but ran in it is covered.
+    pub fn covers(&self, run_ms: i64, local: NaiveDateTime) -> bool {
+        if run_ms < self.start_ms || self.ended_ms.is_some_and(|e| run_ms >= e) {
+            return false;
+        }
+        match &self.week {
+            None => self.end_ms.is_some_and(|e| run_ms < e),
+            Some(w) => w.covers(local),
+        }
+    }
+
+    /// Whether it covers the instant `ms` (UTC) seen from `tz`.
+    pub fn covers_at(&self, ms: i64, tz: Tz) -> bool {
+        let local = DateTime::<Utc>::from_timestamp_millis(ms)
+            .unwrap_or_default()
+            .with_timezone(&tz)
+            .naive_local();
+        self.covers(ms, local)
+    }
+
+    /// When it next begins to cover, after `now_ms` and at most `within_ms` later (the
+    /// dashboard's 'next window within 24 h'); `None` when it does not.
+    pub fn next_start(&self, now_ms: i64, within_ms: i64, tz: Tz) -> Option<i64> {
+        let until = now_ms.saturating_add(within_ms);
+        if self.week.is_none() {
+            return (self.start_ms > now_ms
+                && self.start_ms <= until
+                && self.ended_ms.is_none_or(|e| e > self.start_ms))
+            .then_some(self.start_ms);
+        }
+        // Weekly: the first half hour on the grid that is covered after one that is not.
+        let mut t = now_ms - now_ms.rem_euclid(HALF_HOUR_MS) + HALF_HOUR_MS;
+        let mut before = self.covers_at(t - HALF_HOUR_MS, tz);
+        while t <= until {
+            let now = self.covers_at(t, tz);
+            if now && !before {
+                return Some(t);
+            }
+            before = now;
+            t += HALF_HOUR_MS;
+        }
+        None
     }
 }
 
@@ -700,5 +906,256 @@ mod auto_ticket_tests {
              11,2026/11/24 07:10:00,'@SUM(1+1)\r\n"
         );
         assert_eq!(t.csv_name, "alert-42-runs.csv");
+    }
+}
+
+/// Issue 28: acknowledgement, escalation, maintenance windows.
+#[cfg(test)]
+mod life_tests {
+    use super::*;
+    use crate::domain::schedule::SlotRange;
+    use chrono::TimeZone;
+    use chrono_tz::America::Toronto;
+
+    const F: i64 = 7;
+
+    #[test]
+    fn only_an_open_event_is_acknowledged_and_only_once() {
+        assert_eq!(acknowledgement(true, false), Acknowledgement::Now);
+        assert_eq!(acknowledgement(true, true), Acknowledgement::Already);
+        assert_eq!(acknowledgement(false, true), Acknowledgement::Already);
+        assert_eq!(acknowledgement(false, false), Acknowledgement::Closed);
+    }
+
+    #[test]
+    fn escalation_comes_at_the_delay_once_unless_acknowledged() {
+        let opened = Toronto
+            .with_ymd_and_hms(2026, 11, 23, 2, 0, 0)
+            .unwrap()
+            .timestamp_millis();
+        let e = EscalationState {
+            open: true,
+            acknowledged: false,
+            escalated: false,
+            alert_ms: opened,
+            delay_min: Some(15),
+        };
+        let due = escalation_due_ms(opened, 15);
+        assert_eq!(due - opened, 15 * 60_000);
+        assert!(!escalates(&e, due - 1));
+        assert!(escalates(&e, due));
+        assert!(
+            escalates(&e, due + 3_600_000),
+            "a late worker still escalates"
+        );
+        for other in [
+            EscalationState {
+                acknowledged: true,
+                ..e
+            },
+            EscalationState {
+                escalated: true,
+                ..e
+            },
+            EscalationState { open: false, ..e },
+            EscalationState {
+                delay_min: None,
+                ..e
+            },
+        ] {
+            assert!(!escalates(&other, due + 60_000), "{other:?}");
+        }
+        assert_eq!(escalation_due_ms(i64::MAX - 5, 10), i64::MAX);
+    }
+
+    #[test]
+    fn the_escalation_message_says_who_was_told_first_and_links_to_acknowledge() {
+        let f = EscalationFacts {
+            event_id: 42,
+            alert_ms: Toronto
+                .with_ymd_and_hms(2026, 11, 23, 2, 0, 0)
+                .unwrap()
+                .timestamp_millis(),
+            delay_min: 15,
+            setting_name: "Billing down".into(),
+            group: "Billing".into(),
+            test_case: "Balance".into(),
+            first_list: "Night shift".into(),
+            email_subject: "".into(),
+            sms_prefix: "[CX]".into(),
+            public_url: "https://console.example.com/".into(),
+        };
+        let m = escalation_message(&f, Toronto);
+        assert_eq!(m.subject, "Escalated: cxwatch alert 42 on Balance");
+        assert!(
+            m.text.contains("opened at 2026/11/23 02:00:00"),
+            "{}",
+            m.text
+        );
+        assert!(m
+            .text
+            .contains("after 15 min. Night shift was notified first."));
+        assert!(m
+            .text
+            .contains("Acknowledge: https://console.example.com/alert/42?acknowledge=1"));
+        assert!(m.html.unwrap().contains("?acknowledge=1\">Acknowledge</a>"));
+        let mut with_subject = f.clone();
+        with_subject.email_subject = "Billing IVR failing".into();
+        assert_eq!(
+            escalation_message(&with_subject, Toronto).subject,
+            "Escalated: Billing IVR failing"
+        );
+    }
+
+    fn ms(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> i64 {
+        Toronto
+            .with_ymd_and_hms(y, mo, d, h, mi, 0)
+            .earliest()
+            .unwrap()
+            .timestamp_millis()
+    }
+
+    fn utc(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> i64 {
+        Utc.with_ymd_and_hms(y, mo, d, h, mi, 0)
+            .unwrap()
+            .timestamp_millis()
+    }
+
+    fn weekly(ranges: &[(u8, &str, &str)]) -> MaintenanceWindow {
+        let ranges: Vec<SlotRange> = ranges
+            .iter()
+            .map(|(d, a, b)| SlotRange {
+                day_of_week: *d,
+                start: a.to_string(),
+                end: b.to_string(),
+            })
+            .collect();
+        MaintenanceWindow {
+            id: 1,
+            start_ms: 0,
+            end_ms: None,
+            ended_ms: None,
+            week: Some(Week::from_ranges(&ranges).unwrap()),
+        }
+    }
+
+    #[test]
+    fn a_weekly_window_across_midnight() {
+        // Saturday 22:00 to Sunday 02:00, site time (2026-11-21 is a Saturday).
+        let w = weekly(&[(6, "22:00", "24:00"), (7, "00:00", "02:00")]);
+        let at = |d, h, m| w.covers_at(ms(2026, 11, d, h, m), Toronto);
+        assert!(!at(21, 21, 59));
+        assert!(at(21, 22, 0));
+        assert!(at(21, 23, 59));
+        assert!(at(22, 0, 0));
+        assert!(at(22, 1, 59));
+        assert!(!at(22, 2, 0));
+        // A week later again; not on a Friday night.
+        assert!(at(28, 23, 0));
+        assert!(!at(27, 23, 0));
+        // The next one within 24 h, from Saturday noon: Saturday 22:00.
+        assert_eq!(
+            w.next_start(ms(2026, 11, 21, 12, 0), 24 * 3_600_000, Toronto),
+            Some(ms(2026, 11, 21, 22, 0))
+        );
+        // From inside it, the next start is a week away: none within 24 h.
+        assert_eq!(
+            w.next_start(ms(2026, 11, 21, 23, 0), 24 * 3_600_000, Toronto),
+            None
+        );
+    }
+
+    #[test]
+    fn a_weekly_window_over_the_dst_changes_in_toronto() {
+        // Sunday 01:00 to 03:00 site time, every week.
+        let w = weekly(&[(7, "01:00", "03:00")]);
+        // 2026-03-08, clocks go from 02:00 EST to 03:00 EDT: 01:00 EST is 06:00 UTC and
+        // 03:00 EDT is 07:00 UTC, so the window lasts one real hour.
+        assert!(!w.covers_at(utc(2026, 3, 8, 5, 59), Toronto));
+        assert!(w.covers_at(utc(2026, 3, 8, 6, 0), Toronto));
+        assert!(w.covers_at(utc(2026, 3, 8, 6, 59), Toronto));
+        assert!(!w.covers_at(utc(2026, 3, 8, 7, 0), Toronto), "03:00 EDT");
+        // 2026-11-01, clocks go from 02:00 EDT back to 01:00 EST: 01:00 EDT is 05:00 UTC
+        // and 03:00 EST is 08:00 UTC, so the window lasts three real hours (01:00-02:00
+        // happens twice).
+        assert!(!w.covers_at(utc(2026, 11, 1, 4, 59), Toronto));
+        assert!(w.covers_at(utc(2026, 11, 1, 5, 0), Toronto), "01:00 EDT");
+        assert!(w.covers_at(utc(2026, 11, 1, 6, 30), Toronto), "01:30 EST");
+        assert!(w.covers_at(utc(2026, 11, 1, 7, 59), Toronto), "02:59 EST");
+        assert!(!w.covers_at(utc(2026, 11, 1, 8, 0), Toronto), "03:00 EST");
+        // The next start is on the grid in real time, across the change.
+        assert_eq!(
+            w.next_start(utc(2026, 3, 7, 12, 0), 24 * 3_600_000, Toronto),
+            Some(utc(2026, 3, 8, 6, 0))
+        );
+        assert_eq!(
+            w.next_start(utc(2026, 10, 31, 12, 0), 24 * 3_600_000, Toronto),
+            Some(utc(2026, 11, 1, 5, 0))
+        );
+    }
+
+    #[test]
+    fn a_run_arriving_late_is_judged_by_its_own_time() {
+        let w = MaintenanceWindow {
+            id: 2,
+            start_ms: ms(2026, 11, 23, 2, 0),
+            end_ms: Some(ms(2026, 11, 23, 3, 0)),
+            ended_ms: None,
+            week: None,
+        };
+        // Ran at 02:40, inside; it may arrive at 05:00, long after the window: covered.
+        let run = RunFact::new(1, ms(2026, 11, 23, 2, 40), F, Toronto);
+        assert!(w.covers(run.run_ms, run.local));
+        // The end is excluded; before the start is not covered.
+        assert!(!w.covers_at(ms(2026, 11, 23, 3, 0), Toronto));
+        assert!(!w.covers_at(ms(2026, 11, 23, 1, 59), Toronto));
+        assert_eq!(
+            w.next_start(ms(2026, 11, 22, 9, 0), 24 * 3_600_000, Toronto),
+            Some(ms(2026, 11, 23, 2, 0))
+        );
+        assert_eq!(
+            w.next_start(ms(2026, 11, 21, 9, 0), 24 * 3_600_000, Toronto),
+            None,
+            "more than 24 h away"
+        );
+    }
+
+    #[test]
+    fn a_window_ended_early_covers_nothing_after() {
+        let mut w = MaintenanceWindow {
+            id: 3,
+            start_ms: ms(2026, 11, 23, 2, 0),
+            end_ms: Some(ms(2026, 11, 23, 6, 0)),
+            ended_ms: Some(ms(2026, 11, 23, 3, 15)),
+            week: None,
+        };
+        assert!(w.covers_at(ms(2026, 11, 23, 3, 14), Toronto));
+        assert!(!w.covers_at(ms(2026, 11, 23, 3, 15), Toronto));
+        assert!(!w.covers_at(ms(2026, 11, 23, 5, 0), Toronto));
+        // Ended before it began: it never starts.
+        w.ended_ms = Some(ms(2026, 11, 22, 12, 0));
+        assert_eq!(
+            w.next_start(ms(2026, 11, 22, 13, 0), 24 * 3_600_000, Toronto),
+            None
+        );
+        // A weekly window ended early stops covering its later weeks.
+        let mut wk = weekly(&[(1, "02:00", "04:00")]);
+        wk.ended_ms = Some(ms(2026, 11, 23, 3, 0));
+        assert!(wk.covers_at(ms(2026, 11, 23, 2, 30), Toronto));
+        assert!(!wk.covers_at(ms(2026, 11, 23, 3, 30), Toronto));
+        assert!(!wk.covers_at(ms(2026, 11, 30, 2, 30), Toronto));
+    }
+
+    #[test]
+    fn the_alert_mail_links_to_acknowledge_the_recovery_mail_does_not() {
+        let f = AlertFacts {
+            event_id: 7,
+            public_url: "https://c.example".into(),
+            ..AlertFacts::default()
+        };
+        assert!(alert_message(&f, false)
+            .text
+            .contains("Acknowledge: https://c.example/alert/7?acknowledge=1"));
+        assert!(!alert_message(&f, true).text.contains("Acknowledge"));
     }
 }

@@ -127,8 +127,24 @@ impl Acc {
         self.pairs.push((v, 1));
     }
 
+    /// Takes one value added before out again (a run the rollups hold that a figure leaves
+    /// out); false when no such value was added.
+    pub fn remove_value(&mut self, v: u32) -> bool {
+        match self.pairs.iter_mut().find(|p| p.0 == v && p.1 > 0) {
+            Some(p) => {
+                p.1 -= 1;
+                self.n = self.n.saturating_sub(1);
+                self.sum = self.sum.saturating_sub(u64::from(v));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Min, max, sum and median of everything added; `None` when empty.
     pub fn summary(&mut self) -> Option<Summary> {
+        // Values taken out leave pairs of count 0 behind.
+        self.pairs.retain(|p| p.1 > 0);
         if self.n == 0 || self.pairs.is_empty() {
             return None;
         }
@@ -232,6 +248,29 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A value taken out (a run in a maintenance window) leaves the others' exact figures,
+    /// whether it came from a histogram or alone.
+    #[test]
+    fn a_value_taken_out_leaves_the_others_figures() {
+        let mut a = Acc::default();
+        a.add(
+            3,
+            420 + 380 + 100,
+            Some(&encode(&from_values(&mut [420, 380, 100]))),
+        )
+        .unwrap();
+        a.add_value(400);
+        assert!(a.remove_value(100));
+        assert!(!a.remove_value(999));
+        let s = a.summary().unwrap();
+        assert_eq!(
+            (s.n, s.sum, s.min, s.max, s.median_x2),
+            (3, 1200, 380, 420, 800)
+        );
+        assert!(a.remove_value(400) && a.remove_value(380) && a.remove_value(420));
+        assert_eq!(a.summary(), None);
+    }
 
     fn acc_of(values: &[u32]) -> Acc {
         let mut a = Acc::default();

@@ -1,6 +1,8 @@
 //! Distribution lists (spec §3 'Distribution list', §5, §9): the contact groups alert
 //! settings send to. A list has a label and rows of contacts, each a label, a contact type
-//! (Email 1, SMS 2, Voice 4) and an e-mail address or an E.164 number.
+//! (Email 1, SMS 2, Voice 4; cxwatch adds the chat and webhook channels Webhook 8,
+//! Microsoft Teams 16, Slack 32 and Mattermost 64) and an e-mail address, an E.164 number or
+//! the channel's incoming-webhook URL.
 
 use super::page::Sort;
 use super::rules::{check_email, check_text, FieldError, Problems, Rule};
@@ -10,22 +12,70 @@ pub const LABEL_MAX: usize = 100;
 /// Most contacts in one list.
 pub const CONTACTS_MAX: usize = 200;
 
-/// Contact types (spec §9): Email 1, SMS 2, Voice 4.
+/// Contact types (spec §9): Email 1, SMS 2, Voice 4; and cxwatch's webhook channels:
+/// a generic JSON webhook 8, Microsoft Teams 16, Slack 32, Mattermost 64 (`notify::webhook`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ContactType {
     Email,
     Sms,
     Voice,
+    /// cxwatch's own JSON body (docs/notifications.md 'Webhooks').
+    Webhook,
+    /// A Teams Workflows ('When a Teams webhook request is received') or incoming webhook:
+    /// an Adaptive Card message.
+    Teams,
+    /// A Slack incoming webhook: `text` and `blocks`.
+    Slack,
+    /// A Mattermost incoming webhook: `text` (Markdown).
+    Mattermost,
 }
 
 impl ContactType {
-    pub const ALL: [ContactType; 3] = [ContactType::Email, ContactType::Sms, ContactType::Voice];
+    pub const ALL: [ContactType; 7] = [
+        ContactType::Email,
+        ContactType::Sms,
+        ContactType::Voice,
+        ContactType::Webhook,
+        ContactType::Teams,
+        ContactType::Slack,
+        ContactType::Mattermost,
+    ];
+
+    /// The webhook channels, all sent by `notify::webhook` (`[notify.webhook]`).
+    pub const WEBHOOKS: [ContactType; 4] = [
+        ContactType::Webhook,
+        ContactType::Teams,
+        ContactType::Slack,
+        ContactType::Mattermost,
+    ];
 
     pub fn id(self) -> i64 {
         match self {
             ContactType::Email => 1,
             ContactType::Sms => 2,
             ContactType::Voice => 4,
+            ContactType::Webhook => 8,
+            ContactType::Teams => 16,
+            ContactType::Slack => 32,
+            ContactType::Mattermost => 64,
+        }
+    }
+
+    /// A chat or webhook channel: its contact's info is a URL.
+    pub fn is_webhook(self) -> bool {
+        ContactType::WEBHOOKS.contains(&self)
+    }
+
+    /// The `testContact` query parameter of this type.
+    pub fn param(self) -> &'static str {
+        match self {
+            ContactType::Email => "email",
+            ContactType::Sms => "sms",
+            ContactType::Voice => "voice",
+            ContactType::Webhook => "webhook",
+            ContactType::Teams => "teams",
+            ContactType::Slack => "slack",
+            ContactType::Mattermost => "mattermost",
         }
     }
 
@@ -39,8 +89,61 @@ impl ContactType {
             ContactType::Email => "Email",
             ContactType::Sms => "SMS",
             ContactType::Voice => "Voice",
+            ContactType::Webhook => "Webhook",
+            ContactType::Teams => "Microsoft Teams",
+            ContactType::Slack => "Slack",
+            ContactType::Mattermost => "Mattermost",
         }
     }
+}
+
+/// The type ids a client may send, as a sentence's end.
+pub const TYPE_CHOICES: &str =
+    "1 (Email), 2 (SMS), 4 (Voice), 8 (Webhook), 16 (Microsoft Teams), 32 (Slack) or 64 (Mattermost)";
+
+/// Longest webhook URL.
+pub const URL_MAX: usize = 2000;
+
+/// A webhook's address: an absolute `https://` (or `http://`, for a receiver on a trusted
+/// network) URL with a host and no user or password in it (put secrets in the path or query
+/// as the vendors do, or in `[notify.webhook]` headers). Returned trimmed.
+pub fn check_url(field: &str, value: &str) -> Result<String, FieldError> {
+    let v = value.trim();
+    if v.is_empty() {
+        return Err(FieldError {
+            field: field.into(),
+            rule: Rule::Required,
+            message: format!("{field} is required."),
+        });
+    }
+    if v.chars().count() > URL_MAX {
+        return Err(FieldError {
+            field: field.into(),
+            rule: Rule::TooLong,
+            message: format!("{field} may have at most {URL_MAX} characters."),
+        });
+    }
+    let bad = || {
+        FieldError {
+        field: field.into(),
+        rule: Rule::Invalid,
+        message: format!(
+            "{field} '{v}' is not a web address (https://host/path, as the channel's incoming webhook gives it)."
+        ),
+    }
+    };
+    let rest = v
+        .strip_prefix("https://")
+        .or_else(|| v.strip_prefix("http://"))
+        .ok_or_else(bad)?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.is_empty()
+        || authority.contains('@')
+        || v.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(bad());
+    }
+    Ok(v.to_string())
 }
 
 /// One row of a list.
@@ -132,6 +235,7 @@ pub fn check_info(field: &str, kind: ContactType, value: &str) -> Result<String,
     match kind {
         ContactType::Email => check_email(field, value),
         ContactType::Sms | ContactType::Voice => check_e164(field, value),
+        _ => check_url(field, value),
     }
 }
 
@@ -175,7 +279,7 @@ pub fn check_distribution(
                 p.push(
                     &format!("contacts[{i}].type"),
                     Rule::Required,
-                    format!("contacts[{i}].type is required (1 Email, 2 SMS, 4 Voice)."),
+                    format!("contacts[{i}].type is required: {TYPE_CHOICES}."),
                 );
                 None
             }
@@ -183,7 +287,7 @@ pub fn check_distribution(
                 p.push(
                     &format!("contacts[{i}].type"),
                     Rule::Invalid,
-                    format!("contacts[{i}].type {t} is not 1 (Email), 2 (SMS) or 4 (Voice)."),
+                    format!("contacts[{i}].type {t} is not {TYPE_CHOICES}."),
                 );
                 None
             }),
@@ -200,7 +304,7 @@ pub fn check_distribution(
             None => {
                 if row.info.map(str::trim).unwrap_or("").is_empty() {
                     p.push(&field, Rule::Required, format!("{field} is required."));
-                } else if let Err(e) = check_text(&field, row.info.unwrap_or(""), 254) {
+                } else if let Err(e) = check_text(&field, row.info.unwrap_or(""), URL_MAX) {
                     p.0.push(e);
                 }
                 None
@@ -241,6 +345,43 @@ mod tests {
             );
         }
         assert_eq!(check_e164("sms", "  ").unwrap_err().rule, Rule::Required);
+    }
+
+    #[test]
+    fn webhooks_are_web_addresses() {
+        for ok in [
+            "https://hooks.slack.com/services/T0A1B2C3/B4D5E6F7/k9Lm2Np4Qr6St8Uv",
+            " http://127.0.0.1:8080/hooks/abc?x=1 ",
+            "https://example.webhook.office.com/webhookb2/a@b/IncomingWebhook/c/d",
+        ] {
+            assert_eq!(
+                check_info("u", ContactType::Slack, ok).unwrap(),
+                ok.trim(),
+                "{ok}"
+            );
+        }
+        for bad in [
+            "hooks.slack.com/x",
+            "ftp://host/x",
+            "https://",
+            "https://user:pw@host/x",
+            "https://host/a b",
+        ] {
+            assert_eq!(
+                check_info("u", ContactType::Webhook, bad).unwrap_err().rule,
+                Rule::Invalid,
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            check_url("u", &format!("https://h/{}", "a".repeat(URL_MAX)))
+                .unwrap_err()
+                .rule,
+            Rule::TooLong
+        );
+        assert!(ContactType::ALL
+            .iter()
+            .all(|t| ContactType::of_id(t.id()) == Some(*t)));
     }
 
     #[test]

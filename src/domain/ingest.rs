@@ -158,6 +158,10 @@ pub struct ComponentPresence {
     pub name: String,
     pub has_component: bool,
     pub enabled: bool,
+    /// cxwatch's, optional: this component's own status (`TRS_PASS` is pass), when the
+    /// engine knows it; without it the component shares the application's `appStatus`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
 
 /// Limits an ingested run must respect (see `docs/ingest.md`).
@@ -348,8 +352,20 @@ fn with_path<E: std::fmt::Display>(e: serde_path_to_error::Error<E>) -> String {
 /// Parses one item of a batch from its JSON text, like [`parse_run`] (one pass, no
 /// intermediate `Value`).
 pub fn parse_run_str(item: &str) -> Result<IngestRun, String> {
-    let mut de = serde_json::Deserializer::from_str(item);
-    let run: IngestRun = serde_path_to_error::deserialize(&mut de).map_err(with_path)?;
+    // Most items are good: parse without tracking the path (which costs on every field),
+    // and parse a bad item again with it to name the field in the reason.
+    let run: IngestRun = match serde_json::from_str(item) {
+        Ok(run) => run,
+        Err(_) => {
+            let mut de = serde_json::Deserializer::from_str(item);
+            let bad: Result<IngestRun, _> = serde_path_to_error::deserialize(&mut de);
+            return Err(match bad {
+                Err(e) => with_path(e),
+                // Not reached: both parses read the same text with the same rules.
+                Ok(_) => "the item is not a run".to_string(),
+            });
+        }
+    };
     run.validate()?;
     Ok(run)
 }

@@ -43,6 +43,9 @@ pub struct Attachment {
     pub name: String,
     pub content_type: String,
     pub data: Vec<u8>,
+    /// Shown inside the HTML part (`<img src="cid:…">`) rather than as a file: its
+    /// Content-ID without the angle brackets.
+    pub content_id: Option<String>,
 }
 
 impl Attachment {
@@ -57,6 +60,7 @@ impl Attachment {
             name: format!("run-{run}.{ext}"),
             content_type,
             data,
+            content_id: None,
         }
     }
 }
@@ -68,9 +72,9 @@ pub struct NewNotification {
     /// retry after a crash is recognised as the same message where the channel allows.
     pub key: String,
     pub channel: ContactType,
-    /// An e-mail address or an E.164 number.
+    /// An e-mail address, an E.164 number or a webhook URL.
     pub recipient: String,
-    /// E-mail subject (empty for SMS and voice).
+    /// E-mail subject, or a webhook message's title (empty for SMS and voice).
     pub subject: String,
     /// The text: the e-mail's plain part, the SMS or the words a voice call speaks.
     pub text: String,
@@ -161,6 +165,8 @@ pub fn address(
                     };
                     (v.clone(), v)
                 }
+                // A chat or webhook message: the e-mail's text, its subject as the title.
+                _ => (msg.text.clone(), msg.subject.clone()),
             };
             let mut vars = BTreeMap::new();
             vars.insert("message".into(), message);
@@ -171,7 +177,7 @@ pub fn address(
                 key: format!("{key_prefix}:{i}"),
                 channel: c.kind,
                 recipient: c.info.clone(),
-                subject: if c.kind == ContactType::Email {
+                subject: if c.kind == ContactType::Email || c.kind.is_webhook() {
                     msg.subject.clone()
                 } else {
                     String::new()
@@ -333,6 +339,11 @@ mod tests {
                 kind: ContactType::Voice,
                 info: "+15145550101".into(),
             },
+            Contact {
+                name: "Ops channel".into(),
+                kind: ContactType::Teams,
+                info: "https://example.webhook.office.com/x".into(),
+            },
         ];
         let msg = Message {
             subject: "Billing failed".into(),
@@ -344,6 +355,7 @@ mod tests {
                 name: "r.wav".into(),
                 content_type: "audio/wav".into(),
                 data: vec![1, 2],
+                content_id: None,
             }],
             ..Message::default()
         };
@@ -353,5 +365,10 @@ mod tests {
         assert_eq!(n[1].text, "[CX] Billing IVR failed 3 times");
         assert!(n[1].attachments.is_empty() && n[1].html.is_none());
         assert_eq!(n[2].text, "Billing is down");
+        // A chat channel: the text with the subject as its title, no file.
+        assert_eq!(n[3].subject, "Billing failed");
+        assert_eq!(n[3].text, "Billing IVR failed 3 times");
+        assert_eq!(n[3].vars["message"], "Billing failed");
+        assert!(n[3].attachments.is_empty() && n[3].html.is_none());
     }
 }

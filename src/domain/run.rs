@@ -131,3 +131,87 @@ impl RunType {
         }
     }
 }
+
+/// Columns a list of runs sorts by (the run table's columns, by their API names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunSortField {
+    RunId,
+    TestCaseName,
+    RunTime,
+    RunDuration,
+    RunStatus,
+    Mos,
+    /// The slowest step's latency: sorted in memory by the report's run list (the latency
+    /// is in the stored step results, not a column); newest first in SQL.
+    Latency,
+}
+
+impl RunSortField {
+    pub fn parse(s: &str) -> Option<RunSortField> {
+        Some(match s {
+            "runId" => RunSortField::RunId,
+            "testCaseName" => RunSortField::TestCaseName,
+            "runTime" => RunSortField::RunTime,
+            "runDuration" => RunSortField::RunDuration,
+            "runStatus" | "runStatusId" => RunSortField::RunStatus,
+            "mosCqIn" => RunSortField::Mos,
+            "latency" => RunSortField::Latency,
+            _ => return None,
+        })
+    }
+
+    /// The `ORDER BY` list of a sort on `test_runs` (columns prefixed with `runs`, e.g. `r.`;
+    /// `name` the test case's name as the backend orders it without case: `sql::Exec::nocase`),
+    /// the same order on both backends: a run without a MOS last whichever the direction,
+    /// ties newest first.
+    pub fn order_by(
+        sort: crate::domain::page::Sort<RunSortField>,
+        runs: &str,
+        name: &str,
+    ) -> String {
+        let dir = if sort.descending { "DESC" } else { "ASC" };
+        let key = match sort.field {
+            RunSortField::RunId => return format!("{runs}id {dir}"),
+            RunSortField::TestCaseName => format!("{name} {dir}"),
+            RunSortField::RunTime => return format!("{runs}run_time {dir}, {runs}id {dir}"),
+            RunSortField::Latency => return format!("{runs}run_time DESC, {runs}id DESC"),
+            RunSortField::RunDuration => format!("{runs}duration_ms {dir}"),
+            RunSortField::RunStatus => format!("{runs}status {dir}"),
+            RunSortField::Mos => format!("{runs}mos IS NULL, {runs}mos {dir}"),
+        };
+        format!("{key}, {runs}run_time DESC, {runs}id DESC")
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use super::RunSortField;
+    use crate::domain::page::Sort;
+
+    #[test]
+    fn run_sort_fields_and_their_order() {
+        assert_eq!(RunSortField::parse("mosCqIn"), Some(RunSortField::Mos));
+        assert_eq!(
+            RunSortField::parse("runStatus"),
+            Some(RunSortField::RunStatus)
+        );
+        assert_eq!(RunSortField::parse("latency"), Some(RunSortField::Latency));
+        assert_eq!(RunSortField::parse("nope"), None);
+        let mos = Sort {
+            field: RunSortField::Mos,
+            descending: false,
+        };
+        assert_eq!(
+            RunSortField::order_by(mos, "r.", "tc.name"),
+            "r.mos IS NULL, r.mos ASC, r.run_time DESC, r.id DESC"
+        );
+        let name = Sort {
+            field: RunSortField::TestCaseName,
+            descending: true,
+        };
+        assert_eq!(
+            RunSortField::order_by(name, "", "tc.name COLLATE NOCASE"),
+            "tc.name COLLATE NOCASE DESC, run_time DESC, id DESC"
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! Delivery: the sender that empties the outbox (`store::outbox`), e-mail over SMTP
-//! ([`smtp`]) and SMS and voice through the site's HTTP gateway ([`gateway`]).
+//! ([`smtp`]), SMS and voice through the site's HTTP gateway ([`gateway`]), and the chat
+//! and webhook channels (generic JSON, Microsoft Teams, Slack, Mattermost: [`webhook`]).
 //!
 //! The sender leases due notifications, delivers up to `notify.concurrency` at a time, and
 //! marks each sent, due again after a back-off (`retry_first_secs`, doubling, at most
@@ -8,10 +9,13 @@
 //! go. It wakes when told ([`Notifier::wake`]) and otherwise looks every `poll_ms`. At start
 //! it takes back the leases a killed process left, so nothing queued is lost.
 
+pub mod escalations;
 pub mod gateway;
 pub mod jobs;
+pub mod reports;
 pub mod smtp;
 pub mod tickets;
+pub mod webhook;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +26,7 @@ use tokio::sync::{broadcast, Notify};
 use crate::config::{Config, NotifyConfig};
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::retry_delay_ms;
-use crate::store::outbox::{now_ms, Claimed};
+use crate::store::outbox::{now_ms, Claimed, Recorded};
 use crate::store::{Store, StoreResult};
 
 /// Why an attempt failed, and whether trying again can help.
@@ -52,7 +56,7 @@ struct Inner {
     wake: Notify,
     outcomes: broadcast::Sender<Outcome>,
     /// Which channels have a server configured.
-    configured: [(ContactType, bool); 3],
+    configured: [(ContactType, bool); 7],
 }
 
 /// What a channel without a server says.
@@ -61,6 +65,7 @@ pub fn not_configured(kind: ContactType) -> String {
         ContactType::Email => "No mail server is configured (notify.smtp.host): notifications are recorded but not sent.".into(),
         ContactType::Sms => "No SMS gateway is configured (notify.sms.url): notifications are recorded but not sent.".into(),
         ContactType::Voice => "No voice gateway is configured (notify.voice.url): notifications are recorded but not sent.".into(),
+        _ => format!("Webhooks are off (notify.webhook.enabled): {} notifications are recorded but not sent.", kind.name()),
     }
 }
 
@@ -76,6 +81,10 @@ impl Notifier {
                     (ContactType::Email, !config.smtp.host.trim().is_empty()),
                     (ContactType::Sms, !config.sms.url.trim().is_empty()),
                     (ContactType::Voice, !config.voice.url.trim().is_empty()),
+                    (ContactType::Webhook, config.webhook.enabled),
+                    (ContactType::Teams, config.webhook.enabled),
+                    (ContactType::Slack, config.webhook.enabled),
+                    (ContactType::Mattermost, config.webhook.enabled),
                 ],
             }),
         }
@@ -88,9 +97,11 @@ impl Notifier {
             smtp: smtp::Smtp::from_config(&config.notify.smtp)?,
             sms: gateway::Gateway::from_config("notify.sms", &config.notify.sms)?,
             voice: gateway::Gateway::from_config("notify.voice", &config.notify.voice)?,
+            webhooks: webhook::Webhooks::from_config(&config.notify.webhook)?,
         };
         for (kind, ok) in notifier.inner.configured {
-            if !ok {
+            // One line for the four webhook channels.
+            if !ok && (!kind.is_webhook() || kind == ContactType::Webhook) {
                 tracing::info!(channel = kind.name(), "{}", not_configured(kind));
             }
         }
@@ -109,9 +120,24 @@ impl Notifier {
         self.inner.wake.notify_one();
     }
 
-    /// Outcomes of attempts from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Outcome> {
-        self.inner.outcomes.subscribe()
+    /// Queues one notification now and waits up to `within` for its first attempt (the
+    /// console's 'send a test' and 'send now'): its id, and the outcome unless `within` passed.
+    pub async fn send_one(
+        &self,
+        store: &Store,
+        n: crate::domain::notify::NewNotification,
+        within: Duration,
+    ) -> StoreResult<(i64, Option<Outcome>)> {
+        // Subscribed before it is queued: the sender may be quicker than this task.
+        let mut outcomes = self.inner.outcomes.subscribe();
+        let id = store
+            .enqueue(vec![n])
+            .await?
+            .into_iter()
+            .next()
+            .ok_or_else(|| crate::store::StoreError::Invalid("enqueue returned no id".into()))?;
+        self.wake();
+        Ok((id, Self::outcome_of(&mut outcomes, id, within).await))
     }
 
     /// Whether a channel has a server configured.
@@ -122,9 +148,9 @@ impl Notifier {
             .any(|(k, ok)| *k == kind && *ok)
     }
 
-    /// Waits for the next attempt on notification `id` (subscribe before queueing it);
+    /// Waits for the next attempt on notification `id` (subscribed before it was queued);
     /// `None` after `within`.
-    pub async fn outcome_of(
+    async fn outcome_of(
         rx: &mut broadcast::Receiver<Outcome>,
         id: i64,
         within: Duration,
@@ -146,6 +172,7 @@ struct Channels {
     smtp: Option<smtp::Smtp>,
     sms: Option<gateway::Gateway>,
     voice: Option<gateway::Gateway>,
+    webhooks: Option<webhook::Webhooks>,
 }
 
 impl Channels {
@@ -166,6 +193,10 @@ impl Channels {
             },
             ContactType::Voice => match &self.voice {
                 Some(g) => g.send(item).await,
+                None => Err(unconfigured()),
+            },
+            _ => match &self.webhooks {
+                Some(w) => w.send(item).await,
                 None => Err(unconfigured()),
             },
         }
@@ -209,10 +240,34 @@ impl jobs::Queue for Sender {
         self.store.claim_due(now_ms, self.lease_ms(), batch).await
     }
 
+    /// Delivers up to `concurrency` at a time; the outcomes are recorded by a group commit
+    /// ([`Sender::record`]): the first outcome at once, in a transaction of its own, and those
+    /// that come in while a transaction is written together in the next one (issue 25: one
+    /// commit per notification made the sender PostgreSQL's main writer). An outcome waits
+    /// for no other delivery, so a `kill -9` leaves at most the outcomes of one commit
+    /// unrecorded, as before: their rows are delivered again when the lease runs out.
     async fn work(&self, claimed: Vec<Claimed>) {
-        futures_util::stream::iter(claimed)
-            .for_each_concurrent(self.config.concurrency, |item| self.deliver(item))
-            .await;
+        let (done, mut outcomes) = tokio::sync::mpsc::unbounded_channel();
+        let deliveries = async move {
+            futures_util::stream::iter(claimed)
+                .for_each_concurrent(self.config.concurrency, |item| {
+                    let done = done.clone();
+                    async move {
+                        let _ = done.send(self.deliver(item).await);
+                    }
+                })
+                .await;
+        };
+        let records = async {
+            while let Some(first) = outcomes.recv().await {
+                let mut batch = vec![first];
+                while let Ok(more) = outcomes.try_recv() {
+                    batch.push(more);
+                }
+                self.record(batch).await;
+            }
+        };
+        tokio::join!(deliveries, records);
     }
 
     /// Until the time is up or a cause queues something (`Notifier::wake`).
@@ -231,25 +286,30 @@ impl Sender {
         let c = &self.config;
         let longest = (c.smtp.timeout_secs * 6)
             .max(c.sms.timeout_secs * 2)
-            .max(c.voice.timeout_secs * 2);
+            .max(c.voice.timeout_secs * 2)
+            .max(c.webhook.timeout_secs * 2);
         (longest as i64 + 30) * 1000
     }
 
-    async fn deliver(&self, item: Claimed) {
+    /// One attempt: what to record and what to tell.
+    async fn deliver(&self, item: Claimed) -> (Recorded, Outcome) {
         let n = &item.notification;
         let (id, attempts) = (n.id, n.attempts);
         let result = self.channels.send(&item).await;
-        let outcome = match result {
+        match result {
             Ok(()) => {
-                if let Err(e) = self.store.mark_sent(id, now_ms()).await {
-                    tracing::error!(id, error = %e, "outbox: cannot mark a notification sent");
-                }
                 tracing::debug!(id, channel = n.channel.name(), "notification sent");
-                Outcome {
-                    id,
-                    failure: None,
-                    will_retry: false,
-                }
+                (
+                    Recorded::Sent {
+                        id,
+                        at_ms: now_ms(),
+                    },
+                    Outcome {
+                        id,
+                        failure: None,
+                        will_retry: false,
+                    },
+                )
             }
             Err(f) => {
                 let retry = !f.permanent && attempts < self.config.max_attempts;
@@ -261,17 +321,33 @@ impl Sender {
                             self.config.retry_max_secs,
                         )
                 });
-                if let Err(e) = self.store.mark_attempt_failed(id, &f.reason, at).await {
-                    tracing::error!(id, error = %e, "outbox: cannot record a failed attempt");
-                }
                 tracing::warn!(id, attempts, retry, reason = %f.reason, "notification not delivered");
-                Outcome {
-                    id,
-                    failure: Some(f.reason),
-                    will_retry: retry,
-                }
+                (
+                    Recorded::Failed {
+                        id,
+                        reason: f.reason.clone(),
+                        retry_at_ms: at,
+                    },
+                    Outcome {
+                        id,
+                        failure: Some(f.reason),
+                        will_retry: retry,
+                    },
+                )
             }
-        };
-        let _ = self.notifier.inner.outcomes.send(outcome);
+        }
+    }
+
+    /// Records the outcomes in one transaction, then tells them (a caller told an outcome
+    /// finds it recorded).
+    async fn record(&self, batch: Vec<(Recorded, Outcome)>) {
+        let (records, outcomes): (Vec<Recorded>, Vec<Outcome>) = batch.into_iter().unzip();
+        let count = records.len();
+        if let Err(e) = self.store.record_outcomes(records).await {
+            tracing::error!(count, error = %e, "outbox: cannot record what became of notifications");
+        }
+        for outcome in outcomes {
+            let _ = self.notifier.inner.outcomes.send(outcome);
+        }
     }
 }

@@ -86,18 +86,36 @@ impl Smtp {
             permanent: true,
         })?;
         let text = SinglePart::plain(n.text.clone());
+        let ct = |a: &crate::domain::notify::Attachment| {
+            ContentType::parse(&a.content_type).unwrap_or_else(|_| {
+                ContentType::parse("application/octet-stream").expect("a MIME type")
+            })
+        };
+        // Inline parts (a report's chart, `cid:` in the HTML) go with the HTML in a
+        // multipart/related; the others are files of the multipart/mixed.
+        let (inline, files): (Vec<_>, Vec<_>) = item
+            .attachments
+            .iter()
+            .partition(|a| a.content_id.is_some() && n.html.is_some());
         let body = match &n.html {
+            Some(html) if !inline.is_empty() => {
+                let mut related = MultiPart::related().singlepart(SinglePart::html(html.clone()));
+                for a in &inline {
+                    let cid = a.content_id.clone().unwrap_or_default();
+                    related = related
+                        .singlepart(MailAttachment::new_inline(cid).body(a.data.clone(), ct(a)));
+                }
+                MultiPart::alternative().singlepart(text).multipart(related)
+            }
             Some(html) => MultiPart::alternative()
                 .singlepart(text)
                 .singlepart(SinglePart::html(html.clone())),
             None => MultiPart::alternative().singlepart(text),
         };
         let mut mixed = MultiPart::mixed().multipart(body);
-        for a in &item.attachments {
-            let ct = ContentType::parse(&a.content_type).unwrap_or_else(|_| {
-                ContentType::parse("application/octet-stream").expect("a MIME type")
-            });
-            mixed = mixed.singlepart(MailAttachment::new(a.name.clone()).body(a.data.clone(), ct));
+        for a in files {
+            mixed =
+                mixed.singlepart(MailAttachment::new(a.name.clone()).body(a.data.clone(), ct(a)));
         }
         let msg = lettre::Message::builder()
             .from(self.from.clone())

@@ -99,7 +99,10 @@ pub fn app_with(
             notifier: match tokio::runtime::Handle::try_current() {
                 Ok(_) => {
                     crate::notify::tickets::start(store.clone(), &config)?;
-                    crate::notify::Notifier::start(store.clone(), &config)?
+                    let notifier = crate::notify::Notifier::start(store.clone(), &config)?;
+                    crate::notify::reports::start(store.clone(), config.clone(), notifier.clone());
+                    crate::notify::escalations::start(store.clone(), &config, notifier.clone());
+                    notifier
                 }
                 Err(_) => crate::notify::Notifier::new(&config.notify),
             },

@@ -244,6 +244,14 @@ impl Sso {
         Ok(fresh)
     }
 
+    /// Fetches the discovery document and keys of the provider of `host`'s tenant afresh
+    /// (the site page's test): the issuer that answered, or why not.
+    pub async fn check(&self, config: &Config, host: &str) -> Result<String, SsoError> {
+        let (tenant, sso) = tenant_for_host(config, host).ok_or(SsoError::NotConfigured)?;
+        let metadata = self.metadata(&tenant.name, sso, true).await?;
+        Ok(metadata.issuer().to_string())
+    }
+
     /// Starts a sign-in for the tenant of `host`: saves state, nonce and PKCE verifier and
     /// answers the provider's authorization address to send the browser to.
     pub async fn start(

@@ -17,7 +17,7 @@ use super::sql::{self, Exec, Row, SqlStore};
 use super::{group_field, invalid, now_secs, StoreResult};
 use crate::domain::alert_setting::{
     attach_recording_for, AlertSetting, AlertSettingDraft, AlertSettingFilter,
-    AlertSettingSortField, AlertStatus,
+    AlertSettingSortField, AlertStatus, Escalation,
 };
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest};
@@ -58,7 +58,9 @@ pub trait AlertSettingStore {
 const COLUMNS: &str = "a.id, a.name, a.active, a.group_id, g.name, g.channel, a.distribution_id,
     d.name, a.email_subject, a.voice_message, a.sms_prefix, a.attach_recording,
     a.attach_jira_ticket, a.failure_to_alert, a.notify_on_recovery, a.jira_assignee,
-    a.jira_project, a.jira_username, a.modified_at";
+    a.jira_project, a.jira_username, a.modified_at, a.escalation_distribution_id,
+    a.escalation_delay_min,
+    (SELECT name FROM distribution_lists x WHERE x.id = a.escalation_distribution_id)";
 const FROM: &str = "alert_settings a JOIN test_case_groups g ON g.id = a.group_id
     JOIN distribution_lists d ON d.id = a.distribution_id";
 
@@ -83,6 +85,14 @@ fn setting_row(r: &Row) -> StoreResult<AlertSetting> {
         jira_project: r.get(16)?,
         jira_username: r.get(17)?,
         modified_at: r.get(18)?,
+        escalation: match (r.get::<Option<i64>>(19)?, r.get::<Option<i64>>(20)?) {
+            (Some(distribution_id), Some(delay_min)) => Some(Escalation {
+                distribution_id,
+                delay_min,
+            }),
+            _ => None,
+        },
+        escalation_distribution_name: r.get(21)?,
         statuses: Vec::new(),
         week: Week::default(),
     })
@@ -248,6 +258,20 @@ async fn check(
             format!("Distribution list {} does not exist.", d.distribution_id),
         ));
     }
+    if let Some(e) = d.escalation {
+        let second = c
+            .query_opt(
+                &format!("SELECT id FROM distribution_lists WHERE id = $1{share}"),
+                &[&e.distribution_id],
+            )
+            .await?;
+        if second.is_none() {
+            return Err(invalid(
+                "escalationDistributionId",
+                format!("Distribution list {} does not exist.", e.distribution_id),
+            ));
+        }
+    }
     let Some(found) = c
         .scalar_opt::<String>(
             &format!("SELECT channel FROM test_case_groups WHERE id = $1{share}"),
@@ -325,6 +349,8 @@ async fn write_row(
 ) -> StoreResult<i64> {
     let failure = i64::from(d.failure_to_alert);
     let now = now_secs();
+    let escalation_list = d.escalation.map(|e| e.distribution_id);
+    let escalation_delay = d.escalation.map(|e| e.delay_min);
     let mut values: Vec<&dyn sql::Param> = vec![
         &d.name,
         &d.active,
@@ -341,6 +367,8 @@ async fn write_row(
         &d.jira_project,
         &d.jira_username,
         &now,
+        &escalation_list,
+        &escalation_delay,
     ];
     match id {
         None => {
@@ -348,8 +376,10 @@ async fn write_row(
                 "INSERT INTO alert_settings (name, active, group_id, distribution_id,
                         email_subject, voice_message, sms_prefix, attach_recording,
                         attach_jira_ticket, failure_to_alert, notify_on_recovery,
-                        jira_assignee, jira_project, jira_username, modified_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                        jira_assignee, jira_project, jira_username, modified_at,
+                        escalation_distribution_id, escalation_delay_min)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                         $16, $17)
                  RETURNING id",
                 &values,
             )
@@ -362,8 +392,9 @@ async fn write_row(
                         distribution_id = $4, email_subject = $5, voice_message = $6,
                         sms_prefix = $7, attach_recording = $8, attach_jira_ticket = $9,
                         failure_to_alert = $10, notify_on_recovery = $11, jira_assignee = $12,
-                        jira_project = $13, jira_username = $14, modified_at = $15
-                  WHERE id = $16",
+                        jira_project = $13, jira_username = $14, modified_at = $15,
+                        escalation_distribution_id = $16, escalation_delay_min = $17
+                  WHERE id = $18",
                 &values,
             )
             .await?;
@@ -460,6 +491,19 @@ impl<S: SqlStore> AlertSettingStore for S {
             let before = audit_view(c, id).await?;
             write_row(c, Some(id), &d, attach).await?;
             set_children(c, id, &status_ids, &d.week).await?;
+            // Tickets still waiting take the new ticket details (issue 30, item 10).
+            let text = |v: &Option<String>| v.as_deref().unwrap_or_default().to_string();
+            if d.attach_jira_ticket {
+                super::auto_tickets::repoint_in(
+                    c,
+                    id,
+                    &text(&d.jira_project),
+                    &text(&d.jira_assignee),
+                    &text(&d.jira_username),
+                    super::outbox::now_ms(),
+                )
+                .await?;
+            }
             let after = audit_view(c, id).await?;
             audit::record(c, "alert_setting", "update", id, before, after).await?;
             Ok(Visibility::Visible(()))

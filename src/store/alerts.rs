@@ -256,3 +256,222 @@ pub(super) fn facts_by_case(runs: &[Evaluated], tz: Tz) -> Vec<(i64, Vec<RunFact
 fn site_time(tz: Tz, t: DateTime<Utc>) -> String {
     t.with_timezone(&tz).format("%Y/%m/%d %H:%M:%S").to_string()
 }
+
+/// A row of `alert_state` as stored (migration 0017): `last_run_ms` `None` means the
+/// (setting, test case) is at its test case's clock (`alert_clock`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct StoredState {
+    pub count: u32,
+    pub pending: Vec<i64>,
+    pub open_event: Option<i64>,
+    pub last_run_ms: Option<i64>,
+}
+
+impl StoredState {
+    /// `pending` as the column keeps it: run ids, comma-separated, oldest first.
+    pub fn pending_text(&self) -> String {
+        self.pending
+            .iter()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn parse_pending(text: &str) -> Vec<i64> {
+        text.split(',').filter_map(|p| p.parse().ok()).collect()
+    }
+}
+
+/// What the engine has stored of one test case: its clock and its state rows by setting
+/// (every setting's, active or not).
+///
+/// A batch used to write a state row for every (setting, test case) of its runs, only to move
+/// `last_run_ms` (issue 25: 5,000 rows a batch of 500 runs with 10 settings a test case). The
+/// time the states of a test case share is kept once, in the test case's clock; a row whose
+/// `last_run_ms` is NULL is at the clock. [`CaseRows::settle`] says which rows a batch must
+/// write: the clock, the rows whose count, runs or event changed, and the rows whose time
+/// leaves the clock (a setting that skipped the newest run, or was not evaluated: inactive,
+/// no longer on the test case's group, or left out of a backfill).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct CaseRows {
+    pub clock: Option<i64>,
+    pub rows: std::collections::HashMap<i64, StoredState>,
+}
+
+/// The writes [`CaseRows::settle`] asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Settled {
+    /// The test case's new clock, when it moves.
+    pub clock: Option<i64>,
+    /// The state rows to write, by setting.
+    pub rows: Vec<(i64, StoredState)>,
+}
+
+impl CaseRows {
+    /// The engine's state of (`setting`, this test case): fresh when it has no row.
+    pub fn state(&self, setting: i64) -> alerting::CaseState {
+        match self.rows.get(&setting) {
+            None => alerting::CaseState::default(),
+            Some(s) => alerting::CaseState {
+                count: s.count,
+                pending: s.pending.clone(),
+                open_event: s.open_event,
+                last_run_ms: s.last_run_ms.or(self.clock),
+            },
+        }
+    }
+
+    /// The rows to write after a batch: `evaluated` has each evaluated setting's state after
+    /// the batch. With `move_clock` (ingest: every active setting of the test case was
+    /// evaluated) the clock moves to the newest of their times; without it (a backfill of
+    /// some settings) the clock stays.
+    pub fn settle(&self, evaluated: &[(i64, alerting::CaseState)], move_clock: bool) -> Settled {
+        let newest = evaluated.iter().filter_map(|(_, s)| s.last_run_ms).max();
+        let clock = match newest {
+            Some(t) if move_clock && self.clock.is_none_or(|c| t > c) => Some(t),
+            _ => self.clock,
+        };
+        let mut out = Settled {
+            clock: (clock != self.clock).then_some(clock).flatten(),
+            rows: Vec::new(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        for (setting, s) in evaluated {
+            seen.insert(*setting);
+            if s.last_run_ms.is_none() && !self.rows.contains_key(setting) {
+                // Nothing evaluated yet: still fresh, no row.
+                continue;
+            }
+            let stored = StoredState {
+                count: s.count,
+                pending: s.pending.clone(),
+                open_event: s.open_event,
+                last_run_ms: s.last_run_ms.filter(|t| Some(*t) != clock),
+            };
+            if self.rows.get(setting) != Some(&stored) {
+                out.rows.push((*setting, stored));
+            }
+        }
+        if out.clock.is_some() {
+            // Rows at the old clock that were not evaluated keep their time.
+            for (setting, s) in &self.rows {
+                if s.last_run_ms.is_none() && !seen.contains(setting) {
+                    out.rows.push((
+                        *setting,
+                        StoredState {
+                            last_run_ms: self.clock,
+                            ..s.clone()
+                        },
+                    ));
+                }
+            }
+        }
+        out.rows.sort_by_key(|(s, _)| *s);
+        out
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+    use crate::domain::alerting::CaseState;
+
+    fn st(count: u32, last: Option<i64>) -> CaseState {
+        CaseState {
+            count,
+            last_run_ms: last,
+            ..Default::default()
+        }
+    }
+
+    fn row(count: u32, last: Option<i64>) -> StoredState {
+        StoredState {
+            count,
+            last_run_ms: last,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_batch_that_changes_only_times_writes_only_the_clock() {
+        let mut rows = CaseRows {
+            clock: Some(100),
+            ..Default::default()
+        };
+        for s in 1..=10 {
+            rows.rows.insert(s, row(0, None));
+        }
+        // Every setting evaluated a pass at 200: all still at the clock.
+        assert_eq!(rows.state(3), st(0, Some(100)));
+        let evaluated: Vec<(i64, CaseState)> = (1..=10).map(|s| (s, st(0, Some(200)))).collect();
+        let out = rows.settle(&evaluated, true);
+        assert_eq!(
+            out,
+            Settled {
+                clock: Some(200),
+                rows: vec![]
+            }
+        );
+    }
+
+    #[test]
+    fn changed_counts_and_times_that_leave_the_clock_are_written() {
+        let mut rows = CaseRows {
+            clock: Some(100),
+            ..Default::default()
+        };
+        rows.rows.insert(1, row(0, None));
+        rows.rows.insert(2, row(0, None));
+        rows.rows.insert(3, row(0, None)); // inactive now: not evaluated
+        rows.rows.insert(4, row(2, Some(50))); // behind the clock
+        let out = rows.settle(
+            &[
+                (1, st(1, Some(200))), // counted a failure
+                (2, st(0, Some(100))), // skipped the run (outside its schedule)
+                (4, st(2, Some(50))),  // unchanged, keeps its own time
+                (5, st(0, None)),      // new setting, every run skipped: stays fresh
+                (6, st(0, Some(200))), // new setting, evaluated: a row at the clock
+            ],
+            true,
+        );
+        assert_eq!(out.clock, Some(200));
+        assert_eq!(
+            out.rows,
+            vec![
+                (1, row(1, None)),
+                (2, row(0, Some(100))),
+                (3, row(0, Some(100))),
+                (6, row(0, None)),
+            ]
+        );
+        // Read back, every setting has the time it had.
+        let mut after = rows.clone();
+        after.clock = out.clock;
+        for (s, r) in out.rows {
+            after.rows.insert(s, r);
+        }
+        assert_eq!(after.state(1), st(1, Some(200)));
+        assert_eq!(after.state(2), st(0, Some(100)));
+        assert_eq!(after.state(3), st(0, Some(100)));
+        assert_eq!(after.state(4), st(2, Some(50)));
+        assert_eq!(after.state(5), CaseState::default());
+        assert_eq!(after.state(6), st(0, Some(200)));
+    }
+
+    #[test]
+    fn a_backfill_never_moves_the_clock() {
+        let mut rows = CaseRows {
+            clock: Some(100),
+            ..Default::default()
+        };
+        rows.rows.insert(1, row(0, None));
+        let out = rows.settle(&[(7, st(1, Some(40))), (8, st(0, Some(100)))], false);
+        assert_eq!(out.clock, None);
+        assert_eq!(out.rows, vec![(7, row(1, Some(40))), (8, row(0, None))]);
+        // A first batch on a test case without a clock.
+        let fresh = CaseRows::default();
+        let out = fresh.settle(&[(1, st(0, Some(10))), (2, st(1, Some(10)))], true);
+        assert_eq!(out.clock, Some(10));
+        assert_eq!(out.rows, vec![(1, row(0, None)), (2, row(1, None))]);
+    }
+}

@@ -7,7 +7,8 @@ use rand::RngCore;
 use super::audit;
 use super::auth::hash_secret;
 use super::sql::{self, Exec, SqlStore};
-use super::{now_secs, StoreError, StoreResult};
+use super::{now_secs, FieldConflict, StoreError, StoreResult};
+use crate::domain::rules::{FieldError, Rule};
 
 #[async_trait]
 pub trait ApiKeyStore {
@@ -26,8 +27,18 @@ impl<S: SqlStore> ApiKeyStore for S {
     async fn add_api_key(&self, name: &str) -> StoreResult<String> {
         let name = name.trim().to_string();
         if name.is_empty() || name.chars().count() > 100 {
-            return Err(StoreError::Invalid(
-                "An API key needs a name of 1 to 100 characters.".into(),
+            let rule = if name.is_empty() {
+                Rule::Required
+            } else {
+                Rule::TooLong
+            };
+            return Err(StoreError::Field(
+                FieldConflict::Invalid,
+                FieldError {
+                    field: "name".into(),
+                    rule,
+                    message: "An API key needs a name of 1 to 100 characters.".into(),
+                },
             ));
         }
         sql::write!(self, |c| {
@@ -40,9 +51,14 @@ impl<S: SqlStore> ApiKeyStore for S {
                 .await;
             match inserted {
                 Err(e) if sql::is_unique_violation(&e) => {
-                    return Err(StoreError::Conflict(format!(
-                        "An API key named {name:?} already exists."
-                    )))
+                    return Err(StoreError::Field(
+                        FieldConflict::Conflict,
+                        FieldError {
+                            field: "name".into(),
+                            rule: Rule::Taken,
+                            message: format!("An API key named {name:?} already exists."),
+                        },
+                    ))
                 }
                 other => other?,
             };

@@ -197,6 +197,11 @@ pub struct AuditRecord {
 pub struct AuditFilter {
     pub user_id: Option<i64>,
     pub kind: Option<String>,
+    /// Only this action (`create`, `delete`, `sign_in`, …).
+    pub action: Option<String>,
+    /// Text found, without case, in the username, address, kind, action, target or the
+    /// values before or after.
+    pub search: Option<String>,
     /// Seconds, inclusive.
     pub from: Option<i64>,
     /// Seconds, exclusive.
@@ -222,15 +227,37 @@ impl<S: SqlStore> AuditStore for S {
         page: PageRequest,
         filter: AuditFilter,
     ) -> StoreResult<Page<AuditRecord>> {
+        let search = sql::search(filter.search.as_deref());
         sql::read!(self, |c| {
-            let cond = "(CAST($1 AS BIGINT) IS NULL OR user_id = $1)
-                        AND (CAST($2 AS TEXT) IS NULL OR kind = $2)
-                        AND (CAST($3 AS BIGINT) IS NULL OR at >= $3)
-                        AND (CAST($4 AS BIGINT) IS NULL OR at < $4)";
+            let found = [
+                "username", "address", "kind", "action", "target", "before", "after",
+            ]
+            .map(|col| {
+                format!(
+                    "{} LIKE $6 ESCAPE '\\'",
+                    c.fold(&format!("COALESCE({col}, '')"))
+                )
+            })
+            .join(" OR ");
+            let cond = format!(
+                "(CAST($1 AS BIGINT) IS NULL OR user_id = $1)
+                 AND (CAST($2 AS TEXT) IS NULL OR kind = $2)
+                 AND (CAST($3 AS BIGINT) IS NULL OR at >= $3)
+                 AND (CAST($4 AS BIGINT) IS NULL OR at < $4)
+                 AND (CAST($5 AS TEXT) IS NULL OR action = $5)
+                 AND (CAST($6 AS TEXT) IS NULL OR {found})"
+            );
             let total: i64 = c
                 .scalar(
                     &format!("SELECT count(*) FROM audit_log WHERE {cond}"),
-                    &[&filter.user_id, &filter.kind, &filter.from, &filter.to],
+                    &[
+                        &filter.user_id,
+                        &filter.kind,
+                        &filter.from,
+                        &filter.to,
+                        &filter.action,
+                        &search,
+                    ],
                 )
                 .await?;
             let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
@@ -238,13 +265,15 @@ impl<S: SqlStore> AuditStore for S {
                 .query(
                     &format!(
                         "SELECT id, at, user_id, username, address, kind, action, target, before, after
-                         FROM audit_log WHERE {cond} ORDER BY id DESC LIMIT $5 OFFSET $6"
+                         FROM audit_log WHERE {cond} ORDER BY id DESC LIMIT $7 OFFSET $8"
                     ),
                     &[
                         &filter.user_id,
                         &filter.kind,
                         &filter.from,
                         &filter.to,
+                        &filter.action,
+                        &search,
                         &page.size,
                         &(page.offset() as i64),
                     ],

@@ -65,6 +65,47 @@ pub struct AutoTicket {
     pub alert_ms: i64,
 }
 
+/// A ticket job still waiting for its issue (issue 30, item 10): what the admin needs to see
+/// why an auto ticket is not there yet and when it is tried again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingTicket {
+    pub id: i64,
+    pub setting_id: i64,
+    pub event_id: i64,
+    pub testcase_id: i64,
+    /// When the event opened (UTC ms).
+    pub alert_ms: i64,
+    /// Attempts made so far (0: not tried yet).
+    pub attempts: u32,
+    /// Why the last attempt failed (Jira's refusal, or why Jira was not reached).
+    pub reason: Option<String>,
+    /// When the next attempt is due (UTC ms).
+    pub next_ms: i64,
+    pub project: String,
+    pub assignee: String,
+}
+
+/// After a setting's ticket details change: its queued jobs take the new project, assignee
+/// and username and are due at once, so that a ticket Jira refused for a wrong assignee is
+/// opened with the right one instead of failing for ever.
+pub(crate) async fn repoint_in(
+    c: &impl Exec,
+    setting_id: i64,
+    project: &str,
+    assignee: &str,
+    username: &str,
+    now_ms: i64,
+) -> StoreResult<u64> {
+    c.execute(
+        "UPDATE ticket_jobs SET project = $2, assignee = $3, username = $4,
+                next_ms = CASE WHEN next_ms > $5 THEN $5 ELSE next_ms END
+          WHERE setting_id = $1 AND state = 'queued'
+            AND (project <> $2 OR assignee <> $3 OR username <> $4)",
+        &[&setting_id, &project, &assignee, &username, &now_ms],
+    )
+    .await
+}
+
 /// The unique Jira label of the job of event `event_id`.
 pub fn job_label(event_id: i64) -> String {
     format!("cxwatch-alert-{event_id}")
@@ -113,6 +154,13 @@ pub trait AutoTicketStore {
     async fn next_ticket_due_ms(&self) -> StoreResult<Option<i64>>;
     /// Jobs still waiting for their ticket.
     async fn queued_ticket_jobs(&self) -> StoreResult<i64>;
+    /// The jobs of setting `setting_id` still waiting for their ticket (at most 100), newest
+    /// event first, within the caller's groups.
+    async fn waiting_tickets(
+        &self,
+        scope: Scope,
+        setting_id: i64,
+    ) -> StoreResult<Vec<WaitingTicket>>;
     /// The tickets opened for setting `setting_id`, newest first, within the caller's groups.
     async fn list_auto_tickets(
         &self,
@@ -273,6 +321,43 @@ impl<S: SqlStore> AutoTicketStore for S {
                 &[],
             )
             .await
+        })
+    }
+
+    async fn waiting_tickets(
+        &self,
+        scope: Scope,
+        setting_id: i64,
+    ) -> StoreResult<Vec<WaitingTicket>> {
+        let user = scope.user();
+        sql::read!(self, |c| {
+            c.query(
+                &format!(
+                    "SELECT j.id, j.setting_id, j.event_id, a.test_case_id, a.alert_ms,
+                            j.attempts, j.reason, j.next_ms, j.project, j.assignee
+                       FROM ticket_jobs j JOIN alert_events a ON a.id = j.event_id
+                      WHERE {SCOPE} AND j.setting_id = $2 AND j.state = 'queued'
+                      ORDER BY a.alert_ms DESC, j.id DESC LIMIT 100"
+                ),
+                &[&user, &setting_id],
+            )
+            .await?
+            .iter()
+            .map(|r| {
+                Ok(WaitingTicket {
+                    id: r.get(0)?,
+                    setting_id: r.get(1)?,
+                    event_id: r.get(2)?,
+                    testcase_id: r.get(3)?,
+                    alert_ms: r.get(4)?,
+                    attempts: r.get::<i64>(5)?.clamp(0, i64::from(u32::MAX)) as u32,
+                    reason: r.get(6)?,
+                    next_ms: r.get(7)?,
+                    project: r.get(8)?,
+                    assignee: r.get(9)?,
+                })
+            })
+            .collect()
         })
     }
 

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 
 use super::audit;
 use super::sql::{self, Exec, Row, SqlStore};
-use super::{now_secs, FieldConflict, StoreError, StoreResult};
+use super::{now_secs, or_name_taken, FieldConflict, StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::page::{Page, PageRequest, Sort};
 use crate::domain::rules::{FieldError, Rule};
@@ -136,13 +136,17 @@ impl<S: SqlStore> CatalogStore for S {
     async fn create_group(&self, draft: &GroupDraft) -> StoreResult<GroupDetail> {
         sql::write!(self, [d = draft.clone()], |c| {
             check_cases(c, d.channel, &d.test_case_ids).await?;
-            let id: i64 = c
-                .scalar(
+            let name = d.name.trim();
+            let id: i64 = or_name_taken(
+                c.scalar(
                     "INSERT INTO test_case_groups (name, channel, created_at, updated_at)
                      VALUES ($1, $2, $3, $3) RETURNING id",
-                    &[&d.name.trim(), &d.channel.as_str(), &now_secs()],
+                    &[&name, &d.channel.as_str(), &now_secs()],
                 )
-                .await?;
+                .await,
+                "test case group",
+                name,
+            )?;
             set_group_cases(c, id, &d.test_case_ids).await?;
             let after = audit::group(c, id).await?;
             audit::record(c, "group", "create", id, None, after).await?;
@@ -153,13 +157,17 @@ impl<S: SqlStore> CatalogStore for S {
     async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail> {
         sql::write!(self, [d = draft.clone()], |c| {
             let before = audit::group(c, id).await?;
-            let n = c
-                .execute(
+            let name = d.name.trim();
+            let n = or_name_taken(
+                c.execute(
                     "UPDATE test_case_groups SET name = $2, channel = $3, updated_at = $4
                       WHERE id = $1",
-                    &[&id, &d.name.trim(), &d.channel.as_str(), &now_secs()],
+                    &[&id, &name, &d.channel.as_str(), &now_secs()],
                 )
-                .await?;
+                .await,
+                "test case group",
+                name,
+            )?;
             if n == 0 {
                 return Err(missing(id));
             }
@@ -527,4 +535,81 @@ pub(crate) async fn status_texts(c: &impl Exec) -> StoreResult<BTreeMap<i64, Str
         .into_iter()
         .map(|s| (s.id, s.text))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::distribution::{Contact, ContactType, DistributionDraft};
+
+    fn group(name: &str) -> GroupDraft {
+        GroupDraft {
+            name: name.into(),
+            channel: Channel::Voice,
+            test_case_ids: vec![],
+        }
+    }
+
+    fn list(name: &str) -> DistributionDraft {
+        DistributionDraft {
+            name: name.into(),
+            contacts: vec![Contact {
+                name: "Desk".into(),
+                kind: ContactType::Email,
+                info: "desk@example.com".into(),
+            }],
+        }
+    }
+
+    /// The error of a name another record has: field `name`, rule `taken`, a conflict.
+    fn is_taken(e: &StoreError) -> bool {
+        matches!(e, StoreError::Field(FieldConflict::Conflict, f) if f.field == "name" && f.rule == Rule::Taken)
+    }
+
+    /// A second group or distribution list of a name (without case) is refused, on create
+    /// and on rename, on the store's backend (both, with `TEST_POSTGRES_URL`); a record keeps
+    /// its own name in another case (issue 30, item 11).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn group_and_list_names_are_unique_without_case() {
+        let (_dir, store) = crate::store::testing::store().await;
+        let first = store.create_group(&group("Claims - FNOL")).await.unwrap();
+        let e = store
+            .create_group(&group("claims - fnol"))
+            .await
+            .unwrap_err();
+        assert!(is_taken(&e), "{e:?}");
+        let e = store
+            .create_group(&group(" CLAIMS - FNOL "))
+            .await
+            .unwrap_err();
+        assert!(is_taken(&e), "{e:?}");
+        let other = store.create_group(&group("Retail")).await.unwrap();
+        let e = store
+            .update_group(other.group.id, &group("Claims - fnol"))
+            .await
+            .unwrap_err();
+        assert!(is_taken(&e), "{e:?}");
+        let renamed = store
+            .update_group(first.group.id, &group("CLAIMS - FNOL"))
+            .await
+            .unwrap();
+        assert_eq!(renamed.group.name, "CLAIMS - FNOL");
+
+        let a = store.create_distribution(&list("On call")).await.unwrap();
+        let e = store
+            .create_distribution(&list("ON CALL"))
+            .await
+            .unwrap_err();
+        assert!(is_taken(&e), "{e:?}");
+        let b = store.create_distribution(&list("Billing")).await.unwrap();
+        let e = store
+            .update_distribution(b, &list("on call"))
+            .await
+            .unwrap_err();
+        assert!(is_taken(&e), "{e:?}");
+        store
+            .update_distribution(a, &list("On Call"))
+            .await
+            .unwrap();
+    }
 }

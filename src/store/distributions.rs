@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use super::audit;
 use super::sql::{self, Exec, SqlStore};
-use super::{now_secs, StoreError, StoreResult};
+use super::{now_secs, or_name_taken, StoreError, StoreResult};
 use crate::domain::distribution::{
     Contact, ContactType, Distribution, DistributionDraft, DistributionFilter,
     DistributionSortField,
@@ -177,13 +177,16 @@ impl<S: SqlStore> DistributionStore for S {
 
     async fn create_distribution(&self, draft: &DistributionDraft) -> StoreResult<i64> {
         sql::write!(self, [d = draft.clone()], |c| {
-            let id: i64 = c
-                .scalar(
+            let id: i64 = or_name_taken(
+                c.scalar(
                     "INSERT INTO distribution_lists (name, modified_at) VALUES ($1, $2)
                      RETURNING id",
                     &[&d.name, &now_secs()],
                 )
-                .await?;
+                .await,
+                "distribution list",
+                &d.name,
+            )?;
             set_contacts(c, id, &d).await?;
             let after = audit::distribution_list(c, id).await?;
             audit::record(c, "distribution_list", "create", id, None, after).await?;
@@ -194,12 +197,15 @@ impl<S: SqlStore> DistributionStore for S {
     async fn update_distribution(&self, id: i64, draft: &DistributionDraft) -> StoreResult<()> {
         sql::write!(self, [d = draft.clone()], |c| {
             let before = audit::distribution_list(c, id).await?;
-            let n = c
-                .execute(
+            let n = or_name_taken(
+                c.execute(
                     "UPDATE distribution_lists SET name = $2, modified_at = $3 WHERE id = $1",
                     &[&id, &d.name, &now_secs()],
                 )
-                .await?;
+                .await,
+                "distribution list",
+                &d.name,
+            )?;
             if n == 0 {
                 return Err(not_found(id));
             }
@@ -239,6 +245,25 @@ impl<S: SqlStore> DistributionStore for S {
                     if used.len() == 1 { "" } else { "s" },
                     names.join(", "),
                     if used.len() == 1 { "it" } else { "them" },
+                )));
+            }
+            let reports: Vec<String> = c
+                .column(
+                    &format!(
+                        "SELECT r.name FROM report_schedules s JOIN reports r ON r.id = s.id
+                          WHERE s.distribution_id = $1 ORDER BY {}, r.id",
+                        c.nocase("r.name")
+                    ),
+                    &[&id],
+                )
+                .await?;
+            if !reports.is_empty() {
+                let names: Vec<String> = reports.iter().map(|n| format!("'{n}'")).collect();
+                return Err(StoreError::Conflict(format!(
+                    "Distribution list {id} receives the scheduled report{} {}: change {} schedule first.",
+                    if reports.len() == 1 { "" } else { "s" },
+                    names.join(", "),
+                    if reports.len() == 1 { "its" } else { "their" },
                 )));
             }
             if exists.is_none() {

@@ -193,6 +193,11 @@ pub fn problem(app: &ClientAppHealth) -> Option<String> {
                 "componentStatus[{i}].name must have 1 to {MAX_TEXT} characters"
             ));
         }
+        if c.status.as_deref().is_some_and(too_long) {
+            return Some(format!(
+                "componentStatus[{i}].status is longer than {MAX_TEXT} characters"
+            ));
+        }
     }
     None
 }

@@ -33,6 +33,28 @@ pub trait MetricStore {
         scope: Scope,
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>>;
+    /// [`group_mos`](Self::group_mos) without the MOS values `leave_out`, `(local hour, MOS
+    /// in hundredths)` of runs the rollups hold (the runs marked in maintenance windows,
+    /// issue 28): the minimum, median and maximum are those of the others.
+    async fn group_mos_leaving_out(
+        &self,
+        scope: Scope,
+        q: MosQuery,
+        leave_out: Vec<(usize, u32)>,
+    ) -> StoreResult<Visibility<Vec<Option<Summary>>>>;
+}
+
+/// Each hour's MOS summary, without the values `leave_out` (`(hour, value)`).
+pub(super) fn mos_summaries(
+    mut hours: Vec<dist::Acc>,
+    leave_out: &[(usize, u32)],
+) -> Vec<Option<Summary>> {
+    for &(h, v) in leave_out {
+        if let Some(acc) = hours.get_mut(h) {
+            acc.remove_value(v);
+        }
+    }
+    hours.iter_mut().map(dist::Acc::summary).collect()
 }
 
 /// The MOS of a group over local dates `from..=to`, for one run type.

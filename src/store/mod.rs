@@ -8,6 +8,7 @@
 //! `pg/`. Handlers hold a [`Store`] and call its typed async methods; they never see a
 //! connection. Blocking SQLite work runs on tokio's blocking pool.
 
+pub mod alert_life;
 pub mod alert_settings;
 pub mod alerts;
 pub mod api_keys;
@@ -18,7 +19,9 @@ pub mod catalog;
 pub mod copy;
 pub mod distributions;
 pub mod health;
+pub mod hourly;
 pub mod leases;
+pub mod maintenance;
 pub mod meta;
 pub mod metrics;
 pub mod ops;
@@ -26,11 +29,13 @@ pub mod outbox;
 pub mod pg;
 pub mod recent;
 pub mod recordings;
+pub mod report_schedules;
 pub mod reports;
 pub mod rollups;
 pub mod run_detail;
 pub mod runs;
 pub mod schema;
+pub mod site;
 pub mod sql;
 pub mod sqlite;
 pub mod sso;
@@ -45,6 +50,7 @@ use rusqlite::Connection;
 
 use crate::config::{StoreConfig, Synchronous};
 
+pub use alert_life::AlertLifeStore;
 pub use alert_settings::AlertSettingStore;
 pub use alerts::AlertEventStore;
 pub use api_keys::ApiKeyStore;
@@ -54,15 +60,19 @@ pub use auto_tickets::AutoTicketStore;
 pub use catalog::CatalogStore;
 pub use distributions::DistributionStore;
 pub use health::HealthStore;
+pub use hourly::HourlyStore;
 pub use leases::LeaseStore;
+pub use maintenance::MaintenanceStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use ops::OpsStore;
 pub use outbox::OutboxStore;
 pub use recent::RecentStore;
 pub use recordings::RecordingStore;
+pub use report_schedules::ReportScheduleStore;
 pub use reports::{ReportStore, ReportViewStore};
 pub use runs::RunStore;
+pub use site::SiteStore;
 pub use sso::SsoStore;
 pub use throttle::ThrottleStore;
 pub use users::UserStore;
@@ -184,6 +194,26 @@ pub(crate) fn invalid(field: &str, message: String) -> StoreError {
     )
 }
 
+/// A unique violation of a name (`what`: 'test case group', 'distribution list'; the names
+/// are unique without case, migration 0022) becomes a conflict of the form's field `name`,
+/// rule `taken`, so the form shows it beside the field.
+pub(crate) fn or_name_taken<T>(done: StoreResult<T>, what: &str, name: &str) -> StoreResult<T> {
+    done.map_err(|e| {
+        if sql::is_unique_violation(&e) {
+            StoreError::Field(
+                FieldConflict::Conflict,
+                crate::domain::rules::FieldError {
+                    field: "name".into(),
+                    rule: crate::domain::rules::Rule::Taken,
+                    message: format!("A {what} named {name} already exists."),
+                },
+            )
+        } else {
+            e
+        }
+    })
+}
+
 /// A form's test case group (field `field`) exists and the caller's scope sees it.
 pub(crate) fn group_field(
     field: &str,
@@ -219,6 +249,7 @@ macro_rules! backend {
 
 backend!(
     AlertEventStore,
+    AlertLifeStore,
     AlertSettingStore,
     ApiKeyStore,
     AuditStore,
@@ -227,15 +258,19 @@ backend!(
     CatalogStore,
     DistributionStore,
     HealthStore,
+    HourlyStore,
     LeaseStore,
+    MaintenanceStore,
     MetaStore,
     MetricStore,
     OutboxStore,
     OpsStore,
     RecentStore,
     RecordingStore,
+    ReportScheduleStore,
     ReportStore,
     ReportViewStore,
+    SiteStore,
     RunStore,
     SsoStore,
     ThrottleStore,
@@ -316,6 +351,9 @@ struct Inner {
     path: PathBuf,
     options: StoreOptions,
     writer: Mutex<Connection>,
+    /// The writer's checkpoints, on a thread of their own; after `writer`, so that it is
+    /// dropped after the connection whose hook points into it.
+    _checkpointer: Box<sqlite::checkpoint::Checkpointer>,
     readers: Mutex<Vec<Connection>>,
     /// How the alert engine works (`AlertEventStore::configure_alerts`).
     alerting: std::sync::RwLock<alerts::AlertOptions>,
@@ -352,11 +390,18 @@ impl Sqlite {
         std::fs::create_dir_all(data_dir)?;
         let mut writer = connect(&path, &options, options.writer_cache_kib())?;
         migrate(&mut writer, &path)?;
+        let checkpointer = {
+            let (path, options) = (path.clone(), options);
+            sqlite::checkpoint::Checkpointer::start(&writer, move || {
+                connect(&path, &options, 1024)
+            })?
+        };
         Ok(Sqlite {
             inner: Arc::new(Inner {
                 path,
                 options,
                 writer: Mutex::new(writer),
+                _checkpointer: checkpointer,
                 readers: Mutex::new(Vec::new()),
                 alerting: Default::default(),
             }),
@@ -423,7 +468,8 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
     // wal_autocheckpoint: an ingest batch dirties a few pages per run spread over the tables
     // (one hot leaf per test case in the run index and the rollups). Checkpointing every ~1000
     // WAL pages (SQLite's default) copies them after nearly every batch; every 10,000 pages
-    // (40 MiB) a checkpoint writes each hot page once for several batches.
+    // (40 MiB) a checkpoint writes each hot page once for several batches. The writer's
+    // connection checkpoints on a thread of its own instead (`sqlite/checkpoint.rs`).
     // WAL: readers never block the writer. synchronous=NORMAL in WAL mode loses nothing
     // when the process is killed; only a power cut may drop the last commits. FULL (the
     // `store.synchronous` setting) syncs the WAL at every commit.
@@ -750,5 +796,82 @@ mod tests {
             .err()
             .unwrap();
         assert!(err.to_string().contains("newer"), "{err}");
+    }
+}
+
+/// Migrations run on raw connections (only this file, `sql.rs` and `copy.rs` name the drivers).
+#[cfg(test)]
+mod migration_tests {
+    /// Migration 0022 on a database that holds twins already (made before it): nothing is
+    /// deleted, the later twins are renamed 'name (id)' (again when that name was taken),
+    /// and the unique index is built. SQLite always; PostgreSQL with `TEST_POSTGRES_URL`.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn migration_0022_renames_existing_twins() {
+        const TWINS: &str = "INSERT INTO test_case_groups (id, name, channel, created_at, updated_at) VALUES
+               (1, 'Claims', 'voice', 0, 0), (2, 'claims', 'voice', 0, 0),
+               (3, 'Claims (2)', 'voice', 0, 0), (4, 'CLAIMS', 'voice', 0, 0), (5, 'Other', 'voice', 0, 0);
+             INSERT INTO distribution_lists (id, name, modified_at) VALUES (1, 'On call', 0), (2, 'on call', 0);";
+        let want_groups = vec![
+            "Claims".to_string(),
+            "claims (2)".into(),
+            "Claims (2) (3)".into(),
+            "CLAIMS (4)".into(),
+            "Other".into(),
+        ];
+        let want_lists = vec!["On call".to_string(), "on call (2)".into()];
+
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let all = crate::store::migrations();
+        for m in all.iter().filter(|m| m.version < 22) {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        conn.execute_batch(TWINS).unwrap();
+        let m22 = all.iter().find(|m| m.version == 22).unwrap();
+        conn.execute_batch(m22.sql).unwrap();
+        let names = |table: &str| -> Vec<String> {
+            conn.prepare(&format!("SELECT name FROM {table} ORDER BY id"))
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(names("test_case_groups"), want_groups);
+        assert_eq!(names("distribution_lists"), want_lists);
+        assert!(conn
+            .execute_batch(
+                "INSERT INTO distribution_lists (name, modified_at) VALUES ('ON CALL', 0)"
+            )
+            .is_err());
+
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let (client, task) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let task = tokio::spawn(task);
+        let all = crate::store::pg::migrations();
+        for m in all.iter().filter(|m| m.version < 22) {
+            client.batch_execute(m.sql).await.unwrap();
+        }
+        client.batch_execute(TWINS).await.unwrap();
+        let m22 = all.iter().find(|m| m.version == 22).unwrap();
+        client.batch_execute(m22.sql).await.unwrap();
+        for (table, want) in [
+            ("test_case_groups", &want_groups),
+            ("distribution_lists", &want_lists),
+        ] {
+            let got: Vec<String> = client
+                .query(&format!("SELECT name FROM {table} ORDER BY id"), &[])
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            assert_eq!(&got, want, "{table}");
+        }
+        drop(client);
+        let _ = task.await;
     }
 }

@@ -59,6 +59,59 @@ pub struct OutboxCounts {
     pub failed: i64,
 }
 
+/// What became of one attempt, to record ([`OutboxStore::record_outcomes`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recorded {
+    /// Delivered at `at_ms`.
+    Sent { id: i64, at_ms: i64 },
+    /// Not delivered: due again at `retry_at_ms`, or failed for good when `None`.
+    Failed {
+        id: i64,
+        reason: String,
+        retry_at_ms: Option<i64>,
+    },
+}
+
+/// The statements that record one outcome (the row must still be queued: a row another
+/// sender finished meanwhile is left as it is).
+async fn record_in(c: &impl Exec, outcome: &Recorded) -> StoreResult<()> {
+    match outcome {
+        Recorded::Sent { id, at_ms } => {
+            c.execute(
+                "UPDATE outbox SET state = 'sent', sent_ms = $2, lease_ms = NULL, reason = NULL
+                  WHERE id = $1 AND state = 'queued'",
+                &[id, at_ms],
+            )
+            .await?
+        }
+        Recorded::Failed {
+            id,
+            reason,
+            retry_at_ms: Some(at),
+        } => {
+            c.execute(
+                "UPDATE outbox SET next_ms = $2, lease_ms = NULL, reason = $3
+                  WHERE id = $1 AND state = 'queued'",
+                &[id, at, reason],
+            )
+            .await?
+        }
+        Recorded::Failed {
+            id,
+            reason,
+            retry_at_ms: None,
+        } => {
+            c.execute(
+                "UPDATE outbox SET state = 'failed', lease_ms = NULL, reason = $2
+                  WHERE id = $1 AND state = 'queued'",
+                &[id, reason],
+            )
+            .await?
+        }
+    };
+    Ok(())
+}
+
 #[async_trait]
 pub trait OutboxStore {
     /// Queues notifications in one transaction of their own; returns their ids (the id of
@@ -77,6 +130,9 @@ pub trait OutboxStore {
     async fn claim_due(&self, now_ms: i64, lease_ms: i64, limit: u32) -> StoreResult<Vec<Claimed>>;
     /// Marks a notification delivered.
     async fn mark_sent(&self, id: i64, at_ms: i64) -> StoreResult<()>;
+    /// Records what became of several attempts, in one transaction (the sender's group
+    /// commit: one commit for the outcomes that came in while the previous one was written).
+    async fn record_outcomes(&self, outcomes: Vec<Recorded>) -> StoreResult<()>;
     /// Records a failed attempt: due again at `retry_at_ms`, or failed for good when `None`.
     async fn mark_attempt_failed(
         &self,
@@ -132,9 +188,17 @@ pub(crate) async fn enqueue_in(
     };
     for (i, a) in n.attachments.iter().enumerate() {
         c.execute(
-            "INSERT INTO outbox_attachments (outbox_id, position, name, content_type, data)
-             VALUES ($1, $2, $3, $4, $5)",
-            &[&id, &(i as i64), &a.name, &a.content_type, &a.data],
+            "INSERT INTO outbox_attachments (outbox_id, position, name, content_type, data,
+                                             content_id)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[
+                &id,
+                &(i as i64),
+                &a.name,
+                &a.content_type,
+                &a.data,
+                &a.content_id,
+            ],
         )
         .await?;
     }
@@ -247,7 +311,7 @@ impl<S: SqlStore> OutboxStore for S {
                 let ids: Vec<i64> = claimed.iter().map(|n| n.id).collect();
                 let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
                 let sql = format!(
-                    "SELECT outbox_id, name, content_type, data FROM outbox_attachments
+                    "SELECT outbox_id, name, content_type, data, content_id FROM outbox_attachments
                       WHERE outbox_id IN ({}) ORDER BY outbox_id, position",
                     sql::placeholders(1, ids.len())
                 );
@@ -256,6 +320,7 @@ impl<S: SqlStore> OutboxStore for S {
                         name: r.get(1)?,
                         content_type: r.get(2)?,
                         data: r.get(3)?,
+                        content_id: r.get(4)?,
                     });
                 }
             }
@@ -270,14 +335,19 @@ impl<S: SqlStore> OutboxStore for S {
     }
 
     async fn mark_sent(&self, id: i64, at_ms: i64) -> StoreResult<()> {
-        sql::write!(self, |c| {
-            c.execute(
-                "UPDATE outbox SET state = 'sent', sent_ms = $2, lease_ms = NULL, reason = NULL
-                  WHERE id = $1 AND state = 'queued'",
-                &[&id, &at_ms],
-            )
+        self.record_outcomes(vec![Recorded::Sent { id, at_ms }])
             .await
-            .map(drop)
+    }
+
+    async fn record_outcomes(&self, outcomes: Vec<Recorded>) -> StoreResult<()> {
+        if outcomes.is_empty() {
+            return Ok(());
+        }
+        sql::write!(self, |c| {
+            for o in &outcomes {
+                record_in(c, o).await?;
+            }
+            Ok(())
         })
     }
 
@@ -287,27 +357,12 @@ impl<S: SqlStore> OutboxStore for S {
         reason: &str,
         retry_at_ms: Option<i64>,
     ) -> StoreResult<()> {
-        sql::write!(self, [reason = reason.to_string()], |c| {
-            match retry_at_ms {
-                Some(at) => {
-                    c.execute(
-                        "UPDATE outbox SET next_ms = $2, lease_ms = NULL, reason = $3
-                          WHERE id = $1 AND state = 'queued'",
-                        &[&id, &at, &reason],
-                    )
-                    .await?
-                }
-                None => {
-                    c.execute(
-                        "UPDATE outbox SET state = 'failed', lease_ms = NULL, reason = $2
-                          WHERE id = $1 AND state = 'queued'",
-                        &[&id, &reason],
-                    )
-                    .await?
-                }
-            };
-            Ok(())
-        })
+        self.record_outcomes(vec![Recorded::Failed {
+            id,
+            reason: reason.to_string(),
+            retry_at_ms,
+        }])
+        .await
     }
 
     async fn notification(&self, id: i64) -> StoreResult<Option<Notification>> {
@@ -437,6 +492,7 @@ mod pg_tests {
             name: "run-1.wav".into(),
             content_type: "audio/wav".into(),
             data: vec![0, 1, 2, 255],
+            content_id: None,
         };
         let items: Vec<NewNotification> = (0..60)
             .map(|i| {

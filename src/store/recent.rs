@@ -1,7 +1,8 @@
 //! The last minutes of every group (the dashboard's status strip): how many of the group's
 //! runs passed, warned and failed in a short window ending now. The window is minutes, not
 //! hours, so it reads the runs themselves through `test_runs_case_time` (a covering index:
-//! one range per test case), never the hourly rollups.
+//! one range per test case), never the hourly rollups. Runs marked in a maintenance window
+//! (issue 28) are counted apart, not as passes, warnings or failures.
 
 use async_trait::async_trait;
 
@@ -20,6 +21,9 @@ pub struct GroupRecent {
     pub warn: i64,
     /// Failed and stopped runs.
     pub fail: i64,
+    /// Runs stored while a maintenance window covered them (issue 28): left out of the
+    /// counts above.
+    pub maintenance: i64,
     /// Time of the latest run in the window (ms since the epoch, UTC).
     pub last_run_ms: Option<i64>,
 }
@@ -51,13 +55,16 @@ impl<S: SqlStore> RecentStore for S {
         sql::read!(self, |c| {
             let sql = format!(
                 "SELECT g.id, g.name, g.channel,
-                        count(*) FILTER (WHERE r.status = 0), count(*) FILTER (WHERE r.status = 1),
-                        count(*) FILTER (WHERE r.status >= 2), max(r.run_time)
+                        count(*) FILTER (WHERE r.status = 0 AND m.run_id IS NULL),
+                        count(*) FILTER (WHERE r.status = 1 AND m.run_id IS NULL),
+                        count(*) FILTER (WHERE r.status >= 2 AND m.run_id IS NULL),
+                        max(r.run_time), count(m.run_id)
                    FROM test_case_groups g
                    LEFT JOIN group_cases gc ON gc.group_id = g.id
                    LEFT JOIN test_runs r ON r.test_case_id = gc.test_case_id
                         AND r.run_time >= $2 AND r.run_time < $3
                         AND r.run_type BETWEEN $4 AND $5
+                   LEFT JOIN maintenance_runs m ON m.run_id = r.id
                   WHERE CAST($1 AS BIGINT) IS NULL
                      OR g.id IN (SELECT group_id FROM user_groups WHERE user_id = $1)
                   GROUP BY g.id, g.name, g.channel
@@ -78,6 +85,7 @@ impl<S: SqlStore> RecentStore for S {
                         pass: r.get(3)?,
                         warn: r.get(4)?,
                         fail: r.get(5)?,
+                        maintenance: r.get(7)?,
                         last_run_ms: r.get(6)?,
                     })
                 })

@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 
 use super::audit;
 use super::catalog::{channel, group_visibility};
-use super::rollups::{self, corrupt};
+use super::rollups::{self, corrupt, RunFacts};
 use super::run_detail::ScriptSegment;
 use super::runs::RunRow;
 use super::sql::{self, Exec, SqlStore};
@@ -26,12 +26,12 @@ use super::{group_field, invalid, like, now_secs, takes_ticket, StoreError, Stor
 use crate::domain::buckets::{self, SLOTS};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::page::{Page, PageRequest, Sort};
 use crate::domain::report::{
     bucket_of, Report, ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
     LATENCY_BUCKETS,
 };
-use crate::domain::run::{Channel, RunType};
+use crate::domain::run::{Channel, RunSortField, RunType};
 
 #[async_trait]
 pub trait ReportStore {
@@ -78,8 +78,13 @@ pub trait ReportViewStore {
         from: NaiveDate,
         to: NaiveDate,
     ) -> StoreResult<LatencyData>;
-    /// One page of the runs of the report's group matching `q`, newest first.
-    async fn report_runs(&self, q: ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>>;
+    /// One page of the runs of the report's group matching `q`, newest first unless `q.sort`
+    /// asks otherwise, each with its slowest step latency.
+    async fn report_runs(
+        &self,
+        q: ReportRunQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<ReportRunRow>>;
     /// Streams the export rows of a report over `from..=to` into `tx` in batches, in
     /// constant memory (one test case at a time, by name, then day and hour). Stops early
     /// when the receiver is gone.
@@ -464,8 +469,65 @@ pub struct LatencySegment {
 pub struct LatencyData {
     /// The whole group, 24 slots.
     pub hours: Vec<LatencyHour>,
+    /// The whole group per local date with runs, oldest first, 24 slots each.
+    pub days: Vec<(NaiveDate, Vec<LatencyHour>)>,
     /// Per segment with runs in the range, by test case name then segment id.
     pub segments: Vec<LatencySegment>,
+}
+
+impl LatencyData {
+    /// Takes the runs `marked` (stored while a maintenance window covered them, issue 28)
+    /// out of the heat map read from the rollups, each as it was added there (its run, step
+    /// latencies and buckets, in its local hour, day and segments); days and segments left
+    /// without runs go. Returns how many it took out.
+    pub fn leave_out(&mut self, marked: &[RunFacts], tz: Tz) -> u64 {
+        fn take(h: &mut LatencyHour, lats: &[u32]) {
+            h.runs = h.runs.saturating_sub(1);
+            h.lat_n = h.lat_n.saturating_sub(lats.len() as u64);
+            h.lat_sum = h
+                .lat_sum
+                .saturating_sub(lats.iter().map(|&l| u64::from(l)).sum());
+            for &l in lats {
+                if let Some(b) = h.buckets.get_mut((bucket_of(l).id - 1) as usize) {
+                    *b = b.saturating_sub(1);
+                }
+            }
+        }
+        for f in marked {
+            let (day, hour) = buckets::local_slot(tz, f.run_ms);
+            let hour = usize::from(hour);
+            let all: Vec<u32> = f
+                .segments
+                .iter()
+                .flat_map(|s| s.latencies.iter().copied())
+                .collect();
+            if let Some(h) = self.hours.get_mut(hour) {
+                take(h, &all);
+            }
+            let date = buckets::day_date(day);
+            if let Some(h) = self
+                .days
+                .iter_mut()
+                .find(|(d, _)| *d == date)
+                .and_then(|(_, hs)| hs.get_mut(hour))
+            {
+                take(h, &all);
+            }
+            for s in &f.segments {
+                if let Some(h) = self
+                    .segments
+                    .iter_mut()
+                    .find(|x| x.test_case_id == f.case_id && x.segment_id == s.segment_id)
+                    .and_then(|x| x.hours.get_mut(hour))
+                {
+                    take(h, &s.latencies);
+                }
+            }
+        }
+        self.days.retain(|(_, hs)| hs.iter().any(|h| h.runs > 0));
+        self.segments.retain(|s| s.hours.iter().any(|h| h.runs > 0));
+        marked.len() as u64
+    }
 }
 
 /// Which runs of a report's group to list (spec §7 `reports/{reportId}/testruns`).
@@ -487,23 +549,11 @@ pub struct ReportRunQuery {
     pub latency: Option<(u32, Option<u32>)>,
     /// MOS in hundredths, inclusive.
     pub mos: Option<(u32, u32)>,
+    /// The order asked for; none: newest first.
+    pub sort: Option<Sort<RunSortField>>,
 }
 
-/// One line of a report's CSV: a test case (or segment) in one local hour.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExportRow {
-    pub date: NaiveDate,
-    pub hour: u8,
-    pub test_case_id: i64,
-    pub test_case_name: String,
-    pub segment: Option<(i64, String)>,
-    /// pass, warn, fail, stopped.
-    pub counts: [u64; 4],
-    pub lat_n: u64,
-    pub lat_sum: u64,
-    pub mos_n: u64,
-    pub mos_sum: u64,
-}
+pub use crate::domain::report_csv::ExportRow;
 
 impl ExportRow {
     /// Pushes the rows of a rollup row's segments (`segs`, of test case `case` named `name`,
@@ -530,6 +580,81 @@ impl ExportRow {
             Ok(())
         })
         .map_err(corrupt)
+    }
+}
+
+/// What the runs marked in maintenance windows (issue 28) added to a report's export rows,
+/// by (local date, hour, test case, segment): the export and the scheduled mail read the
+/// rollups, which hold every run, and take these out again, as the views do.
+#[derive(Debug, Default)]
+pub struct ExportLeaveOut {
+    parts: std::collections::HashMap<(NaiveDate, u8, i64, Option<i64>), ExportPart>,
+}
+
+#[derive(Debug, Default)]
+struct ExportPart {
+    counts: [u64; 4],
+    lat_n: u64,
+    lat_sum: u64,
+    mos_n: u64,
+    mos_sum: u64,
+}
+
+impl ExportLeaveOut {
+    pub fn new(marked: &[RunFacts], tz: Tz) -> ExportLeaveOut {
+        let mut out = ExportLeaveOut::default();
+        for f in marked {
+            let (day, hour) = buckets::local_slot(tz, f.run_ms);
+            let date = buckets::day_date(day);
+            let case = out.parts.entry((date, hour, f.case_id, None)).or_default();
+            case.counts[usize::from(f.status & 3)] += 1;
+            if let Some(m) = f.mos {
+                case.mos_n += 1;
+                case.mos_sum += u64::from(m);
+            }
+            for s in &f.segments {
+                case.lat_n += s.latencies.len() as u64;
+                case.lat_sum += s.latencies.iter().map(|&l| u64::from(l)).sum::<u64>();
+            }
+            for s in &f.segments {
+                let seg = out
+                    .parts
+                    .entry((date, hour, f.case_id, Some(s.segment_id)))
+                    .or_default();
+                seg.counts[usize::from(s.status & 3)] += 1;
+                seg.lat_n += s.latencies.len() as u64;
+                seg.lat_sum += s.latencies.iter().map(|&l| u64::from(l)).sum::<u64>();
+            }
+        }
+        out
+    }
+
+    /// Takes the marked runs out of `row`; false when it has no run left (the export lists
+    /// only hours with runs).
+    pub fn apply(&self, row: &mut ExportRow) -> bool {
+        let key = (
+            row.date,
+            row.hour,
+            row.test_case_id,
+            row.segment.as_ref().map(|s| s.0),
+        );
+        if let Some(p) = self.parts.get(&key) {
+            for (c, t) in row.counts.iter_mut().zip(p.counts) {
+                *c = c.saturating_sub(t);
+            }
+            row.lat_n = row.lat_n.saturating_sub(p.lat_n);
+            row.lat_sum = row.lat_sum.saturating_sub(p.lat_sum);
+            row.mos_n = row.mos_n.saturating_sub(p.mos_n);
+            row.mos_sum = row.mos_sum.saturating_sub(p.mos_sum);
+        }
+        row.counts.iter().sum::<u64>() > 0
+    }
+
+    /// Takes the marked runs out of a batch of rows, dropping those left without runs.
+    pub fn batch(&self, rows: &mut Vec<ExportRow>) {
+        if !self.parts.is_empty() {
+            rows.retain_mut(|r| self.apply(r));
+        }
     }
 }
 
@@ -572,6 +697,8 @@ fn add_hist(h: &mut LatencyHour, hist: Option<&[u8]>, pairs: &mut dist::Pairs) -
 #[derive(Default)]
 pub(super) struct LatencyAcc {
     hours: Vec<LatencyHour>,
+    /// The whole group per day number, 24 slots each.
+    days: BTreeMap<i32, Vec<LatencyHour>>,
     segs: BTreeMap<(i64, i64), Vec<LatencyHour>>,
     pairs: dist::Pairs,
 }
@@ -579,6 +706,8 @@ pub(super) struct LatencyAcc {
 /// One hourly rollup row as the heat map reads it.
 pub(super) struct LatencyRow<'a> {
     pub case: i64,
+    /// Day number (`buckets::day_number`).
+    pub day: i32,
     pub hour: usize,
     pub runs: u64,
     pub lat_n: u64,
@@ -604,6 +733,14 @@ impl LatencyAcc {
         h.lat_n += r.lat_n;
         h.lat_sum += r.lat_sum;
         add_hist(h, r.lat_hist, &mut self.pairs)?;
+        let d = &mut self
+            .days
+            .entry(r.day)
+            .or_insert_with(|| vec![LatencyHour::default(); SLOTS])[r.hour];
+        d.runs += r.runs;
+        d.lat_n += r.lat_n;
+        d.lat_sum += r.lat_sum;
+        add_hist(d, r.lat_hist, &mut self.pairs)?;
         let Some(segments) = r.segments else {
             return Ok(());
         };
@@ -659,12 +796,18 @@ impl LatencyAcc {
         });
         Ok(LatencyData {
             hours: self.hours,
+            days: self
+                .days
+                .into_iter()
+                .map(|(d, hours)| (buckets::day_date(d), hours))
+                .collect(),
             segments,
         })
     }
 }
 
 /// Segment ids and step counts of a script, to split a run's step results.
+#[derive(Debug, Clone)]
 pub(super) struct ScriptShape {
     segment_id: i64,
     steps: usize,
@@ -691,32 +834,132 @@ pub(super) struct CandidateRun {
 }
 
 impl CandidateRun {
-    /// Does the run have a step latency (of segment `seg`, when given) in `[lo, hi)`?
-    /// `script` is the shape of the run's script.
-    pub(super) fn has_latency(
+    /// The run's slowest step latency (ms) of segment `seg` (when given) in `[lo, hi)`, or
+    /// `None` when it has none there. `script` is the shape of the run's script.
+    pub(super) fn slowest(
         &self,
         script: &[ScriptShape],
         seg: Option<i64>,
         (lo, hi): (u32, Option<u32>),
-    ) -> StoreResult<bool> {
+    ) -> StoreResult<Option<i64>> {
+        if self.results.is_empty() {
+            return Ok(None);
+        }
         let steps = super::run_detail::decode(&self.results, self.run_ms)
             .map_err(|e| StoreError::Invalid(format!("stored run detail: {e}")))?;
         let mut at = 0usize;
+        let mut best = None;
         for s in script {
             let mine = steps.get(at..at + s.steps).unwrap_or(&[]);
             at += s.steps;
             if seg.is_some_and(|id| id != s.segment_id) {
                 continue;
             }
-            let hit = mine.iter().filter_map(|t| t.latency).any(|l| {
-                let l = l.clamp(0, i64::from(u32::MAX)) as u32;
-                l >= lo && hi.is_none_or(|h| l < h)
-            });
-            if hit {
-                return Ok(true);
+            for l in mine.iter().filter_map(|t| t.latency) {
+                let u = l.clamp(0, i64::from(u32::MAX)) as u32;
+                if u >= lo && hi.is_none_or(|h| u < h) && best.is_none_or(|b| l > b) {
+                    best = Some(l);
+                }
             }
         }
-        Ok(false)
+        Ok(best)
+    }
+}
+
+/// A run of a report's run list with its slowest step latency (ms; of the asked segment,
+/// within the asked latency bucket), `None` when it has none there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportRunRow {
+    pub run: RunRow,
+    pub latency: Option<i64>,
+}
+
+/// A report's run list walked candidate by candidate, in the SQL order, when the stored step
+/// results decide (a latency filter, or a sort by latency): counts the matches and keeps the
+/// page's, or all of them to sort by latency at the end.
+pub(super) struct RunWalk {
+    page: PageRequest,
+    filtered: bool,
+    /// Sort by latency, descending?
+    by_latency: Option<bool>,
+    range: (u32, Option<u32>),
+    segment: Option<i64>,
+    total: u64,
+    items: Vec<ReportRunRow>,
+}
+
+impl RunWalk {
+    /// Whether `q` needs the walk (else SQL pages it).
+    pub(super) fn needed(q: &ReportRunQuery) -> bool {
+        q.latency.is_some() || q.sort.is_some_and(|s| s.field == RunSortField::Latency)
+    }
+
+    pub(super) fn new(q: &ReportRunQuery, page: PageRequest) -> RunWalk {
+        RunWalk {
+            page,
+            filtered: q.latency.is_some(),
+            by_latency: q
+                .sort
+                .filter(|s| s.field == RunSortField::Latency)
+                .map(|s| s.descending),
+            range: q.latency.unwrap_or((0, None)),
+            segment: q.segment_id,
+            total: 0,
+            items: Vec::new(),
+        }
+    }
+
+    /// The latency of a run a page from SQL shows (no filter, no walk).
+    pub(super) fn latency_of(
+        q: &ReportRunQuery,
+        c: &CandidateRun,
+        script: &[ScriptShape],
+    ) -> StoreResult<Option<i64>> {
+        c.slowest(script, q.segment_id, q.latency.unwrap_or((0, None)))
+    }
+
+    pub(super) fn push(&mut self, c: CandidateRun, script: &[ScriptShape]) -> StoreResult<()> {
+        let latency = c.slowest(script, self.segment, self.range)?;
+        if self.filtered && latency.is_none() {
+            return Ok(());
+        }
+        let (skip, take) = (self.page.offset(), u64::from(self.page.size));
+        if self.by_latency.is_some() || (self.total >= skip && self.total < skip + take) {
+            self.items.push(ReportRunRow {
+                run: c.row,
+                latency,
+            });
+        }
+        self.total += 1;
+        Ok(())
+    }
+
+    pub(super) fn finish(self) -> Page<ReportRunRow> {
+        let Some(descending) = self.by_latency else {
+            return Page {
+                items: self.items,
+                total: self.total,
+            };
+        };
+        let mut items = self.items;
+        // Stable: equal latencies stay newest first; a run without one last.
+        items.sort_by(|a, b| match (a.latency, b.latency) {
+            (Some(x), Some(y)) if descending => y.cmp(&x),
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => std::cmp::Ordering::Equal,
+        });
+        let skip = usize::try_from(self.page.offset()).unwrap_or(usize::MAX);
+        let items = items
+            .into_iter()
+            .skip(skip)
+            .take(self.page.size as usize)
+            .collect();
+        Page {
+            items,
+            total: self.total,
+        }
     }
 }
 

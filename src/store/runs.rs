@@ -12,8 +12,8 @@ use sha2::Digest;
 use super::StoreResult;
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::ingest::IngestRun;
-use crate::domain::page::{Page, PageRequest};
-use crate::domain::run::{Channel, RunStatus, RunType};
+use crate::domain::page::{Page, PageRequest, Sort};
+use crate::domain::run::{Channel, RunSortField, RunStatus, RunType};
 
 pub use super::run_detail::ScriptStep;
 
@@ -141,6 +141,8 @@ pub struct RunFilter {
     pub status: (u8, u8),
     /// Run type codes `lo..=hi` (0 Manual, 1 Schedule).
     pub run_type: (u8, u8),
+    /// The order asked for; none: newest first.
+    pub sort: Option<Sort<RunSortField>>,
 }
 
 /// Which runs of a group's test cases to list.
@@ -155,6 +157,8 @@ pub struct GroupRunFilter {
     pub status: (u8, u8),
     /// Run type codes `lo..=hi` (0 Manual, 1 Schedule).
     pub run_type: (u8, u8),
+    /// The order asked for; none: newest first.
+    pub sort: Option<Sort<RunSortField>>,
 }
 
 /// A group a run's test case belongs to.

@@ -10,10 +10,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// The `[notify.webhook] secret` the sink checks generic webhooks' signatures with.
+pub const WEBHOOK_SECRET: &str = "hook-s3cret";
+
 pub struct Sinks {
     child: Child,
     pub smtp: u16,
     pub http: u16,
+    /// The same HTTP sink over TLS (a certificate of the private CA `ca`).
+    pub https: u16,
     pub ca: PathBuf,
     pub user: String,
     pub pass: String,
@@ -29,6 +34,7 @@ impl Sinks {
         );
         let mut child = Command::new("node")
             .arg("e2e/notify-sinks.mjs")
+            .args(["--webhook-secret", WEBHOOK_SECRET])
             .args(extra)
             .current_dir(&ui)
             .stdout(Stdio::piped())
@@ -44,6 +50,7 @@ impl Sinks {
             child,
             smtp: v["smtp"].as_u64().unwrap() as u16,
             http: v["http"].as_u64().unwrap() as u16,
+            https: v["https"].as_u64().unwrap() as u16,
             ca: PathBuf::from(v["ca"].as_str().unwrap()),
             user: v["user"].as_str().unwrap().into(),
             pass: v["pass"].as_str().unwrap().into(),
@@ -77,6 +84,18 @@ impl Sinks {
         n.voice.url = format!("http://127.0.0.1:{}/voice", self.http);
         n.voice.body = "to={number}&say={text}".into();
         n.voice.timeout_secs = 5;
+        n.webhook.enabled = true;
+        n.webhook.secret = WEBHOOK_SECRET.into();
+        n.webhook.ca = Some(self.ca.clone());
+        n.webhook
+            .headers
+            .insert("X-Team".into(), "contact-centre".into());
+        n.webhook.timeout_secs = 5;
+    }
+
+    /// A webhook URL of `vendor` (`teams`, `slack`, `mattermost`, `webhook`) on the TLS sink.
+    pub fn hook(&self, vendor: &str, name: &str) -> String {
+        format!("https://localhost:{}/{vendor}/{name}", self.https)
     }
 
     pub async fn messages(&self) -> Value {

@@ -26,7 +26,7 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
+use crate::domain::alerting::{self, Action, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Attachment;
 use crate::domain::page::{Page, PageRequest};
@@ -34,7 +34,7 @@ use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
     facts_by_case, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
-    AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
+    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
@@ -128,73 +128,80 @@ async fn load_settings(
     Ok(out)
 }
 
-/// The engine's state of these (setting, test case) pairs; absent ones are fresh.
-async fn load_states(
-    tx: &impl GenericClient,
-    pairs: &[(i64, i64)],
-) -> StoreResult<HashMap<(i64, i64), CaseState>> {
-    let (settings, cases): (Vec<i64>, Vec<i64>) = pairs.iter().copied().unzip();
+/// What the engine has stored of these test cases: their clocks and all their state rows.
+async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashMap<i64, CaseRows>> {
+    let mut out: HashMap<i64, CaseRows> = HashMap::new();
     let stmt = tx
         .prepare_cached(
-            "SELECT s.setting_id, s.test_case_id, s.count, s.pending, s.open_event, s.last_run_ms
-               FROM alert_state s
-               JOIN unnest($1::BIGINT[], $2::BIGINT[]) AS k(setting_id, test_case_id)
-                 ON k.setting_id = s.setting_id AND k.test_case_id = s.test_case_id",
+            "SELECT test_case_id, last_ms FROM alert_clock WHERE test_case_id = ANY($1)",
         )
         .await?;
-    Ok(tx
-        .query(&stmt, &[&settings, &cases])
-        .await?
-        .iter()
-        .map(|r| {
-            let pending: &str = r.get(3);
-            (
-                (r.get(0), r.get(1)),
-                CaseState {
-                    count: r.get::<_, i64>(2).clamp(0, i64::from(u32::MAX)) as u32,
-                    pending: pending.split(',').filter_map(|p| p.parse().ok()).collect(),
-                    open_event: r.get(4),
-                    last_run_ms: r.get(5),
-                },
-            )
-        })
-        .collect())
+    for r in tx.query(&stmt, &[&cases]).await? {
+        out.entry(r.get(0)).or_default().clock = Some(r.get(1));
+    }
+    let stmt = tx
+        .prepare_cached(
+            "SELECT test_case_id, setting_id, count, pending, open_event, last_run_ms
+               FROM alert_state WHERE test_case_id = ANY($1)",
+        )
+        .await?;
+    for r in tx.query(&stmt, &[&cases]).await? {
+        out.entry(r.get(0)).or_default().rows.insert(
+            r.get(1),
+            StoredState {
+                count: r.get::<_, i64>(2).clamp(0, i64::from(u32::MAX)) as u32,
+                pending: StoredState::parse_pending(r.get(3)),
+                open_event: r.get(4),
+                last_run_ms: r.get(5),
+            },
+        );
+    }
+    Ok(out)
 }
 
-/// Writes the changed states, in one upsert.
-async fn save_states(
-    tx: &impl GenericClient,
-    states: &[((i64, i64), CaseState)],
-) -> StoreResult<()> {
-    if states.is_empty() {
-        return Ok(());
+/// Writes what [`CaseRows::settle`] asked for each test case: one upsert of the clocks, one
+/// of the state rows.
+async fn save_cases(tx: &impl GenericClient, settled: &[(i64, Settled)]) -> StoreResult<()> {
+    let (mut clock_cases, mut clocks) = (Vec::new(), Vec::new());
+    let mut settings = Vec::new();
+    let mut cases = Vec::new();
+    let mut counts = Vec::new();
+    let mut pendings = Vec::new();
+    let mut opens = Vec::new();
+    let mut lasts = Vec::new();
+    for (case, out) in settled {
+        if let Some(clock) = out.clock {
+            clock_cases.push(*case);
+            clocks.push(clock);
+        }
+        for (setting, s) in &out.rows {
+            settings.push(*setting);
+            cases.push(*case);
+            counts.push(i64::from(s.count));
+            pendings.push(s.pending_text());
+            opens.push(s.open_event);
+            lasts.push(s.last_run_ms);
+        }
     }
-    let mut settings = Vec::with_capacity(states.len());
-    let mut cases = Vec::with_capacity(states.len());
-    let mut counts = Vec::with_capacity(states.len());
-    let mut pendings = Vec::with_capacity(states.len());
-    let mut opens = Vec::with_capacity(states.len());
-    let mut lasts = Vec::with_capacity(states.len());
-    for ((setting, case), s) in states {
-        settings.push(*setting);
-        cases.push(*case);
-        counts.push(i64::from(s.count));
-        pendings.push(
-            s.pending
-                .iter()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-        opens.push(s.open_event);
-        lasts.push(s.last_run_ms);
+    if !clocks.is_empty() {
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO alert_clock (test_case_id, last_ms)
+                 SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[])
+                 ON CONFLICT (test_case_id) DO UPDATE SET last_ms = excluded.last_ms",
+            )
+            .await?;
+        tx.execute(&stmt, &[&clock_cases, &clocks]).await?;
+    }
+    if settings.is_empty() {
+        return Ok(());
     }
     let stmt = tx
         .prepare_cached(
             "INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
              SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::TEXT[],
                                   $5::BIGINT[], $6::BIGINT[])
-             ON CONFLICT (setting_id, test_case_id) DO UPDATE SET count = excluded.count,
+             ON CONFLICT (test_case_id, setting_id) DO UPDATE SET count = excluded.count,
                     pending = excluded.pending, open_event = excluded.open_event,
                     last_run_ms = excluded.last_run_ms",
         )
@@ -274,24 +281,22 @@ async fn evaluate_with(
     ids.sort_unstable();
     ids.dedup();
     let settings = load_settings(tx, &ids).await?;
-    let pairs: Vec<(i64, i64)> = settings_of
-        .iter()
-        .flat_map(|(case, sids)| sids.iter().map(move |s| (*s, *case)))
-        .collect();
-    let mut states = load_states(tx, &pairs).await?;
+    let case_ids: Vec<i64> = settings_of.keys().copied().collect();
+    let mut stored = load_cases(tx, &case_ids).await?;
     let mut texts: Option<BTreeMap<i64, String>> = None;
     let mut joins: Vec<(i64, i64)> = Vec::new();
-    let mut changed: Vec<((i64, i64), CaseState)> = Vec::new();
+    let mut settled: Vec<(i64, Settled)> = Vec::new();
     for (case, facts) in by_case {
         let Some(sids) = settings_of.get(&case) else {
             continue;
         };
+        let rows = stored.remove(&case).unwrap_or_default();
+        let mut evaluated = Vec::with_capacity(sids.len());
         for &sid in sids {
             let Some(setting) = settings.get(&sid) else {
                 continue;
             };
-            let mut state = states.remove(&(sid, case)).unwrap_or_default();
-            let before = state.clone();
+            let mut state = rows.state(sid);
             for fact in &facts {
                 let (mut next, action) = alerting::step(&setting.rule, &state, fact);
                 let at = match clock {
@@ -300,7 +305,7 @@ async fn evaluate_with(
                 };
                 match action {
                     Action::Open { runs } => {
-                        let id = open_event(tx, setting, case, fact, &runs, at).await?;
+                        let id = open_event(tx, setting, case, &facts, fact, &runs, at).await?;
                         next.open_event = Some(id);
                         out.opened += 1;
                         if texts.is_none() {
@@ -333,13 +338,14 @@ async fn evaluate_with(
                 }
                 state = next;
             }
-            if state != before {
-                changed.push(((sid, case), state));
-            }
+            evaluated.push((sid, state));
         }
+        // A setting of the batch's list deleted meanwhile was not evaluated: its rows go
+        // with it, so the clock still moves only when every setting was.
+        settled.push((case, rows.settle(&evaluated, only.is_none())));
     }
     join_runs(tx, &mut joins).await?;
-    save_states(tx, &changed).await?;
+    save_cases(tx, &settled).await?;
     Ok(out)
 }
 
@@ -347,22 +353,25 @@ async fn open_event(
     tx: &impl GenericClient,
     s: &SettingRow,
     case: i64,
+    facts: &[RunFact],
     fact: &RunFact,
     runs: &[i64],
     alert_ms: i64,
 ) -> StoreResult<i64> {
     let first_status: i64 = match runs.first() {
-        Some(&first) if first != fact.run_id => {
-            let stmt = tx
-                .prepare_cached("SELECT status FROM test_runs WHERE id = $1")
-                .await?;
-            tx.query_opt(&stmt, &[&first])
+        Some(&first) if first != fact.run_id => match facts.iter().find(|f| f.run_id == first) {
+            // The first run is usually in the batch.
+            Some(f) => f.status_id,
+            // Planned at each call, as `event_runs` (a plan cached while `test_runs` was
+            // small scans it).
+            None => tx
+                .query_opt("SELECT status FROM test_runs WHERE id = $1", &[&first])
                 .await?
                 .and_then(|r| u8::try_from(r.get::<_, i16>(0)).ok())
                 .and_then(RunStatus::from_code)
                 .map(RunStatus::status_id)
-                .unwrap_or(fact.status_id)
-        }
+                .unwrap_or(fact.status_id),
+        },
         _ => fact.status_id,
     };
     let stmt = tx
@@ -457,13 +466,16 @@ async fn recording_of(
     max: u64,
 ) -> StoreResult<Option<Attachment>> {
     let max = i64::try_from(max).unwrap_or(i64::MAX);
-    let stmt = tx
-        .prepare_cached(
+    // Planned at each call, as `event_runs` (a plan cached while `test_runs` was small scans
+    // it).
+    let Some(r) = tx
+        .query_opt(
             "SELECT r.content_type, CASE WHEN r.size <= $2 THEN r.data END
                FROM test_runs t JOIN recordings r ON r.id = t.recording_id WHERE t.id = $1",
+            &[&run, &max],
         )
-        .await?;
-    let Some(r) = tx.query_opt(&stmt, &[&run, &max]).await? else {
+        .await?
+    else {
         return Ok(None);
     };
     let content_type: String = r.get(0);
@@ -473,21 +485,27 @@ async fn recording_of(
     Ok(Some(Attachment::recording(run, content_type, data)))
 }
 
+/// The runs of an event (`$1`), oldest first: [`event_runs`]' statement.
+pub(crate) const EVENT_RUNS: &str =
+    "SELECT t.id, t.test_case_id, t.run_time, t.duration_ms, t.status, t.run_type, t.mos
+       FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
+      WHERE r.event_id = $1 ORDER BY t.run_time, t.id";
+
 /// The runs of event `id`, oldest first.
+///
+/// The statement is planned at each call (an unnamed statement: a custom plan, made with the
+/// tables' sizes as they are now), never cached. A plan cached on a connection while
+/// `test_runs` was small was a sequential scan of it, and PostgreSQL kept it as the table grew
+/// until the next `ANALYZE` (issue 25: 120 ms a call at a million runs, 0.047 ms with the
+/// index); a custom plan sees the table's pages and takes the primary key
+/// (`tests::event_runs_never_scan_the_runs_as_the_table_grows`).
 async fn event_runs(
     c: &impl GenericClient,
     texts: &BTreeMap<i64, String>,
     id: i64,
     case_name: &str,
 ) -> StoreResult<Vec<RunRow>> {
-    let stmt = c
-        .prepare_cached(
-            "SELECT t.id, t.test_case_id, t.run_time, t.duration_ms, t.status, t.run_type, t.mos
-               FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
-              WHERE r.event_id = $1 ORDER BY t.run_time, t.id",
-        )
-        .await?;
-    Ok(c.query(&stmt, &[&id])
+    Ok(c.query(EVENT_RUNS, &[&id])
         .await?
         .iter()
         .map(|r| {
@@ -827,6 +845,8 @@ impl AlertEventStore for Postgres {
                 })
                 .collect();
             let last = runs.last().map(|r| (r.run_ms, r.run_id));
+            // Runs a maintenance window marked are left out (issue 28).
+            let runs = crate::store::maintenance::unmarked(&Pg(&tx), runs).await?;
             let out = evaluate_with(
                 &tx,
                 tz,
@@ -1111,6 +1131,88 @@ mod tests {
         // Settings with evaluated runs are refused.
         let again = pg.backfill_alerts(Toronto, ids, 0).await;
         assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
+    }
+
+    /// An event's runs are read by the primary key of `test_runs` however much the table
+    /// grew since the connection first read them, without an `ANALYZE` (issue 25: a plan
+    /// cached while the table was small scanned it whole, 120 ms a call at a million runs).
+    #[tokio::test]
+    async fn event_runs_never_scan_the_runs_as_the_table_grows() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let pg = connect(&url, dir.path()).await;
+        let seed = (1..=4)
+            .map(|c| run(&format!("seed{c}"), c, 1_794_990_000_000, "pass"))
+            .collect();
+        pg.ingest_runs(Toronto, seed).await.unwrap();
+        site(&pg).await;
+        let t0 = 1_795_000_000_000;
+        let out = pg
+            .ingest_runs(
+                Toronto,
+                vec![run("f1", 1, t0, "fail"), run("f2", 1, t0 + 1000, "fail")],
+            )
+            .await
+            .unwrap();
+        assert!(out.alerts.opened > 0, "{:?}", out.alerts);
+        let c = pg.client().await.unwrap();
+        let event: i64 = c
+            .query_one("SELECT min(id) FROM alert_events", &[])
+            .await
+            .unwrap()
+            .get(0);
+        let texts = status_texts(&Pg(&c)).await.unwrap();
+        // While the table is small, as often as a connection's statement cache needs to
+        // settle on a plan.
+        for _ in 0..10 {
+            let runs = event_runs(&c, &texts, event, "Case 1").await.unwrap();
+            assert_eq!(runs.len(), 2);
+        }
+        // The table grows, nobody analyzes it.
+        c.batch_execute(
+            "INSERT INTO test_runs (test_case_id, run_time, duration_ms, status, run_type,
+                                    script_id, results)
+             SELECT 2, g, 1000, 1, 1, s.script_id, ''::bytea
+               FROM generate_series(1, 200000) g,
+                    (SELECT script_id FROM test_runs LIMIT 1) s",
+        )
+        .await
+        .unwrap();
+        let reader = pg.client().await.unwrap();
+        let scans = || async {
+            // The counts of the connection that read the runs, flushed now.
+            c.batch_execute("SELECT pg_stat_force_next_flush()")
+                .await
+                .unwrap();
+            reader
+                .query_one(
+                    "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = 'test_runs'",
+                    &[],
+                )
+                .await
+                .unwrap()
+                .get::<_, i64>(0)
+        };
+        let before = scans().await;
+        for _ in 0..10 {
+            let runs = event_runs(&c, &texts, event, "Case 1").await.unwrap();
+            assert_eq!(runs.len(), 2);
+        }
+        assert_eq!(scans().await, before, "event_runs scanned test_runs");
+        // The statement's plan as a call makes it.
+        let plan: Vec<String> = c
+            .query(&format!("EXPLAIN {EVENT_RUNS}"), &[&event])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert!(
+            !plan.iter().any(|l| l.contains("Seq Scan on test_runs")),
+            "{plan:#?}"
+        );
     }
 
     /// Two instances ingesting failures of one test case at once: the engine runs one

@@ -119,7 +119,11 @@ async fn group_metric(c: &impl GenericClient, q: &MetricQuery) -> StoreResult<Ve
 
 /// MOS of the group's runs per local hour slot over the range: 24 entries, `None` for an
 /// hour without runs that have a MOS.
-async fn group_mos(c: &impl GenericClient, q: &MosQuery) -> StoreResult<Vec<Option<Summary>>> {
+async fn group_mos(
+    c: &impl GenericClient,
+    q: &MosQuery,
+    leave_out: &[(usize, u32)],
+) -> StoreResult<Vec<Option<Summary>>> {
     let mut hours: Vec<dist::Acc> = (0..SLOTS).map(|_| dist::Acc::default()).collect();
     let stmt = c
         .prepare_cached(
@@ -146,7 +150,7 @@ async fn group_mos(c: &impl GenericClient, q: &MosQuery) -> StoreResult<Vec<Opti
             acc.add(u(&r, 1), u(&r, 2), r.get(3)).map_err(corrupt)?;
         }
     }
-    Ok(hours.iter_mut().map(dist::Acc::summary).collect())
+    Ok(mos_summaries(hours, leave_out))
 }
 
 #[async_trait]
@@ -171,6 +175,15 @@ impl MetricStore for Postgres {
         scope: Scope,
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
+        self.group_mos_leaving_out(scope, q, Vec::new()).await
+    }
+
+    async fn group_mos_leaving_out(
+        &self,
+        scope: Scope,
+        q: MosQuery,
+        leave_out: Vec<(usize, u32)>,
+    ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
         let c = self.client().await?;
         if let Err(unseen) = group_visibility(&Pg(&c), scope, q.group_id)
             .await?
@@ -178,6 +191,6 @@ impl MetricStore for Postgres {
         {
             return Ok(unseen);
         }
-        Ok(Visibility::Visible(group_mos(&c, &q).await?))
+        Ok(Visibility::Visible(group_mos(&c, &q, &leave_out).await?))
     }
 }

@@ -20,7 +20,7 @@ use super::Postgres;
 use crate::domain::buckets;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::report::{Report, ReportType};
-use crate::domain::run::{RunStatus, RunType};
+use crate::domain::run::{RunSortField, RunStatus, RunType};
 use crate::store::catalog::status_texts;
 use crate::store::reports::*;
 use crate::store::run_detail::ScriptSegment;
@@ -42,7 +42,7 @@ async fn latency(
     let stmt = c
         .prepare_cached(
             "SELECT r.test_case_id, r.hour, r.pass + r.warn + r.fail + r.stopped,
-                    r.lat_n, r.lat_sum, r.lat_hist, r.segments
+                    r.lat_n, r.lat_sum, r.lat_hist, r.segments, r.day
                FROM group_cases g JOIN rollup_hour r
                  ON r.test_case_id = g.test_case_id AND r.run_type = $2
                 AND r.day BETWEEN $3 AND $4
@@ -64,6 +64,7 @@ async fn latency(
     for r in &rows {
         acc.add(LatencyRow {
             case: r.get(0),
+            day: r.get(7),
             hour: r.get::<_, i16>(1) as usize,
             runs: u(r, 2),
             lat_n: u(r, 3),
@@ -106,7 +107,7 @@ async fn runs(
     c: &mut super::Client,
     q: &ReportRunQuery,
     page: PageRequest,
-) -> StoreResult<Page<RunRow>> {
+) -> StoreResult<Page<ReportRunRow>> {
     let texts = status_texts(&Pg(&*c)).await?;
     let wher = "g.group_id = $1 AND r.run_time >= $2 AND r.run_time < $3
         AND r.status BETWEEN $4 AND $5 AND r.run_type = $6
@@ -167,7 +168,12 @@ async fn runs(
             results: r.get::<_, Option<Vec<u8>>>(9).unwrap_or_default(),
         }
     };
-    let Some(lat) = q.latency else {
+    let order = q.sort.map_or_else(
+        || "r.run_time DESC, r.id DESC".to_string(),
+        |s| RunSortField::order_by(s, "r.", "lower(tc.name COLLATE \"C\")"),
+    );
+    let mut scripts: HashMap<i64, Vec<ScriptShape>> = HashMap::new();
+    if !RunWalk::needed(q) {
         let total: i64 = c
             .query_one(
                 &format!("SELECT count(*) FROM {from} WHERE {wher}"),
@@ -175,41 +181,50 @@ async fn runs(
             )
             .await?
             .get(0);
-        let items = c
+        let found: Vec<CandidateRun> = c
             .query(
                 &format!(
                     "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.status, r.duration_ms,
-                            r.run_type, r.mos, r.script_id, NULL::BYTEA
+                            r.run_type, r.mos, r.script_id, r.results
                        FROM {from} WHERE {wher}
-                      ORDER BY r.run_time DESC, r.id DESC LIMIT $12 OFFSET $13"
+                      ORDER BY {order} LIMIT $12 OFFSET $13"
                 ),
                 &args,
             )
             .await?
             .iter()
-            .map(|r| map(r).row)
+            .map(map)
             .collect();
+        let mut items = Vec::with_capacity(found.len());
+        for cand in found {
+            let script = match scripts.entry(cand.script_id) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(script_shape(&*c, cand.script_id).await?),
+            };
+            let latency = RunWalk::latency_of(q, &cand, script)?;
+            items.push(ReportRunRow {
+                run: cand.row,
+                latency,
+            });
+        }
         return Ok(Page {
             items,
             total: total.max(0) as u64,
         });
-    };
-    // A latency filter needs each candidate's step results: walk them newest first, a
-    // batch at a time through a portal, count every match and keep the page's.
+    }
+    // The stored step results decide (a latency filter or a sort by latency): walk the
+    // candidates in the SQL order, a batch at a time through a portal.
     let tx = c.build_transaction().read_only(true).start().await?;
     let select = tx
         .prepare(&format!(
             "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.status, r.duration_ms,
                     r.run_type, r.mos, r.script_id, r.results
                FROM {from} WHERE {wher}
-              ORDER BY r.run_time DESC, r.id DESC"
+              ORDER BY {order}"
         ))
         .await?;
     let portal = tx.bind(&select, &args[..11]).await?;
-    let mut scripts: HashMap<i64, Vec<ScriptShape>> = HashMap::new();
-    let (skip, take) = (page.offset(), u64::from(page.size));
-    let mut total = 0u64;
-    let mut items = Vec::new();
+    let mut walk = RunWalk::new(q, page);
     loop {
         let rows = tx.query_portal(&portal, BATCH).await?;
         for r in &rows {
@@ -218,19 +233,14 @@ async fn runs(
                 Entry::Occupied(e) => e.into_mut(),
                 Entry::Vacant(e) => e.insert(script_shape(&tx, cand.script_id).await?),
             };
-            if cand.has_latency(script, q.segment_id, lat)? {
-                if total >= skip && total < skip + take {
-                    items.push(cand.row);
-                }
-                total += 1;
-            }
+            walk.push(cand, script)?;
         }
         if rows.len() < BATCH as usize {
             break;
         }
     }
     tx.commit().await?;
-    Ok(Page { items, total })
+    Ok(walk.finish())
 }
 
 async fn export(
@@ -353,7 +363,11 @@ impl ReportViewStore for Postgres {
         latency(&c, &report, from, to).await
     }
 
-    async fn report_runs(&self, q: ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>> {
+    async fn report_runs(
+        &self,
+        q: ReportRunQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<ReportRunRow>> {
         let mut c = self.client().await?;
         runs(&mut c, &q, page).await
     }
@@ -386,7 +400,7 @@ mod tests {
     use crate::domain::report::{
         ReportDraft, ReportFilter, ReportSortField, ReportType, Timeframe,
     };
-    use crate::domain::run::{Channel, RunType};
+    use crate::domain::run::{Channel, RunSortField, RunType};
     use crate::domain::user::UserDraft;
     use crate::store::catalog::{GroupDraft, GroupFilter, GroupSortField};
     use crate::store::metrics::{Level, MetricQuery, MosQuery};
@@ -778,9 +792,29 @@ mod tests {
             hour: None,
             latency: None,
             mos: None,
+            sort: None,
         };
+        let sorted = |field, descending| Some(Sort { field, descending });
         let queries = [
             base.clone(),
+            ReportRunQuery {
+                sort: sorted(RunSortField::Mos, false),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                sort: sorted(RunSortField::RunDuration, true),
+                hour: Some(3),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                sort: sorted(RunSortField::TestCaseName, false),
+                latency: Some((1000, Some(4000))),
+                ..base.clone()
+            },
+            ReportRunQuery {
+                sort: sorted(RunSortField::RunStatus, true),
+                ..base.clone()
+            },
             ReportRunQuery {
                 status: (2, 2),
                 ..base.clone()

@@ -36,7 +36,7 @@ use crate::domain::caller::{Scope, Visibility};
 use crate::domain::dist;
 use crate::domain::ingest::IngestRun;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::run::{RunStatus, RunType};
+use crate::domain::run::{RunSortField, RunStatus, RunType};
 use crate::store::alerts::Evaluated;
 use crate::store::catalog::{case_visibility, channel, group_visibility, status_texts};
 use crate::store::rollups::{self, Deltas, RunFacts};
@@ -64,7 +64,9 @@ impl RunStore for Postgres {
         let tx = read_committed(&mut c).await?;
         let mut out = ingest(&tx, tz, &runs).await?;
         // The alert engine, in the same transaction: each stored run is evaluated once.
-        out.alerts = super::alerts::evaluate(&tx, tz, &options, &out.evaluated).await?;
+        // Runs a maintenance window covers are marked and left out (issue 28).
+        let kept = crate::store::maintenance::mark_in(&Pg(&tx), tz, &out.evaluated).await?;
+        out.alerts = super::alerts::evaluate(&tx, tz, &options, &kept).await?;
         out.evaluated.clear();
         tx.commit().await?;
         Ok(out)
@@ -941,6 +943,10 @@ async fn list(
     page: PageRequest,
 ) -> StoreResult<Page<RunRow>> {
     let filter = (f.from_ms, f.to_ms, f.status, f.run_type);
+    let order = f.sort.map_or_else(
+        || "r.run_time DESC, r.status DESC, r.run_type DESC, r.id DESC".to_string(),
+        |s| RunSortField::order_by(s, "r.", "lower(tc.name COLLATE \"C\")"),
+    );
     let (name, page) = tokio::try_join!(
         async {
             let sql = "SELECT name FROM test_cases WHERE id = $1";
@@ -949,7 +955,7 @@ async fn list(
         filtered_page(
             c,
             "r.test_case_id = $1",
-            "r.run_time DESC, r.status DESC, r.run_type DESC, r.id DESC",
+            &order,
             f.test_case_id,
             filter,
             page,
@@ -973,7 +979,10 @@ async fn list_group(
     filtered_page(
         c,
         "r.test_case_id IN (SELECT test_case_id FROM group_cases WHERE group_id = $1)",
-        "r.run_time DESC, r.id DESC",
+        &f.sort.map_or_else(
+            || "r.run_time DESC, r.id DESC".to_string(),
+            |s| RunSortField::order_by(s, "r.", "lower(tc.name COLLATE \"C\")"),
+        ),
         f.group_id,
         (f.from_ms, f.to_ms, f.status, f.run_type),
         page,

@@ -1,14 +1,14 @@
 //! SQLite: [`AlertEventStore`] and the alert engine, run in the ingest transaction
 //! ([`evaluate`], called by `sqlite/runs.rs`).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use async_trait::async_trait;
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use crate::domain::alerting::{self, Action, CaseState, Rule, RunFact};
+use crate::domain::alerting::{self, Action, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Attachment;
 use crate::domain::page::{Page, PageRequest};
@@ -16,7 +16,8 @@ use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
     facts_by_case, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
-    AlertEventStore, AlertOptions, Clock, EngineOutcome, Evaluated, SettingRow,
+    AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, SettingRow, Settled,
+    StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
@@ -308,6 +309,8 @@ impl AlertEventStore for Sqlite {
                         })?
                         .collect::<Result<Vec<_>, _>>()?;
                     let last = runs.last().map(|r| (r.run_ms, r.run_id));
+                    // Runs a maintenance window marked are left out (issue 28).
+                    let runs = sql::finish(crate::store::maintenance::unmarked(&Lite(tx), runs))?;
                     let out = evaluate_with(
                         tx,
                         tz,
@@ -413,40 +416,83 @@ fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
     Ok(Some(s))
 }
 
-fn load_state(tx: &Transaction, setting: i64, case: i64) -> StoreResult<CaseState> {
-    let row = tx
-        .prepare_cached(
-            "SELECT count, pending, open_event, last_run_ms FROM alert_state
-              WHERE setting_id = ?1 AND test_case_id = ?2",
-        )?
-        .query_row(params![setting, case], |r| {
-            let pending: String = r.get(1)?;
-            Ok(CaseState {
-                count: r.get::<_, i64>(0)?.max(0) as u32,
-                pending: pending.split(',').filter_map(|p| p.parse().ok()).collect(),
-                open_event: r.get(2)?,
-                last_run_ms: r.get(3)?,
-            })
-        })
-        .optional()?;
-    Ok(row.unwrap_or_default())
+/// The active settings of each of `cases` (a JSON array), by test case, in id order.
+fn settings_of_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, Vec<i64>>> {
+    let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
+    let mut stmt = tx.prepare_cached(
+        "SELECT gc.test_case_id, s.id FROM alert_settings s
+           JOIN group_cases gc ON gc.group_id = s.group_id
+          WHERE gc.test_case_id IN (SELECT value FROM json_each(?1)) AND s.active = 1
+          ORDER BY gc.test_case_id, s.id",
+    )?;
+    let mut rows = stmt.query([cases])?;
+    while let Some(r) = rows.next()? {
+        out.entry(r.get(0)?).or_default().push(r.get(1)?);
+    }
+    Ok(out)
 }
 
-fn save_state(tx: &Transaction, setting: i64, case: i64, s: &CaseState) -> StoreResult<()> {
-    let pending = s
-        .pending
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
-    tx.prepare_cached(
+/// What the engine has stored of `cases` (a JSON array): their clocks and all their state
+/// rows (one statement each for the batch).
+fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, CaseRows>> {
+    let mut out: HashMap<i64, CaseRows> = HashMap::new();
+    let mut stmt = tx.prepare_cached(
+        "SELECT test_case_id, last_ms FROM alert_clock
+          WHERE test_case_id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let mut rows = stmt.query([cases])?;
+    while let Some(r) = rows.next()? {
+        out.entry(r.get(0)?).or_default().clock = Some(r.get(1)?);
+    }
+    let mut stmt = tx.prepare_cached(
+        "SELECT test_case_id, setting_id, count, pending, open_event, last_run_ms FROM alert_state
+          WHERE test_case_id IN (SELECT value FROM json_each(?1))",
+    )?;
+    let mut rows = stmt.query([cases])?;
+    while let Some(r) = rows.next()? {
+        let pending: String = r.get(3)?;
+        out.entry(r.get(0)?).or_default().rows.insert(
+            r.get(1)?,
+            StoredState {
+                count: r.get::<_, i64>(2)?.max(0) as u32,
+                pending: StoredState::parse_pending(&pending),
+                open_event: r.get(4)?,
+                last_run_ms: r.get(5)?,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Writes what [`CaseRows::settle`] asks for test case `case`.
+fn save_case(tx: &Transaction, case: i64, out: &Settled) -> StoreResult<()> {
+    if let Some(clock) = out.clock {
+        tx.prepare_cached(
+            "INSERT INTO alert_clock (test_case_id, last_ms) VALUES (?1, ?2)
+             ON CONFLICT (test_case_id) DO UPDATE SET last_ms = excluded.last_ms",
+        )?
+        .execute(params![case, clock])?;
+    }
+    if out.rows.is_empty() {
+        return Ok(());
+    }
+    let mut upsert = tx.prepare_cached(
         "INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (setting_id, test_case_id) DO UPDATE SET count = excluded.count,
+         ON CONFLICT (test_case_id, setting_id) DO UPDATE SET count = excluded.count,
                 pending = excluded.pending, open_event = excluded.open_event,
                 last_run_ms = excluded.last_run_ms",
-    )?
-    .execute(params![setting, case, s.count, pending, s.open_event, s.last_run_ms])?;
+    )?;
+    for (setting, s) in &out.rows {
+        upsert.execute(params![
+            setting,
+            case,
+            s.count,
+            s.pending_text(),
+            s.open_event,
+            s.last_run_ms
+        ])?;
+    }
     Ok(())
 }
 
@@ -476,21 +522,29 @@ fn evaluate_with(
     if !options.enabled || runs.is_empty() {
         return Ok(out);
     }
-    let mut settings_of: HashMap<i64, Vec<i64>> = HashMap::new();
+    let by_case = facts_by_case(runs, tz);
+    let cases = format!(
+        "[{}]",
+        by_case
+            .iter()
+            .map(|(c, _)| c.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let settings_of = settings_of_cases(tx, &cases)?;
+    if settings_of.is_empty() {
+        return Ok(out);
+    }
+    let mut stored = load_cases(tx, &cases)?;
     let mut settings: HashMap<i64, Option<SettingRow>> = HashMap::new();
-    for (case, facts) in facts_by_case(runs, tz) {
-        if let std::collections::hash_map::Entry::Vacant(slot) = settings_of.entry(case) {
-            let ids = tx
-                .prepare_cached(
-                    "SELECT s.id FROM alert_settings s
-                       JOIN group_cases gc ON gc.group_id = s.group_id
-                      WHERE gc.test_case_id = ?1 AND s.active = 1 ORDER BY s.id",
-                )?
-                .query_map([case], |r| r.get(0))?
-                .collect::<Result<Vec<i64>, _>>()?;
-            slot.insert(ids);
-        }
-        for &sid in &settings_of[&case] {
+    let mut texts: Option<BTreeMap<i64, String>> = None;
+    for (case, facts) in by_case {
+        let Some(sids) = settings_of.get(&case) else {
+            continue;
+        };
+        let rows = stored.remove(&case).unwrap_or_default();
+        let mut evaluated = Vec::with_capacity(sids.len());
+        for &sid in sids {
             if only.is_some_and(|o| !o.contains(&sid)) {
                 continue;
             }
@@ -500,8 +554,7 @@ fn evaluate_with(
             let Some(setting) = settings[&sid].as_ref() else {
                 continue;
             };
-            let mut state = load_state(tx, sid, case)?;
-            let before = state.clone();
+            let mut state = rows.state(sid);
             for fact in &facts {
                 let (mut next, action) = alerting::step(&setting.rule, &state, fact);
                 match action {
@@ -510,10 +563,11 @@ fn evaluate_with(
                             Clock::Now => now_ms(),
                             Clock::RunTime => fact.run_ms,
                         };
-                        let id = open_event(tx, setting, case, fact, &runs, at)?;
+                        let id = open_event(tx, setting, case, &facts, fact, &runs, at)?;
                         next.open_event = Some(id);
                         out.opened += 1;
-                        out.queued += notify(tx, tz, data_dir, options, setting, id, false)?;
+                        let texts = texts_once(tx, &mut texts)?;
+                        out.queued += notify(tx, tz, data_dir, texts, options, setting, id, false)?;
                     }
                     Action::Join { event, run } => {
                         tx.prepare_cached(
@@ -534,17 +588,18 @@ fn evaluate_with(
                         ])?;
                         out.closed += 1;
                         if setting.notify_on_recovery {
-                            out.queued += notify(tx, tz, data_dir, options, setting, event, true)?;
+                            let texts = texts_once(tx, &mut texts)?;
+                            out.queued +=
+                                notify(tx, tz, data_dir, texts, options, setting, event, true)?;
                         }
                     }
                     Action::None | Action::Late | Action::Skip => {}
                 }
                 state = next;
             }
-            if state != before {
-                save_state(tx, sid, case, &state)?;
-            }
+            evaluated.push((sid, state));
         }
+        save_case(tx, case, &rows.settle(&evaluated, only.is_none()))?;
     }
     Ok(out)
 }
@@ -553,18 +608,23 @@ fn open_event(
     tx: &Transaction,
     s: &SettingRow,
     case: i64,
+    facts: &[RunFact],
     fact: &RunFact,
     runs: &[i64],
     alert_ms: i64,
 ) -> StoreResult<i64> {
     let first_status: i64 = match runs.first() {
-        Some(&first) if first != fact.run_id => tx
-            .prepare_cached("SELECT status FROM test_runs WHERE id = ?1")?
-            .query_row([first], |r| r.get::<_, u8>(0))
-            .optional()?
-            .and_then(RunStatus::from_code)
-            .map(RunStatus::status_id)
-            .unwrap_or(fact.status_id),
+        // The first run is usually in the batch.
+        Some(&first) if first != fact.run_id => match facts.iter().find(|f| f.run_id == first) {
+            Some(f) => f.status_id,
+            None => tx
+                .prepare_cached("SELECT status FROM test_runs WHERE id = ?1")?
+                .query_row([first], |r| r.get::<_, u8>(0))
+                .optional()?
+                .and_then(RunStatus::from_code)
+                .map(RunStatus::status_id)
+                .unwrap_or(fact.status_id),
+        },
         _ => fact.status_id,
     };
     let group_name: String = tx
@@ -604,16 +664,28 @@ fn open_event(
 }
 
 /// Queues the event's (or its recovery's) notifications; returns how many.
+/// The alert statuses' texts, read once a batch (when it notifies).
+fn texts_once<'a>(
+    tx: &Transaction,
+    texts: &'a mut Option<BTreeMap<i64, String>>,
+) -> StoreResult<&'a BTreeMap<i64, String>> {
+    if texts.is_none() {
+        *texts = Some(sql::finish(status_texts(&Lite(tx)))?);
+    }
+    Ok(texts.as_ref().expect("read just now"))
+}
+
+#[allow(clippy::too_many_arguments)]
 fn notify(
     tx: &Transaction,
     tz: Tz,
     data_dir: &Path,
+    texts: &BTreeMap<i64, String>,
     options: &AlertOptions,
     s: &SettingRow,
     event: i64,
     recovery: bool,
 ) -> StoreResult<usize> {
-    let texts = sql::finish(status_texts(&Lite(tx)))?;
     let (case_id, status_id, group_name): (i64, i64, String) = tx
         .prepare_cached(
             "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
@@ -624,7 +696,7 @@ fn notify(
         .query_row([case_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
         .unwrap_or_default();
-    let runs = event_runs(tx, &texts, event, &case_name)?;
+    let runs = event_runs(tx, texts, event, &case_name)?;
     let status = texts.get(&status_id).cloned().unwrap_or_default();
     let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
     if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {

@@ -12,8 +12,8 @@ use crate::domain::run::Channel;
 use crate::store::catalog::group_visibility;
 use crate::store::channel_of;
 use crate::store::metrics::{
-    add_segments, case_metrics, segment_metrics, Acc, EntityMetric, Level, MetricQuery,
-    MetricStore, MosQuery,
+    add_segments, case_metrics, mos_summaries, segment_metrics, Acc, EntityMetric, Level,
+    MetricQuery, MetricStore, MosQuery,
 };
 use crate::store::rollups::corrupt;
 use crate::store::sql::{self, Lite};
@@ -40,9 +40,18 @@ impl MetricStore for Sqlite {
         scope: Scope,
         q: MosQuery,
     ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
+        self.group_mos_leaving_out(scope, q, Vec::new()).await
+    }
+
+    async fn group_mos_leaving_out(
+        &self,
+        scope: Scope,
+        q: MosQuery,
+        leave_out: Vec<(usize, u32)>,
+    ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
         self.read(move |c| {
             sql::finish(group_visibility(&Lite(c), scope, q.group_id))?
-                .try_map(|()| group_mos(c, &q))
+                .try_map(|()| group_mos(c, &q, &leave_out))
         })
         .await
     }
@@ -123,7 +132,11 @@ fn group_metric(conn: &Connection, q: &MetricQuery) -> StoreResult<Vec<EntityMet
 
 /// MOS of the group's runs per local hour slot over the range: 24 entries, `None` for an
 /// hour without runs that have a MOS.
-fn group_mos(conn: &Connection, q: &MosQuery) -> StoreResult<Vec<Option<Summary>>> {
+fn group_mos(
+    conn: &Connection,
+    q: &MosQuery,
+    leave_out: &[(usize, u32)],
+) -> StoreResult<Vec<Option<Summary>>> {
     let MosQuery {
         group_id,
         from,
@@ -151,5 +164,5 @@ fn group_mos(conn: &Connection, q: &MosQuery) -> StoreResult<Vec<Option<Summary>
                 .map_err(corrupt)?;
         }
     }
-    Ok(hours.iter_mut().map(dist::Acc::summary).collect())
+    Ok(mos_summaries(hours, leave_out))
 }

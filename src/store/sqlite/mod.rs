@@ -12,6 +12,7 @@ use super::Sqlite;
 
 mod alerts;
 pub mod backup;
+pub(in crate::store) mod checkpoint;
 mod leases;
 mod metrics;
 mod reports;

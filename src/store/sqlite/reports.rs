@@ -14,11 +14,11 @@ use tokio::sync::mpsc;
 use crate::domain::buckets;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::report::{Report, ReportType};
-use crate::domain::run::{RunStatus, RunType};
+use crate::domain::run::{RunSortField, RunStatus, RunType};
 use crate::store::catalog::status_texts;
 use crate::store::reports::{
-    CandidateRun, ExportRow, LatencyAcc, LatencyData, LatencyRow, ReportRunQuery, ReportViewStore,
-    ScriptShape, EXPORT_BATCH,
+    CandidateRun, ExportRow, LatencyAcc, LatencyData, LatencyRow, ReportRunQuery, ReportRunRow,
+    ReportViewStore, RunWalk, ScriptShape, EXPORT_BATCH,
 };
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
@@ -36,7 +36,7 @@ fn latency(
     let mut acc = LatencyAcc::new();
     let mut stmt = conn.prepare_cached(
         "SELECT r.test_case_id, r.hour, r.pass + r.warn + r.fail + r.stopped,
-                r.lat_n, r.lat_sum, r.lat_hist, r.segments
+                r.lat_n, r.lat_sum, r.lat_hist, r.segments, r.day
            FROM group_cases g JOIN rollup_hour r
              ON r.test_case_id = g.test_case_id AND r.run_type = ?2
             AND r.day BETWEEN ?3 AND ?4
@@ -51,6 +51,7 @@ fn latency(
     while let Some(r) = rows.next()? {
         acc.add(LatencyRow {
             case: r.get(0)?,
+            day: r.get(7)?,
             hour: r.get(1)?,
             runs: r.get::<_, i64>(2)?.max(0) as u64,
             lat_n: r.get::<_, i64>(3)?.max(0) as u64,
@@ -72,7 +73,11 @@ fn latency(
     })
 }
 
-fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>> {
+fn runs(
+    conn: &Connection,
+    q: &ReportRunQuery,
+    page: PageRequest,
+) -> StoreResult<Page<ReportRunRow>> {
     let texts = sql::finish(status_texts(&Lite(conn)))?;
     let tz = q.tz;
     conn.create_scalar_function(
@@ -127,20 +132,33 @@ fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult
             results: r.get(9)?,
         })
     };
+    let order = q.sort.map_or_else(
+        || "r.run_time DESC, r.id DESC".to_string(),
+        |s| RunSortField::order_by(s, "r.", "tc.name COLLATE NOCASE"),
+    );
     let select = format!(
         "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.status, r.duration_ms,
                 r.run_type, r.mos, r.script_id, r.results
            FROM {from} WHERE {wher}
-          ORDER BY r.run_time DESC, r.id DESC"
+          ORDER BY {order}"
     );
-    let Some(lat) = q.latency else {
+    let mut scripts: BTreeMap<i64, Vec<ScriptShape>> = BTreeMap::new();
+    let mut shape = |id: i64| -> StoreResult<Vec<ScriptShape>> {
+        if let Some(s) = scripts.get(&id) {
+            return Ok(s.clone());
+        }
+        let s = ScriptShape::of(&load_script(conn, id)?);
+        scripts.insert(id, s.clone());
+        Ok(s)
+    };
+    if !RunWalk::needed(q) {
         let total: i64 = conn.query_row(
             &format!("SELECT count(*) FROM {from} WHERE {wher}"),
             base,
             |r| r.get(0),
         )?;
         let mut stmt = conn.prepare(&format!("{select} LIMIT ?11 OFFSET ?12"))?;
-        let items = stmt
+        let found = stmt
             .query_map(
                 params![
                     q.group_id,
@@ -158,37 +176,31 @@ fn runs(conn: &Connection, q: &ReportRunQuery, page: PageRequest) -> StoreResult
                 ],
                 map,
             )?
-            .map(|c| c.map(|c| c.row))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut items = Vec::with_capacity(found.len());
+        for c in found {
+            let latency = RunWalk::latency_of(q, &c, &shape(c.script_id)?)?;
+            items.push(ReportRunRow {
+                run: c.row,
+                latency,
+            });
+        }
         return Ok(Page {
             items,
             total: total.max(0) as u64,
         });
-    };
-    // A latency filter needs each candidate's step results: walk them newest first, count
-    // every match and keep the page's.
-    let mut scripts: BTreeMap<i64, Vec<ScriptShape>> = BTreeMap::new();
+    }
+    // The stored step results decide (a latency filter or a sort by latency): walk the
+    // candidates in the SQL order.
+    let mut walk = RunWalk::new(q, page);
     let mut stmt = conn.prepare(&select)?;
     let mut rows = stmt.query(base)?;
-    let (skip, take) = (page.offset(), u64::from(page.size));
-    let mut total = 0u64;
-    let mut items = Vec::new();
     while let Some(r) = rows.next()? {
         let c = map(r)?;
-        let script = match scripts.entry(c.script_id) {
-            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::btree_map::Entry::Vacant(e) => {
-                e.insert(ScriptShape::of(&load_script(conn, c.script_id)?))
-            }
-        };
-        if c.has_latency(script, q.segment_id, lat)? {
-            if total >= skip && total < skip + take {
-                items.push(c.row);
-            }
-            total += 1;
-        }
+        let script = shape(c.script_id)?;
+        walk.push(c, &script)?;
     }
-    Ok(Page { items, total })
+    Ok(walk.finish())
 }
 
 fn export(
@@ -275,7 +287,11 @@ impl ReportViewStore for Sqlite {
         self.read(move |c| latency(c, &report, from, to)).await
     }
 
-    async fn report_runs(&self, q: ReportRunQuery, page: PageRequest) -> StoreResult<Page<RunRow>> {
+    async fn report_runs(
+        &self,
+        q: ReportRunQuery,
+        page: PageRequest,
+    ) -> StoreResult<Page<ReportRunRow>> {
         self.read(move |c| runs(c, &q, page)).await
     }
 

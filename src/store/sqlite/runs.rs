@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::ingest::IngestRun;
 use crate::domain::page::{Page, PageRequest};
-use crate::domain::run::{Channel, RunStatus, RunType};
+use crate::domain::run::{Channel, RunSortField, RunStatus, RunType};
 use crate::store::catalog::{case_visibility, group_visibility, status_texts};
 use crate::store::channel_of;
 use crate::store::rollups::{mos_units, Deltas, RunFacts};
@@ -39,7 +39,13 @@ impl RunStore for Sqlite {
         self.write(move |tx| {
             let mut out = ingest(tx, tz, &runs)?;
             // The alert engine, in the same transaction: each stored run is evaluated once.
-            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &out.evaluated)?;
+            // Runs a maintenance window covers are marked and left out (issue 28).
+            let kept = sql::finish(crate::store::maintenance::mark_in(
+                &Lite(tx),
+                tz,
+                &out.evaluated,
+            ))?;
+            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &kept)?;
             out.evaluated.clear();
             Ok(out)
         })
@@ -522,13 +528,17 @@ fn list(conn: &Connection, f: &RunFilter, page: PageRequest) -> StoreResult<Page
                 AND status BETWEEN ?4 AND ?5 AND run_type BETWEEN ?6 AND ?7",
         )?
         .query_row(args, |r| r.get(0))?;
-    let mut stmt = conn.prepare_cached(
+    let order = f.sort.map_or_else(
+        || "run_time DESC, status DESC, run_type DESC, id DESC".to_string(),
+        |s| RunSortField::order_by(s, "", "''"),
+    );
+    let mut stmt = conn.prepare_cached(&format!(
         "SELECT id, run_time, duration_ms, status, run_type, mos FROM test_runs
           WHERE test_case_id = ?1 AND run_time >= ?2 AND run_time < ?3
             AND status BETWEEN ?4 AND ?5 AND run_type BETWEEN ?6 AND ?7
-          ORDER BY run_time DESC, status DESC, run_type DESC, id DESC
-          LIMIT ?8 OFFSET ?9",
-    )?;
+          ORDER BY {order}
+          LIMIT ?8 OFFSET ?9"
+    ))?;
     let rows = stmt
         .query_map(
             params![
@@ -591,12 +601,16 @@ fn list_group(
             ],
             |r| r.get(0),
         )?;
+    let order = f.sort.map_or_else(
+        || "r.run_time DESC, r.id DESC".to_string(),
+        |s| RunSortField::order_by(s, "r.", "tc.name COLLATE NOCASE"),
+    );
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT r.id, r.test_case_id, tc.name, r.run_time, r.duration_ms, r.status,
                 r.run_type, r.mos
            FROM test_runs r JOIN test_cases tc ON tc.id = r.test_case_id
           WHERE {WHERE}
-          ORDER BY r.run_time DESC, r.id DESC
+          ORDER BY {order}
           LIMIT ?8 OFFSET ?9"
     ))?;
     let rows = stmt

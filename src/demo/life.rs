@@ -1,0 +1,153 @@
+//! The demo's alert life (issue 28): a weekly maintenance window made before the history is
+//! loaded (so the engine's ingest marks the runs it covers, and no alert opens for them), and,
+//! once the engine has run over the history, an acknowledged alert with comments, an
+//! escalated one, and an ad-hoc mute of a test case made 20 minutes ago that covers the live
+//! feed (the strip and the reports say how many runs it left out).
+//! Made once: a site that has windows already is left as it is.
+
+use chrono_tz::Tz;
+
+use super::{group_ids, DemoError};
+use crate::domain::caller::Scope;
+use crate::domain::page::PageRequest;
+use crate::domain::schedule::{SlotRange, Week};
+use crate::store::alert_life::{Ack, PastLife};
+use crate::store::alerts::AlertEventFilter;
+use crate::store::maintenance::WindowDraft;
+use crate::store::outbox::now_ms;
+use crate::store::Store;
+
+/// The weekly window's group: planned releases of the claims line.
+const WEEKLY_GROUP: &str = "Claims - FNOL";
+/// Who made the demo's windows and acknowledged its alert.
+const OPERATOR: &str = "night.operator@cxwatch.demo";
+
+/// Before the history is loaded (the groups exist): the weekly window, Tuesdays and
+/// Thursdays 01:00 to 03:00 site time, from the history's start. Blocking.
+pub fn ensure_window(store: &Store, tz: Tz, history_from_ms: i64) -> Result<(), DemoError> {
+    let existing = Store::block_on(store.list_windows(Scope::All, PageRequest { no: 0, size: 1 }))?;
+    if existing.total > 0 {
+        return Ok(());
+    }
+    let Some(&group) = group_ids(store)?.get(WEEKLY_GROUP) else {
+        return Ok(());
+    };
+    let ranges: Vec<SlotRange> = [2, 4]
+        .into_iter()
+        .map(|day| SlotRange {
+            day_of_week: day,
+            start: "01:00".into(),
+            end: "03:00".into(),
+        })
+        .collect();
+    let week = Week::from_ranges(&ranges).map_err(|e| DemoError::Rejected(e.to_string()))?;
+    Store::block_on(store.create_window(
+        Scope::All,
+        tz,
+        WindowDraft {
+            reason: "Claims IVR release (every Tuesday and Thursday night)".into(),
+            weekly: true,
+            start_ms: history_from_ms,
+            end_ms: None,
+            week,
+            group_ids: vec![group],
+            case_ids: Vec::new(),
+            event_id: None,
+        },
+        OPERATOR.into(),
+        history_from_ms,
+    ))?;
+    Ok(())
+}
+
+/// After the engine ran over the history: the newest event is acknowledged with comments,
+/// the one before it (when there is one) escalated to the telecom provider 15 minutes after
+/// it opened, and the oldest event's test case muted 20 minutes ago for 4 hours. Blocking.
+pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoError> {
+    let events = Store::block_on(store.list_alert_events(
+        Scope::All,
+        PageRequest { no: 0, size: 50 },
+        AlertEventFilter::default(),
+    ))?
+    .items;
+    let Some(first) = events.first() else {
+        return Ok(());
+    };
+    // Made once: an acknowledged event means it was done.
+    let acks = Store::block_on(store.alert_acks(events.iter().map(|e| e.id).collect()))?;
+    if !acks.is_empty() {
+        return Ok(());
+    }
+    let lists = Store::block_on(store.contact_groups())?;
+    let escalation_list = lists
+        .iter()
+        .find(|(_, n)| n == "Telecom provider escalation")
+        .map(|(id, _)| *id);
+    let at = first.alert_time.timestamp_millis();
+    Store::block_on(store.import_alert_life(
+        first.id,
+        PastLife {
+            ack: Some(Ack {
+                by: OPERATOR.into(),
+                at_ms: at + 4 * 60_000,
+            }),
+            comments: vec![
+                (
+                    OPERATOR.into(),
+                    "I have it: the IVR vendor sees errors on their side too.".into(),
+                    at + 6 * 60_000,
+                ),
+                (
+                    "ivr.owner@cxwatch.demo".into(),
+                    "Vendor rolled back their 02:00 change; watching the next runs.".into(),
+                    at + 21 * 60_000,
+                ),
+            ],
+            escalation: None,
+        },
+        tz,
+        public_url.to_string(),
+    ))?;
+    if let (Some(list), Some(second)) = (escalation_list, events.get(1)) {
+        let opened = second.alert_time.timestamp_millis();
+        Store::block_on(store.import_alert_life(
+            second.id,
+            PastLife {
+                ack: None,
+                comments: vec![(
+                    "ivr.owner@cxwatch.demo".into(),
+                    "Nobody picked this up at night: escalated to the provider.".into(),
+                    opened + 40 * 60_000,
+                )],
+                escalation: Some((list, opened + 15 * 60_000)),
+            },
+            tz,
+            public_url.to_string(),
+        ))?;
+    }
+    // The ad-hoc mute: the oldest event's test case, made 20 minutes ago for 4 hours. Its
+    // runs since then are marked as it is made, so the dashboard's 'Last 15 min' strip says
+    // at once that its group has runs in maintenance (the case runs every 15 minutes).
+    if let Some(oldest) = events.last() {
+        let made = now_ms() - 20 * 60_000;
+        // As a mute made from the alert: no reason of its own (the console words it in the
+        // reader's language from the alert and its test case).
+        Store::block_on(store.create_window(
+            Scope::All,
+            tz,
+            WindowDraft {
+                reason: String::new(),
+                weekly: false,
+                start_ms: made,
+                end_ms: Some(made + 4 * 3_600_000),
+                week: Week::default(),
+                group_ids: Vec::new(),
+                case_ids: vec![oldest.test_case_id],
+                event_id: Some(oldest.id),
+            },
+            OPERATOR.into(),
+            made,
+        ))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,156 @@
+//! WAL checkpoints beside the writer, not in its commits.
+//!
+//! SQLite's automatic checkpoint runs inside the commit that crosses the threshold: the
+//! commit then also copies every page of the WAL into the database file and syncs it, and
+//! the request that committed (an engine's batch) waits for all of it. Here the writer's
+//! commit only signals, and a thread of its own checkpoints on its own connection
+//! (`PASSIVE`: it never blocks the writer or the readers) while the next batch is already
+//! being written. The durability of a commit is the same: it is in the WAL, synced as
+//! `store.synchronous` says, before the commit returns; the checkpoint only moves pages
+//! from the WAL into the database file, whenever it runs.
+//!
+//! If that thread falls behind (a long reader holds old pages, a slow disk), the writer
+//! checkpoints itself past [`WRITER_CHECKPOINT_PAGES`], as SQLite's own would, so the WAL
+//! stays bounded.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::mpsc::{sync_channel, SyncSender};
+
+use rusqlite::{ffi, Connection};
+
+use crate::store::StoreResult;
+
+/// WAL pages after a commit at which the background checkpoint starts (40 MiB). A batch of
+/// 500 runs dirties about 1,600 pages; checkpointing every few batches writes each hot page
+/// once for several of them.
+pub const CHECKPOINT_PAGES: c_int = 10_000;
+
+/// WAL pages after a commit at which the writer checkpoints itself: the background
+/// checkpoint has fallen far behind.
+pub const WRITER_CHECKPOINT_PAGES: c_int = 40_000;
+
+/// What the writer's WAL hook holds: where to signal. Dropping it (with the writer's
+/// connection, which must go first) ends the checkpoint thread.
+pub struct Checkpointer {
+    wake: SyncSender<()>,
+}
+
+impl Checkpointer {
+    /// Starts the checkpoint thread (its connection opened with `open` when first needed)
+    /// and hooks the writer's commits to it. `writer` must be dropped before the returned
+    /// value.
+    pub fn start(
+        writer: &Connection,
+        open: impl Fn() -> StoreResult<Connection> + Send + 'static,
+    ) -> std::io::Result<Box<Checkpointer>> {
+        let (wake, woken) = sync_channel::<()>(1);
+        std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || {
+                let mut conn: Option<Connection> = None;
+                while woken.recv().is_ok() {
+                    if conn.is_none() {
+                        conn = open()
+                            .map_err(|e| tracing::warn!(error = %e, "checkpoint connection"))
+                            .ok();
+                    }
+                    let Some(c) = &conn else { continue };
+                    // BUSY (another checkpoint runs: a backup's, the writer's own) is fine:
+                    // the next commit signals again.
+                    if let Err(e) = c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                        tracing::debug!(error = %e, "background checkpoint");
+                    }
+                }
+            })?;
+        let me = Box::new(Checkpointer { wake });
+        // SAFETY: the hook's argument points into the box, which the caller keeps until
+        // after `writer` is closed (the hook is never called after that); the callback
+        // only reads it.
+        unsafe {
+            ffi::sqlite3_wal_hook(
+                writer.handle(),
+                Some(on_commit),
+                &*me as *const Checkpointer as *mut c_void,
+            );
+        }
+        Ok(me)
+    }
+}
+
+/// SQLite's WAL hook: called after each commit with the pages the WAL holds.
+unsafe extern "C" fn on_commit(
+    arg: *mut c_void,
+    db: *mut ffi::sqlite3,
+    _name: *const c_char,
+    pages: c_int,
+) -> c_int {
+    // SAFETY: `arg` is the `Checkpointer` of `Checkpointer::start`, alive while `db` is.
+    let me = unsafe { &*(arg as *const Checkpointer) };
+    if pages >= WRITER_CHECKPOINT_PAGES {
+        // SAFETY: `db` is the connection that committed; a passive checkpoint from the hook
+        // is what SQLite's automatic checkpoint does.
+        unsafe {
+            ffi::sqlite3_wal_checkpoint_v2(
+                db,
+                std::ptr::null(),
+                ffi::SQLITE_CHECKPOINT_PASSIVE,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            );
+        }
+    } else if pages >= CHECKPOINT_PAGES {
+        // Full: a checkpoint is already asked for.
+        let _ = me.wake.try_send(());
+    }
+    ffi::SQLITE_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer's commits only signal: the pages reach the database file through the
+    /// checkpoint thread, while the writer does not checkpoint below its own threshold.
+    #[test]
+    fn a_large_wal_is_checkpointed_beside_the_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let writer = Connection::open(&path).unwrap();
+        writer
+            .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (x BLOB);")
+            .unwrap();
+        let opened = path.clone();
+        let checkpointer =
+            Checkpointer::start(&writer, move || Ok(Connection::open(&opened)?)).unwrap();
+        let file_pages = || std::fs::metadata(&path).unwrap().len() / 4096;
+        // About 1,000 pages a commit (a row of 4,000 bytes takes a page).
+        let commit = || {
+            writer
+                .execute(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+                     INSERT INTO t SELECT randomblob(4000) FROM n",
+                    [],
+                )
+                .unwrap()
+        };
+        for _ in 0..9 {
+            commit();
+        }
+        // Below the threshold nothing is copied into the database file.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(file_pages() < 100, "{} pages", file_pages());
+        commit();
+        commit();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while file_pages() < 10_000 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no checkpoint: {} pages",
+                file_pages()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        drop(writer);
+        drop(checkpointer);
+    }
+}
