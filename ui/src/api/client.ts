@@ -1,7 +1,9 @@
 // The typed API client: base address from the tenant config, Bearer token from local storage,
 // 30 s time-out, tolerant reading of the answer (an envelope with or without `code`, or the bare
 // value) and the global error banner (spec §7, §8).
+import { i18n } from "@lingui/core";
 import { t } from "@lingui/core/macro";
+import { failureText } from "./errorText";
 import type { ErrorCode } from "./types";
 
 export const REQUEST_TIMEOUT_MS = 30000;
@@ -49,13 +51,22 @@ export class ApiError extends Error {
   readonly messages: string[];
   /** The fields the server named, to show beside them. */
   readonly fields: FieldError[];
-  constructor(status: number, code: FailureCode, messages: string[], fields: FieldError[] = []) {
+  /** The server's own messages (English), when `messages` are the console's words for them. */
+  readonly serverMessages: string[];
+  constructor(
+    status: number,
+    code: FailureCode,
+    messages: string[],
+    fields: FieldError[] = [],
+    serverMessages: string[] = messages,
+  ) {
     super(messages.join(" ") || code);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.messages = messages;
     this.fields = fields;
+    this.serverMessages = serverMessages;
   }
 }
 
@@ -197,7 +208,11 @@ export function createClient(deps: ClientDeps) {
     }
   }
 
-  async function failure(res: Response, body: unknown): Promise<ApiError> {
+  async function failure(
+    res: Response,
+    body: unknown,
+    call: { method: string; path: string; query?: Query },
+  ): Promise<ApiError> {
     // The server's own code when it names the failure (a non-2xx answer's code, unless it is a
     // success code such as "OK"); otherwise the HTTP status.
     const given = isEnvelope(body) ? body.code : undefined;
@@ -209,14 +224,16 @@ export function createClient(deps: ClientDeps) {
         : false;
     const code = named ? String(given) : `HTTP_${res.status}`;
     if (res.status === 401) return new ApiError(401, code, [t`Access is denied!`]);
-    const messages = messagesOf(body);
+    const server = messagesOf(body);
     const status = res.status;
-    return new ApiError(
-      status,
-      code,
-      messages.length ? messages : [t`The request failed (HTTP ${status}).`],
-      fieldsOf(body),
-    );
+    // The console's words where it knows what the failure means (the server writes English).
+    const own = failureText({ ...call, status, code }, !i18n.locale || i18n.locale.startsWith("en"));
+    const messages = own
+      ? [i18n._(own.own), ...(own.detail ? server : [])]
+      : server.length
+        ? server
+        : [t`The request failed (HTTP ${status}).`];
+    return new ApiError(status, code, messages, fieldsOf(body), server);
   }
 
   /**
@@ -237,7 +254,7 @@ export function createClient(deps: ClientDeps) {
         body = undefined;
       }
       if (res.ok && !(isEnvelope(body) && isFailureCode(body.code))) return unwrap(body) as T;
-      throw await failure(res, body);
+      throw await failure(res, body, { method, path, query: opts.query });
     });
   }
 
@@ -256,7 +273,7 @@ export function createClient(deps: ClientDeps) {
       } catch {
         body = undefined;
       }
-      throw await failure(res, body);
+      throw await failure(res, body, { method, path, query: opts.query });
     });
   }
 

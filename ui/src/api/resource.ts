@@ -35,7 +35,8 @@ export function resource<C extends PathsWith<"post">, I extends ItemPath>(r: Res
       return useQuery({
         queryKey: r.keys.detail(id),
         queryFn: ({ signal }) =>
-          client.get(r.item as PathsWith<"get">, { path: { id }, signal } as never) as Promise<Item>,
+          // Quiet: the page says why it could not load the item (components/AccessDenied's Refused).
+          client.get(r.item as PathsWith<"get">, { path: { id }, signal, quiet: true } as never) as Promise<Item>,
         enabled: id > 0,
         staleTime: 0,
       });

@@ -42,6 +42,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/autojiraticket/{alertSettingId}/waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tickets of alert setting `alertSettingId` (of one of the caller's groups) the
+         *     engine has not opened yet, newest event first (at most 100): each with its attempts,
+         *     the reason the last one failed, and when it is tried again.
+         */
+        get: operations["listWaitingAutoTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts/contactGroups": {
         parameters: {
             query?: never;
@@ -176,6 +197,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledges open alert event `id` of the caller's groups (read-write access): who
+         *     and when are recorded, and its escalation will not happen. An event acknowledged
+         *     already keeps its first acknowledgement; a closed one is a conflict (409). Answers
+         *     the event as `GET alerts/events/{id}` does.
+         */
+        post: operations["acknowledgeAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/{id}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mutes open alert event `id` of the caller's groups until `until` (read-write
+         *     access): an ad-hoc maintenance window from now on its test case, during which no
+         *     alert opens or notifies for it and its runs are marked. A closed event is a conflict.
+         */
+        post: operations["muteAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit": {
         parameters: {
             query?: never;
@@ -184,7 +248,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The audit log, newest first, paged: filtered by user id, kind and time
+         * The audit log, newest first, paged: filtered by user id, kind, action, text and time
          *     (`from` inclusive, `to` exclusive, RFC 3339). Read-write administrators only.
          */
         get: operations["listAudit"];
@@ -351,7 +415,8 @@ export interface paths {
         put?: never;
         /**
          * Creates a list (administrators with read-write access). The UI then says
-         *     ' Distribution has been successfully created'.
+         *     ' Distribution has been successfully created'. A name another list has (without
+         *     case) is 409, field `name`, rule `taken`.
          */
         post: operations["createDistribution"];
         delete?: never;
@@ -392,7 +457,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Contact types: Email 1, SMS 2, Voice 4, and whether each can be sent. */
+        /**
+         * Contact types: Email 1, SMS 2, Voice 4, Webhook 8, Microsoft Teams 16, Slack 32,
+         *     Mattermost 64, and whether each can be sent.
+         */
         get: operations["listDistributionTypes"];
         put?: never;
         post?: never;
@@ -411,7 +479,10 @@ export interface paths {
         };
         /** One distribution list with its contacts. */
         get: operations["getDistribution"];
-        /** Replaces a list's label and contacts (administrators with read-write access). */
+        /**
+         * Replaces a list's label and contacts (administrators with read-write access). A name
+         *     another list has (without case) is 409, field `name`, rule `taken`.
+         */
         put: operations["updateDistribution"];
         post?: never;
         /** Deletes a list (administrators with read-write access). */
@@ -613,6 +684,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/maintenance/now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The windows covering now and those starting within 24 hours (the dashboard's banner). */
+        get: operations["maintenanceNow"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/maintenance/windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Maintenance windows of the caller's groups, newest first. */
+        get: operations["listMaintenanceWindows"];
+        put?: never;
+        /** Creates a window on the caller's groups and test cases (read-write access). */
+        post: operations["createMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/maintenance/windows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One maintenance window. */
+        get: operations["getMaintenanceWindow"];
+        /** Replaces window `id` (read-write access); an ended window is a conflict. */
+        put: operations["updateMaintenanceWindow"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/maintenance/windows/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends window `id` now (read-write access): nothing from now on is covered. */
+        post: operations["endMaintenanceWindow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications": {
         parameters: {
             query?: never;
@@ -783,6 +924,53 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports/{id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A report's delivery schedule (null when it has none), with its next and last
+         *     delivery.
+         */
+        get: operations["getReportSchedule"];
+        /**
+         * Sets a report's schedule (administrators with read-write access): the next delivery
+         *     is the first slot from now, in the site's time zone.
+         */
+        put: operations["setReportSchedule"];
+        post?: never;
+        /** Removes a report's schedule (administrators with read-write access). */
+        delete: operations["deleteReportSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports/{id}/schedule/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renders the report as its schedule would now and mails a copy to the caller (their
+         *     user name is their e-mail address), through the outbox; the answer waits for the
+         *     mail server: 200 when it took it, 502 with its reason when not. 409 with code
+         *     `NOT_CONFIGURED` without a mail server.
+         */
+        post: operations["sendReportNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/reports/{id}/testruns": {
         parameters: {
             query?: never;
@@ -791,13 +979,119 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Runs of the report's group behind a view's cell, newest first, one page at a time
+         * Runs of the report's group behind a view's cell, newest first (or in the order `sort`
+         *     asks for), one page at a time
          *     (spec §7 variants): `startDate`, `endDate`, `segmentId`[, `latencyThres`];
          *     `hrSlot`, `perfStatus`, `startDate`, `endDate`; `latencyThres` and `hrSlot`;
          *     `hrSlot`, `startDate`, `endDate`, `minMos`, `maxMos`. Dates default to the report's
          *     range; the run type is the report's.
          */
         get: operations["reportTestRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/site/apikeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ingest API keys by name, without the keys (administrators). */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Makes an ingest API key (read-write administrators) and answers it: the only time it
+         *     is shown. 409 when the name is taken. Recorded in the audit log.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/site/apikeys/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revokes the API key `name` (read-write administrators): engines using it are refused
+         *     from then on. Recorded in the audit log.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/site/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each outbound channel: whether it is configured, where it goes (no secret), the key
+         *     that turns it on and what became of its latest message (administrators).
+         */
+        get: operations["listSiteChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/site/channels/{channel}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tests a channel (read-write administrators): a real test message to `to` (e-mail: the
+         *     caller's username when not given) through the outbox, answered after its first
+         *     attempt; for Jira, its projects are asked for; for single sign-on, the provider's
+         *     discovery document and keys are fetched afresh. 409 `NOT_CONFIGURED` when the channel
+         *     is not configured (nothing is sent or recorded); 502 with the reason when the server
+         *     behind it refused or failed.
+         */
+        post: operations["testSiteChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/site/checklist": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The first-run checklist's counts: API keys, runs (and the newest run's time), test
+         *     case groups, distribution lists and alert settings (administrators).
+         */
+        get: operations["siteChecklist"];
         put?: never;
         post?: never;
         delete?: never;
@@ -838,7 +1132,8 @@ export interface paths {
         put?: never;
         /**
          * Creates a test case group of existing test cases of its channel (administrators with
-         *     read-write access).
+         *     read-write access). A name another group has (without case) is 409, field `name`,
+         *     rule `taken`.
          */
         post: operations["createGroup"];
         /**
@@ -881,6 +1176,28 @@ export interface paths {
          *     web). A restricted user sees the applications their groups' test cases call.
          */
         get: operations["groupsHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/hourly": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every group the caller sees (a restricted user: their groups), by id, with its pass /
+         *     warning / failure counts and 24 site-local hour slots over `startDate`..`endDate`
+         *     (default: `startDate`), for one run type (default Manual): what `groups/{id}/metric`
+         *     gives each group, added over its test cases, in one call.
+         */
+        get: operations["groupsHourly"];
         put?: never;
         post?: never;
         delete?: never;
@@ -941,7 +1258,8 @@ export interface paths {
         get: operations["getGroup"];
         /**
          * Renames a group and replaces its channel and test cases (administrators with
-         *     read-write access).
+         *     read-write access). A name another group has (without case) is 409, field `name`,
+         *     rule `taken`.
          */
         put: operations["updateGroup"];
         post?: never;
@@ -1186,10 +1504,27 @@ export interface components {
             jiraTicket?: string | null;
         };
         /**
+         * AlertComment
+         * @description A comment on an alert event.
+         */
+        AlertComment: {
+            /** @description The author's username. */
+            author: string;
+            /** Format: int64 */
+            id: number;
+            text: string;
+            /** @description RFC 3339 UTC. */
+            time: string;
+        };
+        /**
          * AlertDetails
          * @description An event with its runs and notifications (spec §3 'Alert details').
          */
         AlertDetails: {
+            /** @description Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has. */
+            acknowledgedBy?: string | null;
+            /** @description When it was acknowledged, RFC 3339 UTC, null when it was not. */
+            acknowledgedTime?: string | null;
             /** Format: int64 */
             alertId: number;
             /** Format: int64 */
@@ -1201,12 +1536,19 @@ export interface components {
             closedTime?: string;
             /** @description A user's comment on the event (`PUT alerts/{id}`), null when none. */
             comment?: string | null;
+            /** @description The comments on the event, oldest first. */
+            comments: components["schemas"]["AlertComment"][];
             distributionName: string;
+            /** @description When the setting's escalation list was notified, RFC 3339 UTC, null when it was not. */
+            escalatedTime?: string | null;
             /** @description Time of the first run, RFC 3339 UTC. */
             from?: string;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
             jiraTicket?: string | null;
-            /** @description Its notifications (`alert:{id}`, then `recovery:{id}`) and their state. */
+            /**
+             * @description Its notifications (`alert:{id}`, `recovery:{id}`, then `escalation:{id}`) and their
+             *     state.
+             */
             notifications: components["schemas"]["Notification"][];
             open: boolean;
             /** @description Its text: 'Failure', 'Warning', 'Pass'. */
@@ -1226,6 +1568,8 @@ export interface components {
             testRunCount: number;
             /** @description The event's runs, oldest first. */
             testRuns: components["schemas"]["RunItem"][];
+            /** @description What happened to the event, oldest first. */
+            timeline: components["schemas"]["TimelineEntry"][];
             /** @description Time of the last run, RFC 3339 UTC. */
             to?: string;
         };
@@ -1234,6 +1578,10 @@ export interface components {
          * @description An alert event (spec §3 'Alert event').
          */
         AlertEvent: {
+            /** @description Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has. */
+            acknowledgedBy?: string | null;
+            /** @description When it was acknowledged, RFC 3339 UTC, null when it was not. */
+            acknowledgedTime?: string | null;
             /** Format: int64 */
             alertId: number;
             /** Format: int64 */
@@ -1268,6 +1616,30 @@ export interface components {
             testRuns: components["schemas"]["EventRunStatus"][];
         };
         /**
+         * AlertMute
+         * @description How long `POST alerts/{id}/mute` mutes an alert: until `until`.
+         */
+        AlertMute: {
+            /**
+             * @description RFC 3339; after now, at most 7 days ahead (the console offers 1 h, 4 h and tomorrow
+             *     08:00 site time).
+             */
+            until?: string | null;
+        };
+        /**
+         * AlertMuted
+         * @description The window a mute made.
+         */
+        AlertMuted: {
+            /** @description RFC 3339 UTC. */
+            until: string;
+            /**
+             * Format: int64
+             * @description The maintenance window (`api/maintenance/windows/{id}`).
+             */
+            windowId: number;
+        };
+        /**
          * AlertSetting
          * @description An alert setting (spec §3 'Alert setting').
          */
@@ -1288,6 +1660,18 @@ export interface components {
             distributionId: number;
             distributionName: string;
             emailSubject: string;
+            /**
+             * Format: int64
+             * @description Minutes after the event opened (1 to 10080), null when no escalation.
+             */
+            escalationDelayMin?: number | null;
+            /**
+             * Format: int64
+             * @description The second distribution list notified when an event stays open and unacknowledged
+             *     (cxwatch's addition, issue 28), null when none.
+             */
+            escalationDistributionId?: number | null;
+            escalationDistributionName?: string | null;
             /**
              * Format: int64
              * @description Consecutive matching runs that open an alert: 1, 2, 3, 5 or 10.
@@ -1340,6 +1724,16 @@ export interface components {
             emailSubject: string;
             /**
              * Format: int64
+             * @description Minutes, 1 to 10080.
+             */
+            escalationDelayMin?: number | null;
+            /**
+             * Format: int64
+             * @description The escalation's distribution list; with `escalationDelayMin`, or neither.
+             */
+            escalationDistributionId?: number | null;
+            /**
+             * Format: int64
              * @description 1, 2, 3, 5 or 10.
              */
             failureToAlert: number;
@@ -1376,6 +1770,33 @@ export interface components {
             /** @description Comma-separated channels the status applies to: `ivr`, `voice`, `web`. */
             supportChannel: string;
             text: string;
+        };
+        /**
+         * ApiKey
+         * @description An ingest API key (never the key itself).
+         */
+        ApiKey: {
+            /** @description When it was made, RFC 3339 UTC. */
+            createdTime: string;
+            name: string;
+        };
+        /**
+         * ApiKeyCreated
+         * @description A key just made: the only time `key` is shown.
+         */
+        ApiKeyCreated: {
+            createdTime: string;
+            /** @description `cxw_` and 64 hex digits: the engine sends it as `X-API-Key`. Not kept: shown once. */
+            key: string;
+            name: string;
+        };
+        /**
+         * ApiKeySave
+         * @description A key to make.
+         */
+        ApiKeySave: {
+            /** @description 1 to 100 characters, unique: which engine uses it (`engine-1`). */
+            name: string;
         };
         /**
          * AuditEntry
@@ -1448,6 +1869,16 @@ export interface components {
             name: string;
         };
         /**
+         * CaseRef
+         * @description A test case a window covers.
+         */
+        CaseRef: {
+            /** Format: int64 */
+            id: number;
+            /** @default  */
+            name: string;
+        };
+        /**
          * @description A channel's id: `voice` (shown Voice) or `web` (shown Digital).
          * @enum {string}
          */
@@ -1475,6 +1906,18 @@ export interface components {
             name: string;
         };
         /**
+         * ChannelOutcome
+         * @description What became of the channel's latest message (or ticket job).
+         */
+        ChannelOutcome: {
+            /** @description Why its last attempt failed. */
+            reason?: string | null;
+            /** @description `sent` or `failed`; `queued` when it failed and will be tried again. */
+            state: string;
+            /** @description When it was sent, else when it was made (RFC 3339 UTC). */
+            time: string;
+        };
+        /**
          * ClientAppItem
          * @description Latest health of a client application (spec §3).
          */
@@ -1493,19 +1936,25 @@ export interface components {
             enabled: boolean;
             hasComponent: boolean;
             name: string;
+            /**
+             * @description cxwatch's: this component's own status (`TRS_PASS` is pass) when the engine reported
+             *     it; absent, the component shares the application's `appStatus` (the spec's shape).
+             */
+            status?: string;
         };
         /**
          * Contact
          * @description One row of a list.
          */
         Contact: {
-            /** @description An e-mail address or an E.164 number (`+15145550100`). */
+            /** @description An e-mail address, an E.164 number (`+15145550100`) or a webhook URL. */
             info: string;
             /** @description The row's label. */
             name: string;
             /**
              * Format: int64
-             * @description Contact type id: 1 Email, 2 SMS, 4 Voice.
+             * @description Contact type id: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16 Microsoft Teams, 32 Slack,
+             *     64 Mattermost.
              */
             type: number;
         };
@@ -1523,12 +1972,16 @@ export interface components {
          * @description A row as a client sends it.
          */
         ContactSave: {
-            /** @description An e-mail address (Email) or an E.164 number (SMS, Voice). */
+            /**
+             * @description An e-mail address (Email), an E.164 number (SMS, Voice) or the incoming webhook's
+             *     URL (`https://…`; Webhook, Microsoft Teams, Slack, Mattermost).
+             */
             info: string;
             name: string;
             /**
              * Format: int64
-             * @description The contact type: 1 Email, 2 SMS, 4 Voice.
+             * @description The contact type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16 Microsoft Teams, 32 Slack,
+             *     64 Mattermost.
              */
             type: number;
         };
@@ -1566,7 +2019,8 @@ export interface components {
         };
         /**
          * DistributionType
-         * @description A contact type (spec §9): Email 1, SMS 2, Voice 4.
+         * @description A contact type (spec §9): Email 1, SMS 2, Voice 4; cxwatch's webhook channels Webhook 8,
+         *     Microsoft Teams 16, Slack 32, Mattermost 64.
          */
         DistributionType: {
             /**
@@ -1576,7 +2030,7 @@ export interface components {
             configured: boolean;
             /** Format: int64 */
             id: number;
-            /** @description `Email`, `SMS` or `Voice`. */
+            /** @description `Email`, `SMS`, `Voice`, `Webhook`, `Microsoft Teams`, `Slack` or `Mattermost`. */
             name: string;
         };
         /**
@@ -1593,6 +2047,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_AlertMuted
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_AlertMuted: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["AlertMuted"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_AlertSetting
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1602,6 +2069,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["AlertSetting"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_ApiKeyCreated
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_ApiKeyCreated: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["ApiKeyCreated"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1788,6 +2268,32 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_MaintenanceNow
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_MaintenanceNow: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["MaintenanceNow"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_MaintenanceWindow
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_MaintenanceWindow: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["MaintenanceWindow"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_Notification
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1849,6 +2355,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_GroupItem"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_MaintenanceWindow
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_MaintenanceWindow: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_MaintenanceWindow"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -1918,6 +2437,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_ReportSchedule
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_ReportSchedule: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["ReportSchedule"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_RunDetailItem
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1931,6 +2463,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_SendNowResult
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_SendNowResult: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["SendNowResult"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_SignedInUser
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -1940,6 +2485,32 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["SignedInUser"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_SiteChannelTested
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_SiteChannelTested: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["SiteChannelTested"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_SiteChecklist
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_SiteChecklist: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["SiteChecklist"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -2012,6 +2583,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_list_ApiKey
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_ApiKey: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["ApiKey"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_list_ChannelHealth
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -2060,6 +2644,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["DistributionType"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_list_GroupHourlyItem
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_GroupHourlyItem: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["GroupHourlyItem"][];
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -2168,6 +2765,32 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_list_SiteChannel
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_SiteChannel: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["SiteChannel"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_list_WaitingAutoTicket
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_list_WaitingAutoTicket: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["WaitingAutoTicket"][];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_list_string
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -2177,6 +2800,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: string[];
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_optional_ReportSchedule
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_optional_ReportSchedule: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data?: components["schemas"]["ReportSchedule"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -2222,6 +2858,8 @@ export interface components {
             /** @description The rule it broke (`weak`: a password too easy to guess). */
             rule: components["schemas"]["Rule"] & unknown;
         };
+        /** @enum {string} */
+        Frequency: "daily" | "weekly" | "monthly";
         /**
          * GroupDetail
          * @description One group with its test cases.
@@ -2237,6 +2875,34 @@ export interface components {
             name: string;
             /** @description By name. */
             testCases: components["schemas"]["CaseItem"][];
+        };
+        /**
+         * GroupHourlyItem
+         * @description One group's runs over the range: counts, and per site-local hour slot 0 to 23.
+         */
+        GroupHourlyItem: {
+            /** @description Failed and stopped runs. */
+            failureByHour: number[];
+            /**
+             * Format: uint64
+             * @description Failed and stopped runs.
+             */
+            failureCount: number;
+            /** Format: int64 */
+            groupId: number;
+            /**
+             * Format: uint64
+             * @description Runs stored while a maintenance window covered them (issue 28): left out of the
+             *     counts and slots above, as `groups/{id}/metric` leaves them out. Absent when none.
+             */
+            maintenanceCount?: number;
+            /** @description 24 numbers, local hours 0 to 23 (over several days each sums that hour of every day). */
+            successByHour: number[];
+            /** Format: uint64 */
+            successCount: number;
+            warningByHour: number[];
+            /** Format: uint64 */
+            warningCount: number;
         };
         /**
          * GroupItem
@@ -2299,6 +2965,13 @@ export interface components {
              * @description Number of step latencies measured.
              */
             latencyCount: number;
+            /**
+             * Format: uint64
+             * @description Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+             *     left out of the success, warning, failure and stopped counts (case level). Absent
+             *     when none, so that the answer keeps the spec's shape.
+             */
+            maintenanceCount?: number;
             /** Format: double */
             maxLatency?: number | null;
             /** Format: double */
@@ -2352,6 +3025,12 @@ export interface components {
             groupId: number;
             /** @description Time of the latest run in the window (UTC); absent without runs. */
             lastRunTime?: string | null;
+            /**
+             * Format: int64
+             * @description Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+             *     left out of the counts above. Absent when none.
+             */
+            maintenanceCount?: number;
             name: string;
             /** Format: int64 */
             successCount: number;
@@ -2433,6 +3112,12 @@ export interface components {
             failureCount: number;
             /** @description `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date. */
             hourly: string;
+            /**
+             * Format: uint64
+             * @description Runs in a maintenance window (cxwatch's addition, issue 28): left out of the counts
+             *     above. Absent when none.
+             */
+            maintenanceCount?: number;
             /** Format: uint64 */
             successCount: number;
             /** Format: uint64 */
@@ -2569,6 +3254,11 @@ export interface components {
             name: string;
         };
         /**
+         * @description The language of the mail.
+         * @enum {string}
+         */
+        Language: "en" | "fr";
+        /**
          * LatencyByHr
          * @description One local hour slot of a latency heat map.
          */
@@ -2597,17 +3287,36 @@ export interface components {
             runCount: number;
         };
         /**
+         * LatencyDay
+         * @description One local date of a type-6 report: the whole group's hours that day (the latency spike's
+         *     day, which the sum over the range loses).
+         */
+        LatencyDay: {
+            /** @description `YYYY-MM-DD`, local. */
+            date: string;
+            /** @description 24 slots. */
+            latencyByHr: components["schemas"]["LatencyByHr"][];
+        };
+        /**
          * LatencyReport
          * @description Data of a type-6 report (spec §3: `segments[]` and `latencyByHr[]`).
          */
         LatencyReport: {
             buckets: components["schemas"]["HeatBucket"][];
+            /** @description The whole group per local date with runs in the range, oldest first. */
+            latencyByDay: components["schemas"]["LatencyDay"][];
             /** @description The whole group, 24 slots. */
             latencyByHr: components["schemas"]["LatencyByHr"][];
             /** Format: uint32 */
             latencyFail: number;
             /** Format: uint32 */
             latencyWarn: number;
+            /**
+             * Format: uint64
+             * @description Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+             *     left out of every figure above. Absent when none.
+             */
+            maintenanceCount?: number;
             periodEnd: string;
             /** @description `YYYY-MM-DD`, local. */
             periodStart: string;
@@ -2703,6 +3412,73 @@ export interface components {
             testCaseIds: number[];
         };
         /**
+         * MaintenanceNow
+         * @description The dashboard's banner: what covers now and what starts within 24 hours.
+         */
+        MaintenanceNow: {
+            active: components["schemas"]["MaintenanceWindow"][];
+            /** @description Ordered by nextStartTime. */
+            next: components["schemas"]["MaintenanceWindow"][];
+        };
+        /**
+         * MaintenanceWindow
+         * @description A maintenance window.
+         */
+        MaintenanceWindow: {
+            /**
+             * Format: int64
+             * @description The alert it was made from ('mute'), null otherwise.
+             */
+            alertId?: number | null;
+            createdBy: string;
+            createdTime: string;
+            /** @description Once: its end (excluded), RFC 3339 UTC; weekly: null. */
+            endTime?: string | null;
+            /** @description When it was ended early, null when it was not. */
+            endedTime?: string | null;
+            /** Format: int64 */
+            id: number;
+            kind: components["schemas"]["WindowKind"];
+            /** @description When it next begins to cover, within 24 hours; null otherwise. */
+            nextStartTime?: string | null;
+            /**
+             * @description What someone typed; empty for a mute made from an alert (`alertId`), which the
+             *     console words in the reader's language from the alert and its test case.
+             */
+            reason: string;
+            /**
+             * Format: int64
+             * @description Runs stored while it covered them (marked 'maintenance').
+             */
+            runCount: number;
+            /** @description Weekly: the half hours of the week it covers (site time). */
+            schedule: components["schemas"]["ScheduleSlot"][];
+            /** @description Once: its start; weekly: from when its week applies. RFC 3339 UTC. */
+            startTime: string;
+            state: components["schemas"]["WindowState"];
+            testCaseGroups: components["schemas"]["GroupRef"][];
+            testCases: components["schemas"]["CaseRef"][];
+        };
+        /**
+         * MaintenanceWindowSave
+         * @description A window as a client saves it.
+         */
+        MaintenanceWindowSave: {
+            /** @description Once: the end (after the start, at most 31 days later). */
+            endTime?: string | null;
+            /** @description Required. */
+            kind?: (components["schemas"]["WindowKind"] & unknown) | null;
+            /** @description Why (at most 500 characters); required. */
+            reason?: string | null;
+            /** @description Weekly: the half hours covered (at least one). */
+            schedule?: components["schemas"]["ScheduleSlot"][] | null;
+            /** @description Once: the start, RFC 3339; weekly: from when (default now). */
+            startTime?: string | null;
+            /** @description Covered groups (names ignored); with testCases, at least one in all. */
+            testCaseGroups?: components["schemas"]["GroupRef"][] | null;
+            testCases?: components["schemas"]["CaseRef"][] | null;
+        };
+        /**
          * MosRow
          * @description MOS of a group's runs in one local hour slot (spec §3 'MOS row').
          */
@@ -2711,6 +3487,12 @@ export interface components {
             avgMosCq?: number | null;
             /** @description `YYYY-MM-DDTHH:00:00`, site-local, on the range's first date. */
             hourly: string;
+            /**
+             * Format: uint64
+             * @description Runs with a MOS in that hour stored while a maintenance window covered them
+             *     (cxwatch's addition, issue 28): left out of the figures above. Absent when none.
+             */
+            maintenanceCount?: number;
             /** Format: double */
             maxMosCq?: number | null;
             /** Format: double */
@@ -2829,6 +3611,16 @@ export interface components {
          */
         Page_GroupItem: {
             content: components["schemas"]["GroupItem"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
+         * Page_MaintenanceWindow
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_MaintenanceWindow: {
+            content: components["schemas"]["MaintenanceWindow"][];
             /** Format: uint64 */
             totalElements: number;
         };
@@ -2956,6 +3748,8 @@ export interface components {
             reportTypeID: number;
             reportTypeName: string;
             runType: components["schemas"]["RunType"];
+            /** @description cxwatch: the report's delivery schedule, in lists (absent when it has none). */
+            schedule?: components["schemas"]["ReportSchedule"] & unknown;
             /** Format: int64 */
             testCaseGroupID: number;
             testCaseGroupName: string;
@@ -3010,6 +3804,42 @@ export interface components {
             timeframeName?: (components["schemas"]["Timeframe"] & unknown) | null;
         };
         /**
+         * ReportSchedule
+         * @description A report's delivery schedule and the state of its deliveries.
+         */
+        ReportSchedule: {
+            /** @description Paused schedules send nothing. */
+            active: boolean;
+            /**
+             * Format: uint32
+             * @description 1 to 31: the day of a monthly schedule (the month's last day when it is shorter).
+             */
+            dayOfMonth: number;
+            /**
+             * Format: uint32
+             * @description 1 (Monday) to 7 (Sunday): the day of a weekly schedule.
+             */
+            dayOfWeek: number;
+            /** Format: int64 */
+            distributionID: number;
+            distributionName: string;
+            /** @description `daily`, `weekly` or `monthly`. */
+            frequency: components["schemas"]["Frequency"] & unknown;
+            /** @description The mail's language: `en` or `fr`. */
+            language: components["schemas"]["Language"] & unknown;
+            /** @description RFC 3339 UTC of the last slot delivered (null before the first). */
+            lastDelivery?: string | null;
+            /**
+             * @description What became of the last delivery's messages: `queued`, `sent`, or `failed` when any
+             *     contact's failed (null before the first).
+             */
+            lastOutcome?: (components["schemas"]["NotificationState"] & unknown) | null;
+            /** @description RFC 3339 UTC of the next delivery (null when paused). */
+            nextDelivery?: string | null;
+            /** @description Local time of the site, `HH:MM`. */
+            time: string;
+        };
+        /**
          * ReportTypeItem
          * @description A report type (spec §9).
          */
@@ -3048,6 +3878,19 @@ export interface components {
             /** Format: int64 */
             ivrId: number;
             ivrName: string;
+            /**
+             * Format: int64
+             * @description The run's slowest step latency, ms (of the asked segment, within the asked latency
+             *     bucket); given by a report's run list only (`reports/{id}/testruns`), absent when
+             *     the run has none there.
+             */
+            latency?: number;
+            /**
+             * @description Stored while a maintenance window covered it (cxwatch's addition, issue 28): shown
+             *     as 'maintenance', left out of pass rates. Present (true) only for such a run, so that
+             *     other runs keep the spec's shape.
+             */
+            maintenance?: boolean;
             /**
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
@@ -3090,6 +3933,19 @@ export interface components {
          */
         RunItem: {
             /**
+             * Format: int64
+             * @description The run's slowest step latency, ms (of the asked segment, within the asked latency
+             *     bucket); given by a report's run list only (`reports/{id}/testruns`), absent when
+             *     the run has none there.
+             */
+            latency?: number;
+            /**
+             * @description Stored while a maintenance window covered it (cxwatch's addition, issue 28): shown
+             *     as 'maintenance', left out of pass rates. Present (true) only for such a run, so that
+             *     other runs keep the spec's shape.
+             */
+            maintenance?: boolean;
+            /**
              * Format: double
              * @description Call-quality score, 2 decimals; null when the engine gave none.
              */
@@ -3128,6 +3984,33 @@ export interface components {
          */
         RunType: "Manual" | "Schedule";
         /**
+         * ScheduleSave
+         * @description Body of `PUT reports/{id}/schedule`. Checked in the form's order: frequency, time, day
+         *     (of the week for weekly, of the month for monthly), distribution list, language.
+         */
+        ScheduleSave: {
+            /** @description Default true. */
+            active?: boolean | null;
+            /**
+             * Format: int64
+             * @description 1 to 31, for monthly.
+             */
+            dayOfMonth?: number | null;
+            /**
+             * Format: int64
+             * @description 1 (Monday) to 7 (Sunday), for weekly.
+             */
+            dayOfWeek?: number | null;
+            /** Format: int64 */
+            distributionID: number;
+            /** @description `daily`, `weekly` or `monthly`. */
+            frequency: string;
+            /** @description `en` (default) or `fr`. */
+            language?: string | null;
+            /** @description `HH:MM`, the site's local time. */
+            time: string;
+        };
+        /**
          * ScheduleSlot
          * @description One range of the weekly schedule (site time).
          */
@@ -3148,6 +4031,29 @@ export interface components {
             segmentId: number;
             segmentName: string;
             steps: components["schemas"]["StepItem"][];
+        };
+        /**
+         * SendNowRequest
+         * @description Body of `POST reports/{id}/schedule/send`.
+         */
+        SendNowRequest: {
+            /** @description The copy's language: `en` or `fr` (default: the schedule's, else `en`). */
+            language?: string | null;
+        };
+        /**
+         * SendNowResult
+         * @description What became of a copy sent now.
+         */
+        SendNowResult: {
+            /**
+             * Format: int64
+             * @description The notification in the outbox (`GET notifications/{id}`).
+             */
+            id: number;
+            /** @description `sent`. */
+            state: components["schemas"]["NotificationState"] & unknown;
+            /** @description The address it went to: the caller's user name. */
+            to: string;
         };
         /**
          * SignInRequest
@@ -3194,6 +4100,72 @@ export interface components {
             /** @description `ROLE_ADMIN` or `ROLE_USER`; a first role `ROLE_USER` means restricted. */
             roles: components["schemas"]["Role"][];
             username: string;
+        };
+        /**
+         * SiteChannel
+         * @description One channel's state: configured or not, where it goes (no secret), its latest outcome.
+         */
+        SiteChannel: {
+            channel: components["schemas"]["SiteChannelKind"];
+            configured: boolean;
+            /** @description The latest message's outcome (e-mail, SMS, voice, webhooks) or ticket job's (Jira). */
+            last?: (components["schemas"]["ChannelOutcome"] & unknown) | null;
+            /** @description The configuration key that turns it on. */
+            setting: string;
+            /**
+             * @description Where it goes (host and port, the gateway's host, Jira's address, the issuer);
+             *     never a password, token or secret.
+             */
+            summary?: string | null;
+        };
+        /**
+         * @description An outbound channel.
+         * @enum {string}
+         */
+        SiteChannelKind: "email" | "sms" | "voice" | "webhook" | "jira" | "sso";
+        /**
+         * SiteChannelTest
+         * @description Where a test goes.
+         */
+        SiteChannelTest: {
+            /**
+             * @description E-mail: an address (default: the caller's username); SMS and voice: an E.164
+             *     number; webhook: the receiver's URL. Not used for Jira and single sign-on.
+             */
+            to?: string | null;
+        };
+        /**
+         * SiteChannelTested
+         * @description A test that went through.
+         */
+        SiteChannelTested: {
+            message: string;
+            /**
+             * Format: int64
+             * @description The test message in the outbox (`GET notifications/{id}`), for the messaging channels.
+             */
+            notificationId?: number | null;
+        };
+        /**
+         * SiteChecklist
+         * @description How far a fresh install has come: how many of each exist.
+         */
+        SiteChecklist: {
+            /** Format: int64 */
+            alertSettings: number;
+            /** Format: int64 */
+            apiKeys: number;
+            /** Format: int64 */
+            distributionLists: number;
+            /** Format: int64 */
+            groups: number;
+            /** @description When the newest run ran (RFC 3339 UTC). */
+            lastRunTime?: string | null;
+            /**
+             * Format: int64
+             * @description Runs the engines have posted.
+             */
+            runs: number;
         };
         /**
          * StatusItem
@@ -3251,7 +4223,10 @@ export interface components {
              * @description The notification in the outbox (`GET notifications/{id}`).
              */
             id: number;
-            /** @description 'Email has been confirmed.' or 'Text/SMS has been confirmed.' */
+            /**
+             * @description 'Email has been confirmed.', 'Text/SMS has been confirmed.' or, for a webhook,
+             *     '{type} has been confirmed.' (e.g. 'Slack has been confirmed.').
+             */
             message: string;
             /** @description `sent`. */
             state: components["schemas"]["NotificationState"] & unknown;
@@ -3288,6 +4263,26 @@ export interface components {
          * @enum {string}
          */
         Timeframe: "Custom" | "Today" | "Yesterday" | "Current Week" | "Last Week" | "Current Month" | "Last Month" | "Last Year";
+        /**
+         * TimelineEntry
+         * @description One thing that happened to an alert event.
+         */
+        TimelineEntry: {
+            /** @description Who (acknowledged, commented), null otherwise. */
+            by?: string | null;
+            kind: components["schemas"]["TimelineKind"];
+            /** @description The notification (notified): its contact, channel, cause, state and reason. */
+            notification?: (components["schemas"]["Notification"] & unknown) | null;
+            /** @description The comment (commented), the distribution list (opened, escalated), null otherwise. */
+            text?: string | null;
+            /** @description RFC 3339 UTC. */
+            time: string;
+        };
+        /**
+         * @description What a timeline entry tells.
+         * @enum {string}
+         */
+        TimelineKind: "opened" | "notified" | "acknowledged" | "commented" | "escalated" | "recovered" | "closed";
         /**
          * User
          * @description A console user (spec §3 'User').
@@ -3352,6 +4347,51 @@ export interface components {
             testCaseGroups?: components["schemas"]["GroupRef"][] | null;
             username: string;
         };
+        /**
+         * WaitingAutoTicket
+         * @description A ticket the alert engine has not opened yet (cxwatch's, issue 30): the attempts Jira
+         *     refused or did not answer, the last reason, and when it is tried again.
+         */
+        WaitingAutoTicket: {
+            /**
+             * Format: int64
+             * @description The alert event the ticket is for.
+             */
+            alertId: number;
+            /** Format: int64 */
+            alertSettingId: number;
+            /** @description When the event opened, RFC 3339 UTC. */
+            alertTime: string;
+            assignee: string;
+            /**
+             * Format: uint32
+             * @description Attempts made so far (0: not tried yet, e.g. no Jira configured).
+             */
+            attempts: number;
+            /**
+             * Format: int64
+             * @description The ticket job.
+             */
+            id: number;
+            /** @description When the next attempt is due, RFC 3339 UTC. */
+            nextAttempt: string;
+            /** @description The project and assignee the ticket will be opened with. */
+            project: string;
+            /** @description Why the last attempt failed: Jira's messages, or why Jira was not reached. */
+            reason?: string;
+            /** Format: int64 */
+            testcaseId: number;
+        };
+        /**
+         * @description Once or every week.
+         * @enum {string}
+         */
+        WindowKind: "once" | "weekly";
+        /**
+         * @description Where a window stands now.
+         * @enum {string}
+         */
+        WindowState: "active" | "scheduled" | "ended";
     };
     responses: never;
     parameters: never;
@@ -3420,6 +4460,75 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_Listing_AutoTicket"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWaitingAutoTickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alertSettingId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_WaitingAutoTicket"];
                 };
             };
             /**
@@ -4144,6 +5253,190 @@ export interface operations {
             };
         };
     };
+    acknowledgeAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertDetails"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    muteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["AlertMute"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_AlertMuted"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listAudit: {
         parameters: {
             query?: {
@@ -4155,6 +5448,13 @@ export interface operations {
                 userId?: number;
                 /** @description Only this kind: `user`, `group`, `api_key`, `session`, … */
                 kind?: string;
+                /** @description Only this action: `create`, `update`, `delete`, `sign_in`, … */
+                action?: string;
+                /**
+                 * @description Text found, without case, in the username, address, kind, action, target or the
+                 *     values before or after (cxwatch's site page).
+                 */
+                search?: string;
                 /** @description From this time on (RFC 3339, inclusive). */
                 from?: string;
                 /** @description Before this time (RFC 3339, exclusive). */
@@ -4619,7 +5919,10 @@ export interface operations {
                 pageSize?: number;
                 /** @description Part of the list label, a contact label, address or number, without case. */
                 search?: string;
-                /** @description Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice. */
+                /**
+                 * @description Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
+                 *     Microsoft Teams, 32 Slack, 64 Mattermost.
+                 */
                 type?: number;
                 /**
                  * @description `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
@@ -4733,6 +6036,18 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -4771,6 +6086,14 @@ export interface operations {
                 sms?: string;
                 /** @description An E.164 number to call with a test message. */
                 voice?: string;
+                /** @description A generic webhook's URL to post a test message to. */
+                webhook?: string;
+                /** @description A Microsoft Teams (Workflows) webhook's URL. */
+                teams?: string;
+                /** @description A Slack incoming webhook's URL. */
+                slack?: string;
+                /** @description A Mattermost incoming webhook's URL. */
+                mattermost?: string;
             };
             header?: never;
             path?: never;
@@ -5021,6 +6344,18 @@ export interface operations {
             };
             /** @description No such item. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6016,6 +7351,425 @@ export interface operations {
             };
         };
     };
+    maintenanceNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_MaintenanceNow"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMaintenanceWindows: {
+        parameters: {
+            query?: {
+                pageNo?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_MaintenanceWindow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["MaintenanceWindowSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_MaintenanceWindow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_MaintenanceWindow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["MaintenanceWindowSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_MaintenanceWindow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    endMaintenanceWindow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_MaintenanceWindow"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listNotifications: {
         parameters: {
             query?: {
@@ -6802,6 +8556,350 @@ export interface operations {
             };
         };
     };
+    getReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_optional_ReportSchedule"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ScheduleSave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_ReportSchedule"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteReportSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendReportNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SendNowRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_SendNowResult"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     reportTestRuns: {
         parameters: {
             query?: {
@@ -6828,6 +8926,11 @@ export interface operations {
                 pageNo?: number;
                 /** @description Runs per page, 1 to 1000 (default 100). */
                 pageSize?: number;
+                /**
+                 * @description `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
+                 *     `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
+                 */
+                sort?: string;
             };
             header?: never;
             path: {
@@ -6877,6 +8980,411 @@ export interface operations {
             };
             /** @description No such item. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_ApiKey"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ApiKeySave"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_ApiKeyCreated"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSiteChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_SiteChannel"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testSiteChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channel: components["schemas"]["SiteChannelKind"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SiteChannelTest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_SiteChannelTested"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description A server this call depends on (a mail server, an SMS gateway) failed; `messages`
+             *     says how.
+             */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    siteChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_SiteChecklist"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7088,6 +9596,18 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is larger than this operation accepts. */
             413: {
                 headers: {
@@ -7239,6 +9759,62 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_list_ChannelHealth"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    groupsHourly: {
+        parameters: {
+            query: {
+                /** @description `YYYY-MM-DD`, site-local. */
+                startDate: string;
+                /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
+                endDate?: string;
+                /** @description Default `Manual`. */
+                caseRunType?: components["schemas"]["RunType"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_list_GroupHourlyItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description No valid token (or API key) was given. */
@@ -7500,6 +10076,18 @@ export interface operations {
             };
             /** @description No such item. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7779,6 +10367,11 @@ export interface operations {
                 status?: string;
                 /** @description Only runs of this type (default: both). */
                 caseRunType?: components["schemas"]["RunType"];
+                /**
+                 * @description `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
+                 *     `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
+                 */
+                sort?: string;
             };
             header?: never;
             path: {
@@ -8005,6 +10598,11 @@ export interface operations {
                 status?: string;
                 /** @description Only runs of this type (default: both). */
                 caseRunType?: components["schemas"]["RunType"];
+                /**
+                 * @description `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
+                 *     `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
+                 */
+                sort?: string;
             };
             header?: never;
             path: {

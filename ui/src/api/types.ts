@@ -20,9 +20,11 @@ export type ErrorBody = Schema<"ErrorBody">;
 
 export type Group = Schema<"GroupItem">;
 export type GroupMetric = Schema<"GroupMetric">;
+export type GroupHourly = Schema<"GroupHourlyItem">;
 export type RecentStatus = Schema<"RecentStatus">;
 export type GroupRecentItem = Schema<"GroupRecentItem">;
-export type HourlyStatus = Schema<"HourlyStatus">;
+/** An hour slot's counts; `maintenanceCount` is cxwatch's (issue 28), absent from a vendor's API. */
+export type HourlyStatus = Omit<Schema<"HourlyStatus">, "maintenanceCount"> & { maintenanceCount?: number };
 export type ChannelHealth = Schema<"ChannelHealth">;
 export type ClientAppHealth = Schema<"ClientAppItem">;
 export type StatusFlag = Schema<"StatusItem">;
@@ -109,6 +111,11 @@ export type SpecAlertDetails = Omit<
   "testRuns"
 > & { testRuns?: SpecRun[] };
 export type OpenAlerts = Schema<"OpenAlerts">;
+export type AlertComment = Schema<"AlertComment">;
+export type TimelineEntry = Schema<"TimelineEntry">;
+export type MaintenanceWindow = Schema<"MaintenanceWindow">;
+export type MaintenanceWindowSave = Schema<"MaintenanceWindowSave">;
+export type MaintenanceNow = Schema<"MaintenanceNow">;
 export type JiraSettings = Schema<"JiraSettings">;
 export type JiraUser = Schema<"JiraUser">;
 export type JiraProject = Schema<"JiraProject">;
@@ -116,4 +123,13 @@ export type IssueData = Schema<"IssueData">;
 export type IssueKey = Schema<"IssueKey">;
 export type IssueView = Schema<"IssueView">;
 export type AutoTicket = Schema<"AutoTicket">;
+export type WaitingAutoTicket = Schema<"WaitingAutoTicket">;
 export type AutoTicketPage = Schema<"Page_AutoTicket">;
+// The site page (cxwatch's addition, issue 30 item 15).
+export type SiteChecklist = Schema<"SiteChecklist">;
+export type ApiKey = Schema<"ApiKey">;
+export type ApiKeyCreated = Schema<"ApiKeyCreated">;
+export type SiteChannel = Schema<"SiteChannel">;
+export type SiteChannelKind = Schema<"SiteChannelKind">;
+export type SiteChannelTested = Schema<"SiteChannelTested">;
+export type AuditEntry = Schema<"AuditEntry">;

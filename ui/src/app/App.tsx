@@ -75,7 +75,10 @@ export function App() {
               <NotFoundPage />
             </Shell>
           ) : (
-            <NotFoundPage />
+            // Signed out, no shell: the page is its own main landmark and offers the sign-in.
+            <main class="not-found-page">
+              <NotFoundPage signIn />
+            </main>
           )}
         </Route>
       </Switch>

@@ -37,6 +37,13 @@ const ReportEditPage = reports("ReportEditPage");
 const ReportViewPage = reports("ReportViewPage");
 const LatencyRunsPage = reports("LatencyRunsPage");
 const MosRunsPage = reports("MosRunsPage");
+const MaintenanceListPage = lazy(() =>
+  import("../pages/Maintenance/ListPage").then((m) => ({ default: m.MaintenanceListPage })),
+);
+const MaintenanceEditPage = lazy(() =>
+  import("../pages/Maintenance/EditPage").then((m) => ({ default: m.MaintenanceEditPage })),
+);
+const SitePage = lazy(() => import("../pages/Site/SitePage").then((m) => ({ default: m.SitePage })));
 const UserEditPage = lazy(() => import("../pages/Users/EditPage").then((m) => ({ default: m.UserEditPage })));
 
 export interface RouteDef {
@@ -70,6 +77,11 @@ export const routes: RouteDef[] = [
   { path: "/settings/test-case-group/:id", component: TestCaseGroupsPage, access: "protected" },
   { path: "/settings/distribution-list/:id", component: DistributionListsPage, access: "protected" },
   { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected" },
+  // cxwatch's addition (issue 28): maintenance windows, their list and form (id 0 = new).
+  { path: "/settings/maintenance", component: MaintenanceListPage, access: "protected" },
+  { path: "/settings/maintenance/:id", component: MaintenanceEditPage, access: "protected" },
+  // cxwatch's addition (issue 30 item 15): the site page (checklist, keys, channels, audit log).
+  { path: "/settings/site", component: SitePage, access: "protected" },
   { path: "/users/:id", component: UserEditPage, access: "protected" },
   { path: "/report/distribution/:id", component: DistributionEditPage, access: "protected" },
   { path: "/report/setting/autojiratickets/:alertSettingId", component: AutoTicketsPage, access: "protected" },

@@ -116,6 +116,19 @@ describe("AudioPlayer", () => {
     await click(q(0, "audio-finish"));
     expect(now).toBe(0);
     expect(audio.paused).toBe(true);
+    // The slider's last step (0.985 from 0.01 by 0.025) is full volume; the first is 0.01.
+    const setVolume = async (v: string) => {
+      await act(async () => {
+        (vol as HTMLInputElement).value = v;
+        vol.dispatchEvent(new Event("input", { bubbles: true }));
+      });
+    };
+    await setVolume("0.985");
+    expect(audio.volume).toBe(1);
+    await setVolume("0.96");
+    expect(audio.volume).toBeCloseTo(0.96);
+    await setVolume("0.01");
+    expect(audio.volume).toBeCloseTo(0.01);
   });
 
   it("says so when the audio cannot be fetched", async () => {

@@ -5,7 +5,16 @@
 import { useLingui } from "@lingui/react/macro";
 import { useEffect, useId, useRef, useState } from "react";
 import { DownloadIcon, ForwardIcon, PauseIcon, PlayIcon, StopIcon, VolumeIcon } from "./icons";
-import { clock, forwardFrom, pauseOthers, registerPlayer, VOLUME_MAX, VOLUME_MIN, VOLUME_STEP } from "./players";
+import {
+  clock,
+  forwardFrom,
+  pauseOthers,
+  registerPlayer,
+  sliderVolume,
+  VOLUME_MAX,
+  VOLUME_MIN,
+  VOLUME_STEP,
+} from "./players";
 import "./AudioPlayer.css";
 
 export interface AudioPlayerProps {
@@ -198,7 +207,7 @@ export function AudioPlayer({ label, load, onDownload, testId }: AudioPlayerProp
         max={VOLUME_MAX}
         step={VOLUME_STEP}
         value={volume}
-        onInput={(e) => setVolume(Number(e.currentTarget.value))}
+        onInput={(e) => setVolume(sliderVolume(Number(e.currentTarget.value)))}
         data-testid="audio-volume"
       />
       {onDownload ? (

@@ -41,6 +41,8 @@ export interface DataTableProps<Row, Id extends string | number> {
   phoneHead?: (row: Row) => ComponentChildren;
   /** On a phone, shown under each row's title while it is closed too (e.g. its status and time). */
   phoneSummary?: (row: Row) => ComponentChildren;
+  /** On a phone, a 'Sort by' choice above the cards (the header's sort buttons are not shown there). */
+  phoneSort?: boolean;
   /** As high as its rows (the page scrolls), not a 550 px box. */
   tall?: boolean;
   testId?: string;
@@ -106,9 +108,39 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
     );
   };
 
+  const sortable = p.onSort && p.phoneSort ? p.columns.filter((c) => c.sortable) : [];
+  // A phone has no header to click: the order is a choice above the cards.
+  const phoneSort = sortable.length ? (
+    <label class="phone-sort">
+      <span>{t`Sort by`}</span>
+      <select
+        value={p.sort ? `${p.sort.key},${p.sort.dir}` : ""}
+        onChange={(e) => {
+          const [key, dir] = (e.currentTarget as HTMLSelectElement).value.split(",");
+          if (key) p.onSort?.({ key, dir: dir === "desc" ? "desc" : "asc" });
+        }}
+        data-testid="phone-sort"
+      >
+        {p.sort ? null : <option value="">—</option>}
+        {sortable.flatMap((c) => {
+          const label = c.label;
+          return [
+            <option key={`${c.key},asc`} value={`${c.key},asc`}>
+              {t`${label}, ascending`}
+            </option>,
+            <option key={`${c.key},desc`} value={`${c.key},desc`}>
+              {t`${label}, descending`}
+            </option>,
+          ];
+        })}
+      </select>
+    </label>
+  ) : null;
+
   if (phone) {
     return (
       <div class={`data-table is-phone${p.tall ? " tall" : ""}`} data-testid={p.testId} aria-busy={p.loading}>
+        {phoneSort}
         {selectable && rows.length ? (
           <label class="select-all">
             <input type="checkbox" checked={allChosen} indeterminate={someChosen && !allChosen} onChange={toggleAll} />
@@ -143,15 +175,18 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
                   {p.phoneHead ? p.phoneHead(row) : null}
                 </div>
                 {open ? (
-                  <dl class="accordion-body">
-                    {p.columns.map((c) => (
-                      <div key={c.key}>
-                        <dt>{c.label}</dt>
-                        <dd>{c.render(row)}</dd>
-                      </div>
-                    ))}
+                  <div class="accordion-body">
+                    {/* Only name–value groups in the list (axe 'definition-list'); the actions after it. */}
+                    <dl class="accordion-fields">
+                      {p.columns.map((c) => (
+                        <div key={c.key}>
+                          <dt>{c.label}</dt>
+                          <dd>{c.render(row)}</dd>
+                        </div>
+                      ))}
+                    </dl>
                     {p.actions ? <div class="row-actions">{p.actions(row)}</div> : null}
-                  </dl>
+                  </div>
                 ) : null}
               </li>
             );

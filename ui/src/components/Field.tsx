@@ -52,7 +52,7 @@ export interface TextFieldProps {
   error?: string;
   value: string;
   onValue: (value: string) => void;
-  type?: "text" | "email" | "password" | "tel";
+  type?: "text" | "email" | "password" | "tel" | "url";
   autoComplete?: string;
   testId?: string;
   /** Shown, not editable (a read-only form). */

@@ -1,11 +1,13 @@
 import type { NavIcon as NavIconName } from "../lib/nav";
 import {
   AlertsIcon,
+  ClockIcon,
   ContactsIcon,
   DashboardIcon,
   FolderIcon,
   HomeIcon,
   type IconProps,
+  KeyIcon,
   ReportsIcon,
   SettingsIcon,
   ShieldIcon,
@@ -23,6 +25,8 @@ const ICONS: Record<NavIconName, (p: IconProps) => preact.JSX.Element> = {
   groups: FolderIcon,
   distribution: ContactsIcon,
   admin: ShieldIcon,
+  maintenance: ClockIcon,
+  site: KeyIcon,
   user: UserIcon,
   home: HomeIcon,
   signout: SignOutIcon,

@@ -1,7 +1,7 @@
 // The frame around every signed-in screen: side navigation, top bar, content, phone footer.
 import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useLocation } from "wouter";
 import { useIsMobile } from "../lib/media";
 import { session } from "../lib/session";
@@ -19,6 +19,7 @@ export function Shell({ children }: { children: ComponentChildren }) {
   const { name: tenantName } = useStore(tenant);
   const [location] = useLocation();
   const [drawer, setDrawer] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   useEffect(() => setDrawer(false), [location, mobile]);
 
   return (
@@ -30,12 +31,21 @@ export function Shell({ children }: { children: ComponentChildren }) {
         // The drawer closes with its own button and Escape too; the backdrop is for pointers only.
         <div class="drawer-backdrop" aria-hidden="true" onPointerDown={() => setDrawer(false)} />
       ) : null}
-      <SideNav mobile={mobile} open={drawer} onClose={() => setDrawer(false)} />
+      <SideNav
+        mobile={mobile}
+        open={drawer}
+        onClose={(how) => {
+          setDrawer(false);
+          // Closed by Escape or its button: the focus goes back to the menu button.
+          if (how?.restoreFocus) setTimeout(() => menuButton.current?.focus(), 0);
+        }}
+      />
       <div class="shell-main">
         <header class="topbar">
           {mobile ? (
             <>
               <button
+                ref={menuButton}
                 type="button"
                 class="icon-button"
                 aria-label={t`Open menu`}

@@ -32,6 +32,16 @@ export function pauseOthers(current: Playable): number {
 export const VOLUME_MIN = 0.01;
 export const VOLUME_MAX = 1;
 export const VOLUME_STEP = 0.025;
+/**
+ * The volume of a slider position. From 0.01 by 0.025 the last step is 0.985 (a range input
+ * counts its steps from its minimum): that last step is full volume, so 1 is reached.
+ */
+export function sliderVolume(v: number): number {
+  if (!Number.isFinite(v)) return VOLUME_MAX;
+  if (v > VOLUME_MAX - VOLUME_STEP) return VOLUME_MAX;
+  return Math.max(VOLUME_MIN, v);
+}
+
 /** How far 'forward' skips, in seconds. */
 export const FORWARD_SECONDS = 5;
 

@@ -102,6 +102,13 @@ describe("translation catalogs", () => {
       "Segments",
       "CSV",
       "Ticket",
+      // The word French documentation uses (Microsoft Teams, Slack, Mattermost).
+      "Webhook",
+      "Webhooks",
+      // The site page (issue 30 item 15): an audit record's action and kind, the page's name.
+      "Action",
+      "Session",
+      "Site",
     ]);
     const copied = en
       // Words outside the placeholders: '{day} {from}–{to}' has none to translate.

@@ -50,13 +50,17 @@ describe("side navigation", () => {
 
 describe("mobile footer", () => {
   it("dashboard, alerts, alert settings, own user page, home", () => {
-    expect(footerNav(restricted).map((l) => l.href)).toEqual([
+    expect(footerNav(admin).map((l) => l.href)).toEqual([
       "/dashboard",
       "/alerts",
       "/settings/alert-settings/1",
-      "/users/13",
+      "/users/12",
       "/",
     ]);
+  });
+
+  it("no alert settings for a user whose side menu has no Settings (issue 30, item 8)", () => {
+    expect(footerNav(restricted).map((l) => l.href)).toEqual(["/dashboard", "/alerts", "/users/13", "/"]);
   });
 });
 
@@ -66,5 +70,30 @@ describe("isActive", () => {
     expect(isActive("/reports", "/reports/x")).toBe(true);
     expect(isActive("/reports", "/reportsx")).toBe(false);
     expect(isActive("/", "/dashboard")).toBe(false);
+  });
+});
+
+describe("maintenance windows (cxwatch's API)", () => {
+  it("sit under Settings after Alert Settings, on a phone too", () => {
+    const settings = (mobile: boolean) =>
+      (sideNav(admin, mobile, true).find((e) => e.key === "settings") as { children: { href: string }[] }).children.map(
+        (c) => c.href,
+      );
+    expect(settings(false).slice(0, 2)).toEqual(["/settings/alert-settings/1", "/settings/maintenance"]);
+    expect(settings(true)).toEqual(["/settings/alert-settings/1", "/settings/maintenance", "/settings/site"]);
+  });
+
+  it("with the site page last, for administrators on a desktop and a phone (issue 30 item 15)", () => {
+    const settings = (mobile: boolean, flavorCxwatch: boolean) =>
+      (
+        sideNav(admin, mobile, flavorCxwatch).find((e) => e.key === "settings") as { children: { href: string }[] }
+      ).children.map((c) => c.href);
+    expect(settings(false, true).at(-1)).toBe("/settings/site");
+    expect(settings(true, true).at(-1)).toBe("/settings/site");
+    // A vendor's API has no site page.
+    expect(settings(false, false)).not.toContain("/settings/site");
+    expect(settings(true, false)).not.toContain("/settings/site");
+    // Restricted users have no Settings at all.
+    expect(sideNav(restricted, false, true).some((e) => e.key === "settings")).toBe(false);
   });
 });

@@ -13,6 +13,8 @@ export type NavIcon =
   | "groups"
   | "distribution"
   | "admin"
+  | "maintenance"
+  | "site"
   | "user"
   | "home"
   | "signout";
@@ -44,6 +46,8 @@ export const ROUTES = {
   testCaseGroups: "/settings/test-case-group/2",
   distributionLists: "/settings/distribution-list/3",
   adminSettings: "/settings/admin-settings/4",
+  maintenance: "/settings/maintenance",
+  site: "/settings/site",
   user: (id: number | string) => `/users/${id}`,
 } as const;
 
@@ -54,12 +58,29 @@ const alertSettings: NavLink = {
   href: ROUTES.alertSettings,
 };
 
+const maintenanceLink: NavLink = {
+  key: "maintenance",
+  label: msg`Maintenance Windows`,
+  icon: "maintenance",
+  href: ROUTES.maintenance,
+};
+
+const siteLink: NavLink = {
+  key: "site",
+  label: msg`Site`,
+  icon: "site",
+  href: ROUTES.site,
+};
+
 /**
  * The side navigation: Dashboard, Reports (not on mobile), Alerts, Settings (its sub-items only
  * when the first role is not ROLE_USER; on mobile only Alert Settings), User Profile. Settings
- * is left out when it would hold nothing. Sign out is a button the shell adds.
+ * is left out when it would hold nothing. Sign out is a button the shell adds. With
+ * `maintenance` (cxwatch's own API, issue 28), Settings also holds Maintenance Windows, after
+ * Alert Settings, on a phone too, and, for administrators, Site (issue 30 item 15: the first-run
+ * checklist, engine keys, outbound channels and the audit log), last.
  */
-export function sideNav(user: LoggedInUser | undefined, mobile: boolean): NavEntry[] {
+export function sideNav(user: LoggedInUser | undefined, mobile: boolean, maintenance = false): NavEntry[] {
   const entries: NavEntry[] = [{ key: "dashboard", label: msg`Dashboard`, icon: "dashboard", href: ROUTES.dashboard }];
   if (!mobile) {
     entries.push({ key: "reports", label: msg`Reports`, icon: "reports", href: ROUTES.reports });
@@ -89,6 +110,8 @@ export function sideNav(user: LoggedInUser | undefined, mobile: boolean): NavEnt
             href: ROUTES.adminSettings,
           },
         ];
+    if (maintenance) children.splice(1, 0, maintenanceLink);
+    if (maintenance) children.push(siteLink);
     entries.push({ key: "settings", label: msg`Settings`, icon: "settings", children });
   }
   if (user) {
@@ -102,13 +125,16 @@ export function sideNav(user: LoggedInUser | undefined, mobile: boolean): NavEnt
   return entries;
 }
 
-/** The mobile footer menu: dashboard, alerts, alert settings, own user page, home. */
+/**
+ * The mobile footer menu: dashboard, alerts, alert settings, own user page, home. Alert
+ * settings only for whom the side menu offers Settings (not a restricted user).
+ */
 export function footerNav(user: LoggedInUser | undefined): NavLink[] {
   const links: NavLink[] = [
     { key: "dashboard", label: msg`Dashboard`, icon: "dashboard", href: ROUTES.dashboard },
     { key: "alerts", label: msg`Alerts`, icon: "alerts", href: ROUTES.alerts },
-    alertSettings,
   ];
+  if (!isRestricted(user)) links.push(alertSettings);
   if (user) {
     links.push({ key: "profile", label: msg`Profile`, icon: "user", href: ROUTES.user(user.id) });
   }

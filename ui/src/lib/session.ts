@@ -116,3 +116,28 @@ export function takeIdleSignOut(): boolean {
     return false;
   }
 }
+
+const ROLE_KEY = "cxwatch.signedOutRoleChanged";
+
+/**
+ * Remembers, for the login page that follows, that the session ended because the user's own
+ * role or access changed (the server ends every session of such a user).
+ */
+export function noteRoleChangeSignOut(): void {
+  try {
+    sessionStorage.setItem(ROLE_KEY, "1");
+  } catch {
+    // No session storage: the login page then says nothing.
+  }
+}
+
+/** True once after a sign-out for a changed role or access. */
+export function takeRoleChangeSignOut(): boolean {
+  try {
+    const was = sessionStorage.getItem(ROLE_KEY) === "1";
+    sessionStorage.removeItem(ROLE_KEY);
+    return was;
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,6 @@
 // Alert events (spec §2 'Alerts list', 'Alert details'): the paged list filtered by status, one
 // event with its runs and notifications, and how many are open (the shell's Alerts entry).
-import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { navBadges } from "../../lib/badges";
 import { isListPage, itemsOf, type ListPage, toListPage } from "../../lib/listPage";
@@ -120,4 +120,31 @@ export function useOpenAlertsBadge(signedIn: boolean) {
   useEffect(() => {
     navBadges.set((b) => ({ ...b, alerts: open }));
   }, [open]);
+}
+
+/**
+ * Acknowledges an open event (cxwatch's addition, issue 28): who and when are recorded and its
+ * escalation stops. The details it answers replace the cached ones; the lists are read again.
+ */
+export function useAcknowledgeAlert() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => client.post("/alerts/{id}/acknowledge", { path: { id } }),
+    onSuccess: (d, id) => {
+      qc.setQueryData(alertKeys.detail(id), d);
+      return qc.invalidateQueries({ queryKey: alertKeys.lists() });
+    },
+  });
+}
+
+/** Adds a comment to an event through section 7's `PUT alerts/{id}`. */
+export function useCommentAlert() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, comment }: { id: number; comment: string }) =>
+      client.put("/alerts/{id}", { path: { id }, body: { comment }, quiet: true }),
+    onSuccess: (d, { id }) => {
+      qc.setQueryData(alertKeys.detail(id), d);
+    },
+  });
 }

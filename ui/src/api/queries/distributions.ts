@@ -13,8 +13,8 @@ export interface DistributionListParams {
   pageNo: number;
   pageSize: number;
   search: string;
-  /** Contact type id: 1 Email, 2 SMS, 4 Voice. */
-  type?: 1 | 2 | 4;
+  /** Contact type id: 1 Email, 2 SMS, 4 Voice; cxwatch's 8 Webhook, 16 Microsoft Teams, 32 Slack, 64 Mattermost. */
+  type?: 1 | 2 | 4 | 8 | 16 | 32 | 64;
   sort: { field: DistributionSortField; dir: "asc" | "desc" };
 }
 
@@ -83,7 +83,8 @@ export const deleteDistribution = lists.remove;
 /** Sends a real test message to one address or number; the row shows the outcome. */
 export function useTestContact() {
   return useMutation({
-    mutationFn: (query: { email?: string; sms?: string; voice?: string }) =>
-      client.post("/distributions/testContact", { query, quiet: true }),
+    mutationFn: (
+      query: Partial<Record<"email" | "sms" | "voice" | "webhook" | "teams" | "slack" | "mattermost", string>>,
+    ) => client.post("/distributions/testContact", { query, quiet: true }),
   });
 }

@@ -5,7 +5,16 @@ import { client } from "../index";
 import { usePagedList } from "../lists";
 import { resource } from "../resource";
 import type { CallOptions } from "../typed";
-import type { ChannelHealth, Group, GroupMetric, GroupRef, RecentStatus, RunType, SpecGroup } from "../types";
+import type {
+  ChannelHealth,
+  Group,
+  GroupHourly,
+  GroupMetric,
+  GroupRef,
+  RecentStatus,
+  RunType,
+  SpecGroup,
+} from "../types";
 
 export const groupKeys = {
   all: ["groups"] as const,
@@ -13,6 +22,7 @@ export const groupKeys = {
   health: () => [...groupKeys.all, "health"] as const,
   metric: (id: number, date: string, runType: RunType) => [...groupKeys.all, "metric", id, date, runType] as const,
   recent: (minutes: number, runType: RunType) => [...groupKeys.all, "recent", minutes, runType] as const,
+  hourly: (date: string, runType: RunType) => [...groupKeys.all, "hourly", date, runType] as const,
 };
 
 /** Every visible group's runs in the last `minutes` of one run type (the status strip). */
@@ -70,6 +80,21 @@ export const groupMetricQuery = (id: number, date: string, runType: RunType, opt
   queryOptions({
     queryKey: groupKeys.metric(id, date, runType),
     queryFn: ({ signal }) => metricGate.run(() => fetchGroupMetric(id, date, runType, { ...opts, signal }), signal),
+  });
+
+/**
+ * Every visible group's counts and 24 hour slots for a day and run type, in one call: cxwatch's
+ * `groups/hourly` (the dashboard's table under flavour "cxwatch"; a spec-only API has no such
+ * call, and the dashboard asks `groups/{id}/metric` for each group there).
+ */
+export function fetchGroupsHourly(startDate: string, runType: RunType, opts: CallOptions = {}): Promise<GroupHourly[]> {
+  return client.get("/trs/v1/groups/hourly", { ...opts, query: { startDate, caseRunType: runType } });
+}
+
+export const groupsHourlyQuery = (date: string, runType: RunType, opts: CallOptions = {}) =>
+  queryOptions({
+    queryKey: groupKeys.hourly(date, runType),
+    queryFn: ({ signal }) => fetchGroupsHourly(date, runType, { ...opts, signal }),
   });
 
 /** The groups as choices of a form (id and name). */

@@ -7,7 +7,7 @@ import { session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { hasCxwatchApi, useApiFlavor } from "../../lib/tenant";
 import { client } from "../index";
-import type { AutoTicket, IssueData, IssueKey, JiraSettings, JiraUser } from "../types";
+import type { AutoTicket, IssueData, IssueKey, JiraSettings, JiraUser, WaitingAutoTicket } from "../types";
 
 export const jiraKeys = {
   all: ["jira"] as const,
@@ -18,6 +18,7 @@ export const jiraKeys = {
   issue: (key: string) => [...jiraKeys.all, "issue", key] as const,
   autoTickets: (settingId: number, pageNo: number, pageSize: number) =>
     [...jiraKeys.all, "auto", settingId, pageNo, pageSize] as const,
+  waiting: (settingId: number) => [...jiraKeys.all, "waiting", settingId] as const,
 };
 
 /**
@@ -149,5 +150,27 @@ export function useAutoTickets(settingId: number, pageNo: number, pageSize: numb
       }) ?? { content: [], totalElements: 0 },
     enabled: Number.isInteger(settingId) && settingId > 0,
     placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * The tickets of setting `settingId` the alert engine has not opened yet, with why the last
+ * attempt failed (cxwatch's `alerts/autojiraticket/{id}/waiting`, issue 30). A vendor's API has
+ * no such call: under flavour "spec" nothing is asked and the list is empty. Refreshed every
+ * 30 s while shown, as the engine retries.
+ */
+export function useWaitingAutoTickets(settingId: number) {
+  const cxwatch = useApiFlavor() === "cxwatch";
+  return useQuery({
+    queryKey: jiraKeys.waiting(settingId),
+    enabled: cxwatch && Number.isInteger(settingId) && settingId > 0,
+    queryFn: ({ signal }): Promise<WaitingAutoTicket[]> =>
+      client.get("/alerts/autojiraticket/{alertSettingId}/waiting", {
+        signal,
+        quiet: true,
+        background: true,
+        path: { alertSettingId: settingId },
+      }),
+    refetchInterval: 30 * 1000,
   });
 }

@@ -3,6 +3,7 @@
 // them. Types other than 6 read the group metric and MOS calls with the report's range.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type ListPage, type LocalListParams, toListPage } from "../../lib/listPage";
+import { NEWEST_FIRST, runSortValue, type SortState, sortParam } from "../../lib/runSort";
 import { useApiFlavor } from "../../lib/tenant";
 import { client } from "../index";
 import { usePagedList } from "../lists";
@@ -46,6 +47,8 @@ export interface ReportRunsParams {
   maxMos?: number;
   pageNo: number;
   pageSize: number;
+  /** The order (default newest first): the server's under "cxwatch", the browser's under "spec". */
+  sort?: SortState;
 }
 
 export const reportKeys = {
@@ -195,22 +198,22 @@ export function useReportLatency(id: number, enabled: boolean) {
  */
 export function useReportRuns(id: number, p: ReportRunsParams) {
   const cxwatch = useApiFlavor() === "cxwatch";
-  const { pageNo, pageSize, ...filters } = p;
+  const { pageNo, pageSize, sort, ...filters } = p;
   return useQuery({
     queryKey: cxwatch ? reportKeys.runs(id, p) : [...reportKeys.all, "runs", id, "all", filters],
     queryFn: ({ signal }): Promise<SpecRun[] | ListPage<SpecRun>> =>
       client.get("/reports/{id}/testruns", {
         signal,
         path: { id },
-        query: cxwatch ? { ...p } : { ...filters },
+        query: cxwatch ? { ...filters, pageNo, pageSize, ...(sort ? { sort: sortParam(sort) } : {}) } : { ...filters },
       }),
     placeholderData: keepPreviousData,
     select: (answer) =>
       toListPage(answer, {
         pageNo,
         pageSize,
-        sort: { field: "runTime", dir: "desc" },
-        sortValue: (r) => Date.parse(r.runTime) || r.runTime,
+        sort: { field: (sort ?? NEWEST_FIRST).key, dir: (sort ?? NEWEST_FIRST).dir },
+        sortValue: runSortValue,
       }) ?? { content: [], totalElements: 0 },
   });
 }

@@ -4,6 +4,7 @@
 // asked for with section 7's parameters and filtered, sorted newest first and paged here.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { itemsOf, type ListPage, toListPage } from "../../lib/listPage";
+import { NEWEST_FIRST, runSortValue, type SortState, sortParam } from "../../lib/runSort";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import type { Query } from "../client";
 import { api, client } from "../index";
@@ -23,6 +24,8 @@ export interface RunListParams {
   /** 0-based, as the server counts. */
   pageNo: number;
   pageSize: number;
+  /** The order (default newest first): the server's under "cxwatch", the browser's under "spec". */
+  sort?: SortState;
 }
 
 export const runKeys = {
@@ -44,7 +47,9 @@ export const STATUS_IDS: Record<string, number | undefined> = { success: 3, warn
  * testruns call reads no `status`), in every mode.
  */
 export function runsCall(p: RunListParams, cxwatch: boolean): { path: string; query: Query } {
-  const paging = cxwatch ? { pageNo: p.pageNo, pageSize: p.pageSize } : {};
+  const paging = cxwatch
+    ? { pageNo: p.pageNo, pageSize: p.pageSize, ...(p.sort ? { sort: sortParam(p.sort) } : {}) }
+    : {};
   const s = p.source;
   switch (s.kind) {
     case "case":
@@ -160,8 +165,8 @@ export function useRuns(p: RunListParams) {
             hour: s.kind === "group" ? s.hrSlot : undefined,
             timeZone,
           }),
-        sort: { field: "runTime", dir: "desc" },
-        sortValue: (r) => Date.parse(r.runTime) || r.runTime,
+        sort: { field: (p.sort ?? NEWEST_FIRST).key, dir: (p.sort ?? NEWEST_FIRST).dir },
+        sortValue: runSortValue,
       }) ?? { content: [], totalElements: 0 },
   });
 }

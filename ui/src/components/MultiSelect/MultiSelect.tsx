@@ -23,6 +23,8 @@ export interface MultiSelectProps<V> {
   class?: string;
   /** Shows the selection without letting it change (a read-only form). */
   disabled?: boolean;
+  /** Told when the list opens and closes. */
+  onOpenChange?: (open: boolean) => void;
 }
 
 export function MultiSelect<V extends string | number>(props: MultiSelectProps<V>) {
@@ -33,6 +35,9 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
   const values = props.options.map((o) => o.value);
   const chosen = new Set(props.selected);
   const all = selectAllState(values, props.selected);
+  const { onOpenChange } = props;
+
+  useEffect(() => onOpenChange?.(open), [open, onOpenChange]);
 
   useEffect(() => {
     if (!open) return;
@@ -43,6 +48,9 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
     };
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Escape") {
+        // Escape closes the list only: not the dialog the list is in (a <dialog> closes on an
+        // Escape whose default is not prevented), which would lose the dialog's choices.
+        e.preventDefault();
         setOpen(false);
         button.current?.focus();
       }

@@ -1,5 +1,11 @@
 // A 24-hour stacked bar chart (frappe-charts 'bar', stacked). With `lazy`, the chart is drawn
 // only once its box comes near the viewport, so a dashboard with many groups stays quick.
+//
+// Bars of named things (`names`: a report's test cases or segments) get their labels in HTML
+// under the plot instead of frappe-charts' axis text, which drops every other label (or more)
+// as soon as one name is longer than its slot (issue 30, item 8): each bar's name wraps on up to
+// three lines in its own column, with its second line (a segment's test case) beneath; on a
+// chart too narrow for that, the bars are numbered and a key below names each one.
 import { useEffect, useRef, useState } from "react";
 import { StackedHourlyBars, type TooltipContent } from "./frappe";
 import "./charts.css";
@@ -31,7 +37,41 @@ export interface HourlyStackedBarChartProps {
   yTicks?: number[];
   /** A click on a bar segment: its slot index and series index (in `series`). */
   onBarClick?: (index: number, series: number) => void;
+  /** Bars of named things: one label per bar (`name`, and `detail` beneath it), in HTML. */
+  names?: BarName[];
 }
+
+export interface BarName {
+  name: string;
+  /** A second line: what the name belongs to (a segment's test case). */
+  detail?: string;
+}
+
+/** Labels of named bars, one column per bar over the plot's width, and their numbered key. */
+function BarNames({ names }: { names: BarName[] }) {
+  return (
+    <div class="cx-bar-names" data-testid="chart-bar-names">
+      <ol class="cx-bar-labels" aria-hidden="true" style={{ "--n": names.length } as Record<string, number>}>
+        {names.map((b, i) => (
+          <li key={`${i}-${b.name}`} class="cx-bar-label" data-testid="chart-bar-label" title={full(b)}>
+            <span class="cx-bar-num" aria-hidden="true">
+              {i + 1}
+            </span>
+            <span class="cx-bar-name">{b.name}</span>
+            {b.detail ? <span class="cx-bar-detail">{b.detail}</span> : null}
+          </li>
+        ))}
+      </ol>
+      <ol class="cx-bar-key" data-testid="chart-bar-key">
+        {names.map((b, i) => (
+          <li key={`${i}-${b.name}`}>{full(b)}</li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+const full = (b: BarName) => (b.detail ? `${b.name} · ${b.detail}` : b.name);
 
 /** The slot and series of a clicked bar segment of a frappe-charts bar chart, if it was one. */
 export function barAt(target: EventTarget | null): { index: number; series: number } | null {
@@ -96,7 +136,9 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
   const series = props.series.length
     ? props.series
     : [{ name: "", color: "#adb5bd", values: props.labels.map(() => 0) }];
-  const data = { labels: props.labels, datasets: series.map((s) => ({ name: s.name, values: s.values })) };
+  // Named bars are labelled in HTML (BarNames): frappe-charts' own axis text is left empty.
+  const labels = props.names ? props.labels.map(() => "") : props.labels;
+  const data = { labels, datasets: series.map((s) => ({ name: s.name, values: s.values })) };
   const colors = series.map((s) => s.color);
   const key = JSON.stringify([data, colors, props.height, props.yMax ?? 0, !!props.line, props.yTicks ?? null]);
 
@@ -163,6 +205,7 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
           {future > 0 ? <span class="cx-now" /> : null}
         </div>
       ) : null}
+      {props.names ? <BarNames names={props.names} /> : null}
     </div>
   );
 }

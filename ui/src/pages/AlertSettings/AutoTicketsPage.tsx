@@ -1,7 +1,8 @@
 // Auto tickets (/report/setting/autojiratickets/{alertSettingId}, spec §2 'Auto tickets list'):
 // the Jira tickets the alert engine opened for one alert setting, newest first, paged by the
 // server. Each run id leads to its run; a ticket opens the ticket dialog in edit mode, whose save
-// also keeps the alert's description (PUT autojiraticket/{id}).
+// also keeps the alert's description (PUT autojiraticket/{id}). Above the list, the tickets the
+// engine could not open yet, each with Jira's reason (issue 30, item 10).
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { Link, useParams } from "wouter";
@@ -16,6 +17,8 @@ import { runPath } from "../Drill/links";
 import { ListScreen, useListScreen } from "../shared/ListScreen";
 import { type PagingParams, pagingOf } from "../shared/listParams";
 import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
+import { WaitingTickets } from "./WaitingTickets";
+import "./AlertSettings.css";
 
 type TicketsParams = PagingParams & { settingId: number };
 
@@ -90,9 +93,12 @@ export function AutoTicketsPage() {
       testId="auto-tickets"
       title={t`Auto Tickets`}
       intro={
-        <p class="page-subtitle">
-          <Link href={`/report/setting/${settingId}`}>{t`Alert setting ${settingId}`}</Link>
-        </p>
+        <>
+          <p class="page-subtitle">
+            <Link href={`/report/setting/${settingId}`}>{t`Alert setting ${settingId}`}</Link>
+          </p>
+          <WaitingTickets settingId={settingId} />
+        </>
       }
       toolbar={null}
       tableTestId="auto-tickets-table"

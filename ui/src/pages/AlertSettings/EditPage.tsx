@@ -1,9 +1,10 @@
 // The alert setting form (/report/setting/{id}; id 0 = new; spec §2 'Alert setting form', §5):
 // label text, test case group, contact group, number of failures, email subject, voice message,
-// sms prefix, attach recording (voice groups, or before a group is chosen), attach ticket (opens
-// the ticket detail dialog), notify on recovery, active, the failure and warning statuses the
-// group's channel offers, and the schedule picker. A successful save returns to the list, which
-// reloads.
+// sms prefix, attach recording (voice groups, or before a group is chosen), attach ticket (offered
+// when a Jira is configured; opens the ticket detail dialog, whose assignee and project are
+// picked from Jira's own lists; the tickets Jira refused are shown with its reason), notify on
+// recovery, active, the failure and warning statuses the group's channel offers, and the
+// schedule picker. A successful save returns to the list, which reloads.
 import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -16,8 +17,9 @@ import {
   useSaveAlertSetting,
 } from "../../api/queries/alertSettings";
 import { groupsQuery } from "../../api/queries/groups";
-import type { AlertStatus } from "../../api/types";
-import { AccessDenied } from "../../components/AccessDenied";
+import { useJiraConfig, useJiraProjects, useJiraUsers } from "../../api/queries/jira";
+import type { AlertStatus, JiraProject, JiraUser } from "../../api/types";
+import { Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { Modal } from "../../components/Modal";
 import { showError, showSuccess } from "../../lib/banners";
@@ -25,9 +27,12 @@ import { ROUTES } from "../../lib/nav";
 import { countSelected } from "../../lib/schedule";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useApiFlavor } from "../../lib/tenant";
+import { NotFoundPage } from "../NotFound";
 import {
   type AlertSettingFormValues,
   type Errors,
+  ESCALATION_DELAY_MAX,
   emptyForm,
   FAILURE_CHOICES,
   type FieldName,
@@ -39,12 +44,13 @@ import {
   validateAlertSetting,
 } from "./rules";
 import { SchedulePicker } from "./SchedulePicker";
+import { WaitingTickets } from "./WaitingTickets";
 import "./AlertSettings.css";
 
 export function AlertSettingEditPage() {
   const params = useParams<{ id: string }>();
   const id = Number(params.id);
-  if (!Number.isInteger(id) || id < 0) return <AccessDenied />;
+  if (!Number.isInteger(id) || id < 0) return <NotFoundPage />;
   return <AlertSettingForm key={id} id={id} />;
 }
 
@@ -69,6 +75,22 @@ function AlertSettingForm({ id }: { id: number }) {
   const [errors, setErrors] = useState<Errors>({});
   const [texts, setTexts] = useState<Partial<Record<FieldName, string>>>({});
   const [ticket, setTicket] = useState<Ticket | null>(null);
+  // cxwatch's escalation: offered when the API is cxwatch's own (a vendor's has none).
+  const escalation = useApiFlavor() === "cxwatch";
+  const jira = useJiraConfig();
+  // Attach Ticket is offered with a Jira; without one only to turn off a setting that has it.
+  const ticketsOffered = jira.data?.configured === true || v.attachJiraTicket;
+  const username = me?.username ?? "";
+  const people = useJiraUsers(username, v.attachJiraTicket || ticket !== null);
+  const projects = useJiraProjects(username, jira.data?.configured === true && (v.attachJiraTicket || ticket !== null));
+  // Jira's name for a stored value; `null` when Jira's list is not there to tell (loading,
+  // failed, a vendor's empty list): the value is then shown as stored.
+  const personName = (id: string) => (people.data?.length ? people.data.find((p) => p.accountId === id)?.name : null);
+  const projectName = (key: string) => {
+    if (!projects.data?.length) return null;
+    const p = projects.data.find((x) => x.key === key);
+    return p ? `${p.name} (${p.key})` : undefined;
+  };
 
   useEffect(() => {
     if (setting.data) setV(fromSetting(setting.data));
@@ -93,6 +115,8 @@ function AlertSettingForm({ id }: { id: number }) {
         return t`at least one failure/warnings is required`;
       case "time":
         return t`24:00 is the end of the day: choose a slot from 00:00 to 23:30`;
+      case "delay":
+        return t`From 1 to ${ESCALATION_DELAY_MAX} minutes`;
       default:
         return texts[field] || t`This value is not valid`;
     }
@@ -125,7 +149,7 @@ function AlertSettingForm({ id }: { id: number }) {
     setTexts({});
     if (Object.keys(found).length) return;
     try {
-      const body = toSave(v, offered, channel);
+      const body = toSave(v, offered, channel, escalation);
       await save.mutateAsync(creating ? body : { ...body, id });
     } catch (failure) {
       if (failure instanceof ApiError && failure.fields.length) {
@@ -147,7 +171,7 @@ function AlertSettingForm({ id }: { id: number }) {
     navigate(ROUTES.alertSettings);
   };
 
-  if (setting.isError) return <AccessDenied />;
+  if (setting.isError) return <Refused error={setting.error} fallback={t`The alert setting could not be loaded.`} />;
   const loading = !creating && !setting.data;
   // One form on the page: stable ids (the browser test reads the messages by them).
   const fid = (k: string) => `alert-${k}`;
@@ -173,6 +197,7 @@ function AlertSettingForm({ id }: { id: number }) {
   return (
     <section class="page alert-setting-form" data-testid="alert-setting-form" aria-busy={loading}>
       <h1 class="page-title">{creating ? t`New Alert Setting` : t`Alert Setting`}</h1>
+      {creating ? null : <WaitingTickets settingId={id} compact />}
       <form class="form card" onSubmit={submit} noValidate>
         <TextField
           id={fid("name")}
@@ -213,6 +238,50 @@ function AlertSettingForm({ id }: { id: number }) {
             ))}
           </select>
         </Field>
+        {escalation ? (
+          <div class="escalation-fields" data-testid="field-escalation">
+            <Field id={fid("escalation-list")} label={t`Escalate to`} error={err("escalationDistributionId")}>
+              <select
+                {...controlProps(fid("escalation-list"), false, err("escalationDistributionId"))}
+                value={v.escalationDistributionId || ""}
+                onChange={(e) =>
+                  set(
+                    { escalationDistributionId: Number(e.currentTarget.value) || 0 },
+                    "escalationDistributionId",
+                    "escalationDelayMin",
+                  )
+                }
+                data-testid="input-escalation-list"
+              >
+                <option value="">{t`No escalation`}</option>
+                {(lists.data ?? []).map((l) => (
+                  <option key={l.id} value={l.id}>
+                    {l.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {v.escalationDistributionId ? (
+              <Field
+                id={fid("escalation-delay")}
+                label={t`Escalate after (minutes, when nobody acknowledged)`}
+                required
+                error={err("escalationDelayMin")}
+              >
+                <input
+                  {...controlProps(fid("escalation-delay"), true, err("escalationDelayMin"))}
+                  type="number"
+                  min={1}
+                  max={ESCALATION_DELAY_MAX}
+                  step={1}
+                  value={v.escalationDelayMin}
+                  onInput={(e) => set({ escalationDelayMin: Number(e.currentTarget.value) }, "escalationDelayMin")}
+                  data-testid="input-escalation-delay"
+                />
+              </Field>
+            ) : null}
+          </div>
+        ) : null}
         <Field id={fid("failures")} label={t`Number of Failures`} required error={err("failureToAlert")}>
           <select
             {...controlProps(fid("failures"), true, err("failureToAlert"))}
@@ -257,11 +326,17 @@ function AlertSettingForm({ id }: { id: number }) {
         />
         <div class="check-fields">
           {showsAttachRecording(channel) ? check("attachRecording", t`Attach Recording`, "attach-recording") : null}
-          {check("attachJiraTicket", t`Attach Ticket`, "attach-ticket", (on) => {
-            set({ attachJiraTicket: on });
-            if (on)
-              setTicket({ jiraAssignee: v.jiraAssignee, jiraProject: v.jiraProject, jiraUsername: v.jiraUsername });
-          })}
+          {ticketsOffered
+            ? check("attachJiraTicket", t`Attach Ticket`, "attach-ticket", (on) => {
+                set({ attachJiraTicket: on });
+                if (on)
+                  setTicket({
+                    jiraAssignee: v.jiraAssignee,
+                    jiraProject: v.jiraProject,
+                    jiraUsername: v.jiraUsername || username,
+                  });
+              })
+            : null}
           {check("notifyOnRecovery", t`Notify on Recovery`, "recovery")}
           {check("active", t`Active`, "active")}
           {v.attachJiraTicket ? (
@@ -275,6 +350,20 @@ function AlertSettingForm({ id }: { id: number }) {
             >
               {t`Ticket Details`}
             </button>
+          ) : null}
+          {v.attachJiraTicket ? (
+            <p class="ticket-summary" data-testid="ticket-summary">
+              {jira.data?.configured === false ? (
+                t`No Jira is configured: tickets wait until one is.`
+              ) : (
+                <TicketSummary
+                  person={personName(v.jiraAssignee)}
+                  assignee={v.jiraAssignee}
+                  project={projectName(v.jiraProject)}
+                  projectKey={v.jiraProject}
+                />
+              )}
+            </p>
           ) : null}
         </div>
         <fieldset
@@ -358,6 +447,9 @@ function AlertSettingForm({ id }: { id: number }) {
       </form>
       <TicketDialog
         value={ticket}
+        people={people.data}
+        projects={projects.data}
+        loading={people.isLoading || projects.isLoading}
         onClose={() => setTicket(null)}
         onSave={(x) => {
           set(x);
@@ -368,58 +460,148 @@ function AlertSettingForm({ id }: { id: number }) {
   );
 }
 
-/** The ticket detail dialog: assignee, project and username (labelled required, not checked;
- * spec §5); 'Save Changes' returns them to the form. */
+/** The line under Attach Ticket: whom the tickets go to, by Jira's names; a value Jira does not
+ * know is said to be so (issue 30, item 10). */
+function TicketSummary({
+  person,
+  assignee,
+  project,
+  projectKey,
+}: {
+  /** Jira's name; undefined: Jira does not know the value; null: Jira's list is not there. */
+  person: string | null | undefined;
+  assignee: string;
+  project: string | null | undefined;
+  projectKey: string;
+}) {
+  const { t } = useLingui();
+  const who = !assignee ? t`nobody` : person === null ? assignee : (person ?? t`${assignee} (not a Jira account)`);
+  const where = !projectKey
+    ? t`none`
+    : project === null
+      ? projectKey
+      : (project ?? t`${projectKey} (not a Jira project)`);
+  return <>{t`Tickets go to ${who} in project ${where}.`}</>;
+}
+
+/** The ticket detail dialog (spec §2 'Alert setting form': assignee, project, username): the
+ * assignee and the project are picked from Jira's own lists (section 7's `jira/v1/users` and
+ * `jira/v1/projects`), so that a ticket is never opened for a person Jira does not know; a
+ * stored value Jira does not know stays listed, marked, and must be replaced before saving.
+ * 'Save Changes' returns them to the form. */
 function TicketDialog({
   value,
+  people,
+  projects,
+  loading,
   onClose,
   onSave,
 }: {
   value: Ticket | null;
+  people: JiraUser[] | undefined;
+  projects: JiraProject[] | undefined;
+  loading: boolean;
   onClose: () => void;
   onSave: (t: Ticket) => void;
 }) {
   const { t } = useLingui();
   const [d, setD] = useState<Ticket>({ jiraAssignee: "", jiraProject: "", jiraUsername: "" });
+  const [errors, setErrors] = useState<Partial<Record<keyof Ticket, string>>>({});
   useEffect(() => {
-    if (value) setD(value);
+    if (value) {
+      setD(value);
+      setErrors({});
+    }
   }, [value]);
+  const known = {
+    jiraAssignee: (x: string) => !people?.length || people.some((p) => p.accountId === x),
+    jiraProject: (x: string) => !projects?.length || projects.some((p) => p.key === x),
+  };
+  const unknown = {
+    jiraAssignee: t`Not a Jira account: choose a person from Jira's list`,
+    jiraProject: t`Not a Jira project: choose one from Jira's list`,
+  };
+  const check = (x: Ticket) => {
+    const e: Partial<Record<keyof Ticket, string>> = {};
+    for (const k of ["jiraAssignee", "jiraProject"] as const) {
+      if (!x[k]) e[k] = t`Required`;
+      else if (!known[k](x[k])) e[k] = unknown[k];
+    }
+    // The username is not sent to Jira (the console's own account opens every ticket).
+    return e;
+  };
+  // A stored value Jira does not know is marked as soon as Jira's lists are there.
+  const err = (k: "jiraAssignee" | "jiraProject") =>
+    errors[k] ?? (value !== null && !loading && d[k] && !known[k](d[k]) ? unknown[k] : undefined);
+  const pick = (k: keyof Ticket, x: string) => {
+    setD((p) => ({ ...p, [k]: x }));
+    setErrors((p) => ({ ...p, [k]: undefined }));
+  };
+  const assignee = d.jiraAssignee;
+  const projectKey = d.jiraProject;
   return (
     <Modal open={value !== null} title={t`Ticket Details`} onClose={onClose} size="small" testId="ticket-dialog">
       <form
         class="form ticket-form"
         onSubmit={(e) => {
           e.preventDefault();
-          onSave({
+          const x = {
             jiraAssignee: d.jiraAssignee.trim(),
             jiraProject: d.jiraProject.trim(),
             jiraUsername: d.jiraUsername.trim(),
-          });
+          };
+          const found = check(x);
+          setErrors(found);
+          if (Object.keys(found).length) return;
+          onSave(x);
         }}
         noValidate
+        aria-busy={loading}
       >
-        <TextField
-          id="ticket-assignee"
-          label={t`Assignee`}
-          required
-          value={d.jiraAssignee}
-          onValue={(x) => setD((p) => ({ ...p, jiraAssignee: x }))}
-          testId="input-assignee"
-        />
-        <TextField
-          id="ticket-project"
-          label={t`Project`}
-          required
-          value={d.jiraProject}
-          onValue={(x) => setD((p) => ({ ...p, jiraProject: x }))}
-          testId="input-project"
-        />
+        <Field id="ticket-assignee" label={t`Assignee`} required error={err("jiraAssignee")}>
+          <select
+            {...controlProps("ticket-assignee", true, err("jiraAssignee"))}
+            value={d.jiraAssignee}
+            onChange={(e) => pick("jiraAssignee", e.currentTarget.value)}
+            data-testid="input-assignee"
+          >
+            <option value="">{loading ? t`Please wait ...` : t`Select`}</option>
+            {assignee && !known.jiraAssignee(assignee) ? (
+              <option value={assignee}>{t`${assignee} (not a Jira account)`}</option>
+            ) : null}
+            {d.jiraAssignee && !people?.length ? <option value={d.jiraAssignee}>{d.jiraAssignee}</option> : null}
+            {(people ?? []).map((p) => (
+              <option key={p.accountId} value={p.accountId}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="ticket-project" label={t`Project`} required error={err("jiraProject")}>
+          <select
+            {...controlProps("ticket-project", true, err("jiraProject"))}
+            value={d.jiraProject}
+            onChange={(e) => pick("jiraProject", e.currentTarget.value)}
+            data-testid="input-project"
+          >
+            <option value="">{loading ? t`Please wait ...` : t`Select`}</option>
+            {projectKey && !known.jiraProject(projectKey) ? (
+              <option value={projectKey}>{t`${projectKey} (not a Jira project)`}</option>
+            ) : null}
+            {d.jiraProject && !projects?.length ? <option value={d.jiraProject}>{d.jiraProject}</option> : null}
+            {(projects ?? []).map((p) => (
+              <option key={p.key} value={p.key}>
+                {`${p.name} (${p.key})`}
+              </option>
+            ))}
+          </select>
+        </Field>
         <TextField
           id="ticket-username"
           label={t`Username`}
           required
           value={d.jiraUsername}
-          onValue={(x) => setD((p) => ({ ...p, jiraUsername: x }))}
+          onValue={(x) => pick("jiraUsername", x)}
           testId="input-username"
         />
         <FormActions onCancel={onClose} saveLabel={t`Save Changes`} />

@@ -4,8 +4,13 @@
 // between where it started and where it is, on when the first slot was off and off when it
 // was on. The keyboard reaches every slot: one slot of the grid is in the tab order (a roving
 // tabindex), the arrow keys, Home and End move, Space or Enter toggles.
+//
+// On a phone the grid's 336 slots would be 6 px wide: the phone picks a day, then that day's
+// 48 half hours as buttons a finger can tap, with 'Whole day' and 'Clear day' (issue 30,
+// item 16). The 24:00 column is the grid's only (nothing there to choose).
 import { useLingui } from "@lingui/react/macro";
 import { useRef, useState } from "react";
+import { useIsMobile } from "../../lib/media";
 import { DAYS, paint, SLOTS, timeOf, type Week } from "../../lib/schedule";
 
 interface Cell {
@@ -30,7 +35,75 @@ function cellAt(x: number, y: number): Cell | undefined {
   return { day: Number(el.dataset.day), slot: Number(el.dataset.slot) };
 }
 
-export function SchedulePicker({ id, week, onChange, onTimeError, describedBy }: SchedulePickerProps) {
+export function SchedulePicker(props: SchedulePickerProps) {
+  return useIsMobile() ? <DayByDayPicker {...props} /> : <GridPicker {...props} />;
+}
+
+/** The phone's picker: one day at a time, each half hour a button. */
+function DayByDayPicker({ id, week, onChange, describedBy }: SchedulePickerProps) {
+  const { t } = useLingui();
+  const days = [t`Monday`, t`Tuesday`, t`Wednesday`, t`Thursday`, t`Friday`, t`Saturday`, t`Sunday`];
+  const short = [t`Mon`, t`Tue`, t`Wed`, t`Thu`, t`Fri`, t`Sat`, t`Sun`];
+  const [day, setDay] = useState(0);
+  const slots = week[day];
+  const name = days[day];
+  const setDayTo = (on: boolean) => onChange(paint(week, { day, slot: 0 }, { day, slot: SLOTS - 1 }, on));
+  return (
+    <fieldset
+      id={id}
+      class="schedule-phone"
+      aria-label={t`Weekly Schedule`}
+      aria-describedby={describedBy}
+      data-testid="schedule-phone"
+    >
+      <fieldset class="schedule-phone-days" aria-label={t`Day`}>
+        {short.map((label, d) => {
+          const count = week[d].filter(Boolean).length;
+          return (
+            <button
+              type="button"
+              key={label}
+              class={count ? "schedule-phone-day has-slots" : "schedule-phone-day"}
+              aria-pressed={d === day}
+              onClick={() => setDay(d)}
+              data-testid={`schedule-phone-day-${d}`}
+            >
+              <span aria-hidden="true">{label}</span>
+              <span class="visually-hidden">{days[d]}</span>
+            </button>
+          );
+        })}
+      </fieldset>
+      <div class="schedule-phone-actions">
+        <span class="schedule-phone-name">{name}</span>
+        <button type="button" class="button link" onClick={() => setDayTo(true)} data-testid="schedule-phone-all">
+          {t`Whole day`}
+        </button>
+        <button type="button" class="button link" onClick={() => setDayTo(false)} data-testid="schedule-phone-none">
+          {t`Clear day`}
+        </button>
+      </div>
+      <fieldset class="schedule-phone-slots" aria-label={name} data-testid="schedule-phone-slots">
+        {slots.map((on, s) => (
+          <button
+            type="button"
+            key={s}
+            class={on ? "schedule-phone-slot on" : "schedule-phone-slot"}
+            aria-pressed={on}
+            onClick={() => onChange(paint(week, { day, slot: s }, { day, slot: s }, !on))}
+            data-slot={s}
+            data-testid="schedule-phone-slot"
+          >
+            {timeOf(s)}
+          </button>
+        ))}
+      </fieldset>
+    </fieldset>
+  );
+}
+
+/** The desktop's grid: the week at once, dragged, clicked or driven from the keyboard. */
+function GridPicker({ id, week, onChange, onTimeError, describedBy }: SchedulePickerProps) {
   const { t } = useLingui();
   const days = [t`Monday`, t`Tuesday`, t`Wednesday`, t`Thursday`, t`Friday`, t`Saturday`, t`Sunday`];
   const short = [t`Mon`, t`Tue`, t`Wed`, t`Thu`, t`Fri`, t`Sat`, t`Sun`];

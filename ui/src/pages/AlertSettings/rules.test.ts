@@ -66,4 +66,33 @@ describe("alert setting rules", () => {
     expect(body.jiraAssignee).toBeUndefined();
     expect(toSave(v, statusesFor(statuses, "voice"), "voice").attachRecording).toBe(true);
   });
+
+  it("escalates to a second list after 1 minute to a week, sent only to cxwatch's API", () => {
+    const v = {
+      ...emptyForm(),
+      name: "Billing down",
+      groupId: 2,
+      distributionId: 3,
+      failureToAlert: 3,
+      emailSubject: "s",
+      voiceMessage: "v",
+      smsPrefix: "p",
+      alertStatus: ["FAIL"],
+    };
+    expect(validateAlertSetting({ ...v, escalationDistributionId: 4, escalationDelayMin: 0 })).toEqual({
+      escalationDelayMin: "delay",
+    });
+    expect(validateAlertSetting({ ...v, escalationDistributionId: 4, escalationDelayMin: 10081 })).toEqual({
+      escalationDelayMin: "delay",
+    });
+    expect(validateAlertSetting({ ...v, escalationDistributionId: 0, escalationDelayMin: 0 })).toEqual({});
+    const offered = statusesFor(statuses, "voice");
+    const esc = { ...v, escalationDistributionId: 4, escalationDelayMin: 15 };
+    expect(toSave(esc, offered, "voice", true)).toMatchObject({ escalationDistributionId: 4, escalationDelayMin: 15 });
+    expect(toSave(v, offered, "voice", true)).toMatchObject({
+      escalationDistributionId: null,
+      escalationDelayMin: null,
+    });
+    expect("escalationDistributionId" in toSave(esc, offered, "voice")).toBe(false);
+  });
 });

@@ -25,7 +25,13 @@ export interface AlertSettingFormValues {
   jiraAssignee: string;
   jiraProject: string;
   jiraUsername: string;
+  /** cxwatch's escalation (issue 28): the second list, 0 for none, and its delay in minutes. */
+  escalationDistributionId: number;
+  escalationDelayMin: number;
 }
+
+/** The longest escalation delay in minutes (a week; src/domain/alert_setting.rs). */
+export const ESCALATION_DELAY_MAX = 7 * 24 * 60;
 
 /** The server's field names, in the form's order. */
 export type FieldName =
@@ -37,11 +43,13 @@ export type FieldName =
   | "voiceMessage"
   | "smsPrefix"
   | "alertStatus"
-  | "schedule";
+  | "schedule"
+  | "escalationDistributionId"
+  | "escalationDelayMin";
 
-/** required: 'Required'; failures: 'number of failures is required'; statuses: 'at least one
+/** delay: the escalation delay's range;  failures: 'number of failures is required'; statuses: 'at least one
  * failure/warnings is required'; time: the schedule's 24:00 error; invalid: the server's text. */
-export type Rule = "required" | "failures" | "statuses" | "time" | "invalid";
+export type Rule = "required" | "failures" | "statuses" | "time" | "delay" | "invalid";
 export type Errors = Partial<Record<FieldName, Rule>>;
 
 export const emptyForm = (): AlertSettingFormValues => ({
@@ -61,6 +69,8 @@ export const emptyForm = (): AlertSettingFormValues => ({
   jiraAssignee: "",
   jiraProject: "",
   jiraUsername: "",
+  escalationDistributionId: 0,
+  escalationDelayMin: 30,
 });
 
 /** Checks in the spec's order; every problem at once. */
@@ -74,6 +84,15 @@ export function validateAlertSetting(v: AlertSettingFormValues): Errors {
   if (!v.voiceMessage.trim()) e.voiceMessage = "required";
   if (!v.smsPrefix.trim()) e.smsPrefix = "required";
   if (!v.alertStatus.length) e.alertStatus = "statuses";
+  if (
+    v.escalationDistributionId >= 1 &&
+    !(
+      Number.isInteger(v.escalationDelayMin) &&
+      v.escalationDelayMin >= 1 &&
+      v.escalationDelayMin <= ESCALATION_DELAY_MAX
+    )
+  )
+    e.escalationDelayMin = "delay";
   return e;
 }
 
@@ -117,15 +136,18 @@ export function fromSetting(s: AlertSetting): AlertSettingFormValues {
     jiraAssignee: s.jiraAssignee ?? "",
     jiraProject: s.jiraProject ?? "",
     jiraUsername: s.jiraUsername ?? "",
+    escalationDistributionId: s.escalationDistributionId ?? 0,
+    escalationDelayMin: s.escalationDelayMin ?? 30,
   };
 }
 
 /** What is sent: statuses the channel no longer offers and a recording a digital group cannot
- * attach are dropped. */
+ * attach are dropped; the escalation only to cxwatch's API (`escalation`), null when none. */
 export function toSave(
   v: AlertSettingFormValues,
   offered: AlertStatus[],
   channel: string | undefined,
+  escalation = false,
 ): AlertSettingSave {
   const codes = offered.map((s) => s.code);
   return {
@@ -145,5 +167,10 @@ export function toSave(
     jiraAssignee: v.jiraAssignee.trim() || undefined,
     jiraProject: v.jiraProject.trim() || undefined,
     jiraUsername: v.jiraUsername.trim() || undefined,
+    ...(escalation
+      ? v.escalationDistributionId >= 1
+        ? { escalationDistributionId: v.escalationDistributionId, escalationDelayMin: v.escalationDelayMin }
+        : { escalationDistributionId: null, escalationDelayMin: null }
+      : {}),
   };
 }

@@ -4,7 +4,7 @@
 // Times are UTC from the API, shown in the site's zone as yyyy/MM/dd HH:mm:ss.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { Link, useParams } from "wouter";
+import { Link, useParams, useSearch } from "wouter";
 import { ApiError, client } from "../../api";
 import { alertKeys, useAlertEvent } from "../../api/queries/alerts";
 import { useJiraConfig } from "../../api/queries/jira";
@@ -13,7 +13,9 @@ import type { Notification, RunDetail } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { SearchBox } from "../../components/SearchBox";
 import { showError } from "../../lib/banners";
+import { toListPage } from "../../lib/listPage";
 import { queryClient } from "../../lib/queryClient";
+import { NEWEST_FIRST, runSortValue, type SortState } from "../../lib/runSort";
 import { canWrite, session } from "../../lib/session";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
@@ -22,7 +24,16 @@ import type { StatusKind } from "../Drill/format";
 import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { TicketDialog } from "../Tickets/TicketDialog";
-import { eventKind, filterRuns, openState, pageSlice } from "./rules";
+import { Acknowledgement, Comments, MuteButtons, Timeline } from "./Lifecycle";
+import {
+  asksAcknowledge,
+  canAcknowledge,
+  eventKind,
+  filterRuns,
+  notificationCause,
+  openState,
+  tracksAcknowledgement,
+} from "./rules";
 import "./Alerts.css";
 
 function useNotificationColumns(): Column<Notification>[] {
@@ -36,7 +47,10 @@ function useNotificationColumns(): Column<Notification>[] {
     {
       key: "cause",
       label: t`Message`,
-      render: (n) => (n.cause.startsWith("recovery:") ? t`Recovery` : t`Alert`),
+      render: (n) => {
+        const cause = notificationCause(n.cause);
+        return cause === "recovery" ? t`Recovery` : cause === "escalation" ? t`Escalation` : t`Alert`;
+      },
     },
     {
       key: "state",
@@ -66,8 +80,11 @@ export function AlertDetailPage() {
   const [kind, setKind] = useState<StatusKind | "">("");
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(10);
+  const [sort, setSort] = useState<SortState>(NEWEST_FIRST);
   const notificationColumns = useNotificationColumns();
   const me = useStore(session);
+  const writable = canWrite(me);
+  const fromMail = asksAcknowledge(useSearch());
   const tickets = canWrite(me) && !!useJiraConfig().data?.configured;
   const [ticketOpen, setTicketOpen] = useState(false);
 
@@ -152,7 +169,31 @@ export function AlertDetailPage() {
               ) : null}
             </dd>
           </div>
+          {d.acknowledgedBy !== undefined ? (
+            <div>
+              <dt>{t`Acknowledgement`}</dt>
+              <dd data-testid="alert-ack-state">
+                {d.acknowledgedBy ? (
+                  <Acknowledgement id={id} event={d} writable={writable} />
+                ) : (
+                  <span class="muted">{open ? t`Nobody has it yet` : t`Not acknowledged`}</span>
+                )}
+              </dd>
+            </div>
+          ) : null}
         </dl>
+      ) : null}
+      {d && writable && open === true && tracksAcknowledgement(d) ? (
+        <div
+          class={`alert-actions card${fromMail && canAcknowledge(d) ? " alert-actions-asked" : ""}`}
+          data-testid="alert-actions"
+        >
+          {fromMail && canAcknowledge(d) ? (
+            <p>{t`You followed the alert mail's link: acknowledge the alert to tell the others you have it.`}</p>
+          ) : null}
+          {canAcknowledge(d) ? <Acknowledgement id={id} event={d} writable={writable} /> : null}
+          <MuteButtons id={id} />
+        </div>
       ) : null}
       <h2 class="alert-section-title">{t`Test Runs`}</h2>
       <div class="list-toolbar">
@@ -183,7 +224,21 @@ export function AlertDetailPage() {
       </div>
       <RunTable
         testId="alert-runs"
-        data={d ? { content: pageSlice(runs, page, size), totalElements: runs.length } : undefined}
+        data={
+          d
+            ? toListPage(runs, {
+                pageNo: page - 1,
+                pageSize: size,
+                sort: { field: sort.key, dir: sort.dir },
+                sortValue: runSortValue,
+              })
+            : undefined
+        }
+        sort={sort}
+        onSort={(next) => {
+          setSort(next);
+          setPage(1);
+        }}
         loading={event.isFetching}
         error={null}
         page={page}
@@ -229,6 +284,8 @@ export function AlertDetailPage() {
         onClose={() => setTicketOpen(false)}
         onCreated={() => void queryClient.invalidateQueries({ queryKey: alertKeys.detail(id) })}
       />
+      {d && Array.isArray(d.timeline) ? <Timeline entries={d.timeline} /> : null}
+      {d && Array.isArray(d.comments) ? <Comments id={id} comments={d.comments} writable={writable} /> : null}
       {d && !Array.isArray(d.notifications) ? null : (
         // cxwatch's addition: a vendor's alert has no notifications, so no such section.
         <>

@@ -8,12 +8,15 @@ import { Link } from "wouter";
 import { type AlertListParams, useAlertEvents } from "../../api/queries/alerts";
 import type { SpecAlertEvent as AlertEvent } from "../../api/types";
 import type { Column } from "../../components/DataTable";
+import { canWrite, session } from "../../lib/session";
 import { formatSiteTime } from "../../lib/siteTime";
+import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { ListScreen, useListScreen } from "../shared/ListScreen";
 import { pagingOf } from "../shared/listParams";
-import { eventKind, openState, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
+import { Acknowledgement } from "./Lifecycle";
+import { eventKind, openState, STATUS_CHIPS, statusOfParam, toggleStatus, tracksAcknowledgement } from "./rules";
 import "./Alerts.css";
 
 export function paramsOf(search: string): AlertListParams & { page: number } {
@@ -25,7 +28,7 @@ export function alertPath(id: number): string {
   return `/alert/${id}`;
 }
 
-/** The status chip, then Ongoing or Closed when the API says. */
+/** The status chip, then Ongoing or Closed when the API says, and who acknowledged it. */
 function AlertState({ e }: { e: AlertEvent }) {
   const { t } = useLingui();
   const open = openState(e);
@@ -37,6 +40,7 @@ function AlertState({ e }: { e: AlertEvent }) {
       ) : open === false ? (
         <span class="alert-closed" data-testid="alert-closed">{t`Closed`}</span>
       ) : null}
+      {e.acknowledgedBy ? <Acknowledgement id={e.alertId} event={e} writable={false} compact /> : null}
     </span>
   );
 }
@@ -81,6 +85,7 @@ export function AlertListPage() {
     },
   });
   const { p, setParams } = list;
+  const writable = canWrite(useStore(session));
   const chipLabel = (id: number) => (id === 7 ? t`Failure` : id === 3 ? t`Pass` : t`Warning`);
 
   return (
@@ -107,6 +112,11 @@ export function AlertListPage() {
       }
       tableTestId="alerts-table"
       columns={columns}
+      actions={
+        writable && list.rows?.some(tracksAcknowledgement)
+          ? (e) => <Acknowledgement id={e.alertId} event={e} writable compact />
+          : undefined
+      }
       phoneSummary={(e) => (
         <>
           <AlertState e={e} />

@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import type { RunItem } from "../../api/types";
-import { eventKind, filterRuns, pageSlice, STATUS_CHIPS, statusOfParam, toggleStatus } from "./rules";
+import {
+  asksAcknowledge,
+  canAcknowledge,
+  eventKind,
+  filterRuns,
+  notificationCause,
+  pageSlice,
+  STATUS_CHIPS,
+  statusOfParam,
+  toggleStatus,
+  tracksAcknowledgement,
+} from "./rules";
 
 const run = (runId: number, name: string, runStatusId: number): RunItem => ({
   runId,
@@ -47,5 +58,25 @@ describe("alert rules", () => {
   it("slices a page", () => {
     expect(pageSlice([1, 2, 3, 4, 5], 2, 2)).toEqual([3, 4]);
     expect(pageSlice([1, 2, 3], 3, 2)).toEqual([]);
+  });
+});
+
+describe("acknowledgement", () => {
+  it("is offered for an open event nobody has, when the API keeps them", () => {
+    expect(canAcknowledge({ open: true, acknowledgedBy: null })).toBe(true);
+    expect(canAcknowledge({ open: true, acknowledgedBy: "ann" })).toBe(false);
+    expect(canAcknowledge({ open: false, acknowledgedBy: null })).toBe(false);
+    // A vendor's API (section 3) has no acknowledgedBy: nothing is offered.
+    expect(canAcknowledge({ open: true })).toBe(false);
+    expect(tracksAcknowledgement({ open: true })).toBe(false);
+    expect(tracksAcknowledgement({ acknowledgedBy: null })).toBe(true);
+  });
+  it("reads the mail's link and the notifications' causes", () => {
+    expect(asksAcknowledge("?acknowledge=1")).toBe(true);
+    expect(asksAcknowledge("?acknowledge=0")).toBe(false);
+    expect(asksAcknowledge("")).toBe(false);
+    expect(notificationCause("alert:4")).toBe("alert");
+    expect(notificationCause("recovery:4")).toBe("recovery");
+    expect(notificationCause("escalation:4")).toBe("escalation");
   });
 });

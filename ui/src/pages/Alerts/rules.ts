@@ -46,3 +46,29 @@ export function filterRuns(runs: RunItem[], search: string, kind: StatusKind | "
 export function pageSlice<T>(items: T[], page: number, size: number): T[] {
   return items.slice((page - 1) * size, page * size);
 }
+
+/** An event as the acknowledgement rules read it: cxwatch's fields, absent from a vendor's API. */
+export interface Acknowledgeable {
+  open?: boolean | null;
+  acknowledgedBy?: string | null;
+}
+
+/** Whether the API keeps acknowledgements (cxwatch's addition): the event says who, or null. */
+export function tracksAcknowledgement(e: Acknowledgeable): boolean {
+  return e.acknowledgedBy !== undefined;
+}
+
+/** Whether the event can be acknowledged now: the API keeps them, it is open, nobody has it. */
+export function canAcknowledge(e: Acknowledgeable): boolean {
+  return tracksAcknowledgement(e) && e.open === true && e.acknowledgedBy === null;
+}
+
+/** What caused a notification, from its cause (`alert:{id}`, `recovery:{id}`, `escalation:{id}`). */
+export function notificationCause(cause: string): "alert" | "recovery" | "escalation" {
+  return cause.startsWith("recovery:") ? "recovery" : cause.startsWith("escalation:") ? "escalation" : "alert";
+}
+
+/** Whether the address asks to acknowledge (the alert mail's link: `?acknowledge=1`). */
+export function asksAcknowledge(search: string): boolean {
+  return new URLSearchParams(search).get("acknowledge") === "1";
+}

@@ -4,6 +4,7 @@ import { useEffect } from "react";
 import { navigate } from "wouter/use-browser-location";
 import { exchangeSsoId } from "../../api/auth";
 import { markSsoSession, startSession } from "../../lib/session";
+import { prefetchDashboard } from "../Dashboard/prefetch";
 
 export function CallbackPage() {
   useEffect(() => {
@@ -19,6 +20,7 @@ export function CallbackPage() {
         if (!live) return;
         markSsoSession();
         startSession(user);
+        prefetchDashboard();
       })
       .catch(() => live && navigate("/", { replace: true })); // the banner says why
     return () => {

@@ -27,6 +27,8 @@ export interface ControlsProps {
   onRefresh: () => void;
   /** The sticky bar's variant (prefix for test ids). */
   variant: "main" | "sticky";
+  /** Told when one of the drop-down lists opens or closes. */
+  onMenu?: (open: boolean) => void;
 }
 
 const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
@@ -86,6 +88,7 @@ export const Controls = memo(function Controls(p: ControlsProps) {
         summary={t`${n} of ${m} selected`}
         selectAllLabel={t`Select All`}
         testId={id("groups")}
+        onOpenChange={p.onMenu}
       />
       <MultiSelect
         class="control control-filter"
@@ -95,6 +98,7 @@ export const Controls = memo(function Controls(p: ControlsProps) {
         onChange={(f) => p.onFilter(f as RateIndex[])}
         summary={filterSummary}
         testId={id("filter")}
+        onOpenChange={p.onMenu}
       />
       <DateField date={p.date} onDate={p.onDate} testId={id("date")} />
       <div class="control control-refresh">

@@ -1,7 +1,9 @@
-// The 24-hour stacked chart of one group, as in the table and in the large chart modal.
+// The 24-hour stacked chart of one group, as in the table (`mini`: plain SVG, cheap enough
+// for a hundred rows) and in the large chart modal (frappe-charts, with its bars clickable).
 import { useLingui } from "@lingui/react/macro";
 import { FAILURE_COLOR, NEUTRAL_COLOR, PASS_COLOR, WARNING_COLOR } from "../../components/charts/colors";
 import { HourlyStackedBarChart } from "../../components/charts/HourlyStackedBarChart";
+import { MiniBarChart } from "../../components/charts/MiniBarChart";
 import { type Counts, hourLabels, timeSlotLabel } from "./hourly";
 import { type RateIndex, STATUS_KEYS } from "./rows";
 
@@ -15,7 +17,8 @@ export function GroupChart({
   hours,
   filter,
   height,
-  lazy,
+  mini,
+  eager,
   yMax,
   futureFrom,
   hidden,
@@ -24,7 +27,10 @@ export function GroupChart({
   hours: Counts[];
   filter: RateIndex[];
   height: number;
-  lazy?: boolean;
+  /** The table's small chart (MiniBarChart); without it, the modal's frappe-charts chart. */
+  mini?: boolean;
+  /** A small chart drawn at once, not in its turn (the first rows). */
+  eager?: boolean;
   /** Shared y-axis top across the rows. */
   yMax?: number;
   /** First hour still to come (24 for a past day). */
@@ -37,33 +43,48 @@ export function GroupChart({
   const { t, i18n } = useLingui();
   const names = [t`Pass`, t`Warning`, t`Failure`];
   const series = filter.map((r) => ({ name: names[r], color: COLORS[r], values: hours.map((h) => h[STATUS_KEYS[r]]) }));
+  const tooltip = (i: number) => {
+    const h = hours[i];
+    const total = filter.reduce<number>((a, r) => a + h[STATUS_KEYS[r]], 0);
+    return {
+      title: `${t`Time Slot:`} `,
+      value: timeSlotLabel(i),
+      list: [
+        { title: t`Test Case Runs`, value: i18n.number(total), color: NEUTRAL_COLOR },
+        ...filter.map((r) => ({
+          title: `${STATUS_MARKS[r]} ${names[r]}`,
+          value: i18n.number(h[STATUS_KEYS[r]]),
+          color: COLORS[r],
+        })),
+      ],
+    };
+  };
+  const kinds = filter.map((r) => KINDS[r]);
+  if (mini)
+    return (
+      <MiniBarChart
+        labels={LABELS}
+        series={series}
+        height={height}
+        eager={eager}
+        yMax={yMax}
+        futureFrom={futureFrom}
+        hidden={hidden}
+        kinds={kinds}
+        tooltip={tooltip}
+      />
+    );
   return (
     <HourlyStackedBarChart
       labels={LABELS}
       series={series}
       height={height}
-      lazy={lazy}
       yMax={yMax}
       futureFrom={futureFrom}
       hidden={hidden}
       onBarClick={onBar ? (i, s) => onBar(i, filter[s]) : undefined}
-      kinds={filter.map((r) => KINDS[r])}
-      tooltip={(i) => {
-        const h = hours[i];
-        const total = filter.reduce<number>((a, r) => a + h[STATUS_KEYS[r]], 0);
-        return {
-          title: `${t`Time Slot:`} `,
-          value: timeSlotLabel(i),
-          list: [
-            { title: t`Test Case Runs`, value: i18n.number(total), color: NEUTRAL_COLOR },
-            ...filter.map((r) => ({
-              title: `${STATUS_MARKS[r]} ${names[r]}`,
-              value: i18n.number(h[STATUS_KEYS[r]]),
-              color: COLORS[r],
-            })),
-          ],
-        };
-      }}
+      kinds={kinds}
+      tooltip={tooltip}
     />
   );
 }

@@ -18,6 +18,7 @@ export interface GroupTableProps {
   onSort: (k: SortKey) => void;
   onOpen: (id: number) => void;
   isPhone: boolean;
+  /** Only the first rows' charts are drawn at once; the others near the window or in idle time. */
   lazy: boolean;
   ready: boolean;
   /** One y-scale for every row's chart. */
@@ -42,7 +43,8 @@ interface RowProps {
   failed: boolean;
   filter: RateIndex[];
   onOpen: (id: number) => void;
-  lazy: boolean;
+  /** The chart is drawn at once (a first row), not in its turn. */
+  eager: boolean;
   yMax: number;
   futureFrom: number;
 }
@@ -64,7 +66,7 @@ function RowChart({
   loading,
   filter,
   onOpen,
-  lazy,
+  eager,
   height,
   yMax,
   futureFrom,
@@ -90,10 +92,11 @@ function RowChart({
       ) : (
         <GroupChart
           hidden
+          mini
+          eager={eager}
           hours={row.hours}
           filter={filter}
           height={height}
-          lazy={lazy}
           yMax={yMax}
           futureFrom={futureFrom}
         />
@@ -123,7 +126,7 @@ const TableRow = memo(function TableRow(p: RowProps) {
           loading={p.loading || p.failed}
           filter={p.filter}
           onOpen={p.onOpen}
-          lazy={p.lazy}
+          eager={p.eager}
           yMax={p.yMax}
           futureFrom={p.futureFrom}
           height={DESKTOP_CHART_HEIGHT}
@@ -151,7 +154,7 @@ const Card = memo(function Card(p: RowProps) {
         loading={p.loading || p.failed}
         filter={p.filter}
         onOpen={p.onOpen}
-        lazy={p.lazy}
+        eager={p.eager}
         yMax={p.yMax}
         futureFrom={p.futureFrom}
         height={PHONE_CHART_HEIGHT}
@@ -160,6 +163,8 @@ const Card = memo(function Card(p: RowProps) {
   );
 });
 
+/** Rows whose chart is drawn with the numbers when charts are drawn lazily (about a window's worth). */
+const EAGER_ROWS = 8;
 const DESKTOP_CHART_HEIGHT = 104;
 const PHONE_CHART_HEIGHT = 120;
 
@@ -184,13 +189,13 @@ export function GroupTable(p: GroupTableProps) {
       {t`Worst first`}
     </button>
   );
-  const rowProps = (r: GroupRow): RowProps => ({
+  const rowProps = (r: GroupRow, i: number): RowProps => ({
     row: r,
     loading: p.loading.has(r.id),
     failed: p.failed.has(r.id),
     filter: p.filter,
     onOpen: p.onOpen,
-    lazy: p.lazy,
+    eager: !p.lazy || i < EAGER_ROWS,
     yMax: p.yMax,
     futureFrom: p.futureFrom,
   });
@@ -216,8 +221,8 @@ export function GroupTable(p: GroupTableProps) {
         </fieldset>
         <ChartPatterns />
         <ul class="group-cards">
-          {p.rows.map((r) => (
-            <Card key={r.id} {...rowProps(r)} />
+          {p.rows.map((r, i) => (
+            <Card key={r.id} {...rowProps(r, i)} />
           ))}
         </ul>
       </section>
@@ -245,8 +250,8 @@ export function GroupTable(p: GroupTableProps) {
           </tr>
         </thead>
         <tbody>
-          {p.rows.map((r) => (
-            <TableRow key={r.id} {...rowProps(r)} />
+          {p.rows.map((r, i) => (
+            <TableRow key={r.id} {...rowProps(r, i)} />
           ))}
         </tbody>
       </table>

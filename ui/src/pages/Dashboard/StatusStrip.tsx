@@ -1,6 +1,7 @@
 // The status strip above the fold: one badge per chosen group for the last 15 minutes, worst
 // first, each with a colour, an icon and words (never colour alone). A click opens the
 // group's hourly chart.
+import { plural } from "@lingui/core/macro";
 import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
 import { memo, useMemo, useState } from "react";
@@ -9,10 +10,10 @@ import { zonedParts } from "../../lib/siteTime";
 import { Flash } from "./Flash";
 import { pad2 } from "./hourly";
 import type { RunType } from "./prefs";
-import { type Badge, STRIP_MINUTES, STRIP_SHOWN, stripBadges } from "./strip";
+import { type Badge, maintenanceOf, STRIP_MINUTES, STRIP_SHOWN, stripBadges } from "./strip";
 import { LIVE } from "./useDashboard";
 
-const ICON = { failure: "✖", warning: "▲", pass: "✔", none: "–" } as const;
+const ICON = { failure: "✖", warning: "▲", pass: "✔", maintenance: "⚙", none: "–" } as const;
 
 function hhmm(iso: string | undefined, timeZone: string): string {
   if (!iso) return "";
@@ -49,17 +50,23 @@ export const StatusStrip = memo(function StatusStrip({
   const from = hhmm(q.data?.from, timeZone);
   const to = hhmm(q.data?.to, timeZone);
   const minutes = STRIP_MINUTES;
+  const groupCount = badges.length;
   const text = (b: Badge) => {
     const runs = b.successCount + b.warningCount + b.failureCount;
     const failed = b.failureCount;
     const warned = b.warningCount;
+    const inWindow = maintenanceOf(b);
+    // Runs in a maintenance window are neither red nor counted: they are said apart.
+    const apart = inWindow > 0 && b.state !== "maintenance" ? ` · ${t`${inWindow} in maintenance`}` : "";
     switch (b.state) {
       case "failure":
-        return t`Failing: ${failed} of ${runs}`;
+        return t`Failing: ${failed} of ${runs}` + apart;
       case "warning":
-        return t`Warnings: ${warned} of ${runs}`;
+        return t`Warnings: ${warned} of ${runs}` + apart;
       case "pass":
-        return t`Passing: ${runs} of ${runs}`;
+        return t`Passing: ${runs} of ${runs}` + apart;
+      case "maintenance":
+        return plural(inWindow, { one: "Maintenance: # run", other: "Maintenance: # runs" });
       default:
         return t`No runs`;
     }
@@ -72,6 +79,12 @@ export const StatusStrip = memo(function StatusStrip({
           {from && to ? ` · ${from}–${to}` : ""} · {runTypeName}
         </span>
       </h2>
+      {isPhone && badges.length > 1 ? (
+        // The phone's row scrolls sideways: say so, and how many there are (issue 30, item 8).
+        <p class="strip-hint muted" data-testid="strip-hint">
+          {t`${groupCount} groups: swipe sideways to see them all`}
+        </p>
+      ) : null}
       {q.isError ? (
         <p class="muted strip-problem">{t`The last minutes could not be loaded.`}</p>
       ) : !q.data ? (
@@ -93,7 +106,9 @@ export const StatusStrip = memo(function StatusStrip({
                 </span>
                 <span class="strip-name">{b.name}</span>
                 <span class="strip-text">
-                  <Flash value={`${b.failureCount}/${b.warningCount}/${b.successCount}`}>{text(b)}</Flash>
+                  <Flash value={`${b.failureCount}/${b.warningCount}/${b.successCount}/${maintenanceOf(b)}`}>
+                    {text(b)}
+                  </Flash>
                 </span>
               </button>
             </li>

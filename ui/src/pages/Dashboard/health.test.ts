@@ -102,6 +102,21 @@ describe("componentState", () => {
     expect(componentState({ ...c, enabled: false }, app())).toBe("disabled");
     expect(componentState({ ...c, hasComponent: false }, app())).toBe("disabled");
   });
+  it("a component's own status (cxwatch's) colours it alone: one failed back end, one red icon", () => {
+    const failing = app({ appStatus: on("TRS_FAIL") });
+    expect(componentState({ name: "Claims DB", hasComponent: true, enabled: true, status: "TRS_FAIL" }, failing)).toBe(
+      "fail",
+    );
+    expect(componentState({ name: "CRM DB", hasComponent: true, enabled: true, status: "TRS_PASS" }, failing)).toBe(
+      "pass",
+    );
+    expect(componentState({ name: "CRM DB", hasComponent: true, enabled: true, status: "TRS_FAIL" }, app())).toBe(
+      "fail",
+    );
+    // A disabled application keeps every component grey.
+    const c = { name: "db", hasComponent: true, enabled: true, status: "TRS_FAIL" };
+    expect(componentState(c, app({ appStatus: off() }))).toBe("disabled");
+  });
 });
 
 describe("lastRunTime", () => {

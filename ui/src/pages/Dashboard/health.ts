@@ -83,13 +83,16 @@ export function appsOfChannel(health: ChannelHealth[], channel: string): ClientA
 
 /**
  * Colour of one component database icon in the health modal: a component the application has
- * and that is enabled is coloured with the application's own state (green pass, red failure);
- * a disabled or absent component, or any component of a disabled application, is grey.
+ * and that is enabled is coloured with its own status when the server gives one (cxwatch's
+ * optional `status`: only the component that failed is red), else with the application's own
+ * state (the spec's shape: green pass, red failure); a disabled or absent component, or any
+ * component of a disabled application, is grey.
  */
 export function componentState(c: ComponentPresence, app: ClientAppHealth): NodeState {
   if (!c.hasComponent || !c.enabled) return "disabled";
-  const s = flagState(app.appStatus);
-  return s;
+  const own = c.status;
+  if (typeof own === "string" && app.appStatus?.enabled) return own === PASS_STATUS ? "pass" : "fail";
+  return flagState(app.appStatus);
 }
 
 /** The last run time of an application (UTC), or null when it has none. */

@@ -7,6 +7,8 @@ import { recentQuery } from "../../api/queries/groups";
 import { useIsMobile } from "../../lib/media";
 import { siteToday, zonedParts } from "../../lib/siteTime";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
+import { MaintenanceBanner } from "../Maintenance/Banner";
+import { MaintenanceNote } from "../Maintenance/Note";
 import { Controls, type ControlsProps } from "./Controls";
 import { type CurrentWindow, currentCounts, currentWorst, type Incident, incidentsNow } from "./current";
 import { GroupChartModal } from "./GroupChartModal";
@@ -31,6 +33,7 @@ import {
   type SortKey,
   sortRows,
 } from "./rows";
+import { SetUpHint } from "./SetUpHint";
 import { StatusStrip } from "./StatusStrip";
 import { sharedScaleMax } from "./scale";
 import { firstFutureHour, headlineScope } from "./scope";
@@ -41,10 +44,13 @@ import "./Dashboard.css";
 
 /** Spec §9: the sticky top bar appears once the page is scrolled this far. */
 export const STICKY_AT_PX = 200;
-/** Above this many chosen groups, charts are drawn only when scrolled near. */
+/**
+ * Above this many chosen groups, only the first rows' charts are drawn with the numbers; the
+ * others as they near the window, or in idle time.
+ */
 const LAZY_CHARTS_ABOVE = 8;
 
-const EMPTY: GroupSums = { counts: zeroCounts(), hours: Array.from({ length: HOURS }, zeroCounts) };
+const EMPTY: GroupSums = { counts: zeroCounts(), hours: Array.from({ length: HOURS }, zeroCounts), maintenance: 0 };
 const NO_GROUPS: GroupInfo[] = [];
 const NO_HEALTH = overallHealth([]);
 
@@ -119,7 +125,10 @@ export function DashboardPage() {
   const [chartId, setChartId] = useState<number | null>(null);
   const root = useRef<HTMLElement>(null);
   const [wall, setWall] = useWallMode();
-  const sticky = useScrolledPast(STICKY_AT_PX, !isPhone && !wall);
+  // An open list of the page's own controls keeps them in place: opening one near the bottom of
+  // the screen scrolls it into view, and the bar replacing the controls then would hide it.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const sticky = useScrolledPast(STICKY_AT_PX, !isPhone && !wall) && !menuOpen;
   const box = useBox(root, sticky);
 
   const byId = useMemo(() => new Map((s.groups ?? []).map((g) => [g.id, g])), [s.groups]);
@@ -231,6 +240,7 @@ export function DashboardPage() {
       refreshing={s.refreshing}
       problem={s.problem}
       onRefresh={s.refresh}
+      onMenu={variant === "main" ? setMenuOpen : undefined}
     />
   );
 
@@ -245,16 +255,23 @@ export function DashboardPage() {
       <div class="dash-head">
         <h1 class="page-title">{t`Dashboard`}</h1>
         {wall ? <RefreshedAgo at={s.lastRefreshed} /> : null}
-        <button
-          type="button"
-          class="button secondary wall-toggle"
-          aria-pressed={wall}
-          data-testid="wall-toggle"
-          onClick={() => setWall(!wall)}
-        >
-          {wall ? t`Leave wall mode` : t`Wall mode`}
-        </button>
+        {/* A wall display is a big screen: a phone is not offered the mode (issue 30, item 8). */}
+        {isPhone && !wall ? null : (
+          <button
+            type="button"
+            class="button secondary wall-toggle"
+            aria-pressed={wall}
+            data-testid="wall-toggle"
+            onClick={() => setWall(!wall)}
+          >
+            {wall ? t`Leave wall mode` : t`Wall mode`}
+          </button>
+        )}
       </div>
+      <MaintenanceBanner enabled={cxwatch} />
+      {/* An empty dashboard of a site not set up yet says where to begin (issue 30 item 15). */}
+      {s.ready && rows.length === 0 && !wall ? <SetUpHint /> : null}
+      <MaintenanceNote count={s.maintenanceLeftOut} />
       <IncidentRibbon incidents={incidents} window={current} date={s.date} runType={s.runType} onOpen={setChartId} />
       {cxwatch ? (
         // The last 15 minutes come from cxwatch's groups/recent: no strip on a spec-only API.

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { applyFilter, DEFAULT_SORT, makeRow, nextSort, normaliseFilter, sortRows, sumEntities } from "./rows";
+import {
+  applyFilter,
+  DEFAULT_SORT,
+  emptySums,
+  makeRow,
+  nextSort,
+  normaliseFilter,
+  sortRows,
+  sumEntities,
+  sumsOfHourly,
+} from "./rows";
 
 // Shaped like GET api/trs/v1/groups/{id}/metric?level=case (spec §3 'Group metric').
 const entities = [
@@ -39,12 +49,52 @@ describe("sumEntities", () => {
     expect(s.hours).toHaveLength(24);
     expect(s.hours[9]).toEqual({ success: 6, warning: 1, failure: 0 });
     expect(s.hours[14]).toEqual({ success: 9, warning: 1, failure: 4 });
+    expect(s.maintenance).toBe(0);
+  });
+  it("adds the runs left out for maintenance windows (cxwatch's maintenanceCount)", () => {
+    const s = sumEntities(
+      entities.map((e, i) => ({ ...e, maintenanceCount: i + 2 })),
+      "America/Toronto",
+    );
+    expect(s.maintenance).toBe(5);
+    expect(s.counts).toEqual({ success: 15, warning: 2, failure: 4 });
   });
   it("is zero for a group without runs", () => {
     const s = sumEntities([], "America/Toronto");
     expect(s.counts).toEqual({ success: 0, warning: 0, failure: 0 });
     expect(s.hours).toHaveLength(24);
     expect(sumEntities(null, "America/Toronto").counts.success).toBe(0);
+  });
+});
+
+describe("sumsOfHourly", () => {
+  const slots = (at: Record<number, number>) => Array.from({ length: 24 }, (_, h) => at[h] ?? 0);
+  it("gives the same sums as the group's metric added over its entities", () => {
+    // cxwatch's groups/hourly item for the group of `entities` above.
+    const item = {
+      groupId: 1,
+      successCount: 15,
+      warningCount: 2,
+      failureCount: 4,
+      successByHour: slots({ 9: 6, 14: 9 }),
+      warningByHour: slots({ 9: 1, 14: 1 }),
+      failureByHour: slots({ 14: 4 }),
+    };
+    expect(sumsOfHourly(item)).toEqual(sumEntities(entities, "America/Toronto"));
+  });
+  it("reads missing or bad slots as zero", () => {
+    const s = sumsOfHourly({
+      successCount: 1,
+      warningCount: -1,
+      failureCount: 0,
+      successByHour: [1],
+      warningByHour: [],
+      failureByHour: slots({}),
+    });
+    expect(s.counts).toEqual({ success: 1, warning: 0, failure: 0 });
+    expect(s.hours).toHaveLength(24);
+    expect(s.hours[0]).toEqual({ success: 1, warning: 0, failure: 0 });
+    expect(s.hours.slice(1)).toEqual(emptySums().hours.slice(1));
   });
 });
 

@@ -1,11 +1,15 @@
 // Group rows of the dashboard table: the sum over a group's entities, the rate filter and sorting.
 
-import type { Group, GroupMetric } from "../../api/types";
+import type { Group, GroupHourly, GroupMetric, HourlyStatus } from "../../api/types";
 import { type Counts, countOf, HOURS, padHours, zeroCounts } from "./hourly";
 import { compareSeverity, type Severity, severityOf } from "./severity";
 
 /** What a row reads of a group metric (spec §3 'Group metric'). */
-export type MetricCounts = Pick<GroupMetric, "successCount" | "warningCount" | "failureCount" | "hourlyStatus">;
+export type MetricCounts = Pick<GroupMetric, "successCount" | "warningCount" | "failureCount"> & {
+  hourlyStatus: readonly HourlyStatus[];
+  /** cxwatch's addition (issue 28): runs in a maintenance window, left out of the counts. */
+  maintenanceCount?: number;
+};
 
 /** Rate filter indexes (spec §9): 0 Pass Rate, 1 Warning Rate, 2 Failure Rate. */
 export type RateIndex = 0 | 1 | 2;
@@ -15,6 +19,8 @@ export const STATUS_KEYS: (keyof Counts)[] = ["success", "warning", "failure"];
 export interface GroupSums {
   counts: Counts;
   hours: Counts[];
+  /** Runs in maintenance windows left out of the counts (0 when the API does not say). */
+  maintenance: number;
 }
 
 /**
@@ -24,7 +30,9 @@ export interface GroupSums {
 export function sumEntities(entities: readonly MetricCounts[] | null | undefined, timeZone: string): GroupSums {
   const counts = zeroCounts();
   const hours = Array.from({ length: HOURS }, zeroCounts);
+  let maintenance = 0;
   for (const e of entities ?? []) {
+    maintenance += countOf(e.maintenanceCount);
     counts.success += countOf(e.successCount);
     counts.warning += countOf(e.warningCount);
     counts.failure += countOf(e.failureCount);
@@ -35,7 +43,38 @@ export function sumEntities(entities: readonly MetricCounts[] | null | undefined
       hours[h].failure += slots[h].failure;
     }
   }
-  return { counts, hours };
+  return { counts, hours, maintenance };
+}
+
+/** A group without runs: zero counts, 24 empty slots. */
+export function emptySums(): GroupSums {
+  return { counts: zeroCounts(), hours: Array.from({ length: HOURS }, zeroCounts), maintenance: 0 };
+}
+
+/** What a row reads of cxwatch's `groups/hourly` item. */
+export type HourlyCounts = Pick<
+  GroupHourly,
+  "successCount" | "warningCount" | "failureCount" | "successByHour" | "warningByHour" | "failureByHour"
+> & {
+  /** Runs in maintenance windows, left out of the counts (issue 28). */
+  maintenanceCount?: number;
+};
+
+/**
+ * A group's row from its `groups/hourly` item: the same sums as `sumEntities` over its
+ * `metric` (the server adds its test cases); slot h is local hour h, missing slots are zero.
+ */
+export function sumsOfHourly(g: HourlyCounts): GroupSums {
+  const at = (list: readonly number[] | null | undefined, h: number) => countOf(list?.[h]);
+  return {
+    counts: { success: countOf(g.successCount), warning: countOf(g.warningCount), failure: countOf(g.failureCount) },
+    hours: Array.from({ length: HOURS }, (_, h) => ({
+      success: at(g.successByHour, h),
+      warning: at(g.warningByHour, h),
+      failure: at(g.failureByHour, h),
+    })),
+    maintenance: countOf(g.maintenanceCount),
+  };
 }
 
 /** Statuses outside the filter count as zero. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { badgeState, stripBadges } from "./strip";
+import { badgeState, maintenanceOf, stripBadges } from "./strip";
 
 const g = (groupId: number, name: string, successCount: number, warningCount: number, failureCount: number) => ({
   groupId,
@@ -36,5 +36,23 @@ describe("status strip", () => {
       "Billing:pass",
       "Accounts:none",
     ]);
+  });
+
+  it("runs in a maintenance window are grey, never red: maintenance when they are all a group has", () => {
+    const maint = (id: number, name: string, pass: number, fail: number, m: number) => ({
+      ...g(id, name, pass, 0, fail),
+      maintenanceCount: m,
+    });
+    expect(badgeState(maint(1, "a", 0, 0, 3))).toBe("maintenance");
+    // Counted apart by the server: a failure outside the window is still red.
+    expect(badgeState(maint(1, "a", 0, 1, 3))).toBe("failure");
+    expect(badgeState(maint(1, "a", 2, 0, 3))).toBe("pass");
+    // A spec-shaped answer has no maintenanceCount.
+    expect(maintenanceOf(g(1, "a", 1, 0, 0))).toBe(0);
+    const names = stripBadges(
+      [maint(1, "Released", 0, 0, 4), g(2, "Quiet", 0, 0, 0), g(3, "Fine", 1, 0, 0)],
+      [1, 2, 3],
+    ).map((b) => `${b.name}:${b.state}`);
+    expect(names).toEqual(["Fine:pass", "Released:maintenance", "Quiet:none"]);
   });
 });

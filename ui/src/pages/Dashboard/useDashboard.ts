@@ -1,17 +1,20 @@
 // The dashboard's state: the user's choices (kept across refreshes; groups, filter and channel
 // also in local storage), and the server state behind them in TanStack Query: the group list,
-// the health, and one metric query per chosen group (keyed by group, date and run type), each
-// refetched every 30 s while the tab is visible.
+// the health, and the chosen groups' numbers for the date and run type, each refetched every
+// 30 s while the tab is visible. The numbers come from one `groups/hourly` call for every group
+// with cxwatch's API, and from one `groups/{id}/metric` call per chosen group on a spec-only API
+// (or a cxwatch without that call).
 import { type QueryObserverResult, useQueries, useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../../api";
-import { groupKeys, groupMetricQuery, groupsQuery, healthQuery } from "../../api/queries/groups";
-import type { GroupMetric } from "../../api/types";
+import { groupKeys, groupMetricQuery, groupsHourlyQuery, groupsQuery, healthQuery } from "../../api/queries/groups";
+import type { GroupHourly, GroupMetric } from "../../api/types";
 import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
 import { isIsoDate, siteToday } from "../../lib/siteTime";
-import { useSiteTimeZone } from "../../lib/tenant";
+import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import type { ChannelHealth } from "./health";
+import { METRIC_CALL, prefetchDashboard } from "./prefetch";
 import {
   type Channel,
   initialChannel,
@@ -23,7 +26,7 @@ import {
   saveGroups,
   storedGroups,
 } from "./prefs";
-import { type GroupInfo, type GroupSums, type RateIndex, sumEntities } from "./rows";
+import { emptySums, type GroupInfo, type GroupSums, type RateIndex, sumEntities, sumsOfHourly } from "./rows";
 
 /** New runs are picked up every 30 s while the tab is visible. */
 export const POLL_MS = 30000;
@@ -38,6 +41,7 @@ export const LIVE = {
 } as const;
 
 const nameCollator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
+const EMPTY_SUMS: GroupSums = emptySums();
 
 function messagesOf(e: unknown): string[] {
   if (e instanceof ApiError) return e.messages;
@@ -70,6 +74,8 @@ export interface DashboardState {
   health: ChannelHealth[] | null;
   sums: Map<number, GroupSums>;
   failed: Set<number>;
+  /** Runs of the chosen groups left out of the counts for maintenance windows (cxwatch's). */
+  maintenanceLeftOut: number;
   /** Every chosen group has its numbers (or failed) for the date and run type shown. */
   ready: boolean;
   lastRefreshed: Date | null;
@@ -108,14 +114,47 @@ export function useDashboard(isPhone: boolean): DashboardState {
   if (groupsQ.data || healthQ.data) loaded.current = true;
 
   const chosen = useMemo(() => (groups ? reconcileGroups(groups, choice) : []), [groups, choice]);
+
+  // cxwatch's API: every group's day in one call. Each group's sums are kept while its part of
+  // the answer stays the same (structural sharing), so a refresh redraws only the rows that changed.
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const hourlySums = useRef(new WeakMap<GroupHourly, GroupSums>());
+  const selectHourly = useCallback((data: GroupHourly[]) => {
+    const out = new Map<number, GroupSums>();
+    for (const g of data ?? []) {
+      let sums = hourlySums.current.get(g);
+      if (!sums) {
+        sums = sumsOfHourly(g);
+        hourlySums.current.set(g, sums);
+      }
+      out.set(g.groupId, sums);
+    }
+    return out;
+  }, []);
+  // A cxwatch without groups/hourly (an older one behind the proxy): one call per group from
+  // then on, as on a spec-only API.
+  const [noHourly, setNoHourly] = useState(false);
+  const hourlyQ = useQuery({
+    ...groupsHourlyQuery(date, runType, METRIC_CALL),
+    ...LIVE,
+    enabled: cxwatch && !noHourly,
+    select: selectHourly,
+  });
+  const missing = hourlyQ.error instanceof ApiError && hourlyQ.error.status === 404;
+  useEffect(() => {
+    if (missing) setNoHourly(true);
+  }, [missing]);
+  const perGroup = !cxwatch || noHourly || missing;
+
   // Before the group list is in, the groups chosen on this browser before are asked for at
   // once, with it (the list then only drops the ones gone meanwhile). Asked for in the order
   // of their names when known (the table's default order, so that the rows in view fill first).
   const asked = useMemo(() => {
+    if (!perGroup) return [];
     const ids = groups ? chosen : (choice ?? []);
     const names = new Map((groups ?? []).map((g) => [g.id, g.name]));
     return [...ids].sort((a, b) => nameCollator.compare(names.get(a) ?? "", names.get(b) ?? "") || a - b);
-  }, [groups, chosen, choice]);
+  }, [perGroup, groups, chosen, choice]);
 
   // The answer is summed once per answer: an answer equal to the last one (structural sharing)
   // keeps its sums, so the row it feeds is not drawn again.
@@ -123,7 +162,7 @@ export function useDashboard(isPhone: boolean): DashboardState {
   const metricQueries = useMemo(
     () =>
       asked.map((id) => ({
-        ...groupMetricQuery(id, date, runType, { background: true, quiet: true }),
+        ...groupMetricQuery(id, date, runType, METRIC_CALL),
         ...LIVE,
         select,
       })),
@@ -152,14 +191,38 @@ export function useDashboard(isPhone: boolean): DashboardState {
     },
     [asked],
   );
-  const metrics = useQueries({ queries: metricQueries, combine });
+  const perGroupMetrics = useQueries({ queries: metricQueries, combine });
+  const metrics: Metrics = useMemo(() => {
+    if (perGroup) return perGroupMetrics;
+    // A failed refresh drops the older numbers too (as above); a group the answer does not name
+    // (made since) has no runs in it yet, and the next answer (every change of the groups asks
+    // again) gives its numbers.
+    const sums = new Map<number, GroupSums>();
+    const failed = new Set<number>();
+    if (hourlyQ.isError) for (const id of chosen) failed.add(id);
+    else if (hourlyQ.data) for (const id of chosen) sums.set(id, hourlyQ.data.get(id) ?? EMPTY_SUMS);
+    return {
+      sums,
+      failed,
+      error: hourlyQ.error,
+      fetching: hourlyQ.isFetching,
+      updatedAt: hourlyQ.dataUpdatedAt,
+    };
+  }, [
+    perGroup,
+    perGroupMetrics,
+    chosen,
+    hourlyQ.data,
+    hourlyQ.isError,
+    hourlyQ.error,
+    hourlyQ.isFetching,
+    hourlyQ.dataUpdatedAt,
+  ]);
 
   // The first calls go out before the first paint (the queries' own observers start after it,
-  // and join these calls).
+  // and join these calls); after a sign-in they are already under way.
   useLayoutEffect(() => {
-    void queryClient.prefetchQuery({ ...groupsQuery({ quiet: true }), staleTime: 0 });
-    void queryClient.prefetchQuery({ ...healthQuery({ quiet: true }), staleTime: 0 });
-    for (const q of metricQueries) void queryClient.prefetchQuery(q);
+    prefetchDashboard(date, runType, asked);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
@@ -243,6 +306,7 @@ export function useDashboard(isPhone: boolean): DashboardState {
     health,
     sums: metrics.sums,
     failed: metrics.failed,
+    maintenanceLeftOut: chosen.reduce((n, id) => n + (metrics.sums.get(id)?.maintenance ?? 0), 0),
     ready,
     lastRefreshed,
     refreshing,

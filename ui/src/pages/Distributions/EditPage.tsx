@@ -6,16 +6,17 @@ import { useEffect, useId, useState } from "react";
 import { useLocation, useParams } from "wouter";
 import { ApiError } from "../../api";
 import { useDistribution, useSaveDistribution, useTestContact } from "../../api/queries/distributions";
-import { AccessDenied } from "../../components/AccessDenied";
+import { AccessDenied, Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { showError, showSuccess } from "../../lib/banners";
 import { ROUTES } from "../../lib/nav";
-import { isRestricted, session } from "../../lib/session";
+import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { DeliveryNotice } from "./DeliveryNotice";
 import "./distributions.css";
+import { useApiFlavor } from "../../lib/tenant";
+import { useContactTypeName } from "./columns";
 import {
-  CONTACT_TYPES,
   type ContactRow,
   type ContactTypeId,
   canDeleteRow,
@@ -28,17 +29,24 @@ import {
   fromDistribution,
   infoRule,
   inputTypeOf,
+  isWebhook,
+  offeredTypes,
   type Rule,
+  TYPE_NAMES,
   toSave,
   validateDistribution,
 } from "./rules";
 
 export function DistributionEditPage() {
+  const { t } = useLingui();
   const params = useParams<{ id: string }>();
   const id = Number(params.id);
   const me = useStore(session);
   if (!Number.isInteger(id) || id < 0 || isRestricted(me)) return <AccessDenied />;
-  return <DistributionForm key={id} id={id} />;
+  const writable = canWrite(me);
+  if (id === 0 && !writable)
+    return <AccessDenied reason={t`Your access is read-only: you can see the distribution lists but not add one.`} />;
+  return <DistributionForm key={id} id={id} writable={writable} />;
 }
 
 /** What a row's Confirm came to: the message shown beside it. */
@@ -47,7 +55,8 @@ interface Confirmed {
   text: string;
 }
 
-function DistributionForm({ id }: { id: number }) {
+/** The form; for a read-only account (`writable` false) shown without Save, Confirm or row edits. */
+function DistributionForm({ id, writable }: { id: number; writable: boolean }) {
   const { t } = useLingui();
   const uid = useId();
   const [, navigate] = useLocation();
@@ -60,6 +69,9 @@ function DistributionForm({ id }: { id: number }) {
   const [texts, setTexts] = useState<Record<string, string>>({});
   const [confirmed, setConfirmed] = useState<Record<number, Confirmed | undefined>>({});
   const [confirming, setConfirming] = useState<number | null>(null);
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const shownName = useContactTypeName();
+  const typeName = (x: ContactTypeId) => shownName(TYPE_NAMES[x] ?? "");
 
   useEffect(() => {
     if (list.data) setV(fromDistribution(list.data));
@@ -69,11 +81,13 @@ function DistributionForm({ id }: { id: number }) {
     if (!rule) return undefined;
     if (rule === "required") return t`Required`;
     if (rule === "tooLong") return t`At most 100 characters`;
+    if (rule === "taken") return t`Another distribution list has this name`;
     if (field.endsWith(".info")) {
       const i = Number(field.match(/\[(\d+)\]/)?.[1] ?? -1);
-      return v.contacts[i]?.type === EMAIL
-        ? t`Please enter an e-mail address`
-        : t`Please enter an international number, e.g. +15145550100`;
+      const type = v.contacts[i]?.type ?? 0;
+      if (type === EMAIL) return t`Please enter an e-mail address`;
+      if (isWebhook(type)) return t`Please enter the webhook's address, e.g. https://hooks.example.com/…`;
+      return t`Please enter an international number, e.g. +15145550100`;
     }
     return texts[field] || t`This value is not valid`;
   };
@@ -110,7 +124,13 @@ function DistributionForm({ id }: { id: number }) {
     setConfirming(i);
     try {
       await test.mutateAsync(confirmQuery(row));
-      const text = row.type === EMAIL ? t`Email has been confirmed.` : t`Text/SMS has been confirmed.`;
+      const name = typeName(row.type as ContactTypeId);
+      const text =
+        row.type === EMAIL
+          ? t`Email has been confirmed.`
+          : isWebhook(row.type)
+            ? t`${name} has been confirmed.`
+            : t`Text/SMS has been confirmed.`;
       setConfirmed((prev) => ({ ...prev, [i]: { ok: true, text } }));
       showSuccess(text);
     } catch (failure) {
@@ -126,6 +146,8 @@ function DistributionForm({ id }: { id: number }) {
 
   const submit = async (e: Event) => {
     e.preventDefault();
+    // Nothing to save: never say 'saved' for what was not.
+    if (!writable) return;
     const found = validateDistribution(v);
     setErrors(found);
     setTexts({});
@@ -152,15 +174,19 @@ function DistributionForm({ id }: { id: number }) {
     navigate(ROUTES.distributionLists);
   };
 
-  if (list.isError) return <AccessDenied />;
+  if (list.isError) return <Refused error={list.error} fallback={t`The distribution list could not be loaded.`} />;
   const loading = !creating && !list.data;
-  const typeName = (x: ContactTypeId) => (x === EMAIL ? t`Email` : x === 2 ? t`SMS` : t`Voice`);
   const fid = (k: string) => `${uid}-${k}`;
 
   return (
     <section class="page distribution-form" data-testid="distribution-form" aria-busy={loading}>
       <h1 class="page-title">{creating ? t`New Distribution List` : t`Distribution List`}</h1>
       <DeliveryNotice />
+      {writable ? null : (
+        <p class="muted" data-testid="read-only-note">
+          {t`Your access is read-only: you can see this list but not change it.`}
+        </p>
+      )}
       <form class="form card" onSubmit={submit} noValidate>
         <TextField
           id={fid("name")}
@@ -172,6 +198,7 @@ function DistributionForm({ id }: { id: number }) {
             setV((prev) => ({ ...prev, name: x }));
             clear("name");
           }}
+          readOnly={!writable}
           testId="input-name"
         />
         <fieldset class="contact-rows">
@@ -194,17 +221,19 @@ function DistributionForm({ id }: { id: number }) {
                   error={err(`contacts[${i}].name`)}
                   value={row.name}
                   onValue={(x) => setRow(i, { name: x })}
+                  readOnly={!writable}
                   testId={`input-contact-name-${i}`}
                 />
                 <Field id={fid(`c${i}-type`)} label={t`Type`} required error={err(`contacts[${i}].type`)}>
                   <select
                     {...controlProps(fid(`c${i}-type`), true, err(`contacts[${i}].type`))}
                     value={row.type || ""}
+                    disabled={!writable}
                     onChange={(e) => setRow(i, { type: (Number(e.currentTarget.value) || 0) as ContactTypeId | 0 })}
                     data-testid={`input-contact-type-${i}`}
                   >
                     <option value="">{t`Select`}</option>
-                    {CONTACT_TYPES.map((x) => (
+                    {offeredTypes(cxwatch || isWebhook(row.type)).map((x) => (
                       <option key={x} value={x}>
                         {typeName(x)}
                       </option>
@@ -213,38 +242,42 @@ function DistributionForm({ id }: { id: number }) {
                 </Field>
                 <TextField
                   id={fid(`c${i}-info`)}
-                  label={row.type === EMAIL ? t`Email` : t`Number`}
+                  label={row.type === EMAIL ? t`Email` : isWebhook(row.type) ? t`Webhook URL` : t`Number`}
                   required
                   type={inputTypeOf(row.type)}
                   error={err(`contacts[${i}].info`)}
                   value={row.info}
                   onValue={(x) => setRow(i, { info: x })}
+                  readOnly={!writable}
                   autoComplete="off"
                   testId={`input-contact-info-${i}`}
                 />
-                <div class="contact-actions">
-                  <button
-                    type="button"
-                    class="button secondary"
-                    onClick={() => void confirmRow(i)}
-                    disabled={confirming !== null}
-                    aria-busy={confirming === i}
-                    data-testid={`confirm-contact-${i}`}
-                  >
-                    {confirming === i ? t`Sending…` : t`Confirm`}
-                  </button>
-                  {canDeleteRow(v.contacts) ? (
+                {writable ? (
+                  <div class="contact-actions">
                     <button
                       type="button"
-                      class="button link danger-text"
-                      onClick={() => deleteRow(i)}
-                      data-testid={`delete-contact-${i}`}
-                      aria-label={t`Delete contact ${n}`}
+                      class="button secondary"
+                      onClick={() => void confirmRow(i)}
+                      disabled={confirming !== null}
+                      aria-busy={confirming === i}
+                      data-testid={`confirm-contact-${i}`}
                     >
-                      {t`Delete row`}
+                      {confirming === i ? t`Sending…` : t`Confirm`}
                     </button>
-                  ) : null}
-                </div>
+                    {canDeleteRow(v.contacts) ? (
+                      <button
+                        type="button"
+                        class="button link danger-text"
+                        onClick={() => deleteRow(i)}
+                        data-testid={`delete-contact-${i}`}
+                      >
+                        {/* The name begins with what the button shows (WCAG 2.5.3), then says which row. */}
+                        {t`Delete row`}
+                        <span class="visually-hidden"> {t`Contact ${n}`}</span>
+                      </button>
+                    ) : null}
+                  </div>
+                ) : null}
                 {result ? (
                   <p
                     class={result.ok ? "contact-result ok" : "contact-result failed"}
@@ -257,11 +290,17 @@ function DistributionForm({ id }: { id: number }) {
               </fieldset>
             );
           })}
-          <button type="button" class="button link" onClick={addRow} data-testid="add-contact">
-            {t`Add row`}
-          </button>
+          {writable ? (
+            <button type="button" class="button link" onClick={addRow} data-testid="add-contact">
+              {t`Add row`}
+            </button>
+          ) : null}
         </fieldset>
-        <FormActions saving={save.isPending || loading} onCancel={() => navigate(ROUTES.distributionLists)} />
+        <FormActions
+          saving={save.isPending || loading}
+          noSave={!writable}
+          onCancel={() => navigate(ROUTES.distributionLists)}
+        />
       </form>
     </section>
   );

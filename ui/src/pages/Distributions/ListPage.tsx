@@ -4,14 +4,15 @@ import { useLingui } from "@lingui/react/macro";
 import type { DistributionListParams, DistributionSortField } from "../../api/queries/distributions";
 import { deleteDistribution, distributionKeys, useDistributions } from "../../api/queries/distributions";
 import { AccessDenied } from "../../components/AccessDenied";
-import { isRestricted, session } from "../../lib/session";
+import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useApiFlavor } from "../../lib/tenant";
 import { ListFilter, ListScreen, RowDelete, RowLink, useListScreen } from "../shared/ListScreen";
 import { searchedListOf } from "../shared/listParams";
 import { useDistributionColumns } from "./columns";
 import "./distributions.css";
 import { DeliveryNotice } from "./DeliveryNotice";
-import { CONTACT_TYPES, EMAIL, SMS } from "./rules";
+import { CONTACT_TYPES, type ContactTypeId, EMAIL, MATTERMOST, SLACK, SMS, TEAMS, WEBHOOK } from "./rules";
 
 const SORT_FIELDS: DistributionSortField[] = ["id", "name", "lastModifiedTime"];
 
@@ -21,18 +22,20 @@ export function paramsOf(search: string): DistributionListParams & { page: numbe
   const type = Number(q.get("type"));
   return {
     ...searchedListOf(q, SORT_FIELDS, { field: "lastModifiedTime", dir: "desc" }),
-    type: (CONTACT_TYPES as number[]).includes(type) ? (type as 1 | 2 | 4) : undefined,
+    type: (CONTACT_TYPES as number[]).includes(type) ? (type as ContactTypeId) : undefined,
   };
 }
 
 export function DistributionListPage() {
   const me = useStore(session);
-  return isRestricted(me) ? <AccessDenied /> : <DistributionList />;
+  return isRestricted(me) ? <AccessDenied /> : <DistributionList writable={canWrite(me)} />;
 }
 
-function DistributionList() {
+/** Read-only administrators see the lists without New, Delete or the check boxes, and View. */
+function DistributionList({ writable }: { writable: boolean }) {
   const { t } = useLingui();
   const columns = useDistributionColumns();
+  const cxwatch = useApiFlavor() === "cxwatch";
   const list = useListScreen({
     parse: paramsOf,
     useList: useDistributions,
@@ -63,16 +66,25 @@ function DistributionList() {
             { value: EMAIL, label: t`Email` },
             { value: SMS, label: t`SMS` },
             { value: 4, label: t`Voice` },
+            ...(cxwatch
+              ? [
+                  { value: WEBHOOK, label: t`Webhook` },
+                  { value: TEAMS, label: "Microsoft Teams" },
+                  { value: SLACK, label: "Slack" },
+                  { value: MATTERMOST, label: "Mattermost" },
+                ]
+              : []),
           ]}
         />
       }
+      writable={writable}
       create={{ href: "/report/distribution/0", testId: "new-distribution" }}
       tableTestId="distributions-table"
       columns={columns}
       actions={(d) => (
         <>
-          <RowLink href={`/report/distribution/${d.id}`} testId="edit-distribution" name={d.name} />
-          <RowDelete list={list} row={d} testId="delete-distribution" />
+          <RowLink href={`/report/distribution/${d.id}`} testId="edit-distribution" name={d.name} view={!writable} />
+          {writable ? <RowDelete list={list} row={d} testId="delete-distribution" /> : null}
         </>
       )}
     />

@@ -12,9 +12,18 @@ const lines = (items: string[]) => (
   </span>
 );
 
+/** A contact type's name as the list's `type` column gives it (the server's English name), shown. */
+export function useContactTypeName(): (name: string) => string {
+  const { t } = useLingui();
+  return (s: string) => {
+    const names: Record<string, string> = { Email: t`Email`, SMS: t`SMS`, Voice: t`Voice`, Webhook: t`Webhook` };
+    return names[s] ?? s;
+  };
+}
+
 export function useDistributionColumns(): Column<Distribution>[] {
   const { t, i18n } = useLingui();
-  const typeName = (s: string) => (s === "Email" ? t`Email` : s === "SMS" ? t`SMS` : t`Voice`);
+  const typeName = useContactTypeName();
   return [
     { key: "name", label: t`Label`, sortable: true, render: (d) => d.name },
     { key: "label", label: t`Labels`, render: (d) => lines(d.label) },

@@ -6,10 +6,16 @@ import {
   emptyRow,
   inputTypeOf,
   isE164,
+  isWebhookUrl,
+  MATTERMOST,
+  offeredTypes,
+  SLACK,
   SMS,
+  TEAMS,
   toSave,
   VOICE,
   validateDistribution,
+  WEBHOOK,
 } from "./rules";
 
 describe("distribution list rules", () => {
@@ -57,5 +63,25 @@ describe("distribution list rules", () => {
     expect(confirmQuery({ name: "a", type: EMAIL, info: " a@b.test " })).toEqual({ email: "a@b.test" });
     expect(confirmQuery({ name: "a", type: SMS, info: "+1 514 555 0100" })).toEqual({ sms: "+15145550100" });
     expect(confirmQuery({ name: "a", type: VOICE, info: "+15145550100" })).toEqual({ voice: "+15145550100" });
+  });
+});
+
+describe("webhook contacts", () => {
+  it("are web addresses, offered on cxwatch's API only, confirmed by their kind", () => {
+    expect(isWebhookUrl("https://hooks.slack.com/services/T0/B0/x")).toBe(true);
+    expect(isWebhookUrl(" http://127.0.0.1:8080/hooks/a?b=1 ")).toBe(true);
+    for (const bad of ["hooks.slack.com/x", "ftp://h/x", "https://", "https://u:p@h/x", "https://h/a b"]) {
+      expect(isWebhookUrl(bad)).toBe(false);
+    }
+    expect(offeredTypes(false)).toEqual([EMAIL, SMS, VOICE]);
+    expect(offeredTypes(true)).toEqual([EMAIL, SMS, VOICE, WEBHOOK, TEAMS, SLACK, MATTERMOST]);
+    expect(inputTypeOf(TEAMS)).toBe("url");
+    const row = { name: "Ops", type: MATTERMOST, info: " https://mm.example.com/hooks/abc " } as const;
+    expect(confirmQuery(row)).toEqual({ mattermost: "https://mm.example.com/hooks/abc" });
+    expect(confirmQuery({ ...row, type: WEBHOOK })).toEqual({ webhook: "https://mm.example.com/hooks/abc" });
+    expect(toSave({ name: "L", contacts: [row] }).contacts[0].info).toBe("https://mm.example.com/hooks/abc");
+    expect(validateDistribution({ name: "L", contacts: [{ ...row, info: "nope" }] })).toEqual({
+      "contacts[0].info": "invalid",
+    });
   });
 });

@@ -5,11 +5,51 @@ import type { Distribution, DistributionSave } from "../../api/types";
 export const EMAIL = 1 as const;
 export const SMS = 2 as const;
 export const VOICE = 4 as const;
-export type ContactTypeId = typeof EMAIL | typeof SMS | typeof VOICE;
-export const CONTACT_TYPES: ContactTypeId[] = [EMAIL, SMS, VOICE];
+/** cxwatch's chat and webhook channels (not in the vendor's spec: offered on cxwatch's API only). */
+export const WEBHOOK = 8 as const;
+export const TEAMS = 16 as const;
+export const SLACK = 32 as const;
+export const MATTERMOST = 64 as const;
+export type ContactTypeId =
+  | typeof EMAIL
+  | typeof SMS
+  | typeof VOICE
+  | typeof WEBHOOK
+  | typeof TEAMS
+  | typeof SLACK
+  | typeof MATTERMOST;
+/** The spec's contact types (section 9). */
+export const SPEC_CONTACT_TYPES: ContactTypeId[] = [EMAIL, SMS, VOICE];
+export const WEBHOOK_TYPES: ContactTypeId[] = [WEBHOOK, TEAMS, SLACK, MATTERMOST];
+export const CONTACT_TYPES: ContactTypeId[] = [...SPEC_CONTACT_TYPES, ...WEBHOOK_TYPES];
+/** Each type's name as the server gives it (the list's `type` column). */
+export const TYPE_NAMES: Record<number, string> = {
+  [EMAIL]: "Email",
+  [SMS]: "SMS",
+  [VOICE]: "Voice",
+  [WEBHOOK]: "Webhook",
+  [TEAMS]: "Microsoft Teams",
+  [SLACK]: "Slack",
+  [MATTERMOST]: "Mattermost",
+};
+
+/** Longest webhook address the server takes. */
+export const URL_MAX = 2000;
+
+/** The types a form offers: the spec's, and the webhooks when the API is cxwatch's own. */
+export const offeredTypes = (cxwatch: boolean): ContactTypeId[] => (cxwatch ? CONTACT_TYPES : SPEC_CONTACT_TYPES);
+
+export const isWebhook = (type: ContactRow["type"]): boolean => (WEBHOOK_TYPES as number[]).includes(type);
+
+/** A webhook's address as the server checks it: http(s)://host…, no spaces, no user in it. */
+export function isWebhookUrl(s: string): boolean {
+  const v = s.trim();
+  const m = /^https?:\/\/([^/?#]*)/.exec(v);
+  return Boolean(m?.[1]) && !m?.[1].includes("@") && !/\s/.test(v) && v.length <= URL_MAX;
+}
 export const LABEL_MAX = 100;
 
-export type Rule = "required" | "invalid" | "tooLong";
+export type Rule = "required" | "invalid" | "tooLong" | "taken";
 
 export interface ContactRow {
   name: string;
@@ -46,8 +86,9 @@ export function isEmail(s: string): boolean {
   return EMAIL_RE.test(v) && !v.endsWith(".");
 }
 
-/** An email-style input for e-mail, a phone input otherwise (spec §5). */
-export const inputTypeOf = (type: ContactRow["type"]): "email" | "tel" => (type === EMAIL ? "email" : "tel");
+/** An email-style input for e-mail, a URL input for webhooks, a phone input otherwise (spec §5). */
+export const inputTypeOf = (type: ContactRow["type"]): "email" | "tel" | "url" =>
+  type === EMAIL ? "email" : isWebhook(type) ? "url" : "tel";
 
 /** Delete row appears only when more than one row exists. */
 export const canDeleteRow = (rows: ContactRow[]): boolean => rows.length > 1;
@@ -63,6 +104,7 @@ function text(v: string): Rule | undefined {
 export function infoRule(row: ContactRow): Rule | undefined {
   if (!row.info.trim()) return "required";
   if (row.type === EMAIL) return isEmail(row.info) ? undefined : "invalid";
+  if (isWebhook(row.type)) return isWebhookUrl(row.info) ? undefined : "invalid";
   return isE164(row.info) ? undefined : "invalid";
 }
 
@@ -88,7 +130,7 @@ export function toSave(v: DistributionFormValues): DistributionSave {
     contacts: v.contacts.map((c) => ({
       name: c.name.trim(),
       type: c.type,
-      info: c.type === EMAIL ? c.info.trim() : compactNumber(c.info),
+      info: c.type === EMAIL || isWebhook(c.type) ? c.info.trim() : compactNumber(c.info),
     })),
   };
 }
@@ -104,9 +146,21 @@ export function fromDistribution(d: Distribution): DistributionFormValues {
   };
 }
 
-/** The testContact query of a row: `email`, `sms` or `voice`. */
-export function confirmQuery(row: ContactRow): { email?: string; sms?: string; voice?: string } {
+export type ConfirmQuery = Partial<
+  Record<"email" | "sms" | "voice" | "webhook" | "teams" | "slack" | "mattermost", string>
+>;
+
+const WEBHOOK_PARAM: Record<number, "webhook" | "teams" | "slack" | "mattermost"> = {
+  [WEBHOOK]: "webhook",
+  [TEAMS]: "teams",
+  [SLACK]: "slack",
+  [MATTERMOST]: "mattermost",
+};
+
+/** The testContact query of a row: `email`, `sms`, `voice`, or the webhook's kind. */
+export function confirmQuery(row: ContactRow): ConfirmQuery {
   if (row.type === EMAIL) return { email: row.info.trim() };
+  if (isWebhook(row.type)) return { [WEBHOOK_PARAM[row.type]]: row.info.trim() };
   if (row.type === VOICE) return { voice: compactNumber(row.info) };
   return { sms: compactNumber(row.info) };
 }

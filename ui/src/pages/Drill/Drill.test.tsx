@@ -155,7 +155,7 @@ describe("DrillPage", () => {
     expect(link?.textContent).toBe("Claim status");
     const row = link?.closest("tr")?.textContent ?? "";
     expect(row).toContain("2026/01/15 13:20:00");
-    expect(row).toContain("42.50 sec");
+    expect(row).toContain("42.50\u00a0sec");
     expect(row).toContain("Failure (Stopped)");
     expect(row).toContain("2.7");
   });

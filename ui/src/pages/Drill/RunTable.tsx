@@ -8,12 +8,12 @@ import { useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { Link } from "wouter";
 import type { SpecRun as RunItem } from "../../api/types";
-import { type Column, DataTable } from "../../components/DataTable";
+import { type Column, DataTable, type SortState } from "../../components/DataTable";
 import { Pager } from "../../components/Pager";
 import type { ListPage } from "../../lib/listPage";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { mos1, seconds2, statusKindOfId } from "./format";
+import { mos1, msAsSeconds, seconds2, statusKindOfId } from "./format";
 import { runPath } from "./links";
 import { StatusBadge } from "./StatusBadge";
 
@@ -32,12 +32,17 @@ export interface RunTableProps {
   testId?: string;
   /** Row actions (the alert details' download), last column. */
   actions?: (row: RunItem) => ComponentChildren;
+  /** The order shown; with onSort every column sorts (issue 30, item 2). */
+  sort?: SortState;
+  onSort?: (next: SortState) => void;
+  /** A Latency column (the runs behind a latency cell: each run's slowest step). */
+  showLatency?: boolean;
 }
 
-export function useRunColumns(latency?: number): Column<RunItem>[] {
+export function useRunColumns(latency?: number, showLatency = false): Column<RunItem>[] {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
-  return [
+  const columns: Column<RunItem>[] = [
     { key: "runId", label: t`Run ID`, render: (r) => r.runId },
     {
       key: "testCaseName",
@@ -54,22 +59,39 @@ export function useRunColumns(latency?: number): Column<RunItem>[] {
       label: t`Duration`,
       render: (r) => {
         const seconds = seconds2(r.runDuration, i18n.locale);
-        return t`${seconds} sec`;
+        return t`${seconds} sec`;
       },
     },
     {
       key: "runStatus",
       label: t`Detailed Status`,
-      render: (r) => <StatusBadge kind={statusKindOfId(r.runStatusId)} stopped={r.runResult === "stopped"} />,
+      render: (r) => (
+        <StatusBadge
+          kind={statusKindOfId(r.runStatusId)}
+          stopped={r.runResult === "stopped"}
+          maintenance={r.maintenance === true}
+        />
+      ),
     },
     { key: "mosCqIn", label: t`MOS`, render: (r) => mos1(r.mosCqIn, i18n.locale) },
   ];
+  if (showLatency) {
+    columns.push({
+      key: "latency",
+      label: t`Slowest step`,
+      render: (r) => {
+        const seconds = msAsSeconds(r.latency, i18n.locale);
+        return seconds ? <span class="nowrap">{t`${seconds} sec`}</span> : "—";
+      },
+    });
+  }
+  return columns.map((c) => ({ ...c, sortable: true }));
 }
 
 export function RunTable(p: RunTableProps) {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
-  const columns = useRunColumns(p.latency);
+  const columns = useRunColumns(p.latency, p.showLatency);
   return (
     <>
       <DataTable
@@ -97,13 +119,21 @@ export function RunTable(p: RunTableProps) {
         }}
         phoneSummary={(r) => (
           <>
-            <StatusBadge kind={statusKindOfId(r.runStatusId)} stopped={r.runResult === "stopped"} testId="run-status" />
+            <StatusBadge
+              kind={statusKindOfId(r.runStatusId)}
+              stopped={r.runResult === "stopped"}
+              maintenance={r.maintenance === true}
+              testId="run-status"
+            />
             <span data-testid="run-time">{formatSiteTime(r.runTime, zone, i18n.locale)}</span>
           </>
         )}
         loading={p.loading}
         error={p.error}
         actions={p.actions}
+        sort={p.sort}
+        onSort={p.onSort}
+        phoneSort
         tall
       />
       <Pager page={p.page} size={p.size} total={p.data?.totalElements ?? 0} onPage={p.onPage} onSize={p.onSize} />

@@ -13,6 +13,7 @@ import { RunTable } from "./RunTable";
 import "./Drill.css";
 import { useUrlParams } from "../../components/useUrlParams";
 import { formatDateField } from "../../lib/dates";
+import { NEWEST_FIRST, readRunSort, sortParam } from "../../lib/runSort";
 
 export { RunTable } from "./RunTable";
 
@@ -64,7 +65,8 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
     const b = formatDateField(d.periodEnd, i18n.locale);
     period = a === b ? a : `${a} – ${b}`;
   }
-  const list: RunListParams = { source, status: found.drill.status, pageNo: page - 1, pageSize: size };
+  const sort = readRunSort(q.get("sort"));
+  const list: RunListParams = { source, status: found.drill.status, pageNo: page - 1, pageSize: size, sort };
   const runs = useRuns(list);
   const group = useGroup(found.kind === "group" ? found.drill.groupId : 0);
   const first = runs.data?.content?.[0];
@@ -118,6 +120,8 @@ function Drill({ found, search }: { found: NonNullable<ReturnType<typeof readDri
         page={page}
         size={size}
         latency={latency}
+        sort={sort ?? NEWEST_FIRST}
+        onSort={(next) => setParams({ sort: sortParam(next), page: undefined })}
         onPage={(p) => setParams({ page: p })}
         onSize={(s) => setParams({ size: s, page: undefined })}
       />

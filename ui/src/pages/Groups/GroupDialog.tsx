@@ -130,7 +130,8 @@ function GroupEditor({ initial, onDone, onCancel }: { initial: GroupForm; onDone
       if (err instanceof ApiError && err.fields.length) {
         const texts: Partial<Record<GroupField, string>> = {};
         for (const f of err.fields) {
-          if (f.field === "name" || f.field === "channel" || f.field === "testCases") texts[f.field] = f.message;
+          if (f.field === "name" && f.rule === "taken") texts.name = t`Another test case group has this name`;
+          else if (f.field === "name" || f.field === "channel" || f.field === "testCases") texts[f.field] = f.message;
         }
         setServerText(texts);
       } else if (err instanceof ApiError) {

@@ -23,16 +23,24 @@ describe("the sign-in failure message", () => {
 
   it("says how long to wait after too many attempts", () => {
     expect(loginFailure(throttled(240))).toEqual({ kind: "throttled", waitSecs: 240 });
-    expect(said(throttled(240))).toBe("Too many attempts. Try again in 4 minutes.");
-    expect(said(throttled(181))).toBe("Too many attempts. Try again in 4 minutes.");
-    expect(said(throttled(60))).toBe("Too many attempts. Try again in 1 minute.");
-    expect(said(throttled(29))).toBe("Too many attempts. Try again in 29 seconds.");
-    expect(said(throttled(1))).toBe("Too many attempts. Try again in 1 second.");
+    expect(said(throttled(240))).toBe("Sign-in is locked after too many failed attempts. Try again in 4 minutes.");
+    expect(said(throttled(181))).toBe("Sign-in is locked after too many failed attempts. Try again in 4 minutes.");
+    expect(said(throttled(60))).toBe("Sign-in is locked after too many failed attempts. Try again in 1 minute.");
+    expect(said(throttled(29))).toBe("Sign-in is locked after too many failed attempts. Try again in 29 seconds.");
+    expect(said(throttled(1))).toBe("Sign-in is locked after too many failed attempts. Try again in 1 second.");
     // A 429 that does not say how long (another server behind a proxy).
-    expect(said(new ApiError(429, "HTTP_429", ["slow down"]))).toBe("Too many attempts. Try again later.");
-    expect(said(throttled(240), "fr")).toBe("Trop de tentatives. Réessayez dans 4 minutes.");
-    expect(said(throttled(60), "fr")).toBe("Trop de tentatives. Réessayez dans 1 minute.");
-    expect(said(throttled(29), "fr")).toBe("Trop de tentatives. Réessayez dans 29 secondes.");
+    expect(said(new ApiError(429, "HTTP_429", ["slow down"]))).toBe(
+      "Sign-in is locked after too many failed attempts. Try again later.",
+    );
+    expect(said(throttled(240), "fr")).toBe(
+      "La connexion est bloquée après trop de tentatives échouées. Réessayez dans 4 minutes.",
+    );
+    expect(said(throttled(60), "fr")).toBe(
+      "La connexion est bloquée après trop de tentatives échouées. Réessayez dans 1 minute.",
+    );
+    expect(said(throttled(29), "fr")).toBe(
+      "La connexion est bloquée après trop de tentatives échouées. Réessayez dans 29 secondes.",
+    );
   });
 
   it("says the service cannot be reached when nothing or a proxy's gateway error answers", () => {

@@ -1,6 +1,6 @@
 // Why a sign-in failed, from the API error, and the message the Login page shows for it:
 // wrong credentials (spec §8's sentence), too many attempts (429: how long to wait, from the
-// server's message), or a service that cannot be reached (no answer, or 502/503/504 from a
+// server's message: sign-in is locked, for how long), or a service that cannot be reached (no answer, or 502/503/504 from a
 // proxy whose upstream is down) — never 'check your credentials' for the last two.
 import type { MessageDescriptor } from "@lingui/core";
 import { msg } from "@lingui/core/macro";
@@ -24,7 +24,7 @@ export function loginFailure(err: unknown): LoginFailure {
   if (!(err instanceof ApiError)) return { kind: "unreachable" };
   if (err.status === 0) return { kind: "unreachable" };
   if (err.status === 429) {
-    const secs = err.messages.map((m) => WAIT_IN_MESSAGE.exec(m)?.[1]).find((s) => s !== undefined);
+    const secs = err.serverMessages.map((m) => WAIT_IN_MESSAGE.exec(m)?.[1]).find((s) => s !== undefined);
     return secs === undefined ? { kind: "throttled" } : { kind: "throttled", waitSecs: Number(secs) };
   }
   if (UNREACHABLE_STATUSES.has(err.status)) return { kind: "unreachable" };
@@ -34,12 +34,14 @@ export function loginFailure(err: unknown): LoginFailure {
 
 const CREDENTIALS = msg`Please check your credentials and try again, otherwise contact support`;
 const WAIT_SECONDS = msg({
-  message: "Too many attempts. Try again in {count, plural, one {# second} other {# seconds}}.",
+  message:
+    "Sign-in is locked after too many failed attempts. Try again in {count, plural, one {# second} other {# seconds}}.",
 });
 const WAIT_MINUTES = msg({
-  message: "Too many attempts. Try again in {count, plural, one {# minute} other {# minutes}}.",
+  message:
+    "Sign-in is locked after too many failed attempts. Try again in {count, plural, one {# minute} other {# minutes}}.",
 });
-const WAIT_LATER = msg`Too many attempts. Try again later.`;
+const WAIT_LATER = msg`Sign-in is locked after too many failed attempts. Try again later.`;
 const UNREACHABLE = msg`The service cannot be reached. Try again later, otherwise contact support.`;
 const SERVER = msg`The sign-in failed because of a problem on the server (HTTP {status}). Try again later, otherwise contact support.`;
 

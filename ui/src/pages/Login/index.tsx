@@ -8,10 +8,11 @@ import { ErrorIcon, KeyIcon, LogoIcon } from "../../components/icons";
 import { LanguageSelect } from "../../components/LanguageSelect";
 import { Modal } from "../../components/Modal";
 import { useIsMobile } from "../../lib/media";
-import { startSession, takeIdleSignOut } from "../../lib/session";
+import { startSession, takeIdleSignOut, takeRoleChangeSignOut } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { ssoRedirectUrl, tenant } from "../../lib/tenant";
 import { VERSION } from "../../lib/version";
+import { prefetchDashboard } from "../Dashboard/prefetch";
 import { type LoginFailure, loginFailure, loginFailureMessage } from "./failure";
 import { ssoErrorMessage, takeSsoError } from "./ssoErrors";
 import { LOGIN_ERROR_MS, LOGIN_NOTICE_MS, type LoginFields, validateLogin } from "./validation";
@@ -29,6 +30,8 @@ export function LoginPage() {
   const [busy, setBusy] = useState(false);
   // Read once: an idle sign-out says why the user is back here.
   const [idle] = useState(() => takeIdleSignOut());
+  // Read once: the user's own permissions changed, which ends their sessions.
+  const [roleChanged] = useState(() => takeRoleChangeSignOut());
   const [failed, setFailed] = useState<LoginFailure | null>(null);
   // Read once: a single sign-on that came back here says why (the code leaves the address).
   const [ssoError] = useState(() => {
@@ -56,6 +59,8 @@ export function LoginPage() {
     try {
       const user = await signIn({ username: fields.username, password: fields.password, remember, kiosk });
       startSession(user);
+      // The dashboard's calls go out now, while the page changes (they need only the token).
+      prefetchDashboard();
     } catch (err) {
       if (kiosk && err instanceof ApiError && err.status === 403) {
         setRefused(t`This user may not open a kiosk session: an administrator allows it in the user’s form.`);
@@ -124,6 +129,11 @@ export function LoginPage() {
         {idle ? (
           <p class="login-notice" role="status" data-testid="idle-notice">
             <Trans>You were signed out after 15 minutes without activity. Sign in again to go on.</Trans>
+          </p>
+        ) : null}
+        {roleChanged ? (
+          <p class="login-notice" role="status" data-testid="role-change-notice">
+            <Trans>Your permissions have changed. Sign in again to go on with them.</Trans>
           </p>
         ) : null}
         {ssoError ? (

@@ -15,13 +15,14 @@ import {
   useTimeframes,
 } from "../../api/queries/reports";
 import type { LatencyThreshold, Report } from "../../api/types";
-import { AccessDenied } from "../../components/AccessDenied";
+import { AccessDenied, Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { showSuccess } from "../../lib/banners";
-import { canWrite, session } from "../../lib/session";
+import { canWrite, isRestricted, session } from "../../lib/session";
 import { siteToday } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
-import { useSiteTimeZone } from "../../lib/tenant";
+import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
+import { NotFoundPage } from "../NotFound";
 import { useReportLabels } from "./labels";
 import {
   CUSTOM,
@@ -34,6 +35,7 @@ import {
   validateReport,
 } from "./rules";
 import "./Reports.css";
+import { ScheduleDialog } from "./ScheduleDialog";
 
 function fromReport(r: Report): ReportFormValues {
   return {
@@ -50,10 +52,13 @@ function fromReport(r: Report): ReportFormValues {
 }
 
 export function ReportEditPage() {
+  const { t } = useLingui();
   const params = useParams<{ id?: string }>();
   const id = params.id ? Number(params.id) : 0;
   const me = useStore(session);
-  if (!canWrite(me) || !Number.isInteger(id) || id < 0) return <AccessDenied />;
+  if (!Number.isInteger(id) || id < 0) return <NotFoundPage />;
+  if (!canWrite(me))
+    return <AccessDenied reason={t`Your access is read-only: you can see the reports but not change them.`} />;
   return <ReportForm id={id} />;
 }
 
@@ -67,6 +72,9 @@ function ReportForm({ id }: { id: number }) {
   const thresholds = useLatencyThresholds();
   const save = useSaveReport();
   const { typeName, timeframeName, runTypeName } = useReportLabels();
+  const me = useStore(session);
+  const scheduling = useApiFlavor() === "cxwatch" && id > 0;
+  const [scheduleOpen, setScheduleOpen] = useState(false);
   const [v, setV] = useState<ReportFormValues>(() => emptyForm(siteToday(new Date(), zone)));
   const [errors, setErrors] = useState<Errors>({});
   const [serverText, setServerText] = useState<Partial<Record<FieldName, string>>>({});
@@ -144,7 +152,7 @@ function ReportForm({ id }: { id: number }) {
     });
   };
 
-  if (id && existing.isError) return <AccessDenied />;
+  if (id && existing.isError) return <Refused error={existing.error} fallback={t`The report could not be loaded.`} />;
   if (id && !loaded) return <p class="muted">{t`Please wait ...`}</p>;
 
   const sorted = [...(groups.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
@@ -268,8 +276,24 @@ function ReportForm({ id }: { id: number }) {
             </Field>
           </>
         ) : null}
-        <FormActions onCancel={() => navigate("/reports")} saving={save.isPending} />
+        <FormActions onCancel={() => navigate("/reports")} saving={save.isPending}>
+          {scheduling ? (
+            <button
+              type="button"
+              class="button secondary"
+              onClick={() => setScheduleOpen(true)}
+              data-testid="open-schedule"
+            >
+              {t`Schedule delivery`}
+            </button>
+          ) : null}
+        </FormActions>
       </form>
+      <ScheduleDialog
+        target={scheduleOpen ? { reportId: id, name: v.name || existing.data?.name || "" } : null}
+        canEdit={!isRestricted(me)}
+        onClose={() => setScheduleOpen(false)}
+      />
     </section>
   );
 }
@@ -286,7 +310,7 @@ function ThresholdOptions({ buckets }: { buckets: LatencyThreshold[] }) {
           const secs = i18n.number((b.uppperBound ?? 0) / 1000);
           return (
             <option key={b.id} value={b.uppperBound ?? ""}>
-              {t`${secs} sec`}
+              {t`${secs} sec`}
             </option>
           );
         })}

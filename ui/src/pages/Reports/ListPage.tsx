@@ -13,14 +13,16 @@ import { Modal } from "../../components/Modal";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { showError } from "../../lib/banners";
 import { queryClient } from "../../lib/queryClient";
-import { canWrite, session } from "../../lib/session";
+import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
+import { useApiFlavor } from "../../lib/tenant";
 import { ListScreen, RowDelete, RowLink, useListScreen } from "../shared/ListScreen";
 import { listOf, searchedListOf } from "../shared/listParams";
 import { TicketDialog, type TicketTarget } from "../Tickets/TicketDialog";
 import { useReportColumns } from "./columns";
 import { useReportLabels } from "./labels";
 import { LATENCY, MOS, SEGMENT, TEST_CASE, TREND } from "./rules";
+import { ScheduleDialog, type ScheduleTarget } from "./ScheduleDialog";
 import "./Reports.css";
 
 const SORT_FIELDS: ReportSortField[] = [
@@ -50,9 +52,12 @@ export function paramsOf(search: string): ReportListParams & { page: number } {
 
 export function ReportsListPage() {
   const { t } = useLingui();
-  const columns = useReportColumns();
   const me = useStore(session);
   const write = canWrite(me);
+  // Scheduled mail is cxwatch's own: offered only when its API is behind the console.
+  const scheduling = useApiFlavor() === "cxwatch";
+  const columns = useReportColumns(scheduling);
+  const [scheduleFor, setScheduleFor] = useState<ScheduleTarget | null>(null);
   const [filterOpen, setFilterOpen] = useState(false);
   const jira = useJiraConfig();
   const tickets = write && !!jira.data?.configured;
@@ -113,6 +118,17 @@ export function ReportsListPage() {
               {t`View`}
             </a>
             {write ? <RowLink href={`/report/edit/${r.id}`} testId="edit-report" name={name} /> : null}
+            {scheduling && write ? (
+              <button
+                type="button"
+                class="button link"
+                onClick={() => setScheduleFor({ reportId: r.id, name })}
+                data-testid="schedule-report"
+                aria-label={t`Schedule delivery of ${name}`}
+              >
+                {t`Schedule delivery`}
+              </button>
+            ) : null}
             <button
               type="button"
               class="button link"
@@ -139,6 +155,7 @@ export function ReportsListPage() {
         );
       }}
     >
+      <ScheduleDialog target={scheduleFor} canEdit={write && !isRestricted(me)} onClose={() => setScheduleFor(null)} />
       <TicketDialog
         open={!!ticketFor}
         target={ticketFor}

@@ -9,13 +9,23 @@
 // Open action as every other list of runs; the dates above it in the same format.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
-import { useParams } from "wouter";
+import { useParams, useSearch } from "wouter";
 import { type ReportRunsParams, useLatencyThresholds, useReport, useReportRuns } from "../../api/queries/reports";
 import type { Report } from "../../api/types";
-import { AccessDenied } from "../../components/AccessDenied";
+import { Refused } from "../../components/AccessDenied";
+import { useUrlParams } from "../../components/useUrlParams";
 import { formatDateField } from "../../lib/dates";
 import { fixed } from "../../lib/numbers";
+import {
+  NEWEST_FIRST,
+  readRunSort,
+  SLOWEST_FIRST,
+  type SortState,
+  sortParam,
+  WORST_MOS_FIRST,
+} from "../../lib/runSort";
 import { RunTable } from "../Drill/RunTable";
+import { NotFoundPage } from "../NotFound";
 import { useReportLabels } from "./labels";
 import { HOURS } from "./rules";
 import "./Reports.css";
@@ -29,7 +39,10 @@ export function LatencyRunsPage() {
   const id = Number(p.reportId);
   const status = p.status && ["success", "warning", "failure", "total"].includes(p.status) ? p.status : undefined;
   const date = p.date && DATE.test(p.date) ? p.date : undefined;
-  if (!(hour >= 0 && hour < 24) || !Number.isInteger(bucket) || !(id > 0)) return <AccessDenied />;
+  // `?to=` (cxwatch's): the last date, e.g. the spike's one day; else the report's last date.
+  const toParam = new URLSearchParams(useSearch()).get("to");
+  const to = date && toParam && DATE.test(toParam) && toParam >= date ? toParam : undefined;
+  if (!(hour >= 0 && hour < 24) || !Number.isInteger(bucket) || !(id > 0)) return <NotFoundPage />;
   return (
     <RunsOf
       id={id}
@@ -42,7 +55,7 @@ export function LatencyRunsPage() {
         latencyThres: bucket,
         perfStatus: status,
         startDate: date,
-        endDate: date ? maxDate(date, r.timeframeEnd) : undefined,
+        endDate: date ? (to ?? maxDate(date, r.timeframeEnd)) : undefined,
       })}
     />
   );
@@ -53,7 +66,7 @@ export function MosRunsPage() {
   const id = Number(p.reportId);
   const mos = Number(p.mos);
   const hour = Number(p.hour);
-  if (!(id > 0) || !(mos >= 0 && mos <= 5) || !(hour >= 0 && hour < 24) || !DATE.test(p.date)) return <AccessDenied />;
+  if (!(id > 0) || !(mos >= 0 && mos <= 5) || !(hour >= 0 && hour < 24) || !DATE.test(p.date)) return <NotFoundPage />;
   return (
     <RunsOf
       id={id}
@@ -73,6 +86,12 @@ export function MosRunsPage() {
 
 const maxDate = (a: string, b: string) => (a > b ? a : b);
 
+/** What led to the list: a MOS value (worst first), a latency (slowest first), a status (newest first). */
+function defaultSort(p: { kind: "latency" | "mos"; status?: string }): SortState {
+  if (p.kind === "mos") return WORST_MOS_FIRST;
+  return p.status && p.status !== "total" ? NEWEST_FIRST : SLOWEST_FIRST;
+}
+
 interface RunsOfProps {
   id: number;
   kind: "latency" | "mos";
@@ -86,7 +105,7 @@ interface RunsOfProps {
 function RunsOf(props: RunsOfProps) {
   const { t } = useLingui();
   const report = useReport(props.id);
-  if (report.isError) return <AccessDenied />;
+  if (report.isError) return <Refused error={report.error} fallback={t`The report could not be loaded.`} />;
   if (!report.data) return <p class="muted">{t`Please wait ...`}</p>;
   return <RunList {...props} r={report.data} />;
 }
@@ -95,11 +114,19 @@ function RunList(props: RunsOfProps & { r: Report }) {
   const { t, i18n } = useLingui();
   const thresholds = useLatencyThresholds();
   const { bucketName } = useReportLabels();
+  const [search, setParams] = useUrlParams();
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(100);
-  const q = { ...props.query(props.r), pageNo: page - 1, pageSize: size };
+  // The order that led here (issue 30, item 2): the worst MOS first, the slowest first; the
+  // address keeps another one chosen.
+  const sort = readRunSort(new URLSearchParams(search).get("sort")) ?? defaultSort(props);
+  const q = { ...props.query(props.r), pageNo: page - 1, pageSize: size, sort };
   const runs = useReportRuns(props.r.id, q);
   const bucket = thresholds.data?.find((b) => b.id === props.bucket);
+  // The run detail marks the steps slower than the cell's lower bound (else the report's
+  // warning threshold), so the latency that led here is carried to the step.
+  const floorMs = bucket ? bucket.lowerBound : props.kind === "latency" ? props.r.latencyWarn : 0;
+  const latency = floorMs > 0 ? floorMs / 1000 : undefined;
   const statusName: Record<string, string> = {
     success: t`Pass`,
     warning: t`Warning`,
@@ -113,7 +140,10 @@ function RunList(props: RunsOfProps & { r: Report }) {
       ? t`MOS from ${fixed(props.mos ?? 0, 1, i18n.locale)} to ${fixed(5, 1, i18n.locale)} at ${hour}`
       : bucket
         ? t`Latency ${bucketName(bucket)} at ${hour}`
-        : t`All latencies at ${hour}`;
+        : props.status && props.status !== "total"
+          ? // The trend's drill (a status in an hour): no latency led here.
+            t`Runs at ${hour}`
+          : t`All latencies at ${hour}`;
   return (
     <section class="page report-runs" data-testid={`report-runs-${props.kind}`}>
       <h1 class="page-title">{props.r.name}</h1>
@@ -132,6 +162,13 @@ function RunList(props: RunsOfProps & { r: Report }) {
         error={runs.isError ? (runs.error?.message ?? t`The list could not be loaded.`) : null}
         page={page}
         size={size}
+        latency={latency}
+        showLatency={props.kind === "latency"}
+        sort={sort}
+        onSort={(next) => {
+          setParams({ sort: sortParam(next) });
+          setPage(1);
+        }}
         onPage={setPage}
         onSize={(s) => {
           setSize(s);

@@ -6,8 +6,9 @@ import { useParams } from "wouter";
 import { ApiError } from "../../api";
 import { downloadReport, useReport } from "../../api/queries/reports";
 import type { Report } from "../../api/types";
-import { AccessDenied } from "../../components/AccessDenied";
+import { Refused } from "../../components/AccessDenied";
 import { showError } from "../../lib/banners";
+import { NotFoundPage } from "../NotFound";
 import { useReportLabels } from "./labels";
 import { viewOf } from "./rules";
 import { EntityView } from "./views/EntityView";
@@ -21,8 +22,8 @@ export function ReportViewPage() {
   const params = useParams<{ id: string }>();
   const id = Number(params.id);
   const report = useReport(Number.isInteger(id) && id > 0 ? id : 0);
-  if (!Number.isInteger(id) || id <= 0) return <AccessDenied />;
-  if (report.isError) return <AccessDenied />;
+  if (!Number.isInteger(id) || id <= 0) return <NotFoundPage />;
+  if (report.isError) return <Refused error={report.error} fallback={t`The report could not be loaded.`} />;
   if (!report.data) return <p class="muted">{t`Please wait ...`}</p>;
   return <ReportView r={report.data} />;
 }

@@ -7,16 +7,19 @@ import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useReportLabels } from "./labels";
 import { LATENCY } from "./rules";
+import { useScheduleWords } from "./ScheduleDialog";
 
-export function useReportColumns(): Column<Report>[] {
+/** The columns; with `scheduling` (cxwatch's API), the delivery schedule's next and last delivery. */
+export function useReportColumns(scheduling = false): Column<Report>[] {
   const { t, i18n } = useLingui();
+  const words = useScheduleWords();
   const zone = useSiteTimeZone();
   const { typeName, timeframeName, runTypeName } = useReportLabels();
   const threshold = (r: Report, ms: number) =>
     r.reportTypeID === LATENCY
-      ? `${i18n.number(ms / 1000, { minimumFractionDigits: 2, maximumFractionDigits: 2 })} s`
+      ? `${i18n.number(ms / 1000, { minimumFractionDigits: 2, maximumFractionDigits: 2 })} s`
       : "—";
-  return [
+  const columns: Column<Report>[] = [
     { key: "id", label: t`ID`, sortable: true, render: (r) => r.id },
     { key: "name", label: t`Name`, sortable: true, render: (r) => r.name },
     { key: "reportTypeName", label: t`Type`, sortable: true, render: (r) => typeName(r.reportTypeID) },
@@ -44,4 +47,25 @@ export function useReportColumns(): Column<Report>[] {
       render: (r) => formatSiteTime(r.lastModifiedTime, zone, i18n.locale),
     },
   ];
+  if (!scheduling) return columns;
+  columns.push({
+    key: "schedule",
+    label: t`Delivery`,
+    render: (r) => {
+      const s = r.schedule;
+      if (!s) return <span class="muted">—</span>;
+      const next = s.active ? words.at(s.nextDelivery) : t`Paused`;
+      const last = s.lastDelivery ? `${words.at(s.lastDelivery)} (${words.outcome(s.lastOutcome)})` : t`Never`;
+      return (
+        <span class="cell-lines" data-testid="report-delivery">
+          <span>{words.when(s)}</span>
+          <span class="muted small-block">{t`Next: ${next}`}</span>
+          <span class={s.lastOutcome === "failed" ? "danger-text small-block" : "muted small-block"}>
+            {t`Last: ${last}`}
+          </span>
+        </span>
+      );
+    },
+  });
+  return columns;
 }

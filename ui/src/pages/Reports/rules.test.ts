@@ -8,9 +8,11 @@ import {
   emptyForm,
   heatColour,
   latencyUrl,
+  maintenanceLeftOut,
   mosUrl,
   percent,
   seconds,
+  sumLeftOut,
   toSave,
   validateReport,
   viewOf,
@@ -80,5 +82,23 @@ describe("drill routes", () => {
     expect(latencyUrl(9, 3, 4)).toBe("/report/latency/9/3/4");
     expect(latencyUrl(9, null, 4, "warning", "2026-01-01")).toBe("/report/latency/9/-1/4/warning/2026-01-01");
     expect(mosUrl(4, 3.96, 9, "2026-01-01")).toBe("/report/mos/4/4.0/9/2026-01-01");
+  });
+});
+
+describe("runs in maintenance windows left out of a report (issue 28)", () => {
+  it("sums test cases; on segment level counts a test case once, by its segment with the most", () => {
+    const cases = [{ entityId: 1, maintenanceCount: 2 }, { entityId: 2 }, { entityId: 3, maintenanceCount: 1 }];
+    expect(maintenanceLeftOut(cases, "case")).toBe(3);
+    const segments = [
+      { entityId: 1, maintenanceCount: 2 },
+      { entityId: 1, maintenanceCount: 2 },
+      { entityId: 1, maintenanceCount: 1 },
+      { entityId: 3, maintenanceCount: 1 },
+      { entityId: 4 },
+    ];
+    expect(maintenanceLeftOut(segments, "segment")).toBe(3);
+    // A spec-shaped answer says nothing: no note.
+    expect(maintenanceLeftOut([{ entityId: 1 }], "segment")).toBe(0);
+    expect(sumLeftOut([{ maintenanceCount: 2 }, {}, { maintenanceCount: null }, { maintenanceCount: 1 }])).toBe(3);
   });
 });

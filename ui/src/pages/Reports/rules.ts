@@ -198,3 +198,30 @@ export function mosUrl(reportId: number, mos: number, hour: number, date: string
 
 /** Hour labels 00 to 23 (spec §9). */
 export const HOURS = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, "0"));
+
+/** An entity of the group metric as the maintenance note reads it (cxwatch's maintenanceCount). */
+export interface LeftOut {
+  entityId: number;
+  maintenanceCount?: number | null;
+}
+
+const countOf = (n: number | null | undefined) => (typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0);
+
+/**
+ * Runs in maintenance windows a report left out (issue 28), from the group metric's entities: on
+ * case level their sum; on segment level a run is left out of each of its test case's segments,
+ * so a test case counts once, by its segment with the most.
+ */
+export function maintenanceLeftOut(rows: readonly LeftOut[], level: "case" | "segment"): number {
+  if (level === "case") return rows.reduce((n, e) => n + countOf(e.maintenanceCount), 0);
+  const byCase = new Map<number, number>();
+  for (const e of rows) byCase.set(e.entityId, Math.max(byCase.get(e.entityId) ?? 0, countOf(e.maintenanceCount)));
+  let n = 0;
+  for (const v of byCase.values()) n += v;
+  return n;
+}
+
+/** The same for rows that each count their own runs (MOS hours, a latency report). */
+export function sumLeftOut(rows: readonly { maintenanceCount?: number | null }[]): number {
+  return rows.reduce((n, e) => n + countOf(e.maintenanceCount), 0);
+}

@@ -133,19 +133,49 @@ describe("RunDetailPage", () => {
     expect(text("run-type")).toBe("Schedule");
     expect(text("run-status")).toContain("Failure");
     expect(text("run-time")).toBe("2026/01/15 09:05:00");
-    expect(text("run-duration")).toBe("61.26 sec");
+    expect(text("run-duration")).toBe("61.26\u00a0sec");
     expect(text("run-mos")).toBe("2.5");
     const utterances = [...root.querySelectorAll("[data-testid=step-utterance]")].map((e) => e.textContent);
     expect(utterances).toEqual(["Welcome", "<Utterance not recognized>"]);
     const limits = root.querySelector("[data-testid=step-limits]")?.textContent;
-    expect(limits).toBe("0.20 – 3.00 sec");
-    expect(root.querySelector("[data-testid=step-incomplete]")?.textContent).toBe("1.50 sec");
+    expect(limits).toBe("0.20 – 3.00\u00a0sec");
+    expect(root.querySelector("[data-testid=step-incomplete]")?.textContent).toBe("1.50\u00a0sec");
     const slow = [...root.querySelectorAll("[data-testid=step]")].map((e) => e.getAttribute("data-slow"));
     expect(slow).toEqual([null, "true"]);
     expect(root.querySelectorAll("[data-testid=step-player]").length).toBe(1);
     expect(root.querySelectorAll("[data-testid=call-player]").length).toBe(1);
     expect(root.querySelectorAll("[data-testid=attachment-download]").length).toBe(1);
     expect(fetches.every((u) => !u.includes("getContent"))).toBe(true);
+  });
+
+  it("opens on a summary of the run and its failing step, with a jump to it; a Call Connect expects no speech", async () => {
+    const connect = {
+      stepId: 10,
+      stepType: "CALL_CONNECT",
+      typeDisplayText: "Call Connect",
+      prompt: null,
+      promptLatencyMax: 8000,
+      testResult: { status: "pass", utterance: null, latency: 4200, attachmentUrl: null },
+    };
+    const run = {
+      ...RUN,
+      segments: [{ ...RUN.segments[0], steps: [connect, ...RUN.segments[0].steps] }],
+    };
+    const { text } = await mount("/report/run/42", () => json(200, { code: "OK", data: run, messages: [] }));
+    const summary = root.querySelector("[data-testid=run-summary]");
+    // First on the page, before the details and the steps.
+    expect(root.querySelector(".run-detail > .card")).toBe(summary);
+    const focus = root.querySelector("[data-testid=focus-step]");
+    expect(focus?.getAttribute("data-kind")).toBe("failing");
+    expect(focus?.getAttribute("data-step-id")).toBe("12");
+    expect(text("focus-expected")).toBe("—");
+    expect(text("focus-heard")).toBe("<Utterance not recognized>");
+    expect(text("focus-latency")).toBe("2.50\u00a0sec");
+    const jumps = [...root.querySelectorAll("[data-testid=jump-link]")].map((a) => a.getAttribute("href"));
+    expect(jumps).toEqual(["#step-12"]);
+    expect(root.querySelector("#step-12")).not.toBeNull();
+    const utterances = [...root.querySelectorAll("[data-testid=step-utterance]")].map((e) => e.textContent);
+    expect(utterances).toEqual(["No speech expected", "Welcome", "<Utterance not recognized>"]);
   });
 
   it("answers a missing run with the 404 page's words", async () => {

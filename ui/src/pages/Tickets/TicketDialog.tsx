@@ -23,6 +23,7 @@ import { Field } from "../../components/Field";
 import { CloseIcon } from "../../components/icons";
 import { Modal } from "../../components/Modal";
 import { showError, showSuccess } from "../../lib/banners";
+import { draftKey, forgetDraft, loadDraft, saveDraft } from "./drafts";
 import {
   addLabel,
   fromWire,
@@ -110,8 +111,28 @@ function TicketForm({
   const [saving, setSaving] = useState(false);
   const [loaded, setLoaded] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
+  // What was typed before Jira refused the save, restored (issue 30, item 13).
+  const key = draftKey(target);
+  const [restored, setRestored] = useState(false);
+  const restore = () => {
+    const draft = loadDraft(key);
+    if (!draft) return;
+    setProject(draft.project);
+    setSummary(draft.summary);
+    setAssignee(draft.assignee);
+    setLabels(draft.labels);
+    setDescription(draft.description);
+    setMentions(draft.mentions);
+    if (draft.status !== undefined) setStatus(draft.status);
+    setRestored(true);
+  };
 
-  // Edit mode: the ticket's fields once read.
+  // Create mode: a refused save's draft at once.
+  useEffect(() => {
+    if (!edit) restore();
+  }, []);
+
+  // Edit mode: the ticket's fields once read, then a refused save's draft over them.
   useEffect(() => {
     if (!edit || loaded || !issue.data) return;
     const d = issue.data;
@@ -123,6 +144,7 @@ function TicketForm({
     setDescription(wire.text);
     setMentions(wire.mentions);
     setStatus(d.status);
+    restore();
     setLoaded(true);
   }, [edit, loaded, issue.data]);
 
@@ -185,6 +207,7 @@ function TicketForm({
       description: toWire(description, mentions),
       ...(edit ? { status, isAutoJiraTicket: target.autoTicketId !== undefined } : {}),
     };
+    const draft = { project, summary, assignee, labels, description, mentions, ...(edit ? { status } : {}) };
     try {
       if (edit && target.ticket) {
         if (target.autoTicketId !== undefined) await updateAutoTicket(target.autoTicketId, data, file);
@@ -198,8 +221,11 @@ function TicketForm({
         await keepTicketKey(target, created.key).catch(() => undefined);
         onCreated?.(created.key);
       }
+      forgetDraft(key);
     } catch (err) {
-      // Spec §8: the joined messages as a notification, then the dialog closes.
+      // Spec §8: the joined messages as a notification, then the dialog closes; what was
+      // typed is kept for the next opening.
+      saveDraft(key, draft);
       const messages = err instanceof ApiError ? err.messages : [];
       showError(messages.length ? messages.join(", ") : t`The ticket could not be saved.`);
     } finally {
@@ -215,8 +241,18 @@ function TicketForm({
   }
 
   const f = (n: string) => `${ids}-${n}`;
+  const cancel = () => {
+    // Cancel gives the draft up; a close by Escape or the close button keeps it.
+    forgetDraft(key);
+    onClose();
+  };
   return (
     <form class="ticket-form" onSubmit={(e) => void submit(e)} data-testid="ticket-form">
+      {restored ? (
+        <p class="muted" role="status" data-testid="ticket-draft-restored">
+          {t`What you typed before the ticket was refused is back. Attach the CSV file again if you need it.`}
+        </p>
+      ) : null}
       <div class="ticket-grid">
         <Field id={f("project")} label={t`Project`} required>
           <select
@@ -343,7 +379,7 @@ function TicketForm({
         <input id={f("file")} type="file" accept=".csv,text/csv" onChange={onFile} data-testid="ticket-file" />
       </Field>
       <div class="form-actions">
-        <button type="button" class="button secondary" onClick={onClose} data-testid="ticket-cancel">
+        <button type="button" class="button secondary" onClick={cancel} data-testid="ticket-cancel">
           {t`Cancel`}
         </button>
         <button type="submit" class="button primary" disabled={saving} data-testid="ticket-save">

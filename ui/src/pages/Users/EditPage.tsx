@@ -7,13 +7,13 @@ import { useLocation, useParams } from "wouter";
 import { ApiError } from "../../api";
 import { useGroupChoices } from "../../api/queries/groups";
 import { useChangePassword, useSaveUser, useUser } from "../../api/queries/users";
-import { AccessDenied } from "../../components/AccessDenied";
+import { AccessDenied, Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { Modal } from "../../components/Modal";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { showError, showSuccess } from "../../lib/banners";
 import { ROUTES } from "../../lib/nav";
-import { canWrite, isRestricted, session } from "../../lib/session";
+import { canWrite, isRestricted, noteRoleChangeSignOut, session, signOut } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { useApiFlavor } from "../../lib/tenant";
 import {
@@ -23,6 +23,8 @@ import {
   type FieldName,
   fromUser,
   type Rule,
+  type SelfDemotion,
+  selfDemotion,
   toSave,
   USER,
   type UserFormValues,
@@ -83,6 +85,8 @@ export function UserEditPage() {
   const own = !!me && me.id === id;
   if (!Number.isInteger(id) || id < 0) return <AccessDenied />;
   if (!admin && !own) return <AccessDenied />;
+  if (id === 0 && !canWrite(me))
+    return <AccessDenied reason={t`Your access is read-only: you can see the users but not add one.`} />;
   return (
     <UserForm
       key={id}
@@ -121,6 +125,7 @@ function UserForm({
   const [errors, setErrors] = useState<Errors>({});
   const [texts, setTexts] = useState<Partial<Record<FieldName, string>>>({});
   const [passwordOpen, setPasswordOpen] = useState(false);
+  const [asking, setAsking] = useState<SelfDemotion | null>(null);
 
   useEffect(() => {
     if (user.data) setV(fromUser(user.data));
@@ -136,14 +141,25 @@ function UserForm({
   const err = (k: FieldName) => ruleText(k, errors[k], texts[k]);
   const fid = (k: string) => `${uid}-${k}`;
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
+    void trySave(false);
+  };
+
+  const trySave = async (confirmed: boolean) => {
     // Nothing to save: never say 'saved' for what was not.
     if (!show.save) return;
     const found = validateUser(v, mode);
     setErrors(found);
     setTexts({});
     if (Object.keys(found).length) return;
+    // Giving up one's own rights is asked first (issue 30, item 12).
+    const demotion = selfDemotion(v, mode, user.data);
+    if (demotion && !confirmed) {
+      setAsking(demotion);
+      return;
+    }
+    setAsking(null);
     const body = toSave(v, mode, user.data ? { roles: user.data.roles, accessType: user.data.accessType } : undefined);
     if (!cxwatch) delete body.kiosk;
     try {
@@ -156,12 +172,19 @@ function UserForm({
       } else if (failure instanceof ApiError) showError(failure.messages);
       return;
     }
+    if (demotion) {
+      // The server ended this session with the old rights: sign in again with the new ones,
+      // which land where they may be (the dashboard).
+      noteRoleChangeSignOut();
+      signOut();
+      return;
+    }
     showSuccess(creating ? t`User has been successfully created` : t`User has been successfully updated`);
     if (admin) navigate(ROUTES.adminSettings);
     else window.location.reload();
   };
 
-  if (user.isError) return <AccessDenied />;
+  if (user.isError) return <Refused error={user.error} fallback={t`The user could not be loaded.`} />;
   const loading = !creating && !user.data;
 
   return (
@@ -311,8 +334,55 @@ function UserForm({
           ) : null}
         </FormActions>
       </form>
+      <DemotionDialog
+        demotion={asking}
+        busy={save.isPending}
+        onCancel={() => setAsking(null)}
+        onConfirm={() => void trySave(true)}
+      />
       <PasswordDialog open={passwordOpen} id={id} reset={show.resetPassword} onClose={() => setPasswordOpen(false)} />
     </section>
+  );
+}
+
+/** Asks an administrator who is about to take rights from themselves (issue 30, item 12). */
+function DemotionDialog({
+  demotion,
+  busy,
+  onCancel,
+  onConfirm,
+}: {
+  demotion: SelfDemotion | null;
+  busy: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  const { t } = useLingui();
+  return (
+    <Modal
+      open={!!demotion}
+      onClose={onCancel}
+      size="small"
+      role="alertdialog"
+      title={t`Change your own permissions?`}
+      testId="demotion-dialog"
+    >
+      {demotion?.role ? (
+        <p>{t`You are making yourself a User: you will no longer manage settings or users, and will see only the test case groups given to you.`}</p>
+      ) : null}
+      {demotion?.access ? (
+        <p>{t`You are making your own access read-only: you will no longer change anything in the console.`}</p>
+      ) : null}
+      <p>{t`You will be signed out, then sign in again with your new permissions.`}</p>
+      <div class="form-actions">
+        <button type="button" class="button secondary" onClick={onCancel} data-testid="demotion-cancel">
+          {t`Cancel`}
+        </button>
+        <button type="button" class="button danger" onClick={onConfirm} disabled={busy} data-testid="demotion-confirm">
+          {t`Change my permissions`}
+        </button>
+      </div>
+    </Modal>
   );
 }
 

@@ -5,7 +5,7 @@ import type { UserListParams, UserSortField } from "../../api/queries/users";
 import { deleteUser, userKeys, useUsers } from "../../api/queries/users";
 import type { User } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
-import { isRestricted, session } from "../../lib/session";
+import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { ListFilter, ListScreen, RowDelete, RowLink, useListScreen } from "../shared/ListScreen";
 import { searchedListOf } from "../shared/listParams";
@@ -28,10 +28,11 @@ const nameOf = (u: User) => `${u.firstName} ${u.lastName}`.trim() || u.username;
 
 export function UsersListPage() {
   const me = useStore(session);
-  return isRestricted(me) ? <AccessDenied /> : <UsersList />;
+  return isRestricted(me) ? <AccessDenied /> : <UsersList writable={canWrite(me)} />;
 }
 
-function UsersList() {
+/** Read-only administrators see the users without New, Delete or the check boxes, and View. */
+function UsersList({ writable }: { writable: boolean }) {
   const { t } = useLingui();
   const columns = useUserColumns();
   const list = useListScreen({
@@ -65,13 +66,14 @@ function UsersList() {
           ]}
         />
       }
+      writable={writable}
       create={{ href: "/users/0", testId: "new-user" }}
       tableTestId="users-table"
       columns={columns}
       actions={(u) => (
         <>
-          <RowLink href={`/users/${u.id}`} testId="edit-user" name={nameOf(u)} />
-          <RowDelete list={list} row={u} testId="delete-user" />
+          <RowLink href={`/users/${u.id}`} testId="edit-user" name={nameOf(u)} view={!writable} />
+          {writable ? <RowDelete list={list} row={u} testId="delete-user" /> : null}
         </>
       )}
     />

@@ -4,6 +4,7 @@ import {
   emptyForm,
   fromUser,
   groupsCell,
+  selfDemotion,
   toSave,
   USER,
   validatePasswordChange,
@@ -120,5 +121,28 @@ describe("user form rules", () => {
     expect(fromUser({ ...u, kiosk: true }).kiosk).toBe(true);
     expect(groupsCell(u)).toBe(1);
     expect(groupsCell({ ...u, roles: [ADMIN] })).toBe("all");
+  });
+});
+
+describe("an administrator's own demotion", () => {
+  const current = { roles: ["ROLE_ADMIN"], accessType: "read-write" };
+  const mine = { creating: false, admin: true, own: true };
+  const form = (role: "ROLE_ADMIN" | "ROLE_USER", accessType: "read-write" | "read-only") => ({
+    ...emptyForm(),
+    role,
+    accessType,
+  });
+
+  it("is asked for when the own role or access goes down", () => {
+    expect(selfDemotion(form("ROLE_USER", "read-write"), mine, current)).toEqual({ role: true, access: false });
+    expect(selfDemotion(form("ROLE_ADMIN", "read-only"), mine, current)).toEqual({ role: false, access: true });
+    expect(selfDemotion(form("ROLE_USER", "read-only"), mine, current)).toEqual({ role: true, access: true });
+  });
+
+  it("is not asked for another user, an unchanged profile, or a read-only account", () => {
+    expect(selfDemotion(form("ROLE_ADMIN", "read-write"), mine, current)).toBeNull();
+    expect(selfDemotion(form("ROLE_USER", "read-only"), { ...mine, own: false }, current)).toBeNull();
+    expect(selfDemotion(form("ROLE_USER", "read-only"), { ...mine, readOnly: true }, current)).toBeNull();
+    expect(selfDemotion(form("ROLE_USER", "read-only"), mine, undefined)).toBeNull();
   });
 });

@@ -166,3 +166,27 @@ export function fromUser(u: {
 export function groupsCell(u: { roles: string[]; testCaseGroups: unknown[] }): "all" | number {
   return u.roles[0] === USER ? u.testCaseGroups.length : "all";
 }
+
+/** What an administrator's save of their own profile gives up, when it gives up anything. */
+export interface SelfDemotion {
+  /** Administrator → User: no more settings and users, only the groups given. */
+  role: boolean;
+  /** Read and write → read only. */
+  access: boolean;
+}
+
+/**
+ * Whether saving `v` over `current` takes rights from the signed-in administrator on their own
+ * profile (issue 30, item 12): asked first, and the session ends (the server ends every session
+ * of a user whose role or access changes), so the console signs in again with the new rights.
+ */
+export function selfDemotion(
+  v: UserFormValues,
+  mode: FormMode,
+  current: { roles: string[]; accessType: string } | undefined,
+): SelfDemotion | null {
+  if (!mode.own || !mode.admin || mode.readOnly || mode.creating || !current) return null;
+  const role = current.roles[0] === ADMIN && v.role === USER;
+  const access = current.accessType === "read-write" && v.accessType === "read-only";
+  return role || access ? { role, access } : null;
+}

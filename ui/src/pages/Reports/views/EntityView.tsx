@@ -1,6 +1,6 @@
 // Type 5 (segment performance, level=segment) and the other types (test case performance,
 // level=case): per entity, counts and percentages with 2 decimals, a stacked bar chart paged
-// by 10 entities, and each count leading to the entity's runs (/report/drill/...).
+// by 10 entities with every bar labelled (a segment with its test case), and each count leading to the entity's runs (/report/drill/...).
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { Link } from "wouter";
@@ -8,7 +8,8 @@ import { useReportMetric } from "../../../api/queries/reports";
 import type { GroupMetric, Report } from "../../../api/types";
 import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../../components/charts/colors";
 import { HourlyStackedBarChart } from "../../../components/charts/HourlyStackedBarChart";
-import { chartPage, chartPages, type DrillStatus, drillUrl, percent } from "../rules";
+import { MaintenanceNote } from "../../Maintenance/Note";
+import { chartPage, chartPages, type DrillStatus, drillUrl, maintenanceLeftOut, percent } from "../rules";
 
 export function EntityView({ r, level }: { r: Report; level: "case" | "segment" }) {
   const { t } = useLingui();
@@ -19,8 +20,10 @@ export function EntityView({ r, level }: { r: Report; level: "case" | "segment" 
   const pages = chartPages(rows.length);
   const shown = chartPage(rows, Math.min(page, pages));
   const label = (e: GroupMetric) => (level === "segment" ? `${e.segmentName ?? ""} (${e.entityName})` : e.entityName);
-  // Bars carry short labels (the segment's name); the tooltip names the test case too.
-  const short = (e: GroupMetric) => (level === "segment" ? (e.segmentName ?? "") : e.entityName);
+  // Every bar names what it is: a segment with its test case beneath (segments of different
+  // test cases share names: 'Greeting'), a test case alone (issue 30, item 8).
+  const name = (e: GroupMetric) =>
+    level === "segment" ? { name: e.segmentName ?? "", detail: e.entityName } : { name: e.entityName };
   const link = (e: GroupMetric, status: DrillStatus, n: number) => {
     if (!n) return "0";
     const url =
@@ -36,10 +39,12 @@ export function EntityView({ r, level }: { r: Report; level: "case" | "segment" 
   return (
     <div class="card report-card">
       <h2 class="card-title">{level === "segment" ? t`Segment performance` : t`Test case performance`}</h2>
+      <MaintenanceNote count={maintenanceLeftOut(rows, level)} />
       {rows.length ? (
         <>
           <HourlyStackedBarChart
-            labels={shown.map(short)}
+            labels={shown.map(label)}
+            names={shown.map(name)}
             height={280}
             kinds={["pass", "warning", "failure"]}
             series={[

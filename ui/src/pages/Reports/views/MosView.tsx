@@ -10,7 +10,10 @@ import { FAILURE_COLOR, NEUTRAL_COLOR, PASS_COLOR } from "../../../components/ch
 import { HourlyStackedBarChart } from "../../../components/charts/HourlyStackedBarChart";
 import { Pager } from "../../../components/Pager";
 import { fixed } from "../../../lib/numbers";
-import { mosUrl } from "../rules";
+import { WORST_MOS_FIRST } from "../../../lib/runSort";
+import { MaintenanceNote } from "../../Maintenance/Note";
+import { mosUrl, sumLeftOut } from "../rules";
+import { WorstRun } from "./WorstRun";
 
 const MOS_PAGE = 100;
 
@@ -39,6 +42,13 @@ export function MosView({ r }: { r: Report }) {
   return (
     <div class="card report-card">
       <h2 class="card-title">{t`MOS (audio quality)`}</h2>
+      <MaintenanceNote count={sumLeftOut(mos.data ?? [])} of="figures" />
+      <WorstRun
+        r={r}
+        kind="mos"
+        query={{ startDate: r.timeframeBegin, endDate: r.timeframeEnd, minMos: 0, maxMos: 5 }}
+        sort={WORST_MOS_FIRST}
+      />
       {withData.length ? (
         <HourlyStackedBarChart
           line
@@ -60,6 +70,21 @@ export function MosView({ r }: { r: Report }) {
             ],
           })}
         />
+      ) : null}
+      {withData.length ? (
+        // The chart's three lines, named (issue 30, item 8).
+        <ul class="chart-legend" aria-label={t`Legend`} data-testid="mos-legend">
+          {[
+            { name: t`Average`, color: NEUTRAL_COLOR },
+            { name: t`Minimum`, color: FAILURE_COLOR },
+            { name: t`Maximum`, color: PASS_COLOR },
+          ].map((x) => (
+            <li key={x.name}>
+              <span class="chart-legend-key" style={{ background: x.color }} aria-hidden="true" />
+              {x.name}
+            </li>
+          ))}
+        </ul>
       ) : (
         <p class="muted" data-testid="no-data">
           {t`No Data`}

@@ -6,7 +6,8 @@ import { useReportMetric } from "../../../api/queries/reports";
 import type { Report } from "../../../api/types";
 import { FAILURE_COLOR, PASS_COLOR, WARNING_COLOR } from "../../../components/charts/colors";
 import { HourlyStackedBarChart } from "../../../components/charts/HourlyStackedBarChart";
-import { type DrillStatus, HOURS, latencyUrl, percent } from "../rules";
+import { MaintenanceNote } from "../../Maintenance/Note";
+import { type DrillStatus, HOURS, latencyUrl, maintenanceLeftOut, percent } from "../rules";
 
 export function TrendView({ r }: { r: Report }) {
   const { t } = useLingui();
@@ -35,6 +36,7 @@ export function TrendView({ r }: { r: Report }) {
   return (
     <div class="card report-card">
       <h2 class="card-title">{t`Hourly trend`}</h2>
+      <MaintenanceNote count={maintenanceLeftOut(metric.data ?? [], "case")} />
       <HourlyStackedBarChart
         labels={HOURS}
         height={260}
