@@ -1,12 +1,3 @@
-// Alert events (issue 11), English and French, desktop and phone: failing runs posted to the
-// ingest API open an event by an alert setting's rules; it appears in /alerts (status chips,
-// expandable cards on a phone), its details show the runs and each notification's state, a
-// test case name opens the run; the alert's e-mail arrives at a real SMTP server (smtp-server,
-// STARTTLS and AUTH) with the link to the alert. Axe on each screen; screenshots.
-//
-// The setting is made through the alert settings API (POST alerts/settings).
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import {
   addUser,
   apiRequest,
@@ -18,9 +9,9 @@ import {
   newPage,
   screenshot,
   signIn,
-  sleep,
   startServer,
-  UI_DIR,
+  startSinks,
+  waitFor,
 } from "./lib.mjs";
 
 const CASE = 880001;
@@ -28,30 +19,6 @@ const TEXT = {
   en: { title: "Alerts", details: "Number of Test Runs", failure: "Failure" },
   fr: { title: "Alertes", details: "Nombre d’exécutions", failure: "Échec" },
 };
-
-async function startSinks() {
-  const child = spawn(process.execPath, ["e2e/notify-sinks.mjs"], {
-    cwd: UI_DIR,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once("line", resolve);
-    child.once("exit", (c) => reject(new Error(`sinks exited (${c})`)));
-  });
-  const info = JSON.parse(line);
-  const control = (p) => fetch(`http://127.0.0.1:${info.http}${p}`).then((r) => r.json());
-  return { ...info, stop: () => child.kill("SIGTERM"), messages: () => control("/_sink/messages") };
-}
-
-async function waitFor(what, fn, timeoutMs = 20000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 function run(id, minutesAgo, status) {
   return {
@@ -82,16 +49,7 @@ export default async function alerts({ browser, test }) {
   const config = `[notify]
 poll_ms = 100
 public_url = "https://console.cxwatch.test"
-[notify.smtp]
-host = "127.0.0.1"
-port = ${sinks.smtp}
-security = "starttls"
-username = "${sinks.user}"
-password = "${sinks.pass}"
-ca = "${sinks.ca}"
-from = "cxwatch <alerts@cxwatch.test>"
-timeout_secs = 5
-`;
+${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
   let server;
   try {
     server = await startServer({ args: [], config, env: { NODE_TLS_REJECT_UNAUTHORIZED: "0" } });

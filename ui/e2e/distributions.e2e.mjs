@@ -1,10 +1,3 @@
-// Distribution lists and test messages (issue 10), English and French: an admin creates a list
-// with an e-mail and an SMS row and confirms each one; the message arrives at a real SMTP server
-// (smtp-server with STARTTLS and AUTH) and the HTTP gateway sink; a Confirm while the mail server
-// is down shows its reason. The demo server (no mail server) says notifications are recorded
-// but not sent. Desktop and phone screenshots.
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import {
   addUser,
   assert,
@@ -13,9 +6,9 @@ import {
   newPage,
   screenshot,
   signIn,
-  sleep,
   startServer,
-  UI_DIR,
+  startSinks,
+  waitFor,
 } from "./lib.mjs";
 
 const TEXT = {
@@ -34,35 +27,6 @@ const TEXT = {
 };
 
 /** Starts e2e/notify-sinks.mjs; resolves { smtp, http, ca, user, pass, stop, messages, smtpMode }. */
-async function startSinks() {
-  const child = spawn(process.execPath, ["e2e/notify-sinks.mjs"], {
-    cwd: UI_DIR,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once("line", resolve);
-    child.once("exit", (c) => reject(new Error(`sinks exited (${c})`)));
-  });
-  const info = JSON.parse(line);
-  const control = (p, method = "GET") => fetch(`http://127.0.0.1:${info.http}${p}`, { method }).then((r) => r.json());
-  return {
-    ...info,
-    stop: () => child.kill("SIGTERM"),
-    messages: () => control("/_sink/messages"),
-    smtpMode: (mode) => control(`/_sink/smtp?mode=${mode}`, "POST"),
-  };
-}
-
-async function waitFor(what, fn, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(150);
-  }
-}
-
 async function resultText(page, i) {
   const el = page.locator(`[data-testid=confirm-result-${i}]`);
   await el.waitFor({ timeout: 30000 });
@@ -93,16 +57,7 @@ poll_ms = 100
 retry_first_secs = 1
 retry_max_secs = 2
 public_url = "https://console.cxwatch.test"
-[notify.smtp]
-host = "127.0.0.1"
-port = ${sinks.smtp}
-security = "starttls"
-username = "${sinks.user}"
-password = "${sinks.pass}"
-ca = "${sinks.ca}"
-from = "cxwatch <alerts@cxwatch.test>"
-timeout_secs = 5
-[notify.sms]
+${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}[notify.sms]
 url = "http://127.0.0.1:${sinks.http}/sms"
 body = "to={number}&text={text}"
 `;

@@ -11,6 +11,7 @@ import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
@@ -66,10 +67,11 @@ export function httpGet(url, { timeoutMs = 3000, headers = {} } = {}) {
 
 /**
  * Starts `cxwatch --data-dir <tmp> serve --demo --listen 127.0.0.1:<port>` and waits for
- * /healthz. `config` is the text of a TOML config file to use (e.g. with [[tenants]]).
+ * /healthz. `config` is the text of a TOML config file to use (e.g. with [[tenants]]); `bin` another
+ * binary than $CXWATCH_BIN (the dashboard bench compares two).
  * Returns { url, dataDir, cli(args, stdin), stop(), logs() }.
  */
-export async function startServer({ args = ["--demo"], env = {}, config, startupMs = 60000 } = {}) {
+export async function startServer({ args = ["--demo"], env = {}, config, startupMs = 60000, bin = BIN } = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "cxwatch-e2e-"));
   const global = ["--data-dir", dataDir];
   if (config !== undefined) {
@@ -81,7 +83,7 @@ export async function startServer({ args = ["--demo"], env = {}, config, startup
   const plain = env.CXWATCH_SERVER__PLAIN_HTTP === "true";
   const url = `${plain ? "http" : "https"}://127.0.0.1:${port}`;
   let output = "";
-  const child = spawn(BIN, [...global, "serve", ...args, "--listen", `127.0.0.1:${port}`], {
+  const child = spawn(bin, [...global, "serve", ...args, "--listen", `127.0.0.1:${port}`], {
     env: serverEnv({ CXWATCH_LOG__FORMAT: "text", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -121,7 +123,7 @@ export async function startServer({ args = ["--demo"], env = {}, config, startup
     cli(cliArgs, stdin = "") {
       let r;
       for (let i = 0; i < 10; i++) {
-        r = spawnSync(BIN, [...global, ...cliArgs], {
+        r = spawnSync(bin, [...global, ...cliArgs], {
           input: stdin,
           encoding: "utf8",
           env: serverEnv(env),
@@ -393,4 +395,65 @@ export function siteTime(iso, timeZone) {
       .map((x) => [x.type, x.value]),
   );
   return `${p.year}/${p.month}/${p.day} ${p.hour === "24" ? "00" : p.hour}:${p.minute}:${p.second}`;
+}
+
+/** Starts the Jira stand-in; resolves { url, email, token, issues(), stop() }. */
+export async function startJira(flavour = "cloud") {
+  const child = spawn(process.execPath, ["e2e/jira-standin.mjs", "--flavour", flavour], {
+    cwd: UI_DIR,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise((resolve, reject) => {
+    const rl = readline.createInterface({ input: child.stdout });
+    rl.once("line", resolve);
+    child.once("exit", (c) => reject(new Error(`jira stand-in exited (${c})`)));
+  });
+  const info = JSON.parse(line);
+  return {
+    ...info,
+    async issues() {
+      const r = await httpGet(`${info.url}/_standin/issues`);
+      return JSON.parse(r.body);
+    },
+    stop: () => child.kill("SIGTERM"),
+  };
+}
+
+/**
+ * Starts the notification sinks (e2e/notify-sinks.mjs: a real SMTP server with its own CA, the
+ * SMS and voice gateway, the webhook receiver); `args` go to the script (e.g. a webhook secret).
+ * Resolves its ports and certificates, `messages()`, `smtpMode(mode)` and `stop()`.
+ */
+export async function startSinks(args = []) {
+  const child = spawn(process.execPath, ["e2e/notify-sinks.mjs", ...args], {
+    cwd: UI_DIR,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("exit", (c) => reject(new Error(`sinks exited (${c})`)));
+  });
+  const info = JSON.parse(line);
+  const control = (p, method = "GET") => fetch(`http://127.0.0.1:${info.http}${p}`, { method }).then((r) => r.json());
+  return {
+    ...info,
+    stop: () => child.kill("SIGTERM"),
+    messages: () => control("/_sink/messages"),
+    smtpMode: (mode) => control(`/_sink/smtp?mode=${mode}`, "POST"),
+    /** The config's `[notify.smtp]` section for this SMTP server (STARTTLS with its CA, AUTH). */
+    smtpToml: (from) =>
+      `[notify.smtp]\nhost = "127.0.0.1"\nport = ${info.smtp}\nsecurity = "starttls"\nusername = "${info.user}"\n` +
+      `password = "${info.pass}"\nca = "${info.ca}"\nfrom = "${from}"\ntimeout_secs = 5\n`,
+  };
+}
+
+/** Polls `fn` every 200 ms until it returns something truthy (resolved), or fails after `timeoutMs`. */
+export async function waitFor(what, fn, timeoutMs = 20000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
 }

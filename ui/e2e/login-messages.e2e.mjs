@@ -1,5 +1,5 @@
 // What the Login page says when a sign-in fails for another reason than the credentials, in
-// English and French: after too many attempts, how long to wait (not 'check your
+// English and French: after too many attempts, that sign-in is locked and for how long (not 'check your
 // credentials'); when the service cannot be reached (a proxy whose upstream is down, or no
 // answer at all), that it cannot be reached. Its own servers: the throttle counts every
 // failure from this machine, and the shared server's other specs must not be slowed down.
@@ -49,13 +49,16 @@ export default async function loginMessages({ browser, test }) {
       const page = await newPage(browser, server);
       let seen = await tryToSignIn(page, user);
       assertEqual(seen.status, 429, "the right password waits");
-      const wait = /^Too many attempts\. Try again in (\d+) seconds\.$/.exec(seen.text);
+      const wait = /^Sign-in is locked after too many failed attempts\. Try again in (\d+) seconds\.$/.exec(seen.text);
       assert(wait && Number(wait[1]) >= 1 && Number(wait[1]) <= 30, `en: ${seen.text}`);
       assert(!/credentials/i.test(seen.text), "not about the credentials");
 
       await chooseLanguage(page, "fr");
       seen = await tryToSignIn(page, user);
-      assert(/^Trop de tentatives\. Réessayez dans \d+ secondes\.$/.test(seen.text), `fr: ${seen.text}`);
+      assert(
+        /^La connexion est bloquée après trop de tentatives échouées\. Réessayez dans \d+ secondes\.$/.test(seen.text),
+        `fr: ${seen.text}`,
+      );
 
       // Fifteen more usernames guessed once each: this address has used its twenty failures
       // and waits three minutes, whoever it signs in as.
@@ -66,10 +69,18 @@ export default async function loginMessages({ browser, test }) {
         assertEqual(r.status, 401, `guess ${i + 1}`);
       }
       seen = await tryToSignIn(page, user);
-      assertEqual(seen.text, "Trop de tentatives. Réessayez dans 3 minutes.", "fr, in minutes");
+      assertEqual(
+        seen.text,
+        "La connexion est bloquée après trop de tentatives échouées. Réessayez dans 3 minutes.",
+        "fr, in minutes",
+      );
       await chooseLanguage(page, "en");
       seen = await tryToSignIn(page, user);
-      assertEqual(seen.text, "Too many attempts. Try again in 3 minutes.", "en, in minutes");
+      assertEqual(
+        seen.text,
+        "Sign-in is locked after too many failed attempts. Try again in 3 minutes.",
+        "en, in minutes",
+      );
       assertEqual(page.problems, [], "page problems");
       await closePage(page);
     } finally {

@@ -6,15 +6,22 @@
 //   GET  /_sink/messages           {"mail": [parsed messages], "http": [gateway requests]}
 //   POST /_sink/smtp?mode=ok|tempfail|down   accept, answer 451 to MAIL FROM, or stop listening
 //   POST /_sink/http?status=200    the status the gateway answers with
-// Any other request on the HTTP port is a gateway request: recorded and answered.
+// Any other request on the HTTP port is a gateway request: recorded and answered. The same
+// requests are answered over TLS on the "https" port (a certificate of the private CA).
+// Requests to /teams/*, /slack/*, /mattermost/* and /webhook/* are incoming webhooks: their
+// body is checked against the vendor's published format (webhookProblems below), a bad one
+// is answered 400 with the problem as the vendor would, and each is recorded with `problems`
+// ([] when well formed) and, for /webhook/*, `signatureOk` (X-Cxwatch-Signature checked with
+// --webhook-secret S).
 // Options: --smtp-port N --http-port N (0: any), --user U --pass P (AUTH), --delay-ms N
 // (each message waits that long before it is accepted), --implicit-tls (TLS from the first
 // byte, as on port 465, instead of STARTTLS), --plain (no STARTTLS offered, no AUTH needed:
 // a relay on a trusted network).
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { simpleParser } from "mailparser";
@@ -31,6 +38,7 @@ const args = Object.fromEntries(
 const user = args.user ?? "cxwatch";
 const pass = args.pass ?? "s3cret-pass";
 const delayMs = Number(args["delay-ms"] ?? 0);
+const webhookSecret = args["webhook-secret"] ?? "";
 
 // A private CA and a certificate for 127.0.0.1 and localhost signed by it.
 const dir = mkdtempSync(join(tmpdir(), "cxwatch-sinks-"));
@@ -123,6 +131,10 @@ const smtp = new SMTPServer({
             contentType: a.contentType,
             size: a.size,
             sha256: createHash("sha256").update(a.content).digest("hex"),
+            contentId: a.contentId ?? null,
+            related: Boolean(a.related),
+            // The bytes of small files, for the tests to parse (a report's CSV and chart).
+            base64: a.size <= 1024 * 1024 ? a.content.toString("base64") : null,
           })),
         });
         cb();
@@ -148,7 +160,80 @@ const readBody = (req) =>
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
   });
 
-const sink = http.createServer(async (req, res) => {
+// What a vendor would refuse in a webhook body (empty: well formed).
+// Microsoft Teams (Workflows "When a Teams webhook request is received", and the incoming
+// webhooks): {"type":"message","attachments":[{"contentType":
+// "application/vnd.microsoft.card.adaptive","contentUrl":null,"content":{"type":"AdaptiveCard",
+// "version":...,"body":[...]}}]}, at most 28 KB.
+// Slack incoming webhooks: "text" and/or "blocks" (Block Kit: at most 50 blocks; section text
+// at most 3000 characters; header plain_text at most 150; buttons' text plain_text at most
+// 75 and url at most 3000); answered "ok".
+// Mattermost incoming webhooks: a JSON body with "text" (or attachments); answered "ok".
+// cxwatch's generic webhook: docs/notifications.md 'Webhooks'.
+export function webhookProblems(vendor, headers, raw) {
+  const p = [];
+  if (!String(headers["content-type"] ?? "").startsWith("application/json"))
+    p.push("content-type is not application/json");
+  let b;
+  try {
+    b = JSON.parse(raw);
+  } catch {
+    return [...p, "body is not JSON"];
+  }
+  const str = (v) => typeof v === "string";
+  if (vendor === "teams") {
+    if (Buffer.byteLength(raw) > 28 * 1024) p.push("message larger than 28 KB");
+    if (b.type !== "message") p.push('type is not "message"');
+    if (!Array.isArray(b.attachments) || !b.attachments.length) p.push("no attachments");
+    for (const a of b.attachments ?? []) {
+      if (a.contentType !== "application/vnd.microsoft.card.adaptive") p.push("attachment is not an Adaptive Card");
+      const c = a.content ?? {};
+      if (c.type !== "AdaptiveCard") p.push('content.type is not "AdaptiveCard"');
+      if (!str(c.version)) p.push("card has no version");
+      if (!Array.isArray(c.body) || !c.body.length) p.push("card has no body");
+      for (const e of c.body ?? []) {
+        if (!["TextBlock", "FactSet", "Image", "Container", "ColumnSet"].includes(e.type))
+          p.push(`unknown element ${e.type}`);
+        if (e.type === "TextBlock" && !str(e.text)) p.push("TextBlock without text");
+        if (e.type === "FactSet" && !(e.facts ?? []).every((f) => str(f.title) && str(f.value))) p.push("bad fact");
+      }
+      for (const x of c.actions ?? []) {
+        if (x.type !== "Action.OpenUrl" || !str(x.url) || !str(x.title)) p.push("bad action");
+      }
+    }
+  } else if (vendor === "slack") {
+    if (!str(b.text) && !Array.isArray(b.blocks)) p.push("neither text nor blocks");
+    if ((b.blocks ?? []).length > 50) p.push("more than 50 blocks");
+    for (const k of b.blocks ?? []) {
+      if (k.type === "section") {
+        if (!["mrkdwn", "plain_text"].includes(k.text?.type) || !str(k.text.text)) p.push("bad section text");
+        else if (k.text.text.length > 3000) p.push("section text above 3000");
+      } else if (k.type === "header") {
+        if (k.text?.type !== "plain_text" || !str(k.text.text) || k.text.text.length > 150) p.push("bad header");
+      } else if (k.type === "actions") {
+        for (const e of k.elements ?? []) {
+          if (e.type !== "button" || e.text?.type !== "plain_text" || e.text.text.length > 75) p.push("bad button");
+          if (e.url !== undefined && (!str(e.url) || e.url.length > 3000)) p.push("bad button url");
+        }
+      } else if (!["divider", "context", "image", "rich_text"].includes(k.type)) p.push(`unknown block ${k.type}`);
+    }
+  } else if (vendor === "mattermost") {
+    if (!(str(b.text) && b.text.length) && !Array.isArray(b.attachments)) p.push("no text");
+  } else {
+    for (const k of ["event", "subject", "text", "testCase", "status", "link", "key", "cause", "sentAt"]) {
+      if (!str(b[k])) p.push(`${k} missing`);
+    }
+    if (!str(headers["x-cxwatch-timestamp"])) p.push("no X-Cxwatch-Timestamp");
+    if (headers["x-cxwatch-delivery"] !== b.key) p.push("X-Cxwatch-Delivery is not the key");
+  }
+  return p;
+}
+
+const signatureOk = (headers, raw) =>
+  headers["x-cxwatch-signature"] ===
+  `sha256=${createHmac("sha256", webhookSecret).update(`${headers["x-cxwatch-timestamp"]}.${raw}`).digest("hex")}`;
+
+const handler = async (req, res) => {
   const url = new URL(req.url, "http://127.0.0.1");
   const body = await readBody(req);
   const json = (status, value) => {
@@ -171,21 +256,45 @@ const sink = http.createServer(async (req, res) => {
     httpStatus = Number(url.searchParams.get("status") ?? 200);
     return json(200, { status: httpStatus });
   }
+  const vendor = url.pathname.split("/")[1];
+  const hook = ["teams", "slack", "mattermost", "webhook"].includes(vendor);
+  const problems = hook ? webhookProblems(vendor, req.headers, body) : undefined;
   requests.push({
     at: Date.now(),
     method: req.method,
     path: url.pathname,
     query: url.search,
+    secure: Boolean(req.socket.encrypted),
     headers: req.headers,
     body,
+    problems,
+    signatureOk: vendor === "webhook" && webhookSecret ? signatureOk(req.headers, body) : undefined,
   });
+  if (problems?.length && httpStatus < 300) {
+    res.writeHead(400, { "content-type": "text/plain" });
+    return res.end(`invalid_payload: ${problems.join("; ")}\n`);
+  }
   res.writeHead(httpStatus, { "content-type": "text/plain" });
-  res.end(httpStatus < 300 ? "queued\n" : `refused with ${httpStatus}\nsecond line\n`);
-});
+  if (httpStatus >= 300) return res.end(`refused with ${httpStatus}\nsecond line\n`);
+  res.end(hook && vendor !== "webhook" ? "ok" : hook ? "" : "queued\n");
+};
+const sink = http.createServer(handler);
+const secureSink = https.createServer(
+  { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+  handler,
+);
 
 await listenSmtp();
 await new Promise((r) => sink.listen(Number(args["http-port"] ?? 0), "127.0.0.1", r));
+await new Promise((r) => secureSink.listen(Number(args["https-port"] ?? 0), "127.0.0.1", r));
 process.stdout.write(
-  `${JSON.stringify({ smtp: smtpPort, http: sink.address().port, ca: join(dir, "ca.pem"), user, pass })}\n`,
+  `${JSON.stringify({
+    smtp: smtpPort,
+    http: sink.address().port,
+    https: secureSink.address().port,
+    ca: join(dir, "ca.pem"),
+    user,
+    pass,
+  })}\n`,
 );
 process.on("SIGTERM", () => process.exit(0));

@@ -233,12 +233,13 @@ export default async function rundetail({ server, browser, users: accounts, test
             (await vol.getAttribute("step")) === "0.025",
           "volume 0.01 to 1 in 0.025 steps",
         );
-        // Slow steps stand out with a threshold of 1 s.
+        // Slow steps stand out with a threshold of 1 s. The latency shows two decimals, so a
+        // step of 1.004 s (slower than 1 s, marked) reads as '1': at least the threshold as shown.
         const slow = await page.$$eval("[data-testid=step][data-slow=true] [data-testid=step-latency]", (l) =>
           l.map((e) => Number.parseFloat(e.textContent.replace(",", "."))),
         );
         assert(
-          slow.every((v) => v > 1),
+          slow.every((v) => v >= 1),
           `the marked steps are slower than 1 s (${slow})`,
         );
 

@@ -4,8 +4,6 @@
 // setting with attach ticket makes the engine open a ticket from failing runs sent to ingest,
 // listed among the setting's auto tickets and edited from there. English and French, desktop and
 // phone screenshots, axe on the dialog and the list.
-import { spawn } from "node:child_process";
-import readline from "node:readline";
 import {
   addUser,
   apiRequest,
@@ -15,12 +13,11 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
-  httpGet,
   newPage,
   screenshot,
   signIn,
+  startJira,
   startServer,
-  UI_DIR,
   waitForDemoData,
 } from "./lib.mjs";
 
@@ -53,28 +50,6 @@ async function ingest(server, key, runs) {
   });
   const json = await r.json();
   assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
-}
-
-/** Starts the Jira stand-in; resolves { url, email, token, issues(), stop() }. */
-async function startJira(flavour = "cloud") {
-  const child = spawn(process.execPath, ["e2e/jira-standin.mjs", "--flavour", flavour], {
-    cwd: UI_DIR,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const line = await new Promise((resolve, reject) => {
-    const rl = readline.createInterface({ input: child.stdout });
-    rl.once("line", resolve);
-    child.once("exit", (c) => reject(new Error(`jira stand-in exited (${c})`)));
-  });
-  const info = JSON.parse(line);
-  return {
-    ...info,
-    async issues() {
-      const r = await httpGet(`${info.url}/_standin/issues`);
-      return JSON.parse(r.body);
-    },
-    stop: () => child.kill("SIGTERM"),
-  };
 }
 
 export default async function tickets({ browser, test }) {

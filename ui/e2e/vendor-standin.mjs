@@ -13,8 +13,8 @@
 // The vendor's shapes, as the stand-in answers them:
 // - Only the §7 calls, under /api/ (table ROUTES below). Any other path answers 404
 //   {"messages":["Not found"]}, including cxwatch's own additions (auth/signout, auth/sso/*,
-//   live, alerts/events/open, trs/v1/groups/recent, trs/v1/groups/{id}/runs, trs/v1/groups/page,
-//   alerts/contactGroups, jira/v1/config, openapi.json, ...). A §7 path with another method
+//   live, alerts/events/open, trs/v1/groups/recent, trs/v1/groups/hourly, trs/v1/groups/{id}/runs,
+//   trs/v1/groups/page, alerts/contactGroups, jira/v1/config, openapi.json, ...). A §7 path with another method
 //   answers 405. Both are recorded as refused.
 // - Query parameters §7 does not list for a call are dropped before the call is served: no
 //   paging, search, sort or status on lists, except alerts/events?pageNo&pageSize.

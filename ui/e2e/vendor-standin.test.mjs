@@ -95,7 +95,14 @@ async function call(method, path, body) {
 
 test("a path outside section 7 is 404 and recorded as refused, without reaching the source", async () => {
   const before = seen.length;
-  for (const p of ["alerts/events/open", "trs/v1/groups/recent", "trs/v1/groups/page", "jira/v1/config", "live"]) {
+  for (const p of [
+    "alerts/events/open",
+    "trs/v1/groups/recent",
+    "trs/v1/groups/hourly",
+    "trs/v1/groups/page",
+    "jira/v1/config",
+    "live",
+  ]) {
     const r = await call("GET", p);
     assert.equal(r.status, 404, p);
     assert.deepEqual(r.json, { messages: ["Not found"] });

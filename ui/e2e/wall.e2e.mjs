@@ -297,7 +297,7 @@ export default async function wall({ server, browser, users, test }) {
       assert(after < 10, `refreshed a moment ago (${after} s)`);
       // Failures first in the strip.
       const states = await p.$$eval("[data-testid=strip-badge]", (l) => l.map((e) => e.dataset.state));
-      const rank = { failure: 0, warning: 1, pass: 2, none: 3 };
+      const rank = { failure: 0, warning: 1, pass: 2, maintenance: 3, none: 4 };
       assertEqual(
         states,
         [...states].sort((a, b) => rank[a] - rank[b]),
