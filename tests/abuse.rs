@@ -3,7 +3,7 @@
 //! connections of three kinds. The server's memory (VmRSS) stays bounded and `/healthz`
 //! keeps answering. Loopback only, bounded in count and time.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -7,9 +7,9 @@
 //! Settings are written through the store here (the settings API is its own resource and
 //! tests), so that the tests run on either backend (`TEST_POSTGRES_URL`).
 
-mod common;
-mod harness;
-mod harness_trs;
+use crate::common;
+use crate::harness;
+use crate::harness_trs;
 
 use std::time::Duration;
 

@@ -4,9 +4,9 @@
 //! details' timeline, and escalation to a setting's second list, once, through the outbox,
 //! never after an acknowledgement. On either backend (`TEST_POSTGRES_URL`).
 
-mod common;
-mod harness;
-mod harness_trs;
+use crate::common;
+use crate::harness;
+use crate::harness_trs;
 
 use cxwatch::domain::alert_setting::{AlertSettingDraft, Escalation};
 use cxwatch::domain::caller::{AccessType, Role, Scope};

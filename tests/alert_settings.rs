@@ -3,8 +3,8 @@
 //! statuses that fit a group's channel, who sees and changes what, and the distribution
 //! list a setting uses that cannot be deleted.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;

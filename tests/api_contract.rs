@@ -3,7 +3,7 @@
 //! path has (`Allow`, RFC 9110 §15.5.6), in the envelope; a too long address or too large
 //! headers get 414 and 431 in the envelope, not an empty body.
 
-mod harness;
+use crate::harness;
 
 use harness::App;
 use poem::http::Method;

@@ -3,9 +3,9 @@
 //! through `GET api/audit` (paged, filtered) by read-write administrators only; records
 //! cannot be changed.
 
-mod common;
-mod harness;
-mod harness_trs;
+use crate::common;
+use crate::harness;
+use crate::harness_trs;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::{App, PASSWORD};

@@ -1,7 +1,7 @@
 //! The `cxwatch user` commands, one-time sign-in links and demo accounts, driven through the
 //! real binary over HTTPS. Sign-in and tokens through the API alone: `tests/auth_api.rs`.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read};
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! Sign-in, tokens and sign-out through the API in-process (the CLI, demo accounts and
 //! one-time links of `cxwatch user login-link` are in `tests/auth.rs`, with the binary).
 
-mod harness;
+use crate::harness;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;

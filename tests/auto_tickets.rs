@@ -5,10 +5,10 @@
 //! auto tickets list. A Jira outage delays the ticket and never loses it; a second attempt
 //! after one that may have reached Jira finds the issue by its label instead of opening two.
 
-mod harness;
-mod harness_trs;
-mod jira_standin;
-mod private_ca;
+use crate::harness;
+use crate::harness_trs;
+use crate::jira_standin;
+use crate::private_ca;
 
 use std::time::Duration;
 

@@ -2,9 +2,9 @@
 //! restore gives back every row of it; against the real binary, `backup` works beside a
 //! running server and `restore` is refused until it stops.
 
-mod common;
-mod harness;
-mod harness_trs;
+use crate::common;
+use crate::harness;
+use crate::harness_trs;
 
 use common::{run_cli, start, Opts};
 use cxwatch::store::sqlite::backup::{self, table_counts};

@@ -1,7 +1,7 @@
 //! `/api` answers are gzip-encoded for a client that asks (issue 16, defect 13); the answer
 //! decodes to the same JSON; without `Accept-Encoding` it goes out plain.
 
-mod harness;
+use crate::harness;
 
 use std::io::Read;
 

@@ -2,7 +2,7 @@
 //! key with its environment variable; the real binary refuses a bad config at start-up with
 //! a message naming the key.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::time::Duration;

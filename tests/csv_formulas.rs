@@ -4,10 +4,10 @@
 //! to a ticket, and the runs' CSV of an auto ticket (both through the Jira stand-in,
 //! `ui/e2e/jira-standin.mjs`). Prints how many formula cells went out un-neutralised.
 
-mod harness;
-mod harness_trs;
-mod jira_standin;
-mod private_ca;
+use crate::harness;
+use crate::harness_trs;
+use crate::jira_standin;
+use crate::private_ca;
 
 use std::time::Duration;
 

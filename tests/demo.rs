@@ -3,7 +3,7 @@
 //! viewer's groups and a live feed that keeps adding runs. A restart on the same data
 //! directory continues instead of generating again.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -3,8 +3,8 @@
 //! and rules, test messages that arrive, alerts queued in the outbox with attachments,
 //! servers that are down or refuse and deliver later, and channels without a server.
 
-mod harness;
-mod sinks;
+use crate::harness;
+use crate::sinks;
 
 use std::time::Duration;
 

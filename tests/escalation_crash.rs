@@ -10,8 +10,8 @@
 //! engine's backfill (`backfill_alerts`, as a new alert setting is over the stored runs): the
 //! event opens at the run's time, so the escalation falls due 8 s after the start.
 
-mod common;
-mod sinks;
+use crate::common;
+use crate::sinks;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

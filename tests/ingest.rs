@@ -2,9 +2,9 @@
 //! rejections, bad bodies, recordings and health snapshots in-process; the `apikey` CLI and
 //! durability of an acknowledged batch across `kill -9` against the real binary.
 
-mod common;
-mod harness;
-mod harness_trs;
+use crate::common;
+use crate::harness;
+use crate::harness_trs;
 
 use common::{client, config_path, run_cli, start, Opts, Server};
 use harness::App;

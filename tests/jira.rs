@@ -3,10 +3,10 @@
 //! markup on Server/DC), read back, edited and moved to another status; Jira's refusals as
 //! messages; no Jira configured; who may ticket what.
 
-mod harness;
-mod harness_trs;
-mod jira_standin;
-mod private_ca;
+use crate::harness;
+use crate::harness_trs;
+use crate::jira_standin;
+use crate::private_ca;
 
 use cxwatch::config::{JiraFlavour, Trust};
 use cxwatch::domain::caller::{AccessType, Role};

@@ -3,7 +3,7 @@
 //! read-only on the server whatever the user's access; `groups/recent` counts the runs of
 //! the last minutes per group the caller sees.
 
-mod harness;
+use crate::harness;
 
 use chrono::{Duration, SecondsFormat, Utc};
 use cxwatch::domain::caller::{AccessType, Role};

@@ -1,7 +1,7 @@
 //! Body limits of `/api` (issue 17 item 1), in process: every body has a limit suited to
 //! its operation, the answer is 413 in the envelope, and a body is not read past it.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

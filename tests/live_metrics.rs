@@ -2,8 +2,8 @@
 //! HTTP layer did and reads the store's gauges; `GET api/live` streams ingest to open
 //! dashboards, each caller only what they may see.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use std::time::{Duration, Instant};
 

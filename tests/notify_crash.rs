@@ -2,8 +2,8 @@
 //! database, leases of the killed process are taken back at the restart, and every queued
 //! notification reaches the real SMTP server (at least once; its key is the Message-ID).
 
-mod common;
-mod sinks;
+use crate::common;
+use crate::sinks;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The data directory and the database files are private whatever the umask (issue 17
 //! item 11).
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -8,8 +8,8 @@
 //! Runs when `TEST_POSTGRES_URL` names the server (the README's test command sets it); each
 //! test makes its own database there.
 
-mod common;
-mod sinks;
+use crate::common;
+use crate::sinks;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

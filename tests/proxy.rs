@@ -2,7 +2,7 @@
 //! self-signed certificate trusted through `upstream_ca`), a small HTTP server in the test
 //! that echoes what it received, a port nobody listens on, and one that never answers.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

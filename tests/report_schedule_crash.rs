@@ -4,8 +4,8 @@
 //! lose none and queue the slot no second time (the outbox holds one row per contact; the
 //! server gets each Message-ID, a message in flight at the kill at most twice).
 
-mod common;
-mod sinks;
+use crate::common;
+use crate::sinks;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

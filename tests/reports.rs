@@ -2,8 +2,8 @@
 //! sort, scope), the form's validation order and words, the lookups, the latency heat map,
 //! the runs behind a cell (every spec §7 variant) and the CSV export.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;

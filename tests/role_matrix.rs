@@ -3,7 +3,7 @@
 //! and an ingest API key, each cell the status the server must answer. An operation added
 //! to the API without a row here fails `every_operation_has_a_row`.
 
-mod harness;
+use crate::harness;
 
 use std::collections::BTreeSet;
 

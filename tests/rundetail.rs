@@ -2,8 +2,8 @@
 //! local hour and status (the dashboard bar), the run detail's groups as the caller may see
 //! them, and the paged, searchable group list of the settings screen.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness_trs::{admin, get, group, ingest_ok, run};

@@ -3,7 +3,7 @@
 //! certificate, `/healthz` and `cxwatch healthcheck`, SIGTERM, `/tenant-config`, API docs
 //! and systemd readiness.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::time::Duration;

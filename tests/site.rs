@@ -3,8 +3,8 @@
 //! the outbound channels' state with a real test, and the audit log searched; who may do
 //! what (administrators read, read-write administrators change). Both backends.
 
-mod harness;
-mod sinks;
+use crate::harness;
+use crate::sinks;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;

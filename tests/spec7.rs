@@ -5,9 +5,9 @@
 //! answers. The vendor's own console pointed at cxwatch's embedded API makes these calls.
 //! On the in-process harness, so it runs on SQLite and on PostgreSQL.
 
-mod harness;
-mod jira_standin;
-mod private_ca;
+use crate::harness;
+use crate::jira_standin;
+use crate::private_ca;
 
 use cxwatch::config::JiraFlavour;
 use cxwatch::domain::caller::{AccessType, Role};

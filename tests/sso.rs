@@ -1,10 +1,10 @@
 //! Single sign-on against a real OpenID Connect provider (`tests/oidc`: panva's certified
 //! oidc-provider on 127.0.0.1): the whole flow to a token, and every way it must fail.
 
-mod harness;
-mod harness_trs;
-mod oidc;
-mod private_ca;
+use crate::harness;
+use crate::harness_trs;
+use crate::oidc;
+use crate::private_ca;
 
 use cxwatch::config::{SsoConfig, SsoMapping, TenantConfig, Trust};
 use cxwatch::domain::caller::{AccessType, Role};

@@ -2,8 +2,8 @@
 //! them), paging, run detail, recordings with Range, group scoping of a restricted user
 //! (403) and every kind of bad input.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::App;

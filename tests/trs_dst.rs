@@ -2,8 +2,8 @@
 //! default): 2026-03-08 skips 02:00-03:00, 2026-11-01 repeats 01:00-02:00. Every day still
 //! has 24 slots; the skipped hour is a zero slot; the repeated hour counts both.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use harness::App;
 use harness_trs::{get, ingest_ok, run};

@@ -5,8 +5,8 @@
 //! recomputed here, independently, and compared with the rollup-backed metric and MOS
 //! answers.
 
-mod harness;
-mod harness_trs;
+use crate::harness;
+use crate::harness_trs;
 
 use std::collections::BTreeMap;
 

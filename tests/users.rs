@@ -1,6 +1,6 @@
 //! `api/users`: the users resource in-process (spec §2 'User form', §5, §6, §7 'Users').
 
-mod harness;
+use crate::harness;
 
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::{App, PASSWORD};

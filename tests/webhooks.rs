@@ -5,10 +5,10 @@
 //! signed JSON): per-row Confirm, a real alert and its recovery from the engine, a receiver
 //! that refuses, and the channels off by default.
 
-mod common;
-mod harness;
-mod harness_trs;
-mod sinks;
+use crate::common;
+use crate::harness;
+use crate::harness_trs;
+use crate::sinks;
 
 use std::time::Duration;
 
