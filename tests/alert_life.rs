@@ -4,7 +4,6 @@
 //! details' timeline, and escalation to a setting's second list, once, through the outbox,
 //! never after an acknowledgement. On either backend (`TEST_POSTGRES_URL`).
 
-use crate::common;
 use crate::harness;
 use crate::harness_trs;
 

@@ -3,7 +3,6 @@
 //! running server and `restore` is refused until it stops.
 
 use crate::common;
-use crate::harness;
 use crate::harness_trs;
 
 use common::{run_cli, start, Opts};

@@ -7,7 +7,6 @@
 use crate::harness;
 use crate::harness_trs;
 use crate::jira_standin;
-use crate::private_ca;
 
 use std::time::Duration;
 

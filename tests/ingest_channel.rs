@@ -2,7 +2,6 @@
 //! in a voice group stays voice when a run says web; the item is refused with its reason
 //! and the good items of the batch are stored.
 
-use crate::harness;
 use crate::harness_trs;
 
 use harness_trs::{admin, app, group, post_runs, run};

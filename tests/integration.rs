@@ -71,5 +71,8 @@ fn every_file_of_tests_is_a_module_here() {
             missing.push(name);
         }
     }
-    assert!(missing.is_empty(), "tests/integration.rs does not name: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "tests/integration.rs does not name: {missing:?}"
+    );
 }

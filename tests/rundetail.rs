@@ -2,7 +2,6 @@
 //! local hour and status (the dashboard bar), the run detail's groups as the caller may see
 //! them, and the paged, searchable group list of the settings screen.
 
-use crate::harness;
 use crate::harness_trs;
 
 use cxwatch::domain::caller::{AccessType, Role};

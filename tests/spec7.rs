@@ -7,7 +7,6 @@
 
 use crate::harness;
 use crate::jira_standin;
-use crate::private_ca;
 
 use cxwatch::config::JiraFlavour;
 use cxwatch::domain::caller::{AccessType, Role};

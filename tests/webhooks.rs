@@ -5,7 +5,6 @@
 //! signed JSON): per-row Confirm, a real alert and its recovery from the engine, a receiver
 //! that refuses, and the channels off by default.
 
-use crate::common;
 use crate::harness;
 use crate::harness_trs;
 use crate::sinks;
