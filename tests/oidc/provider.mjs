@@ -10,15 +10,23 @@
 // `issuer` defaults to http://127.0.0.1:<port> (https:// with `tls`). Prints `listening <port>`
 // once it accepts requests.
 // Claims are put in the ID token (conformIdTokenClaims off), as ADFS does; userinfo has them too.
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { createPrivateKey, generateKeyPairSync, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import Provider from "oidc-provider";
 
 const cfg = JSON.parse(process.argv[2] ?? "{}");
-const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-const jwk = { ...privateKey.export({ format: "jwk" }), kid: cfg.kid ?? "k1", use: "sig", alg: "RS256" };
+// The key leaves the generator as PEM and is read again before its export as a JWK: Node 20
+// can deadlock when the collector frees a generator's job while a key object that shares the
+// job's key is being exported (the JWK export holds the key's lock, the job's destructor takes
+// it again). A test once hung here for good, with the provider asleep before it listened.
+const { privateKey: pem } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+const jwk = { ...createPrivateKey(pem).export({ format: "jwk" }), kid: cfg.kid ?? "k1", use: "sig", alg: "RS256" };
 
 const accounts = new Map((cfg.accounts ?? []).map((a) => [a.login.toLowerCase(), a]));
 
