@@ -373,6 +373,19 @@ async function sweep(browser, server, admin, s, viewport) {
     d.dismiss().catch(() => {});
   });
   page.on("pageerror", (e) => ran.push(`page error at ${page.url()}: ${e.message}`));
+  // The screen's requests in flight, but the live stream's, which stays open.
+  const inFlight = new Set();
+  page.on("request", (r) => {
+    if (!new URL(r.url()).pathname.startsWith("/api/live")) inFlight.add(r);
+  });
+  for (const done of ["requestfinished", "requestfailed"]) page.on(done, (r) => inFlight.delete(r));
+  /** Until no request has been in flight for 200 ms (5 s at most): the screen drew its answers. */
+  const settled = async () => {
+    for (let quiet = 0, waited = 0; quiet < 4 && waited < 5000; waited += 50) {
+      await sleep(50);
+      quiet = inFlight.size ? 0 : quiet + 1;
+    }
+  };
   await signIn(page, admin);
 
   const queue = screens(s);
@@ -390,7 +403,7 @@ async function sweep(browser, server, admin, s, viewport) {
     await page
       .waitForFunction(() => !/Please wait|Loading/.test(document.body.textContent), null, { timeout: 8000 })
       .catch(() => {});
-    await sleep(700);
+    await settled();
     charts += await hoverCharts(page);
     const pwned = await page.evaluate(() => window.__pwned ?? 0);
     if (pwned) problems.push(`${pwned} script(s) ran at ${path}`);
