@@ -187,6 +187,32 @@ async fn named_by_window(
     Ok(out)
 }
 
+/// The week masks of the windows `list` names (placeholders bound to `params`): per window,
+/// (day of week, its slots as bits).
+async fn schedule_masks(
+    c: &impl Exec,
+    list: &str,
+    params: &[&dyn sql::Param],
+) -> StoreResult<HashMap<i64, Vec<(u8, u64)>>> {
+    let mut masks: HashMap<i64, Vec<(u8, u64)>> = HashMap::new();
+    for r in c
+        .query(
+            &format!(
+                "SELECT window_id, day_of_week, slots FROM maintenance_window_schedule
+                  WHERE window_id IN ({list})"
+            ),
+            params,
+        )
+        .await?
+    {
+        masks
+            .entry(r.get(0)?)
+            .or_default()
+            .push((r.get::<i64>(1)?.clamp(0, 7) as u8, r.get::<i64>(2)? as u64));
+    }
+    Ok(masks)
+}
+
 /// Fills the targets and weeks of `items`.
 async fn fill(c: &impl Exec, items: &mut [Window]) -> StoreResult<()> {
     if items.is_empty() {
@@ -215,22 +241,7 @@ async fn fill(c: &impl Exec, items: &mut [Window]) -> StoreResult<()> {
         &params,
     )
     .await?;
-    let mut masks: HashMap<i64, Vec<(u8, u64)>> = HashMap::new();
-    for r in c
-        .query(
-            &format!(
-                "SELECT window_id, day_of_week, slots FROM maintenance_window_schedule
-                  WHERE window_id IN ({list})"
-            ),
-            &params,
-        )
-        .await?
-    {
-        masks
-            .entry(r.get(0)?)
-            .or_default()
-            .push((r.get::<i64>(1)?.clamp(0, 7) as u8, r.get::<i64>(2)? as u64));
-    }
+    let mut masks = schedule_masks(c, &list, &params).await?;
     for w in items {
         w.groups = groups.remove(&w.id).unwrap_or_default();
         w.cases = cases.remove(&w.id).unwrap_or_default();
@@ -723,22 +734,7 @@ pub(crate) async fn mark_in(
     let ids: Vec<i64> = windows.iter().map(|w| w.id).collect();
     let params: Vec<&dyn sql::Param> = ids.iter().map(|i| i as &dyn sql::Param).collect();
     let list = sql::placeholders(1, ids.len());
-    let mut masks: HashMap<i64, Vec<(u8, u64)>> = HashMap::new();
-    for r in c
-        .query(
-            &format!(
-                "SELECT window_id, day_of_week, slots FROM maintenance_window_schedule
-                  WHERE window_id IN ({list})"
-            ),
-            &params,
-        )
-        .await?
-    {
-        masks
-            .entry(r.get(0)?)
-            .or_default()
-            .push((r.get::<i64>(1)?.clamp(0, 7) as u8, r.get::<i64>(2)? as u64));
-    }
+    let mut masks = schedule_masks(c, &list, &params).await?;
     for w in &mut windows {
         if w.week.is_some() {
             w.week = Some(Week::from_masks(masks.remove(&w.id).unwrap_or_default()));
