@@ -6,6 +6,7 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  ingestRuns,
   newPage,
   screenshot,
   signIn,
@@ -64,17 +65,6 @@ function run(id, caseId, minutesAgo, status) {
   };
 }
 
-async function ingest(server, key, runs) {
-  const r = await fetch(new URL("/api/ingest/v1/runs", server.url), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-API-Key": key },
-    body: JSON.stringify({ runs }),
-  });
-  const json = await r.json();
-  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 export default async function alertLife({ browser, test }) {
   const sinks = await startSinks();
   const config = `[notify]
@@ -100,7 +90,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
     let trendReport = 0;
 
     await test("alert life: one failing run per test case opens an event; its mail links to acknowledge", async () => {
-      await ingest(
+      await ingestRuns(
         server,
         key,
         [...cases, ESC_CASE].map((c) => run(`p${c}`, c, 30, "pass")),
@@ -153,7 +143,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
         },
       });
       assert(s.status === 200, `setting: ${s.text}`);
-      await ingest(
+      await ingestRuns(
         server,
         key,
         cases.map((c) => run(`f${c}`, c, 20, "fail")),
@@ -191,7 +181,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
         },
       });
       assert(es.status === 200 && es.json.data.escalationDelayMin === 1, `escalating setting: ${es.text}`);
-      await ingest(server, key, [run(`f${ESC_CASE}`, ESC_CASE, 0, "fail")]);
+      await ingestRuns(server, key, [run(`f${ESC_CASE}`, ESC_CASE, 0, "fail")]);
       const escEvents = await apiRequest(server, "GET", "alerts/events?pageSize=50", { token });
       escAlert = escEvents.json.data.content.find((e) => e.testCaseId === ESC_CASE);
       assert(escAlert, `the escalating event: ${escEvents.text}`);
@@ -277,7 +267,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
 
         // While muted: a failing run is stored and marked, joins nothing, mails nobody.
         const before = (await sinks.messages()).mail.length;
-        await ingest(server, key, [run(`m${caseId}`, caseId, 0, "fail")]);
+        await ingestRuns(server, key, [run(`m${caseId}`, caseId, 0, "fail")]);
         const after = await apiRequest(server, "GET", `alerts/events/${id}`, { token });
         assert(after.json.data.testRunCount === 1, `the run did not join: ${after.json.data.testRunCount}`);
         assert(after.json.data.acknowledgedBy === who.username, "acknowledged");

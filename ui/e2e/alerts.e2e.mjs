@@ -6,6 +6,7 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  ingestRuns,
   newPage,
   screenshot,
   signIn,
@@ -32,18 +33,6 @@ function run(id, minutesAgo, status) {
   };
 }
 
-async function ingest(server, key, runs) {
-  const url = new URL("/api/ingest/v1/runs", server.url);
-  const r = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-API-Key": key },
-    body: JSON.stringify({ runs }),
-  });
-  const json = await r.json();
-  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
-  return json.data;
-}
-
 export default async function alerts({ browser, test }) {
   const sinks = await startSinks();
   const config = `[notify]
@@ -59,7 +48,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
     let alertId = 0;
 
     await test("alerts: failing runs posted to ingest open an event; its e-mail arrives with the link", async () => {
-      await ingest(server, key, [run("p0", 30, "pass")]);
+      await ingestRuns(server, key, [run("p0", 30, "pass")]);
       const token = await apiToken(server, who);
       const g = await apiRequest(server, "POST", "trs/v1/groups", {
         token,
@@ -92,7 +81,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
         },
       });
       assert(s.status === 200, `setting: ${s.text}`);
-      await ingest(server, key, [run("f1", 20, "fail"), run("f2", 10, "fail")]);
+      await ingestRuns(server, key, [run("f1", 20, "fail"), run("f2", 10, "fail")]);
       const page = await apiRequest(server, "GET", "alerts/events", { token });
       assert(page.json.data.totalElements === 1, `one event: ${page.text}`);
       alertId = page.json.data.content[0].alertId;

@@ -185,6 +185,18 @@ export function apiRequest(server, method, apiPath, { token, body, timeoutMs = 1
 }
 
 /** Signs `user` in through the API; resolves the access token. */
+/** What a test engine does: POSTs `runs` to api/ingest/v1/runs with its key; asserts none was rejected. */
+export async function ingestRuns(server, key, runs) {
+  const r = await fetch(new URL("/api/ingest/v1/runs", server.url), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": key },
+    body: JSON.stringify({ runs }),
+  });
+  const json = await r.json();
+  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
+  return json.data;
+}
+
 export async function apiToken(server, user) {
   const r = await apiRequest(server, "POST", "auth/signin", {
     body: { username: user.username, password: user.password, remember: false },

@@ -7,6 +7,7 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  ingestRuns,
   newPage,
   screenshot,
   signIn,
@@ -45,16 +46,6 @@ function run(id, minutesAgo, status) {
     runType: "Schedule",
     segments: [],
   };
-}
-
-async function ingest(server, key, runs) {
-  const r = await fetch(new URL("/api/ingest/v1/runs", server.url), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-API-Key": key },
-    body: JSON.stringify({ runs }),
-  });
-  const json = await r.json();
-  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
 }
 
 /** Width, height and the RGB pixel at (x, y) of an 8-bit RGB PNG without interlace. */
@@ -104,7 +95,7 @@ timeout_secs = 5
     const key = server.cli(["apikey", "add", "--name", "e2e-schedules"]).trim();
     const token = await apiToken(server, who);
     // Runs of today and of the days before, a group, a report on it, a list to mail it to.
-    await ingest(server, key, [run("p1", 60 * 24 * 2, "pass"), run("w1", 60 * 24, "warn"), run("p0", 30, "pass")]);
+    await ingestRuns(server, key, [run("p1", 60 * 24 * 2, "pass"), run("w1", 60 * 24, "warn"), run("p0", 30, "pass")]);
     const g = await apiRequest(server, "POST", "trs/v1/groups", {
       token,
       body: { name: "Retail e2e", channel: "voice", testCases: [{ id: CASE }] },
@@ -265,7 +256,7 @@ timeout_secs = 5
           },
         });
         assert(s.status === 200, `setting: ${s.text}`);
-        await ingest(server, key, [run("f1", 5, "fail")]);
+        await ingestRuns(server, key, [run("f1", 5, "fail")]);
         const got = await waitFor("the alert on both channels", async () => {
           const http = (await sinks.messages()).http;
           const teams = http.filter((h) => h.path === "/teams/ops" && h.body.includes("Retail IVR failing"));

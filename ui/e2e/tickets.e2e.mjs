@@ -13,6 +13,7 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  ingestRuns,
   newPage,
   screenshot,
   signIn,
@@ -40,16 +41,6 @@ function autoRun(id, minutesAgo, status) {
     runType: "Schedule",
     segments: [],
   };
-}
-
-async function ingest(server, key, runs) {
-  const r = await fetch(new URL("/api/ingest/v1/runs", server.url), {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-API-Key": key },
-    body: JSON.stringify({ runs }),
-  });
-  const json = await r.json();
-  assert(r.status === 200 && json.data.rejected.length === 0, `ingest: ${JSON.stringify(json)}`);
 }
 
 export default async function tickets({ browser, test }) {
@@ -200,7 +191,7 @@ export default async function tickets({ browser, test }) {
       process.env.NODE_TLS_REJECT_UNAUTHORIZED = "0";
       try {
         const key = server.cli(["apikey", "add", "--name", "e2e-auto-tickets"]).trim();
-        await ingest(server, key, [autoRun("p0", 30, "pass")]);
+        await ingestRuns(server, key, [autoRun("p0", 30, "pass")]);
         const g = await apiRequest(server, "POST", "trs/v1/groups", {
           token,
           body: { name: "Billing e2e", channel: "voice", testCases: [{ id: AUTO_CASE }] },
@@ -248,7 +239,7 @@ export default async function tickets({ browser, test }) {
           },
         });
         assertEqual(plain.status, 200, `second setting (${plain.text})`);
-        await ingest(server, key, [autoRun("f1", 20, "fail"), autoRun("f2", 10, "fail")]);
+        await ingestRuns(server, key, [autoRun("f1", 20, "fail"), autoRun("f2", 10, "fail")]);
         const deadline = Date.now() + 30000;
         let list;
         for (;;) {
