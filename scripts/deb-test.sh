@@ -5,8 +5,8 @@
 #
 # As the calling user:
 #   - installs cargo-deb when missing; builds the release binary (`cargo build --release
-#     --locked`: the browser tests reuse it, CXWATCH_BIN=target/release/cxwatch) and prints
-#     how long it took;
+#     --locked`) and prints how long it took, or, with CXWATCH_DEB_PROFILE=dev, takes the
+#     binary the tests' build made (target/debug/cxwatch: scripts/test.sh);
 #   - the binary's shared-library needs fit a bare Debian 12 (libc6 2.36, libgcc-s1): printed;
 #   - packages it twice with cargo-deb: a previous build (version 0.1.0~prev) and the current one.
 # As root (scripts/deb-test.sh --installed PREV CUR, in a clean environment):
@@ -35,6 +35,15 @@ fail() {
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 CARGO_DEB_VERSION=3.8.0
 CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# The binary packaged: a release build by default; CXWATCH_DEB_PROFILE=dev packages the binary
+# the tests' build already made (scripts/test.sh: one build for the tests, the package and the
+# browser tests, instead of a second, release, build of every crate).
+PROFILE=${CXWATCH_DEB_PROFILE:-release}
+case "$PROFILE" in
+  release) PROFILE_DIR=release ;;
+  dev) PROFILE_DIR=debug ;;
+  *) fail "CXWATCH_DEB_PROFILE is release or dev, not $PROFILE" ;;
+esac
 
 if [ "${1:-}" != --installed ]; then
   started=$SECONDS
@@ -56,12 +65,15 @@ if [ "${1:-}" != --installed ]; then
     cargo install cargo-deb --locked --version "$CARGO_DEB_VERSION"
   fi
 
-  say "release build"
-  t=$SECONDS
-  cargo build --release --locked
-  BIN=target/release/cxwatch
-  release_secs=$((SECONDS - t))
-  echo "release build: ${release_secs} s"
+  if [ "$PROFILE" = release ]; then
+    say "release build"
+    t=$SECONDS
+    cargo build --release --locked
+    echo "release build: $((SECONDS - t)) s"
+  fi
+  BIN=target/$PROFILE_DIR/cxwatch
+  [ -x "$BIN" ] || fail "$BIN is missing: the tests' build makes it (cargo nextest run)"
+  export CXWATCH_BIN=$BIN
 
   say "shared libraries: what a bare Debian 12 has (libc6 2.36, libgcc-s1)"
   needed=$(readelf -d "$BIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
@@ -90,8 +102,8 @@ if [ "${1:-}" != --installed ]; then
   mkdir -p "$out"
   # --fast: the previous build's compression does not matter; the current one is as shipped.
   scripts/package-assets.sh
-  cargo deb --no-build --locked --fast --deb-version 0.1.0~prev --output "$out/prev.deb"
-  cargo deb --no-build --locked --output "$out/current.deb"
+  cargo deb --no-build --locked --profile "$PROFILE" --fast --deb-version 0.1.0~prev --output "$out/prev.deb"
+  cargo deb --no-build --locked --profile "$PROFILE" --output "$out/current.deb"
   # cargo-deb writes no md5sums: dpkg --verify and debsums need them in the package.
   scripts/deb-md5sums.py "$out/prev.deb" "$out/current.deb"
   echo "packaged in $((SECONDS - t)) s"
@@ -109,7 +121,7 @@ if [ "${1:-}" != --installed ]; then
   [ -z "$extra" ] || fail "the package depends on more than a bare Debian 12 has: $extra"
 
   as_root env -i PATH="$CLEAN_PATH" bash "$SELF" --installed "$PWD/$out/prev.deb" "$PWD/$out/current.deb"
-  echo "deb-test: release build ${release_secs} s, whole step $((SECONDS - started)) s"
+  echo "deb-test: the $PROFILE build packaged, whole step $((SECONDS - started)) s"
   exit 0
 fi
 
