@@ -30,11 +30,17 @@ try {
   });
   browser = await launchBrowser();
   const ctx = { server, browser, users, test: runner.test };
+  const took = [];
   for (const spec of specs) {
     console.log(`\n${spec}`);
+    const t0 = performance.now();
     const mod = await import(pathToFileURL(path.join(dir, spec)).href);
     await mod.default(ctx);
+    took.push([spec, (performance.now() - t0) / 1000]);
   }
+  // Where the step's time goes, longest first (CI has two cores and a time limit).
+  console.log("\nseconds per file:");
+  for (const [spec, s] of took.sort((a, b) => b[1] - a[1])) console.log(`  ${s.toFixed(1).padStart(6)}  ${spec}`);
 } catch (e) {
   failedSetup = true;
   runner.results.push({ name: "set-up", ok: false, error: e });
