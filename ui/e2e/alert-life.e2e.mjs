@@ -6,6 +6,7 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  dateAt,
   ingestRuns,
   newPage,
   screenshot,
@@ -344,10 +345,13 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
             await row.locator("[data-testid=end-window]").click();
             await row.locator("[data-testid=window-state][data-state=ended]").first().waitFor();
 
-            // The drill of the muted runs: maintenance, not red.
+            // The drill of the muted runs: maintenance, not red. Over the site's yesterday and
+            // today (its time zone's dates, not UTC's): the runs may be from before its midnight.
             const caseId = cases[0];
-            const today = new Date().toISOString().slice(0, 10);
-            await page.goto(`${server.url}/report/drill/${caseId}/total/${today}/${today}`);
+            const tenant = (await apiRequest(server, "GET", "../tenant-config?ac=127.0.0.1")).json?.data ?? {};
+            const zone = tenant.timezone ?? "America/Toronto";
+            const [from, to] = [dateAt(zone, new Date(Date.now() - 86400000)), dateAt(zone)];
+            await page.goto(`${server.url}/report/drill/${caseId}/total/${from}/${to}`);
             await page.waitForSelector("[data-status=maintenance]");
             assert(
               (await page.locator("[data-status=maintenance]").first().textContent()).includes(T.maintenance),
