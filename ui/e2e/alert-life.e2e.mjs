@@ -11,6 +11,7 @@ import {
   newPage,
   screenshot,
   signIn,
+  siteTimeZone,
   sleep,
   startServer,
   startSinks,
@@ -348,8 +349,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
             // The drill of the muted runs: maintenance, not red. Over the site's yesterday and
             // today (its time zone's dates, not UTC's): the runs may be from before its midnight.
             const caseId = cases[0];
-            const tenant = (await apiRequest(server, "GET", "../tenant-config?ac=127.0.0.1")).json?.data ?? {};
-            const zone = tenant.timezone ?? "America/Toronto";
+            const zone = await siteTimeZone(server);
             const [from, to] = [dateAt(zone, new Date(Date.now() - 86400000)), dateAt(zone)];
             await page.goto(`${server.url}/report/drill/${caseId}/total/${from}/${to}`);
             await page.waitForSelector("[data-status=maintenance]");

@@ -23,11 +23,11 @@ import {
   chooseLanguage,
   closePage,
   dateAt,
-  httpGet,
   newPage,
   screenshot,
   signIn,
   siteTime,
+  siteTimeZone,
   sleep,
   startServer,
   waitForDemoData,
@@ -35,12 +35,6 @@ import {
 } from "./lib.mjs";
 
 const PASS = "TRS_PASS";
-
-/** The site's time zone as the tenant config gives it (America/Toronto when it says none). */
-async function siteTimeZone(server) {
-  const r = await httpGet(`${server.url}/tenant-config?ac=127.0.0.1`);
-  return JSON.parse(r.body)?.data?.timezone ?? "America/Toronto";
-}
 
 /** GET /api/<path> in the page with the stored token; returns the envelope's data. */
 async function api(page, p) {

@@ -18,6 +18,7 @@ import {
   screenshot,
   signIn,
   siteTime,
+  siteTimeZone,
   sleep,
   waitForDemoData,
 } from "./lib.mjs";
@@ -98,8 +99,7 @@ export default async function investigate({ server, browser, users, test }) {
   const { admin } = users;
   await waitForDemoData(server, admin, { runsToday: false });
   const token = await apiToken(server, admin);
-  const tenant = (await apiRequest(server, "GET", "../tenant-config?ac=127.0.0.1")).json?.data ?? {};
-  const zone = tenant.timezone ?? "America/Toronto";
+  const zone = await siteTimeZone(server);
   const today = dateAt(zone);
   const spikeDay = daysBefore(today, 2);
   const figures = [];

@@ -184,7 +184,6 @@ export function apiRequest(server, method, apiPath, { token, body, timeoutMs = 1
   });
 }
 
-/** Signs `user` in through the API; resolves the access token. */
 /** What a test engine does: POSTs `runs` to api/ingest/v1/runs with its key; asserts none was rejected. */
 export async function ingestRuns(server, key, runs) {
   const r = await fetch(new URL("/api/ingest/v1/runs", server.url), {
@@ -197,6 +196,7 @@ export async function ingestRuns(server, key, runs) {
   return json.data;
 }
 
+/** Signs `user` in through the API; resolves the access token. */
 export async function apiToken(server, user) {
   const r = await apiRequest(server, "POST", "auth/signin", {
     body: { username: user.username, password: user.password, remember: false },
@@ -207,6 +207,12 @@ export async function apiToken(server, user) {
 }
 
 /** Today's date at `timeZone`, YYYY-MM-DD. */
+/** The site's time zone as the tenant config gives it (America/Toronto when it says none). */
+export async function siteTimeZone(server) {
+  const r = await httpGet(`${server.url}/tenant-config?ac=127.0.0.1`);
+  return JSON.parse(r.body)?.data?.timezone ?? "America/Toronto";
+}
+
 export function dateAt(timeZone, now = new Date()) {
   const p = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })

@@ -14,6 +14,7 @@ import {
   newPage,
   screenshot,
   signIn,
+  siteTimeZone,
   sleep,
   waitForDemoData,
 } from "./lib.mjs";
@@ -91,8 +92,7 @@ export default async function rundetail({ server, browser, users: accounts, test
   // Just after the site's midnight there may be no manual run yet: schedule runs will do.
   await waitForDemoData(server, admin, { runsToday: false });
   const token = await apiToken(server, admin);
-  const tenant = (await apiRequest(server, "GET", "../tenant-config?ac=127.0.0.1")).json?.data ?? {};
-  const zone = tenant.timezone ?? "America/Toronto";
+  const zone = await siteTimeZone(server);
   const today = dateAt(zone);
 
   for (const lang of ["en", "fr"]) {
