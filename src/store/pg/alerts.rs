@@ -6,6 +6,12 @@
 //! runs, the engine's state per (setting, test case), the events, their ticket jobs and
 //! their notifications in the outbox are committed together or not at all.
 //!
+//! The rules run over the whole batch first ([`plan`], shared with SQLite); what they decide is
+//! then written in a few multi-row statements (`unnest`): the events (their ids taken from
+//! the table's sequence beforehand), their runs, the closings, the notifications and the
+//! state rows. Written event by event it was about ten round trips an event, the engine's
+//! main cost here (issue 25: on/off 0.19 before, 0.49 after, `docs/benchmarks.md`).
+//!
 //! **Several instances on one database.** The engine reads, changes and writes back
 //! `alert_state`; two transactions doing that at once for the same (setting, test case)
 //! would lose one's runs or open two events. So the engine runs under the transaction-
@@ -18,6 +24,7 @@
 //! it at the batch's start, so taking it again here is immediate) and the backfill takes it
 //! too. The transaction must be READ COMMITTED (the default; [`evaluate`] checks): each
 //! statement after the lock then sees what the previous holder committed.
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
@@ -26,18 +33,21 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use crate::domain::alerting::{self, Action, Rule, RunFact};
+use crate::domain::alerting::{self, Rule};
 use crate::domain::caller::{Scope, Visibility};
-use crate::domain::notify::Attachment;
+use crate::domain::distribution::Distribution;
+use crate::domain::notify::{address, Attachment, NewNotification};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
-    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, SettingRow, Settled, StoredState,
+    facts_by_case, notification_prefix, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
+    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
+    StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
+use crate::store::distributions::distribution_by_id;
 use crate::store::outbox::now_ms;
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::Pg;
@@ -215,11 +225,11 @@ async fn save_cases(tx: &impl GenericClient, settled: &[(i64, Settled)]) -> Stor
 }
 
 /// Adds runs to events (`(event, run)`), a run already in its event left as it is.
-async fn join_runs(tx: &impl GenericClient, joins: &mut Vec<(i64, i64)>) -> StoreResult<()> {
+async fn join_runs(tx: &impl GenericClient, joins: Vec<(i64, i64)>) -> StoreResult<()> {
     if joins.is_empty() {
         return Ok(());
     }
-    let (events, runs): (Vec<i64>, Vec<i64>) = joins.drain(..).unzip();
+    let (events, runs): (Vec<i64>, Vec<i64>) = joins.into_iter().unzip();
     let stmt = tx
         .prepare_cached(
             "INSERT INTO alert_event_runs (event_id, run_id)
@@ -239,9 +249,8 @@ async fn evaluate_with(
     only: Option<&[i64]>,
     clock: Clock,
 ) -> StoreResult<EngineOutcome> {
-    let mut out = EngineOutcome::default();
     if !options.enabled || runs.is_empty() {
-        return Ok(out);
+        return Ok(EngineOutcome::default());
     }
     let by_case = facts_by_case(runs, tz);
     let cases: Vec<i64> = by_case.iter().map(|(c, _)| *c).collect();
@@ -262,7 +271,7 @@ async fn evaluate_with(
         settings_of.entry(r.get(0)).or_default().push(sid);
     }
     if settings_of.is_empty() {
-        return Ok(out);
+        return Ok(EngineOutcome::default());
     }
     // From here on the engine reads and writes its state: one transaction at a time.
     let isolation: String = tx
@@ -282,180 +291,293 @@ async fn evaluate_with(
     ids.dedup();
     let settings = load_settings(tx, &ids).await?;
     let case_ids: Vec<i64> = settings_of.keys().copied().collect();
-    let mut stored = load_cases(tx, &case_ids).await?;
-    let mut texts: Option<BTreeMap<i64, String>> = None;
-    let mut joins: Vec<(i64, i64)> = Vec::new();
-    let mut settled: Vec<(i64, Settled)> = Vec::new();
-    for (case, facts) in by_case {
-        let Some(sids) = settings_of.get(&case) else {
-            continue;
-        };
-        let rows = stored.remove(&case).unwrap_or_default();
-        let mut evaluated = Vec::with_capacity(sids.len());
-        for &sid in sids {
-            let Some(setting) = settings.get(&sid) else {
-                continue;
-            };
-            let mut state = rows.state(sid);
-            for fact in &facts {
-                let (mut next, action) = alerting::step(&setting.rule, &state, fact);
-                let at = match clock {
-                    Clock::Now => now_ms(),
-                    Clock::RunTime => fact.run_ms,
-                };
-                match action {
-                    Action::Open { runs } => {
-                        let id = open_event(tx, setting, case, &facts, fact, &runs, at).await?;
-                        next.open_event = Some(id);
-                        out.opened += 1;
-                        if texts.is_none() {
-                            texts = Some(status_texts(&Pg(tx)).await?);
-                        }
-                        let texts = texts.as_ref().expect("read just now");
-                        out.queued += notify(tx, tz, texts, options, setting, id, false).await?;
-                    }
-                    Action::Join { event, run } => joins.push((event, run)),
-                    Action::Close { event } => {
-                        join_runs(tx, &mut joins).await?;
-                        let stmt = tx
-                            .prepare_cached(
-                                "UPDATE alert_events SET open = FALSE, closed_ms = $2
-                                  WHERE id = $1 AND open",
-                            )
-                            .await?;
-                        tx.execute(&stmt, &[&event, &at]).await?;
-                        out.closed += 1;
-                        if setting.notify_on_recovery {
-                            if texts.is_none() {
-                                texts = Some(status_texts(&Pg(tx)).await?);
-                            }
-                            let texts = texts.as_ref().expect("read just now");
-                            out.queued +=
-                                notify(tx, tz, texts, options, setting, event, true).await?;
-                        }
-                    }
-                    Action::None | Action::Late | Action::Skip => {}
-                }
-                state = next;
-            }
-            evaluated.push((sid, state));
-        }
-        // A setting of the batch's list deleted meanwhile was not evaluated: its rows go
-        // with it, so the clock still moves only when every setting was.
-        settled.push((case, rows.settle(&evaluated, only.is_none())));
-    }
-    join_runs(tx, &mut joins).await?;
-    save_cases(tx, &settled).await?;
-    Ok(out)
+    let stored = load_cases(tx, &case_ids).await?;
+    let mut plan = plan(&by_case, &settings_of, &settings, stored, only, clock);
+    let ids = open_events(tx, &settings, &mut plan).await?;
+    join_runs(tx, plan.event_runs(&ids)).await?;
+    close_events(tx, &plan.closes).await?;
+    let queued = notify(tx, tz, options, &settings, &plan.notices).await?;
+    save_cases(tx, &plan.settled).await?;
+    Ok(EngineOutcome {
+        opened: plan.opens.len(),
+        closed: plan.closes.len(),
+        queued,
+    })
 }
 
-async fn open_event(
+/// Inserts the plan's events (one statement, their ids taken from the table's sequence
+/// first) and puts their ids in place of the placeholders; returns the ids, in the order of
+/// the openings.
+async fn open_events(
     tx: &impl GenericClient,
-    s: &SettingRow,
-    case: i64,
-    facts: &[RunFact],
-    fact: &RunFact,
-    runs: &[i64],
-    alert_ms: i64,
-) -> StoreResult<i64> {
-    let first_status: i64 = match runs.first() {
-        Some(&first) if first != fact.run_id => match facts.iter().find(|f| f.run_id == first) {
-            // The first run is usually in the batch.
-            Some(f) => f.status_id,
-            // Planned at each call, as `event_runs` (a plan cached while `test_runs` was
-            // small scans it).
-            None => tx
-                .query_opt("SELECT status FROM test_runs WHERE id = $1", &[&first])
-                .await?
-                .and_then(|r| u8::try_from(r.get::<_, i16>(0)).ok())
+    settings: &HashMap<i64, SettingRow>,
+    plan: &mut Plan,
+) -> StoreResult<Vec<i64>> {
+    if plan.opens.is_empty() {
+        return Ok(Vec::new());
+    }
+    // An event's status is its first run's; the first run is rarely outside the batch.
+    let outside: Vec<i64> = plan.opens.iter().filter_map(|o| o.status_of).collect();
+    let mut stored_status: HashMap<i64, i64> = HashMap::new();
+    if !outside.is_empty() {
+        // Planned at each call, as `EVENTS_RUNS` (a plan cached while `test_runs` was small
+        // scans it).
+        for r in tx
+            .query(
+                "SELECT id, status FROM test_runs WHERE id = ANY($1)",
+                &[&outside],
+            )
+            .await?
+        {
+            if let Some(s) = u8::try_from(r.get::<_, i16>(1))
+                .ok()
                 .and_then(RunStatus::from_code)
-                .map(RunStatus::status_id)
-                .unwrap_or(fact.status_id),
-        },
-        _ => fact.status_id,
-    };
+            {
+                stored_status.insert(r.get(0), s.status_id());
+            }
+        }
+    }
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO alert_events (setting_id, setting_name, group_id, group_name,
-                    test_case_id, distribution_id, distribution_name, status_id, alert_ms)
-             VALUES ($1, $2, $3, coalesce((SELECT name FROM test_case_groups WHERE id = $3), ''),
-                     $4, $5, coalesce((SELECT name FROM distribution_lists WHERE id = $5), ''),
-                     $6, $7)
-             RETURNING id",
+            "SELECT nextval(pg_get_serial_sequence('alert_events', 'id'))
+               FROM generate_series(1, $1::BIGINT)",
         )
         .await?;
-    let id: i64 = tx
-        .query_one(
-            &stmt,
-            &[
-                &s.rule.setting_id,
-                &s.name,
-                &s.group_id,
-                &case,
-                &s.distribution_id,
-                &first_status,
-                &alert_ms,
-            ],
-        )
+    let mut ids: Vec<i64> = tx
+        .query(&stmt, &[&(plan.opens.len() as i64)])
         .await?
-        .get(0);
-    let mut joins: Vec<(i64, i64)> = runs.iter().map(|r| (id, *r)).collect();
-    join_runs(tx, &mut joins).await?;
-    Ok(id)
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    ids.sort_unstable();
+    let (mut setting_ids, mut names, mut groups, mut cases) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut lists, mut statuses, mut times) = (Vec::new(), Vec::new(), Vec::new());
+    for o in &plan.opens {
+        let s = &settings[&o.setting];
+        setting_ids.push(o.setting);
+        names.push(s.name.as_str());
+        groups.push(s.group_id);
+        cases.push(o.case);
+        lists.push(s.distribution_id);
+        statuses.push(
+            o.status_of
+                .and_then(|r| stored_status.get(&r).copied())
+                .unwrap_or(o.status_id),
+        );
+        times.push(o.alert_ms);
+    }
+    let stmt = tx
+        .prepare_cached(
+            "INSERT INTO alert_events (id, setting_id, setting_name, group_id, group_name,
+                    test_case_id, distribution_id, distribution_name, status_id, alert_ms)
+             SELECT u.id, u.setting_id, u.setting_name, u.group_id, coalesce(g.name, ''),
+                    u.test_case_id, u.distribution_id, coalesce(d.name, ''), u.status_id,
+                    u.alert_ms
+               FROM unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[],
+                           $6::BIGINT[], $7::BIGINT[], $8::BIGINT[])
+                    AS u(id, setting_id, setting_name, group_id, test_case_id,
+                         distribution_id, status_id, alert_ms)
+               LEFT JOIN test_case_groups g ON g.id = u.group_id
+               LEFT JOIN distribution_lists d ON d.id = u.distribution_id",
+        )
+        .await?;
+    tx.execute(
+        &stmt,
+        &[
+            &ids,
+            &setting_ids,
+            &names,
+            &groups,
+            &cases,
+            &lists,
+            &statuses,
+            &times,
+        ],
+    )
+    .await?;
+    plan.resolve(&ids);
+    Ok(ids)
 }
 
-/// Queues the event's (or its recovery's) notifications and, for a new event of a setting
-/// with attach ticket, its ticket job; returns how many notifications.
+/// Closes events (`(event, closed_ms)`), one statement; an event closed already is left.
+async fn close_events(tx: &impl GenericClient, closes: &[(i64, i64)]) -> StoreResult<()> {
+    if closes.is_empty() {
+        return Ok(());
+    }
+    let (events, times): (Vec<i64>, Vec<i64>) = closes.iter().copied().unzip();
+    // Planned at each call (an unnamed statement), as `EVENTS_RUNS`: `alert_events` grows.
+    tx.execute(
+        "UPDATE alert_events e SET open = FALSE, closed_ms = u.closed_ms
+           FROM unnest($1::BIGINT[], $2::BIGINT[]) AS u(id, closed_ms)
+          WHERE e.id = u.id AND e.open",
+        &[&events, &times],
+    )
+    .await?;
+    Ok(())
+}
+
+/// What a notification of an event says of it: its status, group, test case and channel.
+struct EventHead {
+    status_id: i64,
+    group: String,
+    case_name: String,
+    channel: String,
+}
+
+/// Queues the plan's notifications and, for each new event of a setting with attach
+/// ticket, its ticket job; returns how many notifications. The events and their runs are
+/// read in one statement each, the notifications written in one (those with a recording
+/// attached one at a time).
 async fn notify(
     tx: &impl GenericClient,
     tz: Tz,
-    texts: &BTreeMap<i64, String>,
     options: &AlertOptions,
-    s: &SettingRow,
-    event: i64,
-    recovery: bool,
+    settings: &HashMap<i64, SettingRow>,
+    notices: &[Notice],
 ) -> StoreResult<usize> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT e.test_case_id, e.status_id, e.group_name, tc.name, tc.channel
-               FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-              WHERE e.id = $1",
-        )
-        .await?;
-    let r = tx.query_one(&stmt, &[&event]).await?;
-    let (status_id, group_name): (i64, String) = (r.get(1), r.get(2));
-    let case_name: String = r.get::<_, Option<String>>(3).unwrap_or_default();
-    let channel: String = r.get::<_, Option<String>>(4).unwrap_or_default();
-    let runs = event_runs(tx, texts, event, &case_name).await?;
-    let status = texts.get(&status_id).cloned().unwrap_or_default();
-    let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
-    if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
-        crate::store::auto_tickets::queue_in(&Pg(tx), &job, now_ms()).await?;
+    if notices.is_empty() {
+        return Ok(0);
     }
-    let mut msg = alerting::alert_message(&facts, recovery);
-    if !recovery && s.attach_recording && channel == "voice" {
-        if let Some(last) = runs.last() {
-            if let Some(a) = recording_of(tx, last.id, options.attach_max_bytes).await? {
-                msg.attachments.push(a);
+    let texts = status_texts(&Pg(tx)).await?;
+    let mut events: Vec<i64> = notices.iter().map(|n| n.event).collect();
+    events.sort_unstable();
+    events.dedup();
+    let mut heads: HashMap<i64, EventHead> = HashMap::new();
+    // Planned at each call, as `EVENTS_RUNS`: `alert_events` grows.
+    for r in tx
+        .query(
+            "SELECT e.id, e.status_id, e.group_name, tc.name, tc.channel
+               FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+              WHERE e.id = ANY($1)",
+            &[&events],
+        )
+        .await?
+    {
+        heads.insert(
+            r.get(0),
+            EventHead {
+                status_id: r.get(1),
+                group: r.get(2),
+                case_name: r.get::<_, Option<String>>(3).unwrap_or_default(),
+                channel: r.get::<_, Option<String>>(4).unwrap_or_default(),
+            },
+        );
+    }
+    let mut runs_of: HashMap<i64, Vec<RunRow>> = HashMap::new();
+    for r in tx.query(EVENTS_RUNS, &[&events]).await? {
+        let event: i64 = r.get(0);
+        let case = heads.get(&event).map_or("", |h| h.case_name.as_str());
+        runs_of
+            .entry(event)
+            .or_default()
+            .push(run_row(&r, 1, &texts, case));
+    }
+    let now = now_ms();
+    let mut lists: HashMap<i64, Option<Distribution>> = HashMap::new();
+    let mut queue = Vec::new();
+    for n in notices {
+        let (Some(s), Some(head)) = (settings.get(&n.setting), heads.get(&n.event)) else {
+            continue;
+        };
+        let all = runs_of.get(&n.event).map(Vec::as_slice).unwrap_or_default();
+        let runs: Vec<RunRow> = match &n.runs {
+            Some(ids) => all
+                .iter()
+                .filter(|r| ids.contains(&r.id))
+                .cloned()
+                .collect(),
+            None => all.to_vec(),
+        };
+        let status = texts.get(&head.status_id).cloned().unwrap_or_default();
+        let facts = s.facts(
+            tz,
+            options,
+            n.event,
+            head.case_name.clone(),
+            head.group.clone(),
+            status,
+            &runs,
+        );
+        if let Some(job) = s.ticket_job(n.event, &facts).filter(|_| !n.recovery) {
+            crate::store::auto_tickets::queue_in(&Pg(tx), &job, now).await?;
+        }
+        let mut msg = alerting::alert_message(&facts, n.recovery);
+        if !n.recovery && s.attach_recording && head.channel == "voice" {
+            if let Some(last) = runs.last() {
+                if let Some(a) = recording_of(tx, last.id, options.attach_max_bytes).await? {
+                    msg.attachments.push(a);
+                }
             }
         }
-    }
-    let prefix = notification_prefix(event, recovery);
-    match crate::store::outbox::enqueue_list_in(
-        &Pg(tx),
-        s.distribution_id,
-        &msg,
-        &prefix,
-        &prefix,
-        now_ms(),
-    )
-    .await
-    {
-        Ok(ids) => Ok(ids.len()),
+        let list = match lists.entry(s.distribution_id) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(distribution_by_id(&Pg(tx), s.distribution_id).await?),
+        };
         // A list deleted under the setting: the event stands, nobody to tell.
-        Err(StoreError::NotFound(_)) => Ok(0),
-        Err(e) => Err(e),
+        if let Some(list) = list {
+            let prefix = notification_prefix(n.event, n.recovery);
+            queue.extend(address(&list.contacts, &msg, &prefix, &prefix));
+        }
     }
+    enqueue_all(tx, &queue, now).await?;
+    Ok(queue.len())
+}
+
+/// Queues notifications as `outbox::enqueue_in` does (a key in the outbox already is not
+/// queued again), one statement for each run of them without attachments.
+async fn enqueue_all(
+    tx: &impl GenericClient,
+    items: &[NewNotification],
+    now: i64,
+) -> StoreResult<()> {
+    for chunk in items.chunk_by(|a, b| a.attachments.is_empty() && b.attachments.is_empty()) {
+        if !chunk[0].attachments.is_empty() {
+            for n in chunk {
+                crate::store::outbox::enqueue_in(&Pg(tx), n, now).await?;
+            }
+            continue;
+        }
+        let mut vars = Vec::with_capacity(chunk.len());
+        for n in chunk {
+            vars.push(
+                serde_json::to_string(&n.vars).map_err(|e| StoreError::Invalid(e.to_string()))?,
+            );
+        }
+        let keys: Vec<&str> = chunk.iter().map(|n| n.key.as_str()).collect();
+        let channels: Vec<i64> = chunk.iter().map(|n| n.channel.id()).collect();
+        let recipients: Vec<&str> = chunk.iter().map(|n| n.recipient.as_str()).collect();
+        let subjects: Vec<&str> = chunk.iter().map(|n| n.subject.as_str()).collect();
+        let texts: Vec<&str> = chunk.iter().map(|n| n.text.as_str()).collect();
+        let htmls: Vec<Option<&str>> = chunk.iter().map(|n| n.html.as_deref()).collect();
+        let causes: Vec<&str> = chunk.iter().map(|n| n.cause.as_str()).collect();
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO outbox (key, channel, recipient, subject, body_text, body_html, vars,
+                                     cause, created_ms, next_ms)
+                 SELECT u.*, $9::BIGINT, $9::BIGINT
+                   FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::TEXT[],
+                               $6::TEXT[], $7::TEXT[], $8::TEXT[]) AS u
+                 ON CONFLICT (key) DO NOTHING",
+            )
+            .await?;
+        tx.execute(
+            &stmt,
+            &[
+                &keys,
+                &channels,
+                &recipients,
+                &subjects,
+                &texts,
+                &htmls,
+                &vars,
+                &causes,
+                &now,
+            ],
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// The run's call recording as an attachment, when it has one of at most `max` bytes (the
@@ -491,6 +613,14 @@ pub(crate) const EVENT_RUNS: &str =
        FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
       WHERE r.event_id = $1 ORDER BY t.run_time, t.id";
 
+/// The runs of the events `$1`, each event's oldest first, after the event's id: the
+/// engine's notifications read them for a batch at once. Planned at each call, as
+/// [`EVENT_RUNS`].
+const EVENTS_RUNS: &str = "SELECT r.event_id, t.id, t.test_case_id, t.run_time, t.duration_ms,
+            t.status, t.run_type, t.mos
+       FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
+      WHERE r.event_id = ANY($1) ORDER BY r.event_id, t.run_time, t.id";
+
 /// The runs of event `id`, oldest first.
 ///
 /// The statement is planned at each call (an unnamed statement: a custom plan, made with the
@@ -508,29 +638,32 @@ async fn event_runs(
     Ok(c.query(EVENT_RUNS, &[&id])
         .await?
         .iter()
-        .map(|r| {
-            let status = u8::try_from(r.get::<_, i16>(4))
-                .ok()
-                .and_then(RunStatus::from_code)
-                .unwrap_or(RunStatus::Fail);
-            RunRow {
-                id: r.get(0),
-                test_case_id: r.get(1),
-                test_case_name: case_name.to_string(),
-                run_time: ms_to_time(r.get(2)),
-                duration_ms: r.get(3),
-                status,
-                run_type: u8::try_from(r.get::<_, i16>(5))
-                    .ok()
-                    .and_then(RunType::from_code)
-                    .unwrap_or(RunType::Manual),
-                mos: r
-                    .get::<_, Option<i32>>(6)
-                    .and_then(|m| u32::try_from(m).ok()),
-                status_text: texts.get(&status.status_id()).cloned().unwrap_or_default(),
-            }
-        })
+        .map(|r| run_row(r, 0, texts, case_name))
         .collect())
+}
+
+/// A run of [`EVENT_RUNS`] or [`EVENTS_RUNS`], its columns from `at`.
+fn run_row(r: &Row, at: usize, texts: &BTreeMap<i64, String>, case_name: &str) -> RunRow {
+    let status = u8::try_from(r.get::<_, i16>(at + 4))
+        .ok()
+        .and_then(RunStatus::from_code)
+        .unwrap_or(RunStatus::Fail);
+    RunRow {
+        id: r.get(at),
+        test_case_id: r.get(at + 1),
+        test_case_name: case_name.to_string(),
+        run_time: ms_to_time(r.get(at + 2)),
+        duration_ms: r.get(at + 3),
+        status,
+        run_type: u8::try_from(r.get::<_, i16>(at + 5))
+            .ok()
+            .and_then(RunType::from_code)
+            .unwrap_or(RunType::Manual),
+        mos: r
+            .get::<_, Option<i32>>(at + 6)
+            .and_then(|m| u32::try_from(m).ok()),
+        status_text: texts.get(&status.status_id()).cloned().unwrap_or_default(),
+    }
 }
 
 const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,

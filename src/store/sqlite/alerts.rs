@@ -8,16 +8,16 @@ use async_trait::async_trait;
 use chrono_tz::Tz;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
-use crate::domain::alerting::{self, Action, Rule, RunFact};
+use crate::domain::alerting::{self, Rule};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Attachment;
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, notification_prefix, AlertEvent, AlertEventDetail, AlertEventFilter,
-    AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, SettingRow, Settled,
-    StoredState,
+    facts_by_case, notification_prefix, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
+    AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Opening,
+    SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
@@ -518,9 +518,8 @@ fn evaluate_with(
     only: Option<&[i64]>,
     clock: Clock,
 ) -> StoreResult<EngineOutcome> {
-    let mut out = EngineOutcome::default();
     if !options.enabled || runs.is_empty() {
-        return Ok(out);
+        return Ok(EngineOutcome::default());
     }
     let by_case = facts_by_case(runs, tz);
     let cases = format!(
@@ -533,100 +532,69 @@ fn evaluate_with(
     );
     let settings_of = settings_of_cases(tx, &cases)?;
     if settings_of.is_empty() {
-        return Ok(out);
+        return Ok(EngineOutcome::default());
     }
-    let mut stored = load_cases(tx, &cases)?;
-    let mut settings: HashMap<i64, Option<SettingRow>> = HashMap::new();
-    let mut texts: Option<BTreeMap<i64, String>> = None;
-    for (case, facts) in by_case {
-        let Some(sids) = settings_of.get(&case) else {
+    let stored = load_cases(tx, &cases)?;
+    let mut settings: HashMap<i64, SettingRow> = HashMap::new();
+    for &sid in settings_of.values().flatten() {
+        if only.is_some_and(|o| !o.contains(&sid)) || settings.contains_key(&sid) {
             continue;
-        };
-        let rows = stored.remove(&case).unwrap_or_default();
-        let mut evaluated = Vec::with_capacity(sids.len());
-        for &sid in sids {
-            if only.is_some_and(|o| !o.contains(&sid)) {
-                continue;
-            }
-            if let std::collections::hash_map::Entry::Vacant(slot) = settings.entry(sid) {
-                slot.insert(load_setting(tx, sid)?);
-            }
-            let Some(setting) = settings[&sid].as_ref() else {
-                continue;
-            };
-            let mut state = rows.state(sid);
-            for fact in &facts {
-                let (mut next, action) = alerting::step(&setting.rule, &state, fact);
-                match action {
-                    Action::Open { runs } => {
-                        let at = match clock {
-                            Clock::Now => now_ms(),
-                            Clock::RunTime => fact.run_ms,
-                        };
-                        let id = open_event(tx, setting, case, &facts, fact, &runs, at)?;
-                        next.open_event = Some(id);
-                        out.opened += 1;
-                        let texts = texts_once(tx, &mut texts)?;
-                        out.queued += notify(tx, tz, data_dir, texts, options, setting, id, false)?;
-                    }
-                    Action::Join { event, run } => {
-                        tx.prepare_cached(
-                            "INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)",
-                        )?
-                        .execute(params![event, run])?;
-                    }
-                    Action::Close { event } => {
-                        tx.prepare_cached(
-                            "UPDATE alert_events SET open = 0, closed_ms = ?2 WHERE id = ?1 AND open = 1",
-                        )?
-                        .execute(params![
-                            event,
-                            match clock {
-                                Clock::Now => now_ms(),
-                                Clock::RunTime => fact.run_ms,
-                            }
-                        ])?;
-                        out.closed += 1;
-                        if setting.notify_on_recovery {
-                            let texts = texts_once(tx, &mut texts)?;
-                            out.queued +=
-                                notify(tx, tz, data_dir, texts, options, setting, event, true)?;
-                        }
-                    }
-                    Action::None | Action::Late | Action::Skip => {}
-                }
-                state = next;
-            }
-            evaluated.push((sid, state));
         }
-        save_case(tx, case, &rows.settle(&evaluated, only.is_none()))?;
+        if let Some(s) = load_setting(tx, sid)? {
+            settings.insert(sid, s);
+        }
     }
-    Ok(out)
+    let mut plan = plan(&by_case, &settings_of, &settings, stored, only, clock);
+    let mut ids = Vec::with_capacity(plan.opens.len());
+    for o in &plan.opens {
+        ids.push(open_event(tx, &settings[&o.setting], o)?);
+    }
+    plan.resolve(&ids);
+    let mut join = tx.prepare_cached(
+        "INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)",
+    )?;
+    for (event, run) in plan.event_runs(&ids) {
+        join.execute(params![event, run])?;
+    }
+    let mut close = tx.prepare_cached(
+        "UPDATE alert_events SET open = 0, closed_ms = ?2 WHERE id = ?1 AND open = 1",
+    )?;
+    for (event, at) in &plan.closes {
+        close.execute(params![event, at])?;
+    }
+    let mut queued = 0;
+    if !plan.notices.is_empty() {
+        let texts = sql::finish(status_texts(&Lite(tx)))?;
+        for n in &plan.notices {
+            if let Some(s) = settings.get(&n.setting) {
+                queued += notify(tx, tz, data_dir, &texts, options, s, n)?;
+            }
+        }
+    }
+    for (case, settled) in &plan.settled {
+        save_case(tx, *case, settled)?;
+    }
+    Ok(EngineOutcome {
+        opened: plan.opens.len(),
+        closed: plan.closes.len(),
+        queued,
+    })
 }
 
-fn open_event(
-    tx: &Transaction,
-    s: &SettingRow,
-    case: i64,
-    facts: &[RunFact],
-    fact: &RunFact,
-    runs: &[i64],
-    alert_ms: i64,
-) -> StoreResult<i64> {
-    let first_status: i64 = match runs.first() {
-        // The first run is usually in the batch.
-        Some(&first) if first != fact.run_id => match facts.iter().find(|f| f.run_id == first) {
-            Some(f) => f.status_id,
-            None => tx
-                .prepare_cached("SELECT status FROM test_runs WHERE id = ?1")?
-                .query_row([first], |r| r.get::<_, u8>(0))
-                .optional()?
-                .and_then(RunStatus::from_code)
-                .map(RunStatus::status_id)
-                .unwrap_or(fact.status_id),
-        },
-        _ => fact.status_id,
-    };
+/// Inserts the event of opening `o` (its runs are added with the batch's joins); returns
+/// its id.
+fn open_event(tx: &Transaction, s: &SettingRow, o: &Opening) -> StoreResult<i64> {
+    let mut status_id = o.status_id;
+    if let Some(first) = o.status_of {
+        let stored = tx
+            .prepare_cached("SELECT status FROM test_runs WHERE id = ?1")?
+            .query_row([first], |r| r.get::<_, u8>(0))
+            .optional()?
+            .and_then(RunStatus::from_code);
+        if let Some(status) = stored {
+            status_id = status.status_id();
+        }
+    }
     let group_name: String = tx
         .prepare_cached("SELECT name FROM test_case_groups WHERE id = ?1")?
         .query_row([s.group_id], |r| r.get(0))
@@ -647,35 +615,17 @@ fn open_event(
         s.name,
         s.group_id,
         group_name,
-        case,
+        o.case,
         s.distribution_id,
         dist_name,
-        first_status,
-        alert_ms,
+        status_id,
+        o.alert_ms,
     ])?;
-    let id = tx.last_insert_rowid();
-    let mut ins = tx.prepare_cached(
-        "INSERT OR IGNORE INTO alert_event_runs (event_id, run_id) VALUES (?1, ?2)",
-    )?;
-    for run in runs {
-        ins.execute(params![id, run])?;
-    }
-    Ok(id)
+    Ok(tx.last_insert_rowid())
 }
 
-/// Queues the event's (or its recovery's) notifications; returns how many.
-/// The alert statuses' texts, read once a batch (when it notifies).
-fn texts_once<'a>(
-    tx: &Transaction,
-    texts: &'a mut Option<BTreeMap<i64, String>>,
-) -> StoreResult<&'a BTreeMap<i64, String>> {
-    if texts.is_none() {
-        *texts = Some(sql::finish(status_texts(&Lite(tx)))?);
-    }
-    Ok(texts.as_ref().expect("read just now"))
-}
-
-#[allow(clippy::too_many_arguments)]
+/// Queues the notifications of notice `n` (an event's or its recovery's) and, for a new
+/// event of a setting with attach ticket, its ticket job; returns how many notifications.
 fn notify(
     tx: &Transaction,
     tz: Tz,
@@ -683,38 +633,40 @@ fn notify(
     texts: &BTreeMap<i64, String>,
     options: &AlertOptions,
     s: &SettingRow,
-    event: i64,
-    recovery: bool,
+    n: &Notice,
 ) -> StoreResult<usize> {
     let (case_id, status_id, group_name): (i64, i64, String) = tx
         .prepare_cached(
             "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
         )?
-        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        .query_row([n.event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
     let (case_name, channel): (String, String) = tx
         .prepare_cached("SELECT name, channel FROM test_cases WHERE id = ?1")?
         .query_row([case_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?
         .unwrap_or_default();
-    let runs = event_runs(tx, texts, event, &case_name)?;
+    let mut runs = event_runs(tx, texts, n.event, &case_name)?;
+    if let Some(only) = &n.runs {
+        runs.retain(|r| only.contains(&r.id));
+    }
     let status = texts.get(&status_id).cloned().unwrap_or_default();
-    let facts = s.facts(tz, options, event, case_name, group_name, status, &runs);
-    if let Some(job) = s.ticket_job(event, &facts).filter(|_| !recovery) {
+    let facts = s.facts(tz, options, n.event, case_name, group_name, status, &runs);
+    if let Some(job) = s.ticket_job(n.event, &facts).filter(|_| !n.recovery) {
         sql::finish(crate::store::auto_tickets::queue_in(
             &Lite(tx),
             &job,
             now_ms(),
         ))?;
     }
-    let mut msg = alerting::alert_message(&facts, recovery);
-    if !recovery && s.attach_recording && channel == "voice" {
+    let mut msg = alerting::alert_message(&facts, n.recovery);
+    if !n.recovery && s.attach_recording && channel == "voice" {
         if let Some(last) = runs.last() {
             if let Some(a) = recording_of(tx, data_dir, last.id, options.attach_max_bytes)? {
                 msg.attachments.push(a);
             }
         }
     }
-    let prefix = notification_prefix(event, recovery);
+    let prefix = notification_prefix(n.event, n.recovery);
     match sql::finish(enqueue_list_in(
         &Lite(tx),
         s.distribution_id,
