@@ -1346,6 +1346,18 @@ mod tests {
             !plan.iter().any(|l| l.contains("Seq Scan on test_runs")),
             "{plan:#?}"
         );
+        // The engine's read of a batch's events' runs, the same.
+        let plan: Vec<String> = c
+            .query(&format!("EXPLAIN {EVENTS_RUNS}"), &[&vec![event]])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert!(
+            !plan.iter().any(|l| l.contains("Seq Scan on test_runs")),
+            "{plan:#?}"
+        );
     }
 
     /// Two instances ingesting failures of one test case at once: the engine runs one
