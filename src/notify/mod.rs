@@ -338,8 +338,8 @@ impl Sender {
         }
     }
 
-    /// Records the outcomes in one transaction, then tells them (a caller told an outcome
-    /// finds it recorded).
+    /// Records the outcomes in one transaction (one statement), then tells them (a caller
+    /// told an outcome finds it recorded).
     async fn record(&self, batch: Vec<(Recorded, Outcome)>) {
         let (records, outcomes): (Vec<Recorded>, Vec<Outcome>) = batch.into_iter().unzip();
         let count = records.len();
