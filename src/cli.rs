@@ -270,6 +270,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let config = Config::load(&overrides)?;
+    crate::clock::pin(config.clock_start());
     init_logging(&config);
     crate::server::tls::install_crypto_provider();
     let runtime = tokio::runtime::Runtime::new()?;

@@ -17,9 +17,11 @@ pub use crate::trust::Trust;
 pub const DEFAULT_CONFIG_PATH: &str = "/etc/cxwatch/config.toml";
 /// Prefix of the environment variables that override config keys.
 pub const ENV_PREFIX: &str = "CXWATCH_";
-/// Environment variables with the prefix that are not config keys: the log filter and the
-/// build-time UI switches (cargo also sets `CXWATCH_UI_DIR` when it runs tests).
-const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "UI_DIR", "LOG"];
+/// Environment variables with the prefix that are not config keys: the log filter, the
+/// build-time UI switches (cargo also sets `CXWATCH_UI_DIR` when it runs tests) and the
+/// tests' pinned instant (`CXWATCH_TEST_NOW`, which the tests, never cxwatch, read: they pass
+/// it on as `[clock] start`; the binaries they start inherit it).
+const ENV_NOT_CONFIG: &[&str] = &["UI_DIST", "UI_DIR", "LOG", "TEST_NOW"];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -41,8 +43,19 @@ pub struct Config {
     /// The issue tracker (Jira) of every host whose tenant has no `[tenants.jira]`; an
     /// empty `url` means no Jira (the ticket calls answer 409 naming this section).
     pub jira: JiraConfig,
+    /// The server's clock: the system's, or one started at a pinned instant (tests).
+    pub clock: ClockConfig,
     /// Tenants: which host names the console answers for, and (proxy mode) their upstream.
     pub tenants: Vec<TenantConfig>,
+}
+
+/// `[clock]`: what "now" is for the server and the demo (`crate::clock`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClockConfig {
+    /// Empty: the system's clock. An RFC 3339 instant: the clock starts there when the
+    /// process starts and runs on at the real pace (tests and demos at a chosen time).
+    pub start: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -655,6 +668,7 @@ impl Default for Config {
             metrics: MetricsConfig::default(),
             audit: AuditConfig::default(),
             jira: JiraConfig::default(),
+            clock: ClockConfig::default(),
             tenants: Vec::new(),
         }
     }
@@ -1053,6 +1067,9 @@ impl Config {
         if let Err(msg) = self.store.check() {
             return invalid(msg);
         }
+        if let Err(why) = crate::clock::parse_start(&self.clock.start) {
+            return invalid(format!("clock.start: {why}"));
+        }
         if self.site.timezone.parse::<chrono_tz::Tz>().is_err() {
             return invalid(format!(
                 "site.timezone: unknown time zone '{}' (use an IANA name such as America/Toronto)",
@@ -1176,6 +1193,11 @@ impl Config {
             }
         }
         Ok(self)
+    }
+
+    /// The instant `[clock] start` pins the clock to (validated at load), if any.
+    pub fn clock_start(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        crate::clock::parse_start(&self.clock.start).ok().flatten()
     }
 
     /// The site's time zone (validated at load).

@@ -6,6 +6,7 @@
 pub mod api;
 pub mod auth;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod demo_accounts;

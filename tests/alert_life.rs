@@ -4,14 +4,16 @@
 //! details' timeline, and escalation to a setting's second list, once, through the outbox,
 //! never after an acknowledgement. On either backend (`TEST_POSTGRES_URL`).
 
+use crate::common;
+
 use crate::harness;
 use crate::harness_trs;
 
+use common::now_ms;
 use cxwatch::domain::alert_setting::{AlertSettingDraft, Escalation};
 use cxwatch::domain::caller::{AccessType, Role, Scope};
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use cxwatch::domain::schedule::Week;
-use cxwatch::store::outbox::now_ms;
 use harness::App;
 use harness_trs::{admin, get, group, ingest_ok, run};
 use poem::http::Method;
@@ -536,7 +538,7 @@ async fn maintenance_windows_keep_the_engine_quiet_and_mark_the_runs() {
     let (_, page) = get(&app, &a.token, "/api/alerts/events").await;
     assert_eq!(page["data"]["totalElements"], 1, "{page}");
     assert_eq!(page["data"]["content"][0]["testCaseId"], 2);
-    let today = chrono::Utc::now().date_naive();
+    let today = common::now().date_naive();
     let days = format!(
         "startDate={}&endDate={}",
         today - chrono::Duration::days(1),
@@ -759,7 +761,7 @@ async fn past_runs_are_marked_and_left_out_of_reports_and_the_strip() {
         "{recent}"
     );
 
-    let today = chrono::Utc::now().date_naive();
+    let today = common::now().date_naive();
     let (d0, d1) = (
         today - chrono::Duration::days(1),
         today + chrono::Duration::days(1),

@@ -3,6 +3,8 @@
 //! path has (`Allow`, RFC 9110 §15.5.6), in the envelope; a too long address or too large
 //! headers get 414 and 431 in the envelope, not an empty body.
 
+use crate::common;
+
 use crate::harness;
 
 use harness::App;
@@ -107,7 +109,7 @@ fn seed_demo(store: &cxwatch::store::Store) -> (chrono::DateTime<chrono::Utc>, S
             })
             .collect();
         let clip = clips.values().next().unwrap().clone();
-        let generator = std::sync::Arc::new(Generator::new(7, tz, chrono::Utc::now(), clips));
+        let generator = std::sync::Arc::new(Generator::new(7, tz, common::now(), clips));
         let to = generator.anchor();
         let from = to - chrono::Duration::days(1);
         let g = generator.clone();

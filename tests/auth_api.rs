@@ -1,6 +1,8 @@
 //! Sign-in, tokens and sign-out through the API in-process (the CLI, demo accounts and
 //! one-time links of `cxwatch user login-link` are in `tests/auth.rs`, with the binary).
 
+use crate::common;
+
 use crate::harness;
 
 use cxwatch::domain::caller::{AccessType, Role};
@@ -84,7 +86,7 @@ async fn assert_token_works(app: &App, token: &str) {
 }
 
 fn now_secs() -> i64 {
-    cxwatch::store::now_secs()
+    common::now_secs()
 }
 
 fn expires_at(data: &Value) -> i64 {
@@ -348,7 +350,7 @@ async fn sign_in_answers_are_never_stored_by_caches() {
         .unwrap();
     let id = app
         .store
-        .create_one_time_id(ada.id, cxwatch::store::now_secs())
+        .create_one_time_id(ada.id, common::now_secs())
         .await
         .unwrap();
     let good = json!({"username": "ada@example.com", "password": PASSWORD});

@@ -16,13 +16,13 @@ use crate::sinks;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use common::now_ms;
 use cxwatch::domain::alert_setting::{AlertSettingDraft, Escalation};
 use cxwatch::domain::caller::Scope;
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use cxwatch::domain::run::Channel;
 use cxwatch::domain::schedule::Week;
 use cxwatch::store::catalog::GroupDraft;
-use cxwatch::store::outbox::now_ms;
 use cxwatch::store::Store;
 use serde_json::json;
 use sinks::Sinks;

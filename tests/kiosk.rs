@@ -3,9 +3,11 @@
 //! read-only on the server whatever the user's access; `groups/recent` counts the runs of
 //! the last minutes per group the caller sees.
 
+use crate::common;
+
 use crate::harness;
 
-use chrono::{Duration, SecondsFormat, Utc};
+use chrono::{Duration, SecondsFormat};
 use cxwatch::domain::caller::{AccessType, Role};
 use harness::{App, PASSWORD};
 use poem::http::Method;
@@ -190,7 +192,7 @@ async fn kiosk_can_be_allowed_on_create() {
 
 fn run(engine_id: &str, case: i64, minutes_ago: i64, status: &str) -> Value {
     let at =
-        (Utc::now() - Duration::minutes(minutes_ago)).to_rfc3339_opts(SecondsFormat::Secs, true);
+        (common::now() - Duration::minutes(minutes_ago)).to_rfc3339_opts(SecondsFormat::Secs, true);
     json!({
         "engineRunId": engine_id,
         "testCase": {"id": case, "name": format!("Case {case}"), "channel": "voice",

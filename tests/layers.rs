@@ -8,11 +8,20 @@ const RULES: &[(&str, &[&str])] = &[
     ("domain", &[]),
     // The roots every outbound TLS client trusts (the site's CA, the system store).
     ("trust", &[]),
-    ("store", &["domain", "config", "trust"]),
-    ("auth", &["domain", "store", "config"]),
-    ("sso", &["domain", "store", "auth", "config", "trust"]),
-    ("notify", &["domain", "store", "jira", "config", "trust"]),
-    ("jira", &["domain", "config", "trust"]),
+    // The server's "now" (the system's clock or a pinned one): below every layer that
+    // reads the time; the domain's rules take the time as a parameter instead.
+    ("clock", &[]),
+    ("store", &["domain", "config", "trust", "clock"]),
+    ("auth", &["domain", "store", "config", "clock"]),
+    (
+        "sso",
+        &["domain", "store", "auth", "config", "trust", "clock"],
+    ),
+    (
+        "notify",
+        &["domain", "store", "jira", "config", "trust", "clock"],
+    ),
+    ("jira", &["domain", "config", "trust", "clock"]),
     (
         "api",
         &[
@@ -24,6 +33,7 @@ const RULES: &[(&str, &[&str])] = &[
             "jira",
             "config",
             "telemetry",
+            "clock",
         ],
     ),
 ];

@@ -239,7 +239,7 @@ fn kill_9_of_the_engine_instance_mid_stream_loses_and_repeats_nothing() {
     let sinks = sinks::Sinks::start(&["--delay-ms", "30"]);
     let admin = site.admin();
     let key = site.rt.block_on(site.store.add_api_key("engine")).unwrap();
-    let t0 = cxwatch::store::outbox::now_ms() - 3_600_000;
+    let t0 = common::now_ms() - 3_600_000;
     // The test cases exist (a passing run each), then a group of them with a setting that
     // opens an event at the second consecutive failure and mails one contact.
     let seed: Vec<_> = (1..=CASES)
@@ -398,7 +398,7 @@ fn the_demo_feed_runs_on_one_instance_and_moves_when_it_dies() {
     };
     // A demo whose history is already stored (none, here: the test is about the live
     // feed), anchored a minute ago, so the feed has runs to ingest from its first tick.
-    let anchor = chrono::Utc::now() - chrono::Duration::minutes(1);
+    let anchor = common::now() - chrono::Duration::minutes(1);
     let state = json!({
         "seed": 7, "anchor": anchor, "until": anchor, "clips": {}, "history_complete": true
     });

@@ -3,6 +3,8 @@
 //! and an ingest API key, each cell the status the server must answer. An operation added
 //! to the API without a row here fails `every_operation_has_a_row`.
 
+use crate::common;
+
 use crate::harness;
 
 use std::collections::BTreeSet;
@@ -271,9 +273,9 @@ async fn world() -> World {
          INSERT INTO maintenance_window_groups VALUES (900, {g});"
     ))
     .await;
-    let in_an_hour = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let in_an_hour = (common::now() + chrono::Duration::hours(1)).to_rfc3339();
     let window = json!({"reason": "Release", "kind": "once",
-        "startTime": chrono::Utc::now().to_rfc3339(), "endTime": in_an_hour,
+        "startTime": common::now().to_rfc3339(), "endTime": in_an_hour,
         "testCaseGroups": [{"id": g}]});
     let callers = vec![
         None,

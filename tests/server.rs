@@ -52,7 +52,7 @@ fn token_for(server: &common::Server) -> String {
         group_ids: vec![],
     };
     let id = Store::block_on(store.create_user(&draft, "x")).unwrap();
-    let now = cxwatch::store::now_secs();
+    let now = common::now_secs();
     Store::block_on(store.start_session(id, false, now, now + 3600)).unwrap()
 }
 

@@ -1,6 +1,8 @@
 //! Single sign-on against a real OpenID Connect provider (`tests/oidc`: panva's certified
 //! oidc-provider on 127.0.0.1): the whole flow to a token, and every way it must fail.
 
+use crate::common;
+
 use crate::harness;
 use crate::harness_trs;
 use crate::oidc;
@@ -324,7 +326,7 @@ async fn an_expired_one_time_id_is_refused() {
     let app = app(&p, |_| {});
     let id = one_time_id(&sign_in(&app, "ann@acme.test", "ann-pw").await);
     // Two minutes later (the store is asked with that clock).
-    let later = cxwatch::store::now_secs() + cxwatch::store::auth::ONE_TIME_ID_TTL_SECS + 1;
+    let later = common::now_secs() + cxwatch::store::auth::ONE_TIME_ID_TTL_SECS + 1;
     let found = app
         .store
         .exchange_one_time_id(&id, later, later + 60)

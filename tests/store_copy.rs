@@ -7,17 +7,20 @@
 //! The PostgreSQL tests run when `TEST_POSTGRES_URL` names a server
 //! (`postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable`); otherwise they return.
 
+use crate::common;
+
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{Duration, Utc};
+use common::now_secs;
 use cxwatch::config::{Config, StoreConfig};
 use cxwatch::demo::audio::ClipId;
 use cxwatch::demo::generator::Generator;
 use cxwatch::store::catalog::GroupDraft;
 use cxwatch::store::copy::{copy, CopyOptions, CopyReport, Outcome, Progress};
-use cxwatch::store::{now_secs, Store, StoreOptions};
+use cxwatch::store::{Store, StoreOptions};
 use poem::http::Method;
 use poem::test::TestClient;
 use serde_json::Value;
@@ -68,7 +71,7 @@ fn demo_site(days: i64) -> Site {
                 (*c, rec.unwrap().id)
             })
             .collect();
-        let generator = Arc::new(Generator::new(SEED, tz, Utc::now(), clips));
+        let generator = Arc::new(Generator::new(SEED, tz, common::now(), clips));
         let to = generator.anchor();
         let from = to - Duration::days(days);
         let g = generator.clone();
@@ -130,8 +133,8 @@ fn tiny_site(username: &str) -> Site {
         Site {
             dir,
             config,
-            from: Utc::now(),
-            to: Utc::now(),
+            from: common::now(),
+            to: common::now(),
         }
     })
     .join()

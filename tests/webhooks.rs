@@ -5,17 +5,19 @@
 //! signed JSON): per-row Confirm, a real alert and its recovery from the engine, a receiver
 //! that refuses, and the channels off by default.
 
+use crate::common;
+
 use crate::harness;
 use crate::harness_trs;
 use crate::sinks;
 
 use std::time::Duration;
 
+use common::now_ms;
 use cxwatch::domain::alert_setting::{AlertSettingDraft, Escalation};
 use cxwatch::domain::caller::Scope;
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use cxwatch::domain::schedule::Week;
-use cxwatch::store::outbox::now_ms;
 use harness::App;
 use harness_trs::{admin, group, ingest_ok, run};
 use poem::http::Method;

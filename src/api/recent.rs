@@ -1,7 +1,7 @@
 //! `api/trs/v1/groups/recent`: the dashboard's status strip, every group the caller sees with
 //! how many of its runs passed, warned and failed in the last minutes (15 by default).
 
-use chrono::{DateTime, Utc};
+use chrono::DateTime;
 use poem::web::Data;
 use poem_openapi::param::Query;
 use poem_openapi::payload::Json;
@@ -104,7 +104,7 @@ impl RecentApi {
         }
         let run_type = params::run_type(case_run_type.0.as_deref(), &mut p);
         p.check()?;
-        let to = Utc::now();
+        let to = crate::clock::now();
         let q = RecentQuery {
             from_ms: to.timestamp_millis() - minutes * 60_000,
             to_ms: to.timestamp_millis() + 1,

@@ -195,7 +195,8 @@ impl ReportSchedulesApi {
         );
         p.check()?;
         let draft = draft.ok_or_else(|| ApiError::bad_request("Bad schedule."))?;
-        let next = next_slot(&draft.cadence, state.config.tz(), Utc::now()).timestamp_millis();
+        let next =
+            next_slot(&draft.cadence, state.config.tz(), crate::clock::now()).timestamp_millis();
         match state.store.set_report_schedule(id.0, draft, next).await {
             Ok(()) => {}
             Err(StoreError::Invalid(m)) => {
@@ -299,7 +300,7 @@ impl ReportSchedulesApi {
             )
             .into());
         }
-        let today = today_in(state.config.tz(), Utc::now());
+        let today = today_in(state.config.tz(), crate::clock::now());
         let msg = render(&state.store, &state.config, &report, today, language).await?;
         let mut vars = std::collections::BTreeMap::new();
         vars.insert("message".into(), msg.subject.clone());

@@ -5,7 +5,7 @@
 //! Types 2, 5, 7 and test case performance read `trs/v1/groups/{id}/metric` and `…/mos`
 //! with the report's `timeframeBegin`, `timeframeEnd` and `runType`.
 
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use poem::web::Data;
 use poem::Body;
 use poem_openapi::param::{Path, Query};
@@ -344,7 +344,7 @@ use crate::domain::report_csv::file_name;
 pub use crate::domain::report_csv::{csv_line, percent, CSV_HEADER};
 
 fn today(state: &AppState) -> NaiveDate {
-    today_in(state.config.tz(), Utc::now())
+    today_in(state.config.tz(), crate::clock::now())
 }
 
 async fn found(state: &AppState, caller: &Caller, id: i64) -> ApiResult<DomainReport> {

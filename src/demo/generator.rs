@@ -1021,6 +1021,85 @@ mod tests {
         (inc, runs)
     }
 
+    /// The demo's history follows the date it starts on, so what `tests/demo.rs` checks of
+    /// the Card Services outage must hold whatever that date: for the seed it starts with,
+    /// on every date of a year (at a time of day on either side of midnight UTC),
+    /// the outage's whole local hours the day before pass more than they fail in each hour
+    /// and four times as often over them all.
+    #[test]
+    fn the_day_before_the_outage_mostly_passes_whatever_the_date() {
+        let tz = chrono_tz::America::Toronto;
+        let cards = catalog::catalog()
+            .groups
+            .into_iter()
+            .find(|g| g.name == "Cards - Lost & Stolen")
+            .unwrap();
+        let mut worst = (0.0f64, String::new());
+        for day in 0..365 {
+            let anchor = Utc.with_ymd_and_hms(2026, 1, 1, 0, 30, 0).unwrap()
+                + Duration::days(day)
+                + Duration::hours(if day % 2 == 0 { 0 } else { 23 });
+            let g = gen(7, anchor);
+            let outage = g
+                .incidents()
+                .iter()
+                .find(|i| i.kind == IncidentKind::Outage)
+                .unwrap()
+                .clone();
+            let app = g.catalog().app_by_id(outage.app_id).unwrap();
+            let (from, to) = (outage.from.with_timezone(&tz), outage.to.with_timezone(&tz));
+            let (mut passed, mut failed) = (0, 0);
+            for h in from.hour() + 1..to.hour() {
+                let start = tz
+                    .from_local_datetime(
+                        &(from.date_naive() - Duration::days(1))
+                            .and_hms_opt(h, 0, 0)
+                            .unwrap(),
+                    )
+                    .earliest()
+                    .unwrap()
+                    .with_timezone(&Utc);
+                let runs: Vec<IngestRun> = g
+                    .plan(
+                        start - Duration::seconds(1),
+                        start + Duration::hours(1),
+                        Some(app),
+                    )
+                    .iter()
+                    .filter(|p| {
+                        p.run_type == RunType::Schedule
+                            && p.start >= start
+                            && p.start < start + Duration::hours(1)
+                    })
+                    .map(|p| g.build(p))
+                    .filter(|r| cards.cases.contains(&r.test_case.id))
+                    .collect();
+                let count = |s| runs.iter().filter(|r| r.status == s).count();
+                let (p, f) = (count(RunStatus::Pass), count(RunStatus::Fail));
+                assert!(runs.len() >= 12, "{anchor}: hour {h}: {} runs", runs.len());
+                assert!(
+                    p > f,
+                    "{anchor}: hour {h} the day before: {p} passed, {f} failed"
+                );
+                passed += p;
+                failed += f;
+            }
+            assert!(
+                passed > 4 * failed,
+                "{anchor}: {passed} passed, {failed} failed"
+            );
+            let share = failed as f64 / (passed + failed) as f64;
+            if share > worst.0 {
+                worst = (share, anchor.to_string());
+            }
+        }
+        eprintln!(
+            "the worst date fails {:.1}% of the runs ({})",
+            worst.0 * 100.0,
+            worst.1
+        );
+    }
+
     #[test]
     fn outage_fails_every_run_of_the_ivr_on_a_timeout() {
         let g = gen(11, anchor());

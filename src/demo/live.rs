@@ -31,7 +31,7 @@ pub async fn run(mut demo: Demo, mut lease: Lease) {
                 Err(e) => tracing::warn!(error = %e, "demo state"),
             }
         }
-        match tick(&mut demo, Utc::now()).await {
+        match tick(&mut demo, crate::clock::now()).await {
             Ok(0) => {}
             Ok(n) => tracing::debug!(runs = n, "demo live feed"),
             Err(e) => tracing::warn!(error = %e, "demo live feed"),

@@ -380,9 +380,10 @@ async fn start_held(
     let seed = seed.unwrap_or(DEFAULT_SEED);
     let (s, data_dir, tz) = (store.clone(), config.data_dir.clone(), config.tz());
     println!("demo: data directory {}", data_dir.display());
-    let mut demo =
-        tokio::task::spawn_blocking(move || Demo::open(&s, &data_dir, tz, seed, days, Utc::now()))
-            .await??;
+    let mut demo = tokio::task::spawn_blocking(move || {
+        Demo::open(&s, &data_dir, tz, seed, days, crate::clock::now())
+    })
+    .await??;
     print!("{}", opening_message(&demo));
     distributions::ensure(store, config).await?;
     let viewer = store

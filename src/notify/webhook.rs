@@ -67,6 +67,7 @@ impl Webhooks {
 
     pub async fn send(&self, item: &Claimed) -> Result<(), Failure> {
         let n = &item.notification;
+        // The receiver checks the signed timestamp against its own (real) clock.
         let now = chrono::Utc::now();
         let body = payload(n.channel, n, now).to_string();
         let mut req = self

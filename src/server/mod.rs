@@ -80,6 +80,10 @@ pub fn app_with(
     store: Option<Store>,
     telemetry: Arc<Telemetry>,
 ) -> anyhow::Result<poem::endpoint::BoxEndpoint<'static>> {
+    // The in-process tests build the app without the command line: the clock is set here too.
+    if let Some(start) = config.clock_start() {
+        crate::clock::pin(Some(start));
+    }
     let scrape = metrics::Scrape {
         telemetry: telemetry.clone(),
         store: store.clone(),

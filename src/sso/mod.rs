@@ -383,6 +383,8 @@ impl Sso {
         let mut refreshed = false;
         loop {
             let client = client_for(&metadata)?;
+            // The provider signs with its own (real) clock: its token is checked against the
+            // system's clock, not the server's (`[clock] start` may pin that elsewhere).
             let verifier = client
                 .id_token_verifier()
                 .set_time_fn(move || chrono::Utc::now() - skew)

@@ -598,12 +598,10 @@ pub(crate) fn contains(s: &str) -> String {
     format!("%{escaped}%")
 }
 
-/// Seconds since the Unix epoch, the unit of every `*_at` column.
+/// Seconds since the Unix epoch on the server's clock (`crate::clock`), the unit of every
+/// `*_at` column.
 pub fn now_secs() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+    crate::clock::now_secs()
 }
 
 #[cfg(test)]

@@ -29,12 +29,10 @@ use crate::domain::notify::{
 };
 use crate::domain::page::{Page, PageRequest};
 
-/// Milliseconds since the Unix epoch, the unit of the outbox's `*_ms` columns.
+/// Milliseconds since the Unix epoch on the server's clock (`crate::clock`), the unit of
+/// the outbox's `*_ms` columns.
 pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+    crate::clock::now_ms()
 }
 
 /// A leased notification with its attachments, ready to deliver.

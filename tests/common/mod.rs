@@ -33,6 +33,60 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The instant the tests' clock starts at: `CXWATCH_TEST_NOW` (RFC 3339, read by the tests
+/// only; the README's test command runs the clock's tests at pinned instants with it), else
+/// None: the real clock. The first call pins this test process's clock
+/// (`cxwatch::clock`), so that what the test computes as "now" and what the servers it
+/// starts (the binary through `[clock] start`, the in-process app through its config) see
+/// run together.
+pub fn test_now() -> Option<chrono::DateTime<chrono::Utc>> {
+    static PINNED: std::sync::OnceLock<Option<chrono::DateTime<chrono::Utc>>> =
+        std::sync::OnceLock::new();
+    *PINNED.get_or_init(|| {
+        let start = std::env::var("CXWATCH_TEST_NOW")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| {
+                cxwatch::clock::parse_start(&s)
+                    .unwrap_or_else(|e| panic!("CXWATCH_TEST_NOW: {e}"))
+                    .unwrap()
+            });
+        if start.is_some() {
+            cxwatch::clock::pin(start);
+        }
+        start
+    })
+}
+
+/// Now on the tests' clock (pinned by `CXWATCH_TEST_NOW`, else the real one).
+pub fn now() -> chrono::DateTime<chrono::Utc> {
+    test_now();
+    cxwatch::clock::now()
+}
+
+/// [`now`] in milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    now().timestamp_millis()
+}
+
+/// [`now`] in seconds since the Unix epoch.
+pub fn now_secs() -> i64 {
+    now().timestamp()
+}
+
+/// The `[clock]` section of a server started now: the tests' clock as it reads at this
+/// moment (a server restarted later goes on from the later time, as a real one would),
+/// or nothing on the real clock.
+pub fn clock_toml() -> String {
+    match test_now() {
+        Some(_) => format!(
+            "[clock]\nstart = {:?}\n",
+            now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        ),
+        None => String::new(),
+    }
+}
+
 /// Options for [`start`].
 #[derive(Default, Clone)]
 pub struct Opts {
@@ -156,10 +210,14 @@ pub fn start(opts: Opts) -> Server {
     }
     .map(|url| format!("[store]\nurl = {url:?}\n"))
     .unwrap_or_default();
+    let clock = match opts.toml.contains("[clock]") {
+        true => String::new(),
+        false => clock_toml(),
+    };
     std::fs::write(
         &config,
         format!(
-            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = {}\n[log]\nformat = \"text\"\n{}\n{store}",
+            "data_dir = {:?}\n[server]\nlisten = \"127.0.0.1:{port}\"\nplain_http = {}\n[log]\nformat = \"text\"\n{}\n{store}{clock}",
             data_dir.to_str().unwrap(),
             opts.plain_http,
             opts.toml

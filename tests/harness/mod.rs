@@ -44,6 +44,10 @@ impl App {
             data_dir: dir.path().to_path_buf(),
             ..Config::default()
         };
+        // The tests' clock (`CXWATCH_TEST_NOW`): the app runs on the test process's clock.
+        if let Some(start) = crate::common::test_now() {
+            config.clock.start = start.to_rfc3339();
+        }
         change(&mut config);
         let pg_url = test_pg_url();
         let store = match &pg_url {

@@ -187,7 +187,7 @@ pub fn restore(data_dir: &Path, from: &Path) -> StoreResult<RestoreReport> {
         conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
         conn.execute_batch("PRAGMA journal_mode = DELETE")?;
         drop(conn);
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+        let stamp = crate::clock::now().format("%Y%m%dT%H%M%SZ");
         let kept = sibling(&target, &format!(".before-restore-{stamp}"));
         std::fs::rename(&target, &kept)?;
         Some(kept)
