@@ -167,7 +167,7 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
             assert_eq!(q[0].0, 1);
             assert!(
                 q[0].1
-                    .starts_with(&format!("Alert {id} joined incident {incident} (open since")),
+                    .starts_with(&format!("Alert {id} joined incident {incident} (")),
                 "{q:?}"
             );
         }

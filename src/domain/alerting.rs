@@ -298,20 +298,19 @@ pub fn incident_link(public_url: &str, id: i64) -> String {
 
 /// An event's opening message `msg` (from [`alert_message`]) as its incident tells it
 /// (`docs/alerting.md` 'Incidents'): the first event of an incident keeps its words and links
-/// the incident; a later one says it joined incident N, open since `first` (site time), and is not a new outage: its
+/// the incident; a later one says it joined incident N and is not a new outage: its
 /// subject, text, SMS and voice words say so. Whether it is sent to pages (SMS, voice) at
 /// all is [`super::incident::pages_joined`]'s.
 pub fn with_incident(
     mut msg: super::notify::Message,
     f: &AlertFacts,
     note: &super::incident::Note,
-    first: &str,
 ) -> super::notify::Message {
     let id = note.incident_id;
     let link = incident_link(&f.public_url, id);
     if note.joined {
         let head = format!(
-            "Alert {} joined incident {id} (open since {first}, {} alerts): not a new outage.",
+            "Alert {} joined incident {id} ({} alerts): not a new outage.",
             f.event_id, note.alerts
         );
         msg.subject = format!("[Incident {id}] joined: {}", msg.subject);

@@ -430,10 +430,10 @@ mod tests {
             alerts: 3,
             first_ms: 0,
         };
-        let msg = with_incident(alert_message(&f, false), &f, &note, "2026/01/05 03:02:00");
+        let msg = with_incident(alert_message(&f, false), &f, &note);
         assert_eq!(msg.subject, "[Incident 7] joined: Cards down");
         assert!(msg.text.starts_with(
-            "Alert 41 joined incident 7 (open since 2026/01/05 03:02:00, 3 alerts): not a new outage."
+            "Alert 41 joined incident 7 (3 alerts): not a new outage."
         ));
         assert!(msg.text.contains("Incident 7: https://cx.example/incident/7"));
         assert!(msg.sms_text.starts_with("Joined incident 7: "));
@@ -445,7 +445,6 @@ mod tests {
                 joined: false,
                 ..note
             },
-            "",
         );
         assert_eq!(first.subject, "Cards down");
         assert!(first.text.contains("Incident 7: https://cx.example/incident/7"));

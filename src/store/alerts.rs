@@ -238,14 +238,12 @@ pub(super) fn addressed(
     facts: &AlertFacts,
     n: &Notice,
     note: Option<&crate::domain::incident::Note>,
-    tz: Tz,
 ) -> Vec<crate::domain::notify::NewNotification> {
     let prefix = notification_prefix(n.event, n.recovery);
     let Some(note) = note.filter(|_| !n.recovery) else {
         return crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
     };
-    let first = site_time(tz, super::runs::ms_to_time(note.first_ms));
-    let msg = alerting::with_incident(msg, facts, note, &first);
+    let msg = alerting::with_incident(msg, facts, note);
     let mut out = crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
     if note.joined {
         out.retain(|x| crate::domain::incident::pages_joined(x.channel));

@@ -526,7 +526,6 @@ async fn notify(
                 &facts,
                 n,
                 notes.get(&n.event),
-                tz,
             ));
         }
     }

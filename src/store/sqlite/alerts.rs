@@ -682,7 +682,7 @@ fn notify(
     let Some(list) = sql::finish(distribution_by_id(&Lite(tx), s.distribution_id))? else {
         return Ok(0);
     };
-    let queue = addressed(&list.contacts, msg, &facts, n, note, tz);
+    let queue = addressed(&list.contacts, msg, &facts, n, note);
     for x in &queue {
         sql::finish(enqueue_in(&Lite(tx), x, now_ms()))?;
     }
