@@ -26,6 +26,7 @@ mod csv_formulas;
 mod demo;
 mod distributions;
 mod escalation_crash;
+mod incidents;
 mod ingest;
 mod ingest_channel;
 mod jira;

@@ -265,6 +265,7 @@ async fn world() -> World {
         )
         .await;
     let alert = events["data"]["content"][0]["alertId"].as_i64().unwrap();
+    let incident = events["data"]["content"][0]["incidentId"].as_i64().unwrap();
     // A maintenance window on the Retail group (issue 28), written with SQL.
     app.exec(&format!(
         "INSERT INTO maintenance_windows (id, reason, weekly, start_ms, end_ms, created_by,
@@ -946,6 +947,34 @@ async fn world() -> World {
             M::POST,
             format!("/api/alerts/{alert}/acknowledge"),
             Body::None,
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "listIncidents",
+            M::GET,
+            "/api/alerts/incidents?state=open".into(),
+            Body::None,
+            read,
+        ),
+        r(
+            "getIncident",
+            M::GET,
+            format!("/api/alerts/incidents/{incident}"),
+            Body::None,
+            read,
+        ),
+        r(
+            "acknowledgeIncident",
+            M::POST,
+            format!("/api/alerts/incidents/{incident}/acknowledge"),
+            Body::None,
+            [401, 403, 200, 403, 200, 401],
+        ),
+        r(
+            "muteIncident",
+            M::POST,
+            format!("/api/alerts/incidents/{incident}/mute"),
+            Body::Json(json!({"until": in_an_hour})),
             [401, 403, 200, 403, 200, 401],
         ),
         r(

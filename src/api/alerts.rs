@@ -72,6 +72,10 @@ pub struct AlertEvent {
     /// When it was acknowledged, RFC 3339 UTC, null when it was not.
     #[oai(nullable)]
     pub acknowledged_time: Option<String>,
+    /// The incident the event belongs to (cxwatch's addition: `alerts/incidents/{id}`), null
+    /// for an event opened before incidents were kept.
+    #[oai(nullable)]
+    pub incident_id: Option<i64>,
 }
 
 /// An event with its runs and notifications (spec §3 'Alert details').
@@ -178,6 +182,10 @@ pub struct AlertEventBase {
     pub alert_setting_name: String,
     pub test_case_group_id: i64,
     pub test_case_group_name: String,
+    /// The incident the event belongs to (cxwatch's addition: `alerts/incidents/{id}`), null
+    /// for an event opened before incidents were kept.
+    #[oai(nullable)]
+    pub incident_id: Option<i64>,
 }
 
 /// How many events are open (the shell's Alerts entry).
@@ -204,6 +212,7 @@ impl From<DomainEvent> for AlertEventBase {
             alert_setting_name: e.setting_name,
             test_case_group_id: e.group_id,
             test_case_group_name: e.group_name,
+            incident_id: e.incident_id,
         }
     }
 }
@@ -231,11 +240,12 @@ impl From<DomainEvent> for AlertEvent {
             test_case_group_name: b.test_case_group_name,
             acknowledged_by: None,
             acknowledged_time: None,
+            incident_id: b.incident_id,
         }
     }
 }
 
-fn ms_time(ms: i64) -> String {
+pub(super) fn ms_time(ms: i64) -> String {
     chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
         .map(params::time)
         .unwrap_or_default()
@@ -481,6 +491,39 @@ pub struct AlertMuted {
     pub until: String,
 }
 
+/// A mute's end (`until`, RFC 3339) read and checked against `now`: after it, at most
+/// [`MAX_MUTE_MS`] ahead (an alert's mute and an incident's).
+pub(super) fn mute_until(until: Option<&str>, now: i64) -> Result<i64, ApiError> {
+    let mut p = Problems::default();
+    let until = match until.map(str::trim) {
+        None | Some("") => {
+            p.push("until", Rule::Required, "until is required.");
+            None
+        }
+        Some(v) => match chrono::DateTime::parse_from_rfc3339(v) {
+            Ok(t) if t.timestamp_millis() <= now => {
+                p.push("until", Rule::Invalid, "until is not in the future.");
+                None
+            }
+            Ok(t) if t.timestamp_millis() > now + MAX_MUTE_MS => {
+                p.push("until", Rule::Invalid, "A mute lasts at most 7 days.");
+                None
+            }
+            Ok(t) => Some(t.timestamp_millis()),
+            Err(_) => {
+                p.push(
+                    "until",
+                    Rule::Invalid,
+                    format!("until {v:?} is not an RFC 3339 time."),
+                );
+                None
+            }
+        },
+    };
+    p.check()?;
+    until.ok_or_else(|| ApiError::bad_request("Bad until."))
+}
+
 /// Whether `key` looks like an issue key: a project key (a letter, then letters, digits or
 /// `_`), a dash and a number.
 fn is_issue_key(key: &str) -> bool {
@@ -579,34 +622,7 @@ impl AlertUpdateApi {
     > {
         let caller = auth.require(Need::Write)?;
         let now = now_ms();
-        let mut p = Problems::default();
-        let until = match body.0.until.as_deref().map(str::trim) {
-            None | Some("") => {
-                p.push("until", Rule::Required, "until is required.");
-                None
-            }
-            Some(v) => match chrono::DateTime::parse_from_rfc3339(v) {
-                Ok(t) if t.timestamp_millis() <= now => {
-                    p.push("until", Rule::Invalid, "until is not in the future.");
-                    None
-                }
-                Ok(t) if t.timestamp_millis() > now + MAX_MUTE_MS => {
-                    p.push("until", Rule::Invalid, "A mute lasts at most 7 days.");
-                    None
-                }
-                Ok(t) => Some(t.timestamp_millis()),
-                Err(_) => {
-                    p.push(
-                        "until",
-                        Rule::Invalid,
-                        format!("until {v:?} is not an RFC 3339 time."),
-                    );
-                    None
-                }
-            },
-        };
-        p.check()?;
-        let until = until.ok_or_else(|| ApiError::bad_request("Bad until."))?;
+        let until = mute_until(body.0.until.as_deref(), now)?;
         let done = state
             .store
             .mute_alert(caller.scope(), id.0, until, caller.username.clone(), now)

@@ -17,6 +17,7 @@ pub mod groups;
 pub mod guard;
 pub mod health;
 pub mod hourly;
+pub mod incidents;
 pub mod ingest;
 pub mod jira;
 pub mod lenient;
@@ -121,6 +122,7 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
                 audit::AuditApi,
                 alerts::AlertsApi,
                 alerts::AlertUpdateApi,
+                incidents::IncidentsApi,
                 maintenance::MaintenanceApi,
                 jira::JiraApi,
                 auto_tickets::AutoTicketsApi,

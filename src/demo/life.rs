@@ -2,7 +2,10 @@
 //! loaded (so the engine's ingest marks the runs it covers, and no alert opens for them), and,
 //! once the engine has run over the history, an acknowledged alert with comments, an
 //! escalated one, and an ad-hoc mute of a test case made 20 minutes ago that covers the live
-//! feed (the strip and the reports say how many runs it left out).
+//! feed (the strip and the reports say how many runs it left out). The acknowledged and the
+//! muted alerts are two of the incident of the Card Services outage (the largest incident of
+//! the history: one alert per test case of 'Cards - Lost & Stolen'), so its page shows an
+//! incident of several alerts, one acknowledged, one muted.
 //! Made once: a site that has windows already is left as it is.
 
 use chrono_tz::Tz;
@@ -13,6 +16,7 @@ use crate::domain::page::PageRequest;
 use crate::domain::schedule::{SlotRange, Week};
 use crate::store::alert_life::{Ack, PastLife};
 use crate::store::alerts::AlertEventFilter;
+use crate::store::incidents::IncidentFilter;
 use crate::store::maintenance::WindowDraft;
 use crate::store::outbox::now_ms;
 use crate::store::Store;
@@ -60,9 +64,11 @@ pub fn ensure_window(store: &Store, tz: Tz, history_from_ms: i64) -> Result<(), 
     Ok(())
 }
 
-/// After the engine ran over the history: the newest event is acknowledged with comments,
-/// the one before it (when there is one) escalated to the telecom provider 15 minutes after
-/// it opened, and the oldest event's test case muted 20 minutes ago for 4 hours. Blocking.
+/// After the engine ran over the history: the outage incident's first alert (without an
+/// incident of several alerts, the newest event) is acknowledged with comments, the newest
+/// other event escalated to the telecom provider 15 minutes after it opened, and the test
+/// case of the incident's second alert (else of the oldest event) muted 20 minutes ago for 4
+/// hours. Blocking.
 pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoError> {
     let events = Store::block_on(store.list_alert_events(
         Scope::All,
@@ -73,8 +79,22 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
     let Some(first) = events.first() else {
         return Ok(());
     };
+    // The outage's incident: the one with the most alerts (the oldest of equals).
+    let incidents = Store::block_on(store.list_incidents(
+        Scope::All,
+        PageRequest { no: 0, size: 50 },
+        IncidentFilter::default(),
+        now_ms(),
+    ))?
+    .items;
+    let outage = incidents
+        .iter()
+        .filter(|i| i.alerts.len() >= 2)
+        .max_by_key(|i| (i.alerts.len(), -i.first_ms));
     // Made once: an acknowledged event means it was done.
-    let acks = Store::block_on(store.alert_acks(events.iter().map(|e| e.id).collect()))?;
+    let mut ids: Vec<i64> = events.iter().map(|e| e.id).collect();
+    ids.extend(outage.iter().flat_map(|i| i.alerts.iter().map(|a| a.id)));
+    let acks = Store::block_on(store.alert_acks(ids))?;
     if !acks.is_empty() {
         return Ok(());
     }
@@ -83,9 +103,13 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
         .iter()
         .find(|(_, n)| n == "Telecom provider escalation")
         .map(|(id, _)| *id);
-    let at = first.alert_time.timestamp_millis();
+    // Acknowledged: the outage's first alert, else the newest event.
+    let (acked, at) = match outage.and_then(|i| i.alerts.first()) {
+        Some(a) => (a.id, a.alert_ms),
+        None => (first.id, first.alert_time.timestamp_millis()),
+    };
     Store::block_on(store.import_alert_life(
-        first.id,
+        acked,
         PastLife {
             ack: Some(Ack {
                 by: OPERATOR.into(),
@@ -108,7 +132,10 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
         tz,
         public_url.to_string(),
     ))?;
-    if let (Some(list), Some(second)) = (escalation_list, events.get(1)) {
+    let second = events.iter().find(|e| {
+        e.id != acked && !outage.is_some_and(|i| i.alerts.iter().any(|a| a.id == e.id))
+    });
+    if let (Some(list), Some(second)) = (escalation_list, second) {
         let opened = second.alert_time.timestamp_millis();
         Store::block_on(store.import_alert_life(
             second.id,
@@ -125,10 +152,15 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
             public_url.to_string(),
         ))?;
     }
-    // The ad-hoc mute: the oldest event's test case, made 20 minutes ago for 4 hours. Its
-    // runs since then are marked as it is made, so the dashboard's 'Last 15 min' strip says
-    // at once that its group has runs in maintenance (the case runs every 15 minutes).
-    if let Some(oldest) = events.last() {
+    // The ad-hoc mute: the test case of the outage's second alert (else of the oldest event),
+    // made 20 minutes ago for 4 hours. Its runs since then are marked as it is made, so the
+    // dashboard's 'Last 15 min' strip says at once that its group has runs in maintenance
+    // (the case runs every 15 minutes).
+    let muted = match outage.and_then(|i| i.alerts.get(1)) {
+        Some(a) => Some((a.id, a.test_case_id)),
+        None => events.last().map(|e| (e.id, e.test_case_id)),
+    };
+    if let Some((muted_id, muted_case)) = muted {
         let made = now_ms() - 20 * 60_000;
         // As a mute made from the alert: no reason of its own (the console words it in the
         // reader's language from the alert and its test case).
@@ -142,8 +174,8 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
                 end_ms: Some(made + 4 * 3_600_000),
                 week: Week::default(),
                 group_ids: Vec::new(),
-                case_ids: vec![oldest.test_case_id],
-                event_id: Some(oldest.id),
+                case_ids: vec![muted_case],
+                event_id: Some(muted_id),
             },
             OPERATOR.into(),
             made,

@@ -287,6 +287,53 @@ pub fn alert_message(f: &AlertFacts, recovery: bool) -> super::notify::Message {
     }
 }
 
+/// The console's page of incident `id` (`{public_url}/incident/{id}`), empty without an address.
+pub fn incident_link(public_url: &str, id: i64) -> String {
+    if public_url.is_empty() {
+        String::new()
+    } else {
+        format!("{}/incident/{id}", public_url.trim_end_matches('/'))
+    }
+}
+
+/// An event's opening message `msg` (from [`alert_message`]) as its incident tells it
+/// (`docs/alerting.md` 'Incidents'): the first event of an incident keeps its words and links
+/// the incident; a later one says it joined incident N and is not a new outage: its
+/// subject, text, SMS and voice words say so. Whether it is sent to pages (SMS, voice) at
+/// all is [`super::incident::pages_joined`]'s.
+pub fn with_incident(
+    mut msg: super::notify::Message,
+    f: &AlertFacts,
+    note: &super::incident::Note,
+) -> super::notify::Message {
+    let id = note.incident_id;
+    let link = incident_link(&f.public_url, id);
+    if note.joined {
+        let head = format!(
+            "Alert {} joined incident {id} ({} alerts): not a new outage.",
+            f.event_id, note.alerts
+        );
+        msg.subject = format!("[Incident {id}] joined: {}", msg.subject);
+        msg.text = format!("{head}\n{}", msg.text);
+        msg.html = msg.html.map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
+        msg.sms_text = format!("Joined incident {id}: {}", msg.sms_text);
+        msg.voice_message = format!(
+            "Alert for test case {} joined incident {id}, already reported.",
+            f.test_case
+        );
+    }
+    if !link.is_empty() {
+        msg.text.push_str(&format!("Incident {id}: {link}\n"));
+        msg.html = msg.html.map(|h| {
+            format!(
+                "{h}<p>Incident {id}: <a href=\"{0}\">{0}</a></p>",
+                esc(&link)
+            )
+        });
+    }
+    msg
+}
+
 /// The alert details' address that offers to acknowledge the event (the alert mail's link;
 /// the console asks the reader to sign in first, then to confirm).
 pub fn acknowledge_link(link: &str) -> String {

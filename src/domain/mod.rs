@@ -10,6 +10,7 @@ pub mod client;
 pub mod csv;
 pub mod dist;
 pub mod distribution;
+pub mod incident;
 pub mod ingest;
 pub mod notify;
 pub mod page;

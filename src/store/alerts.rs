@@ -70,6 +70,9 @@ pub struct AlertEvent {
     pub jira_ticket: Option<String>,
     /// A user's comment on the event (`PUT alerts/{id}`).
     pub comment: Option<String>,
+    /// The incident it belongs to (`domain/incident.rs`); none for an event opened before
+    /// incidents were kept.
+    pub incident_id: Option<i64>,
 }
 
 /// An event with its runs (oldest first) and the notifications it caused.
@@ -223,6 +226,29 @@ pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
     } else {
         format!("alert:{event}")
     }
+}
+
+/// Notice `n`'s message `msg` told to the contacts of its list: with its incident named
+/// (`note`, from [`super::incidents::assign_in`]), and an opening that joined an incident
+/// sent only to the contacts that are not paged again (`domain::incident::pages_joined`:
+/// e-mail, chat and webhooks, not SMS nor voice). Both backends' engines address through it.
+pub(super) fn addressed(
+    contacts: &[crate::domain::distribution::Contact],
+    msg: crate::domain::notify::Message,
+    facts: &AlertFacts,
+    n: &Notice,
+    note: Option<&crate::domain::incident::Note>,
+) -> Vec<crate::domain::notify::NewNotification> {
+    let prefix = notification_prefix(n.event, n.recovery);
+    let Some(note) = note.filter(|_| !n.recovery) else {
+        return crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
+    };
+    let msg = alerting::with_incident(msg, facts, note);
+    let mut out = crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
+    if note.joined {
+        out.retain(|x| crate::domain::incident::pages_joined(x.channel));
+    }
+    out
 }
 
 /// What the engine did to a batch.

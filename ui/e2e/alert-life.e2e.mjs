@@ -188,7 +188,8 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
       escAlert = escEvents.json.data.content.find((e) => e.testCaseId === ESC_CASE);
       assert(escAlert, `the escalating event: ${escEvents.text}`);
       const mails = await waitFor("the four alert mails", async () => {
-        const m = (await sinks.messages()).mail.filter((x) => x.subject === "Cards unlock failing");
+        // The first names the incident the four alerts form; the others say they joined it.
+        const m = (await sinks.messages()).mail.filter((x) => x.subject.endsWith("Cards unlock failing"));
         return m.length === cases.length ? m : null;
       });
       for (const m of mails) {
@@ -206,7 +207,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
         const id = event.alertId;
         // The mail's link, on this server.
         const mail = (await sinks.messages()).mail.find(
-          (m) => m.subject === "Cards unlock failing" && m.text.includes(`/alert/${id}?`),
+          (m) => m.subject.endsWith("Cards unlock failing") && m.text.includes(`/alert/${id}?`),
         );
         const link = /https:\/\/console\.cxwatch\.test(\/alert\/\d+\?acknowledge=1)/.exec(mail.text)[1];
 

@@ -36,12 +36,12 @@ use super::Postgres;
 use crate::domain::alerting::{self, Rule};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::distribution::Distribution;
-use crate::domain::notify::{address, Attachment, NewNotification};
+use crate::domain::notify::{Attachment, NewNotification};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, notification_prefix, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
+    addressed, facts_by_case, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
     AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
     StoredState,
 };
@@ -296,7 +296,10 @@ async fn evaluate_with(
     let ids = open_events(tx, &settings, &mut plan).await?;
     join_runs(tx, plan.event_runs(&ids)).await?;
     close_events(tx, &plan.closes).await?;
-    let queued = notify(tx, tz, options, &settings, &plan.notices).await?;
+    // Each new event joins an incident or starts one (domain/incident.rs), under the
+    // engine's lock.
+    let notes = crate::store::incidents::assign_in(&Pg(tx), &ids, now_ms()).await?;
+    let queued = notify(tx, tz, options, &settings, &plan.notices, &notes).await?;
     save_cases(tx, &plan.settled).await?;
     Ok(EngineOutcome {
         opened: plan.opens.len(),
@@ -435,6 +438,7 @@ async fn notify(
     options: &AlertOptions,
     settings: &HashMap<i64, SettingRow>,
     notices: &[Notice],
+    notes: &HashMap<i64, crate::domain::incident::Note>,
 ) -> StoreResult<usize> {
     if notices.is_empty() {
         return Ok(0);
@@ -516,8 +520,13 @@ async fn notify(
         };
         // A list deleted under the setting: the event stands, nobody to tell.
         if let Some(list) = list {
-            let prefix = notification_prefix(n.event, n.recovery);
-            queue.extend(address(&list.contacts, &msg, &prefix, &prefix));
+            queue.extend(addressed(
+                &list.contacts,
+                msg,
+                &facts,
+                n,
+                notes.get(&n.event),
+            ));
         }
     }
     enqueue_all(tx, &queue, now).await?;
@@ -670,7 +679,8 @@ fn run_row(r: &Row, at: usize, texts: &BTreeMap<i64, String>, case_name: &str) -
 const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
        e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
-       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment";
+       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment,
+       e.incident_id";
 
 fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
     let status_id: i64 = r.get(9);
@@ -692,6 +702,7 @@ fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
         jira_ticket: r.get(13),
         run_count: r.get::<_, i64>(14).max(0) as u64,
         comment: r.get(15),
+        incident_id: r.get(16),
     }
 }
 

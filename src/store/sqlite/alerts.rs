@@ -15,14 +15,15 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, notification_prefix, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
+    addressed, facts_by_case, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
     AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Opening,
     SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
 use crate::store::outbox::now_ms;
-use crate::store::outbox::{enqueue_list_in, notifications_of_causes};
+use crate::store::distributions::distribution_by_id;
+use crate::store::outbox::{enqueue_in, notifications_of_causes};
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};
 use crate::store::{takes_ticket, Sqlite, StoreError, StoreResult};
@@ -30,7 +31,8 @@ use crate::store::{takes_ticket, Sqlite, StoreError, StoreResult};
 const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
        e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
        e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
-       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment";
+       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment,
+       e.incident_id";
 
 fn event_row(
     texts: &std::collections::BTreeMap<i64, String>,
@@ -55,6 +57,7 @@ fn event_row(
             jira_ticket: r.get(13)?,
             run_count: r.get::<_, i64>(14)?.max(0) as u64,
             comment: r.get(15)?,
+            incident_id: r.get(16)?,
         })
     }
 }
@@ -562,12 +565,19 @@ fn evaluate_with(
     for (event, at) in &plan.closes {
         close.execute(params![event, at])?;
     }
+    // Each new event joins an incident or starts one (domain/incident.rs).
+    let notes = sql::finish(crate::store::incidents::assign_in(
+        &Lite(tx),
+        &ids,
+        now_ms(),
+    ))?;
     let mut queued = 0;
     if !plan.notices.is_empty() {
         let texts = sql::finish(status_texts(&Lite(tx)))?;
         for n in &plan.notices {
             if let Some(s) = settings.get(&n.setting) {
-                queued += notify(tx, tz, data_dir, &texts, options, s, n)?;
+                let note = notes.get(&n.event);
+                queued += notify(tx, tz, data_dir, &texts, options, s, n, note)?;
             }
         }
     }
@@ -626,6 +636,7 @@ fn open_event(tx: &Transaction, s: &SettingRow, o: &Opening) -> StoreResult<i64>
 
 /// Queues the notifications of notice `n` (an event's or its recovery's) and, for a new
 /// event of a setting with attach ticket, its ticket job; returns how many notifications.
+#[allow(clippy::too_many_arguments)]
 fn notify(
     tx: &Transaction,
     tz: Tz,
@@ -634,6 +645,7 @@ fn notify(
     options: &AlertOptions,
     s: &SettingRow,
     n: &Notice,
+    note: Option<&crate::domain::incident::Note>,
 ) -> StoreResult<usize> {
     let (case_id, status_id, group_name): (i64, i64, String) = tx
         .prepare_cached(
@@ -666,20 +678,15 @@ fn notify(
             }
         }
     }
-    let prefix = notification_prefix(n.event, n.recovery);
-    match sql::finish(enqueue_list_in(
-        &Lite(tx),
-        s.distribution_id,
-        &msg,
-        &prefix,
-        &prefix,
-        now_ms(),
-    )) {
-        Ok(ids) => Ok(ids.len()),
-        // A list deleted under the setting: the event stands, nobody to tell.
-        Err(StoreError::NotFound(_)) => Ok(0),
-        Err(e) => Err(e),
+    // A list deleted under the setting: the event stands, nobody to tell.
+    let Some(list) = sql::finish(distribution_by_id(&Lite(tx), s.distribution_id))? else {
+        return Ok(0);
+    };
+    let queue = addressed(&list.contacts, msg, &facts, n, note);
+    for x in &queue {
+        sql::finish(enqueue_in(&Lite(tx), x, now_ms()))?;
     }
+    Ok(queue.len())
 }
 
 /// The run's call recording as an attachment, when it has one of at most `max` bytes.

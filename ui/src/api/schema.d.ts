@@ -134,6 +134,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Incidents with an alert in the caller's groups, newest first (by first failure). */
+        get: operations["listIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/incidents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One incident with its alerts in the caller's groups. */
+        get: operations["getIncident"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/incidents/{id}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledges every open alert of incident `id` in the caller's groups (read-write
+         *     access), each as `alerts/{id}/acknowledge` does; a resolved incident is a conflict
+         *     (409). Answers the incident.
+         */
+        post: operations["acknowledgeIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/alerts/incidents/{id}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mutes every open alert of incident `id` in the caller's groups until `until`
+         *     (read-write access), each as `alerts/{id}/mute` does; a resolved incident is a
+         *     conflict (409). Answers the incident.
+         */
+        post: operations["muteIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts/settings": {
         parameters: {
             query?: never;
@@ -1543,6 +1619,12 @@ export interface components {
             escalatedTime?: string | null;
             /** @description Time of the first run, RFC 3339 UTC. */
             from?: string;
+            /**
+             * Format: int64
+             * @description The incident the event belongs to (cxwatch's addition: `alerts/incidents/{id}`), null
+             *     for an event opened before incidents were kept.
+             */
+            incidentId?: number | null;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
             jiraTicket?: string | null;
             /**
@@ -1592,6 +1674,12 @@ export interface components {
             /** @description When it closed, RFC 3339 UTC. */
             closedTime?: string;
             distributionName: string;
+            /**
+             * Format: int64
+             * @description The incident the event belongs to (cxwatch's addition: `alerts/incidents/{id}`), null
+             *     for an event opened before incidents were kept.
+             */
+            incidentId?: number | null;
             /** @description Open until a passing run closes it (or its setting is deleted). */
             open: boolean;
             /** @description Its text: 'Failure', 'Warning', 'Pass'. */
@@ -2125,6 +2213,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_Incident
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Incident: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Incident"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_IngestResult
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -2355,6 +2456,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Page_GroupItem"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Page_Incident
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Page_Incident: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Page_Incident"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -3124,6 +3238,80 @@ export interface components {
             warningCount: number;
         };
         /**
+         * Incident
+         * @description An incident: alerts that opened close together and share a cause.
+         */
+        Incident: {
+            /** Format: uint64 */
+            acknowledgedAlertCount: number;
+            /** @description Who acknowledged it first, when every open alert is acknowledged; else null. */
+            acknowledgedBy?: string | null;
+            acknowledgedTime?: string | null;
+            /** Format: uint64 */
+            alertCount: number;
+            /** @description Its alerts in the caller's groups, oldest first. */
+            alerts: components["schemas"]["IncidentAlert"][];
+            /** @description When its first alert opened, RFC 3339 UTC. */
+            firstFailure: string;
+            /** @description The groups and test cases it affects, by name. */
+            groups: components["schemas"]["IncidentPart"][];
+            /** Format: int64 */
+            incidentId: number;
+            mutedBy?: string | null;
+            /** @description The end of the longest running mute made from one of its alerts, null when none runs. */
+            mutedUntil?: string | null;
+            /** Format: uint64 */
+            openAlertCount: number;
+            /** @description When its last alert closed, RFC 3339 UTC, null while open. */
+            resolvedTime?: string | null;
+            state: components["schemas"]["IncidentState"];
+            testCases: components["schemas"]["IncidentPart"][];
+            /** @description The shared entry point's name, else the group's. */
+            title: string;
+            titleKind: components["schemas"]["IncidentTitleKind"];
+        };
+        /**
+         * IncidentAlert
+         * @description One alert of an incident.
+         */
+        IncidentAlert: {
+            acknowledgedBy?: string | null;
+            acknowledgedTime?: string | null;
+            /** Format: int64 */
+            alertId: number;
+            alertSettingName: string;
+            /** @description When it opened, RFC 3339 UTC. */
+            alertTime: string;
+            /** @description When it closed, RFC 3339 UTC, null while open. */
+            closedTime?: string | null;
+            open: boolean;
+            /** Format: int64 */
+            testCaseGroupId: number;
+            testCaseGroupName: string;
+            /** Format: int64 */
+            testCaseId: number;
+            testCaseName: string;
+        };
+        /**
+         * IncidentPart
+         * @description A group or test case an incident affects.
+         */
+        IncidentPart: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+        };
+        /**
+         * @description Where an incident stands.
+         * @enum {string}
+         */
+        IncidentState: "open" | "acknowledged" | "resolved";
+        /**
+         * @description What an incident's title names.
+         * @enum {string}
+         */
+        IncidentTitleKind: "entryPoint" | "group";
+        /**
          * IngestResult
          * @description What happened to a batch.
          */
@@ -3611,6 +3799,16 @@ export interface components {
          */
         Page_GroupItem: {
             content: components["schemas"]["GroupItem"][];
+            /** Format: uint64 */
+            totalElements: number;
+        };
+        /**
+         * Page_Incident
+         * @description One page of a list the server pages: `content` is the page asked for with `pageNo` and
+         *     `pageSize`, `totalElements` counts every item.
+         */
+        Page_Incident: {
+            content: components["schemas"]["Incident"][];
             /** Format: uint64 */
             totalElements: number;
         };
@@ -4762,6 +4960,315 @@ export interface operations {
             };
             /** @description No such item. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listIncidents: {
+        parameters: {
+            query?: {
+                /** @description Page number, 0-based (default 0). */
+                pageNo?: number;
+                /** @description Incidents per page, 1 to 1000 (default 10). */
+                pageSize?: number;
+                /** @description `open` (an alert still open) or `resolved`; both when absent. */
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Page_Incident"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIncident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Incident"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    acknowledgeIncident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Incident"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    muteIncident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["AlertMute"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Incident"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

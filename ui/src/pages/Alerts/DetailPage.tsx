@@ -23,6 +23,7 @@ import { useSiteTimeZone } from "../../lib/tenant";
 import type { StatusKind } from "../Drill/format";
 import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
+import { IncidentPanel } from "../Incidents/Panel";
 import { TicketDialog } from "../Tickets/TicketDialog";
 import { Acknowledgement, Comments, MuteButtons, Timeline } from "./Lifecycle";
 import {
@@ -128,6 +129,7 @@ export function AlertDetailPage() {
   return (
     <section class="page alert-detail" data-testid="alert-detail">
       <h1 class="page-title">{d ? t`Alert ${id}` : t`Alert Details`}</h1>
+      {d ? <IncidentPanel incidentId={d.incidentId} alertId={id} /> : null}
       {d ? (
         <dl class="alert-summary card" data-testid="alert-summary">
           <div>

@@ -11,8 +11,9 @@ import type { Column } from "../../components/DataTable";
 import { canWrite, session } from "../../lib/session";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
-import { useSiteTimeZone } from "../../lib/tenant";
+import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import { StatusBadge } from "../Drill/StatusBadge";
+import { incidentPath } from "../Incidents/rules";
 import { ListScreen, useListScreen } from "../shared/ListScreen";
 import { pagingOf } from "../shared/listParams";
 import { Acknowledgement } from "./Lifecycle";
@@ -41,7 +42,18 @@ function AlertState({ e }: { e: AlertEvent }) {
         <span class="alert-closed" data-testid="alert-closed">{t`Closed`}</span>
       ) : null}
       {e.acknowledgedBy ? <Acknowledgement id={e.alertId} event={e} writable={false} compact /> : null}
+      {typeof e.incidentId === "number" ? <IncidentLink id={e.incidentId} /> : null}
     </span>
+  );
+}
+
+/** The incident an event belongs to (cxwatch's addition; a vendor's events have none). */
+function IncidentLink({ id }: { id: number }) {
+  const { t } = useLingui();
+  return (
+    <Link href={incidentPath(id)} class="alert-incident" data-testid="alert-incident-link">
+      {t`Incident ${id}`}
+    </Link>
   );
 }
 
@@ -86,6 +98,7 @@ export function AlertListPage() {
   });
   const { p, setParams } = list;
   const writable = canWrite(useStore(session));
+  const cxwatch = useApiFlavor() === "cxwatch";
   const chipLabel = (id: number) => (id === 7 ? t`Failure` : id === 3 ? t`Pass` : t`Warning`);
 
   return (
@@ -108,6 +121,11 @@ export function AlertListPage() {
               {chipLabel(id)}
             </button>
           ))}
+          {cxwatch ? (
+            <Link href="/incidents" class="button link" data-testid="incidents-link">
+              {t`Incidents`}
+            </Link>
+          ) : null}
         </fieldset>
       }
       tableTestId="alerts-table"

@@ -1,0 +1,508 @@
+//! Incidents (`docs/alerting.md` 'Incidents'; rules in `domain/incident.rs`), for both
+//! backends on `store/sql.rs`.
+//!
+//! The engine of each backend calls [`assign_in`] in its ingest (or backfill) transaction,
+//! after it opened and closed the batch's events and before it queues their notifications:
+//! each new event joins an incident or starts one there, so the notifications, the list and
+//! every instance agree. PostgreSQL's engine holds its advisory lock then; SQLite has one
+//! writer. An incident's state is read from its events: acknowledging or muting it acts on
+//! each of its open events through the events' own code (`AlertLifeStore::acknowledge_alert`,
+//! `MaintenanceStore::mute_alert`), each in its transaction, as a user would one by one.
+
+use std::collections::HashMap;
+
+use async_trait::async_trait;
+
+use super::alert_life::{AlertLifeStore, Ack};
+use super::maintenance::MaintenanceStore;
+use super::sql::{self, Exec, SqlStore};
+use super::{StoreError, StoreResult};
+use crate::domain::caller::{Scope, Visibility};
+use crate::domain::incident::{self, AlertState, Candidate, Member, Mute, Note, State, Title};
+use crate::domain::page::{Page, PageRequest};
+
+/// Gives each of the new events `events` (their ids) an incident, in the order they opened:
+/// it joins the one [`incident::assign`] picks among the incidents still open or closed
+/// within the window, or starts one. Returns what each event's notification says of it.
+pub(crate) async fn assign_in(
+    c: &impl Exec,
+    events: &[i64],
+    now_ms: i64,
+) -> StoreResult<HashMap<i64, Note>> {
+    let mut notes = HashMap::new();
+    if events.is_empty() {
+        return Ok(notes);
+    }
+    let params: Vec<&dyn sql::Param> = events.iter().map(|i| i as &dyn sql::Param).collect();
+    let rows = c
+        .query(
+            &format!(
+                "SELECT e.id, e.group_id, tc.ivr_id, e.alert_ms, e.closed_ms
+                   FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+                  WHERE e.id IN ({}) ORDER BY e.alert_ms, e.id",
+                sql::placeholders(1, events.len())
+            ),
+            &params,
+        )
+        .await?;
+    let mut new = Vec::with_capacity(rows.len());
+    for r in rows {
+        let id: i64 = r.get(0)?;
+        new.push((
+            id,
+            Member {
+                causes: incident::causes(r.get(1)?, r.get(2)?),
+                alert_ms: r.get(3)?,
+                closed_ms: r.get(4)?,
+            },
+        ));
+    }
+    let from = new.iter().map(|(_, m)| m.alert_ms).min().unwrap_or(0) - incident::WINDOW_MS;
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for r in c
+        .query(
+            "SELECT e.incident_id, e.group_id, tc.ivr_id, e.alert_ms, e.closed_ms
+               FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+              WHERE e.incident_id IN (SELECT incident_id FROM alert_events
+                     WHERE incident_id IS NOT NULL AND (open = TRUE OR closed_ms >= $1))
+              ORDER BY e.incident_id, e.alert_ms, e.id",
+            &[&from],
+        )
+        .await?
+    {
+        let id: i64 = r.get(0)?;
+        let m = Member {
+            causes: incident::causes(r.get(1)?, r.get(2)?),
+            alert_ms: r.get(3)?,
+            closed_ms: r.get(4)?,
+        };
+        match candidates.last_mut() {
+            Some(last) if last.id == id => last.members.push(m),
+            _ => candidates.push(Candidate {
+                id,
+                members: vec![m],
+            }),
+        }
+    }
+    for (event, m) in new {
+        let note = match incident::assign(&candidates, &m) {
+            Some(i) => {
+                let cand = &mut candidates[i];
+                cand.members.push(m.clone());
+                // The backfill opens events out of time order: the first failure may move.
+                c.execute(
+                    "UPDATE incidents SET first_ms = $2 WHERE id = $1 AND first_ms > $2",
+                    &[&cand.id, &m.alert_ms],
+                )
+                .await?;
+                Note {
+                    incident_id: cand.id,
+                    joined: true,
+                    alerts: cand.members.len(),
+                    first_ms: cand.first_ms(),
+                }
+            }
+            None => {
+                let id: i64 = c
+                    .scalar(
+                        "INSERT INTO incidents (first_ms, created_ms) VALUES ($1, $2) RETURNING id",
+                        &[&m.alert_ms, &now_ms],
+                    )
+                    .await?;
+                let first_ms = m.alert_ms;
+                candidates.push(Candidate {
+                    id,
+                    members: vec![m],
+                });
+                Note {
+                    incident_id: id,
+                    joined: false,
+                    alerts: 1,
+                    first_ms,
+                }
+            }
+        };
+        c.execute(
+            "UPDATE alert_events SET incident_id = $1 WHERE id = $2",
+            &[&note.incident_id, &event],
+        )
+        .await?;
+        notes.insert(event, note);
+    }
+    Ok(notes)
+}
+
+/// One event of an incident.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IncidentAlert {
+    pub id: i64,
+    pub setting_name: String,
+    pub group_id: i64,
+    pub group_name: String,
+    pub test_case_id: i64,
+    pub test_case_name: String,
+    pub alert_ms: i64,
+    pub open: bool,
+    pub closed_ms: Option<i64>,
+    pub ack: Option<Ack>,
+}
+
+/// An incident as the console shows it: the events the scope may see, oldest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Incident {
+    pub id: i64,
+    /// When its first event opened.
+    pub first_ms: i64,
+    /// What it is named after, and that name.
+    pub title: Title,
+    pub title_name: String,
+    pub state: State,
+    pub mute: Option<Mute>,
+    pub alerts: Vec<IncidentAlert>,
+}
+
+/// Which incidents a list shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IncidentFilter {
+    /// `Some(true)`: open ones (an event open); `Some(false)`: resolved ones.
+    pub open: Option<bool>,
+}
+
+/// What acknowledging or muting an incident did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Acted {
+    /// Open events it acted on.
+    pub alerts: usize,
+}
+
+#[async_trait]
+pub trait IncidentStore {
+    /// One page of the incidents with an event in the scope's groups, newest first (by
+    /// first failure, then id), their state at `now_ms`.
+    async fn list_incidents(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        filter: IncidentFilter,
+        now_ms: i64,
+    ) -> StoreResult<Page<Incident>>;
+    /// Incident `id` with its events in the scope's groups.
+    async fn incident(&self, scope: Scope, id: i64, now_ms: i64)
+        -> StoreResult<Visibility<Incident>>;
+    /// Acknowledges each open event of incident `id` in the scope's groups as `username`
+    /// (an event acknowledged already keeps its first acknowledgement); a resolved incident
+    /// is a conflict.
+    async fn acknowledge_incident(
+        &self,
+        scope: Scope,
+        id: i64,
+        username: String,
+        now_ms: i64,
+    ) -> StoreResult<Visibility<Acted>>;
+    /// Mutes each open event of incident `id` in the scope's groups until `until_ms` as
+    /// `by`; a resolved incident is a conflict.
+    async fn mute_incident(
+        &self,
+        scope: Scope,
+        id: i64,
+        until_ms: i64,
+        by: String,
+        now_ms: i64,
+    ) -> StoreResult<Visibility<Acted>>;
+}
+
+/// The scope as a condition on `e.group_id`, the user as `$1` (NULL: every group).
+const SCOPE: &str = "(CAST($1 AS BIGINT) IS NULL
+    OR e.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))";
+
+/// Incidents `ids` (in that order) with their events in the scope's groups.
+async fn fill(
+    c: &impl Exec,
+    scope: Scope,
+    ids: &[i64],
+    now_ms: i64,
+) -> StoreResult<Vec<Incident>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let user = scope.user();
+    let mut params: Vec<&dyn sql::Param> = vec![&user];
+    params.extend(ids.iter().map(|i| i as &dyn sql::Param));
+    let list = sql::placeholders(2, ids.len());
+    let rows = c
+        .query(
+            &format!(
+                "SELECT e.incident_id, e.id, e.setting_name, e.group_id, e.group_name,
+                        e.test_case_id, coalesce(tc.name, ''), e.alert_ms, e.open, e.closed_ms,
+                        e.ack_user, e.ack_ms, tc.ivr_id, coalesce(a.name, ''), i.first_ms
+                   FROM alert_events e JOIN incidents i ON i.id = e.incident_id
+                   LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+                   LEFT JOIN ivr_apps a ON a.id = tc.ivr_id
+                  WHERE e.incident_id IN ({list}) AND {SCOPE}
+                  ORDER BY e.incident_id, e.alert_ms, e.id"
+            ),
+            &params,
+        )
+        .await?;
+    type Parts = (i64, Vec<IncidentAlert>, Vec<Vec<incident::Cause>>, HashMap<i64, String>);
+    let mut by_id: HashMap<i64, Parts> = HashMap::new();
+    for r in rows {
+        let id: i64 = r.get(0)?;
+        let entry: Option<i64> = r.get(12)?;
+        let group_id: i64 = r.get(3)?;
+        let group_name: String = r.get(4)?;
+        let ack = match (r.get::<Option<String>>(10)?, r.get::<Option<i64>>(11)?) {
+            (Some(by), Some(at_ms)) => Some(Ack { by, at_ms }),
+            _ => None,
+        };
+        let parts = by_id
+            .entry(id)
+            .or_insert_with(|| (0, Vec::new(), Vec::new(), HashMap::new()));
+        parts.0 = r.get(14)?;
+        parts.2.push(incident::causes(group_id, entry));
+        if let Some(e) = entry {
+            parts.3.insert(-e - 1, r.get(13)?);
+        }
+        parts.3.insert(group_id, group_name.clone());
+        parts.1.push(IncidentAlert {
+            id: r.get(1)?,
+            setting_name: r.get(2)?,
+            group_id,
+            group_name,
+            test_case_id: r.get(5)?,
+            test_case_name: r.get(6)?,
+            alert_ms: r.get(7)?,
+            open: r.get(8)?,
+            closed_ms: r.get(9)?,
+            ack,
+        });
+    }
+    // The mutes made from its events (the once windows that name them).
+    let events: Vec<i64> = by_id
+        .values()
+        .flat_map(|p| p.1.iter().map(|a| a.id))
+        .collect();
+    let mut mutes_of: HashMap<i64, Vec<(i64, i64, String)>> = HashMap::new();
+    if !events.is_empty() {
+        let incident_of: HashMap<i64, i64> = by_id
+            .iter()
+            .flat_map(|(i, p)| p.1.iter().map(move |a| (a.id, *i)))
+            .collect();
+        let params: Vec<&dyn sql::Param> = events.iter().map(|i| i as &dyn sql::Param).collect();
+        for r in c
+            .query(
+                &format!(
+                    "SELECT event_id, start_ms, end_ms, ended_ms, created_by
+                       FROM maintenance_windows
+                      WHERE weekly = FALSE AND end_ms IS NOT NULL AND event_id IN ({})",
+                    sql::placeholders(1, events.len())
+                ),
+                &params,
+            )
+            .await?
+        {
+            let event: i64 = r.get(0)?;
+            let end: i64 = r.get(2)?;
+            let until = r.get::<Option<i64>>(3)?.map_or(end, |e| e.min(end));
+            if let Some(i) = incident_of.get(&event) {
+                mutes_of
+                    .entry(*i)
+                    .or_default()
+                    .push((r.get(1)?, until, r.get(4)?));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(ids.len());
+    for id in ids {
+        let Some((first_ms, alerts, causes, names)) = by_id.remove(id) else {
+            continue;
+        };
+        let title = incident::title(&causes);
+        let title_name = match title {
+            Title::Entry(e) => names.get(&(-e - 1)).cloned(),
+            Title::Group(g) => names.get(&g).cloned(),
+        }
+        .unwrap_or_default();
+        let states: Vec<AlertState> = alerts
+            .iter()
+            .map(|a| AlertState {
+                open: a.open,
+                closed_ms: a.closed_ms,
+                ack: a.ack.as_ref().map(|k| (k.by.clone(), k.at_ms)),
+            })
+            .collect();
+        out.push(Incident {
+            id: *id,
+            first_ms,
+            title,
+            title_name,
+            state: incident::state_of(&states),
+            mute: incident::active_mute(mutes_of.get(id).map(Vec::as_slice).unwrap_or_default(), now_ms),
+            alerts,
+        });
+    }
+    Ok(out)
+}
+
+/// Whether incident `id` exists and has an event in the scope's groups.
+async fn seen(c: &impl Exec, scope: Scope, id: i64) -> StoreResult<Visibility<()>> {
+    let row = c
+        .query_opt(
+            &format!(
+                "SELECT EXISTS (SELECT 1 FROM alert_events e
+                                 WHERE e.incident_id = i.id AND {SCOPE})
+                   FROM incidents i WHERE i.id = $2"
+            ),
+            &[&scope.user(), &id],
+        )
+        .await?;
+    Ok(match row {
+        None => Visibility::Missing,
+        Some(r) if r.get::<bool>(0)? => Visibility::Visible(()),
+        Some(_) => Visibility::Hidden,
+    })
+}
+
+/// The open events of incident `id` in the scope's groups, for acting on them; a resolved
+/// incident is a conflict.
+async fn open_events_of<S: SqlStore>(
+    store: &S,
+    scope: Scope,
+    id: i64,
+) -> StoreResult<Visibility<Vec<i64>>> {
+    sql::read!(store, |c| {
+        if let Err(unseen) = seen(c, scope, id).await?.visible() {
+            return Ok(unseen);
+        }
+        let ids: Vec<i64> = c
+            .column(
+                &format!(
+                    "SELECT e.id FROM alert_events e
+                      WHERE e.incident_id = $2 AND e.open = TRUE AND {SCOPE} ORDER BY e.id"
+                ),
+                &[&scope.user(), &id],
+            )
+            .await?;
+        if ids.is_empty() {
+            return Err(StoreError::Conflict(format!(
+                "Incident {id} is resolved: there is nothing to act on."
+            )));
+        }
+        Ok(Visibility::Visible(ids))
+    })
+}
+
+#[async_trait]
+impl<S: SqlStore> IncidentStore for S {
+    async fn list_incidents(
+        &self,
+        scope: Scope,
+        page: PageRequest,
+        filter: IncidentFilter,
+        now_ms: i64,
+    ) -> StoreResult<Page<Incident>> {
+        sql::read!(self, |c| {
+            let open = match filter.open {
+                None => "",
+                Some(true) => {
+                    " AND EXISTS (SELECT 1 FROM alert_events o WHERE o.incident_id = i.id AND o.open = TRUE)"
+                }
+                Some(false) => {
+                    " AND NOT EXISTS (SELECT 1 FROM alert_events o WHERE o.incident_id = i.id AND o.open = TRUE)"
+                }
+            };
+            let cond = format!(
+                "EXISTS (SELECT 1 FROM alert_events e WHERE e.incident_id = i.id AND {SCOPE}){open}"
+            );
+            let user = scope.user();
+            let total: i64 = c
+                .scalar(
+                    &format!("SELECT count(*) FROM incidents i WHERE {cond}"),
+                    &[&user],
+                )
+                .await?;
+            let ids: Vec<i64> = c
+                .column(
+                    &format!(
+                        "SELECT i.id FROM incidents i WHERE {cond}
+                          ORDER BY i.first_ms DESC, i.id DESC LIMIT $2 OFFSET $3"
+                    ),
+                    &[&user, &i64::from(page.size), &(page.offset() as i64)],
+                )
+                .await?;
+            Ok(Page {
+                items: fill(c, scope, &ids, now_ms).await?,
+                total: total.max(0) as u64,
+            })
+        })
+    }
+
+    async fn incident(
+        &self,
+        scope: Scope,
+        id: i64,
+        now_ms: i64,
+    ) -> StoreResult<Visibility<Incident>> {
+        sql::read!(self, |c| {
+            if let Err(unseen) = seen(c, scope, id).await?.visible() {
+                return Ok(unseen);
+            }
+            Ok(fill(c, scope, &[id], now_ms)
+                .await?
+                .pop()
+                .map_or(Visibility::Missing, Visibility::Visible))
+        })
+    }
+
+    async fn acknowledge_incident(
+        &self,
+        scope: Scope,
+        id: i64,
+        username: String,
+        now_ms: i64,
+    ) -> StoreResult<Visibility<Acted>> {
+        let ids = match open_events_of(self, scope, id).await?.visible() {
+            Ok(ids) => ids,
+            Err(unseen) => return Ok(unseen),
+        };
+        let mut acted = Acted::default();
+        for e in ids {
+            match self
+                .acknowledge_alert(scope, e, username.clone(), now_ms)
+                .await
+            {
+                Ok(Visibility::Visible(_)) => acted.alerts += 1,
+                // Closed meanwhile: nothing to acknowledge there.
+                Ok(_) | Err(StoreError::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Visibility::Visible(acted))
+    }
+
+    async fn mute_incident(
+        &self,
+        scope: Scope,
+        id: i64,
+        until_ms: i64,
+        by: String,
+        now_ms: i64,
+    ) -> StoreResult<Visibility<Acted>> {
+        let ids = match open_events_of(self, scope, id).await?.visible() {
+            Ok(ids) => ids,
+            Err(unseen) => return Ok(unseen),
+        };
+        let mut acted = Acted::default();
+        for e in ids {
+            match self
+                .mute_alert(scope, e, until_ms, by.clone(), now_ms)
+                .await
+            {
+                Ok(Visibility::Visible(_)) => acted.alerts += 1,
+                Ok(_) | Err(StoreError::Conflict(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Visibility::Visible(acted))
+    }
+}

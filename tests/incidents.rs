@@ -1,0 +1,273 @@
+//! Incidents (`docs/alerting.md` 'Incidents'): alerts that open close together and share a
+//! cause (one IVR application behind several groups) are one incident, kept by the engine
+//! in the transaction that opens them; a later alert's notification says it joined and pages
+//! nobody (e-mail only); acknowledging or muting the incident acts on each of its open
+//! alerts; one part recovering leaves it open until the last. On either backend
+//! (`TEST_POSTGRES_URL`).
+
+use crate::harness;
+use crate::harness_trs;
+
+use cxwatch::domain::alert_setting::AlertSettingDraft;
+use cxwatch::domain::caller::{AccessType, Role, Scope};
+use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
+use cxwatch::domain::schedule::Week;
+use harness::App;
+use harness_trs::{admin, get, group, ingest_ok, run};
+use poem::http::Method;
+use serde_json::{json, Value};
+
+fn at(min: u32) -> String {
+    format!("2026-11-23T03:{min:02}:00Z")
+}
+
+async fn setting(app: &App, name: &str, group: i64, list: i64) -> i64 {
+    app.store
+        .create_alert_setting(
+            Scope::All,
+            &AlertSettingDraft {
+                name: name.into(),
+                active: true,
+                group_id: group,
+                distribution_id: list,
+                email_subject: format!("{name} failing"),
+                voice_message: format!("{name} is failing"),
+                sms_prefix: "[CX]".into(),
+                failure_to_alert: 1,
+                statuses: vec!["FAIL".into()],
+                week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+}
+
+/// The channels (1 e-mail, 2 SMS) and texts queued for alert `id`'s opening.
+async fn queued(app: &App, id: i64) -> Vec<(i64, String)> {
+    let channels = app
+        .texts(&format!(
+            "SELECT CAST(channel AS TEXT) FROM outbox WHERE cause = 'alert:{id}' ORDER BY id"
+        ))
+        .await;
+    let texts = app
+        .texts(&format!(
+            "SELECT body_text FROM outbox WHERE cause = 'alert:{id}' ORDER BY id"
+        ))
+        .await;
+    channels
+        .into_iter()
+        .zip(texts)
+        .map(|(c, t)| {
+            (
+                c.unwrap_or_default().parse().unwrap_or(0),
+                t.unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+fn alert_of(page: &Value, case: &str) -> Value {
+    page["data"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["testCaseName"] == case)
+        .cloned()
+        .unwrap_or_else(|| panic!("no alert of {case} in {page}"))
+}
+
+#[tokio::test]
+async fn one_ivr_outage_behind_three_groups_is_one_incident() {
+    let app = App::with_config(|c| {
+        c.notify.public_url = "https://console.cxwatch.test".into();
+    });
+    let a = admin(&app).await;
+    let key = app.api_key("engine").await;
+    // Cases 1, 3 and 5 enter by IVR 11, case 2 by IVR 10 (harness_trs::run).
+    ingest_ok(
+        &app,
+        &key,
+        &[1, 2, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
+    )
+    .await;
+    let g1 = group(&app, "Cards", "voice", &[1]).await;
+    let g3 = group(&app, "Loans", "voice", &[3]).await;
+    let g5 = group(&app, "After hours", "voice", &[5]).await;
+    let g2 = group(&app, "Sales", "voice", &[2]).await;
+    let list = app
+        .store
+        .create_distribution(&DistributionDraft {
+            name: "On call".into(),
+            contacts: vec![
+                Contact {
+                    name: "Mail".into(),
+                    kind: ContactType::Email,
+                    info: "ops@example.com".into(),
+                },
+                Contact {
+                    name: "Pager".into(),
+                    kind: ContactType::Sms,
+                    info: "+15145550100".into(),
+                },
+            ],
+        })
+        .await
+        .unwrap();
+    for (name, g) in [("Cards", g1), ("Loans", g3), ("After hours", g5), ("Sales", g2)] {
+        setting(&app, name, g, list).await;
+    }
+    // Cards and Loans fail in one batch, Sales (another IVR) too; After hours a batch later.
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("f1", 1, &at(1), "fail"),
+            run("f3", 3, &at(1), "fail"),
+            run("f2", 2, &at(2), "fail"),
+        ],
+    )
+    .await;
+    ingest_ok(&app, &key, &[run("f5", 5, &at(6), "fail")]).await;
+
+    let (_, page) = get(&app, &a.token, "/api/alerts/events?pageSize=50").await;
+    let cards = alert_of(&page, "Case 001");
+    let loans = alert_of(&page, "Case 003");
+    let late = alert_of(&page, "Case 005");
+    let sales = alert_of(&page, "Case 002");
+    let incident = cards["incidentId"].as_i64().unwrap();
+    assert_eq!(loans["incidentId"], json!(incident));
+    assert_eq!(late["incidentId"], json!(incident));
+    assert_ne!(sales["incidentId"], json!(incident));
+    assert!(sales["incidentId"].as_i64().is_some());
+
+    // The first alert pages (e-mail and SMS) naming the incident; those that joined say so
+    // in an e-mail and page nobody.
+    let ids: Vec<i64> = [&cards, &loans, &late]
+        .iter()
+        .map(|e| e["alertId"].as_i64().unwrap())
+        .collect();
+    let first = *ids.iter().min().unwrap();
+    for id in &ids {
+        let q = queued(&app, *id).await;
+        if *id == first {
+            assert_eq!(
+                q.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+                vec![1, 2],
+                "{q:?}"
+            );
+            assert!(
+                q[0].1.contains(&format!(
+                    "Incident {incident}: https://console.cxwatch.test/incident/{incident}"
+                )),
+                "{q:?}"
+            );
+        } else {
+            assert_eq!(q.len(), 1, "{q:?}");
+            assert_eq!(q[0].0, 1);
+            assert!(
+                q[0].1
+                    .starts_with(&format!("Alert {id} joined incident {incident} (")),
+                "{q:?}"
+            );
+        }
+    }
+
+    // The incident: titled by the shared IVR, three groups, open.
+    let path = format!("/api/alerts/incidents/{incident}");
+    let (s, inc) = get(&app, &a.token, &path).await;
+    assert_eq!(s, 200, "{inc}");
+    let d = &inc["data"];
+    assert_eq!(d["title"], "IVR 11");
+    assert_eq!(d["titleKind"], "entryPoint");
+    assert_eq!(d["state"], "open");
+    assert_eq!(d["alertCount"], 3);
+    assert_eq!(d["groups"].as_array().unwrap().len(), 3);
+    assert_eq!(d["mutedUntil"], Value::Null);
+    // The alert's details name it.
+    let (_, details) = get(&app, &a.token, &format!("/api/alerts/events/{first}")).await;
+    assert_eq!(details["data"]["incidentId"], json!(incident));
+
+    // A user of one group sees the incident with that group's alert only, and acting on it
+    // acts on that alert only; a read-only one cannot act.
+    let cards_user = app
+        .user("cards@example.com", Role::User, AccessType::ReadWrite, &[g1])
+        .await;
+    let viewer = app
+        .user("viewer@example.com", Role::User, AccessType::ReadOnly, &[g1])
+        .await;
+    let sales_user = app
+        .user("sales@example.com", Role::User, AccessType::ReadWrite, &[g2])
+        .await;
+    let (_, mine) = get(&app, &cards_user.token, &path).await;
+    assert_eq!(mine["data"]["alertCount"], 1, "{mine}");
+    assert_eq!(get(&app, &sales_user.token, &path).await.0, 403);
+    assert_eq!(
+        get(&app, &a.token, "/api/alerts/incidents/999999").await.0,
+        404
+    );
+    let ack = format!("{path}/acknowledge");
+    let ro = app.call(Method::POST, &ack, Some(&viewer.token), None).await;
+    assert_eq!(ro.0, 403, "{}", ro.1);
+
+    // Acknowledged from the incident: every open alert, by whom and when.
+    let (s, after) = app.call(Method::POST, &ack, Some(&a.token), None).await;
+    assert_eq!(s, 200, "{after}");
+    assert_eq!(after["data"]["state"], "acknowledged");
+    assert_eq!(after["data"]["acknowledgedBy"], json!(a.username));
+    assert_eq!(after["data"]["acknowledgedAlertCount"], 3);
+    let (_, e) = get(&app, &a.token, &format!("/api/alerts/events/{}", ids[2])).await;
+    assert_eq!(e["data"]["acknowledgedBy"], json!(a.username));
+
+    // Muted from the incident: each open alert's test case, the incident says until when.
+    let until = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let (s, muted) = app
+        .call(
+            Method::POST,
+            &format!("{path}/mute"),
+            Some(&a.token),
+            Some(&json!({ "until": until })),
+        )
+        .await;
+    assert_eq!(s, 200, "{muted}");
+    assert_eq!(muted["data"]["mutedBy"], json!(a.username));
+    assert!(muted["data"]["mutedUntil"].as_str().is_some());
+    let windows = app
+        .texts("SELECT CAST(count(*) AS TEXT) FROM maintenance_windows WHERE event_id IS NOT NULL")
+        .await;
+    assert_eq!(windows[0].as_deref(), Some("3"));
+
+    // One part recovers: still open; the last one resolves it.
+    ingest_ok(&app, &key, &[run("r1", 1, &at(10), "pass")]).await;
+    let (_, inc) = get(&app, &a.token, &path).await;
+    assert_eq!(inc["data"]["openAlertCount"], 2);
+    assert_ne!(inc["data"]["state"], "resolved");
+    let (_, open) = get(&app, &a.token, "/api/alerts/incidents?state=open").await;
+    assert_eq!(open["data"]["totalElements"], 2, "{open}");
+    ingest_ok(
+        &app,
+        &key,
+        &[run("r3", 3, &at(11), "pass"), run("r5", 5, &at(11), "pass")],
+    )
+    .await;
+    let (_, inc) = get(&app, &a.token, &path).await;
+    assert_eq!(inc["data"]["state"], "resolved");
+    assert!(inc["data"]["resolvedTime"].as_str().is_some());
+    let (_, resolved) = get(&app, &a.token, "/api/alerts/incidents?state=resolved").await;
+    assert_eq!(
+        resolved["data"]["content"][0]["incidentId"],
+        json!(incident),
+        "{resolved}"
+    );
+    // A resolved incident has nothing to acknowledge.
+    assert_eq!(
+        app.call(Method::POST, &ack, Some(&a.token), None).await.0,
+        409
+    );
+    assert_eq!(
+        get(&app, &a.token, "/api/alerts/incidents?state=nope")
+            .await
+            .0,
+        400
+    );
+}
