@@ -20,6 +20,7 @@ pub mod copy;
 pub mod distributions;
 pub mod health;
 pub mod hourly;
+pub mod last_pass;
 pub mod leases;
 pub mod maintenance;
 pub mod meta;
@@ -61,6 +62,7 @@ pub use catalog::CatalogStore;
 pub use distributions::DistributionStore;
 pub use health::HealthStore;
 pub use hourly::HourlyStore;
+pub use last_pass::LastPassStore;
 pub use leases::LeaseStore;
 pub use maintenance::MaintenanceStore;
 pub use meta::MetaStore;
@@ -259,6 +261,7 @@ backend!(
     DistributionStore,
     HealthStore,
     HourlyStore,
+    LastPassStore,
     LeaseStore,
     MaintenanceStore,
     MetaStore,
