@@ -224,6 +224,7 @@ export function AlertDetailPage() {
       </div>
       <RunTable
         testId="alert-runs"
+        alertId={id}
         data={
           d
             ? toListPage(runs, {
