@@ -116,7 +116,7 @@ function RunSide({ run, title, testId, link }: { run: RunDetail; title: string; 
       <p class="compare-run-facts">
         <StatusBadge kind={statusKindOfId(run.runStatusId)} stopped={run.runResult === "stopped"} />
         <span>{formatSiteTime(run.runTime, zone, i18n.locale)}</span>
-        <span class="nowrap">{t`${seconds} sec`}</span>
+        <span class="nowrap">{t`${seconds} sec`}</span>
         {run.mosCqIn !== null && run.mosCqIn !== undefined ? (
           <span class="nowrap" data-testid="compare-mos">
             {t`MOS ${mos1(run.mosCqIn, i18n.locale)}`}
@@ -216,8 +216,8 @@ function StepSide(p: { step?: RunStep; label: string; pair: StepPair; side: "now
           <dt>{t`Latency / limit`}</dt>
           <dd data-testid="compare-latency">
             <span class={isSlow(s) ? "over-limit" : undefined}>
-              {lat ? t`${lat} sec` : "—"}
-              {max ? ` / ${t`${max} sec`}` : ""}
+              {lat ? t`${lat} sec` : "—"}
+              {max ? ` / ${t`${max} sec`}` : ""}
             </span>
           </dd>
         </div>
