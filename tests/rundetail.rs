@@ -301,7 +301,7 @@ async fn a_run_is_compared_with_the_last_run_of_its_test_case_that_passed_before
     let (_, page) = get(
         &app,
         &boss.token,
-        &format!("{T}/testcases/1/runs?startDate=2026-01-15"),
+        &format!("{T}/testcases/1/runs?startDate=2026-01-15&pageNo=0&pageSize=100"),
     )
     .await;
     // Newest first: p3, f1, w, p2, p1.
@@ -342,7 +342,7 @@ async fn a_run_is_compared_with_the_last_run_of_its_test_case_that_passed_before
     let (_, page) = get(
         &app,
         &boss.token,
-        &format!("{T}/testcases/1/runs?startDate=2026-01-15&sort=runId,desc"),
+        &format!("{T}/testcases/1/runs?startDate=2026-01-15&pageNo=0&pageSize=100&sort=runId,desc"),
     )
     .await;
     let newest = ids(&page);
