@@ -159,8 +159,10 @@ function PairRow({
         </span>
         {differs ? (
           <span class="compare-why" data-testid="compare-why">
-            {first ? `${t`First difference`}: ` : ""}
-            {pair.differences.map((d) => reasons[d]).join(", ")}
+            {(() => {
+              const why = pair.differences.map((d) => reasons[d]).join(", ");
+              return first ? t`First difference: ${why}` : why;
+            })()}
           </span>
         ) : null}
       </div>
