@@ -502,6 +502,13 @@ async fn world() -> World {
             read,
         ),
         r(
+            "lastPassingRun",
+            M::GET,
+            format!("{t}/testruns/{run_id}/lastPassing"),
+            Body::None,
+            read,
+        ),
+        r(
             "getRecording",
             M::GET,
             format!("{t}/recordings/{rec}"),

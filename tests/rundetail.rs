@@ -276,3 +276,96 @@ async fn the_group_list_is_paged_searched_and_sorted_on_the_server() {
     let (_, p) = get(&app, &user.token, &format!("{T}/groups/page")).await;
     assert_eq!(p["data"]["totalElements"], 2);
 }
+
+#[tokio::test]
+async fn a_run_is_compared_with_the_last_run_of_its_test_case_that_passed_before_it() {
+    let (app, _dir) = harness_trs::app();
+    let key = app.api_key("engine").await;
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("p1", 1, "2026-01-15T10:00:00Z", "pass"),
+            run("p2", 1, "2026-01-15T11:00:00Z", "pass"),
+            run("w", 1, "2026-01-15T11:30:00Z", "warn"),
+            run("other", 2, "2026-01-15T11:45:00Z", "pass"),
+            run("f1", 1, "2026-01-15T12:00:00Z", "fail"),
+            run("p3", 1, "2026-01-15T13:00:00Z", "pass"),
+            run("f0", 3, "2026-01-15T12:00:00Z", "fail"),
+        ],
+    )
+    .await;
+    let g = group(&app, "Retail", "voice", &[1, 2]).await;
+    let lone = group(&app, "Lone", "voice", &[3]).await;
+    let boss = admin(&app).await;
+    let (_, page) = get(
+        &app,
+        &boss.token,
+        &format!("{T}/testcases/1/runs?startDate=2026-01-15&pageNo=0&pageSize=100"),
+    )
+    .await;
+    // Newest first: p3, f1, w, p2, p1.
+    let case1 = ids(&page);
+    assert_eq!(case1.len(), 5, "{page}");
+    let (p3, f1, w, p2, p1) = (case1[0], case1[1], case1[2], case1[3], case1[4]);
+
+    let last = |id: i64| {
+        let token = boss.token.clone();
+        let app = &app;
+        async move { get(app, &token, &format!("{T}/testruns/{id}/lastPassing")).await }
+    };
+    // A failing run: the pass before the warning, not the other test case's later pass nor
+    // the pass after it.
+    let (s, body) = last(f1).await;
+    assert_eq!(s, 200, "{body}");
+    assert_eq!(body["data"]["runId"], p2, "{body}");
+    assert_eq!(body["data"]["runTime"], "2026-01-15T11:00:00Z");
+    // A passing run is compared with the pass before it; the first pass has none.
+    assert_eq!(last(p3).await.1["data"]["runId"], p2);
+    assert_eq!(last(w).await.1["data"]["runId"], p2);
+    assert_eq!(last(p2).await.1["data"]["runId"], p1);
+    let (s, none) = last(p1).await;
+    assert_eq!(s, 200);
+    assert!(none["data"]["runId"].is_null(), "{none}");
+    assert!(none["data"]["runTime"].is_null(), "{none}");
+
+    // Two runs at the same instant: the one stored first is before the other.
+    let twins = ingest_ok(
+        &app,
+        &key,
+        &[
+            run("t1", 1, "2026-01-15T14:00:00Z", "pass"),
+            run("t2", 1, "2026-01-15T14:00:00Z", "fail"),
+        ],
+    )
+    .await;
+    let (_, page) = get(
+        &app,
+        &boss.token,
+        &format!("{T}/testcases/1/runs?startDate=2026-01-15&pageNo=0&pageSize=100&sort=runId,desc"),
+    )
+    .await;
+    let newest = ids(&page);
+    let (t2, t1) = (newest[0], newest[1]);
+    assert_eq!(last(t2).await.1["data"]["runId"], t1, "{twins}");
+
+    // Scope: a user without the test case's group is refused; a missing run is 404.
+    let user = app
+        .user("u@example.com", Role::User, AccessType::ReadOnly, &[lone])
+        .await;
+    let (s, _) = get(&app, &user.token, &format!("{T}/testruns/{f1}/lastPassing")).await;
+    assert_eq!(s, 403);
+    let mine = app
+        .user("m@example.com", Role::User, AccessType::ReadOnly, &[g])
+        .await;
+    let (s, body) = get(&app, &mine.token, &format!("{T}/testruns/{f1}/lastPassing")).await;
+    assert_eq!(s, 200);
+    assert_eq!(body["data"]["runId"], p2);
+    let (s, _) = get(
+        &app,
+        &boss.token,
+        &format!("{T}/testruns/999999/lastPassing"),
+    )
+    .await;
+    assert_eq!(s, 404);
+}

@@ -1,5 +1,6 @@
 //! `api/trs/v1/testcases/{id}/runs` (server-paged, newest first unless sorted) and
-//! `api/trs/v1/testruns/{id}` (one run with segments, steps and recordings).
+//! `api/trs/v1/testruns/{id}` (one run with segments, steps and recordings) and
+//! `api/trs/v1/testruns/{id}/lastPassing` (the run it is compared with).
 
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
@@ -141,6 +142,18 @@ pub struct TestResultItem {
     /// The step's audio for `getContent?attachmentUrl=` (`recordings/{id}`), null when none.
     #[oai(nullable)]
     pub attachment_url: Option<String>,
+}
+
+/// The last passing run of a run's test case before it (cxwatch's addition): what the run
+/// detail compares the run with. Both null when the test case has no passing run before.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct LastPassingRun {
+    #[oai(nullable)]
+    pub run_id: Option<i64>,
+    /// Start of that run, RFC 3339 UTC.
+    #[oai(nullable)]
+    pub run_time: Option<String>,
 }
 
 /// The path under `api/trs/v1/` that serves recording `id`.
@@ -431,5 +444,27 @@ impl RunsApi {
         let mut item = RunDetailItem::from(run);
         item.run.maintenance = (!marks.is_empty()).then_some(true);
         Ok(Envelope::ok(item))
+    }
+
+    /// The newest passing run of run `id`'s test case that started before it (cxwatch's
+    /// addition): what 'compare with the last passing run' opens beside the run.
+    #[oai(
+        path = "/testruns/:id/lastPassing",
+        method = "get",
+        operation_id = "lastPassingRun"
+    )]
+    async fn last_passing(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> Answer<Json<Envelope<LastPassingRun>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
+        let caller = auth.require(Need::SignedIn)?;
+        let found = state.store.last_passing_run(caller.scope(), id.0).await?;
+        let last = params::visible(found, format_args!("Test run {}", id.0))?;
+        Ok(Envelope::ok(LastPassingRun {
+            run_id: last.map(|l| l.run_id),
+            run_time: last.map(|l| params::time(l.run_time)),
+        }))
     }
 }

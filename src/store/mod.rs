@@ -21,6 +21,7 @@ pub mod distributions;
 pub mod health;
 pub mod hourly;
 pub mod incidents;
+pub mod last_pass;
 pub mod leases;
 pub mod maintenance;
 pub mod meta;
@@ -63,6 +64,7 @@ pub use distributions::DistributionStore;
 pub use health::HealthStore;
 pub use hourly::HourlyStore;
 pub use incidents::IncidentStore;
+pub use last_pass::LastPassStore;
 pub use leases::LeaseStore;
 pub use maintenance::MaintenanceStore;
 pub use meta::MetaStore;
@@ -262,6 +264,7 @@ backend!(
     HealthStore,
     HourlyStore,
     IncidentStore,
+    LastPassStore,
     LeaseStore,
     MaintenanceStore,
     MetaStore,

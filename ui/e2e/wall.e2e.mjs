@@ -2,7 +2,9 @@
 // its modals, 404, the alerts list, wall mode, the dark theme) in English and French at
 // desktop and phone sizes with the real Content-Security-Policy on; the layout at 768 and
 // 1024 px (no overlap, no sideways scrolling); wall mode (dark, large type, 'refreshed … ago',
-// changed numbers highlighted, the 15-minute status strip following a run ingested now); kiosk
+// changed numbers highlighted, the tiles following a run ingested now); wall mode for a room at
+// 1920x1080 and 3840x2160 (no scrolling, 24 px type, the frame turning red with a tone when a
+// group starts failing, pages turning when more groups than fit); kiosk
 // sessions (allowed per user, read-only on the server, not signed out when idle); the health
 // modal of a restricted user.
 import {
@@ -200,7 +202,7 @@ export default async function wall({ server, browser, users, test }) {
     }
   }
 
-  await test("wall mode: dark, large type, no controls, 'refreshed … ago' and the strip follow a failing run ingested now; changed numbers light up", async () => {
+  await test("wall mode: dark, large type, no controls, 'refreshed … ago' and the tiles follow a failing run ingested now; changed numbers light up", async () => {
     const key = server.cli(["apikey", "add", "--name", "e2e-wall"]).match(/cxw_[0-9a-f]+/)?.[0];
     assert(key, "an ingest API key from the CLI");
     const p = await newPage(browser, server, { viewport: "desktop" });
@@ -215,7 +217,7 @@ export default async function wall({ server, browser, users, test }) {
       assertEqual(await p.locator(".sidenav:visible").count(), 0, "no side navigation");
       assertEqual(await p.getByTestId("controls-card").count(), 0, "no controls");
       const rowFont = await p.$eval("[data-testid=group-name]", (e) => parseFloat(getComputedStyle(e).fontSize));
-      assert(rowFont >= 20, `large type (${rowFont}px)`);
+      assert(rowFont >= 24, `large type (${rowFont}px)`);
       const ago = p.getByTestId("refreshed-ago");
       assert(/^refreshed \d+ s ago$/.test(await ago.textContent()), `'${await ago.textContent()}'`);
       const at0 = Number(await ago.getAttribute("data-at"));
@@ -228,7 +230,9 @@ export default async function wall({ server, browser, users, test }) {
         .data;
       const token = await apiToken(server, admin);
       let target = null;
-      for (const g of groups.filter((g) => g.channel === "voice")) {
+      // A group whose tile is on the page shown (more groups than fit turn by page).
+      const onPage = new Set(await p.$$eval("[data-testid=group-row]", (l) => l.map((e) => Number(e.dataset.groupId))));
+      for (const g of groups.filter((g) => g.channel === "voice" && onPage.has(g.id))) {
         const d = (await apiRequest(server, "GET", `trs/v1/groups/${g.id}`, { token })).json.data;
         if (d?.testCases?.length) {
           target = { group: g, tc: d.testCases[0] };
@@ -264,21 +268,20 @@ export default async function wall({ server, browser, users, test }) {
         },
       });
       assertEqual(res.status, 200, `ingest answered ${res.text}`);
-      // The 30 s refresh (no click: a wall display has no one at it).
+      // The 30 s refresh (no click: a wall display has no one at it): the group's tile fails.
       await p
         .waitForFunction(
-          (id) =>
-            document.querySelector(`[data-testid=strip-badge][data-group-id="${id}"]`)?.dataset.state === "failure",
+          (id) => document.querySelector(`[data-testid=group-row][data-group-id="${id}"]`)?.dataset.state === "failure",
           target.group.id,
           { timeout: 45000, polling: 250 },
         )
         .catch(async (e) => {
-          const strip = await p.$$eval("[data-testid=strip-badge]", (l) =>
+          const tiles = await p.$$eval("[data-testid=group-row]", (l) =>
             l.map((b) => `${b.dataset.groupId}:${b.dataset.state}:${b.textContent}`),
           );
           const recent = await apiRequest(server, "GET", "trs/v1/groups/recent?caseRunType=Manual", { token });
           throw new Error(
-            `${e.message}\nstrip: ${strip.join(" | ")}\nAPI: ${recent.text.slice(0, 800)}\ntarget ${JSON.stringify(target)}`,
+            `${e.message}\ntiles: ${tiles.join(" | ")}\nAPI: ${recent.text.slice(0, 800)}\ntarget ${JSON.stringify(target)}`,
           );
         });
       await p.waitForFunction(
@@ -295,13 +298,13 @@ export default async function wall({ server, browser, users, test }) {
       assert(at1 > at0, "the refresh moved 'refreshed … ago' on");
       const after = Number((await ago.textContent()).match(/\d+/)[0]);
       assert(after < 10, `refreshed a moment ago (${after} s)`);
-      // Failures first in the strip.
-      const states = await p.$$eval("[data-testid=strip-badge]", (l) => l.map((e) => e.dataset.state));
+      // Failures first among the tiles.
+      const states = await p.$$eval("[data-testid=group-row]", (l) => l.map((e) => e.dataset.state));
       const rank = { failure: 0, warning: 1, pass: 2, maintenance: 3, none: 4 };
       assertEqual(
         states,
         [...states].sort((a, b) => rank[a] - rank[b]),
-        "worst first in the strip",
+        "worst first among the tiles",
       );
       await screenshot(p, "wall-mode-after-run-desktop-en");
       await p.click("[data-testid=wall-toggle]");
@@ -453,10 +456,187 @@ export default async function wall({ server, browser, users, test }) {
       await closePage(p);
     }
   });
+
+  // Wall mode for a room (a 1920x1080 TV, and a 4K one): everything on one screen without
+  // scrolling, names and states of at least 24 px, maintenance in one line.
+  for (const lang of ["en", "fr"]) {
+    for (const size of [
+      { width: 1920, height: 1080 },
+      { width: 3840, height: 2160 },
+    ]) {
+      await test(`wall at ${size.width}x${size.height} (${lang}): no vertical scroll, names and states of 24 px or more, one maintenance line`, async () => {
+        const p = await newPage(browser, server, { viewport: size });
+        try {
+          await p.goto("/");
+          if (lang === "fr") await chooseLanguage(p, "fr");
+          await signIn(p, admin);
+          await p.goto("/dashboard?wall=1");
+          await waitReady(p);
+          await p.waitForSelector("[data-testid=dashboard][data-counts=in]", { timeout: 30000 });
+          await sleep(500);
+          await assertFits(p, `${size.width}x${size.height} ${lang}`);
+          assert(
+            (await p.locator("[data-testid=wall-maintenance]").count()) <= 1 &&
+              (await p.locator("[data-testid=maintenance-banner], [data-testid=maintenance-left-out]").count()) === 0,
+            "maintenance folded into one line",
+          );
+          await checkA11y(p, `wall ${size.width}x${size.height} (${lang})`);
+          await screenshot(p, `wall-room-${size.width}x${size.height}-${lang}`);
+          assertEqual(p.problems, [], "page problems");
+        } finally {
+          await closePage(p);
+        }
+      });
+    }
+  }
+
+  for (const [i, lang] of ["en", "fr"].entries()) {
+    await test(`wall alarm (${lang}): a group that starts failing turns the frame red and, started with sound, plays a tone`, async () => {
+      const token = await apiToken(server, admin);
+      const key = server.cli(["apikey", "add", "--name", `e2e-wall-alarm-${lang}`]).match(/cxw_[0-9a-f]+/)?.[0];
+      assert(key, "an ingest API key");
+      const caseId = ALARM_CASE + i;
+      const alarmRun = (id, minutesAgo, status) => ({
+        engineRunId: `e2e-wall-alarm-${lang}-${id}`,
+        testCase: {
+          id: caseId,
+          name: `Wall alarm case ${lang}`,
+          channel: "voice",
+          ivr: { id: 8700, name: "Wall IVR" },
+        },
+        runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+        runDuration: 20,
+        status,
+        runType: "Manual",
+        segments: [],
+      });
+      // A pass outside the last 15 minutes: the group shows 'No runs' until its failure.
+      await ingest(server, key, [alarmRun("pass", 40, "pass")]);
+      const name = `Wall alarm ${lang}`;
+      const g = await apiRequest(server, "POST", "trs/v1/groups", {
+        token,
+        body: { name, channel: "voice", testCases: [{ id: caseId }] },
+      });
+      assertEqual(g.status, 200, `group: ${g.text}`);
+      const groupId = g.json.data.id;
+      const p = await newPage(browser, server, { viewport: { width: 1920, height: 1080 } });
+      try {
+        await p.goto("/");
+        if (lang === "fr") await chooseLanguage(p, "fr");
+        await signIn(p, admin);
+        // Started with sound: the click is the gesture that lets the page play it.
+        await p.click("[data-testid=wall-sound-start]");
+        await p.waitForURL("**/dashboard?wall=1&sound=1");
+        await waitReady(p);
+        await p.waitForSelector("[data-testid=dashboard][data-counts=in]", { timeout: 30000 });
+        assertEqual(await p.getAttribute("[data-testid=wall-sound]", "aria-pressed"), "true", "sound on");
+        assertEqual(await p.getAttribute("[data-testid=wall-frame]", "data-alarm"), "false", "no alarm yet");
+        const tones0 = Number(await p.getAttribute("[data-testid=wall-frame]", "data-tones"));
+        await sleep(300);
+        await ingest(server, key, [alarmRun("fail", 0, "fail")]);
+        // The next refresh (the live feed or the 30 s poll; nobody clicks a wall).
+        await p.waitForFunction(
+          () => document.querySelector("[data-testid=wall-frame]")?.dataset.alarm === "true",
+          null,
+          { timeout: 45000, polling: 250 },
+        );
+        const tile = p.locator(`[data-testid=group-row][data-group-id="${groupId}"]`);
+        assertEqual(await tile.getAttribute("data-state"), "failure", "the group's tile fails");
+        const alarm = await p.getByTestId("wall-alarm").textContent();
+        assert(alarm.includes(ALARM_TEXT[lang]) && alarm.includes(name), `the alarm names the group: '${alarm}'`);
+        const color = await p.$eval("[data-testid=wall-frame]", (e) => getComputedStyle(e).borderTopColor);
+        assert(/^rgb\(2[0-9]{2}, /.test(color) || /^rgb\(1[7-9][0-9], /.test(color), `the frame is red (${color})`);
+        const width = await p.$eval("[data-testid=wall-frame]", (e) => parseFloat(getComputedStyle(e).borderTopWidth));
+        assert(width >= 8, `a frame a room sees (${width}px)`);
+        const tones = Number(await p.getAttribute("[data-testid=wall-frame]", "data-tones"));
+        assert(tones > tones0, `a tone played (${tones0} -> ${tones})`);
+        await assertFits(p, `alarm ${lang}`);
+        await screenshot(p, `wall-alarm-1920x1080-${lang}`);
+        assertEqual(p.problems, [], "page problems");
+      } finally {
+        await closePage(p);
+      }
+    });
+  }
+
+  await test("wall pages: more groups than fit turn by page, with a page indicator, still without scrolling", async () => {
+    const token = await apiToken(server, admin);
+    for (let n = 1; n <= 40; n++) {
+      const r = await apiRequest(server, "POST", "trs/v1/groups", {
+        token,
+        body: { name: `Wall page ${String(n).padStart(2, "0")}`, channel: "voice", testCases: [{ id: 1001 }] },
+      });
+      assertEqual(r.status, 200, `group ${n}: ${r.text}`);
+    }
+    const p = await newPage(browser, server, { viewport: { width: 1920, height: 1080 } });
+    try {
+      await p.clock.install();
+      await signIn(p, admin);
+      await p.goto("/dashboard?wall=1");
+      await waitReady(p);
+      await p.waitForSelector("[data-testid=wall-page]", { timeout: 30000 });
+      const pages = Number(await p.getAttribute("[data-testid=wall-page]", "data-pages"));
+      const perPage = Number(await p.getAttribute("[data-testid=wall-grid]", "data-per-page"));
+      const total = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json.data.length;
+      assertEqual(pages, Math.ceil(total / perPage), `pages of ${perPage} for ${total} groups`);
+      assertEqual(await p.getAttribute("[data-testid=wall-page]", "data-page"), "1", "first page");
+      assert(/^Page 1 of \d+$/.test(await p.getByTestId("wall-page").textContent()), "the page indicator");
+      const first = await p.$$eval("[data-testid=group-row]", (l) => l.map((e) => e.dataset.groupId));
+      assertEqual(first.length, perPage, "a full first page");
+      await assertFits(p, "page 1");
+      await screenshot(p, "wall-pages-1-1920x1080-en");
+      await p.clock.fastForward(15_000);
+      await p.waitForFunction(() => document.querySelector("[data-testid=wall-page]")?.dataset.page === "2");
+      const second = await p.$$eval("[data-testid=group-row]", (l) => l.map((e) => e.dataset.groupId));
+      assert(second.length > 0 && second.every((id) => !first.includes(id)), "the second page shows other groups");
+      await assertFits(p, "page 2");
+      await screenshot(p, "wall-pages-2-1920x1080-en");
+      assertEqual(p.problems, [], "page problems");
+    } finally {
+      await closePage(p);
+    }
+  });
+}
+
+const ALARM_CASE = 870001;
+const ALARM_TEXT = { en: "Started failing", fr: "Commence à échouer" };
+
+/**
+ * The wall fits its screen: no vertical (or sideways) scrolling, every tile whole inside the
+ * window, group names and states of 24 px or more.
+ */
+async function assertFits(p, what) {
+  const m = await p.evaluate(() => {
+    const tiles = [...document.querySelectorAll("[data-testid=group-row]")].map((e) => e.getBoundingClientRect());
+    const fonts = [...document.querySelectorAll("[data-testid=group-name], [data-testid=wall-state]")].map((e) =>
+      parseFloat(getComputedStyle(e).fontSize),
+    );
+    return {
+      sh: document.scrollingElement.scrollHeight,
+      sw: document.scrollingElement.scrollWidth,
+      ih: innerHeight,
+      iw: innerWidth,
+      lowest: Math.max(0, ...tiles.map((r) => r.bottom)),
+      tiles: tiles.length,
+      smallest: Math.min(...fonts),
+    };
+  });
+  assert(m.sh <= m.ih, `${what}: the page scrolls (${m.sh} > ${m.ih})`);
+  assert(m.sw <= m.iw, `${what}: the page scrolls sideways (${m.sw} > ${m.iw})`);
+  assert(m.tiles > 0, `${what}: tiles shown`);
+  assert(m.lowest <= m.ih, `${what}: a tile is cut off at the bottom (${m.lowest} > ${m.ih})`);
+  assert(m.smallest >= 24, `${what}: type of ${m.smallest}px`);
 }
 
 /** Signs out whoever is signed in on this page and signs `user` in. */
 async function signInFresh(page, user) {
   await page.evaluate(() => localStorage.clear());
   await signIn(page, user);
+}
+
+/** What a test engine does: POSTs `runs` with its key (the server's certificate is self-signed). */
+async function ingest(server, key, runs) {
+  const r = await apiRequest(server, "POST", "ingest/v1/runs", { token: key, body: { runs } });
+  assert(r.status === 200 && r.json?.data?.rejected?.length === 0, `ingest: ${r.text}`);
+  return r.json.data;
 }

@@ -1484,6 +1484,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/trs/v1/testruns/{id}/lastPassing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest passing run of run `id`'s test case that started before it (cxwatch's
+         *     addition): what 'compare with the last passing run' opens beside the run.
+         */
+        get: operations["lastPassingRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users": {
         parameters: {
             query?: never;
@@ -2274,6 +2294,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["JiraSettings"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_LastPassingRun
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_LastPassingRun: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["LastPassingRun"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -3446,6 +3479,17 @@ export interface components {
          * @enum {string}
          */
         Language: "en" | "fr";
+        /**
+         * LastPassingRun
+         * @description The last passing run of a run's test case before it (cxwatch's addition): what the run
+         *     detail compares the run with. Both null when the test case has no passing run before.
+         */
+        LastPassingRun: {
+            /** Format: int64 */
+            runId?: number | null;
+            /** @description Start of that run, RFC 3339 UTC. */
+            runTime?: string | null;
+        };
         /**
          * LatencyByHr
          * @description One local hour slot of a latency heat map.
@@ -11194,6 +11238,75 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_RunDetailItem"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    lastPassingRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_LastPassingRun"];
                 };
             };
             /**

@@ -5,6 +5,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { itemsOf, type ListPage, toListPage } from "../../lib/listPage";
 import { NEWEST_FIRST, runSortValue, type SortState, sortParam } from "../../lib/runSort";
+import { siteToday } from "../../lib/siteTime";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import type { Query } from "../client";
 import { api, client } from "../index";
@@ -35,6 +36,7 @@ export const runKeys = {
   /** The whole list of a source and status (flavour "spec": paged in the browser). */
   whole: (source: RunSource, status: string) => [...runKeys.lists(), "all", source, status] as const,
   detail: (id: number) => [...runKeys.all, "detail", id] as const,
+  lastPassing: (id: number) => [...runKeys.all, "lastPassing", id] as const,
 };
 
 /** The alert-status id of a drill status (spec §9: pass 3, warning 4, failure 7); undefined for total. */
@@ -204,6 +206,54 @@ export function useRun(id: number) {
     queryFn: ({ signal }) =>
       client.get("/trs/v1/testruns/{id}", { signal, path: { id }, quiet: true }).then((r: unknown) => normalizeRun(r)),
     enabled: Number.isInteger(id) && id > 0,
+    retry: false,
+  });
+}
+
+/** A run found to compare with: its id and start, RFC 3339. */
+export interface RunRef {
+  runId: number;
+  runTime: string;
+}
+
+/** How far back a spec-only API's run list is read for the last passing run. */
+export const LAST_PASS_DAYS = 31;
+
+/**
+ * The last passing run of the run's test case before it, or null when there is none: cxwatch's
+ * `testruns/{id}/lastPassing` (one index seek on the server); on a spec-only API the test
+ * case's runs of the LAST_PASS_DAYS days up to the run's date (section 7's
+ * `testcases/{id}/runs?startDate&endDate`), searched here (`pick`, RunDetail/compare.ts).
+ */
+export function useLastPassing(
+  run: { runId: number; runTime: string; testCaseId: number },
+  pick: (runs: SpecRun[], run: RunRef) => RunRef | undefined,
+  enabled: boolean,
+) {
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const timeZone = useSiteTimeZone();
+  return useQuery({
+    queryKey: runKeys.lastPassing(run.runId),
+    queryFn: async ({ signal }): Promise<RunRef | null> => {
+      if (cxwatch) {
+        const found: { runId?: number | null; runTime?: string | null } = await client.get(
+          "/trs/v1/testruns/{id}/lastPassing",
+          { signal, path: { id: run.runId }, quiet: true },
+        );
+        return found?.runId && found.runTime ? { runId: found.runId, runTime: found.runTime } : null;
+      }
+      const at = new Date(run.runTime);
+      const endDate = siteToday(at, timeZone);
+      const startDate = siteToday(new Date(at.getTime() - LAST_PASS_DAYS * 86_400_000), timeZone);
+      const answer: SpecRun[] | RunPage = await client.get("/trs/v1/testcases/{id}/runs", {
+        signal,
+        path: { id: run.testCaseId },
+        query: { startDate, endDate },
+        quiet: true,
+      });
+      return pick(itemsOf<SpecRun>(answer as SpecRun[]), run) ?? null;
+    },
+    enabled,
     retry: false,
   });
 }

@@ -226,6 +226,7 @@ export function AlertDetailPage() {
       </div>
       <RunTable
         testId="alert-runs"
+        alertId={id}
         data={
           d
             ? toListPage(runs, {

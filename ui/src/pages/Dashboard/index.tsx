@@ -38,7 +38,9 @@ import { StatusStrip } from "./StatusStrip";
 import { sharedScaleMax } from "./scale";
 import { firstFutureHour, headlineScope } from "./scope";
 import { STRIP_MINUTES } from "./strip";
+import { unlockTone } from "./tone";
 import { LIVE, useDashboard } from "./useDashboard";
+import { WallBoard } from "./WallBoard";
 import { RefreshedAgo, useWallMode } from "./WallMode";
 import "./Dashboard.css";
 
@@ -124,7 +126,7 @@ export function DashboardPage() {
   const [healthOpen, setHealthOpen] = useState(false);
   const [chartId, setChartId] = useState<number | null>(null);
   const root = useRef<HTMLElement>(null);
-  const [wall, setWall] = useWallMode();
+  const [wall, setWall, sound] = useWallMode();
   // An open list of the page's own controls keeps them in place: opening one near the bottom of
   // the screen scrolls it into view, and the bar replacing the controls then would hide it.
   const [menuOpen, setMenuOpen] = useState(false);
@@ -192,7 +194,7 @@ export function DashboardPage() {
     ...LIVE,
     enabled: cxwatch,
   });
-  const { incidents, worst, current } = useMemo(() => {
+  const { incidents, worst, current, counts } = useMemo(() => {
     const now = new Date();
     const p = zonedParts(now, timeZone);
     const nowHour = Number(p.hour);
@@ -200,13 +202,14 @@ export function DashboardPage() {
       ? { kind: "minutes", minutes: STRIP_MINUTES }
       : { kind: "hour", hour: nowHour };
     if (!s.ready || s.date !== siteToday(now, timeZone))
-      return { incidents: [] as Incident[], worst: "none" as const, current };
+      return { incidents: [] as Incident[], worst: "none" as const, current, counts: null };
     const shown = sorted.filter((r) => s.sums.has(r.id));
     const counts = currentCounts(shown, current, recent.data?.groups);
     return {
       incidents: incidentsNow(shown, counts, nowHour, Number(p.minute)),
       worst: currentWorst(counts),
       current,
+      counts,
     };
   }, [sorted, s.sums, s.ready, s.date, timeZone, s.lastRefreshed, cxwatch, recent.data]);
   useTabState(
@@ -244,6 +247,25 @@ export function DashboardPage() {
     />
   );
 
+  if (wall) {
+    // A room's screen: the tiles of the chosen groups, fitted to the screen (WallBoard.tsx).
+    return (
+      <WallBoard
+        rows={sorted}
+        counts={counts}
+        recent={recent.data?.groups}
+        window={current}
+        ready={s.ready}
+        lastRefreshed={s.lastRefreshed}
+        maintenanceLeftOut={s.maintenanceLeftOut}
+        cxwatch={cxwatch}
+        sound={sound}
+        onSound={(on) => setWall(true, on)}
+        onLeave={() => setWall(false)}
+      />
+    );
+  }
+
   return (
     <section
       class={`page dashboard ${isPhone ? "is-phone" : "is-desktop"}${wall ? " is-wall" : ""}`}
@@ -257,15 +279,29 @@ export function DashboardPage() {
         {wall ? <RefreshedAgo at={s.lastRefreshed} /> : null}
         {/* A wall display is a big screen: a phone is not offered the mode (issue 30, item 8). */}
         {isPhone && !wall ? null : (
-          <button
-            type="button"
-            class="button secondary wall-toggle"
-            aria-pressed={wall}
-            data-testid="wall-toggle"
-            onClick={() => setWall(!wall)}
-          >
-            {wall ? t`Leave wall mode` : t`Wall mode`}
-          </button>
+          <>
+            <button
+              type="button"
+              class="button secondary wall-toggle"
+              aria-pressed={wall}
+              data-testid="wall-toggle"
+              onClick={() => setWall(!wall)}
+            >
+              {wall ? t`Leave wall mode` : t`Wall mode`}
+            </button>
+            <button
+              type="button"
+              class="button secondary wall-toggle"
+              data-testid="wall-sound-start"
+              onClick={() => {
+                // This click is the gesture browsers ask for before a page may play sound.
+                unlockTone();
+                setWall(true, true);
+              }}
+            >
+              {t`Wall mode with sound`}
+            </button>
+          </>
         )}
       </div>
       <MaintenanceBanner enabled={cxwatch} />

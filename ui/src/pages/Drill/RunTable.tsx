@@ -37,9 +37,11 @@ export interface RunTableProps {
   onSort?: (next: SortState) => void;
   /** A Latency column (the runs behind a latency cell: each run's slowest step). */
   showLatency?: boolean;
+  /** The alert whose runs these are: each run's page then offers the alert's actions. */
+  alertId?: number;
 }
 
-export function useRunColumns(latency?: number, showLatency = false): Column<RunItem>[] {
+export function useRunColumns(latency?: number, showLatency = false, alertId?: number): Column<RunItem>[] {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const columns: Column<RunItem>[] = [
@@ -48,7 +50,7 @@ export function useRunColumns(latency?: number, showLatency = false): Column<Run
       key: "testCaseName",
       label: t`Test Case`,
       render: (r) => (
-        <Link href={runPath(r.runId, latency)} data-testid="run-link">
+        <Link href={runPath(r.runId, latency, alertId)} data-testid="run-link">
           {r.testCaseName}
         </Link>
       ),
@@ -91,7 +93,7 @@ export function useRunColumns(latency?: number, showLatency = false): Column<Run
 export function RunTable(p: RunTableProps) {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
-  const columns = useRunColumns(p.latency, p.showLatency);
+  const columns = useRunColumns(p.latency, p.showLatency, p.alertId);
   return (
     <>
       <DataTable
@@ -108,7 +110,7 @@ export function RunTable(p: RunTableProps) {
           const id = r.runId;
           return (
             <Link
-              href={runPath(id, p.latency)}
+              href={runPath(id, p.latency, p.alertId)}
               class="button secondary run-open"
               data-testid="run-open"
               aria-label={t`Open run ${id}`}

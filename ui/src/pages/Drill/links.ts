@@ -56,8 +56,11 @@ export function groupDrillPath(d: GroupDrill): string {
   return `/report/drill/${seg(d.groupId)}/${d.status}/${seg(d.date)}/${seg(d.date)}?${q.toString()}`;
 }
 
-export function runPath(runId: number, latency?: number): string {
-  return latency !== undefined && Number.isFinite(latency) ? `/report/run/${runId}/${latency}` : `/report/run/${runId}`;
+/** A run's address; from an alert's runs, `?alert={id}` (the run page then offers the alert's actions). */
+export function runPath(runId: number, latency?: number, alertId?: number): string {
+  const path =
+    latency !== undefined && Number.isFinite(latency) ? `/report/run/${runId}/${latency}` : `/report/run/${runId}`;
+  return alertId !== undefined ? `${path}?alert=${alertId}` : path;
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

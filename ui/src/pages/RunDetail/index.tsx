@@ -1,8 +1,10 @@
 // Test run detail (/report/run/{runId}[/{latency}], spec §2): the run's header, its call
 // recording and attachments, then its segments and steps, each step with its own player.
-// With {latency} (seconds), steps slower than it stand out.
+// With {latency} (seconds), steps slower than it stand out. `?compare=1` opens the comparison with
+// the last passing run of the test case (Comparison.tsx); `?alert={id}`, set by an alert's runs,
+// puts that alert's acknowledge, mute and ticket actions on the page (AlertContext.tsx).
 import { useLingui } from "@lingui/react/macro";
-import { useParams } from "wouter";
+import { useLocation, useParams, useSearch } from "wouter";
 import { ApiError } from "../../api";
 import { downloadRecording, fetchRecording, useRun } from "../../api/queries/runs";
 import type { RunDetail, RunStep } from "../../api/types";
@@ -15,6 +17,8 @@ import { useSiteTimeZone } from "../../lib/tenant";
 import { mos1, msAsSeconds, seconds2, slowerThan, statusKindOfId, statusKindOfResult } from "../Drill/format";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { NotFoundPage } from "../NotFound";
+import { AlertContext } from "./AlertContext";
+import { Comparison } from "./Comparison";
 import {
   expectsNoSpeech,
   type FocusKind,
@@ -60,8 +64,29 @@ export function RunDetailPage() {
   return <Detail run={run.data} latency={latency} />;
 }
 
+/** The page's options in its address: the comparison open, the alert it was reached from. */
+function useRunOptions(): { compare: boolean; alertId: number | undefined; setCompare: (on: boolean) => void } {
+  const search = useSearch();
+  const [location, navigate] = useLocation();
+  const q = new URLSearchParams(search);
+  const alert = Number(q.get("alert"));
+  const setCompare = (on: boolean) => {
+    const next = new URLSearchParams(search);
+    if (on) next.set("compare", "1");
+    else next.delete("compare");
+    const qs = next.toString();
+    navigate(qs ? `${location}?${qs}` : location, { replace: true });
+  };
+  return {
+    compare: q.get("compare") === "1",
+    alertId: Number.isInteger(alert) && alert > 0 ? alert : undefined,
+    setCompare,
+  };
+}
+
 function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
   const { t, i18n } = useLingui();
+  const options = useRunOptions();
   const zone = useSiteTimeZone();
   const runId = run.runId;
   const seconds = seconds2(run.runDuration, i18n.locale);
@@ -74,6 +99,21 @@ function Detail({ run, latency }: { run: RunDetail; latency?: number }) {
   return (
     <section class="page run-detail" data-testid="run-detail">
       <h1 class="page-title">{t`Test Run ${runId}`}</h1>
+      {options.alertId !== undefined ? <AlertContext alertId={options.alertId} /> : null}
+      {options.compare ? (
+        <Comparison run={run} onClose={() => options.setCompare(false)} />
+      ) : (
+        <div class="run-actions">
+          <button
+            type="button"
+            class="button secondary"
+            data-testid="compare-open"
+            onClick={() => options.setCompare(true)}
+          >
+            {t`Compare with the last passing run`}
+          </button>
+        </div>
+      )}
       <RunSummary run={run} latency={latency} />
       <div class="card run-header">
         <h2 class="section-title">{t`Run details`}</h2>
