@@ -5,7 +5,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-
 /** msgid → msgstr of a .po file (continuation lines joined, escapes read). */
 export function readPo(file) {
   const out = new Map();
@@ -148,7 +147,7 @@ export function englishIn(text, { patterns, data, numbers = true }) {
   if (/(^|\s)[a-z]+(_[a-z]+)+(\s|$)/.test(rest)) return "a code shown as it is";
   const words = (rest.toLowerCase().match(/[\p{L}']+/gu) ?? []).filter((w) => ENGLISH_WORDS.has(w));
   if (words.length) return `English word(s) ${[...new Set(words)].join(", ")}`;
-  if (numbers && /(^|[^\d.\/:\w])\d+\.\d+(?![\d.])/.test(rest)) return "a decimal point";
+  if (numbers && /(^|[^\d./:\w])\d+\.\d+(?![\d.])/.test(rest)) return "a decimal point";
   return null;
 }
 
@@ -168,4 +167,3 @@ export function routeRe(pattern) {
     .join("");
   return new RegExp(`^${body}/?$`);
 }
-
