@@ -58,6 +58,15 @@ export function branches(message) {
 
 const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** Placeholders and Lingui's component tags: they stand for anything. */
+const PLACEHOLDER = /\{[^{}]*\}|<\/?\d+>/;
+
+/** A message as a pattern over a whole text. */
+function patternOf(message) {
+  const parts = message.split(PLACEHOLDER).map((p) => escapeRe(p.replace(/\s+/g, " ")));
+  return new RegExp(`^${parts.join("(?:.*?)").trim()}$`, "s");
+}
+
 /**
  * English messages whose French differs, as patterns over a whole text: placeholders and
  * Lingui's component tags stand for anything. Messages with fewer than two letters of their
@@ -68,13 +77,12 @@ export function englishPatterns(en, fr) {
   for (const [id, enStr] of en) {
     const frStr = fr.get(id) ?? "";
     if (!enStr || enStr === frStr) continue;
+    // A text the French message also gives is French ('Contact nº 1' is 'Contact {n}' too).
+    const french = branches(frStr).map(patternOf);
     for (const text of branches(enStr)) {
-      const parts = text.split(/\{[^{}]*\}|<\/?\d+>/);
-      const literal = parts.join("");
+      const literal = text.split(PLACEHOLDER).join("");
       if ((literal.match(/\p{L}/gu) ?? []).length < 2) continue;
-      // A fragment of a message split by a component is matched on its own too.
-      const pattern = parts.map((p) => escapeRe(p.replace(/\s+/g, " "))).join("(?:.*?)");
-      out.push({ message: text, re: new RegExp(`^${pattern.trim()}$`, "s") });
+      out.push({ message: text, re: patternOf(text), french });
     }
   }
   return out;
@@ -118,15 +126,22 @@ const SERVER_WORDS = new Set([
   "channel",
 ]);
 
-/** Every string value of an API answer (data), minus the server's own words. */
-export function dataStrings(json, into = new Set(), key = "") {
-  if (typeof json === "string") {
-    if (!SERVER_WORDS.has(key) && json.trim().length >= 2) into.add(json.replace(/\s+/g, " ").trim());
-  } else if (Array.isArray(json)) {
-    for (const v of json) dataStrings(v, into, key);
-  } else if (json && typeof json === "object") {
-    for (const [k, v] of Object.entries(json)) dataStrings(v, into, k);
-  }
+/**
+ * Every string value of an API answer (data), minus the server's own words. `url` is where it
+ * came from: a maintenance window's `reason` is what a user wrote, not the server's words.
+ */
+export function dataStrings(json, into = new Set(), url = "") {
+  const own = url.includes("/maintenance/") ? new Set([...SERVER_WORDS].filter((k) => k !== "reason")) : SERVER_WORDS;
+  const walk = (v, key) => {
+    if (typeof v === "string") {
+      if (!own.has(key) && v.trim().length >= 2) into.add(v.replace(/\s+/g, " ").trim());
+    } else if (Array.isArray(v)) {
+      for (const x of v) walk(x, key);
+    } else if (v && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) walk(x, k);
+    }
+  };
+  walk(json, "");
   return into;
 }
 
@@ -142,7 +157,7 @@ export function englishIn(text, { patterns, data, numbers = true }) {
   // Addresses, paths and e-mail addresses are not words ('/api/ingest/v1/runs').
   rest = rest.replace(/\S*[/@]\S*/g, " ");
   if (!/\p{L}{2}/u.test(rest) && !(numbers && /\d\.\d/.test(rest))) return null;
-  const hit = patterns.find((p) => p.re.test(text));
+  const hit = patterns.find((p) => p.re.test(text) && !p.french.some((f) => f.test(text)));
   if (hit) return `message '${hit.message}'`;
   if (/(^|\s)[a-z]+(_[a-z]+)+(\s|$)/.test(rest)) return "a code shown as it is";
   const words = (rest.toLowerCase().match(/[\p{L}']+/gu) ?? []).filter((w) => ENGLISH_WORDS.has(w));

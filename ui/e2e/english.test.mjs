@@ -21,6 +21,7 @@ const en = po([
   ["Acknowledged by {who} at {when}", "Acknowledged by {who} at {when}"],
   ["{0, plural, one {# run} other {# runs}}", "{0, plural, one {# run} other {# runs}}"],
   ["{name}", "{name}"],
+  ["Contact {n}", "Contact {n}"],
 ]);
 const fr = po([
   ["Alerts", "Alertes"],
@@ -28,6 +29,7 @@ const fr = po([
   ["Acknowledged by {who} at {when}", "Acquittée par {who} à {when}"],
   ["{0, plural, one {# run} other {# runs}}", "{0, plural, one {# exécution} other {# exécutions}}"],
   ["{name}", "{name}"],
+  ["Contact {n}", "Contact nº {n}"],
 ]);
 const patterns = englishPatterns(en, fr);
 const data = dataStrings({ content: [{ name: "Card Services - Check the balance", reason: "connection refused" }] });
@@ -45,6 +47,9 @@ test("a message of the English catalog is English; one the same in French is not
   assert.equal(check("Site"), null);
   assert.equal(check("Alertes"), null);
   assert.equal(check("Acquittée par ana à 2026/11/29 03:12:00"), null);
+  // What the French message gives too is French.
+  assert.equal(check("Contact nº 1"), null);
+  assert.match(check("Contact 1"), /message 'Contact \{n\}'/);
 });
 
 test("data is left out by its source, the server's own words are not", () => {
@@ -52,6 +57,15 @@ test("data is left out by its source, the server's own words are not", () => {
   assert.equal(check("Lire : Card Services - Check the balance"), null);
   assert.match(check("connection refused: the server did not answer"), /English word/);
   assert.equal(check("/api/ingest/v1/runs"), null);
+  // A maintenance window's reason is a user's words; a notification's is the server's.
+  const windows = dataStrings(
+    { data: [{ reason: "Claims IVR release (every Tuesday night)" }] },
+    new Set(),
+    "/api/maintenance/windows",
+  );
+  assert.equal(englishIn("Claims IVR release (every Tuesday night)", { patterns, data: windows }), null);
+  const sends = dataStrings({ data: [{ reason: "the server did not answer" }] }, new Set(), "/api/alerts/events/1");
+  assert.match(englishIn("the server did not answer", { patterns, data: sends }), /English word/);
 });
 
 test("English words, raw codes and decimal points are found", () => {

@@ -97,19 +97,22 @@ export default async function sweep({ server, browser, users, test }) {
 
   // Screens not reached by a link: the forms of new items, the signed-out pages.
   const token = await apiToken(server, admin);
-  const me = await apiRequest(server, "GET", "trs/v1/groups", { token });
-  assert(me.status === 200, "the demo's groups");
   const seeds = ["/dashboard", "/reports", "/report/add", "/alerts", "/settings/alert-settings/1"];
   seeds.push("/settings/test-case-group/2", "/settings/distribution-list/3", "/settings/admin-settings/4");
   seeds.push("/settings/maintenance", "/settings/maintenance/0", "/settings/site", "/report/distribution/0");
   seeds.push("/report/setting/0", "/no-such-page");
+  // An alert of the demo (the list shows the current ones only).
+  const alerts = await apiRequest(server, "GET", "alerts/events", { token });
+  const alertId = /"alertId":(\d+)/.exec(alerts.text)?.[1];
+  assert(alertId, `an alert of the demo: ${alerts.text.slice(0, 200)}`);
+  seeds.push(`/alert/${alertId}`);
 
   // What to open on a screen (first match of its route): dialogs, menus, a form's errors.
   const extras = {
     "/dashboard": [
       ["a group's chart", (p) => p.locator("[data-testid=group-chart]").first().click()],
       ["the components' health", (p) => p.locator("[data-testid=health-details]").first().click()],
-      ["wall mode", (p) => p.locator("[data-testid=wall-toggle]").first().click()],
+      ["wall mode", (p) => p.goto("/dashboard?wall=1")],
     ],
     "/reports": [["the report filter", (p) => p.click("[data-testid=open-filter]")]],
     "/report/edit/:id": [["the report's schedule", (p) => p.click("[data-testid=open-schedule]")]],
@@ -164,7 +167,7 @@ export default async function sweep({ server, browser, users, test }) {
       page.on("response", async (r) => {
         if (!r.url().includes("/api/") || !(r.headers()["content-type"] ?? "").includes("json")) return;
         try {
-          dataStrings(await r.json(), data);
+          dataStrings(await r.json(), data, r.url());
         } catch {
           // not JSON after all, or gone
         }
@@ -226,6 +229,14 @@ export default async function sweep({ server, browser, users, test }) {
           // The links onward: one address per route is enough (real ids, the console's own).
           const links = await page.$$eval("a[href^='/']", (as) => as.map((a) => a.getAttribute("href")));
           for (const l of links) if (l && !seen.has(l)) queue.push(l);
+          // The addresses the screens lead to only sometimes: a report by test case, a
+          // setting's auto tickets.
+          for (const l of links) {
+            const view = /^\/report\/view\/(\d+)$/.exec(l ?? "");
+            if (view) queue.push(`/report/view/testcase/${view[1]}`);
+            const setting = /^\/report\/setting\/(\d+)$/.exec(l ?? "");
+            if (setting && setting[1] !== "0") queue.push(`/report/setting/autojiratickets/${setting[1]}`);
+          }
           for (const [what, open] of extras[route] ?? []) {
             try {
               await open(page);

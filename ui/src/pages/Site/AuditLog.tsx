@@ -90,7 +90,7 @@ export function AuditLog() {
         columns={columns}
         rows={list.data?.content}
         rowId={(e) => e.id}
-        rowLabel={(e) => `${e.kind} ${e.target}`}
+        rowLabel={(e) => `${labelOf(KIND_LABELS, e.kind, say)} ${e.target}`}
         loading={list.isFetching && !list.data}
         error={list.error ? list.error.message : null}
         testId="audit-table"
