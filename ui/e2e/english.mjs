@@ -74,6 +74,12 @@ function patternOf(message) {
  */
 export function englishPatterns(en, fr) {
   const out = [];
+  // Every French message as a pattern: a text one of them gives is French, whatever English
+  // message it also fits ('Close', an alert's state, is not the button 'Close').
+  out.french = [...fr.values()]
+    .flatMap(branches)
+    .filter((m) => (m.split(PLACEHOLDER).join("").match(/\p{L}/gu) ?? []).length >= 2)
+    .map(patternOf);
   for (const [id, enStr] of en) {
     const frStr = fr.get(id) ?? "";
     if (!enStr || enStr === frStr) continue;
@@ -157,8 +163,10 @@ export function englishIn(text, { patterns, data, numbers = true }) {
   // Addresses, paths and e-mail addresses are not words ('/api/ingest/v1/runs').
   rest = rest.replace(/\S*[/@]\S*/g, " ");
   if (!/\p{L}{2}/u.test(rest) && !(numbers && /\d\.\d/.test(rest))) return null;
-  const hit = patterns.find((p) => p.re.test(text) && !p.french.some((f) => f.test(text)));
-  if (hit) return `message '${hit.message}'`;
+  const french = patterns.french ?? [];
+  const hit = patterns.find((p) => p.re.test(text)) && !french.some((f) => f.test(text));
+  const which = hit ? patterns.find((p) => p.re.test(text)) : null;
+  if (which) return `message '${which.message}'`;
   if (/(^|\s)[a-z]+(_[a-z]+)+(\s|$)/.test(rest)) return "a code shown as it is";
   const words = (rest.toLowerCase().match(/[\p{L}']+/gu) ?? []).filter((w) => ENGLISH_WORDS.has(w));
   if (words.length) return `English word(s) ${[...new Set(words)].join(", ")}`;

@@ -22,6 +22,10 @@ const en = po([
   ["{0, plural, one {# run} other {# runs}}", "{0, plural, one {# run} other {# runs}}"],
   ["{name}", "{name}"],
   ["Contact {n}", "Contact {n}"],
+  ["Close", "Close"],
+  ["Closed", "Closed"],
+  ["MOS {0}", "MOS {0}"],
+  ["MOS (audio quality)", "MOS (audio quality)"],
 ]);
 const fr = po([
   ["Alerts", "Alertes"],
@@ -30,6 +34,10 @@ const fr = po([
   ["{0, plural, one {# run} other {# runs}}", "{0, plural, one {# exécution} other {# exécutions}}"],
   ["{name}", "{name}"],
   ["Contact {n}", "Contact nº {n}"],
+  ["Close", "Fermer"],
+  ["Closed", "Close"],
+  ["MOS {0}", "MOS : {0}"],
+  ["MOS (audio quality)", "MOS (qualité audio)"],
 ]);
 const patterns = englishPatterns(en, fr);
 const data = dataStrings({ content: [{ name: "Card Services - Check the balance", reason: "connection refused" }] });
@@ -50,6 +58,10 @@ test("a message of the English catalog is English; one the same in French is not
   // What the French message gives too is French.
   assert.equal(check("Contact nº 1"), null);
   assert.match(check("Contact 1"), /message 'Contact \{n\}'/);
+  // What another French message gives is French: an alert 'Close' (closed), not the button.
+  assert.equal(check("Close"), null);
+  assert.equal(check("MOS (qualité audio)"), null);
+  assert.match(check("MOS (audio quality)"), /message/);
 });
 
 test("data is left out by its source, the server's own words are not", () => {
