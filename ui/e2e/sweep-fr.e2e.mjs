@@ -107,7 +107,7 @@ export default async function sweep({ server, browser, users, test }) {
     "an alert event of the demo",
     async () =>
       /"alertId":(\d+)/.exec((await apiRequest(server, "GET", "alerts/events?pageSize=50", { token })).text)?.[1],
-    240000,
+    600000,
   );
   seeds.push(`/alert/${alertId}`);
 
