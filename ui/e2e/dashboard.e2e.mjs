@@ -768,7 +768,7 @@ export default async function dashboard({ server, browser, users, test }) {
       assert(!since || Number(since[1]) <= Number(hourNow), `since at or before ${hourNow}:00`);
       // The tab tells a failure to a tab left in the background.
       const title = await p.title();
-      assert(/^✖ .+ failing · Dashboard · cxwatch$/.test(title), `tab title '${title}'`);
+      assert(/^✖ .+ failing · Dashboard – cxwatch$/.test(title), `tab title '${title}'`);
       assert((await p.getAttribute("link[rel=icon]", "href")).startsWith("data:image/svg+xml"), "tab icon marked");
       // Worst first by default: failure rate, then warning rate, then name, as the API's numbers say.
       const ids = (await api(p, "trs/v1/groups")).map((g) => g.id);

@@ -1,3 +1,5 @@
+import type { MessageDescriptor } from "@lingui/core";
+import { useLingui } from "@lingui/react";
 import { Suspense, useEffect } from "react";
 import { Redirect, Route, Switch } from "wouter";
 import { useLiveUpdates } from "../api/live";
@@ -8,9 +10,10 @@ import { Shell } from "../components/Shell";
 import { startIdleTimer } from "../lib/idle";
 import { noteIdleSignOut, session, signOut, signsOutWhenIdle } from "../lib/session";
 import { useStore } from "../lib/store";
+import { useTabTitle } from "../lib/title";
 import { NotFoundPage } from "../pages/NotFound";
 import { Providers } from "./providers";
-import { routes } from "./routes";
+import { NOT_FOUND_TITLE, routes } from "./routes";
 
 /** Signs the user out after 15 minutes without activity, while signed in (spec §4). */
 function useIdleSignOut(signedIn: boolean) {
@@ -33,6 +36,16 @@ function OpenAlertsBadge({ signedIn }: { signedIn: boolean }) {
   return null;
 }
 
+/**
+ * The tab's title from the route table, in the reader's language. Rendered before the page, so
+ * a page that words its own (the dashboard's worst state) sets it after.
+ */
+function TabTitle({ title }: { title: MessageDescriptor }) {
+  const { i18n } = useLingui();
+  useTabTitle(i18n._(title));
+  return null;
+}
+
 export function App() {
   const user = useStore(session);
   useIdleSignOut(signsOutWhenIdle(user));
@@ -45,8 +58,9 @@ export function App() {
       <Banners />
       <LoadingOverlay />
       <Switch>
-        {routes.map(({ path, component: Page, access }) => (
+        {routes.map(({ path, component: Page, access, title }) => (
           <Route key={path} path={path}>
+            <TabTitle title={title} />
             {access === "guest" ? (
               user ? (
                 <Redirect to="/dashboard" replace />
@@ -70,6 +84,7 @@ export function App() {
           </Route>
         ))}
         <Route>
+          <TabTitle title={NOT_FOUND_TITLE} />
           {user ? (
             <Shell>
               <NotFoundPage />

@@ -1,4 +1,6 @@
 // The route table (spec §2). Add a screen by adding a line here.
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
 import type { ComponentType } from "preact";
 import { lazy } from "react";
 import { CallbackPage } from "../pages/Callback";
@@ -60,44 +62,98 @@ export interface RouteDef {
    * `public`: anyone, no shell.
    */
   access: "protected" | "guest" | "public";
+  /**
+   * The page's name in the browser tab ('Alerts – cxwatch'), in the reader's language; `App`
+   * sets it for every route (the dashboard then adds its worst state).
+   */
+  title: MessageDescriptor;
 }
 
+/** What the tab says where no route matches. */
+export const NOT_FOUND_TITLE = msg`Page not found`;
+
 export const routes: RouteDef[] = [
-  { path: "/", component: LoginPage, access: "guest" },
-  { path: "/login", component: LoginPage, access: "guest" },
-  { path: "/callback", component: CallbackPage, access: "public" },
-  { path: "/dashboard", component: DashboardPage, access: "protected" },
-  { path: "/reports", component: ReportsListPage, access: "protected" },
-  { path: "/report/add", component: ReportEditPage, access: "protected" },
-  { path: "/report/edit/:id", component: ReportEditPage, access: "protected" },
-  { path: "/report/view/testcase/:id", component: ReportViewPage, access: "protected" },
-  { path: "/report/view/:id", component: ReportViewPage, access: "protected" },
-  { path: "/report/latency/:hour/:bucket/:reportId/:status?/:date?", component: LatencyRunsPage, access: "protected" },
-  { path: "/report/mos/:reportId/:mos/:hour/:date", component: MosRunsPage, access: "protected" },
-  { path: "/alerts", component: AlertListPage, access: "protected" },
-  { path: "/alert/:id", component: AlertDetailPage, access: "protected" },
+  { path: "/", component: LoginPage, access: "guest", title: msg`Sign in` },
+  { path: "/login", component: LoginPage, access: "guest", title: msg`Sign in` },
+  { path: "/callback", component: CallbackPage, access: "public", title: msg`Sign in` },
+  { path: "/dashboard", component: DashboardPage, access: "protected", title: msg`Dashboard` },
+  { path: "/reports", component: ReportsListPage, access: "protected", title: msg`Reports` },
+  { path: "/report/add", component: ReportEditPage, access: "protected", title: msg`New Report` },
+  { path: "/report/edit/:id", component: ReportEditPage, access: "protected", title: msg`Edit Report` },
+  { path: "/report/view/testcase/:id", component: ReportViewPage, access: "protected", title: msg`Report` },
+  { path: "/report/view/:id", component: ReportViewPage, access: "protected", title: msg`Report` },
+  {
+    path: "/report/latency/:hour/:bucket/:reportId/:status?/:date?",
+    component: LatencyRunsPage,
+    access: "protected",
+    title: msg`Test Runs`,
+  },
+  {
+    path: "/report/mos/:reportId/:mos/:hour/:date",
+    component: MosRunsPage,
+    access: "protected",
+    title: msg`Test Runs`,
+  },
+  { path: "/alerts", component: AlertListPage, access: "protected", title: msg`Alerts` },
+  { path: "/alert/:id", component: AlertDetailPage, access: "protected", title: msg`Alert Details` },
   // cxwatch's addition: incidents, alerts of one outage (hidden on a vendor's API).
-  { path: "/incidents", component: IncidentListPage, access: "protected" },
-  { path: "/incident/:id", component: IncidentPage, access: "protected" },
+  { path: "/incidents", component: IncidentListPage, access: "protected", title: msg`Incidents` },
+  { path: "/incident/:id", component: IncidentPage, access: "protected", title: msg`Incident` },
   // Settings lists: the id in the path selects the list (1, 2, 3, 4).
-  { path: "/settings/alert-settings/:id", component: AlertSettingsPage, access: "protected" },
-  { path: "/settings/test-case-group/:id", component: TestCaseGroupsPage, access: "protected" },
-  { path: "/settings/distribution-list/:id", component: DistributionListsPage, access: "protected" },
-  { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected" },
+  {
+    path: "/settings/alert-settings/:id",
+    component: AlertSettingsPage,
+    access: "protected",
+    title: msg`Alert Settings`,
+  },
+  {
+    path: "/settings/test-case-group/:id",
+    component: TestCaseGroupsPage,
+    access: "protected",
+    title: msg`Test Case Groups`,
+  },
+  {
+    path: "/settings/distribution-list/:id",
+    component: DistributionListsPage,
+    access: "protected",
+    title: msg`Distribution List`,
+  },
+  { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected", title: msg`Admin Settings` },
   // cxwatch's addition (issue 28): maintenance windows, their list and form (id 0 = new).
-  { path: "/settings/maintenance", component: MaintenanceListPage, access: "protected" },
-  { path: "/settings/maintenance/:id", component: MaintenanceEditPage, access: "protected" },
+  {
+    path: "/settings/maintenance",
+    component: MaintenanceListPage,
+    access: "protected",
+    title: msg`Maintenance Windows`,
+  },
+  {
+    path: "/settings/maintenance/:id",
+    component: MaintenanceEditPage,
+    access: "protected",
+    title: msg`Maintenance window`,
+  },
   // cxwatch's addition (issue 30 item 15): the site page (checklist, keys, channels, audit log).
-  { path: "/settings/site", component: SitePage, access: "protected" },
-  { path: "/users/:id", component: UserEditPage, access: "protected" },
-  { path: "/report/distribution/:id", component: DistributionEditPage, access: "protected" },
-  { path: "/report/setting/autojiratickets/:alertSettingId", component: AutoTicketsPage, access: "protected" },
-  { path: "/report/setting/:id", component: AlertSettingEditPage, access: "protected" },
+  { path: "/settings/site", component: SitePage, access: "protected", title: msg`Site` },
+  { path: "/users/:id", component: UserEditPage, access: "protected", title: msg`User Profile` },
+  {
+    path: "/report/distribution/:id",
+    component: DistributionEditPage,
+    access: "protected",
+    title: msg`Distribution List`,
+  },
+  {
+    path: "/report/setting/autojiratickets/:alertSettingId",
+    component: AutoTicketsPage,
+    access: "protected",
+    title: msg`Auto Tickets`,
+  },
+  { path: "/report/setting/:id", component: AlertSettingEditPage, access: "protected", title: msg`Alert Setting` },
   // The runs behind a number and one run (spec §2; pages/Drill/links.ts builds these).
   {
     path: "/report/drill/:entityId/:status/:periodStart/:periodEnd/:reportId?/:latency?",
     component: DrillPage,
     access: "protected",
+    title: msg`Test Runs`,
   },
-  { path: "/report/run/:runId/:latency?", component: RunDetailPage, access: "protected" },
+  { path: "/report/run/:runId/:latency?", component: RunDetailPage, access: "protected", title: msg`Run details` },
 ];

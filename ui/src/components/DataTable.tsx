@@ -45,6 +45,12 @@ export interface DataTableProps<Row, Id extends string | number> {
   phoneSort?: boolean;
   /** As high as its rows (the page scrolls), not a 550 px box. */
   tall?: boolean;
+  /**
+   * The table's name. Given, its scrolling box is a named region keyboard users can reach and
+   * scroll (a table whose rows hold no link or button cannot be scrolled from the keyboard
+   * otherwise: axe's scrollable-region-focusable).
+   */
+  regionLabel?: string;
   testId?: string;
 }
 
@@ -64,6 +70,8 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
   const someChosen = rows.some((r) => chosen.has(p.rowId(r)));
   const toggle = (id: Id) => p.onSelected?.(chosen.has(id) ? [...chosen].filter((x) => x !== id) : [...chosen, id]);
   const toggleAll = () => p.onSelected?.(allChosen ? [] : rows.map(p.rowId));
+  // A named region the keyboard reaches and scrolls (axe's scrollable-region-focusable).
+  const region = p.regionLabel ? { role: "region" as const, "aria-label": p.regionLabel, tabIndex: 0 } : {};
   const span = p.columns.length + (selectable ? 1 : 0) + (p.actions ? 1 : 0);
 
   const status =
@@ -197,7 +205,7 @@ export function DataTable<Row, Id extends string | number>(p: DataTableProps<Row
   }
 
   return (
-    <div class={`data-table${p.tall ? " tall" : ""}`} data-testid={p.testId} aria-busy={p.loading}>
+    <div class={`data-table${p.tall ? " tall" : ""}`} data-testid={p.testId} aria-busy={p.loading} {...region}>
       <table>
         <thead>
           <tr>

@@ -20,6 +20,7 @@ import { canWrite, session } from "../../lib/session";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
+import { useContactTypeLabel } from "../Distributions/columns";
 import type { StatusKind } from "../Drill/format";
 import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
@@ -40,7 +41,7 @@ import "./Alerts.css";
 function useNotificationColumns(): Column<Notification>[] {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
-  const channel = (type: number) => (type === 1 ? t`Email` : type === 2 ? t`SMS` : t`Voice`);
+  const channel = useContactTypeLabel();
   const state = (s: string) => (s === "sent" ? t`Sent` : s === "failed" ? t`Failed` : t`Queued`);
   return [
     { key: "type", label: t`Type`, render: (n) => channel(n.type) },
@@ -66,8 +67,10 @@ function useNotificationColumns(): Column<Notification>[] {
     {
       key: "sentTime",
       label: t`Sent Time`,
-      render: (n) => (n.sentTime ? formatSiteTime(n.sentTime, zone, i18n.locale) : (n.reason ?? "")),
+      render: (n) => (n.sentTime ? formatSiteTime(n.sentTime, zone, i18n.locale) : "—"),
     },
+    // Why a send failed or waits, in a column of its own: the sent time is a time or nothing.
+    { key: "reason", label: t`Reason`, render: (n) => n.reason ?? "" },
   ];
 }
 

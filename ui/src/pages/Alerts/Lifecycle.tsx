@@ -12,8 +12,9 @@ import type { AlertComment, TimelineEntry } from "../../api/types";
 import { showError, showSuccess } from "../../lib/banners";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
+import { useContactTypeLabel } from "../Distributions/columns";
 import { MUTE_CHOICES, type MuteChoice, muteUntil } from "../Maintenance/rules";
-import { type Acknowledgeable, canAcknowledge, notificationCause } from "./rules";
+import { type Acknowledgeable, canAcknowledge, notificationCause, openingOutcome } from "./rules";
 
 /** Longest comment the server takes (api/alerts.rs MAX_COMMENT). */
 const MAX_COMMENT = 4000;
@@ -138,14 +139,30 @@ export function Comments(props: { id: number; comments: AlertComment[]; writable
 export function Timeline(props: { entries: TimelineEntry[] }) {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
-  const channel = (type: number) => (type === 1 ? t`Email` : type === 2 ? t`SMS` : t`Voice`);
+  const channel = useContactTypeLabel();
   const state = (s: string) => (s === "sent" ? t`sent` : s === "failed" ? t`failed` : t`queued`);
+  const opening = openingOutcome(props.entries);
+  const opened = (text: string): string => {
+    const { failed, total } = opening;
+    switch (opening.outcome) {
+      case "sent":
+        return t`Opened; distribution list ${text} notified`;
+      case "partly":
+        return t`Opened; distribution list ${text} notified, ${failed} of ${total} sends failed`;
+      case "failed":
+        return t`Opened; every send to distribution list ${text} failed: nobody was notified`;
+      case "pending":
+        return t`Opened; notifying distribution list ${text}`;
+      default:
+        return t`Opened; nobody on distribution list ${text} was notified`;
+    }
+  };
   const what = (e: TimelineEntry): string => {
     const by = e.by ?? "";
     const text = e.text ?? "";
     switch (e.kind) {
       case "opened":
-        return t`Opened; distribution list ${text} notified`;
+        return opened(text);
       case "notified": {
         const n = e.notification;
         if (!n) return t`Notified`;
@@ -176,7 +193,13 @@ export function Timeline(props: { entries: TimelineEntry[] }) {
       <h2 class="alert-section-title" id="alert-timeline-title">{t`Timeline`}</h2>
       <ol class="timeline" data-testid="alert-timeline">
         {props.entries.map((e, i) => (
-          <li key={i} class={`timeline-entry timeline-${e.kind}`} data-testid="timeline-entry" data-kind={e.kind}>
+          <li
+            key={i}
+            class={`timeline-entry timeline-${e.kind}`}
+            data-testid="timeline-entry"
+            data-kind={e.kind}
+            data-outcome={e.kind === "opened" ? opening.outcome : undefined}
+          >
             <time class="timeline-time">{formatSiteTime(e.time, zone, i18n.locale)}</time>
             <span class="timeline-what">{what(e)}</span>
             {e.kind === "commented" && e.text ? <q class="timeline-comment">{e.text}</q> : null}

@@ -6,6 +6,7 @@ import {
   eventKind,
   filterRuns,
   notificationCause,
+  openingOutcome,
   pageSlice,
   STATUS_CHIPS,
   statusOfParam,
@@ -78,5 +79,32 @@ describe("acknowledgement", () => {
     expect(notificationCause("alert:4")).toBe("alert");
     expect(notificationCause("recovery:4")).toBe("recovery");
     expect(notificationCause("escalation:4")).toBe("escalation");
+  });
+});
+
+describe("openingOutcome", () => {
+  const sent = (cause: string, state: string) => ({ kind: "notified", notification: { cause, state } });
+  const opened = { kind: "opened", notification: null };
+  it("says notified only when every alert send went out", () => {
+    expect(openingOutcome([opened, sent("alert:1", "sent"), sent("alert:1", "sent")]).outcome).toBe("sent");
+  });
+  it("says failed when every send failed", () => {
+    const r = openingOutcome([opened, sent("alert:1", "failed"), sent("alert:1", "failed")]);
+    expect(r).toEqual({ outcome: "failed", failed: 2, total: 2 });
+  });
+  it("counts the failures of a partly sent opening", () => {
+    expect(openingOutcome([opened, sent("alert:1", "sent"), sent("alert:1", "failed")])).toEqual({
+      outcome: "partly",
+      failed: 1,
+      total: 2,
+    });
+  });
+  it("waits while sends are queued", () => {
+    expect(openingOutcome([opened, sent("alert:1", "queued"), sent("alert:1", "sent")]).outcome).toBe("pending");
+    expect(openingOutcome([opened, sent("alert:1", "queued"), sent("alert:1", "failed")]).outcome).toBe("pending");
+  });
+  it("leaves recovery and escalation sends out, and says when nobody was notified", () => {
+    expect(openingOutcome([opened, sent("recovery:1", "sent"), sent("escalation:1", "failed")]).outcome).toBe("none");
+    expect(openingOutcome([opened, sent("alert:1", "failed"), sent("recovery:1", "sent")]).outcome).toBe("failed");
   });
 });

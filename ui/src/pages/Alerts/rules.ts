@@ -72,3 +72,36 @@ export function notificationCause(cause: string): "alert" | "recovery" | "escala
 export function asksAcknowledge(search: string): boolean {
   return new URLSearchParams(search).get("acknowledge") === "1";
 }
+
+/**
+ * What the opening's notifications came to, from the timeline's `notified` entries of cause
+ * alert: `sent` when every one was sent, `partly` when some failed and the others were sent,
+ * `failed` when every one failed, `pending` while some wait to be sent and none failed or all
+ * that are done were sent, `none` when the event notified nobody. The timeline says 'notified'
+ * only for `sent`.
+ */
+export type OpeningOutcome = "sent" | "partly" | "failed" | "pending" | "none";
+
+export function openingOutcome(entries: { kind: string; notification?: { cause: string; state: string } | null }[]): {
+  outcome: OpeningOutcome;
+  failed: number;
+  total: number;
+} {
+  const sends = entries
+    .filter((e) => e.kind === "notified" && e.notification && notificationCause(e.notification.cause) === "alert")
+    .map((e) => e.notification?.state);
+  const total = sends.length;
+  const failed = sends.filter((s) => s === "failed").length;
+  const sent = sends.filter((s) => s === "sent").length;
+  const outcome: OpeningOutcome =
+    total === 0
+      ? "none"
+      : failed === total
+        ? "failed"
+        : sent === total
+          ? "sent"
+          : failed > 0 && sent + failed === total
+            ? "partly"
+            : "pending";
+  return { outcome, failed, total };
+}

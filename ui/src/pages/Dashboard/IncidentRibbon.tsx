@@ -7,6 +7,7 @@ import { plural } from "@lingui/core/macro";
 import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import { memo, useEffect } from "react";
 import { Link } from "wouter";
+import { useTabTitle } from "../../lib/title";
 import { groupDrillPath } from "../Drill/links";
 import type { CurrentWindow, Incident } from "./current";
 import { pad2 } from "./hourly";
@@ -89,7 +90,11 @@ export const IncidentRibbon = memo(function IncidentRibbon({
   );
 });
 
-/** Title and icon of the browser tab: the worst state first, for a tab left in the background. */
+/**
+ * Title and icon of the browser tab: the worst state first, for a tab left in the background
+ * ('✖ IVR failing · Dashboard – cxwatch'). The route's plain title ('Dashboard – cxwatch') is set
+ * by the route table before this.
+ */
 export function useTabState(state: WorstState, failing: string[]) {
   const { t } = useLingui();
   const first = failing[0] ?? "";
@@ -97,19 +102,18 @@ export function useTabState(state: WorstState, failing: string[]) {
   const title =
     state === "failure"
       ? more > 0
-        ? t`✖ ${first} +${more} failing · Dashboard · cxwatch`
-        : t`✖ ${first} failing · Dashboard · cxwatch`
+        ? t`✖ ${first} +${more} failing · Dashboard`
+        : t`✖ ${first} failing · Dashboard`
       : state === "warning"
-        ? t`▲ Warnings · Dashboard · cxwatch`
-        : t`Dashboard · cxwatch`;
+        ? t`▲ Warnings · Dashboard`
+        : t`Dashboard`;
+  useTabTitle(title);
   useEffect(() => {
-    document.title = title;
     const link = document.querySelector<HTMLLinkElement>("link[rel=icon]");
     if (link) link.href = state === "failure" || state === "warning" ? tabIcon(state) : "/favicon.svg";
-  }, [title, state]);
+  }, [state]);
   useEffect(
     () => () => {
-      document.title = "cxwatch";
       const link = document.querySelector<HTMLLinkElement>("link[rel=icon]");
       if (link) link.href = "/favicon.svg";
     },

@@ -3,6 +3,7 @@
 import { useLingui } from "@lingui/react/macro";
 import type { Distribution } from "../../api/types";
 import type { Column } from "../../components/DataTable";
+import { TYPE_NAMES } from "./rules";
 
 const lines = (items: string[]) => (
   <span class="cell-lines">
@@ -18,6 +19,19 @@ export function useContactTypeName(): (name: string) => string {
   return (s: string) => {
     const names: Record<string, string> = { Email: t`Email`, SMS: t`SMS`, Voice: t`Voice`, Webhook: t`Webhook` };
     return names[s] ?? s;
+  };
+}
+
+/**
+ * A contact type's name from its id (1 Email, 2 SMS, 4 Voice, 8 Webhook, then the chat
+ * services by their brand names), for a notification of any channel: a Teams message is not a
+ * voice call. An unknown id shows as it is.
+ */
+export function useContactTypeLabel(): (type: number) => string {
+  const typeName = useContactTypeName();
+  return (type: number) => {
+    const name = TYPE_NAMES[type];
+    return name ? typeName(name) : String(type);
   };
 }
 

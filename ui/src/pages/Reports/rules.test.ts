@@ -47,10 +47,14 @@ describe("report form", () => {
 
 describe("report figures", () => {
   it("shows percentages with 2 decimals, 0.00 when none", () => {
-    expect(percent(0, 0)).toBe("0.00");
-    expect(percent(1, 3)).toBe("33.33");
-    expect(percent(2, 2)).toBe("100.00");
-    expect(seconds(1250)).toBe("1.25");
+    expect(percent(0, 0, "en")).toBe("0.00");
+    expect(percent(1, 3, "en")).toBe("33.33");
+    expect(percent(2, 2, "en")).toBe("100.00");
+    expect(seconds(1250, "en")).toBe("1.25");
+    // French tables write the decimal comma.
+    expect(percent(1, 3, "fr")).toBe("33,33");
+    expect(percent(0, 0, "fr")).toBe("0,00");
+    expect(seconds(1250, "fr")).toBe("1,25");
   });
 
   it("colours a heat-map bucket by its upper bound", () => {

@@ -2,6 +2,7 @@
 // saved, the default custom range, report percentages, the heat map's colour, bar charts
 // paged by 10 and the drill-down routes of the route table.
 import type { RunType, Timeframe } from "../../api/types";
+import { fixed } from "../../lib/numbers";
 
 /** Report type ids (spec §9); any other id is test case performance. */
 export const TREND = 2;
@@ -139,15 +140,17 @@ export function toSave(v: ReportFormValues, typeName: string, groupName: string)
   };
 }
 
-/** Report percentages (spec §9): 2 decimals, '0.00' when there is nothing. */
-export function percent(part: number, total: number): string {
-  if (!total) return "0.00";
-  return ((part * 100) / total).toFixed(2);
+/**
+ * Report percentages (spec §9): 2 decimals, '0.00' when there is nothing, with the decimal sign
+ * of `locale` ('33,33' in French).
+ */
+export function percent(part: number, total: number, locale: string): string {
+  return fixed(total ? (part * 100) / total : 0, 2, locale);
 }
 
-/** ms as seconds with 2 decimals (spec §9). */
-export function seconds(ms: number): string {
-  return (ms / 1000).toFixed(2);
+/** ms as seconds with 2 decimals (spec §9), with the decimal sign of `locale`. */
+export function seconds(ms: number, locale: string): string {
+  return fixed(ms / 1000, 2, locale);
 }
 
 export type HeatColour = "green" | "orange" | "red";

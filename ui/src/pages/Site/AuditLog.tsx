@@ -11,24 +11,12 @@ import { SearchBox } from "../../components/SearchBox";
 import { useUrlParams } from "../../components/useUrlParams";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
+import { changeOf } from "./audit";
 import { dayBounds, zoneOffsetMinutes } from "./checklist";
 import { ACTION_LABELS, KIND_LABELS, labelOf } from "./labels";
 
 const SIZES = [10, 20, 50, 100];
 const isDate = (s: string | null) => (s && /^\d{4}-\d{2}-\d{2}$/.test(s) ? s : "");
-
-/** What changed, in a few words: the values that differ between before and after. */
-export function changeOf(e: Pick<AuditEntry, "before" | "after">): string {
-  const before = (e.before ?? {}) as Record<string, unknown>;
-  const after = (e.after ?? {}) as Record<string, unknown>;
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
-    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
-  );
-  return keys
-    .slice(0, 4)
-    .map((k) => `${k}: ${k in after ? JSON.stringify(after[k]) : "—"}`)
-    .join(", ");
-}
 
 export function AuditLog() {
   const { t, i18n } = useLingui();
@@ -46,6 +34,7 @@ export function AuditLog() {
   const list = useAudit({ pageNo: page - 1, pageSize: size, search: text, kind, action, ...bounds });
   const set = (change: Record<string, string | number | undefined>) => setParams({ auditPage: undefined, ...change });
   const say = (m: MessageDescriptor) => i18n._(m);
+  const time = (v: string | number) => formatSiteTime(v, zone, i18n.locale);
 
   const columns: Column<AuditEntry>[] = [
     { key: "at", label: t`When`, render: (e) => <span class="nowrap">{formatSiteTime(e.at, zone, i18n.locale)}</span> },
@@ -54,7 +43,7 @@ export function AuditLog() {
     { key: "kind", label: t`What`, render: (e) => labelOf(KIND_LABELS, e.kind, say) },
     { key: "action", label: t`Action`, render: (e) => labelOf(ACTION_LABELS, e.action, say) },
     { key: "target", label: t`Item`, render: (e) => e.target },
-    { key: "change", label: t`Change`, render: (e) => <span class="audit-change">{changeOf(e)}</span> },
+    { key: "change", label: t`Change`, render: (e) => <span class="audit-change">{changeOf(e, time)}</span> },
   ];
 
   return (
@@ -101,10 +90,11 @@ export function AuditLog() {
         columns={columns}
         rows={list.data?.content}
         rowId={(e) => e.id}
-        rowLabel={(e) => `${e.kind} ${e.target}`}
+        rowLabel={(e) => `${labelOf(KIND_LABELS, e.kind, say)} ${e.target}`}
         loading={list.isFetching && !list.data}
         error={list.error ? list.error.message : null}
         testId="audit-table"
+        regionLabel={t`Audit log`}
         phoneHead={(e) => `${labelOf(KIND_LABELS, e.kind, say)} ${e.target}`}
         phoneSummary={(e) => `${labelOf(ACTION_LABELS, e.action, say)} · ${e.username}`}
       />

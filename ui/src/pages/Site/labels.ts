@@ -21,6 +21,7 @@ export const ACTION_LABELS: Record<string, MessageDescriptor> = {
   update: msg`Updated`,
   delete: msg`Deleted`,
   acknowledge: msg`Acknowledged`,
+  comment: msg`Commented`,
   end: msg`Ended`,
   ticket: msg`Ticket opened`,
   password: msg`Password changed`,

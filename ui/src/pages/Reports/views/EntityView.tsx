@@ -12,7 +12,7 @@ import { MaintenanceNote } from "../../Maintenance/Note";
 import { chartPage, chartPages, type DrillStatus, drillUrl, maintenanceLeftOut, percent } from "../rules";
 
 export function EntityView({ r, level }: { r: Report; level: "case" | "segment" }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const metric = useReportMetric(r, level);
   const [page, setPage] = useState(1);
   if (metric.isPending) return <p class="muted">{t`Please wait ...`}</p>;
@@ -105,9 +105,9 @@ export function EntityView({ r, level }: { r: Report; level: "case" | "segment" 
                   <td>{link(e, "success", e.successCount)}</td>
                   <td>{link(e, "warning", e.warningCount)}</td>
                   <td>{link(e, "failure", e.failureCount)}</td>
-                  <td>{percent(e.successCount, total)}</td>
-                  <td>{percent(e.warningCount, total)}</td>
-                  <td>{percent(e.failureCount, total)}</td>
+                  <td>{percent(e.successCount, total, i18n.locale)}</td>
+                  <td>{percent(e.warningCount, total, i18n.locale)}</td>
+                  <td>{percent(e.failureCount, total, i18n.locale)}</td>
                 </tr>
               );
             })}

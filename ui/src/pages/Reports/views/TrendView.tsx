@@ -10,7 +10,7 @@ import { MaintenanceNote } from "../../Maintenance/Note";
 import { type DrillStatus, HOURS, latencyUrl, maintenanceLeftOut, percent } from "../rules";
 
 export function TrendView({ r }: { r: Report }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const metric = useReportMetric(r, "case");
   if (metric.isPending) return <p class="muted">{t`Please wait ...`}</p>;
   const hours = HOURS.map((_, h) => {
@@ -78,7 +78,7 @@ export function TrendView({ r }: { r: Report }) {
                   <td>{cell(h, x.pass, "success")}</td>
                   <td>{cell(h, x.warn, "warning")}</td>
                   <td>{cell(h, x.fail, "failure")}</td>
-                  <td>{percent(x.pass, total)}</td>
+                  <td>{percent(x.pass, total, i18n.locale)}</td>
                 </tr>
               );
             })}
