@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of cxwatch: formatting and lints, Rust unit and integration tests
 # (in-process, and with the real binary where a process matters) on SQLite and again on
-# PostgreSQL (the server on 127.0.0.1:5432), the UI's generated API
+# PostgreSQL (the server on 127.0.0.1:5432), the time-sensitive ones again at pinned instants
+# (midnight UTC and in Toronto, both daylight-saving changes), the UI's generated API
 # types against the server's OpenAPI document, UI type check and unit tests, the Debian
 # package (scripts/deb-test.sh: the tests' binary packaged, .deb installed on this machine with
 # dpkg through sudo when not root, upgraded and purged), and the browser end-to-end tests in
