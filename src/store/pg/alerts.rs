@@ -1470,7 +1470,10 @@ mod tests {
             )
             .await
         );
-        assert_eq!(count("SELECT count(*) FROM outbox").await, 4);
+        // Both events are one incident (one test case): the second, which joined it, is
+        // sent to the list's e-mail only, its SMS does not page again.
+        assert_eq!(count("SELECT count(*) FROM outbox").await, 3);
+        assert_eq!(count("SELECT count(DISTINCT incident_id) FROM alert_events").await, 1);
         assert_eq!(count("SELECT count(*) FROM ticket_jobs").await, 1);
     }
 }
