@@ -114,7 +114,12 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
         })
         .await
         .unwrap();
-    for (name, g) in [("Cards", g1), ("Loans", g3), ("After hours", g5), ("Sales", g2)] {
+    for (name, g) in [
+        ("Cards", g1),
+        ("Loans", g3),
+        ("After hours", g5),
+        ("Sales", g2),
+    ] {
         setting(&app, name, g, list).await;
     }
     // Cards and Loans fail in one batch, Sales (another IVR) too; After hours a batch later.
@@ -191,13 +196,28 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
     // A user of one group sees the incident with that group's alert only, and acting on it
     // acts on that alert only; a read-only one cannot act.
     let cards_user = app
-        .user("cards@example.com", Role::User, AccessType::ReadWrite, &[g1])
+        .user(
+            "cards@example.com",
+            Role::User,
+            AccessType::ReadWrite,
+            &[g1],
+        )
         .await;
     let viewer = app
-        .user("viewer@example.com", Role::User, AccessType::ReadOnly, &[g1])
+        .user(
+            "viewer@example.com",
+            Role::User,
+            AccessType::ReadOnly,
+            &[g1],
+        )
         .await;
     let sales_user = app
-        .user("sales@example.com", Role::User, AccessType::ReadWrite, &[g2])
+        .user(
+            "sales@example.com",
+            Role::User,
+            AccessType::ReadWrite,
+            &[g2],
+        )
         .await;
     let (_, mine) = get(&app, &cards_user.token, &path).await;
     assert_eq!(mine["data"]["alertCount"], 1, "{mine}");
@@ -207,7 +227,9 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
         404
     );
     let ack = format!("{path}/acknowledge");
-    let ro = app.call(Method::POST, &ack, Some(&viewer.token), None).await;
+    let ro = app
+        .call(Method::POST, &ack, Some(&viewer.token), None)
+        .await;
     assert_eq!(ro.0, 403, "{}", ro.1);
 
     // Acknowledged from the incident: every open alert, by whom and when.

@@ -132,9 +132,9 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
         tz,
         public_url.to_string(),
     ))?;
-    let second = events.iter().find(|e| {
-        e.id != acked && !outage.is_some_and(|i| i.alerts.iter().any(|a| a.id == e.id))
-    });
+    let second = events
+        .iter()
+        .find(|e| e.id != acked && !outage.is_some_and(|i| i.alerts.iter().any(|a| a.id == e.id)));
     if let (Some(list), Some(second)) = (escalation_list, second) {
         let opened = second.alert_time.timestamp_millis();
         Store::block_on(store.import_alert_life(

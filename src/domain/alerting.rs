@@ -315,7 +315,9 @@ pub fn with_incident(
         );
         msg.subject = format!("[Incident {id}] joined: {}", msg.subject);
         msg.text = format!("{head}\n{}", msg.text);
-        msg.html = msg.html.map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
+        msg.html = msg
+            .html
+            .map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
         msg.sms_text = format!("Joined incident {id}: {}", msg.sms_text);
         msg.voice_message = format!(
             "Alert for test case {} joined incident {id}, already reported.",

@@ -432,10 +432,12 @@ mod tests {
         };
         let msg = with_incident(alert_message(&f, false), &f, &note);
         assert_eq!(msg.subject, "[Incident 7] joined: Cards down");
-        assert!(msg.text.starts_with(
-            "Alert 41 joined incident 7 (3 alerts): not a new outage."
-        ));
-        assert!(msg.text.contains("Incident 7: https://cx.example/incident/7"));
+        assert!(msg
+            .text
+            .starts_with("Alert 41 joined incident 7 (3 alerts): not a new outage."));
+        assert!(msg
+            .text
+            .contains("Incident 7: https://cx.example/incident/7"));
         assert!(msg.sms_text.starts_with("Joined incident 7: "));
         assert!(msg.voice_message.contains("joined incident 7"));
         let first = with_incident(
@@ -447,7 +449,9 @@ mod tests {
             },
         );
         assert_eq!(first.subject, "Cards down");
-        assert!(first.text.contains("Incident 7: https://cx.example/incident/7"));
+        assert!(first
+            .text
+            .contains("Incident 7: https://cx.example/incident/7"));
         assert_eq!(first.voice_message, "Cards are down");
     }
 }

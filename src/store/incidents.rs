@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 
-use super::alert_life::{AlertLifeStore, Ack};
+use super::alert_life::{Ack, AlertLifeStore};
 use super::maintenance::MaintenanceStore;
 use super::sql::{self, Exec, SqlStore};
 use super::{StoreError, StoreResult};
@@ -187,8 +187,12 @@ pub trait IncidentStore {
         now_ms: i64,
     ) -> StoreResult<Page<Incident>>;
     /// Incident `id` with its events in the scope's groups.
-    async fn incident(&self, scope: Scope, id: i64, now_ms: i64)
-        -> StoreResult<Visibility<Incident>>;
+    async fn incident(
+        &self,
+        scope: Scope,
+        id: i64,
+        now_ms: i64,
+    ) -> StoreResult<Visibility<Incident>>;
     /// Acknowledges each open event of incident `id` in the scope's groups as `username`
     /// (an event acknowledged already keeps its first acknowledgement); a resolved incident
     /// is a conflict.
@@ -216,12 +220,7 @@ const SCOPE: &str = "(CAST($1 AS BIGINT) IS NULL
     OR e.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))";
 
 /// Incidents `ids` (in that order) with their events in the scope's groups.
-async fn fill(
-    c: &impl Exec,
-    scope: Scope,
-    ids: &[i64],
-    now_ms: i64,
-) -> StoreResult<Vec<Incident>> {
+async fn fill(c: &impl Exec, scope: Scope, ids: &[i64], now_ms: i64) -> StoreResult<Vec<Incident>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -244,7 +243,12 @@ async fn fill(
             &params,
         )
         .await?;
-    type Parts = (i64, Vec<IncidentAlert>, Vec<Vec<incident::Cause>>, HashMap<i64, String>);
+    type Parts = (
+        i64,
+        Vec<IncidentAlert>,
+        Vec<Vec<incident::Cause>>,
+        HashMap<i64, String>,
+    );
     let mut by_id: HashMap<i64, Parts> = HashMap::new();
     for r in rows {
         let id: i64 = r.get(0)?;
@@ -337,7 +341,10 @@ async fn fill(
             title,
             title_name,
             state: incident::state_of(&states),
-            mute: incident::active_mute(mutes_of.get(id).map(Vec::as_slice).unwrap_or_default(), now_ms),
+            mute: incident::active_mute(
+                mutes_of.get(id).map(Vec::as_slice).unwrap_or_default(),
+                now_ms,
+            ),
             alerts,
         });
     }

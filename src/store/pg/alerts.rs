@@ -41,9 +41,8 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    addressed, facts_by_case, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
-    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
-    StoredState,
+    addressed, facts_by_case, plan, AlertEvent, AlertEventDetail, AlertEventFilter, AlertOptions,
+    CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
@@ -1470,7 +1469,13 @@ mod tests {
             )
             .await
         );
-        assert_eq!(count("SELECT count(*) FROM outbox").await, 4);
+        // Both events are one incident (one test case): the second, which joined it, is
+        // sent to the list's e-mail only, its SMS does not page again.
+        assert_eq!(count("SELECT count(*) FROM outbox").await, 3);
+        assert_eq!(
+            count("SELECT count(DISTINCT incident_id) FROM alert_events").await,
+            1
+        );
         assert_eq!(count("SELECT count(*) FROM ticket_jobs").await, 1);
     }
 }

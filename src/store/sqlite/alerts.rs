@@ -21,8 +21,8 @@ use crate::store::alerts::{
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
-use crate::store::outbox::now_ms;
 use crate::store::distributions::distribution_by_id;
+use crate::store::outbox::now_ms;
 use crate::store::outbox::{enqueue_in, notifications_of_causes};
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::{self, Lite};

@@ -123,6 +123,19 @@ export function IncidentPage() {
           return t`Alert ${aid}: ${name}`;
         }}
         loading={q.isFetching}
+        phoneHead={(a) => {
+          const aid = a.alertId;
+          return (
+            <Link
+              href={alertPath(aid)}
+              class="button secondary"
+              data-testid="incident-alert-open"
+              aria-label={t`Open alert ${aid}`}
+            >
+              {t`Open`}
+            </Link>
+          );
+        }}
         phoneSummary={(a) => (
           <span class="alert-status">
             {a.open ? <span class="alert-open">{t`Ongoing`}</span> : <span class="alert-closed">{t`Closed`}</span>}
