@@ -12,6 +12,7 @@ pub mod dist;
 pub mod distribution;
 pub mod ingest;
 pub mod notify;
+pub mod opstate;
 pub mod page;
 pub mod report;
 pub mod report_csv;

@@ -41,7 +41,8 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    facts_by_case, notification_prefix, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
+    facts_by_case, notification_prefix, plan, state_condition, AlertEvent, AlertEventDetail,
+    AlertEventFilter,
     AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
     StoredState,
 };
@@ -753,10 +754,14 @@ impl AlertEventStore for Postgres {
         let texts = status_texts(&Pg(&c)).await?;
         let user = scope.user();
         let cond = format!("{SCOPE} AND ($2::BIGINT IS NULL OR e.status_id = $2)");
+        let me = filter.me.clone();
         let total: i64 = c
             .query_one(
-                &format!("SELECT count(*) FROM alert_events e WHERE {cond}"),
-                &[&user, &filter.status],
+                &format!(
+                    "SELECT count(*) FROM alert_events e WHERE {cond} AND {}",
+                    state_condition(filter.state, "$3")
+                ),
+                &[&user, &filter.status, &me],
             )
             .await?
             .get(0);
@@ -764,7 +769,8 @@ impl AlertEventStore for Postgres {
             .prepare_cached(&format!(
                 "SELECT {EVENT_COLUMNS} FROM alert_events e
                    LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4"
+                  WHERE {cond} AND {} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4",
+                state_condition(filter.state, "$5")
             ))
             .await?;
         let items = c
@@ -775,6 +781,7 @@ impl AlertEventStore for Postgres {
                     &filter.status,
                     &i64::from(page.size),
                     &(page.offset() as i64),
+                    &me,
                 ],
             )
             .await?

@@ -26,6 +26,7 @@ const DistributionEditPage = lazy(() =>
   import("../pages/Distributions/EditPage").then((m) => ({ default: m.DistributionEditPage })),
 );
 const AlertListPage = lazy(() => import("../pages/Alerts/ListPage").then((m) => ({ default: m.AlertListPage })));
+const HandoverPage = lazy(() => import("../pages/Alerts/HandoverPage").then((m) => ({ default: m.HandoverPage })));
 const AlertDetailPage = lazy(() => import("../pages/Alerts/DetailPage").then((m) => ({ default: m.AlertDetailPage })));
 const DrillPage = lazy(() => import("../pages/Drill").then((m) => ({ default: m.DrillPage })));
 const RunDetailPage = lazy(() => import("../pages/RunDetail").then((m) => ({ default: m.RunDetailPage })));
@@ -71,6 +72,8 @@ export const routes: RouteDef[] = [
   { path: "/report/latency/:hour/:bucket/:reportId/:status?/:date?", component: LatencyRunsPage, access: "protected" },
   { path: "/report/mos/:reportId/:mos/:hour/:date", component: MosRunsPage, access: "protected" },
   { path: "/alerts", component: AlertListPage, access: "protected" },
+  // cxwatch's addition: what happened to my alerts since my previous sign-in.
+  { path: "/alerts/handover", component: HandoverPage, access: "protected" },
   { path: "/alert/:id", component: AlertDetailPage, access: "protected" },
   // Settings lists: the id in the path selects the list (1, 2, 3, 4).
   { path: "/settings/alert-settings/:id", component: AlertSettingsPage, access: "protected" },

@@ -3,6 +3,8 @@ import type { RunItem } from "../../api/types";
 import {
   asksAcknowledge,
   canAcknowledge,
+  extendedUntil,
+  stateOfParam,
   eventKind,
   filterRuns,
   notificationCause,
@@ -78,5 +80,22 @@ describe("acknowledgement", () => {
     expect(notificationCause("alert:4")).toBe("alert");
     expect(notificationCause("recovery:4")).toBe("recovery");
     expect(notificationCause("escalation:4")).toBe("escalation");
+  });
+});
+
+describe("the list's state filter and a mute's extension", () => {
+  it("reads only the known filters from the address", () => {
+    expect(stateOfParam("open")).toBe("open");
+    expect(stateOfParam("unacknowledged")).toBe("unacknowledged");
+    expect(stateOfParam("mine")).toBe("mine");
+    expect(stateOfParam("closed")).toBeUndefined();
+    expect(stateOfParam(null)).toBeUndefined();
+  });
+
+  it("extends a mute by an hour from its end, or from now when it ended already", () => {
+    const now = new Date("2026-11-29T08:00:00Z");
+    expect(extendedUntil("2026-11-29T09:00:00Z", now).toISOString()).toBe("2026-11-29T10:00:00.000Z");
+    expect(extendedUntil("2026-11-29T07:00:00Z", now).toISOString()).toBe("2026-11-29T09:00:00.000Z");
+    expect(extendedUntil("nonsense", now).toISOString()).toBe("2026-11-29T09:00:00.000Z");
   });
 });

@@ -16,6 +16,7 @@ import { GroupTable } from "./GroupTable";
 import { HealthStatusModal } from "./HealthStatusModal";
 import { appsOfChannel } from "./health";
 import { HOURS, zeroCounts } from "./hourly";
+import { alertsByGroup } from "./alertState";
 import { IncidentRibbon, useTabState } from "./IncidentRibbon";
 import { JourneyDiagram } from "./JourneyDiagram";
 import { OverallHealthDonut } from "./OverallHealthDonut";
@@ -209,6 +210,8 @@ export function DashboardPage() {
       current,
     };
   }, [sorted, s.sums, s.ready, s.date, timeZone, s.lastRefreshed, cxwatch, recent.data]);
+  // Each failing group's alert state rides on the same answer (no request per group).
+  const alerts = useMemo(() => alertsByGroup(recent.data?.groups), [recent.data]);
   useTabState(
     worst,
     incidents.map((i) => i.name),
@@ -272,7 +275,14 @@ export function DashboardPage() {
       {/* An empty dashboard of a site not set up yet says where to begin (issue 30 item 15). */}
       {s.ready && rows.length === 0 && !wall ? <SetUpHint /> : null}
       <MaintenanceNote count={s.maintenanceLeftOut} />
-      <IncidentRibbon incidents={incidents} window={current} date={s.date} runType={s.runType} onOpen={setChartId} />
+      <IncidentRibbon
+        incidents={incidents}
+        window={current}
+        date={s.date}
+        runType={s.runType}
+        onOpen={setChartId}
+        alerts={alerts}
+      />
       {cxwatch ? (
         // The last 15 minutes come from cxwatch's groups/recent: no strip on a spec-only API.
         <StatusStrip
