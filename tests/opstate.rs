@@ -32,7 +32,7 @@ async fn list(app: &App) -> i64 {
 }
 
 /// A setting on `group` opening at the `threshold`-th consecutive failure, all week.
-async fn setting(app: &App, group: i64, list: i64, threshold: i64) -> i64 {
+async fn setting(app: &App, group: i64, list: i64, threshold: u8) -> i64 {
     app.store
         .create_alert_setting(
             Scope::All,

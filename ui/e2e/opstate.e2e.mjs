@@ -47,7 +47,12 @@ const TEXT = {
 function run(id, caseId, secondsAgo, status) {
   return {
     engineRunId: `e2e-opstate-${id}`,
-    testCase: { id: caseId, name: `Card line ${caseId - CASE}`, channel: "voice", ivr: { id: 9300, name: "Cards IVR" } },
+    testCase: {
+      id: caseId,
+      name: `Card line ${caseId - CASE}`,
+      channel: "voice",
+      ivr: { id: 9300, name: "Cards IVR" },
+    },
     runTime: new Date(Date.now() - secondsAgo * 1000).toISOString(),
     runDuration: 30.5,
     status,
@@ -77,7 +82,11 @@ export default async function opstate({ browser, test }) {
 
     await test("opstate: a 3 a.m. outage: open, acknowledged, muted and nearly alerting groups", async () => {
       const all = [...cards, claims, loans, travel];
-      await ingestRuns(server, key, all.map((c) => run(`p${c}`, c, 900, "pass")));
+      await ingestRuns(
+        server,
+        key,
+        all.map((c) => run(`p${c}`, c, 900, "pass")),
+      );
       token = await apiToken(server, who);
       const d = await apiRequest(server, "POST", "distributions", {
         token,
@@ -138,7 +147,8 @@ export default async function opstate({ browser, test }) {
           await chooseLanguage(page, lang);
           await signIn(page, who);
           await page.waitForSelector("[data-testid=dashboard][data-ready=true]");
-          const state = (c) => page.locator(`[data-testid=incident][data-group-id="${groups[c]}"] ~ [data-testid=incident-state]`);
+          const state = (c) =>
+            page.locator(`[data-testid=incident][data-group-id="${groups[c]}"] ~ [data-testid=incident-state]`);
           await waitFor("the states on the bar", async () => (await state(claims).count()) > 0, 20000);
           // Earlier combinations muted their own Card Services group; the others are still open.
           for (const [k, c] of cards.entries()) {
@@ -147,11 +157,18 @@ export default async function opstate({ browser, test }) {
           }
           const text = async (c) => (await state(c).textContent()) ?? "";
           assert((await text(cards[i])) === T.open, `open: ${await text(cards[i])}`);
-          assert((await text(loans)).startsWith(T.acked) && (await text(loans)).includes(who.username), `ack: ${await text(loans)}`);
+          assert(
+            (await text(loans)).startsWith(T.acked) && (await text(loans)).includes(who.username),
+            `ack: ${await text(loans)}`,
+          );
           assert(/\d{2}:\d{2}$/.test(await text(loans)), `ack time: ${await text(loans)}`);
           assert((await text(travel)).startsWith(T.muted), `muted: ${await text(travel)}`);
           assert((await text(claims)) === T.notYet, `not yet: ${await text(claims)}`);
-          assertEqual(await state(cards[i]).getAttribute("href"), `/alert/${alertOf[cards[i]]}`, "the open state's link");
+          assertEqual(
+            await state(cards[i]).getAttribute("href"),
+            `/alert/${alertOf[cards[i]]}`,
+            "the open state's link",
+          );
           await checkA11y(page, `failing-now bar (${lang}, ${viewport})`);
           await screenshot(page, `opstate-bar-${lang}-${viewport}`);
           // The state leads to the alert.
@@ -191,7 +208,11 @@ export default async function opstate({ browser, test }) {
           await page.waitForSelector("[data-testid=maintenance-banner]");
           const lines = await page.$$eval("[data-testid=maintenance-active]", (l) => l.map((e) => e.textContent ?? ""));
           const name = `Card Services ${i + 1}`;
-          assertEqual(lines.filter((l) => l.includes(name)).length, 1, `the mute of ${name} once in ${JSON.stringify(lines)}`);
+          assertEqual(
+            lines.filter((l) => l.includes(name)).length,
+            1,
+            `the mute of ${name} once in ${JSON.stringify(lines)}`,
+          );
         } finally {
           await closePage(page);
         }
@@ -232,7 +253,9 @@ export default async function opstate({ browser, test }) {
           assert((await page.title()).startsWith(T.handover), `tab title: ${await page.title()}`);
           await page.selectOption("[data-testid=handover-since]", "12h");
           await page.waitForSelector("[data-testid=handover-row]");
-          const kinds = await page.$$eval("[data-testid=handover-row]", (l) => l.map((r) => r.getAttribute("data-kind")));
+          const kinds = await page.$$eval("[data-testid=handover-row]", (l) =>
+            l.map((r) => r.getAttribute("data-kind")),
+          );
           assert(kinds.filter((k) => k === "opened").length >= 6, `the openings: ${kinds}`);
           assert(kinds.includes("acknowledged") && kinds.includes("muted"), `what was done: ${kinds}`);
           const first = await page.locator("[data-testid=handover-row][data-kind=opened] td").nth(1).textContent();

@@ -200,9 +200,7 @@ export function AlertDetailPage() {
             <p>{t`You followed the alert mail's link: acknowledge the alert to tell the others you have it.`}</p>
           ) : null}
           {canAcknowledge(d) ? <Acknowledgement id={id} event={d} writable={writable} /> : null}
-          {d.mute ? null : (
-            <MuteButtons id={id} groupName={d.testCaseGroupName} groupMute={d.mute !== undefined} />
-          )}
+          {d.mute ? null : <MuteButtons id={id} groupName={d.testCaseGroupName} groupMute={d.mute !== undefined} />}
         </div>
       ) : null}
       <h2 class="alert-section-title">{t`Test Runs`}</h2>

@@ -77,7 +77,9 @@ export function HandoverPage() {
             <select
               value={choice}
               data-testid="handover-since"
-              onChange={(e) => setParams({ since: e.currentTarget.value === "signin" ? undefined : e.currentTarget.value })}
+              onChange={(e) =>
+                setParams({ since: e.currentTarget.value === "signin" ? undefined : e.currentTarget.value })
+              }
             >
               {SINCE_CHOICES.map((c) => (
                 <option key={c} value={c}>
@@ -115,7 +117,12 @@ export function HandoverPage() {
           {data.entries.length === 0 ? (
             <p class="muted" data-testid="handover-empty">{t`Nothing happened to your alerts in this period.`}</p>
           ) : (
-            <div class="handover-scroll" tabIndex={0} role="region" aria-label={title}>
+            <section
+              class="handover-scroll"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: a scroll region keyboard users must reach (axe scrollable-region-focusable)
+              tabIndex={0}
+              aria-label={title}
+            >
               <table class="handover-table" data-testid="handover-table">
                 <thead>
                   <tr>
@@ -142,7 +149,7 @@ export function HandoverPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           )}
           {data.truncated ? <p class="muted">{t`More happened than is listed: choose a shorter period.`}</p> : null}
         </>

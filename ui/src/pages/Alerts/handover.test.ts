@@ -16,8 +16,11 @@ describe("the handover", () => {
   });
 
   it("counts the night by kind", () => {
-    expect(
-      countsOf([{ kind: "opened" }, { kind: "opened" }, { kind: "muted" }, { kind: "closed" }]),
-    ).toEqual({ opened: 2, acknowledged: 0, muted: 1, closed: 1 });
+    expect(countsOf([{ kind: "opened" }, { kind: "opened" }, { kind: "muted" }, { kind: "closed" }])).toEqual({
+      opened: 2,
+      acknowledged: 0,
+      muted: 1,
+      closed: 1,
+    });
   });
 });

@@ -1,8 +1,7 @@
 // The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
 // and the search and status filter of an event's runs. Tested beside.
 import type { AlertStatusId } from "../../api/queries/alerts";
-import type { AlertStateFilter } from "../../api/types";
-import type { SpecRun as RunItem } from "../../api/types";
+import type { AlertStateFilter, SpecRun as RunItem } from "../../api/types";
 import { type StatusKind, statusKindOfId } from "../Drill/format";
 
 /** The chips in the spec's order: Failure (7), Pass (3), Warning (4). */

@@ -104,7 +104,7 @@ export const IncidentRibbon = memo(function IncidentRibbon({
 function AlertStateLink({ view }: { view: AlertStateView | null }) {
   const { t } = useLingui();
   if (!view) return null;
-  let text: string;
+  let text = "";
   switch (view.kind) {
     case "open":
       text = t`alert open, not acknowledged`;
@@ -129,7 +129,12 @@ function AlertStateLink({ view }: { view: AlertStateView | null }) {
       break;
   }
   return (
-    <Link class={`incident-state state-${view.kind}`} data-testid="incident-state" data-state={view.kind} href={view.href}>
+    <Link
+      class={`incident-state state-${view.kind}`}
+      data-testid="incident-state"
+      data-state={view.kind}
+      href={view.href}
+    >
       {text}
     </Link>
   );

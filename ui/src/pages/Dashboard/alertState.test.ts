@@ -15,12 +15,7 @@ describe("the failing-now bar's alert state", () => {
 
   it("says who acknowledged and when, in site time", () => {
     expect(
-      alertStateView(
-        { state: "acknowledged", alertId: 12, by: "ana", time: "2026-11-29T08:12:00Z" },
-        now,
-        zone,
-        "en",
-      ),
+      alertStateView({ state: "acknowledged", alertId: 12, by: "ana", time: "2026-11-29T08:12:00Z" }, now, zone, "en"),
     ).toEqual({ kind: "acknowledged", href: "/alert/12", by: "ana", at: "03:12" });
   });
 
@@ -49,9 +44,12 @@ describe("the failing-now bar's alert state", () => {
   });
 
   it("counts the failures against the setting's threshold", () => {
-    expect(
-      alertStateView({ state: "notYet", failures: 4, threshold: 5, alertSettingId: 7 }, now, zone, "fr"),
-    ).toEqual({ kind: "notYet", href: "/report/setting/7", failures: 4, threshold: 5 });
+    expect(alertStateView({ state: "notYet", failures: 4, threshold: 5, alertSettingId: 7 }, now, zone, "fr")).toEqual({
+      kind: "notYet",
+      href: "/report/setting/7",
+      failures: 4,
+      threshold: 5,
+    });
     expect(alertStateView({ state: "noSetting" }, now, zone, "en")?.kind).toBe("noSetting");
   });
 
@@ -61,10 +59,7 @@ describe("the failing-now bar's alert state", () => {
   });
 
   it("keeps the alerts of the failing groups by id", () => {
-    const m = alertsByGroup([
-      { groupId: 1, alert: { state: "open", alertId: 2 } },
-      { groupId: 2 },
-    ]);
+    const m = alertsByGroup([{ groupId: 1, alert: { state: "open", alertId: 2 } }, { groupId: 2 }]);
     expect([...m.keys()]).toEqual([1]);
   });
 

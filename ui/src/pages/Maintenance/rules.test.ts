@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { emptyWeek } from "../../lib/schedule";
-import { emptyWindow, fromSiteLocal, muteUntil, onePerTarget, toSiteLocal, toWindowSave, validateWindow } from "./rules";
+import {
+  emptyWindow,
+  fromSiteLocal,
+  muteUntil,
+  onePerTarget,
+  toSiteLocal,
+  toWindowSave,
+  validateWindow,
+} from "./rules";
 
 const TO = "America/Toronto";
 
