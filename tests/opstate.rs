@@ -189,7 +189,11 @@ async fn the_failing_now_answer_names_each_failing_groups_alert_state() {
     assert_eq!(m["alertId"], muted_event);
     assert!((ms(&m["until"]) - until).abs() < 1000, "{m}");
     assert_eq!(group_alert(&recent, bare), json!({"state": "noSetting"}));
-    assert_eq!(group_alert(&recent, fine), Value::Null, "a passing group has none");
+    assert_eq!(
+        group_alert(&recent, fine),
+        Value::Null,
+        "a passing group has none"
+    );
 
     // A restricted user gets the states of their own groups only.
     let (_, mine) = get(&app, &rw.token, "/api/trs/v1/groups/recent").await;
@@ -233,9 +237,15 @@ async fn a_group_mute_shows_on_the_alert_and_muting_again_extends_it() {
     assert_eq!(d["data"]["mute"], Value::Null, "{d}");
     let body = |until: i64, target: &str| Some(json!({"until": iso(until), "target": target}));
     assert_eq!(
-        call(&app, Method::POST, &mute, &ro.token, body(now + 3_600_000, "group"))
-            .await
-            .0,
+        call(
+            &app,
+            Method::POST,
+            &mute,
+            &ro.token,
+            body(now + 3_600_000, "group")
+        )
+        .await
+        .0,
         403
     );
     let (st, b) = call(
@@ -249,7 +259,14 @@ async fn a_group_mute_shows_on_the_alert_and_muting_again_extends_it() {
     assert_eq!(st, 400, "{b}");
 
     // Muted for an hour: the whole group, shown on the alert after a reload.
-    let (st, first) = call(&app, Method::POST, &mute, &rw.token, body(now + 3_600_000, "group")).await;
+    let (st, first) = call(
+        &app,
+        Method::POST,
+        &mute,
+        &rw.token,
+        body(now + 3_600_000, "group"),
+    )
+    .await;
     assert_eq!(st, 200, "{first}");
     assert_eq!(first["data"]["extended"], false);
     let wid = first["data"]["windowId"].as_i64().unwrap();
@@ -259,18 +276,35 @@ async fn a_group_mute_shows_on_the_alert_and_muting_again_extends_it() {
     assert_eq!(shown["target"], "group");
     assert_eq!(shown["by"], "ana@example.com");
     assert_eq!(shown["alertId"], event);
-    assert!((ms(&shown["until"]) - (now + 3_600_000)).abs() < 1000, "{d}");
+    assert!(
+        (ms(&shown["until"]) - (now + 3_600_000)).abs() < 1000,
+        "{d}"
+    );
     let (_, w) = get(&app, &a.token, &format!("/api/maintenance/windows/{wid}")).await;
     assert_eq!(w["data"]["testCaseGroups"][0]["id"], g, "{w}");
     assert_eq!(w["data"]["testCases"], json!([]), "{w}");
 
     // Muting again extends the same window; a shorter mute keeps the longer end.
-    let (st, again) = call(&app, Method::POST, &mute, &a.token, body(now + 4 * 3_600_000, "group")).await;
+    let (st, again) = call(
+        &app,
+        Method::POST,
+        &mute,
+        &a.token,
+        body(now + 4 * 3_600_000, "group"),
+    )
+    .await;
     assert_eq!(st, 200, "{again}");
     assert_eq!(again["data"]["windowId"], wid);
     assert_eq!(again["data"]["extended"], true);
     assert!((ms(&again["data"]["until"]) - (now + 4 * 3_600_000)).abs() < 1000);
-    let (_, shorter) = call(&app, Method::POST, &mute, &rw.token, body(now + 3_600_000, "group")).await;
+    let (_, shorter) = call(
+        &app,
+        Method::POST,
+        &mute,
+        &rw.token,
+        body(now + 3_600_000, "group"),
+    )
+    .await;
     assert_eq!(shorter["data"]["windowId"], wid);
     assert_eq!(shorter["data"]["extended"], false);
     assert_eq!(shorter["data"]["until"], again["data"]["until"]);
@@ -289,7 +323,14 @@ async fn a_group_mute_shows_on_the_alert_and_muting_again_extends_it() {
     assert_eq!(page["data"]["totalElements"], 1, "{page}");
 
     // A test case mute is another window; unmuting the group's leaves the alert showing it.
-    let (_, case) = call(&app, Method::POST, &mute, &rw.token, body(now + 7_200_000, "testCase")).await;
+    let (_, case) = call(
+        &app,
+        Method::POST,
+        &mute,
+        &rw.token,
+        body(now + 7_200_000, "testCase"),
+    )
+    .await;
     let cid = case["data"]["windowId"].as_i64().unwrap();
     assert_ne!(cid, wid);
     let (st, b) = call(
@@ -305,7 +346,14 @@ async fn a_group_mute_shows_on_the_alert_and_muting_again_extends_it() {
     assert_eq!(d["data"]["mute"]["windowId"], cid, "{d}");
     assert_eq!(d["data"]["mute"]["target"], "testCase");
     // Muting the group again after the unmute makes a new window.
-    let (_, fresh) = call(&app, Method::POST, &mute, &rw.token, body(now + 3_600_000, "group")).await;
+    let (_, fresh) = call(
+        &app,
+        Method::POST,
+        &mute,
+        &rw.token,
+        body(now + 3_600_000, "group"),
+    )
+    .await;
     let fid = fresh["data"]["windowId"].as_i64().unwrap();
     assert!(fid != wid && fid != cid, "{fresh}");
     assert_eq!(fresh["data"]["extended"], false);
@@ -333,7 +381,10 @@ async fn the_alert_list_filters_by_state_and_the_handover_lists_the_night() {
         .user("ana@example.com", Role::User, AccessType::ReadWrite, &[g])
         .await;
     // The handover starts at Ana's previous sign-in: one before the night, then tonight's.
-    app.store.record_sign_in(rw.id, now - 1_200_000).await.unwrap();
+    app.store
+        .record_sign_in(rw.id, now - 1_200_000)
+        .await
+        .unwrap();
     app.store.record_sign_in(rw.id, now - 1000).await.unwrap();
     ingest_ok(
         &app,
@@ -351,7 +402,14 @@ async fn the_alert_list_filters_by_state_and_the_handover_lists_the_night() {
     );
     // e2 acknowledged by Ana, e3 closed by a pass, e4 commented on by Ana (still open,
     // unacknowledged), e1 muted by the administrator.
-    let ack = call(&app, Method::POST, &format!("/api/alerts/{e2}/acknowledge"), &rw.token, None).await;
+    let ack = call(
+        &app,
+        Method::POST,
+        &format!("/api/alerts/{e2}/acknowledge"),
+        &rw.token,
+        None,
+    )
+    .await;
     assert_eq!(ack.0, 200, "{}", ack.1);
     ingest_ok(&app, &key, &[run("p3b", 3, &t(2), "pass")]).await;
     let c = call(
@@ -393,11 +451,20 @@ async fn the_alert_list_filters_by_state_and_the_handover_lists_the_night() {
     let (_, p) = get(&app, &rw.token, "/api/alerts/events?state=unacknowledged").await;
     assert_eq!(ids(&p), sorted(vec![e1, e4]));
     let (_, p) = get(&app, &rw.token, "/api/alerts/events?state=mine").await;
-    assert_eq!(ids(&p), sorted(vec![e2, e4]), "acknowledged or commented by Ana");
+    assert_eq!(
+        ids(&p),
+        sorted(vec![e2, e4]),
+        "acknowledged or commented by Ana"
+    );
     let (_, p) = get(&app, &a.token, "/api/alerts/events?state=mine").await;
     assert_eq!(ids(&p), vec![e1], "muted by the administrator");
     // Paged, with the status filter too.
-    let (_, p) = get(&app, &rw.token, "/api/alerts/events?state=open&status=7&pageSize=2&pageNo=1").await;
+    let (_, p) = get(
+        &app,
+        &rw.token,
+        "/api/alerts/events?state=open&status=7&pageSize=2&pageNo=1",
+    )
+    .await;
     assert_eq!(p["data"]["totalElements"], 3, "{p}");
     assert_eq!(p["data"]["content"].as_array().unwrap().len(), 1, "{p}");
     let (st, b) = get(&app, &rw.token, "/api/alerts/events?state=closed").await;
@@ -413,7 +480,12 @@ async fn the_alert_list_filters_by_state_and_the_handover_lists_the_night() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["kind"].as_str().unwrap().to_string(), e["alertId"].as_i64().unwrap()))
+        .map(|e| {
+            (
+                e["kind"].as_str().unwrap().to_string(),
+                e["alertId"].as_i64().unwrap(),
+            )
+        })
         .collect();
     let count = |k: &str| entries.iter().filter(|(kind, _)| kind == k).count();
     assert_eq!(count("opened"), 4, "{h}");
@@ -441,14 +513,20 @@ async fn the_alert_list_filters_by_state_and_the_handover_lists_the_night() {
     let (st, later) = get(
         &app,
         &rw.token,
-        &format!("/api/alerts/handover?since={}", iso(now_ms() + 60_000).replace('+', "%2B")),
+        &format!(
+            "/api/alerts/handover?since={}",
+            iso(now_ms() + 60_000).replace('+', "%2B")
+        ),
     )
     .await;
     assert_eq!(st, 400, "{later}");
     let (_, given) = get(
         &app,
         &rw.token,
-        &format!("/api/alerts/handover?since={}", iso(now - 3_600_000).replace('+', "%2B")),
+        &format!(
+            "/api/alerts/handover?since={}",
+            iso(now - 3_600_000).replace('+', "%2B")
+        ),
     )
     .await;
     assert_eq!(given["data"]["sinceSource"], "given", "{given}");
@@ -456,7 +534,12 @@ async fn the_alert_list_filters_by_state_and_the_handover_lists_the_night() {
     // Another group's user sees none of it; without a previous sign-in, the last 12 hours.
     let other = group(&app, "Sales", "voice", &[]).await;
     let stranger = app
-        .user("sales@example.com", Role::User, AccessType::ReadWrite, &[other])
+        .user(
+            "sales@example.com",
+            Role::User,
+            AccessType::ReadWrite,
+            &[other],
+        )
         .await;
     let (_, h) = get(&app, &stranger.token, "/api/alerts/handover").await;
     assert_eq!(h["data"]["entries"], json!([]), "{h}");

@@ -48,7 +48,11 @@ pub enum GroupAlertState {
     /// 'alert open, not acknowledged': the oldest such event.
     Open { event_id: i64 },
     /// 'acknowledged by Ana 03:12': every open event is acknowledged; the latest one.
-    Acknowledged { event_id: i64, by: String, at_ms: i64 },
+    Acknowledged {
+        event_id: i64,
+        by: String,
+        at_ms: i64,
+    },
     /// 'no alert yet: 4 of 5 failures': the setting nearest to opening one.
     NotYet(SettingCount),
     /// No active alert setting covers the group.
@@ -158,12 +162,18 @@ mod tests {
             mutes: vec![mute(5, 9_000, false), mute(6, 8_000, true)],
             settings: vec![],
         };
-        assert_eq!(group_state(&f), GroupAlertState::Muted(mute(6, 8_000, true)));
+        assert_eq!(
+            group_state(&f),
+            GroupAlertState::Muted(mute(6, 8_000, true))
+        );
         let f = GroupFacts {
             mutes: vec![mute(5, 9_000, false), mute(7, 10_000, false)],
             ..f
         };
-        assert_eq!(group_state(&f), GroupAlertState::Muted(mute(7, 10_000, false)));
+        assert_eq!(
+            group_state(&f),
+            GroupAlertState::Muted(mute(7, 10_000, false))
+        );
     }
 
     #[test]
@@ -182,7 +192,10 @@ mod tests {
     #[test]
     fn every_event_acknowledged_names_the_last_acknowledgement() {
         let f = GroupFacts {
-            open: vec![open(3, 30, Some(("ana", 40))), open(4, 35, Some(("bob", 50)))],
+            open: vec![
+                open(3, 30, Some(("ana", 40))),
+                open(4, 35, Some(("bob", 50))),
+            ],
             settings: vec![SettingCount {
                 setting_id: 1,
                 count: 5,
@@ -224,7 +237,10 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(group_state(&f), GroupAlertState::NotYet(s(1, 5, 5)));
-        assert_eq!(group_state(&GroupFacts::default()), GroupAlertState::NoSetting);
+        assert_eq!(
+            group_state(&GroupFacts::default()),
+            GroupAlertState::NoSetting
+        );
     }
 
     #[test]

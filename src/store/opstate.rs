@@ -51,11 +51,19 @@ pub trait OpStateStore {
     /// The alert facts of groups `ids` at `now_ms` (the caller sees them): open events with
     /// their acknowledgement, once windows active now on the group or one of its test cases,
     /// and each active setting's count against its threshold. Every group asked has an entry.
-    async fn group_facts(&self, ids: Vec<i64>, now_ms: i64) -> StoreResult<HashMap<i64, GroupFacts>>;
+    async fn group_facts(
+        &self,
+        ids: Vec<i64>,
+        now_ms: i64,
+    ) -> StoreResult<HashMap<i64, GroupFacts>>;
     /// The once window active at `now_ms` that covers test case `case` or group `group`
     /// (the whole group's first, then the one ending last), if any.
-    async fn active_mute(&self, case: i64, group: i64, now_ms: i64)
-        -> StoreResult<Option<ActiveMute>>;
+    async fn active_mute(
+        &self,
+        case: i64,
+        group: i64,
+        now_ms: i64,
+    ) -> StoreResult<Option<ActiveMute>>;
     /// What happened to the scope's alert events from `from_ms` to `to_ms` (excluded), oldest
     /// first, at most `limit` items.
     async fn handover(
@@ -72,7 +80,8 @@ pub trait OpStateStore {
 }
 
 /// Once windows not ended and covering `$1` (now): `w`.
-const ACTIVE: &str = "w.weekly = FALSE AND w.ended_ms IS NULL AND w.start_ms <= $1 AND w.end_ms > $1";
+const ACTIVE: &str =
+    "w.weekly = FALSE AND w.ended_ms IS NULL AND w.start_ms <= $1 AND w.end_ms > $1";
 
 /// The scope (user `$1`, NULL for all) as a condition on event `e`.
 const SEES_EVENT: &str = "(CAST($1 AS BIGINT) IS NULL
@@ -91,7 +100,11 @@ pub(super) async fn sign_in_in(c: &impl Exec, user_id: i64, at_ms: i64) -> Store
 
 #[async_trait]
 impl<S: SqlStore> OpStateStore for S {
-    async fn group_facts(&self, ids: Vec<i64>, now_ms: i64) -> StoreResult<HashMap<i64, GroupFacts>> {
+    async fn group_facts(
+        &self,
+        ids: Vec<i64>,
+        now_ms: i64,
+    ) -> StoreResult<HashMap<i64, GroupFacts>> {
         let seed: HashMap<i64, GroupFacts> =
             ids.iter().map(|&g| (g, GroupFacts::default())).collect();
         if ids.is_empty() {
@@ -244,7 +257,8 @@ impl<S: SqlStore> OpStateStore for S {
             let cap = (limit + 1) as i64;
             let mut items = Vec::new();
             let names = "e.id, COALESCE(tc.name, ''), e.group_id, e.group_name";
-            let from_events = "FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id";
+            let from_events =
+                "FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id";
             for (kind, at, by) in [
                 (HandoverKind::Opened, "e.alert_ms", "NULL"),
                 (HandoverKind::Acknowledged, "e.ack_ms", "e.ack_user"),
@@ -314,13 +328,12 @@ impl<S: SqlStore> OpStateStore for S {
 
     async fn previous_sign_in(&self, user_id: i64) -> StoreResult<Option<i64>> {
         sql::read!(self, |c| {
-            Ok(c
-                .scalar_opt::<Option<i64>>(
-                    "SELECT previous_ms FROM sign_ins WHERE user_id = $1",
-                    &[&user_id],
-                )
-                .await?
-                .flatten())
+            Ok(c.scalar_opt::<Option<i64>>(
+                "SELECT previous_ms FROM sign_ins WHERE user_id = $1",
+                &[&user_id],
+            )
+            .await?
+            .flatten())
         })
     }
 }

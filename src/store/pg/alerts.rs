@@ -42,9 +42,8 @@ use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
     facts_by_case, notification_prefix, plan, state_condition, AlertEvent, AlertEventDetail,
-    AlertEventFilter,
-    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
-    StoredState,
+    AlertEventFilter, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan,
+    SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;

@@ -16,9 +16,8 @@ use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
     facts_by_case, notification_prefix, plan, state_condition, AlertEvent, AlertEventDetail,
-    AlertEventFilter,
-    AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Opening,
-    SettingRow, Settled, StoredState,
+    AlertEventFilter, AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated,
+    Notice, Opening, SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
