@@ -237,7 +237,7 @@ impl<S: SqlStore> OpStateStore for S {
                     whole_group: r.get(4)?,
                 };
                 let key = |m: &ActiveMute| (m.whole_group, m.until_ms, m.window_id);
-                if best.as_ref().map_or(true, |b| key(&m) > key(b)) {
+                if best.as_ref().is_none_or(|b| key(&m) > key(b)) {
                     best = Some(m);
                 }
             }
