@@ -35,6 +35,7 @@ mod layers;
 mod limits;
 mod live_metrics;
 mod notify_crash;
+mod opstate;
 mod permissions;
 mod postgres;
 mod proxy;

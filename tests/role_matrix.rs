@@ -908,6 +908,13 @@ async fn world() -> World {
             [401, 403, 200, 403, 200, 401],
         ),
         r(
+            "alertHandover",
+            M::GET,
+            "/api/alerts/handover".into(),
+            Body::None,
+            read,
+        ),
+        r(
             "listMaintenanceWindows",
             M::GET,
             "/api/maintenance/windows".into(),

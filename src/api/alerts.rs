@@ -12,14 +12,17 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
+use super::lenient::OneOf;
 use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
 use crate::domain::caller::{Need, Scope};
+use crate::domain::opstate::{self as opstate, EventState, MuteTarget};
 use crate::domain::rules::{Problems, Rule};
 use crate::store::alert_life::AlertLife;
 use crate::store::alerts::{AlertEvent as DomainEvent, AlertEventDetail, AlertEventFilter};
+use crate::store::opstate::{HandoverItem, HandoverKind};
 use crate::store::outbox::now_ms;
 
 pub struct AlertsApi;
@@ -114,7 +117,157 @@ pub struct AlertDetails {
     pub comments: Vec<AlertComment>,
     /// What happened to the event, oldest first.
     pub timeline: Vec<TimelineEntry>,
+    /// The mute active now on the event's test case or its whole group (cxwatch's
+    /// addition), null when none: the alert page shows it and offers extend and unmute.
+    #[oai(nullable)]
+    pub mute: Option<ActiveMuteItem>,
 }
+
+/// A once maintenance window active now that mutes an alert's test case or group.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct ActiveMuteItem {
+    /// The window (`api/maintenance/windows/{id}`; `POST …/{id}/end` unmutes).
+    pub window_id: i64,
+    /// Its end, RFC 3339 UTC.
+    pub until: String,
+    /// Who made it.
+    pub by: String,
+    /// The alert it was made from, null when it was planned.
+    #[oai(nullable)]
+    pub alert_id: Option<i64>,
+    /// What it covers: the alert's test case or its whole group.
+    pub target: MuteTargetKind,
+}
+
+impl From<opstate::ActiveMute> for ActiveMuteItem {
+    fn from(m: opstate::ActiveMute) -> Self {
+        ActiveMuteItem {
+            window_id: m.window_id,
+            until: ms_time(m.until_ms),
+            by: m.by,
+            alert_id: m.event_id,
+            target: if m.whole_group {
+                MuteTargetKind::Group
+            } else {
+                MuteTargetKind::TestCase
+            },
+        }
+    }
+}
+
+/// What a mute covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "camelCase")]
+pub enum MuteTargetKind {
+    /// The alert's test case.
+    TestCase,
+    /// The alert's whole test case group.
+    Group,
+}
+
+/// The alert list's state filter (cxwatch's addition).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum AlertStateFilter {
+    /// Open events.
+    Open,
+    /// Open events nobody acknowledged.
+    Unacknowledged,
+    /// Events the caller acknowledged, commented on or muted.
+    Mine,
+}
+
+/// What a handover entry tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum HandoverEntryKind {
+    Opened,
+    Acknowledged,
+    Muted,
+    Closed,
+}
+
+/// One thing that happened to an alert since the handover's start.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct HandoverEntry {
+    pub kind: HandoverEntryKind,
+    /// RFC 3339 UTC.
+    pub time: String,
+    pub alert_id: i64,
+    pub test_case_name: String,
+    pub test_case_group_id: i64,
+    pub test_case_group_name: String,
+    /// Who acknowledged or muted, null otherwise.
+    #[oai(nullable)]
+    pub by: Option<String>,
+    /// Muted: until when (RFC 3339 UTC), null otherwise.
+    #[oai(nullable)]
+    pub until: Option<String>,
+    /// Muted: the whole group (else the test case), null otherwise.
+    #[oai(nullable)]
+    pub target: Option<MuteTargetKind>,
+}
+
+impl From<HandoverItem> for HandoverEntry {
+    fn from(i: HandoverItem) -> Self {
+        let muted = i.kind == HandoverKind::Muted;
+        HandoverEntry {
+            kind: match i.kind {
+                HandoverKind::Opened => HandoverEntryKind::Opened,
+                HandoverKind::Acknowledged => HandoverEntryKind::Acknowledged,
+                HandoverKind::Muted => HandoverEntryKind::Muted,
+                HandoverKind::Closed => HandoverEntryKind::Closed,
+            },
+            time: ms_time(i.at_ms),
+            alert_id: i.event_id,
+            test_case_name: i.test_case_name,
+            test_case_group_id: i.group_id,
+            test_case_group_name: i.group_name,
+            by: i.by,
+            until: i.until_ms.map(ms_time),
+            target: muted.then_some(if i.whole_group {
+                MuteTargetKind::Group
+            } else {
+                MuteTargetKind::TestCase
+            }),
+        }
+    }
+}
+
+/// Where the handover's start came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "camelCase")]
+pub enum HandoverSince {
+    /// `since` as asked.
+    Given,
+    /// The caller's sign-in before this one.
+    PreviousSignIn,
+    /// No previous sign-in: the last 12 hours.
+    Default,
+}
+
+/// What happened to the caller's alerts from `since` to now, oldest first.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct Handover {
+    /// RFC 3339 UTC.
+    pub since: String,
+    pub since_source: HandoverSince,
+    /// Now, RFC 3339 UTC.
+    pub to: String,
+    pub entries: Vec<HandoverEntry>,
+    /// More happened than the 500 entries listed: ask a later `since`.
+    pub truncated: bool,
+}
+
+/// The handover's longest list.
+const HANDOVER_MAX: usize = 500;
+/// The handover's start without a previous sign-in: 12 hours ago.
+const HANDOVER_DEFAULT_MS: i64 = 12 * 3_600_000;
+/// The handover's earliest start: 31 days ago.
+const HANDOVER_LONGEST_MS: i64 = 31 * 24 * 3_600_000;
 
 /// A comment on an alert event.
 #[derive(Debug, Object)]
@@ -323,7 +476,7 @@ fn timeline(d: &AlertEventDetail, life: &AlertLife) -> Vec<TimelineEntry> {
 }
 
 impl AlertDetails {
-    fn of(d: AlertEventDetail, life: AlertLife) -> Self {
+    fn of(d: AlertEventDetail, life: AlertLife, mute: Option<opstate::ActiveMute>) -> Self {
         let timeline = timeline(&d, &life);
         let jira_ticket = d.event.jira_ticket.clone();
         let comment = d.event.comment.clone();
@@ -356,6 +509,7 @@ impl AlertDetails {
                 })
                 .collect(),
             timeline,
+            mute: mute.map(ActiveMuteItem::from),
         }
     }
 }
@@ -365,7 +519,15 @@ async fn details(state: &AppState, scope: Scope, id: i64) -> Result<AlertDetails
     let v = state.store.alert_event(scope, id).await?;
     let d = params::visible(v, format_args!("Alert event {id}"))?;
     let life = state.store.alert_life(id).await?;
-    Ok(AlertDetails::of(d, life))
+    let mute = if d.event.open {
+        state
+            .store
+            .active_mute(d.event.test_case_id, d.event.group_id, now_ms())
+            .await?
+    } else {
+        None
+    };
+    Ok(AlertDetails::of(d, life, mute))
 }
 
 #[OpenApi(prefix_path = "/alerts/events", tag = "super::ApiTags::Alerts")]
@@ -384,6 +546,10 @@ impl AlertsApi {
         page_size: Query<Option<params::PageSize>>,
         /// Only events whose first run has this status: 7 failure, 3 pass, 4 warning.
         status: Query<Option<i64>>,
+        /// Only open events, open events nobody acknowledged, or the caller's (events they
+        /// acknowledged, commented on or muted) (cxwatch's addition).
+        #[oai(name = "state")]
+        state_filter: Query<Option<OneOf<AlertStateFilter>>>,
     ) -> Answer<Json<Envelope<Page<AlertEvent>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
@@ -400,9 +566,27 @@ impl AlertsApi {
                 format!("status {s} is not 7 (Failure), 3 (Pass) or 4 (Warning)."),
             );
         }
+        let event_state = match state_filter.0.as_deref() {
+            None | Some("") => None,
+            Some("open") => Some(EventState::Open),
+            Some("unacknowledged") => Some(EventState::Unacknowledged),
+            Some("mine") => Some(EventState::Mine),
+            Some(other) => {
+                p.push(
+                    "state",
+                    Rule::Invalid,
+                    format!("state {other:?} is not open, unacknowledged or mine."),
+                );
+                None
+            }
+        };
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
-        let filter = AlertEventFilter { status: status.0 };
+        let filter = AlertEventFilter {
+            status: status.0,
+            state: event_state,
+            me: (event_state == Some(EventState::Mine)).then(|| caller.username.clone()),
+        };
         let page = state
             .store
             .list_alert_events(caller.scope(), page, filter)
@@ -476,6 +660,10 @@ pub struct AlertMute {
     /// 08:00 site time).
     #[oai(nullable)]
     pub until: Option<String>,
+    /// What to mute: the alert's test case (the default) or its whole group (cxwatch's
+    /// addition). A live mute on the same thing is extended instead of doubled.
+    #[oai(nullable)]
+    pub target: Option<MuteTargetKind>,
 }
 
 /// The longest mute, in milliseconds.
@@ -487,8 +675,10 @@ const MAX_MUTE_MS: i64 = 7 * 24 * 3_600_000;
 pub struct AlertMuted {
     /// The maintenance window (`api/maintenance/windows/{id}`).
     pub window_id: i64,
-    /// RFC 3339 UTC.
+    /// RFC 3339 UTC: the window's end (a mute shorter than a live one keeps its end).
     pub until: String,
+    /// A live window on the same thing was extended (else one was made).
+    pub extended: bool,
 }
 
 /// A mute's end (`until`, RFC 3339) read and checked against `now`: after it, at most
@@ -522,6 +712,14 @@ pub(super) fn mute_until(until: Option<&str>, now: i64) -> Result<i64, ApiError>
     };
     p.check()?;
     until.ok_or_else(|| ApiError::bad_request("Bad until."))
+}
+
+/// What a mute covers: the event's test case unless the whole group is asked for.
+pub(super) fn mute_target(kind: Option<MuteTargetKind>) -> MuteTarget {
+    match kind {
+        Some(MuteTargetKind::Group) => MuteTarget::Group,
+        Some(MuteTargetKind::TestCase) | None => MuteTarget::TestCase,
+    }
 }
 
 /// Whether `key` looks like an issue key: a project key (a letter, then letters, digits or
@@ -623,14 +821,82 @@ impl AlertUpdateApi {
         let caller = auth.require(Need::Write)?;
         let now = now_ms();
         let until = mute_until(body.0.until.as_deref(), now)?;
+        let target = mute_target(body.0.target);
         let done = state
             .store
-            .mute_alert(caller.scope(), id.0, until, caller.username.clone(), now)
+            .mute_alert(
+                caller.scope(),
+                id.0,
+                target,
+                until,
+                caller.username.clone(),
+                now,
+            )
             .await?;
-        let window_id = params::visible(done, format_args!("Alert event {}", id.0))?;
+        let muted = params::visible(done, format_args!("Alert event {}", id.0))?;
         Ok(Envelope::ok(AlertMuted {
-            window_id,
-            until: ms_time(until),
+            window_id: muted.window_id,
+            until: ms_time(muted.until_ms),
+            extended: muted.extended,
+        }))
+    }
+
+    /// The handover (cxwatch's addition): what opened, was acknowledged, muted or closed
+    /// among the caller's alerts from `since` to now, oldest first (at most 500). Without
+    /// `since`: from the caller's previous sign-in, else the last 12 hours. At most 31 days.
+    #[oai(path = "/handover", method = "get", operation_id = "alertHandover")]
+    async fn handover(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        /// Start, RFC 3339.
+        since: Query<Option<String>>,
+    ) -> Answer<Json<Envelope<Handover>>, { BAD_REQUEST | INTERNAL }> {
+        let caller = auth.require(Need::SignedIn)?;
+        let now = now_ms();
+        let mut p = Problems::default();
+        let given = match since.0.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(v) => match chrono::DateTime::parse_from_rfc3339(v) {
+                Ok(t) if t.timestamp_millis() > now => {
+                    p.push("since", Rule::Invalid, "since is in the future.");
+                    None
+                }
+                Ok(t) if t.timestamp_millis() < now - HANDOVER_LONGEST_MS => {
+                    p.push("since", Rule::Invalid, "since is more than 31 days ago.");
+                    None
+                }
+                Ok(t) => Some(t.timestamp_millis()),
+                Err(_) => {
+                    p.push(
+                        "since",
+                        Rule::Invalid,
+                        format!("since {v:?} is not an RFC 3339 time."),
+                    );
+                    None
+                }
+            },
+        };
+        p.check()?;
+        let (from, source) = match given {
+            Some(ms) => (ms, HandoverSince::Given),
+            None => match state.store.previous_sign_in(caller.user_id).await? {
+                Some(ms) if ms < now && ms >= now - HANDOVER_LONGEST_MS => {
+                    (ms, HandoverSince::PreviousSignIn)
+                }
+                _ => (now - HANDOVER_DEFAULT_MS, HandoverSince::Default),
+            },
+        };
+        let h = state
+            .store
+            .handover(caller.scope(), from, now + 1, HANDOVER_MAX)
+            .await?;
+        Ok(Envelope::ok(Handover {
+            since: ms_time(from),
+            since_source: source,
+            to: ms_time(now),
+            entries: h.items.into_iter().map(HandoverEntry::from).collect(),
+            truncated: h.truncated,
         }))
     }
 

@@ -10,7 +10,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Enum, Object, OpenApi};
 
-use super::alerts::{ms_time, mute_until, AlertMute};
+use super::alerts::{ms_time, mute_target, mute_until, AlertMute};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
@@ -288,7 +288,14 @@ impl IncidentsApi {
         let scope = caller.scope();
         let done = state
             .store
-            .mute_incident(scope, id.0, until, caller.username.clone(), now)
+            .mute_incident(
+                scope,
+                id.0,
+                mute_target(body.0.target),
+                until,
+                caller.username.clone(),
+                now,
+            )
             .await?;
         params::visible(done, format_args!("Incident {}", id.0))?;
         Ok(Envelope::ok(one(&state, scope, id.0).await?))

@@ -14,6 +14,7 @@ use super::lenient::OneOf;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
+use crate::domain::opstate::{group_state, GroupAlertState};
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::Channel;
 use crate::domain::run::RunType;
@@ -56,6 +57,108 @@ pub struct GroupRecentItem {
     /// Time of the latest run in the window (UTC); absent without runs.
     #[oai(nullable)]
     pub last_run_time: Option<String>,
+    /// A failing group's alert state now (cxwatch's addition): present when a run of the
+    /// window failed. The dashboard's failing-now bar names it.
+    #[oai(skip_serializing_if_is_none)]
+    pub alert: Option<GroupAlert>,
+}
+
+/// Where a failing group's alerting stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "camelCase")]
+pub enum GroupAlertKind {
+    /// A mute covers the group or one of its test cases: `until`, `by`, `windowId`,
+    /// `wholeGroup`, `alertId` (the alert it was made from, when it was).
+    Muted,
+    /// An open alert nobody acknowledged: `alertId` (the one waiting longest).
+    Open,
+    /// Every open alert is acknowledged: `alertId`, `by`, `time` (the last one).
+    Acknowledged,
+    /// No alert open: `failures` of `threshold` consecutive failures of `alertSettingId`,
+    /// the setting nearest to opening one.
+    NotYet,
+    /// No active alert setting covers the group.
+    NoSetting,
+}
+
+/// A failing group's alert state (`domain::opstate::group_state`).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct GroupAlert {
+    pub state: GroupAlertKind,
+    #[oai(skip_serializing_if_is_none)]
+    pub alert_id: Option<i64>,
+    /// Who acknowledged or muted.
+    #[oai(skip_serializing_if_is_none)]
+    pub by: Option<String>,
+    /// Acknowledged: when (RFC 3339 UTC).
+    #[oai(skip_serializing_if_is_none)]
+    pub time: Option<String>,
+    /// Muted: until when (RFC 3339 UTC).
+    #[oai(skip_serializing_if_is_none)]
+    pub until: Option<String>,
+    #[oai(skip_serializing_if_is_none)]
+    pub window_id: Option<i64>,
+    #[oai(skip_serializing_if_is_none)]
+    pub whole_group: Option<bool>,
+    #[oai(skip_serializing_if_is_none)]
+    pub failures: Option<i64>,
+    #[oai(skip_serializing_if_is_none)]
+    pub threshold: Option<i64>,
+    #[oai(skip_serializing_if_is_none)]
+    pub alert_setting_id: Option<i64>,
+}
+
+fn ms_time(ms: i64) -> Option<String> {
+    DateTime::from_timestamp_millis(ms).map(params::time)
+}
+
+impl From<GroupAlertState> for GroupAlert {
+    fn from(s: GroupAlertState) -> Self {
+        let empty = |state| GroupAlert {
+            state,
+            alert_id: None,
+            by: None,
+            time: None,
+            until: None,
+            window_id: None,
+            whole_group: None,
+            failures: None,
+            threshold: None,
+            alert_setting_id: None,
+        };
+        match s {
+            GroupAlertState::Muted(m) => GroupAlert {
+                alert_id: m.event_id,
+                by: Some(m.by),
+                until: ms_time(m.until_ms),
+                window_id: Some(m.window_id),
+                whole_group: Some(m.whole_group),
+                ..empty(GroupAlertKind::Muted)
+            },
+            GroupAlertState::Open { event_id } => GroupAlert {
+                alert_id: Some(event_id),
+                ..empty(GroupAlertKind::Open)
+            },
+            GroupAlertState::Acknowledged {
+                event_id,
+                by,
+                at_ms,
+            } => GroupAlert {
+                alert_id: Some(event_id),
+                by: Some(by),
+                time: ms_time(at_ms),
+                ..empty(GroupAlertKind::Acknowledged)
+            },
+            GroupAlertState::NotYet(c) => GroupAlert {
+                failures: Some(c.count),
+                threshold: Some(c.threshold),
+                alert_setting_id: Some(c.setting_id),
+                ..empty(GroupAlertKind::NotYet)
+            },
+            GroupAlertState::NoSetting => empty(GroupAlertKind::NoSetting),
+        }
+    }
 }
 
 impl From<GroupRecent> for GroupRecentItem {
@@ -72,6 +175,7 @@ impl From<GroupRecent> for GroupRecentItem {
                 .last_run_ms
                 .and_then(DateTime::from_timestamp_millis)
                 .map(params::time),
+            alert: None,
         }
     }
 }
@@ -111,10 +215,25 @@ impl RecentApi {
             run_type: run_type.flatten(),
         };
         let groups = state.store.recent_status(caller.scope(), q).await?;
+        // One read for every failing group's alert facts, not one per group.
+        let failing: Vec<i64> = groups.iter().filter(|g| g.fail > 0).map(|g| g.id).collect();
+        let facts = state
+            .store
+            .group_facts(failing, to.timestamp_millis())
+            .await?;
         Ok(Envelope::ok(RecentStatus {
             from: params::time(DateTime::from_timestamp_millis(q.from_ms).unwrap_or(to)),
             to: params::time(to),
-            groups: groups.into_iter().map(GroupRecentItem::from).collect(),
+            groups: groups
+                .into_iter()
+                .map(|g| {
+                    let alert = facts.get(&g.id).map(|f| GroupAlert::from(group_state(f)));
+                    GroupRecentItem {
+                        alert,
+                        ..GroupRecentItem::from(g)
+                    }
+                })
+                .collect(),
         }))
     }
 }

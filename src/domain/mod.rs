@@ -13,6 +13,7 @@ pub mod distribution;
 pub mod incident;
 pub mod ingest;
 pub mod notify;
+pub mod opstate;
 pub mod page;
 pub mod report;
 pub mod report_csv;

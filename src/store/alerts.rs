@@ -17,6 +17,7 @@ use super::StoreResult;
 use crate::domain::alerting::{self, Action, AlertFacts, Rule, RunFact};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Notification;
+use crate::domain::opstate::EventState;
 use crate::domain::page::{Page, PageRequest};
 
 /// How the engine works, from the configuration (`Store::configure_alerts` at start-up).
@@ -42,10 +43,33 @@ impl Default for AlertOptions {
 }
 
 /// Which events a list shows.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AlertEventFilter {
     /// The first run's alert status: 7 failure, 3 pass, 4 warning.
     pub status: Option<i64>,
+    /// Open, unacknowledged, or the caller's (cxwatch's addition).
+    pub state: Option<EventState>,
+    /// The caller's username for [`EventState::Mine`], else `None`.
+    pub me: Option<String>,
+}
+
+/// A list's state filter as SQL on event `e`, `me` the placeholder of the caller's username
+/// (bound by both backends; NULL unless the filter is 'mine'). Mine: events the caller
+/// acknowledged, commented on, or muted (a window made from the event).
+pub fn state_condition(state: Option<EventState>, me: &str) -> String {
+    let open = match state {
+        Some(EventState::Open) => "e.open = TRUE",
+        Some(EventState::Unacknowledged) => "e.open = TRUE AND e.ack_ms IS NULL",
+        Some(EventState::Mine) | None => "TRUE",
+    };
+    format!(
+        "({open}) AND (CAST({me} AS TEXT) IS NULL
+            OR lower(e.ack_user) = lower({me})
+            OR EXISTS (SELECT 1 FROM alert_comments ac
+                        WHERE ac.event_id = e.id AND lower(ac.author) = lower({me}))
+            OR EXISTS (SELECT 1 FROM maintenance_windows mw
+                        WHERE mw.event_id = e.id AND lower(mw.created_by) = lower({me})))"
+    )
 }
 
 /// An alert event as the list shows it.

@@ -253,6 +253,10 @@ async fn create_token(
         ],
     )
     .await?;
+    // A person's sign-in (not a wall display's): the handover view starts from the previous.
+    if !kiosk {
+        super::opstate::sign_in_in(c, user_id, now.saturating_mul(1000)).await?;
+    }
     Ok(token)
 }
 

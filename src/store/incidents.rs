@@ -19,6 +19,7 @@ use super::sql::{self, Exec, SqlStore};
 use super::{StoreError, StoreResult};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::incident::{self, AlertState, Candidate, Member, Mute, Note, State, Title};
+use crate::domain::opstate::MuteTarget;
 use crate::domain::page::{Page, PageRequest};
 
 /// Gives each of the new events `events` (their ids) an incident, in the order they opened:
@@ -209,6 +210,7 @@ pub trait IncidentStore {
         &self,
         scope: Scope,
         id: i64,
+        target: MuteTarget,
         until_ms: i64,
         by: String,
         now_ms: i64,
@@ -491,6 +493,7 @@ impl<S: SqlStore> IncidentStore for S {
         &self,
         scope: Scope,
         id: i64,
+        target: MuteTarget,
         until_ms: i64,
         by: String,
         now_ms: i64,
@@ -502,7 +505,7 @@ impl<S: SqlStore> IncidentStore for S {
         let mut acted = Acted::default();
         for e in ids {
             match self
-                .mute_alert(scope, e, until_ms, by.clone(), now_ms)
+                .mute_alert(scope, e, target, until_ms, by.clone(), now_ms)
                 .await
             {
                 Ok(Visibility::Visible(_)) => acted.alerts += 1,

@@ -26,6 +26,7 @@ use super::sql::{self, Exec, Row, SqlStore};
 use super::{invalid, StoreError, StoreResult};
 use crate::domain::alerting::{MaintenanceWindow, RunFact};
 use crate::domain::caller::{Scope, Visibility};
+use crate::domain::opstate::{extended_end, MuteTarget};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::schedule::Week;
 
@@ -63,6 +64,15 @@ impl Window {
             week: self.weekly.then_some(self.week),
         }
     }
+}
+
+/// What a mute from an alert did: the window that covers it now, until when, and whether an
+/// existing window was extended (else made).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Muted {
+    pub window_id: i64,
+    pub until_ms: i64,
+    pub extended: bool,
 }
 
 /// A checked window as it is saved.
@@ -116,14 +126,19 @@ pub trait MaintenanceStore {
     /// Its reason is empty: the console words it ('Muted from alert 12 (Billing IVR)') in
     /// the reader's language from `event_id` and the test case, never in the muting
     /// user's.
+    ///
+    /// `target` says what it covers: the event's test case or its whole group. Muting again
+    /// while a live once window covers exactly the same thing extends that window to
+    /// `until_ms` (never shortens it; audited as an update) instead of adding a second one.
     async fn mute_alert(
         &self,
         scope: Scope,
         id: i64,
+        target: MuteTarget,
         until_ms: i64,
         by: String,
         now_ms: i64,
-    ) -> StoreResult<Visibility<i64>>;
+    ) -> StoreResult<Visibility<Muted>>;
     /// Which of the runs `ids` are marked (stored while a window covered them).
     async fn maintenance_marks(&self, ids: Vec<i64>) -> StoreResult<HashSet<i64>>;
     /// The marked runs of group `group_id`'s test cases from `from_ms` to `to_ms` (excluded)
@@ -585,16 +600,18 @@ impl<S: SqlStore> MaintenanceStore for S {
         &self,
         scope: Scope,
         id: i64,
+        target: MuteTarget,
         until_ms: i64,
         by: String,
         now_ms: i64,
-    ) -> StoreResult<Visibility<i64>> {
+    ) -> StoreResult<Visibility<Muted>> {
         sql::write!(self, [by = by.clone()], |c| {
             let Some(e) = c
                 .query_opt(
                     "SELECT e.test_case_id, e.open, CAST($2 AS BIGINT) IS NULL OR EXISTS (
                             SELECT 1 FROM user_groups ug
-                             WHERE ug.user_id = $2 AND ug.group_id = e.group_id)
+                             WHERE ug.user_id = $2 AND ug.group_id = e.group_id),
+                            e.group_id
                        FROM alert_events e WHERE e.id = $1",
                     &[&id, &scope.user()],
                 )
@@ -611,6 +628,61 @@ impl<S: SqlStore> MaintenanceStore for S {
                 )));
             }
             let case: i64 = e.get(0)?;
+            let group: i64 = e.get(3)?;
+            // Muting again extends the live once window that covers exactly the same thing
+            // (this test case alone, or this group alone) instead of adding a second one.
+            let (table, column, other, target_id) = match target {
+                MuteTarget::TestCase => (
+                    "maintenance_window_cases",
+                    "test_case_id",
+                    "maintenance_window_groups",
+                    case,
+                ),
+                MuteTarget::Group => (
+                    "maintenance_window_groups",
+                    "group_id",
+                    "maintenance_window_cases",
+                    group,
+                ),
+            };
+            let live = c
+                .query_opt(
+                    &format!(
+                        "SELECT w.id, w.end_ms FROM maintenance_windows w
+                          WHERE w.weekly = FALSE AND w.ended_ms IS NULL
+                            AND w.start_ms <= $1 AND w.end_ms > $1
+                            AND EXISTS (SELECT 1 FROM {table} t
+                                         WHERE t.window_id = w.id AND t.{column} = $2)
+                            AND (SELECT count(*) FROM {table} t WHERE t.window_id = w.id) = 1
+                            AND NOT EXISTS (SELECT 1 FROM {other} o WHERE o.window_id = w.id)
+                          ORDER BY w.end_ms DESC, w.id DESC LIMIT 1"
+                    ),
+                    &[&now_ms, &target_id],
+                )
+                .await?;
+            if let Some(w) = live {
+                let (wid, end): (i64, i64) = (w.get(0)?, w.get(1)?);
+                let Some(until) = extended_end(end, until_ms) else {
+                    return Ok(Visibility::Visible(Muted {
+                        window_id: wid,
+                        until_ms: end,
+                        extended: false,
+                    }));
+                };
+                let before = snapshot(c, wid).await?;
+                c.execute(
+                    "UPDATE maintenance_windows SET end_ms = $2 WHERE id = $1",
+                    &[&wid, &until],
+                )
+                .await?;
+                let after = snapshot(c, wid).await?;
+                audit::record(c, "maintenance_window", "update", wid, before, after).await?;
+                return Ok(Visibility::Visible(Muted {
+                    window_id: wid,
+                    until_ms: until,
+                    extended: true,
+                }));
+            }
             let wid: i64 = c
                 .scalar(
                     "INSERT INTO maintenance_windows (reason, weekly, start_ms, end_ms, event_id,
@@ -620,13 +692,17 @@ impl<S: SqlStore> MaintenanceStore for S {
                 )
                 .await?;
             c.execute(
-                "INSERT INTO maintenance_window_cases (window_id, test_case_id) VALUES ($1, $2)",
-                &[&wid, &case],
+                &format!("INSERT INTO {table} (window_id, {column}) VALUES ($1, $2)"),
+                &[&wid, &target_id],
             )
             .await?;
             let after = snapshot(c, wid).await?;
             audit::record(c, "maintenance_window", "create", wid, None, after).await?;
-            Ok(Visibility::Visible(wid))
+            Ok(Visibility::Visible(Muted {
+                window_id: wid,
+                until_ms,
+                extended: false,
+            }))
         })
     }
 

@@ -27,6 +27,7 @@ pub mod maintenance;
 pub mod meta;
 pub mod metrics;
 pub mod ops;
+pub mod opstate;
 pub mod outbox;
 pub mod pg;
 pub mod recent;
@@ -70,6 +71,7 @@ pub use maintenance::MaintenanceStore;
 pub use meta::MetaStore;
 pub use metrics::MetricStore;
 pub use ops::OpsStore;
+pub use opstate::OpStateStore;
 pub use outbox::OutboxStore;
 pub use recent::RecentStore;
 pub use recordings::RecordingStore;
@@ -271,6 +273,7 @@ backend!(
     MetricStore,
     OutboxStore,
     OpsStore,
+    OpStateStore,
     RecentStore,
     RecordingStore,
     ReportScheduleStore,

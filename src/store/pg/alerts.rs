@@ -41,8 +41,9 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    addressed, facts_by_case, plan, AlertEvent, AlertEventDetail, AlertEventFilter, AlertOptions,
-    CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled, StoredState,
+    addressed, facts_by_case, plan, state_condition, AlertEvent, AlertEventDetail,
+    AlertEventFilter, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan,
+    SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
@@ -763,10 +764,14 @@ impl AlertEventStore for Postgres {
         let texts = status_texts(&Pg(&c)).await?;
         let user = scope.user();
         let cond = format!("{SCOPE} AND ($2::BIGINT IS NULL OR e.status_id = $2)");
+        let me = filter.me.clone();
         let total: i64 = c
             .query_one(
-                &format!("SELECT count(*) FROM alert_events e WHERE {cond}"),
-                &[&user, &filter.status],
+                &format!(
+                    "SELECT count(*) FROM alert_events e WHERE {cond} AND {}",
+                    state_condition(filter.state, "$3")
+                ),
+                &[&user, &filter.status, &me],
             )
             .await?
             .get(0);
@@ -774,7 +779,8 @@ impl AlertEventStore for Postgres {
             .prepare_cached(&format!(
                 "SELECT {EVENT_COLUMNS} FROM alert_events e
                    LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4"
+                  WHERE {cond} AND {} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4",
+                state_condition(filter.state, "$5")
             ))
             .await?;
         let items = c
@@ -785,6 +791,7 @@ impl AlertEventStore for Postgres {
                     &filter.status,
                     &i64::from(page.size),
                     &(page.offset() as i64),
+                    &me,
                 ],
             )
             .await?

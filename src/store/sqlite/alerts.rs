@@ -15,9 +15,9 @@ use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
 use crate::domain::schedule::Week;
 use crate::store::alerts::{
-    addressed, facts_by_case, plan, AlertEvent, AlertEventDetail, AlertEventFilter,
-    AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Opening,
-    SettingRow, Settled, StoredState,
+    addressed, facts_by_case, plan, state_condition, AlertEvent, AlertEventDetail,
+    AlertEventFilter, AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated,
+    Notice, Opening, SettingRow, Settled, StoredState,
 };
 use crate::store::audit;
 use crate::store::catalog::status_texts;
@@ -94,17 +94,22 @@ impl AlertEventStore for Sqlite {
             let (clause, user) = scope_clause(scope);
             let status = filter.status.unwrap_or(-1);
             let cond = format!("{clause} AND (?2 = -1 OR e.status_id = ?2)");
+            let me = filter.me.clone();
             let total: i64 = c
-                .prepare_cached(&format!("SELECT count(*) FROM alert_events e WHERE {cond}"))?
-                .query_row(params![user, status], |r| r.get(0))?;
+                .prepare_cached(&format!(
+                    "SELECT count(*) FROM alert_events e WHERE {cond} AND {}",
+                    state_condition(filter.state, "?3")
+                ))?
+                .query_row(params![user, status, me], |r| r.get(0))?;
             let items = c
                 .prepare_cached(&format!(
                     "SELECT {EVENT_COLUMNS} FROM alert_events e
                        LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                      WHERE {cond} ORDER BY e.alert_ms DESC, e.id DESC LIMIT ?3 OFFSET ?4"
+                      WHERE {cond} AND {} ORDER BY e.alert_ms DESC, e.id DESC LIMIT ?3 OFFSET ?4",
+                    state_condition(filter.state, "?5")
                 ))?
                 .query_map(
-                    params![user, status, page.size, page.offset()],
+                    params![user, status, page.size, page.offset(), me],
                     event_row(&texts),
                 )?
                 .collect::<Result<Vec<_>, _>>()?;

@@ -114,6 +114,14 @@ export type OpenAlerts = Schema<"OpenAlerts">;
 export type AlertComment = Schema<"AlertComment">;
 export type TimelineEntry = Schema<"TimelineEntry">;
 export type MaintenanceWindow = Schema<"MaintenanceWindow">;
+// What the operator sees of an outage (cxwatch's additions): a failing group's alert state,
+// an alert's active mute, the handover.
+export type GroupAlert = Schema<"GroupAlert">;
+export type ActiveMute = Schema<"ActiveMuteItem">;
+export type MuteTarget = Schema<"MuteTargetKind">;
+export type AlertStateFilter = Schema<"AlertStateFilter">;
+export type Handover = Schema<"Handover">;
+export type HandoverEntry = Schema<"HandoverEntry">;
 export type MaintenanceWindowSave = Schema<"MaintenanceWindowSave">;
 export type MaintenanceNow = Schema<"MaintenanceNow">;
 export type JiraSettings = Schema<"JiraSettings">;

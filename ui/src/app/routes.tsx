@@ -28,6 +28,7 @@ const DistributionEditPage = lazy(() =>
   import("../pages/Distributions/EditPage").then((m) => ({ default: m.DistributionEditPage })),
 );
 const AlertListPage = lazy(() => import("../pages/Alerts/ListPage").then((m) => ({ default: m.AlertListPage })));
+const HandoverPage = lazy(() => import("../pages/Alerts/HandoverPage").then((m) => ({ default: m.HandoverPage })));
 const AlertDetailPage = lazy(() => import("../pages/Alerts/DetailPage").then((m) => ({ default: m.AlertDetailPage })));
 const IncidentListPage = lazy(() =>
   import("../pages/Incidents/ListPage").then((m) => ({ default: m.IncidentListPage })),
@@ -95,6 +96,8 @@ export const routes: RouteDef[] = [
     title: msg`Test Runs`,
   },
   { path: "/alerts", component: AlertListPage, access: "protected", title: msg`Alerts` },
+  // cxwatch's addition: what happened to my alerts since my previous sign-in.
+  { path: "/alerts/handover", component: HandoverPage, access: "protected", title: msg`Handover` },
   { path: "/alert/:id", component: AlertDetailPage, access: "protected", title: msg`Alert Details` },
   // cxwatch's addition: incidents, alerts of one outage (hidden on a vendor's API).
   { path: "/incidents", component: IncidentListPage, access: "protected", title: msg`Incidents` },

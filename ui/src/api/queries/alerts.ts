@@ -7,7 +7,7 @@ import { isListPage, itemsOf, type ListPage, toListPage } from "../../lib/listPa
 import { useApiFlavor } from "../../lib/tenant";
 import { client } from "../index";
 import type { GetQuery } from "../typed";
-import type { SpecAlertDetails, SpecAlertEvent } from "../types";
+import type { AlertStateFilter, Handover, SpecAlertDetails, SpecAlertEvent } from "../types";
 
 /** The status chips: Failure (7), Pass (3), Warning (4). */
 export type AlertStatusId = 7 | 3 | 4;
@@ -17,6 +17,8 @@ export interface AlertListParams {
   pageNo: number;
   pageSize: number;
   status?: AlertStatusId;
+  /** cxwatch's state filter: open, unacknowledged, or the caller's; ignored on a vendor's API. */
+  state?: AlertStateFilter;
 }
 
 export const alertKeys = {
@@ -24,6 +26,7 @@ export const alertKeys = {
   lists: () => [...alertKeys.all, "list"] as const,
   detail: (id: number) => [...alertKeys.all, "detail", id] as const,
   open: () => [...alertKeys.all, "open"] as const,
+  handover: (since: string | undefined) => [...alertKeys.all, "handover", since ?? ""] as const,
 };
 
 /** Events asked at once when the spec's API is filtered by status in the browser. */
@@ -34,7 +37,7 @@ export const SPEC_FILTER_WINDOW = 1000;
  * status filter asks the newest SPEC_FILTER_WINDOW events and filters and pages them here.
  */
 export function eventsCall(p: AlertListParams, cxwatch: boolean): GetQuery<"/alerts/events"> {
-  if (cxwatch) return { pageNo: p.pageNo, pageSize: p.pageSize, status: p.status };
+  if (cxwatch) return { pageNo: p.pageNo, pageSize: p.pageSize, status: p.status, state: p.state };
   if (p.status === undefined) return { pageNo: p.pageNo, pageSize: p.pageSize };
   return { pageNo: 0, pageSize: SPEC_FILTER_WINDOW };
 }
@@ -146,5 +149,18 @@ export function useCommentAlert() {
     onSuccess: (d, { id }) => {
       qc.setQueryData(alertKeys.detail(id), d);
     },
+  });
+}
+
+/**
+ * The handover (cxwatch's addition): what opened, was acknowledged, muted or closed since
+ * `since` (RFC 3339), or since the caller's previous sign-in when not given.
+ */
+export function useHandover(since: string | undefined, enabled: boolean) {
+  return useQuery({
+    queryKey: alertKeys.handover(since),
+    queryFn: ({ signal }): Promise<Handover> =>
+      client.get("/alerts/handover", { signal, query: since ? { since } : {} }),
+    enabled,
   });
 }

@@ -4,8 +4,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useApiFlavor } from "../../lib/tenant";
 import { client } from "../index";
-import type { MaintenanceWindow, MaintenanceWindowSave } from "../types";
+import type { MaintenanceWindow, MaintenanceWindowSave, MuteTarget } from "../types";
 import { alertKeys } from "./alerts";
+import { groupKeys } from "./groups";
 
 export interface WindowListParams {
   /** 0-based, as the server counts. */
@@ -82,14 +83,32 @@ export function useMaintenanceNow(enabled: boolean) {
   });
 }
 
-/** Mutes an open alert until `until` (an ad-hoc window on its test case). */
+/**
+ * Mutes an open alert until `until`: an ad-hoc window on its test case or its whole group; a
+ * live mute of the same thing is extended instead (the answer says `extended`).
+ */
 export function useMuteAlert() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, until }: { id: number; until: string }) =>
-      client.post("/alerts/{id}/mute", { path: { id }, body: { until } }),
+    mutationFn: ({ id, until, target }: { id: number; until: string; target?: MuteTarget }) =>
+      client.post("/alerts/{id}/mute", { path: { id }, body: { until, target } }),
     onSuccess: (_, { id }) => {
       void qc.invalidateQueries({ queryKey: alertKeys.detail(id) });
+      void qc.invalidateQueries({ queryKey: groupKeys.all });
+      return qc.invalidateQueries({ queryKey: maintenanceKeys.all });
+    },
+  });
+}
+
+/** Ends an alert's active mute now (its window), and reads the alert again. */
+export function useUnmuteAlert() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ windowId }: { id: number; windowId: number }) =>
+      client.post("/maintenance/windows/{id}/end", { path: { id: windowId } }),
+    onSuccess: (_, { id }) => {
+      void qc.invalidateQueries({ queryKey: alertKeys.detail(id) });
+      void qc.invalidateQueries({ queryKey: groupKeys.all });
       return qc.invalidateQueries({ queryKey: maintenanceKeys.all });
     },
   });

@@ -26,7 +26,7 @@ import { RunTable } from "../Drill/RunTable";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { IncidentPanel } from "../Incidents/Panel";
 import { TicketDialog } from "../Tickets/TicketDialog";
-import { Acknowledgement, Comments, MuteButtons, Timeline } from "./Lifecycle";
+import { Acknowledgement, ActiveMuteNote, Comments, MuteButtons, Timeline } from "./Lifecycle";
 import {
   asksAcknowledge,
   canAcknowledge,
@@ -174,6 +174,14 @@ export function AlertDetailPage() {
               ) : null}
             </dd>
           </div>
+          {d.mute ? (
+            <div>
+              <dt>{t`Mute`}</dt>
+              <dd>
+                <ActiveMuteNote id={id} mute={d.mute} writable={writable && open === true} />
+              </dd>
+            </div>
+          ) : null}
           {d.acknowledgedBy !== undefined ? (
             <div>
               <dt>{t`Acknowledgement`}</dt>
@@ -197,7 +205,7 @@ export function AlertDetailPage() {
             <p>{t`You followed the alert mail's link: acknowledge the alert to tell the others you have it.`}</p>
           ) : null}
           {canAcknowledge(d) ? <Acknowledgement id={id} event={d} writable={writable} /> : null}
-          <MuteButtons id={id} />
+          {d.mute ? null : <MuteButtons id={id} groupName={d.testCaseGroupName} groupMute={d.mute !== undefined} />}
         </div>
       ) : null}
       <h2 class="alert-section-title">{t`Test Runs`}</h2>

@@ -7,14 +7,14 @@ import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { ApiError } from "../../api";
 import { useAcknowledgeAlert, useCommentAlert } from "../../api/queries/alerts";
-import { useMuteAlert } from "../../api/queries/maintenance";
-import type { AlertComment, TimelineEntry } from "../../api/types";
+import { useMuteAlert, useUnmuteAlert } from "../../api/queries/maintenance";
+import type { ActiveMute, AlertComment, MuteTarget, TimelineEntry } from "../../api/types";
 import { showError, showSuccess } from "../../lib/banners";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useContactTypeLabel } from "../Distributions/columns";
 import { MUTE_CHOICES, type MuteChoice, muteUntil } from "../Maintenance/rules";
-import { type Acknowledgeable, canAcknowledge, notificationCause, openingOutcome } from "./rules";
+import { type Acknowledgeable, canAcknowledge, extendedUntil, notificationCause, openingOutcome } from "./rules";
 
 /** Longest comment the server takes (api/alerts.rs MAX_COMMENT). */
 const MAX_COMMENT = 4000;
@@ -213,16 +213,104 @@ export function Timeline(props: { entries: TimelineEntry[] }) {
   );
 }
 
-/** 'Mute for 1 h / 4 h / until tomorrow 08:00': an ad-hoc maintenance window on the event's test case. */
-export function MuteButtons(props: { id: number }) {
+/**
+ * An alert's active mute (cxwatch's addition): until when, by whom, on the test case or the
+ * whole group; read-write accounts may extend it by an hour or end it (unmute).
+ */
+export function ActiveMuteNote(props: { id: number; mute: ActiveMute; writable: boolean }) {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const mute = useMuteAlert();
+  const unmute = useUnmuteAlert();
+  const m = props.mute;
+  const until = formatSiteTime(m.until, zone, i18n.locale).slice(0, 16);
+  const by = m.by;
+  return (
+    <p class="active-mute" data-testid="alert-mute" data-target={m.target} data-window-id={m.windowId}>
+      <span data-testid="alert-mute-text">
+        {m.target === "group"
+          ? t`The whole group is muted until ${until} (by ${by}).`
+          : t`This test case is muted until ${until} (by ${by}).`}
+      </span>
+      {props.writable ? (
+        <>
+          {" "}
+          <button
+            type="button"
+            class="button secondary"
+            data-testid="mute-extend"
+            disabled={mute.isPending}
+            onClick={() =>
+              mute.mutate(
+                { id: props.id, until: extendedUntil(m.until, new Date()).toISOString(), target: m.target },
+                {
+                  onSuccess: (r) => {
+                    const end = formatSiteTime(r.until, zone, i18n.locale).slice(0, 16);
+                    showSuccess(t`Mute extended until ${end}.`);
+                  },
+                },
+              )
+            }
+          >
+            {t`Extend by 1 h`}
+          </button>{" "}
+          <button
+            type="button"
+            class="button secondary"
+            data-testid="mute-end"
+            disabled={unmute.isPending}
+            onClick={() =>
+              unmute.mutate({ id: props.id, windowId: m.windowId }, { onSuccess: () => showSuccess(t`Unmuted.`) })
+            }
+          >
+            {t`Unmute`}
+          </button>
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+/**
+ * 'Mute for 1 h / 4 h / until tomorrow 08:00' of the event's test case or, on cxwatch's API,
+ * its whole group: an ad-hoc maintenance window. Muting what a live mute covers already extends
+ * it (the server's rule), so pressing twice never makes a second window.
+ */
+export function MuteButtons(props: { id: number; groupName?: string; groupMute?: boolean }) {
+  const { t, i18n } = useLingui();
+  const zone = useSiteTimeZone();
+  const mute = useMuteAlert();
+  const [target, setTarget] = useState<MuteTarget>("testCase");
   const label = (c: MuteChoice) =>
     c === "1h" ? t`Mute for 1 h` : c === "4h" ? t`Mute for 4 h` : t`Mute until tomorrow 08:00`;
+  const group = props.groupName ?? "";
   return (
     <fieldset class="mute-choices" data-testid="mute-choices">
       <legend class="visually-hidden">{t`Mute this alert's test case`}</legend>
+      {props.groupMute ? (
+        <span class="mute-target" role="radiogroup" aria-label={t`What to mute`}>
+          <label>
+            <input
+              type="radio"
+              name={`mute-target-${props.id}`}
+              checked={target === "testCase"}
+              data-testid="mute-target-case"
+              onChange={() => setTarget("testCase")}
+            />{" "}
+            {t`This test case`}
+          </label>
+          <label>
+            <input
+              type="radio"
+              name={`mute-target-${props.id}`}
+              checked={target === "group"}
+              data-testid="mute-target-group"
+              onChange={() => setTarget("group")}
+            />{" "}
+            {t`The whole group ${group}`}
+          </label>
+        </span>
+      ) : null}
       {MUTE_CHOICES.map((c) => (
         <button
           key={c}
@@ -232,11 +320,21 @@ export function MuteButtons(props: { id: number }) {
           disabled={mute.isPending}
           onClick={() =>
             mute.mutate(
-              { id: props.id, until: muteUntil(c, new Date(), zone).toISOString() },
+              {
+                id: props.id,
+                until: muteUntil(c, new Date(), zone).toISOString(),
+                target: props.groupMute ? target : undefined,
+              },
               {
                 onSuccess: (m) => {
                   const until = formatSiteTime(m.until, zone, i18n.locale).slice(0, 16);
-                  showSuccess(t`Muted until ${until}: no alert opens or notifies for this test case meanwhile.`);
+                  showSuccess(
+                    m.extended
+                      ? t`Mute extended until ${until}.`
+                      : target === "group" && props.groupMute
+                        ? t`Muted until ${until}: no alert opens or notifies for this group meanwhile.`
+                        : t`Muted until ${until}: no alert opens or notifies for this test case meanwhile.`,
+                  );
                 },
               },
             )

@@ -2,7 +2,9 @@
 // the server's order), paged by the server, with the status chips Failure (7), Pass (3),
 // Warning (4); each row leads to /alert/{id}. On a phone the rows are expandable cards
 // (DataTable's accordion) that show the status, ongoing or closed, and the time while closed.
-// The URL holds page, size and status.
+// The URL holds page, size, status and (cxwatch's API) state: open, unacknowledged or mine
+// (events I acknowledged, commented on or muted), filtered by the server; the handover view
+// (/alerts/handover) is a link beside them.
 import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";
 import { type AlertListParams, useAlertEvents } from "../../api/queries/alerts";
@@ -14,15 +16,24 @@ import { useStore } from "../../lib/store";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import { StatusBadge } from "../Drill/StatusBadge";
 import { incidentPath } from "../Incidents/rules";
-import { ListScreen, useListScreen } from "../shared/ListScreen";
+import { ListFilter, ListScreen, useListScreen } from "../shared/ListScreen";
 import { pagingOf } from "../shared/listParams";
 import { Acknowledgement } from "./Lifecycle";
-import { eventKind, openState, STATUS_CHIPS, statusOfParam, toggleStatus, tracksAcknowledgement } from "./rules";
+import {
+  eventKind,
+  openState,
+  STATE_FILTERS,
+  STATUS_CHIPS,
+  stateOfParam,
+  statusOfParam,
+  toggleStatus,
+  tracksAcknowledgement,
+} from "./rules";
 import "./Alerts.css";
 
 export function paramsOf(search: string): AlertListParams & { page: number } {
   const q = new URLSearchParams(search);
-  return { ...pagingOf(q), status: statusOfParam(q.get("status")) };
+  return { ...pagingOf(q), status: statusOfParam(q.get("status")), state: stateOfParam(q.get("state")) };
 }
 
 export function alertPath(id: number): string {
@@ -98,8 +109,10 @@ export function AlertListPage() {
   });
   const { p, setParams } = list;
   const writable = canWrite(useStore(session));
-  const cxwatch = useApiFlavor() === "cxwatch";
   const chipLabel = (id: number) => (id === 7 ? t`Failure` : id === 3 ? t`Pass` : t`Warning`);
+  const cxwatch = useApiFlavor() === "cxwatch";
+  const stateLabel = (s: string) =>
+    s === "open" ? t`Open alerts` : s === "unacknowledged" ? t`Unacknowledged alerts` : t`My alerts`;
 
   return (
     <ListScreen
@@ -122,9 +135,25 @@ export function AlertListPage() {
             </button>
           ))}
           {cxwatch ? (
-            <Link href="/incidents" class="button link" data-testid="incidents-link">
-              {t`Incidents`}
-            </Link>
+            <>
+              <ListFilter
+                list={list}
+                param="state"
+                value={p.state}
+                label={t`Alert state`}
+                testId="alert-state-filter"
+                options={[
+                  { value: "", label: t`All alerts` },
+                  ...STATE_FILTERS.map((s) => ({ value: s, label: stateLabel(s) })),
+                ]}
+              />
+              <Link href="/alerts/handover" class="button secondary" data-testid="handover-link">
+                {t`Handover`}
+              </Link>
+              <Link href="/incidents" class="button link" data-testid="incidents-link">
+                {t`Incidents`}
+              </Link>
+            </>
           ) : null}
         </fieldset>
       }

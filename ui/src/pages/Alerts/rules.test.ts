@@ -4,11 +4,13 @@ import {
   asksAcknowledge,
   canAcknowledge,
   eventKind,
+  extendedUntil,
   filterRuns,
   notificationCause,
   openingOutcome,
   pageSlice,
   STATUS_CHIPS,
+  stateOfParam,
   statusOfParam,
   toggleStatus,
   tracksAcknowledgement,
@@ -106,5 +108,22 @@ describe("openingOutcome", () => {
   it("leaves recovery and escalation sends out, and says when nobody was notified", () => {
     expect(openingOutcome([opened, sent("recovery:1", "sent"), sent("escalation:1", "failed")]).outcome).toBe("none");
     expect(openingOutcome([opened, sent("alert:1", "failed"), sent("recovery:1", "sent")]).outcome).toBe("failed");
+  });
+});
+
+describe("the list's state filter and a mute's extension", () => {
+  it("reads only the known filters from the address", () => {
+    expect(stateOfParam("open")).toBe("open");
+    expect(stateOfParam("unacknowledged")).toBe("unacknowledged");
+    expect(stateOfParam("mine")).toBe("mine");
+    expect(stateOfParam("closed")).toBeUndefined();
+    expect(stateOfParam(null)).toBeUndefined();
+  });
+
+  it("extends a mute by an hour from its end, or from now when it ended already", () => {
+    const now = new Date("2026-11-29T08:00:00Z");
+    expect(extendedUntil("2026-11-29T09:00:00Z", now).toISOString()).toBe("2026-11-29T10:00:00.000Z");
+    expect(extendedUntil("2026-11-29T07:00:00Z", now).toISOString()).toBe("2026-11-29T09:00:00.000Z");
+    expect(extendedUntil("nonsense", now).toISOString()).toBe("2026-11-29T09:00:00.000Z");
   });
 });

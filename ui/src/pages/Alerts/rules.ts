@@ -1,7 +1,7 @@
 // The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
 // and the search and status filter of an event's runs. Tested beside.
 import type { AlertStatusId } from "../../api/queries/alerts";
-import type { SpecRun as RunItem } from "../../api/types";
+import type { AlertStateFilter, SpecRun as RunItem } from "../../api/types";
 import { type StatusKind, statusKindOfId } from "../Drill/format";
 
 /** The chips in the spec's order: Failure (7), Pass (3), Warning (4). */
@@ -104,4 +104,18 @@ export function openingOutcome(entries: { kind: string; notification?: { cause: 
             ? "partly"
             : "pending";
   return { outcome, failed, total };
+}
+
+/** cxwatch's state filters of the list, in the toolbar's order. */
+export const STATE_FILTERS: AlertStateFilter[] = ["open", "unacknowledged", "mine"];
+
+/** The state of the URL's `state` parameter, when it is one of the filters. */
+export function stateOfParam(value: string | null): AlertStateFilter | undefined {
+  return (STATE_FILTERS as string[]).includes(value ?? "") ? (value as AlertStateFilter) : undefined;
+}
+
+/** When extending a mute that ends at `until` (RFC 3339) at `now` ends: an hour after the later. */
+export function extendedUntil(until: string, now: Date, hours = 1): Date {
+  const end = Date.parse(until);
+  return new Date(Math.max(Number.isNaN(end) ? 0 : end, now.getTime()) + hours * 3_600_000);
 }

@@ -2,13 +2,18 @@
 // or this hour on a spec-only API), named, with how many of its runs failed then, since when and
 // for how long, above the fold; the name opens the group's hourly chart, 'failing runs' lists
 // today's failing runs of the group (/report/drill). The browser tab's title and icon follow the
-// worst state now, for a tab left behind.
+// worst state now, for a tab left behind. Under cxwatch's API each failing group also names
+// its alert state with a link (alertState.ts): 'alert open, not acknowledged', 'acknowledged by
+// Ana 03:12', 'muted until 04:00 by Ana', 'no alert yet: 4 of 5 failures'.
 import { plural } from "@lingui/core/macro";
 import { Plural, Trans, useLingui } from "@lingui/react/macro";
 import { memo, useEffect } from "react";
 import { Link } from "wouter";
+import type { GroupAlert } from "../../api/types";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { useTabTitle } from "../../lib/title";
 import { groupDrillPath } from "../Drill/links";
+import { type AlertStateView, alertStateView } from "./alertState";
 import type { CurrentWindow, Incident } from "./current";
 import { pad2 } from "./hourly";
 import { durationText, tabIcon, type WorstState } from "./severity";
@@ -19,8 +24,11 @@ export const IncidentRibbon = memo(function IncidentRibbon({
   date,
   runType,
   onOpen,
+  alerts,
 }: {
   incidents: Incident[];
+  /** Each failing group's alert state (cxwatch's groups/recent), by group id. */
+  alerts?: Map<number, GroupAlert>;
   /** What 'now' covers: the last minutes, or the current hour. */
   window: CurrentWindow;
   /** The dashboard's day (YYYY-MM-DD) and run type: the failing runs listed are those. */
@@ -28,9 +36,11 @@ export const IncidentRibbon = memo(function IncidentRibbon({
   runType: "Manual" | "Schedule";
   onOpen: (id: number) => void;
 }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
+  const zone = useSiteTimeZone();
   if (incidents.length === 0) return null;
   const count = incidents.length;
+  const now = new Date();
   return (
     <section class="incident-ribbon" role="status" aria-label={t`Failing now`} data-testid="incident-ribbon">
       <span class="incident-title">
@@ -82,6 +92,7 @@ export const IncidentRibbon = memo(function IncidentRibbon({
               >
                 <Trans>failing runs</Trans>
               </Link>
+              <AlertStateLink view={alertStateView(alerts?.get(i.id), now, zone, i18n.locale)} />
             </li>
           );
         })}
@@ -89,6 +100,46 @@ export const IncidentRibbon = memo(function IncidentRibbon({
     </section>
   );
 });
+
+/** A failing group's alert state, a link to the alert (or the setting, or the window). */
+function AlertStateLink({ view }: { view: AlertStateView | null }) {
+  const { t } = useLingui();
+  if (!view) return null;
+  let text = "";
+  switch (view.kind) {
+    case "open":
+      text = t`alert open, not acknowledged`;
+      break;
+    case "acknowledged": {
+      const { by, at } = view;
+      text = t`acknowledged by ${by} ${at}`;
+      break;
+    }
+    case "muted": {
+      const { by, until } = view;
+      text = view.wholeGroup ? t`muted until ${until} by ${by}` : t`test case muted until ${until} by ${by}`;
+      break;
+    }
+    case "notYet": {
+      const { failures, threshold } = view;
+      text = t`no alert yet: ${failures} of ${threshold} failures`;
+      break;
+    }
+    case "noSetting":
+      text = t`no alert setting`;
+      break;
+  }
+  return (
+    <Link
+      class={`incident-state state-${view.kind}`}
+      data-testid="incident-state"
+      data-state={view.kind}
+      href={view.href}
+    >
+      {text}
+    </Link>
+  );
+}
 
 /**
  * Title and icon of the browser tab: the worst state first, for a tab left in the background

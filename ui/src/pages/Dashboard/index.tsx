@@ -9,6 +9,7 @@ import { siteToday, zonedParts } from "../../lib/siteTime";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import { MaintenanceBanner } from "../Maintenance/Banner";
 import { MaintenanceNote } from "../Maintenance/Note";
+import { alertsByGroup } from "./alertState";
 import { Controls, type ControlsProps } from "./Controls";
 import { type CurrentWindow, currentCounts, currentWorst, type Incident, incidentsNow } from "./current";
 import { GroupChartModal } from "./GroupChartModal";
@@ -212,6 +213,8 @@ export function DashboardPage() {
       counts,
     };
   }, [sorted, s.sums, s.ready, s.date, timeZone, s.lastRefreshed, cxwatch, recent.data]);
+  // Each failing group's alert state rides on the same answer (no request per group).
+  const alerts = useMemo(() => alertsByGroup(recent.data?.groups), [recent.data]);
   useTabState(
     worst,
     incidents.map((i) => i.name),
@@ -308,7 +311,14 @@ export function DashboardPage() {
       {/* An empty dashboard of a site not set up yet says where to begin (issue 30 item 15). */}
       {s.ready && rows.length === 0 && !wall ? <SetUpHint /> : null}
       <MaintenanceNote count={s.maintenanceLeftOut} />
-      <IncidentRibbon incidents={incidents} window={current} date={s.date} runType={s.runType} onOpen={setChartId} />
+      <IncidentRibbon
+        incidents={incidents}
+        window={current}
+        date={s.date}
+        runType={s.runType}
+        onOpen={setChartId}
+        alerts={alerts}
+      />
       {cxwatch ? (
         // The last 15 minutes come from cxwatch's groups/recent: no strip on a spec-only API.
         <StatusStrip

@@ -9,6 +9,7 @@ import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { covers, windowPath } from "./ListPage";
 import { useWindowReason } from "./parts";
+import { onePerTarget } from "./rules";
 import "./Maintenance.css";
 
 export function MaintenanceBanner({ enabled = true }: { enabled?: boolean }) {
@@ -16,7 +17,8 @@ export function MaintenanceBanner({ enabled = true }: { enabled?: boolean }) {
   const zone = useSiteTimeZone();
   const now = useMaintenanceNow(enabled);
   const reasonOf = useWindowReason();
-  const active = now.data?.active ?? [];
+  // Each covered thing once (two mutes of one test case read as the one ending last).
+  const active = onePerTarget(now.data?.active ?? []);
   const next = now.data?.next?.[0];
   if (!active.length && !next) return null;
   const time = (v: string | null | undefined) => (v ? formatSiteTime(v, zone, i18n.locale).slice(0, 16) : "");

@@ -39,7 +39,9 @@ export function useWindowReason(): (w: MaintenanceWindow) => string {
   return (w) => {
     if (w.reason.trim() || w.alertId === null || w.alertId === undefined) return w.reason;
     const alert = w.alertId;
-    const name = w.testCases.map((c) => c.name).join(", ");
+    // A mute of a whole group covers no single test case: it names the group.
+    const named = w.testCases.length ? w.testCases : w.testCaseGroups;
+    const name = named.map((c) => c.name).join(", ");
     return t`Muted from alert ${alert} (${name})`;
   };
 }

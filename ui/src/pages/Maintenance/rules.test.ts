@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { emptyWeek } from "../../lib/schedule";
-import { emptyWindow, fromSiteLocal, muteUntil, toSiteLocal, toWindowSave, validateWindow } from "./rules";
+import {
+  emptyWindow,
+  fromSiteLocal,
+  muteUntil,
+  onePerTarget,
+  toSiteLocal,
+  toWindowSave,
+  validateWindow,
+} from "./rules";
 
 const TO = "America/Toronto";
 
@@ -62,5 +70,24 @@ describe("the window form", () => {
     const weekly = toWindowSave({ ...v, kind: "weekly" }, TO);
     expect(weekly.startTime).toBeNull();
     expect(weekly.schedule).toEqual([]);
+  });
+});
+
+describe("the dashboard lists each mute once", () => {
+  const w = (id: number, end: string | null, groups: number[], cases: number[], kind = "once") => ({
+    id,
+    kind,
+    endTime: end,
+    testCaseGroups: groups.map((g) => ({ id: g })),
+    testCases: cases.map((c) => ({ id: c })),
+  });
+  it("keeps the window ending last of those covering the same thing", () => {
+    const list = [
+      w(1, "2026-11-29T09:00:00Z", [], [5]),
+      w(2, "2026-11-29T10:00:00Z", [], [5]),
+      w(3, "2026-11-29T09:00:00Z", [7], []),
+      w(4, null, [], [5], "weekly"),
+    ];
+    expect(onePerTarget(list).map((x) => x.id)).toEqual([2, 3, 4]);
   });
 });

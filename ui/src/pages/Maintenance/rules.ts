@@ -119,3 +119,36 @@ export function toWindowSave(v: WindowFormValues, zone: string): MaintenanceWind
     testCases: v.caseIds.map((id) => ({ id, name: "" })),
   };
 }
+
+/**
+ * The active windows the dashboard lists, each covered thing once: windows of the same kind on
+ * the same groups and test cases (two mutes of one test case made before muting again extended)
+ * read as the one ending last.
+ */
+export function onePerTarget<
+  W extends {
+    id: number;
+    kind: string;
+    endTime?: string | null;
+    testCaseGroups: { id: number }[];
+    testCases: { id: number }[];
+  },
+>(windows: W[]): W[] {
+  const keyOf = (w: W) =>
+    `${w.kind}|${w.testCaseGroups
+      .map((g) => g.id)
+      .sort((a, b) => a - b)
+      .join(",")}|${w.testCases
+      .map((c) => c.id)
+      .sort((a, b) => a - b)
+      .join(",")}`;
+  const end = (w: W) => (w.endTime ? Date.parse(w.endTime) : Number.POSITIVE_INFINITY);
+  const best = new Map<string, W>();
+  for (const w of windows) {
+    const k = keyOf(w);
+    const had = best.get(k);
+    if (!had || end(w) > end(had) || (end(w) === end(had) && w.id > had.id)) best.set(k, w);
+  }
+  const kept = new Set(best.values());
+  return windows.filter((w) => kept.has(w));
+}
