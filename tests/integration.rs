@@ -34,6 +34,7 @@ mod layers;
 mod limits;
 mod live_metrics;
 mod notify_crash;
+mod notify_delivery;
 mod permissions;
 mod postgres;
 mod proxy;
