@@ -13,6 +13,7 @@ import type { Notification, RunDetail } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { SearchBox } from "../../components/SearchBox";
 import { showError } from "../../lib/banners";
+import { deliveryReason } from "../../lib/deliveryReason";
 import { toListPage } from "../../lib/listPage";
 import { queryClient } from "../../lib/queryClient";
 import { NEWEST_FIRST, runSortValue, type SortState } from "../../lib/runSort";
@@ -28,22 +29,24 @@ import { Acknowledgement, Comments, MuteButtons, Timeline } from "./Lifecycle";
 import {
   asksAcknowledge,
   canAcknowledge,
+  channelName,
   eventKind,
   filterRuns,
   notificationCause,
   openState,
+  recipientShown,
   tracksAcknowledgement,
 } from "./rules";
 import "./Alerts.css";
 
-function useNotificationColumns(): Column<Notification>[] {
+function useNotificationColumns(listName: string | undefined): Column<Notification>[] {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
-  const channel = (type: number) => (type === 1 ? t`Email` : type === 2 ? t`SMS` : t`Voice`);
+  const channel = (type: number) => channelName(type, (m) => i18n._(m));
   const state = (s: string) => (s === "sent" ? t`Sent` : s === "failed" ? t`Failed` : t`Queued`);
   return [
     { key: "type", label: t`Type`, render: (n) => channel(n.type) },
-    { key: "recipient", label: t`Email/Number`, render: (n) => n.recipient },
+    { key: "recipient", label: t`Email/Number`, render: (n) => recipientShown(n, listName) },
     {
       key: "cause",
       label: t`Message`,
@@ -65,7 +68,10 @@ function useNotificationColumns(): Column<Notification>[] {
     {
       key: "sentTime",
       label: t`Sent Time`,
-      render: (n) => (n.sentTime ? formatSiteTime(n.sentTime, zone, i18n.locale) : (n.reason ?? "")),
+      render: (n) =>
+        n.sentTime
+          ? formatSiteTime(n.sentTime, zone, i18n.locale)
+          : (deliveryReason(i18n, n.reasonCode, n.reasonStatus) ?? n.reason ?? ""),
     },
   ];
 }
@@ -81,7 +87,7 @@ export function AlertDetailPage() {
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(10);
   const [sort, setSort] = useState<SortState>(NEWEST_FIRST);
-  const notificationColumns = useNotificationColumns();
+  const notificationColumns = useNotificationColumns(event.data?.distributionName);
   const me = useStore(session);
   const writable = canWrite(me);
   const fromMail = asksAcknowledge(useSearch());
@@ -284,7 +290,7 @@ export function AlertDetailPage() {
         onClose={() => setTicketOpen(false)}
         onCreated={() => void queryClient.invalidateQueries({ queryKey: alertKeys.detail(id) })}
       />
-      {d && Array.isArray(d.timeline) ? <Timeline entries={d.timeline} /> : null}
+      {d && Array.isArray(d.timeline) ? <Timeline entries={d.timeline} listName={d.distributionName} /> : null}
       {d && Array.isArray(d.comments) ? <Comments id={id} comments={d.comments} writable={writable} /> : null}
       {d && !Array.isArray(d.notifications) ? null : (
         // cxwatch's addition: a vendor's alert has no notifications, so no such section.
@@ -295,7 +301,7 @@ export function AlertDetailPage() {
             columns={notificationColumns}
             rows={d?.notifications}
             rowId={(n) => n.id}
-            rowLabel={(n) => n.recipient}
+            rowLabel={(n) => recipientShown(n, d?.distributionName)}
             loading={event.isFetching}
           />
         </>

@@ -1,5 +1,7 @@
 // The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
 // and the search and status filter of an event's runs. Tested beside.
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
 import type { AlertStatusId } from "../../api/queries/alerts";
 import type { SpecRun as RunItem } from "../../api/types";
 import { type StatusKind, statusKindOfId } from "../Drill/format";
@@ -71,4 +73,31 @@ export function notificationCause(cause: string): "alert" | "recovery" | "escala
 /** Whether the address asks to acknowledge (the alert mail's link: `?acknowledge=1`). */
 export function asksAcknowledge(search: string): boolean {
   return new URLSearchParams(search).get("acknowledge") === "1";
+}
+
+const CHANNELS: Record<number, MessageDescriptor> = {
+  1: msg`Email`,
+  2: msg`SMS`,
+  4: msg`Voice`,
+  8: msg`Webhook`,
+  16: msg`Microsoft Teams`,
+  32: msg`Slack`,
+  64: msg`Mattermost`,
+};
+
+/** A notification's channel (its contact type id) in the reader's language. */
+export function channelName(type: number, say: (m: MessageDescriptor) => string): string {
+  return say(CHANNELS[type] ?? CHANNELS[1]);
+}
+
+/**
+ * Whom a notification went to, as the caller may see it: the address for administrators;
+ * for others (the server masks it) the distribution list's name, with a webhook's host.
+ */
+export function recipientShown(
+  n: { recipient: string; recipientHidden?: boolean | null },
+  listName: string | undefined,
+): string {
+  if (!n.recipientHidden) return n.recipient;
+  return [listName, n.recipient].filter(Boolean).join(" ");
 }
