@@ -124,21 +124,26 @@ async fn alert_mail_goes_at_once_while_a_webhook_hangs() {
     assert_eq!(s, 200, "{b}");
     let list = b["data"]["id"].as_i64().unwrap();
     let key = app.api_key("engine").await;
-    ingest_ok(&app, &key, &[run("p0", 1, "2026-11-23T15:00:00Z", "pass")]).await;
-    let g = group(&app, "Billing", "voice", &[1]).await;
+    // One test case per sample: each failing run opens an event of its own.
+    let cases: Vec<i64> = (1..=20).collect();
+    let passes: Vec<Value> = cases
+        .iter()
+        .map(|c| run(&format!("p{c}"), *c, "2026-11-23T15:00:00Z", "pass"))
+        .collect();
+    ingest_ok(&app, &key, &passes).await;
+    let g = group(&app, "Billing", "voice", &cases).await;
     alert_setting(&app, g, list, false).await;
 
     let mut latencies = Vec::new();
     for i in 0..20 {
-        let minute = 1 + 2 * i;
         let before = now_ms();
         ingest_ok(
             &app,
             &key,
             &[run(
                 &format!("f{i}"),
-                1,
-                &format!("2026-11-23T15:{minute:02}:00Z"),
+                cases[i],
+                "2026-11-23T15:01:00Z",
                 "fail",
             )],
         )
@@ -150,18 +155,6 @@ async fn alert_mail_goes_at_once_while_a_webhook_hangs() {
         // Delivered while the receiver still holds every connection it was given.
         assert_eq!(dead.closed.load(Ordering::SeqCst), 0, "sample {i}");
         latencies.push(at - before);
-        // The pass closes the event: the next failure opens a new one.
-        ingest_ok(
-            &app,
-            &key,
-            &[run(
-                &format!("p{i}"),
-                1,
-                &format!("2026-11-23T15:{:02}:00Z", minute + 1),
-                "pass",
-            )],
-        )
-        .await;
     }
     // The receiver's slots were all taken for most samples: it hung all along.
     let accepted = dead.accepted.load(Ordering::SeqCst);
@@ -241,7 +234,9 @@ async fn retry_after_is_honoured_and_a_404_fails_at_once() {
         sinks.http_status_retry_after(status, "2").await;
         let (before, after, s, b) = test(q.clone()).await;
         assert_eq!(s, 502, "{b}");
-        assert_eq!(b["reasonCode"], "rate_limited", "{b}");
+        // A webhook test answers one generic code; the notification keeps the real one.
+        let answered = if q.starts_with("sms") { "rate_limited" } else { "failed" };
+        assert_eq!(b["reasonCode"], answered, "{b}");
         let n = notification(id_of(&b)).await;
         assert_eq!(n["state"], "queued");
         assert_eq!(n["reasonCode"], "rate_limited");
@@ -316,24 +311,23 @@ async fn untrusted_certificates_fail_at_once_in_the_same_words() {
             )
             .await;
         assert_eq!(s, 502, "{b}");
-        let (_, list) = app
-            .call(
-                Method::GET,
-                "/api/notifications?state=failed",
-                Some(t),
-                None,
-            )
+        let m = b["messages"][0].as_str().unwrap();
+        let at = m.rfind("(notification ").unwrap() + "(notification ".len();
+        let id: String = m[at..].chars().take_while(|c| c.is_ascii_digit()).collect();
+        let (_, one) = app
+            .call(Method::GET, &format!("/api/notifications/{id}"), Some(t), None)
             .await;
-        let n = &list["data"]["content"][0];
+        let n = &one["data"];
         assert_eq!(n["attempts"], 1, "{n}");
         assert_eq!(n["reasonCode"], "untrusted_certificate", "{n}");
         let reason = n["reason"].as_str().unwrap();
-        assert!(
-            reason.contains(&format!(
-                "certificate not trusted (signed by an unknown issuer): give the CA that signed it in {section}.ca (or set {section}.trust = \"system\")"
-            )),
-            "{reason}"
-        );
+        for part in [
+            "certificate not trusted (signed by an unknown issuer): give the CA that signed it in "
+                .to_string(),
+            format!("{section}.ca (or set {section}.trust = "),
+        ] {
+            assert!(reason.contains(&part), "{part:?} not in {reason:?}");
+        }
         assert!(
             !reason.contains("Connection error: Connection error"),
             "{reason}"

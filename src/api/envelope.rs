@@ -207,10 +207,10 @@ pub struct ErrorBody {
     pub fields: Vec<FieldProblem>,
     /// Why a message could not be sent (502 of a channel test), as the stable code of
     /// `Notification.reasonCode`: the console words it in the reader's language.
-    #[oai(skip_serializing_if_is_none)]
+    #[oai(rename = "reasonCode", skip_serializing_if_is_none)]
     pub reason_code: Option<String>,
     /// The HTTP status of an `http_status` reason.
-    #[oai(skip_serializing_if_is_none)]
+    #[oai(rename = "reasonStatus", skip_serializing_if_is_none)]
     pub reason_status: Option<u16>,
 }
 
