@@ -708,6 +708,9 @@ pub struct NotifyConfig {
     pub retry_max_secs: u64,
     /// Notifications sent at the same time at most.
     pub concurrency: usize,
+    /// Of those, at most this many to one destination (the mail server, a gateway, one
+    /// webhook host): a receiver that hangs holds these slots, never all of them.
+    pub per_destination: usize,
     /// Milliseconds between two looks at the outbox when nothing woke the sender.
     pub poll_ms: u64,
     pub smtp: SmtpConfig,
@@ -736,6 +739,10 @@ pub struct WebhookConfig {
     pub trust: Trust,
     /// Seconds the whole request may take.
     pub timeout_secs: u64,
+    /// Hosts (as written in the URL: a name or an address) that webhooks may reach although
+    /// they are loopback or link-local (127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10), e.g.
+    /// a receiver on the same machine. Any other such target is refused.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for WebhookConfig {
@@ -747,6 +754,7 @@ impl Default for WebhookConfig {
             ca: None,
             trust: Trust::Webpki,
             timeout_secs: 15,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -828,6 +836,7 @@ impl Default for NotifyConfig {
             retry_first_secs: 5,
             retry_max_secs: 3600,
             concurrency: 8,
+            per_destination: 4,
             poll_ms: 1000,
             smtp: SmtpConfig::default(),
             sms: GatewayConfig::default(),
@@ -1321,6 +1330,7 @@ fn check_notify(n: &NotifyConfig) -> Result<(), String> {
         ("notify.retry_first_secs", n.retry_first_secs),
         ("notify.retry_max_secs", n.retry_max_secs),
         ("notify.concurrency", n.concurrency as u64),
+        ("notify.per_destination", n.per_destination as u64),
         ("notify.poll_ms", n.poll_ms),
         ("notify.smtp.timeout_secs", n.smtp.timeout_secs),
         ("notify.sms.timeout_secs", n.sms.timeout_secs),

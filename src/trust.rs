@@ -223,6 +223,16 @@ fn certificate_reason(c: &rustls::CertificateError) -> String {
     }
 }
 
+/// What every client says when rustls refuses a server's certificate, in the same words
+/// for the mail server, the gateways, webhooks, Jira and single sign-on: why, and the keys
+/// of `section` (e.g. `notify.smtp`, `jira`) that fix it. No retry can help.
+pub fn untrusted_reason(section: &str, why: &str) -> String {
+    format!(
+        "certificate not trusted ({why}): give the CA that signed it in {section}.ca \
+         (or set {section}.trust = \"system\")"
+    )
+}
+
 /// An error and its sources as one line; 'certificate not trusted (why)' first when that is
 /// the cause.
 pub fn describe(err: &(dyn Error + 'static)) -> String {

@@ -36,6 +36,7 @@ mod limits;
 mod live_metrics;
 mod notify_crash;
 mod opstate;
+mod notify_delivery;
 mod permissions;
 mod postgres;
 mod proxy;

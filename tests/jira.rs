@@ -254,7 +254,8 @@ async fn server_tickets_speak_rest_v2_and_wiki_markup() {
     );
     let a = admin(&app).await;
     let (_, read) = get(&app, &a.token, "/api/jira/v1/issue?issueId=CX-1").await;
-    assert_eq!(read["data"]["description"], "Fixed? @[alee](alee)");
+    // Wiki markup keeps only the username: the display name is looked up on read.
+    assert_eq!(read["data"]["description"], "Fixed? @[Ann Lee](alee)");
     let jira = cxwatch::jira::Jira::new(&standin.config()).unwrap();
     assert_eq!(
         jira.search_keys("project = CX", 10).await.unwrap(),
@@ -512,4 +513,17 @@ async fn jira_behind_the_sites_own_ca_is_trusted_through_ca_or_the_system_store(
     let b = admin(&system).await;
     let (s, statuses) = get(&system, &b.token, "/api/jira/v1/issueStatus?username=x").await;
     assert_eq!(s, 200, "{statuses}");
+}
+
+/// Cloud answers users 100 a page: a site with 250 accounts is read to its last page, for
+/// a search too (issue 30, item 6).
+#[tokio::test(flavor = "multi_thread")]
+async fn cloud_user_lists_page_past_one_hundred_accounts() {
+    let standin = StandIn::start_args(JiraFlavour::Cloud, &["--people", "250"]);
+    let jira = cxwatch::jira::Jira::new(&standin.config()).unwrap();
+    let all = jira.users("").await.unwrap();
+    assert_eq!(all.len(), 253, "three people and 250 agents, no app");
+    assert_eq!(all.last().unwrap().name, "Agent 0250");
+    let agents = jira.users("agent").await.unwrap();
+    assert_eq!(agents.len(), 250);
 }

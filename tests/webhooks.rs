@@ -371,7 +371,23 @@ async fn a_refusing_receiver_fails_and_webhooks_are_off_by_default() {
         )
         .await;
     assert_eq!(s, 502, "{b}");
-    let reason = b["messages"][0].as_str().unwrap();
+    // The test answers a generic message (it cannot read the receiver's page); the stored
+    // reason says the status, with the scheme and host only.
+    let answer = b["messages"][0].as_str().unwrap();
+    assert!(
+        answer.starts_with("Slack did not take the test message"),
+        "{answer}"
+    );
+    assert_eq!(b["reasonCode"], "failed", "{b}");
+    let (_, list) = app
+        .call(
+            Method::GET,
+            "/api/notifications?state=failed",
+            Some(&a.token),
+            None,
+        )
+        .await;
+    let reason = list["data"]["content"][0]["reason"].as_str().unwrap();
     assert!(
         reason.contains("Slack webhook https://localhost:"),
         "{reason}"

@@ -17,7 +17,7 @@ use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
-use crate::domain::caller::{Need, Scope};
+use crate::domain::caller::Need;
 use crate::domain::opstate::{self as opstate, EventState, MuteTarget};
 use crate::domain::rules::{Problems, Rule};
 use crate::store::alert_life::AlertLife;
@@ -407,7 +407,7 @@ pub(super) fn ms_time(ms: i64) -> String {
 /// The event's timeline, oldest first (ties in the order things happen: opened, notified,
 /// acknowledged, commented, escalated, recovered or closed). A closed event whose setting
 /// still exists recovered (a passing run closed it); one whose setting was deleted closed.
-fn timeline(d: &AlertEventDetail, life: &AlertLife) -> Vec<TimelineEntry> {
+fn timeline(d: &AlertEventDetail, life: &AlertLife, show: Recipients) -> Vec<TimelineEntry> {
     let e = &d.event;
     let mut out: Vec<(i64, u8, TimelineEntry)> = Vec::new();
     let entry = |kind, ms: i64, by: Option<String>, text: Option<String>| TimelineEntry {
@@ -431,7 +431,7 @@ fn timeline(d: &AlertEventDetail, life: &AlertLife) -> Vec<TimelineEntry> {
     for n in d.notifications.iter().chain(&life.escalations) {
         let ms = n.sent_ms.unwrap_or(n.created_ms);
         let mut t = entry(TimelineKind::Notified, ms, None, None);
-        t.notification = Some(Notification::from(n.clone()));
+        t.notification = Some(show.apply(Notification::from(n.clone())));
         out.push((ms, 1, t));
     }
     if let Some(a) = &life.ack {
@@ -475,9 +475,40 @@ fn timeline(d: &AlertEventDetail, life: &AlertLife) -> Vec<TimelineEntry> {
     out.into_iter().map(|(_, _, t)| t).collect()
 }
 
+/// Whether a caller sees each notification's recipient and reason: administrators do
+/// (outside a kiosk session, a wall anyone may read); others see the list's name, the
+/// channel, the outcome and its code, and a webhook's scheme and host at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Recipients {
+    Shown,
+    Masked,
+}
+
+impl Recipients {
+    fn for_caller(caller: &crate::domain::caller::Caller) -> Recipients {
+        if caller.require(Need::Admin).is_ok() && !caller.kiosk {
+            Recipients::Shown
+        } else {
+            Recipients::Masked
+        }
+    }
+
+    fn apply(self, n: Notification) -> Notification {
+        match self {
+            Recipients::Shown => n,
+            Recipients::Masked => n.masked(),
+        }
+    }
+}
+
 impl AlertDetails {
-    fn of(d: AlertEventDetail, life: AlertLife, mute: Option<opstate::ActiveMute>) -> Self {
-        let timeline = timeline(&d, &life);
+    fn of(
+        d: AlertEventDetail,
+        life: AlertLife,
+        mute: Option<opstate::ActiveMute>,
+        show: Recipients,
+    ) -> Self {
+        let timeline = timeline(&d, &life, show);
         let jira_ticket = d.event.jira_ticket.clone();
         let comment = d.event.comment.clone();
         let from = d.runs.first().map(|r| params::time(r.run_time));
@@ -493,7 +524,7 @@ impl AlertDetails {
                 .notifications
                 .into_iter()
                 .chain(life.escalations)
-                .map(Notification::from)
+                .map(|n| show.apply(Notification::from(n)))
                 .collect(),
             acknowledged_by: life.ack.as_ref().map(|a| a.by.clone()),
             acknowledged_time: life.ack.as_ref().map(|a| ms_time(a.at_ms)),
@@ -515,8 +546,12 @@ impl AlertDetails {
 }
 
 /// Event `id` with its life, as `GET alerts/events/{id}` answers it.
-async fn details(state: &AppState, scope: Scope, id: i64) -> Result<AlertDetails, ApiError> {
-    let v = state.store.alert_event(scope, id).await?;
+async fn details(
+    state: &AppState,
+    caller: &crate::domain::caller::Caller,
+    id: i64,
+) -> Result<AlertDetails, ApiError> {
+    let v = state.store.alert_event(caller.scope(), id).await?;
     let d = params::visible(v, format_args!("Alert event {id}"))?;
     let life = state.store.alert_life(id).await?;
     let mute = if d.event.open {
@@ -527,7 +562,12 @@ async fn details(state: &AppState, scope: Scope, id: i64) -> Result<AlertDetails
     } else {
         None
     };
-    Ok(AlertDetails::of(d, life, mute))
+    Ok(AlertDetails::of(
+        d,
+        life,
+        mute,
+        Recipients::for_caller(caller),
+    ))
 }
 
 #[OpenApi(prefix_path = "/alerts/events", tag = "super::ApiTags::Alerts")]
@@ -633,7 +673,7 @@ impl AlertsApi {
         id: Path<i64>,
     ) -> Answer<Json<Envelope<AlertDetails>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
-        Ok(Envelope::ok(details(&state, caller.scope(), id.0).await?))
+        Ok(Envelope::ok(details(&state, caller, id.0).await?))
     }
 }
 
@@ -801,7 +841,7 @@ impl AlertUpdateApi {
                 .await?;
             params::visible(done, &what)?;
         }
-        Ok(Envelope::ok(details(&state, scope, id.0).await?))
+        Ok(Envelope::ok(details(&state, caller, id.0).await?))
     }
 
     /// Mutes open alert event `id` of the caller's groups until `until` (read-write
@@ -922,7 +962,7 @@ impl AlertUpdateApi {
             .acknowledge_alert(scope, id.0, caller.username.clone(), now_ms())
             .await?;
         params::visible(done, format_args!("Alert event {}", id.0))?;
-        Ok(Envelope::ok(details(&state, scope, id.0).await?))
+        Ok(Envelope::ok(details(&state, caller, id.0).await?))
     }
 }
 

@@ -18,6 +18,7 @@ use super::lenient::Required;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
+use crate::domain::delivery::ReasonCode;
 use crate::domain::distribution::{
     self as dist, ContactInput, ContactType, Distribution as DomainDistribution,
     DistributionFilter, DistributionSortField,
@@ -270,15 +271,39 @@ pub(super) async fn send_test(
                     _ => "Text/SMS has been confirmed.".into(),
                 },
             }),
-            Some(reason) => Err(ApiError::new(
-                ErrorCode::BadGateway,
-                vec![if o.will_retry {
-                    format!("{reason} (notification {id}; it will be tried again)")
+            Some(reason) => {
+                let code = ReasonCode::parse(o.code.as_deref().unwrap_or("failed"));
+                // A webhook's answer is the target's: neither its body nor whether its port
+                // is open is told (the test would scan the network from the server). What
+                // cxwatch itself refused is said.
+                let (reason, code) = if kind.is_webhook()
+                    && !matches!(
+                        code,
+                        ReasonCode::BlockedHost
+                            | ReasonCode::BadAddress
+                            | ReasonCode::NotConfigured
+                    ) {
+                    (
+                        format!(
+                            "{} did not take the test message: check the URL",
+                            kind.name()
+                        ),
+                        ReasonCode::Failed,
+                    )
                 } else {
-                    format!("{reason} (notification {id})")
-                }],
-                Vec::new(),
-            )),
+                    (reason, code)
+                };
+                Err(ApiError::new(
+                    ErrorCode::BadGateway,
+                    vec![if o.will_retry {
+                        format!("{reason} (notification {id}; it will be tried again)")
+                    } else {
+                        format!("{reason} (notification {id})")
+                    }],
+                    Vec::new(),
+                )
+                .with_reason(Some(code.name().to_string()), code.status()))
+            }
         },
         None => Err(ApiError::new(
             ErrorCode::BadGateway,

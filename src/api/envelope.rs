@@ -205,6 +205,13 @@ pub struct ErrorBody {
     /// One entry per problem of a named field (validation errors only).
     #[oai(skip_serializing_if_is_empty, default)]
     pub fields: Vec<FieldProblem>,
+    /// Why a message could not be sent (502 of a channel test), as the stable code of
+    /// `Notification.reasonCode`: the console words it in the reader's language.
+    #[oai(rename = "reasonCode", skip_serializing_if_is_none)]
+    pub reason_code: Option<String>,
+    /// The HTTP status of an `http_status` reason.
+    #[oai(rename = "reasonStatus", skip_serializing_if_is_none)]
+    pub reason_status: Option<u16>,
 }
 
 /// Every expected failure of an `/api` call.
@@ -363,6 +370,8 @@ impl ApiError {
             code,
             messages,
             fields,
+            reason_code: None,
+            reason_status: None,
         });
         match code {
             ErrorCode::Unauthorized => ApiError::Unauthorized(body),
@@ -376,6 +385,25 @@ impl ApiError {
             ErrorCode::BadGateway => ApiError::BadGateway(body),
             _ => ApiError::BadRequest(body),
         }
+    }
+
+    /// The same with a failure's reason code (`reasonCode`, `reasonStatus`).
+    pub fn with_reason(mut self, code: Option<String>, status: Option<u16>) -> Self {
+        let body = match &mut self {
+            ApiError::BadRequest(b)
+            | ApiError::Unauthorized(b)
+            | ApiError::Forbidden(b)
+            | ApiError::NotFound(b)
+            | ApiError::Conflict(b)
+            | ApiError::PayloadTooLarge(b)
+            | ApiError::UnsupportedMediaType(b)
+            | ApiError::TooManyRequests(b, _)
+            | ApiError::Internal(b)
+            | ApiError::BadGateway(b) => b,
+        };
+        body.reason_code = code;
+        body.reason_status = status;
+        self
     }
 
     fn one(code: ErrorCode, msg: impl Into<String>) -> Self {
@@ -490,6 +518,8 @@ pub fn json_error(status: StatusCode, msg: &str) -> poem::Response {
         code: ErrorCode::of_status(status),
         messages: vec![msg.to_string()],
         fields: Vec::new(),
+        reason_code: None,
+        reason_status: None,
     };
     poem::Response::builder()
         .status(status)

@@ -200,6 +200,8 @@ async fn file(state: &AppState, scope: Scope, req: &Request, id: &str) -> ApiRes
                     range.unwrap_or("")
                 )],
                 fields: Vec::new(),
+                reason_code: None,
+                reason_status: None,
             }),
             format!("bytes */{size}"),
         )),

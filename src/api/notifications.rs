@@ -15,6 +15,8 @@ use super::lenient::OneOf;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
+use crate::domain::delivery::{masked_recipient, ReasonCode};
+use crate::domain::distribution::ContactType;
 use crate::domain::notify::{Notification as DomainNotification, NotificationState};
 use crate::domain::rules::{Problems, Rule};
 use crate::store::outbox::NotificationFilter;
@@ -33,17 +35,31 @@ pub struct Notification {
     /// Contact type id: 1 Email, 2 SMS, 4 Voice.
     #[oai(rename = "type")]
     pub kind: i64,
-    /// The e-mail address or number.
+    /// The e-mail address, number or webhook URL (administrators). Others get a webhook's
+    /// scheme and host (`https://hooks.example.com/…`) and nothing of an address or number
+    /// (`recipientHidden`): the list's name and the channel stand for them.
     pub recipient: String,
+    /// The recipient is masked for this caller.
+    pub recipient_hidden: bool,
     pub subject: String,
     /// What caused it: `testContact`, `alert:{id}`, …
     pub cause: String,
     pub state: NotificationState,
     /// Attempts made so far.
     pub attempts: u32,
-    /// Why the last attempt failed (also while queued for a retry).
+    /// Why the last attempt failed (also while queued for a retry), in English
+    /// (administrators; null for others).
     #[oai(nullable)]
     pub reason: Option<String>,
+    /// The same as a stable code the console words in the reader's language:
+    /// `untrusted_certificate`, `http_status` (with `reasonStatus`), `rate_limited`,
+    /// `timeout`, `unreachable`, `bad_address`, `authentication_failed`, `mail_refused`,
+    /// `mail_deferred`, `not_configured`, `blocked_host`, `failed`.
+    #[oai(nullable)]
+    pub reason_code: Option<String>,
+    /// The HTTP status of an `http_status` reason.
+    #[oai(nullable)]
+    pub reason_status: Option<u16>,
     /// RFC 3339, UTC.
     pub created_time: String,
     /// When it is tried next (queued only).
@@ -57,18 +73,48 @@ fn time_ms(ms: i64) -> Option<String> {
     Utc.timestamp_millis_opt(ms).single().map(params::time)
 }
 
+/// A reason's code and status as answered (`reasonCode`, `reasonStatus`); a reason stored
+/// before codes were is `failed`.
+pub fn reason_code(code: Option<&str>, reason: Option<&str>) -> (Option<String>, Option<u16>) {
+    match (code, reason) {
+        (Some(c), _) => {
+            let c = ReasonCode::parse(c);
+            (Some(c.name().to_string()), c.status())
+        }
+        (None, Some(_)) => (Some(ReasonCode::Failed.name().to_string()), None),
+        (None, None) => (None, None),
+    }
+}
+
+impl Notification {
+    /// As a caller who is not an administrator sees it: no address, number or webhook path,
+    /// no English reason (which may quote them); the reason's code stays.
+    pub fn masked(mut self) -> Self {
+        let channel = ContactType::of_id(self.kind).unwrap_or(ContactType::Email);
+        self.recipient = masked_recipient(channel, &self.recipient);
+        self.recipient_hidden = true;
+        self.reason = None;
+        self
+    }
+}
+
 impl From<DomainNotification> for Notification {
     fn from(n: DomainNotification) -> Self {
+        let (reason_code, reason_status) =
+            reason_code(n.reason_code.as_deref(), n.reason.as_deref());
         Notification {
             id: n.id,
             key: n.key,
             kind: n.channel.id(),
             recipient: n.recipient,
+            recipient_hidden: false,
             subject: n.subject,
             cause: n.cause,
             state: n.state,
             attempts: n.attempts,
             reason: n.reason,
+            reason_code,
+            reason_status,
             created_time: time_ms(n.created_ms).unwrap_or_default(),
             next_attempt_time: (n.state == NotificationState::Queued)
                 .then(|| time_ms(n.next_ms))

@@ -94,9 +94,16 @@ pub struct ChannelOutcome {
     pub state: String,
     /// When it was sent, else when it was made (RFC 3339 UTC).
     pub time: String,
-    /// Why its last attempt failed.
+    /// Why its last attempt failed, in English (never a webhook's path or a secret).
     #[oai(nullable)]
     pub reason: Option<String>,
+    /// The same as a stable code (`Notification.reasonCode`), worded by the console in the
+    /// reader's language; null for Jira's ticket jobs.
+    #[oai(nullable)]
+    pub reason_code: Option<String>,
+    /// The HTTP status of an `http_status` reason.
+    #[oai(nullable)]
+    pub reason_status: Option<u16>,
 }
 
 /// One channel's state: configured or not, where it goes (no secret), its latest outcome.
@@ -144,7 +151,13 @@ fn rfc3339_secs(secs: i64) -> String {
 }
 
 fn outcome(o: LastOutcome) -> ChannelOutcome {
+    let (reason_code, reason_status) = match o.code.as_deref() {
+        Some(_) => super::notifications::reason_code(o.code.as_deref(), o.reason.as_deref()),
+        None => (None, None),
+    };
     ChannelOutcome {
+        reason_code,
+        reason_status,
         state: o.state,
         time: Utc
             .timestamp_millis_opt(o.at_ms)

@@ -8,6 +8,7 @@ pub mod buckets;
 pub mod caller;
 pub mod client;
 pub mod csv;
+pub mod delivery;
 pub mod dist;
 pub mod distribution;
 pub mod incident;

@@ -108,6 +108,8 @@ pub struct Notification {
     pub created_ms: i64,
     pub next_ms: i64,
     pub sent_ms: Option<i64>,
+    /// The last failed attempt's reason as a stable code (`domain::delivery::ReasonCode`).
+    pub reason_code: Option<String>,
 }
 
 /// What an alert (or any cause) says, before it is addressed to each contact.

@@ -221,6 +221,32 @@ pub fn to_wiki(text: &str) -> String {
 
 /// The console's text of wiki markup: `[~username]` becomes a mention named by the username.
 pub fn from_wiki(wiki: &str) -> String {
+    from_wiki_named(wiki, &std::collections::BTreeMap::new())
+}
+
+/// The usernames `[~username]` mentions in wiki markup, each once, in order.
+pub fn wiki_mentions(wiki: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = wiki;
+    while let Some(at) = rest.find("[~") {
+        let after = &rest[at + 2..];
+        match after.find(']') {
+            Some(end) if end > 0 && !after[..end].contains(['\n', '[']) => {
+                let user = after[..end].to_string();
+                if !out.contains(&user) {
+                    out.push(user);
+                }
+                rest = &after[end + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    out
+}
+
+/// As [`from_wiki`], each mention named by its display name in `names` (username to name;
+/// Server/DC's wiki markup keeps only the username) when known.
+pub fn from_wiki_named(wiki: &str, names: &std::collections::BTreeMap<String, String>) -> String {
     let mut out = String::new();
     let mut rest = wiki;
     while let Some(at) = rest.find("[~") {
@@ -231,7 +257,7 @@ pub fn from_wiki(wiki: &str) -> String {
                 let user = &after[..end];
                 out.push_str(&unparse(&[Piece::Mention {
                     id: user.into(),
-                    name: user.into(),
+                    name: names.get(user).map(String::as_str).unwrap_or(user).into(),
                 }]));
                 rest = &after[end + 1..];
             }
@@ -343,6 +369,12 @@ mod tests {
         let wiki = to_wiki("Ping @[Ann Lee](alee) and @[X](null).");
         assert_eq!(wiki, "Ping [~alee] and @X.");
         assert_eq!(from_wiki(&wiki), "Ping @[alee](alee) and @X.");
+        assert_eq!(wiki_mentions("[~a] [~b] [~a] [~]"), vec!["a", "b"]);
+        let names = [("alee".to_string(), "Ann Lee".to_string())].into();
+        assert_eq!(
+            from_wiki_named(&wiki, &names),
+            "Ping @[Ann Lee](alee) and @X."
+        );
         assert_eq!(from_wiki("[~] [~a b\n] x"), "[~] [~a b\n] x");
     }
 

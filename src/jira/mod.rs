@@ -44,13 +44,13 @@ pub enum JiraError {
 
 pub type JiraResult<T> = Result<T, JiraError>;
 
+/// Pages of 100 users read at most (10,000 accounts).
+const USER_PAGES: usize = 100;
+
 /// A call that got no answer: Jira's certificate not trusted, or Jira unreachable.
 fn failed(e: reqwest::Error) -> JiraError {
     match crate::trust::untrusted(&e) {
-        Some(why) => JiraError::Untrusted(format!(
-            "certificate not trusted ({why}): give the CA that signed it in ca \
-             (or trust = \"system\") of [jira] or [tenants.jira]"
-        )),
+        Some(why) => JiraError::Untrusted(crate::trust::untrusted_reason("jira", &why)),
         None => JiraError::Unreachable(crate::trust::describe(&e)),
     }
 }
@@ -171,24 +171,40 @@ impl Jira {
     /// People whose name matches `query` (all when empty), for assignees and mentions.
     pub async fn users(&self, query: &str) -> JiraResult<Vec<JiraUser>> {
         let q = query.trim();
-        let req = match (self.cfg.flavour, q.is_empty()) {
-            (JiraFlavour::Cloud, true) => self
-                .request(Method::GET, "/users/search")
-                .query(&[("maxResults", "100")]),
-            (JiraFlavour::Cloud, false) => self
-                .request(Method::GET, "/user/search")
-                .query(&[("query", q), ("maxResults", "100")]),
-            // Server/DC searches by `username` (matched against username, name and
-            // e-mail); `.` matches everyone.
-            (JiraFlavour::Server, _) => self.request(Method::GET, "/user/search").query(&[
-                ("username", if q.is_empty() { "." } else { q }),
-                ("maxResults", "100"),
-            ]),
-        };
-        let v = self.send(req).await?;
-        let list = v
-            .as_array()
-            .ok_or_else(|| JiraError::Unexpected("the user search is not a list".into()))?;
+        // Cloud answers at most 100 accounts a page (apps and customers among them): read
+        // page after page until a short one, up to USER_PAGES pages.
+        let mut list: Vec<Value> = Vec::new();
+        let mut start = 0usize;
+        for _ in 0..USER_PAGES {
+            let start_at = start.to_string();
+            let req = match (self.cfg.flavour, q.is_empty()) {
+                (JiraFlavour::Cloud, true) => self
+                    .request(Method::GET, "/users/search")
+                    .query(&[("startAt", start_at.as_str()), ("maxResults", "100")]),
+                (JiraFlavour::Cloud, false) => self.request(Method::GET, "/user/search").query(&[
+                    ("query", q),
+                    ("startAt", start_at.as_str()),
+                    ("maxResults", "100"),
+                ]),
+                // Server/DC searches by `username` (matched against username, name and
+                // e-mail); `.` matches everyone.
+                (JiraFlavour::Server, _) => self.request(Method::GET, "/user/search").query(&[
+                    ("username", if q.is_empty() { "." } else { q }),
+                    ("startAt", start_at.as_str()),
+                    ("maxResults", "100"),
+                ]),
+            };
+            let v = self.send(req).await?;
+            let page = v
+                .as_array()
+                .ok_or_else(|| JiraError::Unexpected("the user search is not a list".into()))?;
+            let n = page.len();
+            list.extend(page.iter().cloned());
+            if n < 100 {
+                break;
+            }
+            start += n;
+        }
         Ok(list
             .iter()
             .filter(|u| u["active"].as_bool().unwrap_or(true))
@@ -208,6 +224,24 @@ impl Jira {
                 })
             })
             .collect())
+    }
+
+    /// Server/DC: the display names of the users a description mentions (its wiki markup
+    /// keeps only `[~username]`), so that a mention reads as it was written. A user Jira
+    /// does not answer for keeps the username; at most 20 are looked up.
+    async fn display_names(&self, wiki: &str) -> std::collections::BTreeMap<String, String> {
+        let mut names = std::collections::BTreeMap::new();
+        for user in ticket::wiki_mentions(wiki).into_iter().take(20) {
+            let req = self
+                .request(Method::GET, "/user")
+                .query(&[("username", user.as_str())]);
+            if let Ok(v) = self.send(req).await {
+                if let Some(name) = v["displayName"].as_str().filter(|n| !n.is_empty()) {
+                    names.insert(user, name.to_string());
+                }
+            }
+        }
+        names
     }
 
     /// The projects the configured account can see.
@@ -373,7 +407,10 @@ impl Jira {
         let f = &v["fields"];
         let description = match self.cfg.flavour {
             JiraFlavour::Cloud => ticket::from_adf(&f["description"]),
-            JiraFlavour::Server => ticket::from_wiki(f["description"].as_str().unwrap_or("")),
+            JiraFlavour::Server => {
+                let wiki = f["description"].as_str().unwrap_or("");
+                ticket::from_wiki_named(wiki, &self.display_names(wiki).await)
+            }
         };
         let assignee_id = match self.cfg.flavour {
             JiraFlavour::Cloud => f["assignee"]["accountId"].as_str(),

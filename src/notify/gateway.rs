@@ -3,7 +3,8 @@
 //! `{message}` (the sms prefix or voice message), `{testCase}`, `{status}`, `{link}`,
 //! `{key}` (the notification's key, for gateways that take an idempotency key) and
 //! `{secret}`. Any 2xx answer is delivery; anything else a failure with the status and the
-//! first line of the body.
+//! first line of the body (429 and 503 tried again after their `Retry-After`; 401, 403,
+//! 404 at once, naming the keys).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -82,35 +83,33 @@ impl Gateway {
         }
         // The address without its query (which may hold a secret), for reasons.
         let shown = url.split('?').next().unwrap_or("").to_string();
-        let resp = req.send().await.map_err(|e| {
-            let what = if crate::trust::untrusted(&e).is_some() {
-                "refused"
-            } else if e.is_timeout() {
-                "timed out"
-            } else if e.is_connect() {
-                "cannot be reached"
-            } else {
-                "failed"
-            };
-            Failure {
-                reason: format!(
-                    "{} gateway {shown} {what}: {}",
-                    self.name,
-                    crate::trust::describe(&e)
-                ),
-                permanent: false,
-            }
-        })?;
-        let status = resp.status();
-        if status.is_success() {
+        let who = format!("{} gateway {shown}", self.name);
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| super::request_failure(e, &who, self.name))?;
+        if resp.status().is_success() {
             return Ok(());
         }
+        let mut failure = super::status_failure(
+            &resp,
+            &who,
+            &format!("{}.url", self.name),
+            &format!("{0}.username, {0}.password and {0}.headers", self.name),
+        );
+        // The site's own gateway: its first line says what it did not like (a number).
         let body = resp.text().await.unwrap_or_default();
-        let first = body.lines().next().unwrap_or("").trim();
-        let first: String = first.chars().take(200).collect();
-        Err(Failure {
-            reason: format!("{} gateway {shown} answered {status}: {first}", self.name),
-            permanent: status.is_client_error() && status.as_u16() != 408 && status.as_u16() != 429,
-        })
+        let first: String = body
+            .lines()
+            .next()
+            .unwrap_or("")
+            .trim()
+            .chars()
+            .take(200)
+            .collect();
+        if !first.is_empty() {
+            failure.reason = format!("{}: {first}", failure.reason);
+        }
+        Err(failure)
     }
 }

@@ -14,6 +14,7 @@ use lettre::{AsyncSmtpTransport, AsyncTransport, Tokio1Executor};
 
 use super::Failure;
 use crate::config::{SmtpConfig, SmtpSecurity};
+use crate::domain::delivery::ReasonCode;
 use crate::store::outbox::Claimed;
 use crate::trust::Roots;
 
@@ -81,9 +82,15 @@ impl Smtp {
 
     pub async fn send(&self, item: &Claimed) -> Result<(), Failure> {
         let n = &item.notification;
-        let to: Mailbox = n.recipient.parse().map_err(|e| Failure {
-            reason: format!("'{}' is not an e-mail address: {e}", n.recipient),
-            permanent: true,
+        let to: Mailbox = n.recipient.parse().map_err(|e| {
+            Failure::new(
+                ReasonCode::BadAddress,
+                format!(
+                    "'{}' is not an e-mail address ({e}): correct the contact in its distribution list",
+                    n.recipient
+                ),
+                true,
+            )
         })?;
         let text = SinglePart::plain(n.text.clone());
         let ct = |a: &crate::domain::notify::Attachment| {
@@ -127,16 +134,16 @@ impl Smtp {
                 self.domain
             )))
             .multipart(mixed)
-            .map_err(|e| Failure {
-                reason: format!("the message cannot be built: {e}"),
-                permanent: true,
+            .map_err(|e| {
+                Failure::new(
+                    ReasonCode::Failed,
+                    format!("the message cannot be built: {e}"),
+                    true,
+                )
             })?;
         match self.transport.send(msg).await {
             Ok(_) => Ok(()),
-            Err(e) => Err(Failure {
-                reason: describe(&self.server, &e),
-                permanent: e.is_permanent(),
-            }),
+            Err(e) => Err(failure(&self.server, &e)),
         }
     }
 }
@@ -152,6 +159,43 @@ fn message_id_local(key: &str) -> String {
             }
         })
         .collect()
+}
+
+/// What a failed SMTP exchange means: a certificate not trusted, credentials refused or the
+/// message refused (5xx) fail at once, naming the keys to fix for the first two; a
+/// temporary refusal (4xx), a time-out or a server that cannot be reached are tried again.
+fn failure(server: &str, e: &lettre::transport::smtp::Error) -> Failure {
+    if let Some(why) = crate::trust::untrusted(e) {
+        return Failure::new(
+            ReasonCode::UntrustedCertificate,
+            format!(
+                "SMTP {server}: {}",
+                crate::trust::untrusted_reason("notify.smtp", &why)
+            ),
+            true,
+        );
+    }
+    let status = e.status().map(|c| c.to_string()).unwrap_or_default();
+    if e.is_permanent() && matches!(status.as_str(), "530" | "534" | "535" | "538") {
+        return Failure::new(
+            ReasonCode::AuthenticationFailed,
+            format!(
+                "SMTP {server} refused the credentials ({status}): check notify.smtp.username and \
+                 notify.smtp.password"
+            ),
+            true,
+        );
+    }
+    let code = if e.is_timeout() {
+        ReasonCode::Timeout
+    } else if e.is_permanent() {
+        ReasonCode::MailRefused
+    } else if e.is_transient() {
+        ReasonCode::MailDeferred
+    } else {
+        ReasonCode::Unreachable
+    };
+    Failure::new(code, describe(server, e), e.is_permanent())
 }
 
 fn describe(server: &str, e: &lettre::transport::smtp::Error) -> String {

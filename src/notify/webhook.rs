@@ -24,6 +24,7 @@ use sha2::Sha256;
 
 use super::Failure;
 use crate::config::WebhookConfig;
+use crate::domain::delivery::{host_allowed, is_internal, literal, slack_literal, ReasonCode};
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::Notification;
 use crate::store::outbox::Claimed;
@@ -58,6 +59,9 @@ impl Webhooks {
                 .timeout(Duration::from_secs(c.timeout_secs))
                 .connect_timeout(Duration::from_secs(c.timeout_secs))
                 .redirect(reqwest::redirect::Policy::none())
+                .dns_resolver(std::sync::Arc::new(GuardedResolver {
+                    allowed: c.allowed_hosts.clone(),
+                }))
                 .no_proxy();
         Ok(Some(Webhooks {
             client: b.build()?,
@@ -67,6 +71,9 @@ impl Webhooks {
 
     pub async fn send(&self, item: &Claimed) -> Result<(), Failure> {
         let n = &item.notification;
+        let name = n.channel.name();
+        let who = format!("{name} webhook {}", shown(&n.recipient));
+        self.check_target(&n.recipient, &who).await?;
         // The receiver checks the signed timestamp against its own (real) clock.
         let now = chrono::Utc::now();
         let body = payload(n.channel, n, now).to_string();
@@ -89,42 +96,85 @@ impl Webhooks {
                 req = req.header(k.as_str(), v.as_str());
             }
         }
-        let shown = shown(&n.recipient);
-        let name = n.channel.name();
-        let resp = req.body(body).send().await.map_err(|e| {
-            let what = if crate::trust::untrusted(&e).is_some() {
-                "refused"
-            } else if e.is_timeout() {
-                "timed out"
-            } else if e.is_connect() {
-                "cannot be reached"
-            } else {
-                "failed"
-            };
-            Failure {
-                reason: format!(
-                    "{name} webhook {shown} {what}: {}",
-                    crate::trust::describe(&e)
-                ),
-                permanent: false,
-            }
-        })?;
-        let status = resp.status();
-        if status.is_success() {
+        let resp = req
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| super::request_failure(e, &who, "notify.webhook"))?;
+        if resp.status().is_success() {
             return Ok(());
         }
-        let text = resp.text().await.unwrap_or_default();
-        let first: String = text
-            .lines()
-            .next()
-            .unwrap_or("")
-            .trim()
-            .chars()
-            .take(200)
-            .collect();
-        Err(Failure {
-            reason: format!("{name} webhook {shown} answered {status}: {first}"),
-            permanent: status.is_client_error() && status.as_u16() != 408 && status.as_u16() != 429,
+        Err(super::status_failure(
+            &resp,
+            &who,
+            "the contact's URL in its distribution list",
+            "the contact's URL and notify.webhook.headers",
+        ))
+    }
+
+    /// Refuses a loopback or link-local target (by address, or by name when it resolves
+    /// to one) unless its host is in `notify.webhook.allowed_hosts`. The client's resolver
+    /// ([`GuardedResolver`]) checks again at connection time, so a name that changes its
+    /// answer in between gains nothing.
+    async fn check_target(&self, url: &str, who: &str) -> Result<(), Failure> {
+        let bad = |why: String| Failure::new(ReasonCode::BadAddress, format!("{who}: {why}"), true);
+        let u = reqwest::Url::parse(url).map_err(|e| bad(format!("not a URL ({e})")))?;
+        let host = match u.host() {
+            Some(h) => h,
+            None => return Err(bad("no host".into())),
+        };
+        let name = u.host_str().unwrap_or("").to_ascii_lowercase();
+        if host_allowed(&name, &self.config.allowed_hosts) {
+            return Ok(());
+        }
+        let internal = match host {
+            url::Host::Ipv4(ip) => is_internal(ip.into()),
+            url::Host::Ipv6(ip) => is_internal(ip.into()),
+            url::Host::Domain(d) => {
+                let port = u.port_or_known_default().unwrap_or(443);
+                match tokio::net::lookup_host((d, port)).await {
+                    Ok(addrs) => addrs.into_iter().any(|a| is_internal(a.ip())),
+                    // Not found: the request says so.
+                    Err(_) => false,
+                }
+            }
+        };
+        if internal {
+            return Err(Failure::new(
+                ReasonCode::BlockedHost,
+                format!(
+                    "{who}: a loopback or link-local address is refused (list the host in \
+                     notify.webhook.allowed_hosts to allow it)"
+                ),
+                true,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The webhook client's resolver: the system's, without the loopback and link-local
+/// addresses of a name not in `notify.webhook.allowed_hosts`.
+struct GuardedResolver {
+    allowed: Vec<String>,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_ascii_lowercase();
+        let open = host_allowed(&host, &self.allowed);
+        Box::pin(async move {
+            let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .filter(|a| open || !is_internal(a.ip()))
+                .collect();
+            if addrs.is_empty() {
+                return Err(format!(
+                    "{host}: no address a webhook may reach (notify.webhook.allowed_hosts)"
+                )
+                .into());
+            }
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
         })
     }
 }
@@ -171,18 +221,14 @@ fn cut(s: &str, max: usize) -> String {
     out
 }
 
-/// Slack's three escapes (`&`, `<`, `>`), for text in `mrkdwn` and `text`.
-fn slack_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 fn var<'a>(n: &'a Notification, k: &str) -> &'a str {
     n.vars.get(k).map(String::as_str).unwrap_or("")
 }
 
-/// The JSON body for a contact of type `kind`.
+/// The JSON body for a contact of type `kind`. What the message says (its subject and text,
+/// with test case and setting names that any ingest key or read-write user chose) is data:
+/// each flavour gets it as literal text (`domain::delivery::literal`), so a name like
+/// `@channel` or `[x](http://…)` reads as typed and never mentions, links or formats.
 pub fn payload(kind: ContactType, n: &Notification, now: chrono::DateTime<chrono::Utc>) -> Value {
     let link = var(n, "link");
     let title = if n.subject.is_empty() {
@@ -194,14 +240,14 @@ pub fn payload(kind: ContactType, n: &Notification, now: chrono::DateTime<chrono
         ContactType::Teams => {
             let mut body = vec![json!({
                 "type": "TextBlock",
-                "text": cut(title, 500),
+                "text": literal(&cut(title, 500)),
                 "weight": "Bolder",
                 "size": "Medium",
                 "wrap": true
             })];
             body.push(json!({
                 "type": "TextBlock",
-                "text": cut(&n.text, TEAMS_TEXT_MAX),
+                "text": literal(&cut(&n.text, TEAMS_TEXT_MAX)),
                 "wrap": true
             }));
             let facts: Vec<Value> = [
@@ -210,7 +256,7 @@ pub fn payload(kind: ContactType, n: &Notification, now: chrono::DateTime<chrono
             ]
             .into_iter()
             .filter(|(_, v)| !v.is_empty())
-            .map(|(t, v)| json!({ "title": t, "value": v }))
+            .map(|(t, v)| json!({ "title": t, "value": literal(v) }))
             .collect();
             if !facts.is_empty() {
                 body.push(json!({ "type": "FactSet", "facts": facts }));
@@ -234,19 +280,21 @@ pub fn payload(kind: ContactType, n: &Notification, now: chrono::DateTime<chrono
             })
         }
         ContactType::Slack => {
+            let said = slack_literal(&format!("{title}\n{}", n.text));
             let fallback = if link.is_empty() {
-                format!("{title}\n{}", n.text)
+                said
             } else {
-                format!("{title}\n{}\n{link}", n.text)
+                format!("{said}\n{link}")
             };
             let mut blocks = vec![
                 json!({
                     "type": "header",
                     "text": { "type": "plain_text", "text": cut(title, SLACK_HEADER_MAX), "emoji": false }
                 }),
+                // Plain text: Slack's mrkdwn has no escape for `*`, `_`, `~`.
                 json!({
                     "type": "section",
-                    "text": { "type": "mrkdwn", "text": cut(&slack_escape(&n.text), SLACK_SECTION_MAX) }
+                    "text": { "type": "plain_text", "text": cut(&n.text, SLACK_SECTION_MAX), "emoji": false }
                 }),
             ];
             if !link.is_empty() {
@@ -259,10 +307,14 @@ pub fn payload(kind: ContactType, n: &Notification, now: chrono::DateTime<chrono
                     }]
                 }));
             }
-            json!({ "text": cut(&slack_escape(&fallback), SLACK_TEXT_MAX), "blocks": blocks })
+            json!({ "text": cut(&fallback, SLACK_TEXT_MAX), "blocks": blocks })
         }
         ContactType::Mattermost => {
-            let mut text = format!("#### {}\n\n{}", title.replace('\n', " "), n.text);
+            let mut text = format!(
+                "#### {}\n\n{}",
+                literal(&title.replace('\n', " ")),
+                literal(&n.text)
+            );
             if !link.is_empty() {
                 text.push_str(&format!("\n\n[{OPEN}]({link})"));
             }
@@ -310,6 +362,7 @@ mod tests {
             created_ms: 0,
             next_ms: 0,
             sent_ms: None,
+            reason_code: None,
         }
     }
 
@@ -340,7 +393,11 @@ mod tests {
             .unwrap()
             .contains("&lt;in a row&gt; &amp; more"));
         assert_eq!(s["blocks"][0]["type"], "header");
-        assert_eq!(s["blocks"][1]["text"]["type"], "mrkdwn");
+        assert_eq!(s["blocks"][1]["text"]["type"], "plain_text");
+        assert_eq!(
+            s["blocks"][1]["text"]["text"],
+            "3 failures <in a row> & more"
+        );
         assert_eq!(
             s["blocks"][2]["elements"][0]["url"],
             "https://console.test/alerts/7"
@@ -348,7 +405,7 @@ mod tests {
         let m = payload(ContactType::Mattermost, &n, now);
         assert_eq!(
             m["text"],
-            "#### Billing IVR: FAILURE\n\n3 failures <in a row> & more\n\n[Open in cxwatch](https://console.test/alerts/7)"
+            "#### Billing IVR:\u{2060} FAILURE\n\n3 failures \\<in a row\\> \\& more\n\n[Open in cxwatch](https://console.test/alerts/7)"
         );
         assert_eq!(m.as_object().unwrap().len(), 1);
         // No link: no button, no action.
@@ -400,5 +457,138 @@ mod tests {
             shown("https://h.example.com:8443/hooks/secret?x=1"),
             "https://h.example.com:8443/…"
         );
+    }
+
+    /// Names any ingest key or read-write user may choose, as an attacker would.
+    const HOSTILE: [&str; 13] = [
+        "@channel",
+        "@here call me",
+        "@all",
+        "[click](http://evil.test/login)",
+        "![](http://evil.test/pixel.png)",
+        "*IVR*",
+        "_IVR_ and **IVR** and ~~IVR~~",
+        "`rm -rf`",
+        "# Heading\n=====",
+        "<b>html</b> <https://evil.test>",
+        "> quote\n1. list\n- item",
+        "~town-square :smile: http://evil.test www.evil.test",
+        "| a | b |\n|---|---|\n| c | d |",
+    ];
+
+    /// Markup a CommonMark renderer (Mattermost, Teams' TextBlock) makes live out of `text`:
+    /// formatting, links, images, HTML, headings, lists, quotes, code, tables; and in its
+    /// text, mentions (`@word`), channel links (`~word`), emoji codes and bare links.
+    fn live_markdown(text: &str) -> Vec<String> {
+        use pulldown_cmark::{Event, Options, Parser, Tag};
+        let mut live = Vec::new();
+        let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+        for ev in Parser::new_ext(text, opts) {
+            match ev {
+                Event::Start(tag) => match tag {
+                    Tag::Paragraph => {}
+                    other => live.push(format!("{other:?}")),
+                },
+                Event::Code(c) => live.push(format!("code {c}")),
+                Event::Html(h) | Event::InlineHtml(h) => live.push(format!("html {h}")),
+                Event::Text(t) => {
+                    let chars: Vec<char> = t.chars().collect();
+                    for (i, c) in chars.iter().enumerate() {
+                        let next = chars.get(i + 1).copied().unwrap_or(' ');
+                        if matches!(c, '@' | '~') && next.is_alphanumeric() {
+                            live.push(format!("mention {t}"));
+                        }
+                        if *c == ':' && next.is_alphanumeric() {
+                            live.push(format!("emoji {t}"));
+                        }
+                    }
+                    for scheme in ["http://", "https://", "www."] {
+                        if t.contains(scheme) {
+                            live.push(format!("autolink {t}"));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        live
+    }
+
+    /// Slack's mrkdwn (the fallback `text`): a `*`, `_`, `~` or `` ` `` not broken by the
+    /// joiner pairs up; a raw `<` opens a link or `<!channel>`; `@word` may mention.
+    fn live_mrkdwn(text: &str) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        let mut live = Vec::new();
+        for (i, c) in chars.iter().enumerate() {
+            let next = chars.get(i + 1).copied().unwrap_or(' ');
+            if matches!(c, '*' | '_' | '~' | '`' | '@') && next != '\u{2060}' && next != ' ' {
+                live.push(format!("{c} in {text}"));
+            }
+            if *c == '<' {
+                live.push(format!("< in {text}"));
+            }
+        }
+        live
+    }
+
+    /// The escaping sweep: each hostile name as test case, subject and text, through each
+    /// flavour, read back as each vendor's renderer would; no live markup is left.
+    #[test]
+    fn names_read_as_typed_in_every_flavour() {
+        let now = chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap();
+        let mut live: Vec<String> = Vec::new();
+        for name in HOSTILE {
+            let mut n = note(&format!("Failure of {name} (3 in a row)"), "");
+            n.subject = format!("{name}: FAILURE");
+            n.vars.insert("testCase".into(), name.into());
+            let m = payload(ContactType::Mattermost, &n, now);
+            // Our own heading ("#### ") left aside.
+            let said = m["text"].as_str().unwrap().strip_prefix("#### ").unwrap();
+            live.extend(live_markdown(said));
+            let t = payload(ContactType::Teams, &n, now);
+            let body = &t["attachments"][0]["content"]["body"];
+            for b in body.as_array().unwrap() {
+                if let Some(text) = b["text"].as_str() {
+                    live.extend(live_markdown(text));
+                }
+                for f in b["facts"].as_array().into_iter().flatten() {
+                    live.extend(live_markdown(f["value"].as_str().unwrap()));
+                }
+            }
+            let s = payload(ContactType::Slack, &n, now);
+            live.extend(live_mrkdwn(s["text"].as_str().unwrap()));
+            for b in s["blocks"].as_array().unwrap() {
+                if b["text"]["type"] == "mrkdwn" {
+                    live.extend(live_mrkdwn(b["text"]["text"].as_str().unwrap()));
+                }
+            }
+            // Each name reads as typed once the escapes are rendered.
+            let shown: String = pulldown_cmark::Parser::new(m["text"].as_str().unwrap())
+                .filter_map(|e| match e {
+                    pulldown_cmark::Event::Text(t) => Some(t.to_string()),
+                    pulldown_cmark::Event::SoftBreak | pulldown_cmark::Event::HardBreak => {
+                        Some("\n".into())
+                    }
+                    _ => None,
+                })
+                .collect::<String>()
+                .replace('\u{2060}', "");
+            assert!(
+                shown.contains(&format!("Failure of {name} (3")),
+                "{shown:?}"
+            );
+        }
+        println!(
+            "escaping sweep: {} names x 3 flavours (Mattermost, Teams, Slack), live markup: {}",
+            HOSTILE.len(),
+            live.len()
+        );
+        assert!(live.is_empty(), "live markup: {live:#?}");
+        // Our own link stays a link.
+        let n = note("x", "https://console.test/alert/7");
+        let m = payload(ContactType::Mattermost, &n, now);
+        let said = m["text"].as_str().unwrap().strip_prefix("#### ").unwrap();
+        let live = live_markdown(said);
+        assert!(live.len() == 1 && live[0].starts_with("Link"), "{live:?}");
     }
 }

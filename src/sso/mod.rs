@@ -56,7 +56,7 @@ pub enum SsoError {
     #[error("the identity provider cannot be reached: {0}")]
     ProviderDown(String),
     /// rustls refused the provider's certificate: its CA is missing from `ca` / `trust`.
-    #[error("the identity provider's certificate not trusted: {0}")]
+    #[error("the identity provider's {0}")]
     ProviderUntrusted(String),
     #[error("the identity provider's issuer is not the configured one: {0}")]
     WrongIssuer(String),
@@ -548,7 +548,8 @@ fn refused(e: StoreError) -> SsoError {
 fn request_failed(what: &str, e: &(dyn std::error::Error + 'static)) -> SsoError {
     match crate::trust::untrusted(e) {
         Some(why) => SsoError::ProviderUntrusted(format!(
-            "{what}: {why} (give the provider's CA in [tenants.sso] ca, or trust = \"system\")"
+            "{} ({what})",
+            crate::trust::untrusted_reason("tenants.sso", &why)
         )),
         None => SsoError::ProviderDown(format!("{what}: {}", crate::trust::describe(e))),
     }

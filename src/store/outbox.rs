@@ -23,6 +23,7 @@ use async_trait::async_trait;
 use super::distributions::distribution_by_id;
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{StoreError, StoreResult};
+use crate::domain::delivery::destination;
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::{
     address, Attachment, Message, NewNotification, Notification, NotificationState,
@@ -40,6 +41,8 @@ pub fn now_ms() -> i64 {
 pub struct Claimed {
     pub notification: Notification,
     pub attachments: Vec<Attachment>,
+    /// The destination it counts against (`domain::delivery::destination`, as stored).
+    pub dest: String,
 }
 
 /// Which notifications a list shows.
@@ -66,6 +69,8 @@ pub enum Recorded {
     Failed {
         id: i64,
         reason: String,
+        /// The reason's stable code (`domain::delivery::ReasonCode::as_stored`).
+        code: String,
         retry_at_ms: Option<i64>,
     },
 }
@@ -88,15 +93,17 @@ async fn record_all_in(c: &impl Exec, outcomes: &[Recorded]) -> StoreResult<()> 
             Recorded::Failed {
                 id,
                 reason,
+                code,
                 retry_at_ms: Some(at),
-            } => {
-                serde_json::json!({ "id": id, "state": "queued", "next_ms": at, "reason": reason })
-            }
+            } => serde_json::json!({
+                "id": id, "state": "queued", "next_ms": at, "reason": reason, "code": code
+            }),
             Recorded::Failed {
                 id,
                 reason,
+                code,
                 retry_at_ms: None,
-            } => serde_json::json!({ "id": id, "state": "failed", "reason": reason }),
+            } => serde_json::json!({ "id": id, "state": "failed", "reason": reason, "code": code }),
         })
         .collect();
     let json = serde_json::Value::Array(rows).to_string();
@@ -106,19 +113,20 @@ async fn record_all_in(c: &impl Exec, outcomes: &[Recorded]) -> StoreResult<()> 
         c.execute("SET LOCAL plan_cache_mode = force_custom_plan", &[])
             .await?;
         "json_to_recordset(CAST($1 AS JSON))
-              AS v(id BIGINT, state TEXT, sent_ms BIGINT, next_ms BIGINT, reason TEXT)"
+              AS v(id BIGINT, state TEXT, sent_ms BIGINT, next_ms BIGINT, reason TEXT, code TEXT)"
     } else {
         "(SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.state') AS state,
                  json_extract(value, '$.sent_ms') AS sent_ms,
                  json_extract(value, '$.next_ms') AS next_ms,
-                 json_extract(value, '$.reason') AS reason
+                 json_extract(value, '$.reason') AS reason,
+                 json_extract(value, '$.code') AS code
             FROM json_each($1)) AS v"
     };
     c.execute(
         &format!(
             "UPDATE outbox SET state = v.state, sent_ms = coalesce(v.sent_ms, outbox.sent_ms),
                     next_ms = coalesce(v.next_ms, outbox.next_ms), lease_ms = NULL,
-                    reason = v.reason
+                    reason = v.reason, reason_code = v.code
                FROM {from}
               WHERE outbox.id = v.id AND outbox.state = 'queued'"
         ),
@@ -142,8 +150,17 @@ pub trait OutboxStore {
         cause: String,
     ) -> StoreResult<Vec<i64>>;
     /// Leases up to `limit` due notifications until `now_ms + lease_ms` and counts the
-    /// attempt.
-    async fn claim_due(&self, now_ms: i64, lease_ms: i64, limit: u32) -> StoreResult<Vec<Claimed>>;
+    /// attempt, leaving those whose destination is in `busy` (its slots are all taken).
+    async fn claim_due(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: u32,
+        busy: &[String],
+    ) -> StoreResult<Vec<Claimed>>;
+    /// Gives leased notifications back unattempted (their destination turned out busy):
+    /// due again at once, their attempt not counted.
+    async fn unclaim(&self, ids: Vec<i64>) -> StoreResult<()>;
     /// Marks a notification delivered.
     async fn mark_sent(&self, id: i64, at_ms: i64) -> StoreResult<()>;
     /// Records what became of several attempts, in one transaction (the sender's group
@@ -154,6 +171,7 @@ pub trait OutboxStore {
         &self,
         id: i64,
         reason: &str,
+        code: &str,
         retry_at_ms: Option<i64>,
     ) -> StoreResult<()>;
     async fn notification(&self, id: i64) -> StoreResult<Option<Notification>>;
@@ -165,6 +183,8 @@ pub trait OutboxStore {
     ) -> StoreResult<Page<Notification>>;
     /// When the next queued notification is due (leased ones: when their lease ends).
     async fn next_due_ms(&self) -> StoreResult<Option<i64>>;
+    /// The same, leaving out the rows of the destinations in `busy`.
+    async fn next_due_ms_except(&self, busy: &[String]) -> StoreResult<Option<i64>>;
     async fn outbox_counts(&self) -> StoreResult<OutboxCounts>;
     /// Ends every lease (at the sender's start: a killed process's leases are void).
     async fn release_leases(&self) -> StoreResult<u64>;
@@ -181,8 +201,8 @@ pub(crate) async fn enqueue_in(
     let inserted: Option<i64> = c
         .scalar_opt(
             "INSERT INTO outbox (key, channel, recipient, subject, body_text, body_html, vars,
-                                 cause, created_ms, next_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+                                 cause, created_ms, next_ms, dest)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)
              ON CONFLICT (key) DO NOTHING RETURNING id",
             &[
                 &n.key,
@@ -194,6 +214,7 @@ pub(crate) async fn enqueue_in(
                 &vars,
                 &n.cause,
                 &now_ms,
+                &destination(n.channel, &n.recipient),
             ],
         )
         .await?;
@@ -265,7 +286,7 @@ pub(crate) async fn notifications_of_causes(
 }
 
 const COLUMNS: &str = "id, key, channel, recipient, subject, body_text, body_html, vars, cause,
-                       state, attempts, reason, created_ms, next_ms, sent_ms";
+                       state, attempts, reason, created_ms, next_ms, sent_ms, reason_code, dest";
 
 fn row(r: &Row) -> StoreResult<Notification> {
     let vars: String = r.get(7)?;
@@ -285,6 +306,7 @@ fn row(r: &Row) -> StoreResult<Notification> {
         created_ms: r.get(12)?,
         next_ms: r.get(13)?,
         sent_ms: r.get(14)?,
+        reason_code: r.get(15)?,
     })
 }
 
@@ -313,18 +335,45 @@ impl<S: SqlStore> OutboxStore for S {
         })
     }
 
-    async fn claim_due(&self, now_ms: i64, lease_ms: i64, limit: u32) -> StoreResult<Vec<Claimed>> {
+    async fn claim_due(
+        &self,
+        now_ms: i64,
+        lease_ms: i64,
+        limit: u32,
+        busy: &[String],
+    ) -> StoreResult<Vec<Claimed>> {
+        let busy = busy.to_vec();
         sql::write!(self, |c| {
-            let mut claimed =
-                sql::lease_due(c, "outbox", COLUMNS, now_ms, limit, now_ms + lease_ms)
-                    .await?
-                    .iter()
-                    .map(row)
-                    .collect::<StoreResult<Vec<_>>>()?;
-            claimed.sort_by_key(|n| (n.next_ms, n.id));
+            // Each row has its own lease: several senders (a lease lost and taken over)
+            // never take the same row at once (PostgreSQL: `SKIP LOCKED`).
+            let skip = if busy.is_empty() {
+                String::new()
+            } else {
+                format!(" AND dest NOT IN ({})", sql::placeholders(4, busy.len()))
+            };
+            let sql = format!(
+                "WITH due AS (
+                     SELECT id FROM outbox
+                      WHERE state = 'queued' AND next_ms <= $1
+                        AND (lease_ms IS NULL OR lease_ms <= $1){skip}
+                      ORDER BY next_ms, id LIMIT $2{})
+                 UPDATE outbox SET lease_ms = $3, attempts = attempts + 1
+                  WHERE id IN (SELECT id FROM due)
+                 RETURNING {COLUMNS}",
+                c.pg_only(" FOR UPDATE SKIP LOCKED")
+            );
+            let until = now_ms + lease_ms;
+            let mut params: Vec<&dyn sql::Param> = vec![&now_ms, &limit, &until];
+            params.extend(busy.iter().map(|b| b as &dyn sql::Param));
+            let rows = c.query(&sql, &params).await?;
+            let mut claimed = rows
+                .iter()
+                .map(|r| Ok((row(r)?, r.get::<String>(16)?)))
+                .collect::<StoreResult<Vec<_>>>()?;
+            claimed.sort_by_key(|(n, _)| (n.next_ms, n.id));
             let mut attachments: HashMap<i64, Vec<Attachment>> = HashMap::new();
             if !claimed.is_empty() {
-                let ids: Vec<i64> = claimed.iter().map(|n| n.id).collect();
+                let ids: Vec<i64> = claimed.iter().map(|(n, _)| n.id).collect();
                 let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
                 let sql = format!(
                     "SELECT outbox_id, name, content_type, data, content_id FROM outbox_attachments
@@ -342,11 +391,31 @@ impl<S: SqlStore> OutboxStore for S {
             }
             Ok(claimed
                 .into_iter()
-                .map(|notification| Claimed {
+                .map(|(notification, dest)| Claimed {
                     attachments: attachments.remove(&notification.id).unwrap_or_default(),
                     notification,
+                    dest,
                 })
                 .collect())
+        })
+    }
+
+    async fn unclaim(&self, ids: Vec<i64>) -> StoreResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        sql::write!(self, |c| {
+            let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
+            c.execute(
+                &format!(
+                    "UPDATE outbox SET lease_ms = NULL, attempts = attempts - 1
+                      WHERE state = 'queued' AND attempts > 0 AND id IN ({})",
+                    sql::placeholders(1, ids.len())
+                ),
+                &params,
+            )
+            .await?;
+            Ok(())
         })
     }
 
@@ -366,11 +435,13 @@ impl<S: SqlStore> OutboxStore for S {
         &self,
         id: i64,
         reason: &str,
+        code: &str,
         retry_at_ms: Option<i64>,
     ) -> StoreResult<()> {
         self.record_outcomes(vec![Recorded::Failed {
             id,
             reason: reason.to_string(),
+            code: code.to_string(),
             retry_at_ms,
         }])
         .await
@@ -424,6 +495,27 @@ impl<S: SqlStore> OutboxStore for S {
     }
 
     async fn next_due_ms(&self) -> StoreResult<Option<i64>> {
+        self.next_due_ms_except(&[]).await
+    }
+
+    async fn next_due_ms_except(&self, busy: &[String]) -> StoreResult<Option<i64>> {
+        if !busy.is_empty() {
+            let busy = busy.to_vec();
+            return sql::read!(self, |c| {
+                let params: Vec<&dyn sql::Param> =
+                    busy.iter().map(|b| b as &dyn sql::Param).collect();
+                c.scalar(
+                    &format!(
+                        "SELECT min(CASE WHEN next_ms > coalesce(lease_ms, 0) THEN next_ms
+                                         ELSE coalesce(lease_ms, 0) END)
+                           FROM outbox WHERE state = 'queued' AND dest NOT IN ({})",
+                        sql::placeholders(1, busy.len())
+                    ),
+                    &params,
+                )
+                .await
+            });
+        }
         sql::read!(self, |c| {
             c.scalar(
                 "SELECT min(CASE WHEN next_ms > coalesce(lease_ms, 0) THEN next_ms
@@ -526,7 +618,7 @@ mod tests {
             tasks.push(tokio::spawn(async move {
                 let mut mine = Vec::new();
                 loop {
-                    let got = store.claim_due(now, 60_000, 7).await.unwrap();
+                    let got = store.claim_due(now, 60_000, 7, &[]).await.unwrap();
                     if got.is_empty() {
                         return mine;
                     }
@@ -552,13 +644,13 @@ mod tests {
         assert_eq!(total, 60);
         assert_eq!(seen, ids.iter().copied().collect());
         // Leased: nothing due until the leases end; then they are due again.
-        assert!(a.claim_due(now, 60_000, 100).await.unwrap().is_empty());
+        assert!(a.claim_due(now, 60_000, 100, &[]).await.unwrap().is_empty());
         assert_eq!(a.next_due_ms().await.unwrap(), Some(now + 60_000));
         a.mark_sent(ids[0], now).await.unwrap();
-        a.mark_attempt_failed(ids[1], "refused", None)
+        a.mark_attempt_failed(ids[1], "refused", "failed", None)
             .await
             .unwrap();
-        a.mark_attempt_failed(ids[2], "busy", Some(now + 5))
+        a.mark_attempt_failed(ids[2], "busy", "timeout", Some(now + 5))
             .await
             .unwrap();
         assert_eq!(
@@ -570,7 +662,7 @@ mod tests {
             }
         );
         assert_eq!(a.release_leases().await.unwrap(), 57);
-        let again = a.claim_due(now + 5, 60_000, 100).await.unwrap();
+        let again = a.claim_due(now + 5, 60_000, 100, &[]).await.unwrap();
         assert_eq!(again.len(), 58);
         assert_eq!(again[0].notification.id, ids[3], "by due time, then id");
         assert_eq!(again.last().unwrap().notification.id, ids[2]);
@@ -623,11 +715,13 @@ mod tests {
                 Recorded::Failed {
                     id: ids[2],
                     reason: reason.into(),
+                    code: "http_status:404".into(),
                     retry_at_ms: None,
                 },
                 Recorded::Failed {
                     id: ids[3],
                     reason: "busy".into(),
+                    code: "timeout".into(),
                     retry_at_ms: Some(now + 7),
                 },
             ])

@@ -31,6 +31,8 @@ pub struct LastOutcome {
     pub at_ms: i64,
     /// Why its last attempt failed.
     pub reason: Option<String>,
+    /// The same as a stable code (`domain::delivery::ReasonCode`; none for ticket jobs).
+    pub code: Option<String>,
 }
 
 #[async_trait]
@@ -76,7 +78,7 @@ impl<S: SqlStore> SiteStore for S {
             let row = c
                 .query_opt(
                     &format!(
-                        "SELECT state, COALESCE(sent_ms, created_ms), reason FROM outbox
+                        "SELECT state, COALESCE(sent_ms, created_ms), reason, reason_code FROM outbox
                           WHERE channel IN ({}) AND (state <> 'queued' OR attempts > 0)
                           ORDER BY id DESC LIMIT 1",
                         sql::placeholders(1, channels.len())
@@ -92,7 +94,8 @@ impl<S: SqlStore> SiteStore for S {
         sql::read!(self, |c| {
             let row = c
                 .query_opt(
-                    "SELECT CASE WHEN state = 'done' THEN 'sent' ELSE state END, created_ms, reason
+                    "SELECT CASE WHEN state = 'done' THEN 'sent' ELSE state END, created_ms, reason,
+                            CAST(NULL AS TEXT)
                        FROM ticket_jobs WHERE state = 'done' OR attempts > 0
                       ORDER BY id DESC LIMIT 1",
                     &[],
@@ -108,6 +111,7 @@ fn outcome(r: &sql::Row) -> StoreResult<LastOutcome> {
         state: r.get(0)?,
         at_ms: r.get(1)?,
         reason: r.get(2)?,
+        code: r.get(3)?,
     })
 }
 
@@ -146,6 +150,7 @@ mod tests {
             .record_outcomes(vec![Recorded::Failed {
                 id: ids[0],
                 reason: "550 no such user".into(),
+                code: "mail_refused".into(),
                 retry_at_ms: None,
             }])
             .await

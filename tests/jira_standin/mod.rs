@@ -21,19 +21,29 @@ pub struct StandIn {
 
 impl StandIn {
     pub fn start(flavour: JiraFlavour) -> StandIn {
-        Self::start_with(flavour, None)
+        Self::start_with(flavour, None, &[])
+    }
+
+    /// With `extra` options, e.g. `--people 250`.
+    pub fn start_args(flavour: JiraFlavour, extra: &[&str]) -> StandIn {
+        Self::start_with(flavour, None, extra)
     }
 
     /// Over HTTPS with the server certificate and key of `ca` (a site's own CA).
     pub fn start_https(flavour: JiraFlavour, ca: &crate::private_ca::PrivateCa) -> StandIn {
-        Self::start_with(flavour, Some(ca))
+        Self::start_with(flavour, Some(ca), &[])
     }
 
-    fn start_with(flavour: JiraFlavour, ca: Option<&crate::private_ca::PrivateCa>) -> StandIn {
+    fn start_with(
+        flavour: JiraFlavour,
+        ca: Option<&crate::private_ca::PrivateCa>,
+        extra: &[&str],
+    ) -> StandIn {
         let ui = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("ui");
         let mut cmd = Command::new("node");
         cmd.arg("e2e/jira-standin.mjs")
-            .args(["--flavour", flavour.as_str()]);
+            .args(["--flavour", flavour.as_str()])
+            .args(extra);
         if let Some(ca) = ca {
             cmd.arg("--cert").arg(&ca.cert).arg("--key").arg(&ca.key);
         }

@@ -91,6 +91,8 @@ impl Sinks {
             .headers
             .insert("X-Team".into(), "contact-centre".into());
         n.webhook.timeout_secs = 5;
+        // The sinks listen on this machine: loopback, refused unless allowed.
+        n.webhook.allowed_hosts = vec!["localhost".into(), "127.0.0.1".into()];
     }
 
     /// A webhook URL of `vendor` (`teams`, `slack`, `mattermost`, `webhook`) on the TLS sink.
@@ -132,6 +134,19 @@ impl Sinks {
         let r = reqwest::Client::new()
             .post(format!(
                 "http://127.0.0.1:{}/_sink/http?status={status}",
+                self.http
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_success());
+    }
+
+    /// The status the gateway and webhooks answer with, and a `Retry-After` of the refusal.
+    pub async fn http_status_retry_after(&self, status: u16, retry_after: &str) {
+        let r = reqwest::Client::new()
+            .post(format!(
+                "http://127.0.0.1:{}/_sink/http?status={status}&retryAfter={retry_after}",
                 self.http
             ))
             .send()

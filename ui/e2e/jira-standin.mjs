@@ -8,6 +8,7 @@
 // Prints one JSON line when listening: {"port", "url", "flavour", "email", "token"}.
 // Options: --flavour cloud|server (default cloud), --port N (0: any), --cert FILE --key FILE
 // (HTTPS with that certificate and key, PEM, e.g. from a site's own CA; default plain HTTP).
+// --people N adds N accounts (Agent 0001 …) to the three, for user lists past one page.
 // Test controls (no auth):
 //   GET  /_standin/issues          every issue with its raw fields and attachments
 //   POST /_standin/down?on=1|0     answer 503 to every REST call (a Jira outage) or not
@@ -33,7 +34,19 @@ const people = [
   { accountId: "5b10ac8d82e05b22cc7d4ef5", name: "alee", displayName: "Ann Lee" },
   { accountId: "5b10a2844c20165700ede21g", name: "bstone", displayName: "Bob Stone" },
   { accountId: "712020:0e99b1a4-cb6d", name: "cmartin", displayName: "Chloé Martin" },
+  // --people N: N more accounts, for a site past one page of users.
+  ...Array.from({ length: Number(args.people ?? 0) }, (_, i) => ({
+    accountId: `agent-${String(i + 1).padStart(4, "0")}`,
+    name: `agent${i + 1}`,
+    displayName: `Agent ${String(i + 1).padStart(4, "0")}`,
+  })),
 ];
+// A page of a user list as Jira cuts it: from startAt, at most maxResults (100 at most).
+const page = (url, list) => {
+  const start = Number(url.searchParams.get("startAt") ?? 0);
+  const max = Math.min(Number(url.searchParams.get("maxResults") ?? 50), 100);
+  return list.slice(start, start + max);
+};
 const projects = [
   { id: "10000", key: "CX", name: "Customer Experience" },
   { id: "10001", key: "OPS", name: "Operations" },
@@ -247,7 +260,12 @@ async function rest(req, res, url, path) {
     const found = people.filter(
       (p) => !needle || p.displayName.toLowerCase().includes(needle) || p.name.includes(needle),
     );
-    return send(res, 200, found.map(person));
+    return send(res, 200, page(url, found.map(person)));
+  }
+  if (!cloud && path === "/user" && method === "GET") {
+    const p = people.find((x) => x.name === url.searchParams.get("username"));
+    if (!p) return refuse(res, 404, ["The user named does not exist"]);
+    return send(res, 200, person(p));
   }
   if (cloud && path === "/users/search" && method === "GET") {
     const app = {
@@ -256,7 +274,7 @@ async function rest(req, res, url, path) {
       accountType: "app",
       active: true,
     };
-    return send(res, 200, [...people.map(person), app]);
+    return send(res, 200, page(url, [...people.map(person), app]));
   }
   if (path === "/project" && method === "GET") return send(res, 200, projects);
   if (cloud && path === "/project/search" && method === "GET") {

@@ -5,7 +5,8 @@
 // then answers on the HTTP port:
 //   GET  /_sink/messages           {"mail": [parsed messages], "http": [gateway requests]}
 //   POST /_sink/smtp?mode=ok|tempfail|down   accept, answer 451 to MAIL FROM, or stop listening
-//   POST /_sink/http?status=200    the status the gateway answers with
+//   POST /_sink/http?status=200[&retryAfter=S]   the status the gateway answers with (and
+//                                  the Retry-After of a refusal)
 // Any other request on the HTTP port is a gateway request: recorded and answered. The same
 // requests are answered over TLS on the "https" port (a certificate of the private CA).
 // Requests to /teams/*, /slack/*, /mattermost/* and /webhook/* are incoming webhooks: their
@@ -84,6 +85,7 @@ const mail = [];
 const requests = [];
 let smtpMode = "ok";
 let httpStatus = 200;
+let retryAfter = null; // the Retry-After of a refusal (429, 503), when set
 
 const smtp = new SMTPServer({
   secure: "implicit-tls" in args,
@@ -254,7 +256,8 @@ const handler = async (req, res) => {
   }
   if (url.pathname === "/_sink/http") {
     httpStatus = Number(url.searchParams.get("status") ?? 200);
-    return json(200, { status: httpStatus });
+    retryAfter = url.searchParams.get("retryAfter");
+    return json(200, { status: httpStatus, retryAfter });
   }
   const vendor = url.pathname.split("/")[1];
   const hook = ["teams", "slack", "mattermost", "webhook"].includes(vendor);
@@ -274,7 +277,10 @@ const handler = async (req, res) => {
     res.writeHead(400, { "content-type": "text/plain" });
     return res.end(`invalid_payload: ${problems.join("; ")}\n`);
   }
-  res.writeHead(httpStatus, { "content-type": "text/plain" });
+  res.writeHead(httpStatus, {
+    "content-type": "text/plain",
+    ...(httpStatus >= 300 && retryAfter ? { "retry-after": retryAfter } : {}),
+  });
   if (httpStatus >= 300) return res.end(`refused with ${httpStatus}\nsecond line\n`);
   res.end(hook && vendor !== "webhook" ? "ok" : hook ? "" : "queued\n");
 };

@@ -53,12 +53,15 @@ export class ApiError extends Error {
   readonly fields: FieldError[];
   /** The server's own messages (English), when `messages` are the console's words for them. */
   readonly serverMessages: string[];
+  /** Why a message could not be sent (a channel test's 502): `reasonCode`, `reasonStatus`. */
+  readonly reason?: { code: string; status?: number };
   constructor(
     status: number,
     code: FailureCode,
     messages: string[],
     fields: FieldError[] = [],
     serverMessages: string[] = messages,
+    reason?: { code: string; status?: number },
   ) {
     super(messages.join(" ") || code);
     this.name = "ApiError";
@@ -67,7 +70,15 @@ export class ApiError extends Error {
     this.messages = messages;
     this.fields = fields;
     this.serverMessages = serverMessages;
+    this.reason = reason;
   }
+}
+
+function reasonOf(body: unknown): { code: string; status?: number } | undefined {
+  if (!isObject(body)) return undefined;
+  const { reasonCode, reasonStatus } = body as { reasonCode?: unknown; reasonStatus?: unknown };
+  if (typeof reasonCode !== "string" || !reasonCode) return undefined;
+  return { code: reasonCode, status: typeof reasonStatus === "number" ? reasonStatus : undefined };
 }
 
 function fieldsOf(body: unknown): FieldError[] {
@@ -233,7 +244,7 @@ export function createClient(deps: ClientDeps) {
       : server.length
         ? server
         : [t`The request failed (HTTP ${status}).`];
-    return new ApiError(status, code, messages, fieldsOf(body), server);
+    return new ApiError(status, code, messages, fieldsOf(body), server, reasonOf(body));
   }
 
   /**

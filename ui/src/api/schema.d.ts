@@ -2018,8 +2018,18 @@ export interface components {
          * @description What became of the channel's latest message (or ticket job).
          */
         ChannelOutcome: {
-            /** @description Why its last attempt failed. */
+            /** @description Why its last attempt failed, in English (never a webhook's path or a secret). */
             reason?: string | null;
+            /**
+             * @description The same as a stable code (`Notification.reasonCode`), worded by the console in the
+             *     reader's language; null for Jira's ticket jobs.
+             */
+            reasonCode?: string | null;
+            /**
+             * Format: uint16
+             * @description The HTTP status of an `http_status` reason.
+             */
+            reasonStatus?: number | null;
             /** @description `sent` or `failed`; `queued` when it failed and will be tried again. */
             state: string;
             /** @description When it was sent, else when it was made (RFC 3339 UTC). */
@@ -2976,6 +2986,16 @@ export interface components {
              */
             fields: components["schemas"]["FieldProblem"][];
             messages: string[];
+            /**
+             * @description Why a message could not be sent (502 of a channel test), as the stable code of
+             *     `Notification.reasonCode`: the console words it in the reader's language.
+             */
+            reasonCode?: string;
+            /**
+             * Format: uint16
+             * @description The HTTP status of an `http_status` reason.
+             */
+            reasonStatus?: number;
         };
         /**
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
@@ -3760,10 +3780,31 @@ export interface components {
             key: string;
             /** @description When it is tried next (queued only). */
             nextAttemptTime?: string | null;
-            /** @description Why the last attempt failed (also while queued for a retry). */
+            /**
+             * @description Why the last attempt failed (also while queued for a retry), in English
+             *     (administrators; null for others).
+             */
             reason?: string | null;
-            /** @description The e-mail address or number. */
+            /**
+             * @description The same as a stable code the console words in the reader's language:
+             *     `untrusted_certificate`, `http_status` (with `reasonStatus`), `rate_limited`,
+             *     `timeout`, `unreachable`, `bad_address`, `authentication_failed`, `mail_refused`,
+             *     `mail_deferred`, `not_configured`, `blocked_host`, `failed`.
+             */
+            reasonCode?: string | null;
+            /**
+             * Format: uint16
+             * @description The HTTP status of an `http_status` reason.
+             */
+            reasonStatus?: number | null;
+            /**
+             * @description The e-mail address, number or webhook URL (administrators). Others get a webhook's
+             *     scheme and host (`https://hooks.example.com/…`) and nothing of an address or number
+             *     (`recipientHidden`): the list's name and the channel stand for them.
+             */
             recipient: string;
+            /** @description The recipient is masked for this caller. */
+            recipientHidden: boolean;
             sentTime?: string | null;
             state: components["schemas"]["NotificationState"];
             subject: string;

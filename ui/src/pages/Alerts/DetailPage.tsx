@@ -13,6 +13,7 @@ import type { Notification, RunDetail } from "../../api/types";
 import { type Column, DataTable } from "../../components/DataTable";
 import { SearchBox } from "../../components/SearchBox";
 import { showError } from "../../lib/banners";
+import { deliveryReason } from "../../lib/deliveryReason";
 import { toListPage } from "../../lib/listPage";
 import { queryClient } from "../../lib/queryClient";
 import { NEWEST_FIRST, runSortValue, type SortState } from "../../lib/runSort";
@@ -34,18 +35,19 @@ import {
   filterRuns,
   notificationCause,
   openState,
+  recipientShown,
   tracksAcknowledgement,
 } from "./rules";
 import "./Alerts.css";
 
-function useNotificationColumns(): Column<Notification>[] {
+function useNotificationColumns(listName: string | undefined): Column<Notification>[] {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const channel = useContactTypeLabel();
   const state = (s: string) => (s === "sent" ? t`Sent` : s === "failed" ? t`Failed` : t`Queued`);
   return [
     { key: "type", label: t`Type`, render: (n) => channel(n.type) },
-    { key: "recipient", label: t`Email/Number`, render: (n) => n.recipient },
+    { key: "recipient", label: t`Email/Number`, render: (n) => recipientShown(n, listName) },
     {
       key: "cause",
       label: t`Message`,
@@ -70,7 +72,11 @@ function useNotificationColumns(): Column<Notification>[] {
       render: (n) => (n.sentTime ? formatSiteTime(n.sentTime, zone, i18n.locale) : "—"),
     },
     // Why a send failed or waits, in a column of its own: the sent time is a time or nothing.
-    { key: "reason", label: t`Reason`, render: (n) => n.reason ?? "" },
+    {
+      key: "reason",
+      label: t`Reason`,
+      render: (n) => deliveryReason(i18n, n.reasonCode, n.reasonStatus) ?? n.reason ?? "",
+    },
   ];
 }
 
@@ -85,7 +91,7 @@ export function AlertDetailPage() {
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(10);
   const [sort, setSort] = useState<SortState>(NEWEST_FIRST);
-  const notificationColumns = useNotificationColumns();
+  const notificationColumns = useNotificationColumns(event.data?.distributionName);
   const me = useStore(session);
   const writable = canWrite(me);
   const fromMail = asksAcknowledge(useSearch());
@@ -298,7 +304,7 @@ export function AlertDetailPage() {
         onClose={() => setTicketOpen(false)}
         onCreated={() => void queryClient.invalidateQueries({ queryKey: alertKeys.detail(id) })}
       />
-      {d && Array.isArray(d.timeline) ? <Timeline entries={d.timeline} /> : null}
+      {d && Array.isArray(d.timeline) ? <Timeline entries={d.timeline} listName={d.distributionName} /> : null}
       {d && Array.isArray(d.comments) ? <Comments id={id} comments={d.comments} writable={writable} /> : null}
       {d && !Array.isArray(d.notifications) ? null : (
         // cxwatch's addition: a vendor's alert has no notifications, so no such section.
@@ -309,7 +315,7 @@ export function AlertDetailPage() {
             columns={notificationColumns}
             rows={d?.notifications}
             rowId={(n) => n.id}
-            rowLabel={(n) => n.recipient}
+            rowLabel={(n) => recipientShown(n, d?.distributionName)}
             loading={event.isFetching}
           />
         </>

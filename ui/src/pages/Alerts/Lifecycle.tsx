@@ -10,11 +10,19 @@ import { useAcknowledgeAlert, useCommentAlert } from "../../api/queries/alerts";
 import { useMuteAlert, useUnmuteAlert } from "../../api/queries/maintenance";
 import type { ActiveMute, AlertComment, MuteTarget, TimelineEntry } from "../../api/types";
 import { showError, showSuccess } from "../../lib/banners";
+import { deliveryReason } from "../../lib/deliveryReason";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import { useContactTypeLabel } from "../Distributions/columns";
 import { MUTE_CHOICES, type MuteChoice, muteUntil } from "../Maintenance/rules";
-import { type Acknowledgeable, canAcknowledge, extendedUntil, notificationCause, openingOutcome } from "./rules";
+import {
+  type Acknowledgeable,
+  canAcknowledge,
+  extendedUntil,
+  notificationCause,
+  openingOutcome,
+  recipientShown,
+} from "./rules";
 
 /** Longest comment the server takes (api/alerts.rs MAX_COMMENT). */
 const MAX_COMMENT = 4000;
@@ -136,7 +144,7 @@ export function Comments(props: { id: number; comments: AlertComment[]; writable
 }
 
 /** What happened to the event, oldest first. */
-export function Timeline(props: { entries: TimelineEntry[] }) {
+export function Timeline(props: { entries: TimelineEntry[]; listName?: string }) {
   const { t, i18n } = useLingui();
   const zone = useSiteTimeZone();
   const channel = useContactTypeLabel();
@@ -166,7 +174,8 @@ export function Timeline(props: { entries: TimelineEntry[] }) {
       case "notified": {
         const n = e.notification;
         if (!n) return t`Notified`;
-        const to = n.recipient;
+        // Administrators see the address; others the list's name (and a webhook's host).
+        const to = recipientShown(n, props.listName);
         const how = channel(n.type);
         const outcome = state(n.state);
         const cause = notificationCause(n.cause);
@@ -203,8 +212,10 @@ export function Timeline(props: { entries: TimelineEntry[] }) {
             <time class="timeline-time">{formatSiteTime(e.time, zone, i18n.locale)}</time>
             <span class="timeline-what">{what(e)}</span>
             {e.kind === "commented" && e.text ? <q class="timeline-comment">{e.text}</q> : null}
-            {e.kind === "notified" && e.notification?.reason ? (
-              <span class="muted timeline-reason">{e.notification.reason}</span>
+            {e.kind === "notified" && e.notification && e.notification.state !== "sent" && e.notification.reasonCode ? (
+              <span class="muted timeline-reason" data-testid="timeline-reason" data-code={e.notification.reasonCode}>
+                {deliveryReason(i18n, e.notification.reasonCode, e.notification.reasonStatus)}
+              </span>
             ) : null}
           </li>
         ))}

@@ -1,5 +1,7 @@
 // The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
 // and the search and status filter of an event's runs. Tested beside.
+import type { MessageDescriptor } from "@lingui/core";
+import { msg } from "@lingui/core/macro";
 import type { AlertStatusId } from "../../api/queries/alerts";
 import type { AlertStateFilter, SpecRun as RunItem } from "../../api/types";
 import { type StatusKind, statusKindOfId } from "../Drill/format";
@@ -118,4 +120,16 @@ export function stateOfParam(value: string | null): AlertStateFilter | undefined
 export function extendedUntil(until: string, now: Date, hours = 1): Date {
   const end = Date.parse(until);
   return new Date(Math.max(Number.isNaN(end) ? 0 : end, now.getTime()) + hours * 3_600_000);
+}
+
+/**
+ * Whom a notification went to, as the caller may see it: the address for administrators;
+ * for others (the server masks it) the distribution list's name, with a webhook's host.
+ */
+export function recipientShown(
+  n: { recipient: string; recipientHidden?: boolean | null },
+  listName: string | undefined,
+): string {
+  if (!n.recipientHidden) return n.recipient;
+  return [listName, n.recipient].filter(Boolean).join(" ");
 }

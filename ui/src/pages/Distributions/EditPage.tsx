@@ -9,6 +9,7 @@ import { useDistribution, useSaveDistribution, useTestContact } from "../../api/
 import { AccessDenied, Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { showError, showSuccess } from "../../lib/banners";
+import { deliveryReason } from "../../lib/deliveryReason";
 import { ROUTES } from "../../lib/nav";
 import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
@@ -57,7 +58,7 @@ interface Confirmed {
 
 /** The form; for a read-only account (`writable` false) shown without Save, Confirm or row edits. */
 function DistributionForm({ id, writable }: { id: number; writable: boolean }) {
-  const { t } = useLingui();
+  const { t, i18n } = useLingui();
   const uid = useId();
   const [, navigate] = useLocation();
   const creating = id === 0;
@@ -134,7 +135,15 @@ function DistributionForm({ id, writable }: { id: number; writable: boolean }) {
       setConfirmed((prev) => ({ ...prev, [i]: { ok: true, text } }));
       showSuccess(text);
     } catch (failure) {
-      const messages = failure instanceof ApiError ? failure.messages : [t`The test message could not be sent.`];
+      // The reason in the reader's language when the server gave its code, then its detail.
+      const said =
+        failure instanceof ApiError ? deliveryReason(i18n, failure.reason?.code, failure.reason?.status) : undefined;
+      const messages =
+        failure instanceof ApiError
+          ? said
+            ? [said, ...failure.serverMessages]
+            : failure.messages
+          : [t`The test message could not be sent.`];
       setConfirmed((prev) => ({ ...prev, [i]: { ok: false, text: messages.join(" ") } }));
       if (failure instanceof ApiError && failure.fields.length) {
         setErrors((prev) => ({ ...prev, [`contacts[${i}].info`]: "invalid" }));

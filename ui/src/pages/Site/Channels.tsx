@@ -8,6 +8,7 @@ import { useSiteChannels, useTestChannel } from "../../api/queries/site";
 import type { SiteChannel, SiteChannelKind } from "../../api/types";
 import { TextField } from "../../components/Field";
 import { Modal } from "../../components/Modal";
+import { deliveryReason } from "../../lib/deliveryReason";
 import { session } from "../../lib/session";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
@@ -70,7 +71,19 @@ function ChannelCard({ c, writable, onTest }: { c: SiteChannel; writable: boolea
               : last.state === "queued"
                 ? t`Last: failed, ${when}; it will be tried again.`
                 : t`Last: failed, ${when}.`}
-          {last?.reason ? <span class="site-channel-reason"> {last.reason}</span> : null}
+          {last && (last.reasonCode || last.reason) ? (
+            <span class="site-channel-reason" data-testid="channel-reason" data-code={last.reasonCode ?? ""}>
+              {" "}
+              {deliveryReason(i18n, last.reasonCode, last.reasonStatus) ?? ""}
+              {/* The server's English detail names the configuration key to fix. */}
+              {last.reason ? (
+                <span class="site-channel-detail muted" lang="en">
+                  {" "}
+                  ({last.reason})
+                </span>
+              ) : null}
+            </span>
+          ) : null}
         </p>
       )}
       {writable ? (
@@ -141,7 +154,14 @@ function TestDialog({ channel, onClose }: { channel: SiteChannel; onClose: () =>
       } else if (err.code === "NOT_CONFIGURED") {
         setResult({ ok: false, text: t`${name} is not configured: set ${channel.setting} in the configuration file.` });
       } else if (err.code === "BAD_GATEWAY") {
-        setResult({ ok: false, text: t`The test failed: ${err.serverMessages.join(" ")}` });
+        // The reason in the reader's language when the server gave its code; the English
+        // detail after it (it names the configuration key to fix).
+        const said = deliveryReason(i18n, err.reason?.code, err.reason?.status);
+        const detail = err.serverMessages.join(" ");
+        setResult({
+          ok: false,
+          text: said ? t`The test failed: ${said} (${detail})` : t`The test failed: ${detail}`,
+        });
       } else {
         setResult({ ok: false, text: err.messages.join(" ") });
       }
