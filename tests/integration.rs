@@ -37,6 +37,7 @@ mod notify_crash;
 mod permissions;
 mod postgres;
 mod proxy;
+mod report_mail;
 mod report_schedule_crash;
 mod reports;
 mod role_matrix;

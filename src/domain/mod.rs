@@ -11,6 +11,7 @@ pub mod csv;
 pub mod dist;
 pub mod distribution;
 pub mod ingest;
+pub mod messages;
 pub mod notify;
 pub mod page;
 pub mod report;
