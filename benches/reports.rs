@@ -307,6 +307,7 @@ fn mail(store: &Store, first: NaiveDate, last: NaiveDate, n: usize) {
             &r,
             to,
             cxwatch::domain::report_schedule::Language::En,
+            &cxwatch::domain::report_mail::Origin::Schedule,
         ))
         .unwrap();
         let rendered = t.elapsed().as_secs_f64() * 1000.0;

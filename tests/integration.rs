@@ -40,6 +40,7 @@ mod opstate;
 mod permissions;
 mod postgres;
 mod proxy;
+mod report_mail;
 mod report_schedule_crash;
 mod reports;
 mod role_matrix;

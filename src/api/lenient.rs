@@ -9,10 +9,13 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use poem_openapi::registry::{MetaSchemaRef, Registry};
+use poem_openapi::error::{ContentTypeError, ParseRequestPayloadError};
+use poem_openapi::payload::{Json, ParsePayload, Payload};
+use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchemaRef, Registry};
 use poem_openapi::types::{
     ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type,
 };
+use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions};
 use serde_json::Value;
 
 /// A body field the operation needs: `required` in the document, read as an `Option` so
@@ -192,5 +195,94 @@ mod tests {
         assert_eq!(format!("{v:?}"), "\"ROLE_X\"");
         assert!(OneOf::<Role>::parse_from_json(Some(Value::Bool(true))).is_err());
         assert_eq!(OneOf::<Role>::schema_ref(), Role::schema_ref());
+    }
+}
+
+/// A JSON request body that may be left out: none at all (no `Content-Type` either), an
+/// empty or blank one, or `null` read as `None`; anything else must be JSON of `T`. The
+/// document marks the body as optional. poem-openapi's `Json` insists on a `Content-Type`,
+/// which a client posting nothing does not send.
+#[derive(Debug, Default)]
+pub struct OptionalJson<T>(pub Option<T>);
+
+impl<T: Type> Payload for OptionalJson<T> {
+    const CONTENT_TYPE: &'static str = <Json<T> as Payload>::CONTENT_TYPE;
+
+    fn check_content_type(content_type: &str) -> bool {
+        <Json<T> as Payload>::check_content_type(content_type)
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        T::schema_ref()
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+}
+
+impl<T: ParseFromJSON> ParsePayload for OptionalJson<T> {
+    const IS_REQUIRED: bool = false;
+
+    async fn from_request(
+        request: &poem::Request,
+        body: &mut poem::RequestBody,
+    ) -> poem::Result<Self> {
+        let typed = request
+            .content_type()
+            .map(<Self as Payload>::check_content_type);
+        if typed == Some(false) {
+            return Err(ContentTypeError::NotSupported {
+                content_type: request.content_type().unwrap_or_default().to_string(),
+            }
+            .into());
+        }
+        let data = <Vec<u8> as poem::FromRequest>::from_request(request, body).await?;
+        if data.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(None));
+        }
+        if typed.is_none() {
+            return Err(ContentTypeError::ExpectContentType.into());
+        }
+        let value: Value = serde_json::from_slice(&data).map_err(|e| ParseRequestPayloadError {
+            reason: e.to_string(),
+        })?;
+        if value.is_null() {
+            return Ok(OptionalJson(None));
+        }
+        let v = T::parse_from_json(Some(value)).map_err(|e| ParseRequestPayloadError {
+            reason: e.into_message(),
+        })?;
+        Ok(OptionalJson(Some(v)))
+    }
+}
+
+impl<'a, T: ParseFromJSON> ApiExtractor<'a> for OptionalJson<T> {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
+
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn register(registry: &mut Registry) {
+        <Self as Payload>::register(registry);
+    }
+
+    fn request_meta() -> Option<MetaRequest> {
+        Some(MetaRequest {
+            description: None,
+            content: vec![MetaMediaType {
+                content_type: <Self as Payload>::CONTENT_TYPE,
+                schema: <Self as Payload>::schema_ref(),
+            }],
+            required: false,
+        })
+    }
+
+    async fn from_request(
+        request: &'a poem::Request,
+        body: &mut poem::RequestBody,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        <Self as ParsePayload>::from_request(request, body).await
     }
 }

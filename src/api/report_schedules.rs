@@ -15,13 +15,14 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode};
 use super::guard::Auth;
-use super::lenient::Required;
+use super::lenient::{OptionalJson, Required};
 use super::params;
 use super::AppState;
 use crate::domain::caller::{Caller, Need};
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::{NewNotification, NotificationState};
 use crate::domain::report::{today_in, Report as DomainReport};
+use crate::domain::report_mail::Origin;
 use crate::domain::report_schedule::{
     check_schedule, format_time, next_slot, Frequency, Language, Schedule, ScheduleInput,
 };
@@ -110,8 +111,8 @@ pub struct ScheduleSave {
     pub active: Option<bool>,
 }
 
-/// Body of `POST reports/{id}/schedule/send`.
-#[derive(Debug, Object)]
+/// Body of `POST reports/{id}/schedule/send`, which may be left out (or empty).
+#[derive(Debug, Default, Object)]
 pub struct SendNowRequest {
     /// The copy's language: `en` or `fr` (default: the schedule's, else `en`).
     #[oai(nullable)]
@@ -239,7 +240,8 @@ impl ReportSchedulesApi {
     }
 
     /// Renders the report as its schedule would now and mails a copy to the caller (their
-    /// user name is their e-mail address), through the outbox; the answer waits for the
+    /// user name is their e-mail address), through the outbox; the copy says it was sent on
+    /// request, not on the schedule. The body may be left out. The answer waits for the
     /// mail server: 200 when it took it, 502 with its reason when not. 409 with code
     /// `NOT_CONFIGURED` without a mail server.
     #[oai(
@@ -252,7 +254,7 @@ impl ReportSchedulesApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-        body: Json<SendNowRequest>,
+        body: OptionalJson<SendNowRequest>,
     ) -> Answer<
         Json<Envelope<SendNowResult>>,
         { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },
@@ -260,7 +262,8 @@ impl ReportSchedulesApi {
         let caller = auth.require(Need::Write)?;
         let report = visible(&state, caller, id.0).await?;
         let mut p = Problems::default();
-        let language = match body.0.language.as_deref() {
+        let body = body.0.unwrap_or_default();
+        let language = match body.language.as_deref() {
             Some(l) => Language::parse(l).or_else(|| {
                 p.push(
                     "language",
@@ -301,7 +304,16 @@ impl ReportSchedulesApi {
             .into());
         }
         let today = today_in(state.config.tz(), crate::clock::now());
-        let msg = render(&state.store, &state.config, &report, today, language).await?;
+        let origin = Origin::Copy(caller.username.clone());
+        let msg = render(
+            &state.store,
+            &state.config,
+            &report,
+            today,
+            language,
+            &origin,
+        )
+        .await?;
         let mut vars = std::collections::BTreeMap::new();
         vars.insert("message".into(), msg.subject.clone());
         vars.insert("link".into(), msg.link.clone());

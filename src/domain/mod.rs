@@ -13,6 +13,7 @@ pub mod dist;
 pub mod distribution;
 pub mod incident;
 pub mod ingest;
+pub mod messages;
 pub mod notify;
 pub mod opstate;
 pub mod page;

@@ -1,19 +1,20 @@
 //! The scheduled report's mail (issue 29, item 1), pure: the summary of a report's rows
 //! for its period against the previous period of the same length (totals; pass, warning
 //! and failure rates with their change in points; the worst test cases and hours of the
-//! day), its text and HTML in English or French, and the chart of the daily rates as a PNG
-//! drawn here (stacked bars, a 5×7 bitmap font compiled in: nothing is fetched, and mail
-//! clients show a PNG where they refuse SVG).
+//! day), and its text and HTML in English or French. The words come from the console's
+//! catalogs (`super::messages`); the HTML is the askama template
+//! `templates/report_mail.html`, which escapes every value. The chart of the daily rates is
+//! drawn outside the domain (`notify::report_chart`) and shown by Content-ID.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 
+use askama::Template;
 use chrono::NaiveDate;
 
+use super::messages::{t, Arg};
 use super::report::Report;
 use super::report_csv::ExportRow;
 use super::report_schedule::Language;
-
 /// Test cases and hours listed as the worst.
 pub const WORST: usize = 5;
 
@@ -130,82 +131,70 @@ pub fn previous_period(from: NaiveDate, to: NaiveDate) -> (NaiveDate, NaiveDate)
     )
 }
 
-/// The words of the mail in one language.
-struct Words {
-    subject: &'static str,
-    period: &'static str,
-    from: &'static str,
-    to: &'static str,
-    runs: &'static str,
-    previous: &'static str,
-    pass: &'static str,
-    warning: &'static str,
-    failure: &'static str,
-    points: &'static str,
-    worst_cases: &'static str,
-    worst_hours: &'static str,
-    failures_of: &'static str,
-    runs_word: &'static str,
-    none: &'static str,
-    open: &'static str,
-    attached: &'static str,
-    chart: &'static str,
-    sent_by: &'static str,
+/// The message ids the mail uses (`ui/src/lib/mailMessages.ts` defines those of its own;
+/// the others are the console's).
+pub mod ids {
+    pub const SUBJECT: &str = "cxwatch report: {name} ({from} – {to})";
+    pub const PERIOD: &str = "Period: {from} to {to} ({zone})";
+    pub const RUNS: &str = "Test runs: {runs} (previous period: {previous})";
+    pub const LABELLED: &str = "{label}: {value}";
+    pub const POINTS: &str = "{points} pts";
+    pub const WORST_CASES: &str = "Worst test cases";
+    pub const WORST_HOURS: &str = "Worst hours";
+    pub const FAILURES_OF: &str = "{name} — {failures, plural, one {# failure} other {# failures}} of {runs, plural, one {# run} other {# runs}} ({rate})";
+    pub const NO_FAILURES: &str = "No failures in this period.";
+    pub const NO_RUNS: &str = "No runs in this period.";
+    pub const NO_DATA: &str = "No data";
+    pub const OPEN: &str = "Open the report";
+    pub const ATTACHED: &str = "The report's CSV is attached.";
+    pub const CHART: &str = "Daily pass, warning and failure rates";
+    pub const SENT_BY_SCHEDULE: &str = "Sent by cxwatch on the report's schedule.";
+    pub const SENT_NOW: &str = "A copy sent now from the console at the request of {user}.";
+    pub const SHORT: &str =
+        "{name}: {runs, plural, one {# run} other {# runs}}, pass {pass}, failure {failure}";
+    /// The console's.
+    pub const PASS: &str = "Pass";
+    pub const WARNING: &str = "Warning";
+    pub const FAILURE: &str = "Failure";
+    pub const LEFT_OUT: &str = "{n, plural, one {# run in a maintenance window is left out of these figures.} other {# runs in maintenance windows are left out of these figures.}}";
+
+    /// Every id above, and the report types' names.
+    pub const ALL: &[&str] = &[
+        SUBJECT,
+        PERIOD,
+        RUNS,
+        LABELLED,
+        POINTS,
+        WORST_CASES,
+        WORST_HOURS,
+        FAILURES_OF,
+        NO_FAILURES,
+        NO_RUNS,
+        NO_DATA,
+        OPEN,
+        ATTACHED,
+        CHART,
+        SENT_BY_SCHEDULE,
+        SENT_NOW,
+        SHORT,
+        PASS,
+        WARNING,
+        FAILURE,
+        LEFT_OUT,
+    ];
 }
 
-const EN: Words = Words {
-    subject: "cxwatch report",
-    period: "Period",
-    from: "",
-    to: "to",
-    runs: "Test runs",
-    previous: "previous period",
-    pass: "Pass",
-    warning: "Warning",
-    failure: "Failure",
-    points: "pts",
-    worst_cases: "Worst test cases",
-    worst_hours: "Worst hours",
-    failures_of: "failures of",
-    runs_word: "runs",
-    none: "No failures in this period.",
-    open: "Open the report",
-    attached: "The report's CSV is attached.",
-    chart: "Daily pass, warning and failure rates",
-    sent_by: "Sent by cxwatch on its schedule",
-};
-
-const FR: Words = Words {
-    subject: "Rapport cxwatch",
-    period: "Période",
-    from: "du ",
-    to: "au",
-    runs: "Exécutions de test",
-    previous: "période précédente",
-    pass: "Réussite",
-    warning: "Avertissement",
-    failure: "Échec",
-    points: "pts",
-    worst_cases: "Cas de test les plus en échec",
-    worst_hours: "Heures les plus en échec",
-    failures_of: "échecs sur",
-    runs_word: "exécutions",
-    none: "Aucun échec sur cette période.",
-    open: "Ouvrir le rapport",
-    attached: "Le CSV du rapport est joint.",
-    chart: "Taux quotidiens de réussite, d'avertissement et d'échec",
-    sent_by: "Envoyé par cxwatch selon sa planification",
-};
-
-fn words(l: Language) -> &'static Words {
-    match l {
-        Language::En => &EN,
-        Language::Fr => &FR,
-    }
+/// Why a mail is sent: at a slot of the report's schedule, or as a copy someone asked for
+/// ('Send now'), which must not say it came on the schedule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Schedule,
+    /// Asked by this user (their user name).
+    Copy(String),
 }
 
 /// A number with 2 decimals: `12.50` in English, `12,50` in French.
-fn num(l: Language, v: f64) -> String {
+pub fn num(l: Language, v: f64) -> String {
     let s = format!("{v:.2}");
     match l {
         Language::En => s,
@@ -213,8 +202,8 @@ fn num(l: Language, v: f64) -> String {
     }
 }
 
-/// A percentage: `12.50 %` / `12,50 %` (a narrow no-break space in French).
-fn pct(l: Language, v: f64) -> String {
+/// A percentage: `12.50%` / `12,50 %` (a narrow no-break space in French).
+pub fn pct(l: Language, v: f64) -> String {
     match l {
         Language::En => format!("{}%", num(l, v)),
         Language::Fr => format!("{}\u{202f}%", num(l, v)),
@@ -223,29 +212,31 @@ fn pct(l: Language, v: f64) -> String {
 
 /// A change in points, signed: `+1.20 pts`, `−0.50 pts`, `0.00 pts`.
 fn change(l: Language, v: f64) -> String {
-    let w = words(l);
     let v = (v * 100.0).round() / 100.0;
-    if v > 0.0 {
-        format!("+{} {}", num(l, v), w.points)
+    let points = if v > 0.0 {
+        format!("+{}", num(l, v))
     } else if v < 0.0 {
-        format!("\u{2212}{} {}", num(l, -v), w.points)
+        format!("\u{2212}{}", num(l, -v))
     } else {
-        format!("{} {}", num(l, 0.0), w.points)
-    }
+        num(l, 0.0)
+    };
+    t(l, ids::POINTS, &[("points", Arg::Str(&points))])
 }
 
 fn hour_range(h: u8) -> String {
     format!("{:02}:00–{:02}:00", h, (h + 1) % 24)
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// `label: value` with the language's colon.
+fn labelled(l: Language, label: &str, value: &str) -> String {
+    t(
+        l,
+        ids::LABELLED,
+        &[("label", Arg::Str(label)), ("value", Arg::Str(value))],
+    )
 }
 
-/// The mail of a report: subject, text, HTML (the chart as `cid:{chart_cid}`).
+/// The mail of a report: subject, text, HTML (the chart as `cid:{CHART_CID}`).
 pub struct ReportMail {
     pub subject: String,
     pub text: String,
@@ -254,355 +245,231 @@ pub struct ReportMail {
 
 /// The Content-ID of the chart in the HTML part.
 pub const CHART_CID: &str = "chart@cxwatch";
+/// The chart's size in pixels.
+pub const CHART_W: u32 = 640;
+pub const CHART_H: u32 = 240;
 
-/// Words the mail's lines are made of, shared by the text and the HTML.
-struct Lines {
+/// One of the three rates.
+struct Rate {
+    label: String,
+    colour: &'static str,
+    rate: String,
+    /// Against the previous period (empty when it had no runs).
+    change: String,
+}
+
+/// A list of the worst, with its title.
+struct Section {
     title: String,
-    period: String,
-    runs: String,
-    /// How many runs in maintenance windows were left out, when any were.
-    maintenance: Option<String>,
-    rates: [(String, &'static str, String, String); 3],
-    cases: Vec<String>,
-    hours: Vec<String>,
+    items: Vec<String>,
 }
 
-/// The console's note on runs left out (its catalogs' words, ui/src/locales).
-fn left_out(l: Language, n: u64) -> String {
-    match (l, n) {
-        (Language::En, 1) => "1 run in a maintenance window is left out of these figures.".into(),
-        (Language::En, n) => {
-            format!("{n} runs in maintenance windows are left out of these figures.")
-        }
-        (Language::Fr, 1) => {
-            "1 exécution en fenêtre de maintenance est exclue de ces chiffres.".into()
-        }
-        (Language::Fr, n) => {
-            format!("{n} exécutions en fenêtres de maintenance sont exclues de ces chiffres.")
-        }
-    }
+/// The HTML part; every `{{ }}` is escaped (askama's HTML escaper: `& < > " '`).
+#[derive(Template)]
+#[template(path = "report_mail.html")]
+struct Html<'a> {
+    lang: &'a str,
+    title: &'a str,
+    period: &'a str,
+    runs: &'a str,
+    maintenance: Option<&'a str>,
+    /// 'No runs in this period.' in place of the rates.
+    no_runs: Option<&'a str>,
+    rates: &'a [Rate],
+    chart_alt: &'a str,
+    chart_cid: &'a str,
+    chart_w: u32,
+    chart_h: u32,
+    sections: &'a [Section],
+    none: &'a str,
+    link: &'a str,
+    open: &'a str,
+    attached: &'a str,
+    footer: &'a str,
 }
 
-fn lines(l: Language, r: &Report, s: &Summary, tz: &str) -> Lines {
-    let w = words(l);
-    let colon = if l == Language::Fr { "\u{a0}:" } else { ":" };
-    let now = s.totals.rates();
-    let before = s.previous.rates();
-    let colours = ["#2e7d32", "#ef6c00", "#c62828"];
-    let names = [w.pass, w.warning, w.failure];
-    let rates = [0, 1, 2].map(|i| {
-        (
-            names[i].to_string(),
-            colours[i],
-            pct(l, now[i]),
-            if s.previous.total() > 0 {
-                change(l, now[i] - before[i])
-            } else {
-                String::new()
-            },
-        )
-    });
-    Lines {
-        title: format!("{} — {}, {}", r.name, r.report_type.name(), r.group_name),
-        period: format!(
-            "{}{colon} {}{} {} {} ({tz})",
-            w.period, w.from, s.from, w.to, s.to
-        ),
-        runs: format!(
-            "{}{colon} {} ({}{colon} {})",
-            w.runs,
-            s.totals.total(),
-            w.previous,
-            s.previous.total()
-        ),
-        maintenance: (s.maintenance > 0).then(|| left_out(l, s.maintenance)),
-        rates,
-        cases: s
-            .worst_cases
-            .iter()
-            .map(|(n, c)| {
-                format!(
-                    "{n} — {} {} {} {} ({})",
-                    c.fail,
-                    w.failures_of,
-                    c.total(),
-                    w.runs_word,
-                    pct(l, c.rates()[2])
-                )
-            })
-            .collect(),
-        hours: s
-            .worst_hours
-            .iter()
-            .map(|(h, c)| {
-                format!(
-                    "{} — {} {} {} {} ({})",
-                    hour_range(*h),
-                    c.fail,
-                    w.failures_of,
-                    c.total(),
-                    w.runs_word,
-                    pct(l, c.rates()[2])
-                )
-            })
-            .collect(),
-    }
+/// The report type's name in `l` (the console's labels).
+pub fn type_name(l: Language, r: &Report) -> String {
+    t(l, r.report_type.name(), &[])
+}
+
+/// The line of a test case or an hour: `name — 5 failures of 10 runs (50.00%)`.
+fn failures_of(l: Language, name: &str, c: &Counts) -> String {
+    let rate = pct(l, c.rates()[2]);
+    t(
+        l,
+        ids::FAILURES_OF,
+        &[
+            ("name", Arg::Str(name)),
+            ("failures", Arg::Num(c.fail)),
+            ("runs", Arg::Num(c.total())),
+            ("rate", Arg::Str(&rate)),
+        ],
+    )
+}
+
+/// The one line SMS, voice and short texts carry: name, runs, pass and failure rates.
+pub fn short_line(l: Language, r: &Report, s: &Summary) -> String {
+    let rates = s.totals.rates();
+    let (pass, failure) = (pct(l, rates[0]), pct(l, rates[2]));
+    t(
+        l,
+        ids::SHORT,
+        &[
+            ("name", Arg::Str(&r.name)),
+            ("runs", Arg::Num(s.totals.total())),
+            ("pass", Arg::Str(&pass)),
+            ("failure", Arg::Str(&failure)),
+        ],
+    )
 }
 
 /// The mail of report `r` summed up in `s`, in `l`; `link` the report's page in the
-/// console (empty: none); `tz` the site's zone's name.
-pub fn compose(l: Language, r: &Report, s: &Summary, link: &str, tz: &str) -> ReportMail {
-    let w = words(l);
-    let x = lines(l, r, s, tz);
-    let colon = if l == Language::Fr { "\u{a0}:" } else { ":" };
-    let subject = format!("{}{colon} {} ({} – {})", w.subject, r.name, s.from, s.to);
-    let mut text = format!("{}\n{}\n\n{}\n", x.title, x.period, x.runs);
-    if let Some(m) = &x.maintenance {
+/// console (empty: none); `tz` the site's zone's name; `origin` why it is sent.
+pub fn compose(
+    l: Language,
+    r: &Report,
+    s: &Summary,
+    link: &str,
+    tz: &str,
+    origin: &Origin,
+) -> ReportMail {
+    let (from, to) = (s.from.to_string(), s.to.to_string());
+    let subject = t(
+        l,
+        ids::SUBJECT,
+        &[
+            ("name", Arg::Str(&r.name)),
+            ("from", Arg::Str(&from)),
+            ("to", Arg::Str(&to)),
+        ],
+    );
+    let title = format!("{} — {}, {}", r.name, type_name(l, r), r.group_name);
+    let period = t(
+        l,
+        ids::PERIOD,
+        &[
+            ("from", Arg::Str(&from)),
+            ("to", Arg::Str(&to)),
+            ("zone", Arg::Str(tz)),
+        ],
+    );
+    let runs = t(
+        l,
+        ids::RUNS,
+        &[
+            ("runs", Arg::Num(s.totals.total())),
+            ("previous", Arg::Num(s.previous.total())),
+        ],
+    );
+    let maintenance =
+        (s.maintenance > 0).then(|| t(l, ids::LEFT_OUT, &[("n", Arg::Num(s.maintenance))]));
+    let no_runs = (s.totals.total() == 0).then(|| t(l, ids::NO_RUNS, &[]));
+    let now = s.totals.rates();
+    let before = s.previous.rates();
+    let rates: Vec<Rate> = [
+        (ids::PASS, "#2e7d32"),
+        (ids::WARNING, "#ef6c00"),
+        (ids::FAILURE, "#c62828"),
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, (id, colour))| Rate {
+        label: t(l, id, &[]),
+        colour,
+        rate: pct(l, now[i]),
+        change: if s.previous.total() > 0 {
+            change(l, now[i] - before[i])
+        } else {
+            String::new()
+        },
+    })
+    .collect();
+    let sections = [
+        Section {
+            title: t(l, ids::WORST_CASES, &[]),
+            items: s
+                .worst_cases
+                .iter()
+                .map(|(n, c)| failures_of(l, n, c))
+                .collect(),
+        },
+        Section {
+            title: t(l, ids::WORST_HOURS, &[]),
+            items: s
+                .worst_hours
+                .iter()
+                .map(|(h, c)| failures_of(l, &hour_range(*h), c))
+                .collect(),
+        },
+    ];
+    let none = t(l, ids::NO_FAILURES, &[]);
+    let open = t(l, ids::OPEN, &[]);
+    let attached = t(l, ids::ATTACHED, &[]);
+    let footer = match origin {
+        Origin::Schedule => t(l, ids::SENT_BY_SCHEDULE, &[]),
+        Origin::Copy(user) => t(l, ids::SENT_NOW, &[("user", Arg::Str(user))]),
+    };
+
+    // The text part: the same lines, plain.
+    let mut text = format!("{title}\n{period}\n\n{runs}\n");
+    if let Some(m) = &maintenance {
         text.push_str(&format!("{m}\n"));
     }
-    for (name, _, rate, ch) in &x.rates {
-        if ch.is_empty() {
-            text.push_str(&format!("{name}{colon} {rate}\n"));
-        } else {
-            text.push_str(&format!("{name}{colon} {rate} ({ch})\n"));
-        }
-    }
-    text.push_str(&format!("\n{}{colon}\n", w.worst_cases));
-    if x.cases.is_empty() {
-        text.push_str(&format!("  {}\n", w.none));
-    }
-    for (i, c) in x.cases.iter().enumerate() {
-        text.push_str(&format!("  {}. {c}\n", i + 1));
-    }
-    text.push_str(&format!("\n{}{colon}\n", w.worst_hours));
-    if x.hours.is_empty() {
-        text.push_str(&format!("  {}\n", w.none));
-    }
-    for h in &x.hours {
-        text.push_str(&format!("  {h}\n"));
-    }
-    if !link.is_empty() {
-        text.push_str(&format!("\n{}{colon} {link}\n", w.open));
-    }
-    text.push_str(&format!("{}\n\n— {}\n", w.attached, w.sent_by));
-
-    let mut html = String::with_capacity(4096);
-    html.push_str(&format!(
-        "<!DOCTYPE html><html lang=\"{}\"><body style=\"font-family:Arial,Helvetica,sans-serif;color:#1f2933\">",
-        l.as_str()
-    ));
-    html.push_str(&format!(
-        "<h2 style=\"margin:0 0 4px\">{}</h2><p style=\"margin:0 0 12px;color:#52606d\">{}</p>",
-        esc(&x.title),
-        esc(&x.period)
-    ));
-    html.push_str(&format!("<p><strong>{}</strong></p>", esc(&x.runs)));
-    if let Some(m) = &x.maintenance {
-        html.push_str(&format!("<p style=\"color:#52606d\">{}</p>", esc(m)));
-    }
-    html.push_str("<table cellpadding=\"4\" style=\"border-collapse:collapse\">");
-    for (name, colour, rate, ch) in &x.rates {
-        html.push_str(&format!(
-            "<tr><td><span style=\"display:inline-block;width:10px;height:10px;background:{colour}\"></span> {}</td><td style=\"text-align:right\"><strong>{}</strong></td><td style=\"color:#52606d\">{}</td></tr>",
-            esc(name),
-            esc(rate),
-            esc(ch)
-        ));
-    }
-    html.push_str("</table>");
-    html.push_str(&format!(
-        "<p><img src=\"cid:{CHART_CID}\" width=\"{CHART_W}\" height=\"{CHART_H}\" alt=\"{}\" style=\"max-width:100%;height:auto\"></p>",
-        esc(w.chart)
-    ));
-    for (title, items) in [(w.worst_cases, &x.cases), (w.worst_hours, &x.hours)] {
-        html.push_str(&format!(
-            "<h3 style=\"margin:16px 0 4px\">{}</h3>",
-            esc(title)
-        ));
-        if items.is_empty() {
-            html.push_str(&format!("<p>{}</p>", esc(w.none)));
-        } else {
-            html.push_str("<ol>");
-            for i in items {
-                html.push_str(&format!("<li>{}</li>", esc(i)));
+    match &no_runs {
+        Some(none) => text.push_str(&format!("{none}\n")),
+        None => {
+            for r in &rates {
+                let value = if r.change.is_empty() {
+                    r.rate.clone()
+                } else {
+                    format!("{} ({})", r.rate, r.change)
+                };
+                text.push_str(&format!("{}\n", labelled(l, &r.label, &value)));
             }
-            html.push_str("</ol>");
+        }
+    }
+    for sec in &sections {
+        text.push_str(&format!("\n{}\n", labelled(l, &sec.title, "").trim_end()));
+        if sec.items.is_empty() {
+            text.push_str(&format!("  {none}\n"));
+        }
+        for (i, item) in sec.items.iter().enumerate() {
+            text.push_str(&format!("  {}. {item}\n", i + 1));
         }
     }
     if !link.is_empty() {
-        html.push_str(&format!(
-            "<p><a href=\"{0}\">{1}</a></p>",
-            esc(link),
-            esc(w.open)
-        ));
+        text.push_str(&format!("\n{}\n", labelled(l, &open, link)));
     }
-    html.push_str(&format!(
-        "<p style=\"color:#52606d\">{}<br>— {}</p></body></html>",
-        esc(w.attached),
-        esc(w.sent_by)
-    ));
+    text.push_str(&format!("{attached}\n\n— {footer}\n"));
+
+    let html = Html {
+        lang: l.as_str(),
+        title: &title,
+        period: &period,
+        runs: &runs,
+        maintenance: maintenance.as_deref(),
+        no_runs: no_runs.as_deref(),
+        rates: &rates,
+        chart_alt: &t(l, ids::CHART, &[]),
+        chart_cid: CHART_CID,
+        chart_w: CHART_W,
+        chart_h: CHART_H,
+        sections: &sections,
+        none: &none,
+        link,
+        open: &open,
+        attached: &attached,
+        footer: &footer,
+    }
+    .render()
+    // Rendering writes to a String with Display values: it cannot fail.
+    .unwrap_or_default();
     ReportMail {
         subject,
         text,
         html,
     }
-}
-
-// ---- The chart ------------------------------------------------------------------------
-
-pub const CHART_W: u32 = 640;
-pub const CHART_H: u32 = 240;
-/// Colours of the bars: pass, warning, failure (the console's), days without runs, axes.
-pub const PASS_RGB: [u8; 3] = [0x2e, 0x7d, 0x32];
-pub const WARN_RGB: [u8; 3] = [0xef, 0x6c, 0x00];
-pub const FAIL_RGB: [u8; 3] = [0xc6, 0x28, 0x28];
-const EMPTY_RGB: [u8; 3] = [0xe4, 0xe7, 0xeb];
-const GRID_RGB: [u8; 3] = [0xcb, 0xd2, 0xd9];
-const TEXT_RGB: [u8; 3] = [0x3e, 0x4c, 0x59];
-/// The plot's box inside the image.
-pub const PLOT_LEFT: u32 = 44;
-pub const PLOT_TOP: u32 = 10;
-pub const PLOT_RIGHT: u32 = CHART_W - 10;
-pub const PLOT_BOTTOM: u32 = CHART_H - 24;
-
-/// 5×7 glyphs (rows top to bottom, 5 bits each, high bit left) of what the axes write.
-fn glyph(c: char) -> [u8; 7] {
-    match c {
-        '0' => [0x0e, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0e],
-        '1' => [0x04, 0x0c, 0x04, 0x04, 0x04, 0x04, 0x0e],
-        '2' => [0x0e, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1f],
-        '3' => [0x1f, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0e],
-        '4' => [0x02, 0x06, 0x0a, 0x12, 0x1f, 0x02, 0x02],
-        '5' => [0x1f, 0x10, 0x1e, 0x01, 0x01, 0x11, 0x0e],
-        '6' => [0x06, 0x08, 0x10, 0x1e, 0x11, 0x11, 0x0e],
-        '7' => [0x1f, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
-        '8' => [0x0e, 0x11, 0x11, 0x0e, 0x11, 0x11, 0x0e],
-        '9' => [0x0e, 0x11, 0x11, 0x0f, 0x01, 0x02, 0x0c],
-        '%' => [0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03],
-        '-' => [0x00, 0x00, 0x00, 0x1f, 0x00, 0x00, 0x00],
-        '/' => [0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x10],
-        _ => [0; 7],
-    }
-}
-
-struct Canvas {
-    w: u32,
-    h: u32,
-    px: Vec<u8>,
-}
-
-impl Canvas {
-    fn new(w: u32, h: u32) -> Canvas {
-        Canvas {
-            w,
-            h,
-            px: vec![0xff; (w * h * 3) as usize],
-        }
-    }
-
-    fn rect(&mut self, x0: u32, y0: u32, x1: u32, y1: u32, rgb: [u8; 3]) {
-        for y in y0.min(self.h)..y1.min(self.h) {
-            for x in x0.min(self.w)..x1.min(self.w) {
-                let i = ((y * self.w + x) * 3) as usize;
-                self.px[i..i + 3].copy_from_slice(&rgb);
-            }
-        }
-    }
-
-    fn text(&mut self, x: u32, y: u32, s: &str, rgb: [u8; 3]) {
-        for (k, c) in s.chars().enumerate() {
-            let g = glyph(c);
-            for (row, bits) in g.iter().enumerate() {
-                for col in 0..5 {
-                    if bits & (0x10 >> col) != 0 {
-                        let px = x + k as u32 * 6 + col;
-                        let py = y + row as u32;
-                        self.rect(px, py, px + 1, py + 1, rgb);
-                    }
-                }
-            }
-        }
-    }
-
-    fn png(&self) -> Vec<u8> {
-        fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-            out.extend_from_slice(kind);
-            out.extend_from_slice(data);
-            let mut h = crc32fast::Hasher::new();
-            h.update(kind);
-            h.update(data);
-            out.extend_from_slice(&h.finalize().to_be_bytes());
-        }
-        let mut raw = Vec::with_capacity(((self.w * 3 + 1) * self.h) as usize);
-        for y in 0..self.h {
-            raw.push(0); // filter: none
-            let start = (y * self.w * 3) as usize;
-            raw.extend_from_slice(&self.px[start..start + (self.w * 3) as usize]);
-        }
-        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
-        z.write_all(&raw).expect("writing to memory");
-        let idat = z.finish().expect("writing to memory");
-        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-        let mut ihdr = Vec::with_capacity(13);
-        ihdr.extend_from_slice(&self.w.to_be_bytes());
-        ihdr.extend_from_slice(&self.h.to_be_bytes());
-        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]); // 8-bit RGB
-        chunk(&mut out, b"IHDR", &ihdr);
-        chunk(&mut out, b"IDAT", &idat);
-        chunk(&mut out, b"IEND", &[]);
-        out
-    }
-}
-
-/// The x range `[x0, x1)` of day `i` of `n` in the plot.
-pub fn bar_span(i: usize, n: usize) -> (u32, u32) {
-    let width = PLOT_RIGHT - PLOT_LEFT;
-    let n = n.max(1) as u32;
-    let x0 = PLOT_LEFT + width * i as u32 / n;
-    let x1 = PLOT_LEFT + width * (i as u32 + 1) / n;
-    let gap = ((x1 - x0) / 5).min(6);
-    (x0 + gap / 2 + u32::from(gap > 0), x1 - gap / 2)
-}
-
-/// The chart of the daily rates: one bar per day, stacked failure (bottom), warning,
-/// pass (top), 0 to 100 %; a day without runs is a grey bar. PNG, 8-bit RGB.
-pub fn chart_png(days: &[(NaiveDate, Counts)]) -> Vec<u8> {
-    let mut c = Canvas::new(CHART_W, CHART_H);
-    let plot_h = PLOT_BOTTOM - PLOT_TOP;
-    for (pct, label) in [(0u32, "0%"), (50, "50%"), (100, "100%")] {
-        let y = PLOT_BOTTOM - plot_h * pct / 100;
-        c.rect(PLOT_LEFT - 3, y, PLOT_RIGHT, y + 1, GRID_RGB);
-        let tw = label.chars().count() as u32 * 6;
-        c.text(PLOT_LEFT - 6 - tw, y.saturating_sub(3), label, TEXT_RGB);
-    }
-    let n = days.len();
-    // Date labels (MM/DD) that fit: at most one per 40 pixels.
-    let every = ((n as u32 * 40) / (PLOT_RIGHT - PLOT_LEFT)).max(1) as usize;
-    for (i, (date, k)) in days.iter().enumerate() {
-        let (x0, x1) = bar_span(i, n);
-        let t = k.total();
-        let h = u64::from(plot_h);
-        match (h * k.fail).checked_div(t) {
-            None => c.rect(x0, PLOT_BOTTOM - plot_h, x1, PLOT_BOTTOM, EMPTY_RGB),
-            Some(fail) => {
-                let fail_h = fail as u32;
-                let warn_h = (h * (k.fail + k.warn) / t) as u32 - fail_h;
-                let pass_h = plot_h - fail_h - warn_h;
-                let mut y = PLOT_BOTTOM;
-                for (h, rgb) in [(fail_h, FAIL_RGB), (warn_h, WARN_RGB), (pass_h, PASS_RGB)] {
-                    c.rect(x0, y - h, x1, y, rgb);
-                    y -= h;
-                }
-            }
-        }
-        if i % every == 0 {
-            let label = date.format("%m/%d").to_string();
-            let mid = (x0 + x1) / 2;
-            c.text(mid.saturating_sub(15), PLOT_BOTTOM + 8, &label, TEXT_RGB);
-        }
-    }
-    c.png()
 }
 
 #[cfg(test)]
@@ -677,6 +544,7 @@ mod tests {
             &s,
             "https://c.test/report/4",
             "America/Toronto",
+            &Origin::Schedule,
         );
         assert_eq!(
             en.subject,
@@ -702,7 +570,14 @@ mod tests {
         assert!(en.text.contains("14:00–15:00"), "{}", en.text);
         assert!(en.html.contains("cid:chart@cxwatch"));
         assert!(en.html.contains("href=\"https://c.test/report/4\""));
-        let fr = compose(Language::Fr, &report(), &s, "", "America/Toronto");
+        let fr = compose(
+            Language::Fr,
+            &report(),
+            &s,
+            "",
+            "America/Toronto",
+            &Origin::Schedule,
+        );
         assert_eq!(
             fr.subject,
             "Rapport cxwatch\u{a0}: Billing weekly (2026-11-16 – 2026-11-22)"
@@ -727,7 +602,14 @@ mod tests {
         assert!(!en.text.contains("maintenance"), "{}", en.text);
         let mut m = s.clone();
         m.maintenance = 3;
-        let en = compose(Language::En, &report(), &m, "", "America/Toronto");
+        let en = compose(
+            Language::En,
+            &report(),
+            &m,
+            "",
+            "America/Toronto",
+            &Origin::Schedule,
+        );
         assert!(
             en.text.contains(
                 "Test runs: 30 (previous period: 20)\n3 runs in maintenance windows are left out of these figures."
@@ -739,7 +621,14 @@ mod tests {
             .html
             .contains("3 runs in maintenance windows are left out"));
         m.maintenance = 1;
-        let fr = compose(Language::Fr, &report(), &m, "", "America/Toronto");
+        let fr = compose(
+            Language::Fr,
+            &report(),
+            &m,
+            "",
+            "America/Toronto",
+            &Origin::Schedule,
+        );
         assert!(
             fr.text
                 .contains("1 exécution en fenêtre de maintenance est exclue de ces chiffres."),
@@ -749,42 +638,189 @@ mod tests {
     }
 
     #[test]
-    fn the_chart_is_a_png_of_stacked_daily_bars() {
-        let days = vec![
-            (
-                "2026-11-16".parse().unwrap(),
-                Counts {
-                    pass: 50,
-                    warn: 25,
-                    fail: 25,
-                },
-            ),
-            ("2026-11-17".parse().unwrap(), Counts::default()),
+    fn every_word_of_the_mail_is_in_both_catalogs() {
+        use crate::domain::messages::has;
+        use crate::domain::report::ReportType;
+        let types = [
+            ReportType::TestCasePerformance,
+            ReportType::Trend,
+            ReportType::SegmentPerformance,
+            ReportType::LatencyByHour,
+            ReportType::Mos,
         ];
-        let png = chart_png(&days);
-        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-        assert_eq!(&png[12..16], b"IHDR");
-        assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), CHART_W);
-        assert_eq!(u32::from_be_bytes(png[20..24].try_into().unwrap()), CHART_H);
-        // Decode and look at the first bar: failure at the bottom, pass at the top.
-        let len = u32::from_be_bytes(png[33..37].try_into().unwrap()) as usize;
-        assert_eq!(&png[37..41], b"IDAT");
-        let mut raw = Vec::new();
-        use std::io::Read;
-        flate2::read::ZlibDecoder::new(&png[41..41 + len])
-            .read_to_end(&mut raw)
-            .unwrap();
-        let at = |x: u32, y: u32| {
-            let i = (y * (CHART_W * 3 + 1) + 1 + x * 3) as usize;
-            [raw[i], raw[i + 1], raw[i + 2]]
-        };
-        let (x0, x1) = bar_span(0, 2);
-        let mid = (x0 + x1) / 2;
-        assert_eq!(at(mid, PLOT_BOTTOM - 2), FAIL_RGB);
-        // Failure is the bottom quarter, warning the next one (just below the middle).
-        assert_eq!(at(mid, (PLOT_BOTTOM + PLOT_TOP) / 2 + 2), WARN_RGB);
-        assert_eq!(at(mid, PLOT_TOP + 2), PASS_RGB);
-        let (y0, y1) = bar_span(1, 2);
-        assert_eq!(at((y0 + y1) / 2, PLOT_TOP + 2), EMPTY_RGB);
+        for id in ids::ALL.iter().copied().chain(types.map(ReportType::name)) {
+            assert!(
+                has(Language::En, id),
+                "{id:?} is not in the English catalog"
+            );
+            assert!(has(Language::Fr, id), "{id:?} has no French in the catalog");
+            if id.chars().any(char::is_alphabetic) && id != "MOS" && !id.starts_with('{') {
+                assert_ne!(
+                    t(Language::Fr, id, &[]),
+                    t(Language::En, id, &[]),
+                    "{id:?} is English in the French catalog"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_escaped_in_the_html_and_kept_in_the_text() {
+        let mut r = report();
+        r.name = r#"<b>Q&A</b> "weekly" it's"#.into();
+        r.group_name = "R&D <script>".into();
+        let from = "2026-11-16".parse().unwrap();
+        let mut rows = vec![row("2026-11-16", 9, 1, [1, 0, 2, 0])];
+        rows[0].test_case_name = r#"Case <1> & "two" 'three'"#.into();
+        let s = summarize(from, from, &rows, &[]);
+        let m = compose(
+            Language::En,
+            &r,
+            &s,
+            "https://c.test/report/4?a=1&b='2'",
+            "UTC",
+            &Origin::Schedule,
+        );
+        let h = &m.html;
+        for raw in [
+            "<b>", "<script>", "<1>", "'three'", "\"two\"", "it's", "Q&A", "'2'",
+        ] {
+            assert!(!h.contains(raw), "{raw} left unescaped in {h}");
+        }
+        // askama writes numeric character references.
+        assert!(
+            h.contains("&#60;b&#62;Q&#38;A&#60;/b&#62; &#34;weekly&#34; it&#39;s"),
+            "{h}"
+        );
+        assert!(h.contains("R&#38;D &#60;script&#62;"), "{h}");
+        assert!(
+            h.contains("Case &#60;1&#62; &#38; &#34;two&#34; &#39;three&#39;"),
+            "{h}"
+        );
+        assert!(
+            h.contains("href=\"https://c.test/report/4?a=1&#38;b=&#39;2&#39;\""),
+            "{h}"
+        );
+        // The text part is plain: the names as they are.
+        assert!(
+            m.text
+                .contains(r#"Case <1> & "two" 'three' — 2 failures of 3 runs"#),
+            "{}",
+            m.text
+        );
+        assert!(m.subject.contains(r#"<b>Q&A</b> "weekly" it's"#));
+    }
+
+    #[test]
+    fn counts_are_singular_and_plural_in_each_language() {
+        let from = "2026-11-16".parse().unwrap();
+        let one = [row("2026-11-16", 9, 1, [0, 0, 1, 0])];
+        let s = summarize(from, from, &one, &[]);
+        let en = compose(Language::En, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            en.text.contains("Case 1 — 1 failure of 1 run (100.00%)"),
+            "{}",
+            en.text
+        );
+        let fr = compose(Language::Fr, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            fr.text
+                .contains("Case 1 — 1 échec sur 1 exécution (100,00\u{202f}%)"),
+            "{}",
+            fr.text
+        );
+        let many = [row("2026-11-16", 9, 1, [1, 0, 1, 1])];
+        let s = summarize(from, from, &many, &[]);
+        let en = compose(Language::En, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            en.text.contains("Case 1 — 2 failures of 3 runs"),
+            "{}",
+            en.text
+        );
+        let fr = compose(Language::Fr, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            fr.text.contains("Case 1 — 2 échecs sur 3 exécutions"),
+            "{}",
+            fr.text
+        );
+        // The short line of SMS and voice: French 0 and 1 are singular.
+        let empty = summarize(from, from, &[], &[]);
+        assert_eq!(
+            short_line(Language::En, &report(), &empty),
+            "Billing weekly: 0 runs, pass 0.00%, failure 0.00%"
+        );
+        assert_eq!(
+            short_line(Language::Fr, &report(), &empty),
+            "Billing weekly\u{a0}: 0 exécution, réussite 0,00\u{202f}%, échec 0,00\u{202f}%"
+        );
+        let one = summarize(from, from, &one, &[]);
+        assert!(short_line(Language::En, &report(), &one).contains(": 1 run, "));
+    }
+
+    #[test]
+    fn a_period_without_runs_says_so_instead_of_zero_rates() {
+        let from = "2026-11-16".parse().unwrap();
+        let s = summarize(from, from + chrono::Duration::days(6), &[], &[]);
+        let en = compose(Language::En, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            en.text
+                .contains("Test runs: 0 (previous period: 0)\nNo runs in this period.\n"),
+            "{}",
+            en.text
+        );
+        assert!(!en.text.contains("0.00%"), "{}", en.text);
+        assert!(
+            en.html.contains("<p>No runs in this period.</p>"),
+            "{}",
+            en.html
+        );
+        assert!(!en.html.contains("<table"), "{}", en.html);
+        let fr = compose(Language::Fr, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            fr.text.contains("Aucune exécution sur cette période."),
+            "{}",
+            fr.text
+        );
+    }
+
+    #[test]
+    fn a_copy_sent_by_hand_does_not_claim_the_schedule() {
+        let from = "2026-11-16".parse().unwrap();
+        let s = summarize(from, from, &[], &[]);
+        let scheduled = compose(Language::En, &report(), &s, "", "UTC", &Origin::Schedule);
+        assert!(
+            scheduled
+                .text
+                .ends_with("— Sent by cxwatch on the report's schedule.\n"),
+            "{}",
+            scheduled.text
+        );
+        let by = Origin::Copy("ana@example.com".into());
+        for l in [Language::En, Language::Fr] {
+            let copy = compose(l, &report(), &s, "", "UTC", &by);
+            for part in [&copy.text, &copy.html] {
+                assert!(
+                    !part.contains("schedule") && !part.contains("planification"),
+                    "{part}"
+                );
+                assert!(part.contains("ana@example.com"), "{part}");
+            }
+        }
+        let copy = compose(Language::En, &report(), &s, "", "UTC", &by);
+        assert!(
+            copy.text.ends_with(
+                "— A copy sent now from the console at the request of ana@example.com.\n"
+            ),
+            "{}",
+            copy.text
+        );
+        let copy = compose(Language::Fr, &report(), &s, "", "UTC", &by);
+        assert!(
+            copy.text.contains(
+                "Copie envoyée maintenant depuis la console à la demande de ana@example.com."
+            ),
+            "{}",
+            copy.text
+        );
     }
 }

@@ -11,6 +11,8 @@
 //! the schedule on (`ReportScheduleStore::deliver_schedule`), and the outbox delivers it:
 //! chat and webhook contacts get the summary's text and the link.
 
+pub mod chart;
+
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -23,7 +25,9 @@ use crate::domain::csv::CsvWriter;
 use crate::domain::notify::{Attachment, Message};
 use crate::domain::report::{Report, ReportType};
 use crate::domain::report_csv::{csv_line, file_name, ExportRow, CSV_HEADER};
-use crate::domain::report_mail::{chart_png, compose, previous_period, summarize, CHART_CID};
+use crate::domain::report_mail::{
+    compose, previous_period, short_line, summarize, Origin, CHART_CID,
+};
 use crate::domain::report_schedule::{next_slot, slot_date, Language, Schedule};
 use crate::store::outbox::now_ms;
 use crate::store::reports::ExportLeaveOut;
@@ -73,13 +77,15 @@ pub fn report_link(config: &Config, id: i64) -> String {
     }
 }
 
-/// The mail of report `r` as it stands on the site's date `today`, in `language`.
+/// The mail of report `r` as it stands on the site's date `today`, in `language`; `origin`
+/// says whether it goes out on the schedule or as a copy asked for now.
 pub async fn render(
     store: &Store,
     config: &Config,
     r: &Report,
     today: chrono::NaiveDate,
     language: Language,
+    origin: &Origin,
 ) -> StoreResult<Message> {
     let (from, to) = r.range(today);
     let (pfrom, pto) = previous_period(from, to);
@@ -102,7 +108,9 @@ pub async fn render(
     summary.maintenance = maintenance;
     let link = report_link(config, r.id);
     let tz = config.site.timezone.clone();
-    let mail = compose(language, r, &summary, &link, &tz);
+    let mail = compose(language, r, &summary, &link, &tz, origin);
+    let png = chart::chart_png(&summary.days, language)
+        .map_err(|e| crate::store::StoreError::Invalid(format!("report {}: {e}", r.id)))?;
     let mut csv = CsvWriter::with_capacity(csv_rows.len() * 120 + 256);
     let zone = config.tz();
     for row in &csv_rows {
@@ -110,23 +118,7 @@ pub async fn render(
     }
     let mut csv_bytes = format!("\u{feff}{CSV_HEADER}").into_bytes();
     csv_bytes.extend(csv.into_bytes());
-    let rates = summary.totals.rates();
-    let short = match language {
-        Language::En => format!(
-            "{}: {} runs, pass {:.2}%, failure {:.2}%",
-            r.name,
-            summary.totals.total(),
-            rates[0],
-            rates[2]
-        ),
-        Language::Fr => format!(
-            "{} : {} exécutions, réussite {} %, échec {} %",
-            r.name,
-            summary.totals.total(),
-            format!("{:.2}", rates[0]).replace('.', ","),
-            format!("{:.2}", rates[2]).replace('.', ",")
-        ),
-    };
+    let short = short_line(language, r, &summary);
     Ok(Message {
         subject: mail.subject,
         text: mail.text,
@@ -145,7 +137,7 @@ pub async fn render(
             Attachment {
                 name: "chart.png".into(),
                 content_type: "image/png".into(),
-                data: chart_png(&summary.days),
+                data: png,
                 content_id: Some(CHART_CID.into()),
             },
             Attachment {
@@ -229,6 +221,7 @@ impl Scheduler {
                 &report,
                 slot_date(tz, now),
                 s.draft.language,
+                &Origin::Schedule,
             )
             .await?;
             self.store

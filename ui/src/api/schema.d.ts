@@ -1036,7 +1036,8 @@ export interface paths {
         put?: never;
         /**
          * Renders the report as its schedule would now and mails a copy to the caller (their
-         *     user name is their e-mail address), through the outbox; the answer waits for the
+         *     user name is their e-mail address), through the outbox; the copy says it was sent on
+         *     request, not on the schedule. The body may be left out. The answer waits for the
          *     mail server: 200 when it took it, 502 with its reason when not. 409 with code
          *     `NOT_CONFIGURED` without a mail server.
          */
@@ -4317,7 +4318,7 @@ export interface components {
         };
         /**
          * SendNowRequest
-         * @description Body of `POST reports/{id}/schedule/send`.
+         * @description Body of `POST reports/{id}/schedule/send`, which may be left out (or empty).
          */
         SendNowRequest: {
             /** @description The copy's language: `en` or `fr` (default: the schedule's, else `en`). */
@@ -9386,7 +9387,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json; charset=utf-8": components["schemas"]["SendNowRequest"];
             };
