@@ -326,10 +326,10 @@ export function launchBrowser() {
 }
 
 /**
- * A fresh browser context (empty local storage) and page. `problems` collects uncaught page
- * errors, refused content (CSP) and requests to any other origin.
+ * A fresh browser context (empty local storage) and page, on the tests' clock (`testNow()`).
+ * `problems` collects uncaught page errors, refused content (CSP) and requests to any other origin.
  */
-export async function newPage(browser, server, { viewport = "desktop", locale = "en-US" } = {}) {
+export async function newPage(browser, server, { viewport = "desktop", locale = "en-US", clock = true } = {}) {
   const size = typeof viewport === "string" ? VIEWPORTS[viewport] : viewport;
   const context = await browser.newContext({
     baseURL: server.url,
@@ -341,8 +341,10 @@ export async function newPage(browser, server, { viewport = "desktop", locale = 
   });
   // The page's scripts read time (today, 'last refreshed', relative times, timers) on
   // Playwright's clock, started at the tests' now and running on; a test moves it further with
-  // page.clock.fastForward / runFor / pauseAt, never with a second install.
-  await context.clock.install({ time: testNow() });
+  // page.clock.fastForward / runFor / pauseAt, never with a second install. `clock: false` only
+  // for a page that measures with the browser's performance timeline, which that clock empties
+  // (performance.getEntries*); its dates are then the real ones.
+  if (clock) await context.clock.install({ time: testNow() });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(server.url).origin;
