@@ -6,7 +6,8 @@
 # types against the server's OpenAPI document, UI type check and unit tests, the Debian
 # package (scripts/deb-test.sh: the tests' binary packaged, .deb installed on this machine with
 # dpkg through sudo when not root, upgraded and purged), and the browser end-to-end tests in
-# Debian's Chromium with that same binary. Installs what the tests need when missing.
+# Debian's Chromium with that same binary (the time-sensitive ones again at a pinned instant).
+# Installs what the tests need when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

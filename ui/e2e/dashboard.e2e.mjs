@@ -26,6 +26,7 @@ import {
   newPage,
   screenshot,
   signIn,
+  siteDayIsYoung,
   siteTime,
   siteTimeZone,
   sleep,
@@ -272,7 +273,9 @@ export default async function dashboard({ server, browser, users, test }) {
       [0, 1, 2],
       "all groups, Manual",
     );
-    assert(total > 0, "the demo site has manual runs today");
+    // A minute into the site's day (a pinned instant) today has no manual run yet; the numbers
+    // shown must match the API's all the same.
+    assert(total > 0 || siteDayIsYoung(siteTz), "the demo site has manual runs today");
     assertEqual(await page.inputValue("[data-testid=main-date]"), date, "Select Date defaults to today at the site");
     assert(
       /Last refreshed \d{2}:\d{2}:\d{2}/.test(await page.textContent("[data-testid=main-last-refreshed]")),
