@@ -7,7 +7,9 @@ import {
   chooseLanguage,
   closePage,
   dateAt,
+  daysFromNow,
   ingestRuns,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -15,6 +17,7 @@ import {
   sleep,
   startServer,
   startSinks,
+  testNow,
   waitFor,
 } from "./lib.mjs";
 
@@ -59,7 +62,7 @@ function run(id, caseId, minutesAgo, status) {
       channel: "voice",
       ivr: { id: 8900, name: "Cards IVR" },
     },
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 30.5,
     status,
     runType: "Schedule",
@@ -105,7 +108,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
       assert(g.status === 200, `group: ${g.text}`);
       groupId = g.json.data.id;
       // A trend report on the group over today: it leaves the muted runs out and says so.
-      const today = new Date().toISOString().slice(0, 10);
+      const today = testNow().toISOString().slice(0, 10);
       const rep = await apiRequest(server, "POST", "reports", {
         token,
         body: {
@@ -113,7 +116,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
           reportTypeID: 2,
           testCaseGroupID: groupId,
           timeframeName: "Custom",
-          timeframeBegin: new Date(Date.now() - 86400000).toISOString().slice(0, 10),
+          timeframeBegin: daysFromNow(-1).toISOString().slice(0, 10),
           timeframeEnd: today,
           runType: "Schedule",
         },
@@ -274,8 +277,8 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
         const after = await apiRequest(server, "GET", `alerts/events/${id}`, { token });
         assert(after.json.data.testRunCount === 1, `the run did not join: ${after.json.data.testRunCount}`);
         assert(after.json.data.acknowledgedBy === who.username, "acknowledged");
-        const today = new Date().toISOString().slice(0, 10);
-        const yesterday = new Date(Date.now() - 86400000).toISOString().slice(0, 10);
+        const today = testNow().toISOString().slice(0, 10);
+        const yesterday = daysFromNow(-1).toISOString().slice(0, 10);
         const runs = await apiRequest(
           server,
           "GET",
@@ -351,7 +354,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
             // today (its time zone's dates, not UTC's): the runs may be from before its midnight.
             const caseId = cases[0];
             const zone = await siteTimeZone(server);
-            const [from, to] = [dateAt(zone, new Date(Date.now() - 86400000)), dateAt(zone)];
+            const [from, to] = [dateAt(zone, daysFromNow(-1)), dateAt(zone)];
             await page.goto(`${server.url}/report/drill/${caseId}/total/${from}/${to}`);
             await page.waitForSelector("[data-status=maintenance]");
             assert(
@@ -367,7 +370,7 @@ ${sinks.smtpToml("cxwatch <alerts@cxwatch.test>")}`;
     }
     await test("escalation: the second list's mail comes once, within 5 s of the 1-minute delay", async () => {
       const due = Date.parse(escAlert.alertTime) + 60_000;
-      const wait = due + 15_000 - Date.now();
+      const wait = due + 15_000 - testNow().getTime();
       const mail = await waitFor(
         "the escalation mail",
         async () => (await sinks.messages()).mail.find((m) => m.subject === "Escalated: Cards escalation test"),

@@ -7,6 +7,7 @@ import {
   chooseLanguage,
   closePage,
   ingestRuns,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -25,7 +26,7 @@ function run(id, minutesAgo, status) {
   return {
     engineRunId: `e2e-alert-${id}`,
     testCase: { id: CASE, name: "Card PIN reset", channel: "voice", ivr: { id: 8800, name: "Cards IVR" } },
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 42.5,
     status,
     runType: "Schedule",

@@ -11,9 +11,11 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
+  testNow,
   waitFor,
 } from "./lib.mjs";
 
@@ -195,14 +197,7 @@ export default async function compare({ server, browser, users, test }) {
 
   await test("the run of an alert: acknowledge and mute from the run, reached from the alert's runs", async () => {
     await ingest(server, key, [
-      run(
-        "alert-pass",
-        ALERT_CASE,
-        new Date(Date.now() - 30 * 60000).toISOString(),
-        "pass",
-        "For your balance press 1",
-        900,
-      ),
+      run("alert-pass", ALERT_CASE, minutesBeforeNow(30), "pass", "For your balance press 1", 900),
     ]);
     const ag = await apiRequest(server, "POST", "trs/v1/groups", {
       token,
@@ -235,7 +230,7 @@ export default async function compare({ server, browser, users, test }) {
     });
     assertEqual(s.status, 200, `setting: ${s.text}`);
     await ingest(server, key, [
-      run("alert-fail", ALERT_CASE, new Date().toISOString(), "fail", "All our agents are busy", 1200),
+      run("alert-fail", ALERT_CASE, testNow().toISOString(), "fail", "All our agents are busy", 1200),
     ]);
     let event = null;
     await waitFor("the alert event", async () => {

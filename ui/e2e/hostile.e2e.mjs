@@ -14,9 +14,12 @@ import {
   assert,
   assertEqual,
   closePage,
+  daysFromNow,
+  minutesBeforeNow,
   signIn,
   sleep,
   startServer,
+  testNow,
   VIEWPORTS,
 } from "./lib.mjs";
 
@@ -87,7 +90,7 @@ function runs(channel, count, prefix, minutesAgo) {
           channel,
           ivr: { id: IVR_BASE + (channel === "web" ? 100 : 0) + (i % 3), name: name(i + 6) },
         },
-        runTime: new Date(Date.now() - (minutesAgo + k * 47 + i) * 60000).toISOString(),
+        runTime: minutesBeforeNow(minutesAgo + k * 47 + i),
         runDuration: 30 + i,
         status: ["pass", "warn", "fail", "stopped"][(i + k) % 4],
         runType: k % 2 ? "Schedule" : "Manual",
@@ -154,7 +157,7 @@ async function seed(server, admin) {
       [0, 1, 2].map((i) => ({
         clientEndPoint: name(i + channel.length),
         channel,
-        lastRun: new Date().toISOString(),
+        lastRun: testNow().toISOString(),
         appStatus: { enabled: true, status: i ? "TRS_FAIL" : "TRS_PASS" },
         telcoStatus: { enabled: true, status: name(i + 1) },
         agentStatus: { enabled: i !== 1, status: "TRS_PASS" },
@@ -220,8 +223,8 @@ async function seed(server, admin) {
         reportTypeID: t.id,
         testCaseGroupID: g.id,
         timeframeName: "Custom",
-        timeframeBegin: ymd(new Date(Date.now() - 2 * 86400000)),
-        timeframeEnd: ymd(new Date(Date.now() + 86400000)),
+        timeframeBegin: ymd(daysFromNow(-2)),
+        timeframeEnd: ymd(daysFromNow(1)),
         runType: reports.length % 2 ? "Schedule" : "Manual",
         latencyWarn: bounds[0],
         latencyFail: bounds[1],
@@ -241,7 +244,7 @@ async function seed(server, admin) {
   const caseRuns = await get(
     server,
     token,
-    `trs/v1/testcases/${CASE_BASE}/runs?startDate=${ymd(new Date(Date.now() - 2 * 86400000))}&endDate=${ymd(new Date(Date.now() + 86400000))}`,
+    `trs/v1/testcases/${CASE_BASE}/runs?startDate=${ymd(daysFromNow(-2))}&endDate=${ymd(daysFromNow(1))}`,
   );
   const runList = Array.isArray(caseRuns) ? caseRuns : (caseRuns?.content ?? []);
   return {
@@ -366,6 +369,8 @@ async function sweep(browser, server, admin, s, viewport) {
     isMobile: size.width < 768,
     hasTouch: size.width < 768,
   });
+  // On the tests' clock, as newPage's pages are.
+  await context.clock.install({ time: testNow() });
   const page = await context.newPage();
   const ran = [];
   page.on("dialog", (d) => {

@@ -11,6 +11,7 @@ import {
   chooseLanguage,
   closePage,
   ingestRuns,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -47,7 +48,7 @@ function run(id, n, caseId, minutesAgo, status) {
   return {
     engineRunId: `e2e-incident-${id}`,
     testCase: { id: caseId, name: `Card case ${caseId - BASE}`, channel: "voice", ivr: ivrOf(n) },
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 30.5,
     status,
     runType: "Schedule",

@@ -38,6 +38,38 @@ export const VIEWPORTS = {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// The tests' clock. CXWATCH_TEST_NOW (RFC 3339; scripts/test.sh pins it to midnights and the
+// daylight-saving changes) is where it starts, else the real now; read once, it then runs on at
+// the real pace, like the server's `[clock] start` (src/clock.rs). The server, its CLI and every
+// page the lib opens run on it, so that "now", "today" and "the last 15 minutes" are the same
+// instant for the test, the server and the page whenever the tests run.
+const PINNED_NOW = (process.env.CXWATCH_TEST_NOW ?? "").trim();
+const CLOCK_START_MS = PINNED_NOW ? Date.parse(PINNED_NOW) : Date.now();
+if (Number.isNaN(CLOCK_START_MS)) {
+  throw new Error(`CXWATCH_TEST_NOW: '${PINNED_NOW}' is not an RFC 3339 instant such as 2026-03-08T06:59:00Z`);
+}
+const CLOCK_STARTED = performance.now();
+
+/** Now on the tests' clock (a Date): CXWATCH_TEST_NOW plus the time elapsed since, else the real now. */
+export function testNow() {
+  return new Date(CLOCK_START_MS + Math.round(performance.now() - CLOCK_STARTED));
+}
+
+/** `minutes` before now on the tests' clock, as an ISO string (a run's runTime). */
+export function minutesBeforeNow(minutes) {
+  return new Date(testNow().getTime() - minutes * 60000).toISOString();
+}
+
+/** `days` days (of 24 hours) from now on the tests' clock (negative: before), as a Date. */
+export function daysFromNow(days) {
+  return new Date(testNow().getTime() + days * 86400000);
+}
+
+/** The server's config for the tests' clock: `[clock] start` at the current test instant when pinned. */
+function clockEnv() {
+  return PINNED_NOW ? { CXWATCH_CLOCK__START: testNow().toISOString() } : {};
+}
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -84,7 +116,7 @@ export async function startServer({ args = ["--demo"], env = {}, config, startup
   const url = `${plain ? "http" : "https"}://127.0.0.1:${port}`;
   let output = "";
   const child = spawn(bin, [...global, "serve", ...args, "--listen", `127.0.0.1:${port}`], {
-    env: serverEnv({ CXWATCH_LOG__FORMAT: "text", ...env }),
+    env: serverEnv({ CXWATCH_LOG__FORMAT: "text", ...clockEnv(), ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout.on("data", (d) => (output += d));
@@ -126,7 +158,7 @@ export async function startServer({ args = ["--demo"], env = {}, config, startup
         r = spawnSync(bin, [...global, ...cliArgs], {
           input: stdin,
           encoding: "utf8",
-          env: serverEnv(env),
+          env: serverEnv({ ...clockEnv(), ...env }),
           timeout: 30000,
         });
         if (r.status === 0 || !/database is locked/.test(`${r.stderr}${r.stdout}`)) break;
@@ -206,14 +238,14 @@ export async function apiToken(server, user) {
   return token;
 }
 
-/** Today's date at `timeZone`, YYYY-MM-DD. */
 /** The site's time zone as the tenant config gives it (America/Toronto when it says none). */
 export async function siteTimeZone(server) {
   const r = await httpGet(`${server.url}/tenant-config?ac=127.0.0.1`);
   return JSON.parse(r.body)?.data?.timezone ?? "America/Toronto";
 }
 
-export function dateAt(timeZone, now = new Date()) {
+/** The date at `timeZone` of `now` (default: now on the tests' clock), YYYY-MM-DD. */
+export function dateAt(timeZone, now = testNow()) {
   const p = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" })
       .formatToParts(now)
@@ -222,10 +254,36 @@ export function dateAt(timeZone, now = new Date()) {
   return `${p.year}-${p.month}-${p.day}`;
 }
 
+/** The calendar day before `date` (YYYY-MM-DD), whatever the zone's daylight-saving changes. */
+export function dayBefore(date) {
+  const d = new Date(`${date}T12:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Minutes since midnight at `timeZone` of `now` (default: now on the tests' clock). */
+export function minutesIntoDay(timeZone, now = testNow()) {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+      .formatToParts(now)
+      .map((x) => [x.type, x.value]),
+  );
+  return Number(p.hour) * 60 + Number(p.minute);
+}
+
+/**
+ * Whether the site's day is under an hour old: the demo then has few or no manual runs "today"
+ * yet (a handful an hour at night), as a real site would not, so tests look at the day before.
+ */
+export function siteDayIsYoung(timeZone, now = testNow()) {
+  return minutesIntoDay(timeZone, now) < 60;
+}
+
 /**
  * The demo site answers at once and loads its history in the background, newest day first;
  * its groups appear once the first day is in. Waits (at most `timeoutMs`) until there are
- * groups, client application health, and, with `runsToday`, manual runs today at the site.
+ * groups, client application health, and, with `runsToday`, manual runs today at the site (the
+ * day before in the first hour of its day).
  * Resolves { groups, waitedMs }.
  */
 export async function waitForDemoData(server, user, { runsToday = true, groupNames = [], timeoutMs = 120000 } = {}) {
@@ -245,7 +303,9 @@ export async function waitForDemoData(server, user, { runsToday = true, groupNam
     const missing = groupNames.filter((n) => !(groups ?? []).some((g) => g.name === n));
     if (groups?.length && apps && !missing.length) {
       if (!runsToday) return { groups, waitedMs: Date.now() - started };
-      const today = dateAt(tenant.timezone ?? "America/Toronto");
+      // In the first hour of the site's day, the day before (see siteDayIsYoung).
+      const zone = tenant.timezone ?? "America/Toronto";
+      const today = siteDayIsYoung(zone) ? dayBefore(dateAt(zone)) : dateAt(zone);
       for (const g of groups) {
         const m = await get(`trs/v1/groups/${g.id}/metric?level=case&startDate=${today}&caseRunType=Manual`);
         const runs = (m ?? []).reduce((n, e) => n + e.successCount + e.warningCount + e.failureCount, 0);
@@ -294,10 +354,10 @@ export function launchBrowser() {
 }
 
 /**
- * A fresh browser context (empty local storage) and page. `problems` collects uncaught page
- * errors, refused content (CSP) and requests to any other origin.
+ * A fresh browser context (empty local storage) and page, on the tests' clock (`testNow()`).
+ * `problems` collects uncaught page errors, refused content (CSP) and requests to any other origin.
  */
-export async function newPage(browser, server, { viewport = "desktop", locale = "en-US" } = {}) {
+export async function newPage(browser, server, { viewport = "desktop", locale = "en-US", clock = true } = {}) {
   const size = typeof viewport === "string" ? VIEWPORTS[viewport] : viewport;
   const context = await browser.newContext({
     baseURL: server.url,
@@ -307,6 +367,12 @@ export async function newPage(browser, server, { viewport = "desktop", locale = 
     isMobile: size.width < 768,
     hasTouch: size.width < 768,
   });
+  // The page's scripts read time (today, 'last refreshed', relative times, timers) on
+  // Playwright's clock, started at the tests' now and running on; a test moves it further with
+  // page.clock.fastForward / runFor / pauseAt, never with a second install. `clock: false` only
+  // for a page that measures with the browser's performance timeline, which that clock empties
+  // (performance.getEntries*); its dates are then the real ones.
+  if (clock) await context.clock.install({ time: testNow() });
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(server.url).origin;

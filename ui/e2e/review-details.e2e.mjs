@@ -18,6 +18,7 @@ import {
   newPage,
   screenshot,
   signIn,
+  testNow,
   waitForDemoData,
 } from "./lib.mjs";
 
@@ -70,7 +71,7 @@ export default async function reviewDetails({ server, browser, users, test }) {
           {
             clientEndPoint: ENDPOINT,
             channel: "voice",
-            lastRun: new Date().toISOString(),
+            lastRun: testNow().toISOString(),
             appStatus: { enabled: true, status: "TRS_FAIL" },
             telcoStatus: { enabled: true, status: "TRS_PASS" },
             agentStatus: { enabled: true, status: "TRS_PASS" },

@@ -11,11 +11,13 @@ import {
   chooseLanguage,
   closePage,
   dateAt,
+  daysFromNow,
   newPage,
   screenshot,
   signIn,
   siteTimeZone,
   sleep,
+  testNow,
   waitForDemoData,
 } from "./lib.mjs";
 
@@ -26,7 +28,7 @@ const TEXT = {
 
 /** The hour (0-23) it is now at the site. */
 function hourAt(timeZone) {
-  return Number(new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", hourCycle: "h23" }).format(new Date()));
+  return Number(new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", hourCycle: "h23" }).format(testNow()));
 }
 
 /**
@@ -262,7 +264,7 @@ export default async function rundetail({ server, browser, users: accounts, test
 
   await test("run detail: the bad-audio incident shows low MOS and its recording plays", async () => {
     // Six days back, 08:00-12:30 at the site: Insurance Claims IVR bad audio.
-    const day = dateAt(zone, new Date(Date.now() - 6 * 86400000));
+    const day = dateAt(zone, daysFromNow(-6));
     const groups = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json?.data ?? [];
     let found = null;
     // The history arrives newest day first, in the background: wait (at most 3 min) for that day.

@@ -8,6 +8,7 @@ import {
   chooseLanguage,
   closePage,
   ingestRuns,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -40,7 +41,7 @@ function run(id, minutesAgo, status) {
   return {
     engineRunId: `e2e-sched-${id}`,
     testCase: { id: CASE, name: "Balance enquiry", channel: "voice", ivr: { id: 8900, name: "Retail IVR" } },
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 40,
     status,
     runType: "Schedule",

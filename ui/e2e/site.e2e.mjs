@@ -11,6 +11,7 @@ import {
   sleep,
   startServer,
   startSinks,
+  testNow,
 } from "./lib.mjs";
 
 const CASES = [
@@ -48,7 +49,7 @@ const TEXT = {
  * a minute ago (so today's dashboard shows it).
  */
 function engineRun(id) {
-  const at = new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
+  const at = new Date(testNow().getTime() - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
   return {
     engineRunId: id,
     testCase: { id: 101, name: "Billing balance enquiry", channel: "voice", ivr: { id: 7, name: "Acme main IVR" } },

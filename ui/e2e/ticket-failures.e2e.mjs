@@ -15,6 +15,7 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -59,7 +60,7 @@ function run(id, minutesAgo, status) {
   return {
     engineRunId: `e2e-ticket-failure-${id}`,
     testCase: { id: CASE_ID, name: "Payments balance", channel: "voice", ivr: { id: 9930, name: "Payments IVR" } },
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 30,
     status,
     runType: "Schedule",

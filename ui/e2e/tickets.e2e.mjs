@@ -14,6 +14,7 @@ import {
   chooseLanguage,
   closePage,
   ingestRuns,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -35,7 +36,7 @@ function autoRun(id, minutesAgo, status) {
   return {
     engineRunId: `e2e-auto-ticket-${id}`,
     testCase: { id: AUTO_CASE, name: "Billing balance", channel: "voice", ivr: { id: 9900, name: "Billing IVR" } },
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 30,
     status,
     runType: "Schedule",

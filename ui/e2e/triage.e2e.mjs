@@ -17,10 +17,12 @@ import {
   chooseLanguage,
   closePage,
   httpGet,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
   siteTime,
+  testNow,
   waitForDemoData,
   waitForOutput,
 } from "./lib.mjs";
@@ -190,7 +192,7 @@ export default async function triage({ server, browser, users, test }) {
   const run = (id, minutesAgo, status) => ({
     engineRunId: `e2e-triage/${Date.now()}/${id}`,
     testCase: CASE,
-    runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+    runTime: minutesBeforeNow(minutesAgo),
     runDuration: 20,
     status,
     runType: "Manual",
@@ -214,7 +216,7 @@ export default async function triage({ server, browser, users, test }) {
   // this half: the dashboard shows one day.
   const p = Object.fromEntries(
     new Intl.DateTimeFormat("en-CA", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-      .formatToParts(new Date())
+      .formatToParts(testNow())
       .map((x) => [x.type, x.value]),
   );
   const sinceMidnight = Number(p.hour) * 60 + Number(p.minute);

@@ -15,10 +15,12 @@ import {
   checkA11y,
   chooseLanguage,
   closePage,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
   sleep,
+  testNow,
 } from "./lib.mjs";
 
 async function waitReady(page) {
@@ -245,7 +247,7 @@ export default async function wall({ server, browser, users, test }) {
       const before = Number(
         await p.getAttribute(`[data-testid=group-row][data-group-id="${target.group.id}"]`, "data-count"),
       );
-      const now = Date.now();
+      const now = testNow().getTime();
       const res = await apiRequest(server, "POST", "ingest/v1/runs", {
         token: key,
         body: {
@@ -356,7 +358,6 @@ export default async function wall({ server, browser, users, test }) {
     }
     p = await newPage(browser, server, { viewport: "desktop" });
     try {
-      await p.clock.install();
       await p.goto("/login?kiosk");
       await p.getByTestId("kiosk-notice").waitFor();
       assertEqual(await p.locator('input[name="remember"]:visible').count(), 0, "no Remember Me for a kiosk");
@@ -504,7 +505,7 @@ export default async function wall({ server, browser, users, test }) {
           channel: "voice",
           ivr: { id: 8700, name: "Wall IVR" },
         },
-        runTime: new Date(Date.now() - minutesAgo * 60000).toISOString(),
+        runTime: minutesBeforeNow(minutesAgo),
         runDuration: 20,
         status,
         runType: "Manual",
@@ -570,7 +571,6 @@ export default async function wall({ server, browser, users, test }) {
     }
     const p = await newPage(browser, server, { viewport: { width: 1920, height: 1080 } });
     try {
-      await p.clock.install();
       await signIn(p, admin);
       await p.goto("/dashboard?wall=1");
       await waitReady(p);
