@@ -17,6 +17,7 @@ import {
   screenshot,
   signIn,
   startServer,
+  testNow,
   waitFor,
 } from "./lib.mjs";
 
@@ -53,7 +54,7 @@ function run(id, caseId, secondsAgo, status) {
       channel: "voice",
       ivr: { id: 9300, name: "Cards IVR" },
     },
-    runTime: new Date(Date.now() - secondsAgo * 1000).toISOString(),
+    runTime: new Date(testNow().getTime() - secondsAgo * 1000).toISOString(),
     runDuration: 30.5,
     status,
     runType: "Manual",
@@ -135,7 +136,7 @@ export default async function opstate({ browser, test }) {
       assert(ack.status === 200, `ack: ${ack.text}`);
       const mute = await apiRequest(server, "POST", `alerts/${alertOf[travel]}/mute`, {
         token,
-        body: { until: new Date(Date.now() + 3_600_000).toISOString(), target: "group" },
+        body: { until: new Date(testNow().getTime() + 3_600_000).toISOString(), target: "group" },
       });
       assert(mute.status === 200, `mute: ${mute.text}`);
     });
@@ -200,7 +201,7 @@ export default async function opstate({ browser, test }) {
           );
           const again = await apiRequest(server, "POST", `alerts/${alertOf[cards[i]]}/mute`, {
             token,
-            body: { until: new Date(Date.now() + 3_600_000).toISOString(), target: "group" },
+            body: { until: new Date(testNow().getTime() + 3_600_000).toISOString(), target: "group" },
           });
           assert(again.json.data.windowId === windowId && again.json.data.extended === false, `again: ${again.text}`);
           await checkA11y(page, `alert with a group mute (${lang}, ${viewport})`);

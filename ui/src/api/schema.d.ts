@@ -134,6 +134,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/alerts/handover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The handover (cxwatch's addition): what opened, was acknowledged, muted or closed
+         *     among the caller's alerts from `since` to now, oldest first (at most 500). Without
+         *     `since`: from the caller's previous sign-in, else the last 12 hours. At most 31 days.
+         */
+        get: operations["alertHandover"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts/incidents": {
         parameters: {
             query?: never;
@@ -1586,6 +1607,28 @@ export interface components {
          */
         AccessType: "read-write" | "read-only";
         /**
+         * ActiveMuteItem
+         * @description A once maintenance window active now that mutes an alert's test case or group.
+         */
+        ActiveMuteItem: {
+            /**
+             * Format: int64
+             * @description The alert it was made from, null when it was planned.
+             */
+            alertId?: number | null;
+            /** @description Who made it. */
+            by: string;
+            /** @description What it covers: the alert's test case or its whole group. */
+            target: components["schemas"]["MuteTargetKind"] & unknown;
+            /** @description Its end, RFC 3339 UTC. */
+            until: string;
+            /**
+             * Format: int64
+             * @description The window (`api/maintenance/windows/{id}`; `POST …/{id}/end` unmutes).
+             */
+            windowId: number;
+        };
+        /**
          * AlertChange
          * @description What `PUT alerts/{id}` changes (spec §7): the event's comment and its ticket key; a
          *     field left out stays as it is. Other fields of the event (a console may send the whole
@@ -1648,6 +1691,11 @@ export interface components {
             incidentId?: number | null;
             /** @description The issue-tracker ticket of the event (the tickets issue), null when none. */
             jiraTicket?: string | null;
+            /**
+             * @description The mute active now on the event's test case or its whole group (cxwatch's
+             *     addition), null when none: the alert page shows it and offers extend and unmute.
+             */
+            mute?: (components["schemas"]["ActiveMuteItem"] & unknown) | null;
             /**
              * @description Its notifications (`alert:{id}`, `recovery:{id}`, then `escalation:{id}`) and their
              *     state.
@@ -1730,6 +1778,11 @@ export interface components {
          */
         AlertMute: {
             /**
+             * @description What to mute: the alert's test case (the default) or its whole group (cxwatch's
+             *     addition). A live mute on the same thing is extended instead of doubled.
+             */
+            target?: (components["schemas"]["MuteTargetKind"] & unknown) | null;
+            /**
              * @description RFC 3339; after now, at most 7 days ahead (the console offers 1 h, 4 h and tomorrow
              *     08:00 site time).
              */
@@ -1740,7 +1793,9 @@ export interface components {
          * @description The window a mute made.
          */
         AlertMuted: {
-            /** @description RFC 3339 UTC. */
+            /** @description A live window on the same thing was extended (else one was made). */
+            extended: boolean;
+            /** @description RFC 3339 UTC: the window's end (a mute shorter than a live one keeps its end). */
             until: string;
             /**
              * Format: int64
@@ -1866,6 +1921,11 @@ export interface components {
             testCaseGroupName?: string | null;
             voiceMessage: string;
         };
+        /**
+         * @description The alert list's state filter (cxwatch's addition).
+         * @enum {string}
+         */
+        AlertStateFilter: "open" | "unacknowledged" | "mine";
         /**
          * AlertStatus
          * @description An alert status (spec §3 'Alert status'): failure 7, pass 3, warning 4.
@@ -2227,6 +2287,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["GroupDetail"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_Handover
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_Handover: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["Handover"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -3029,6 +3102,35 @@ export interface components {
         /** @enum {string} */
         Frequency: "daily" | "weekly" | "monthly";
         /**
+         * GroupAlert
+         * @description A failing group's alert state (`domain::opstate::group_state`).
+         */
+        GroupAlert: {
+            /** Format: int64 */
+            alertId?: number;
+            /** Format: int64 */
+            alertSettingId?: number;
+            /** @description Who acknowledged or muted. */
+            by?: string;
+            /** Format: int64 */
+            failures?: number;
+            state: components["schemas"]["GroupAlertKind"];
+            /** Format: int64 */
+            threshold?: number;
+            /** @description Acknowledged: when (RFC 3339 UTC). */
+            time?: string;
+            /** @description Muted: until when (RFC 3339 UTC). */
+            until?: string;
+            wholeGroup?: boolean;
+            /** Format: int64 */
+            windowId?: number;
+        };
+        /**
+         * @description Where a failing group's alerting stands.
+         * @enum {string}
+         */
+        GroupAlertKind: "muted" | "open" | "acknowledged" | "notYet" | "noSetting";
+        /**
          * GroupDetail
          * @description One group with its test cases.
          */
@@ -3183,6 +3285,11 @@ export interface components {
          * @description One group's runs in the window.
          */
         GroupRecentItem: {
+            /**
+             * @description A failing group's alert state now (cxwatch's addition): present when a run of the
+             *     window failed. The dashboard's failing-now bar names it.
+             */
+            alert?: components["schemas"]["GroupAlert"] & unknown;
             channel: components["schemas"]["Channel"];
             /**
              * Format: int64
@@ -3234,6 +3341,51 @@ export interface components {
             /** @description At least one existing test case of the channel. */
             testCases: components["schemas"]["CaseIdItem"][];
         };
+        /**
+         * Handover
+         * @description What happened to the caller's alerts from `since` to now, oldest first.
+         */
+        Handover: {
+            entries: components["schemas"]["HandoverEntry"][];
+            /** @description RFC 3339 UTC. */
+            since: string;
+            sinceSource: components["schemas"]["HandoverSince"];
+            /** @description Now, RFC 3339 UTC. */
+            to: string;
+            /** @description More happened than the 500 entries listed: ask a later `since`. */
+            truncated: boolean;
+        };
+        /**
+         * HandoverEntry
+         * @description One thing that happened to an alert since the handover's start.
+         */
+        HandoverEntry: {
+            /** Format: int64 */
+            alertId: number;
+            /** @description Who acknowledged or muted, null otherwise. */
+            by?: string | null;
+            kind: components["schemas"]["HandoverEntryKind"];
+            /** @description Muted: the whole group (else the test case), null otherwise. */
+            target?: (components["schemas"]["MuteTargetKind"] & unknown) | null;
+            /** Format: int64 */
+            testCaseGroupId: number;
+            testCaseGroupName: string;
+            testCaseName: string;
+            /** @description RFC 3339 UTC. */
+            time: string;
+            /** @description Muted: until when (RFC 3339 UTC), null otherwise. */
+            until?: string | null;
+        };
+        /**
+         * @description What a handover entry tells.
+         * @enum {string}
+         */
+        HandoverEntryKind: "opened" | "acknowledged" | "muted" | "closed";
+        /**
+         * @description Where the handover's start came from.
+         * @enum {string}
+         */
+        HandoverSince: "given" | "previousSignIn" | "default";
         /**
          * HealthBatchBody
          * @description Body of `POST health` as documented (spec §3 'Client application').
@@ -3761,6 +3913,11 @@ export interface components {
              */
             runCount: number;
         };
+        /**
+         * @description What a mute covers.
+         * @enum {string}
+         */
+        MuteTargetKind: "testCase" | "group";
         /**
          * Notification
          * @description One message to one contact.
@@ -4911,6 +5068,11 @@ export interface operations {
                 pageSize?: number;
                 /** @description Only events whose first run has this status: 7 failure, 3 pass, 4 warning. */
                 status?: number;
+                /**
+                 * @description Only open events, open events nobody acknowledged, or the caller's (events they
+                 *     acknowledged, commented on or muted) (cxwatch's addition).
+                 */
+                state?: components["schemas"]["AlertStateFilter"];
             };
             header?: never;
             path?: never;
@@ -5046,6 +5208,58 @@ export interface operations {
             };
             /** @description No such item. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    alertHandover: {
+        parameters: {
+            query?: {
+                /** @description Start, RFC 3339. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_Handover"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

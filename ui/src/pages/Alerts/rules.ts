@@ -1,7 +1,5 @@
 // The alert screens' rules, pure: the status chips and their URL value, an event's status kind,
 // and the search and status filter of an event's runs. Tested beside.
-import type { MessageDescriptor } from "@lingui/core";
-import { msg } from "@lingui/core/macro";
 import type { AlertStatusId } from "../../api/queries/alerts";
 import type { AlertStateFilter, SpecRun as RunItem } from "../../api/types";
 import { type StatusKind, statusKindOfId } from "../Drill/format";
