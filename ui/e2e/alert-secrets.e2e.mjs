@@ -1,4 +1,4 @@
-// A read-only user's alert page shows no secret (issue 30, item 3): the event's list has a
+// A read-only user's alert page shows no secret: the event's list has a
 // Teams webhook with its secret path, an e-mail address and a number; the administrator's
 // page shows them, the read-only user of the group sees the list's name, the channel, the
 // outcome and its reason in their language (en and fr), a webhook's host at most, and none
@@ -11,6 +11,7 @@ import {
   chooseLanguage,
   closePage,
   ingestRuns,
+  minutesBeforeNow,
   newPage,
   screenshot,
   signIn,
@@ -28,7 +29,7 @@ const TEXT = {
   fr: { timeline: "Historique", notConfigured: "Le canal n’est pas configuré\u202f: rien n’a été envoyé." },
 };
 
-// A fixed instant (no wall clock): the run's time only has to be in the past.
+// On the tests' clock: the runs' times only have to be in the past.
 function run(id, status, time) {
   return {
     engineRunId: `e2e-secrets-${id}`,
@@ -60,7 +61,7 @@ allowed_hosts = ["localhost"]
 
     await test("alert secrets: an alert goes to a Teams webhook, an e-mail and an SMS without a gateway", async () => {
       const key = server.cli(["apikey", "add", "--name", "e2e-secrets"]).trim();
-      await ingestRuns(server, key, [run("p0", "pass", "2026-11-23T15:00:00Z")]);
+      await ingestRuns(server, key, [run("p0", "pass", minutesBeforeNow(10))]);
       const token = await apiToken(server, admin);
       const g = await apiRequest(server, "POST", "trs/v1/groups", {
         token,
@@ -112,7 +113,7 @@ allowed_hosts = ["localhost"]
         },
       });
       assert(s.status === 200, `setting: ${s.text}`);
-      await ingestRuns(server, key, [run("f1", "fail", "2026-11-23T15:01:00Z")]);
+      await ingestRuns(server, key, [run("f1", "fail", minutesBeforeNow(9))]);
       const event = await waitFor("the event's three notifications attempted", async () => {
         const list = await apiRequest(server, "GET", "alerts/events?pageSize=50", { token });
         const e = list.json.data.content.find((x) => x.testCaseId === CASE);
