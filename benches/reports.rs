@@ -327,11 +327,13 @@ fn mail(store: &Store, first: NaiveDate, last: NaiveDate, n: usize) {
                 state: cxwatch::domain::notify::NotificationState::Queued,
                 attempts: 1,
                 reason: None,
+                reason_code: None,
                 created_ms: 0,
                 next_ms: 0,
                 sent_ms: None,
             },
             attachments: msg.attachments,
+            dest: "smtp".into(),
         };
         let s = Instant::now();
         wait(smtp.send(&item)).unwrap();

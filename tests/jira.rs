@@ -516,7 +516,7 @@ async fn jira_behind_the_sites_own_ca_is_trusted_through_ca_or_the_system_store(
 }
 
 /// Cloud answers users 100 a page: a site with 250 accounts is read to its last page, for
-/// a search too (issue 30, item 6).
+/// a search too.
 #[tokio::test(flavor = "multi_thread")]
 async fn cloud_user_lists_page_past_one_hundred_accounts() {
     let standin = StandIn::start_args(JiraFlavour::Cloud, &["--people", "250"]);

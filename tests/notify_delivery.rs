@@ -1,5 +1,5 @@
-//! Each delivery on its own, and failures that say what to fix without a secret (issue 30,
-//! items 1–3), in-process (`tests/harness`) against the real SMTP server and HTTP(S) sinks
+//! Each delivery on its own, and failures that say what to fix without a secret,
+//! in-process (`tests/harness`) against the real SMTP server and HTTP(S) sinks
 //! (`tests/sinks`) and a webhook receiver that accepts connections and never answers:
 //!
 //! - an alert mail queued behind a hanging Teams receiver reaches the inbox while that

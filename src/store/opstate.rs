@@ -110,7 +110,7 @@ impl<S: SqlStore> OpStateStore for S {
         if ids.is_empty() {
             return Ok(seed);
         }
-        sql::read!(self, [ids = ids.clone(), seed = seed], |c| {
+        sql::read!(self, [ids = ids.clone()], |c| {
             let mut out = seed.clone();
             let by_id: Vec<&dyn sql::Param> = ids.iter().map(|i| i as &dyn sql::Param).collect();
             let list = sql::placeholders(1, ids.len());
