@@ -40,8 +40,12 @@ export function alertPath(id: number): string {
   return `/alert/${id}`;
 }
 
-/** The status chip, then Ongoing or Closed when the API says, and who acknowledged it. */
-function AlertState({ e }: { e: AlertEvent }) {
+/**
+ * The status chip, then Ongoing or Closed when the API says, and who acknowledged it. The
+ * incident's link stays out of a phone row's toggle button (no link inside a button): the
+ * row's fields, once open, hold it.
+ */
+function AlertState({ e, incidentLink = true }: { e: AlertEvent; incidentLink?: boolean }) {
   const { t } = useLingui();
   const open = openState(e);
   return (
@@ -53,7 +57,7 @@ function AlertState({ e }: { e: AlertEvent }) {
         <span class="alert-closed" data-testid="alert-closed">{t`Closed`}</span>
       ) : null}
       {e.acknowledgedBy ? <Acknowledgement id={e.alertId} event={e} writable={false} compact /> : null}
-      {typeof e.incidentId === "number" ? <IncidentLink id={e.incidentId} /> : null}
+      {incidentLink && typeof e.incidentId === "number" ? <IncidentLink id={e.incidentId} /> : null}
     </span>
   );
 }
@@ -166,7 +170,7 @@ export function AlertListPage() {
       }
       phoneSummary={(e) => (
         <>
-          <AlertState e={e} />
+          <AlertState e={e} incidentLink={false} />
           <span data-testid="alert-time">{formatSiteTime(e.alertTime, zone, i18n.locale)}</span>
         </>
       )}

@@ -131,7 +131,7 @@ function AlertStateLink({ view }: { view: AlertStateView | null }) {
   }
   return (
     <Link
-      class={`incident-state state-${view.kind}`}
+      class={`group-alert-state state-${view.kind}`}
       data-testid="incident-state"
       data-state={view.kind}
       href={view.href}

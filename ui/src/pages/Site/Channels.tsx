@@ -75,8 +75,9 @@ function ChannelCard({ c, writable, onTest }: { c: SiteChannel; writable: boolea
             <span class="site-channel-reason" data-testid="channel-reason" data-code={last.reasonCode ?? ""}>
               {" "}
               {deliveryReason(i18n, last.reasonCode, last.reasonStatus) ?? ""}
-              {/* The server's English detail names the configuration key to fix. */}
-              {last.reason ? (
+              {/* The server's English detail names the configuration key to fix: shown on an
+                  English console, or where no code says it in the reader's language. */}
+              {last.reason && (i18n.locale === "en" || !last.reasonCode) ? (
                 <span class="site-channel-detail muted" lang="en">
                   {" "}
                   ({last.reason})
@@ -160,7 +161,11 @@ function TestDialog({ channel, onClose }: { channel: SiteChannel; onClose: () =>
         const detail = err.serverMessages.join(" ");
         setResult({
           ok: false,
-          text: said ? t`The test failed: ${said} (${detail})` : t`The test failed: ${detail}`,
+          text: !said
+            ? t`The test failed: ${detail}`
+            : i18n.locale === "en"
+              ? t`The test failed: ${said} (${detail})`
+              : t`The test failed: ${said}`,
         });
       } else {
         setResult({ ok: false, text: err.messages.join(" ") });
