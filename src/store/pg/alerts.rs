@@ -560,13 +560,19 @@ async fn enqueue_all(
         let texts: Vec<&str> = chunk.iter().map(|n| n.text.as_str()).collect();
         let htmls: Vec<Option<&str>> = chunk.iter().map(|n| n.html.as_deref()).collect();
         let causes: Vec<&str> = chunk.iter().map(|n| n.cause.as_str()).collect();
+        // The destination each row counts against, as `outbox::enqueue_in` stores it: without
+        // it every row would share one, and a hung webhook would hold the mail back.
+        let dests: Vec<String> = chunk
+            .iter()
+            .map(|n| crate::domain::delivery::destination(n.channel, &n.recipient))
+            .collect();
         let stmt = tx
             .prepare_cached(
                 "INSERT INTO outbox (key, channel, recipient, subject, body_text, body_html, vars,
-                                     cause, created_ms, next_ms)
-                 SELECT u.*, $9::BIGINT, $9::BIGINT
+                                     cause, dest, created_ms, next_ms)
+                 SELECT u.*, $10::BIGINT, $10::BIGINT
                    FROM unnest($1::TEXT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::TEXT[],
-                               $6::TEXT[], $7::TEXT[], $8::TEXT[]) AS u
+                               $6::TEXT[], $7::TEXT[], $8::TEXT[], $9::TEXT[]) AS u
                  ON CONFLICT (key) DO NOTHING",
             )
             .await?;
@@ -581,6 +587,7 @@ async fn enqueue_all(
                 &htmls,
                 &vars,
                 &causes,
+                &dests,
                 &now,
             ],
         )
