@@ -109,6 +109,11 @@ describe("translation catalogs", () => {
       "Action",
       "Session",
       "Site",
+      // An outage's alerts together: 'incident' in French too; the wall's score in points.
+      "Incident",
+      "Incidents",
+      "Incident {id}",
+      "{points} pts",
     ]);
     const copied = en
       // Words outside the placeholders: '{day} {from}–{to}' has none to translate.

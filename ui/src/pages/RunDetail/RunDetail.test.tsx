@@ -103,7 +103,7 @@ async function mount(path: string, answer: () => Response) {
     render(
       <QueryClientProvider client={qc}>
         <I18nProvider i18n={i18n}>
-          <Router hook={hook}>
+          <Router hook={hook} searchHook={() => ""}>
             <Route path="/report/run/:runId/:latency?" component={RunDetailPage} />
           </Router>
         </I18nProvider>
