@@ -404,7 +404,9 @@ body = "to={number}&text={text}"
             await page.getByTestId("channel-test-send").click();
             await result.waitFor({ timeout: 30000 });
             const text = (await result.textContent()).trim();
-            assert(text.startsWith(said.failed) && text.includes(`SMTP 127.0.0.1:${sinks.smtp}`), text);
+            // The server's English detail (it names the mail server) on an English console only.
+            assert(text.startsWith(said.failed), text);
+            assert(lang !== "en" || text.includes(`SMTP 127.0.0.1:${sinks.smtp}`), text);
             await page.getByTestId("channel-test-close").click();
             await email.getByTestId("channel-last").filter({ hasText: said.lastFailed }).waitFor();
             await checkA11y(page, `channel failed (${viewport}, ${lang})`);
