@@ -191,6 +191,7 @@ diff -u - "$TMP/files" <<EOF || fail "the installed files differ from what packa
 /usr/bin/cxwatch 755 root:root
 /usr/lib/systemd/system/cxwatch.service 644 root:root
 /usr/share/bash-completion/completions/cxwatch 644 root:root
+/usr/share/doc/cxwatch/LICENSE-DejaVu.txt 644 root:root
 /usr/share/doc/cxwatch/README.md 644 root:root
 /usr/share/doc/cxwatch/alerting.md 644 root:root
 /usr/share/doc/cxwatch/api-data.md 644 root:root
