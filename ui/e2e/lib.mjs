@@ -428,12 +428,22 @@ export function assertEqual(actual, expected, what = "value") {
   if (a !== e) throw new Error(`${what}: expected ${e}, got ${a}`);
 }
 
-/** A tiny sequential test runner: `test(name, fn)` runs at once and records the outcome. */
+/**
+ * A tiny sequential test runner: `test(name, fn)` runs at once and records the outcome. With
+ * E2E_ONLY (a regular expression), only the tests whose names match run; the others are
+ * counted as skipped (scripts/test.sh runs the tests that read the date again at other instants).
+ */
 export function createRunner() {
   const results = [];
+  const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
+  let skipped = 0;
   return {
     results,
     async test(name, fn) {
+      if (only && !only.test(name) && !name.startsWith("set-up")) {
+        skipped += 1;
+        return;
+      }
       const started = Date.now();
       try {
         await fn();
@@ -451,7 +461,7 @@ export function createRunner() {
     summary() {
       const passed = results.filter((r) => r.ok).length;
       const failed = results.length - passed;
-      console.log(`\n${passed} passed, ${failed} failed`);
+      console.log(`\n${passed} passed, ${failed} failed${only ? `, ${skipped} skipped (E2E_ONLY)` : ""}`);
       return failed;
     },
   };
