@@ -230,11 +230,16 @@ async function scrollThrough(page) {
 }
 
 async function noHorizontalScroll(page, what) {
-  const { sw, cw } = await page.evaluate(() => ({
-    sw: document.documentElement.scrollWidth,
-    cw: document.documentElement.clientWidth,
-  }));
-  assert(sw <= cw, `${what}: page scrolls sideways (${sw} > ${cw})`);
+  const { sw, cw, wide } = await page.evaluate(() => {
+    const cw = document.documentElement.clientWidth;
+    // The innermost elements that reach past the window's right edge, to say what to fix.
+    const wide = [...document.body.querySelectorAll("*")]
+      .filter((e) => e.getBoundingClientRect().right > cw + 1 && e.children.length === 0)
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className} '${e.textContent.slice(0, 40)}'`);
+    return { sw: document.documentElement.scrollWidth, cw, wide };
+  });
+  assert(sw <= cw, `${what}: page scrolls sideways (${sw} > ${cw}): ${wide.join(", ")}`);
 }
 
 export default async function dashboard({ server, browser, users, test }) {

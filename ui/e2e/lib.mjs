@@ -530,7 +530,13 @@ export async function startSinks(args = []) {
   return {
     ...info,
     stop: () => child.kill("SIGTERM"),
-    messages: () => control("/_sink/messages"),
+    /** What the sinks received; each `at` (the sinks' real clock) moved onto the tests' clock. */
+    messages: async () => {
+      const got = await control("/_sink/messages");
+      const shift = testNow().getTime() - Date.now();
+      for (const m of [...got.mail, ...got.http]) m.at += shift;
+      return got;
+    },
     smtpMode: (mode) => control(`/_sink/smtp?mode=${mode}`, "POST"),
     /** The config's `[notify.smtp]` section for this SMTP server (STARTTLS with its CA, AUTH). */
     smtpToml: (from) =>
