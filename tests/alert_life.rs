@@ -420,6 +420,7 @@ async fn escalation_notifies_the_second_list_once_unless_acknowledged() {
         json!({"name": "Esc", "testCaseGroupId": g, "distributionId": first,
                "failureToAlert": 1, "emailSubject": "s", "voiceMessage": "v",
                "smsPrefix": "p", "alertStatus": ["FAIL"],
+               "schedule": [{"dayOfWeek": 1, "startTimeSlot": "00:00", "endTimeSlot": "24:00"}],
                "escalationDistributionId": list, "escalationDelayMin": delay})
     };
     for (b, field) in [

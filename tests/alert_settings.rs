@@ -244,8 +244,63 @@ async fn the_form_rules_answer_beside_each_field_in_the_spec_order() {
                 "alertStatus".into(),
                 "at least one failure/warnings is required".into()
             ),
+            (
+                "schedule".into(),
+                "at least one half hour of the schedule is required".into()
+            ),
         ]
     );
+
+    // A schedule without a half hour (empty, or left out) would be listed active and never
+    // alert: refused on create and on update.
+    for schedule in [json!([]), Value::Null] {
+        let mut bad = body(w.voice, w.list);
+        bad["schedule"] = schedule;
+        let (s, b) = app
+            .call(Method::POST, "/api/alerts/settings", Some(t), Some(&bad))
+            .await;
+        assert_eq!(s, 400, "{b}");
+        assert_eq!(
+            fields(&b),
+            [(
+                "schedule".to_string(),
+                "at least one half hour of the schedule is required".to_string()
+            )]
+        );
+    }
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/alerts/settings",
+            Some(t),
+            Some(&body(w.voice, w.list)),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let saved = b["data"]["id"].as_i64().unwrap();
+    let mut emptied = body(w.voice, w.list);
+    emptied["schedule"] = json!([]);
+    let (s, b) = app
+        .call(
+            Method::PUT,
+            &format!("/api/alerts/settings/{saved}"),
+            Some(t),
+            Some(&emptied),
+        )
+        .await;
+    assert_eq!(s, 400, "{b}");
+    assert_eq!(fields(&b)[0].0, "schedule");
+    let (_, kept) = harness_trs::get(app, t, &format!("/api/alerts/settings/{saved}")).await;
+    assert_eq!(kept["data"]["schedule"].as_array().map(Vec::len), Some(2));
+    let (s, _) = app
+        .call(
+            Method::DELETE,
+            &format!("/api/alerts/settings/{saved}"),
+            Some(t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200);
 
     // Number of failures: 1, 2, 3, 5 or 10; a range cannot start at 24:00.
     let mut bad = body(w.voice, w.list);

@@ -720,7 +720,8 @@ async fn a_list_an_alert_setting_uses_cannot_be_deleted() {
                 Some(
                     &json!({"name": name, "testCaseGroupId": group, "distributionId": list,
                     "failureToAlert": 1, "emailSubject": "Down", "voiceMessage": "Down",
-                    "smsPrefix": "[cx]", "alertStatus": ["FAIL"], "schedule": []}),
+                    "smsPrefix": "[cx]", "alertStatus": ["FAIL"],
+                    "schedule": [{"dayOfWeek": 1, "startTimeSlot": "00:00", "endTimeSlot": "24:00"}]}),
                 ),
             )
             .await;

@@ -141,7 +141,7 @@ impl From<DomainSetting> for AlertSetting {
 /// Body of `POST alerts/settings` and `PUT alerts/settings/{id}`. Checked in the form's
 /// order (spec §5): name, testCaseGroupId, distributionId, failureToAlert, emailSubject,
 /// voiceMessage, smsPrefix ('Required'), alertStatus ('at least one failure/warnings is
-/// required'), schedule.
+/// required'), schedule ('at least one half hour of the schedule is required').
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct AlertSettingSave {
@@ -177,7 +177,8 @@ pub struct AlertSettingSave {
     /// Status codes: failure or warning statuses that support the group's channel (at
     /// least one).
     pub alert_status: Required<Vec<String>>,
-    /// Ranges of selected half hours; overlapping ranges merge. Empty: never alerts.
+    /// Ranges of selected half hours; overlapping ranges merge. At least one half hour
+    /// (without one, 'at least one half hour of the schedule is required').
     #[oai(nullable)]
     pub schedule: Option<Vec<ScheduleSlot>>,
     #[oai(nullable)]

@@ -6,7 +6,8 @@
 //! The form's rules are checked here in the spec's order and words: label text, test case
 //! group, contact group, number of failures, email subject, voice message, sms prefix (each
 //! 'Required'), the alert statuses ('at least one failure/warnings is required'), then the
-//! schedule. Rules that need the data (the group and list exist, the group is the caller's,
+//! schedule (no range starting at 24:00, and at least one half hour: a setting without one
+//! would be listed active and never alert). Rules that need the data (the group and list exist, the group is the caller's,
 //! the statuses fit the group's channel) are the store's.
 
 use super::page::Sort;
@@ -20,6 +21,8 @@ pub const REQUIRED: &str = "Required";
 pub const STATUS_REQUIRED: &str = "at least one failure/warnings is required";
 /// The spec's message when the number of failures is missing.
 pub const FAILURES_REQUIRED: &str = "number of failures is required";
+/// The message, in the spec's words, when the schedule has no half hour.
+pub const SCHEDULE_REQUIRED: &str = "at least one half hour of the schedule is required";
 
 /// The choices of 'number of failures' (spec §5).
 pub const FAILURE_CHOICES: [u8; 5] = [1, 2, 3, 5, 10];
@@ -263,9 +266,14 @@ pub fn check_statuses(p: &mut Problems, codes: &[String]) -> Option<Vec<String>>
     Some(out)
 }
 
-/// The schedule: ranges on the half hour, none starting at 24:00 (the time error).
+/// The schedule: ranges on the half hour, none starting at 24:00 (the time error), and at
+/// least one half hour (an empty week never alerts).
 pub fn check_schedule(p: &mut Problems, ranges: &[SlotRange]) -> Option<Week> {
     match Week::from_ranges(ranges) {
+        Ok(w) if w.is_empty() => {
+            p.push("schedule", Rule::Required, SCHEDULE_REQUIRED);
+            None
+        }
         Ok(w) => Some(w),
         Err(e) => {
             p.push("schedule", Rule::Invalid, format!("schedule: {e}."));
@@ -456,14 +464,46 @@ mod tests {
                     Rule::Required,
                     "at least one failure/warnings is required"
                 ),
+                (
+                    "schedule",
+                    Rule::Required,
+                    "at least one half hour of the schedule is required"
+                ),
             ]
         );
     }
 
     #[test]
+    fn a_schedule_without_a_half_hour_is_refused() {
+        let statuses = codes(&["FAIL"]);
+        let mut p = Problems::default();
+        assert!(check_alert_setting(&mut p, &full(&statuses, &[])).is_none());
+        let got: Vec<_> =
+            p.0.iter()
+                .map(|e| (e.field.as_str(), e.rule, e.message.as_str()))
+                .collect();
+        assert_eq!(got, [("schedule", Rule::Required, SCHEDULE_REQUIRED)]);
+        // One half hour is enough: the last of Sunday.
+        let last = [SlotRange {
+            day_of_week: 7,
+            start: "23:30".into(),
+            end: "24:00".into(),
+        }];
+        let mut p = Problems::default();
+        let d = check_alert_setting(&mut p, &full(&statuses, &last)).unwrap();
+        assert!(p.is_empty());
+        assert!(d.week.has(7, 47) && !d.week.is_empty());
+    }
+
+    #[test]
     fn ids_must_be_at_least_one_and_failures_a_choice() {
         let statuses = codes(&["FAIL"]);
-        let mut i = full(&statuses, &[]);
+        let all_day = [SlotRange {
+            day_of_week: 1,
+            start: "00:00".into(),
+            end: "24:00".into(),
+        }];
+        let mut i = full(&statuses, &all_day);
         i.group_id = Some(0);
         i.distribution_id = Some(-4);
         i.failure_to_alert = Some(4);

@@ -1,8 +1,9 @@
 // Alert settings (issue 11, part A): the list of the demo's settings; a new setting whose
 // schedule is dragged with a mouse on the desktop and tapped day by day on the phone, with the form's messages
 // in the spec's order and words, the 24:00 time error, the keyboard on the schedule grid, the
-// form without Attach Ticket on a console without Jira, attach recording only for a voice group; then the setting is edited and
-// deleted. English and French, desktop and phone; axe on the list and the form.
+// form without Attach Ticket on a console without Jira, attach recording only for a voice group, a schedule
+// without a half hour refused and the 24/7 preset; a setting without hours (as the vendor's API may
+// answer one) said never to alert on the list; then the setting is edited and deleted. English and French, desktop and phone; axe on the list and the form.
 import {
   apiRequest,
   apiToken,
@@ -29,6 +30,8 @@ const TEXT = {
     required: "Required",
     failures: "number of failures is required",
     statuses: "at least one failure/warnings is required",
+    hours: "at least one half hour of the schedule is required",
+    never: "never alerts: no hours in its schedule",
     time: "24:00 is the end of the day",
     created: "Alert setting has been successfully created",
     updated: "Alert setting has been successfully updated",
@@ -37,6 +40,8 @@ const TEXT = {
     required: "Obligatoire",
     failures: "le nombre d’échecs est obligatoire",
     statuses: "au moins un échec ou un avertissement est obligatoire",
+    hours: "au moins une demi-heure de l’horaire est obligatoire",
+    never: "n’alerte jamais : aucune heure dans son horaire",
     time: "24:00 est la fin de la journée",
     created: "Le paramètre d’alerte a été créé avec succès",
     updated: "Le paramètre d’alerte a été modifié avec succès",
@@ -132,10 +137,31 @@ export default async function alertSettings({ server, browser, users: accounts, 
         await page.goto("/");
         await chooseLanguage(page, lang);
         await signIn(page, admin);
+        // A setting without a half hour in its schedule (cxwatch refuses one; the vendor's API
+        // accepts it): the list says it never alerts. The first row's schedule is emptied in the answer.
+        let emptied = null;
+        const listCall = /\/api\/alerts\/settings\?/;
+        await page.route(listCall, async (route) => {
+          const answer = await route.fetch();
+          const body = await answer.json();
+          const first = body.data?.content?.[0];
+          if (first) {
+            first.schedule = [];
+            emptied = first.id;
+          }
+          await route.fulfill({ response: answer, json: body });
+        });
         await page.goto(`${server.url}/settings/alert-settings/1`);
         await page.waitForSelector("[data-testid=alert-settings-table] [data-testid=table-row]");
+        assert(emptied !== null, "a row was emptied");
+        const neverRow = page.locator(`[data-testid=table-row][data-row-id="${emptied}"]`);
+        if (viewport === "phone") await neverRow.locator(".accordion-toggle").click();
+        assertEqual(await neverRow.getByTestId("never-alerts").textContent(), T.never, "never alerts marker");
+        const never = page.locator("[data-testid=alert-settings-table] [data-testid=never-alerts]");
+        assertEqual(await never.count(), 1, "only that row never alerts");
         await checkA11y(page, `alert settings list (${tag})`);
         await screenshot(page, `alert-settings-list-${tag}`);
+        await page.unroute(listCall);
 
         // The form's checks, in the spec's order and words.
         await page.click("[data-testid=new-alert-setting]");
@@ -148,6 +174,7 @@ export default async function alertSettings({ server, browser, users: accounts, 
         }
         assertEqual(await page.textContent("[data-testid=error-alert-failures]"), T.failures, "failures message");
         assertEqual(await page.textContent("[data-testid=error-alertStatus]"), T.statuses, "statuses message");
+        assertEqual(await page.textContent("[data-testid=error-schedule]"), T.hours, "schedule message");
         await checkA11y(page, `alert setting form with its messages (${tag})`);
         await screenshot(page, `alert-setting-errors-${tag}`, { fullPage: true });
 
@@ -169,6 +196,15 @@ export default async function alertSettings({ server, browser, users: accounts, 
         await page.check("[data-testid=input-attach-recording]");
         await page.check("[data-testid=status-FAIL]");
         await page.check("[data-testid=input-recovery]");
+
+        // The 24/7 preset chooses every half hour of the week, on the grid and on the phone alike;
+        // Clear takes them all off again.
+        await page.click("[data-testid=schedule-all-week]");
+        await page.getByTestId("error-schedule").waitFor({ state: "detached" });
+        assert((await page.textContent("[data-testid=schedule-count]")).includes("336"), "24/7: 336 half hours");
+        assertEqual(await slotOn(page, viewport, 6, 47), "true", "Sunday 23:30 by the preset");
+        await page.click("[data-testid=schedule-clear]");
+        assert((await page.textContent("[data-testid=schedule-count]")).startsWith("0"), "cleared");
 
         if (viewport === "phone") {
           // A phone picks the schedule day by day (issue 30, item 16): Monday to Friday 08:00

@@ -1867,7 +1867,7 @@ export interface components {
          * @description Body of `POST alerts/settings` and `PUT alerts/settings/{id}`. Checked in the form's
          *     order (spec §5): name, testCaseGroupId, distributionId, failureToAlert, emailSubject,
          *     voiceMessage, smsPrefix ('Required'), alertStatus ('at least one failure/warnings is
-         *     required'), schedule.
+         *     required'), schedule ('at least one half hour of the schedule is required').
          */
         AlertSettingSave: {
             /** @description Default true. */
@@ -1912,7 +1912,10 @@ export interface components {
             name: string;
             /** @description Default false. */
             notifyOnRecovery?: boolean | null;
-            /** @description Ranges of selected half hours; overlapping ranges merge. Empty: never alerts. */
+            /**
+             * @description Ranges of selected half hours; overlapping ranges merge. At least one half hour
+             *     (without one, 'at least one half hour of the schedule is required').
+             */
             schedule?: components["schemas"]["ScheduleSlot"][] | null;
             smsPrefix: string;
             /** Format: int64 */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import cases from "../../../tests/fixtures/schedule.json";
-import { countSelected, emptyWeek, fromRanges, paint, SLOTS, slotOf, timeOf, toRanges } from "./schedule";
+import { countSelected, emptyWeek, fromRanges, fullWeek, paint, SLOTS, slotOf, timeOf, toRanges } from "./schedule";
 
 type Row = [number, string, string];
 const ranges = (rows: Row[]) => rows.map(([d, s, e]) => ({ dayOfWeek: d, startTimeSlot: s, endTimeSlot: e }));
@@ -33,5 +33,12 @@ describe("schedule", () => {
     w = paint(w, { day: 1, slot: 9 }, { day: 1, slot: 9 }, false);
     expect(countSelected(w)).toBe(8);
     expect(toRanges(w).filter((r) => r.dayOfWeek === 2)).toHaveLength(2);
+  });
+
+  it("the 24/7 preset is every half hour, each day one range to 24:00", () => {
+    expect(countSelected(fullWeek())).toBe(7 * SLOTS);
+    expect(toRanges(fullWeek())).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((d) => ({ dayOfWeek: d, startTimeSlot: "00:00", endTimeSlot: "24:00" })),
+    );
   });
 });

@@ -45,6 +45,11 @@ export function emptyWeek(): Week {
   return Array.from({ length: DAYS }, () => Array<boolean>(SLOTS).fill(false));
 }
 
+/** Every half hour of every day (the 24/7 preset). */
+export function fullWeek(): Week {
+  return Array.from({ length: DAYS }, () => Array<boolean>(SLOTS).fill(true));
+}
+
 /** Reads API ranges; overlapping and touching ranges merge. */
 export function fromRanges(ranges: SlotRange[]): { week: Week } | { error: ScheduleError } {
   const week = emptyWeek();

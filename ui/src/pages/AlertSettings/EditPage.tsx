@@ -4,7 +4,8 @@
 // when a Jira is configured; opens the ticket detail dialog, whose assignee and project are
 // picked from Jira's own lists; the tickets Jira refused are shown with its reason), notify on
 // recovery, active, the failure and warning statuses the group's channel offers, and the
-// schedule picker. A successful save returns to the list, which reloads.
+// schedule picker. A successful save returns to the list, which reloads. Each group of fields
+// is a component of its own file; this one holds the state they share.
 import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
@@ -18,32 +19,33 @@ import {
 } from "../../api/queries/alertSettings";
 import { groupsQuery } from "../../api/queries/groups";
 import { useJiraConfig, useJiraProjects, useJiraUsers } from "../../api/queries/jira";
-import type { AlertStatus, JiraProject, JiraUser } from "../../api/types";
 import { Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
-import { Modal } from "../../components/Modal";
 import { showError, showSuccess } from "../../lib/banners";
+import { useForm } from "../../lib/form";
 import { ROUTES } from "../../lib/nav";
-import { countSelected } from "../../lib/schedule";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { useApiFlavor } from "../../lib/tenant";
 import { NotFoundPage } from "../NotFound";
+import { EscalationFields } from "./EscalationFields";
+import { OptionFields } from "./OptionFields";
 import {
   type AlertSettingFormValues,
-  type Errors,
   ESCALATION_DELAY_MAX,
   emptyForm,
   FAILURE_CHOICES,
   type FieldName,
+  fid,
   fromSetting,
   type Rule,
-  showsAttachRecording,
   statusesFor,
   toSave,
   validateAlertSetting,
 } from "./rules";
-import { SchedulePicker } from "./SchedulePicker";
+import { ScheduleField } from "./ScheduleField";
+import { AlertStatusFields } from "./StatusFields";
+import { type Ticket, TicketDialog, TicketSummary } from "./TicketDialog";
 import { WaitingTickets } from "./WaitingTickets";
 import "./AlertSettings.css";
 
@@ -52,12 +54,6 @@ export function AlertSettingEditPage() {
   const id = Number(params.id);
   if (!Number.isInteger(id) || id < 0) return <NotFoundPage />;
   return <AlertSettingForm key={id} id={id} />;
-}
-
-interface Ticket {
-  jiraAssignee: string;
-  jiraProject: string;
-  jiraUsername: string;
 }
 
 function AlertSettingForm({ id }: { id: number }) {
@@ -71,9 +67,12 @@ function AlertSettingForm({ id }: { id: number }) {
   const lists = useContactGroups();
   const statuses = useAlertStatuses();
   const save = useSaveAlertSetting();
-  const [v, setV] = useState<AlertSettingFormValues>(emptyForm);
-  const [errors, setErrors] = useState<Errors>({});
-  const [texts, setTexts] = useState<Partial<Record<FieldName, string>>>({});
+  const form = useForm<AlertSettingFormValues, FieldName, Rule>({
+    initial: emptyForm,
+    validate: validateAlertSetting,
+    refused: () => "invalid",
+  });
+  const v = form.values;
   const [ticket, setTicket] = useState<Ticket | null>(null);
   // cxwatch's escalation: offered when the API is cxwatch's own (a vendor's has none).
   const escalation = useApiFlavor() === "cxwatch";
@@ -93,15 +92,11 @@ function AlertSettingForm({ id }: { id: number }) {
   };
 
   useEffect(() => {
-    if (setting.data) setV(fromSetting(setting.data));
+    if (setting.data) form.load(fromSetting(setting.data));
   }, [setting.data]);
 
   const channel = groups.data?.find((g) => g.id === v.groupId)?.channel;
   const offered = statusesFor(statuses.data ?? [], channel);
-  const failures = offered.filter((s) => s.statusGroup === "TRS_FAIL");
-  const warnings = offered.filter((s) => s.statusGroup === "TRS_WARN");
-  // The catalogue's statuses in the interface's language; another status keeps the server's text.
-  const statusText = (s: AlertStatus) => (s.code === "FAIL" ? t`Failure` : s.code === "WARN" ? t`Warning` : s.text);
 
   const ruleText = (field: FieldName, rule: Rule | undefined): string | undefined => {
     switch (rule) {
@@ -115,83 +110,56 @@ function AlertSettingForm({ id }: { id: number }) {
         return t`at least one failure/warnings is required`;
       case "time":
         return t`24:00 is the end of the day: choose a slot from 00:00 to 23:30`;
+      case "hours":
+        return t`at least one half hour of the schedule is required`;
       case "delay":
         return t`From 1 to ${ESCALATION_DELAY_MAX} minutes`;
       default:
-        return texts[field] || t`This value is not valid`;
+        return form.serverText(field) || t`This value is not valid`;
     }
   };
-  const err = (field: FieldName) => ruleText(field, errors[field]);
-  const set = (patch: Partial<AlertSettingFormValues>, ...fields: FieldName[]) => {
-    setV((prev) => ({ ...prev, ...patch }));
-    if (fields.length)
-      setErrors((prev) => {
-        const next = { ...prev };
-        for (const f of fields) delete next[f];
-        return next;
-      });
-  };
-  const toggleStatus = (code: string, on: boolean) =>
-    set(
-      {
-        alertStatus: on ? [...v.alertStatus.filter((c) => c !== code), code] : v.alertStatus.filter((c) => c !== code),
-      },
-      "alertStatus",
-    );
+  const err = (field: FieldName) => ruleText(field, form.errors[field]);
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const found = validateAlertSetting({
-      ...v,
-      alertStatus: v.alertStatus.filter((c) => offered.some((s) => s.code === c)),
-    });
-    setErrors(found);
-    setTexts({});
-    if (Object.keys(found).length) return;
-    try {
-      const body = toSave(v, offered, channel, escalation);
+  const submit = form.submit(
+    async (values) => {
+      const body = toSave(values, offered, channel, escalation);
       await save.mutateAsync(creating ? body : { ...body, id });
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.fields.length) {
-        const next: Errors = {};
-        const msgs: Partial<Record<FieldName, string>> = {};
-        for (const f of failure.fields) {
-          const field = f.field as FieldName;
-          next[field] = "invalid";
-          msgs[field] = f.message;
-        }
-        setErrors(next);
-        setTexts(msgs);
-      } else if (failure instanceof ApiError) showError(failure.messages);
-      return;
-    }
-    showSuccess(
-      creating ? t`Alert setting has been successfully created` : t`Alert setting has been successfully updated`,
-    );
-    navigate(ROUTES.alertSettings);
-  };
+      showSuccess(
+        creating ? t`Alert setting has been successfully created` : t`Alert setting has been successfully updated`,
+      );
+      navigate(ROUTES.alertSettings);
+    },
+    {
+      // Statuses the group's channel no longer offers are not sent, and so do not count.
+      checked: { ...v, alertStatus: v.alertStatus.filter((c) => offered.some((s) => s.code === c)) },
+      onFailure: (failure) => {
+        if (failure instanceof ApiError) showError(failure.messages);
+      },
+    },
+  );
 
   if (setting.isError) return <Refused error={setting.error} fallback={t`The alert setting could not be loaded.`} />;
   const loading = !creating && !setting.data;
-  // One form on the page: stable ids (the browser test reads the messages by them).
-  const fid = (k: string) => `alert-${k}`;
-  const selectedSlots = countSelected(v.week);
-
-  const check = (
-    key: keyof AlertSettingFormValues,
-    label: string,
+  const select = (
+    key: "groupId" | "distributionId" | "failureToAlert",
+    field: FieldName,
     testId: string,
-    onChange?: (on: boolean) => void,
+    choices: { id: number; name: string | number }[],
+    clears: FieldName[] = [],
   ) => (
-    <label class="check-field" data-testid={`field-${testId}`}>
-      <input
-        type="checkbox"
-        checked={v[key] as boolean}
-        onChange={(e) => (onChange ?? ((on: boolean) => set({ [key]: on })))(e.currentTarget.checked)}
-        data-testid={`input-${testId}`}
-      />
-      <span>{label}</span>
-    </label>
+    <select
+      {...controlProps(fid(testId), true, err(field))}
+      value={v[key] || ""}
+      onChange={(e) => form.set({ [key]: Number(e.currentTarget.value) || 0 }, field, ...clears)}
+      data-testid={`input-${testId}`}
+    >
+      <option value="">{t`Select`}</option>
+      {choices.map((c) => (
+        <option key={c.id} value={c.id}>
+          {c.name}
+        </option>
+      ))}
+    </select>
   );
 
   return (
@@ -205,97 +173,23 @@ function AlertSettingForm({ id }: { id: number }) {
           required
           error={err("name")}
           value={v.name}
-          onValue={(x) => set({ name: x }, "name")}
+          onValue={(x) => form.set({ name: x }, "name")}
           testId="input-name"
         />
         <Field id={fid("group")} label={t`Test Case Group`} required error={err("testCaseGroupId")}>
-          <select
-            {...controlProps(fid("group"), true, err("testCaseGroupId"))}
-            value={v.groupId || ""}
-            onChange={(e) => set({ groupId: Number(e.currentTarget.value) || 0 }, "testCaseGroupId", "alertStatus")}
-            data-testid="input-group"
-          >
-            <option value="">{t`Select`}</option>
-            {(groups.data ?? []).map((g) => (
-              <option key={g.id} value={g.id}>
-                {g.name}
-              </option>
-            ))}
-          </select>
+          {select("groupId", "testCaseGroupId", "group", groups.data ?? [], ["alertStatus"])}
         </Field>
         <Field id={fid("list")} label={t`Contact Group`} required error={err("distributionId")}>
-          <select
-            {...controlProps(fid("list"), true, err("distributionId"))}
-            value={v.distributionId || ""}
-            onChange={(e) => set({ distributionId: Number(e.currentTarget.value) || 0 }, "distributionId")}
-            data-testid="input-list"
-          >
-            <option value="">{t`Select`}</option>
-            {(lists.data ?? []).map((l) => (
-              <option key={l.id} value={l.id}>
-                {l.name}
-              </option>
-            ))}
-          </select>
+          {select("distributionId", "distributionId", "list", lists.data ?? [])}
         </Field>
-        {escalation ? (
-          <div class="escalation-fields" data-testid="field-escalation">
-            <Field id={fid("escalation-list")} label={t`Escalate to`} error={err("escalationDistributionId")}>
-              <select
-                {...controlProps(fid("escalation-list"), false, err("escalationDistributionId"))}
-                value={v.escalationDistributionId || ""}
-                onChange={(e) =>
-                  set(
-                    { escalationDistributionId: Number(e.currentTarget.value) || 0 },
-                    "escalationDistributionId",
-                    "escalationDelayMin",
-                  )
-                }
-                data-testid="input-escalation-list"
-              >
-                <option value="">{t`No escalation`}</option>
-                {(lists.data ?? []).map((l) => (
-                  <option key={l.id} value={l.id}>
-                    {l.name}
-                  </option>
-                ))}
-              </select>
-            </Field>
-            {v.escalationDistributionId ? (
-              <Field
-                id={fid("escalation-delay")}
-                label={t`Escalate after (minutes, when nobody acknowledged)`}
-                required
-                error={err("escalationDelayMin")}
-              >
-                <input
-                  {...controlProps(fid("escalation-delay"), true, err("escalationDelayMin"))}
-                  type="number"
-                  min={1}
-                  max={ESCALATION_DELAY_MAX}
-                  step={1}
-                  value={v.escalationDelayMin}
-                  onInput={(e) => set({ escalationDelayMin: Number(e.currentTarget.value) }, "escalationDelayMin")}
-                  data-testid="input-escalation-delay"
-                />
-              </Field>
-            ) : null}
-          </div>
-        ) : null}
+        {escalation ? <EscalationFields form={form} err={err} lists={lists.data ?? []} /> : null}
         <Field id={fid("failures")} label={t`Number of Failures`} required error={err("failureToAlert")}>
-          <select
-            {...controlProps(fid("failures"), true, err("failureToAlert"))}
-            value={v.failureToAlert || ""}
-            onChange={(e) => set({ failureToAlert: Number(e.currentTarget.value) || 0 }, "failureToAlert")}
-            data-testid="input-failures"
-          >
-            <option value="">{t`Select`}</option>
-            {FAILURE_CHOICES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
+          {select(
+            "failureToAlert",
+            "failureToAlert",
+            "failures",
+            FAILURE_CHOICES.map((n) => ({ id: n, name: n })),
+          )}
         </Field>
         <TextField
           id={fid("subject")}
@@ -303,7 +197,7 @@ function AlertSettingForm({ id }: { id: number }) {
           required
           error={err("emailSubject")}
           value={v.emailSubject}
-          onValue={(x) => set({ emailSubject: x }, "emailSubject")}
+          onValue={(x) => form.set({ emailSubject: x }, "emailSubject")}
           testId="input-subject"
         />
         <Field id={fid("voice")} label={t`Voice Message`} required error={err("voiceMessage")}>
@@ -311,7 +205,7 @@ function AlertSettingForm({ id }: { id: number }) {
             {...controlProps(fid("voice"), true, err("voiceMessage"))}
             rows={2}
             value={v.voiceMessage}
-            onInput={(e) => set({ voiceMessage: e.currentTarget.value }, "voiceMessage")}
+            onInput={(e) => form.set({ voiceMessage: e.currentTarget.value }, "voiceMessage")}
             data-testid="input-voice"
           />
         </Field>
@@ -321,128 +215,38 @@ function AlertSettingForm({ id }: { id: number }) {
           required
           error={err("smsPrefix")}
           value={v.smsPrefix}
-          onValue={(x) => set({ smsPrefix: x }, "smsPrefix")}
+          onValue={(x) => form.set({ smsPrefix: x }, "smsPrefix")}
           testId="input-sms"
         />
-        <div class="check-fields">
-          {showsAttachRecording(channel) ? check("attachRecording", t`Attach Recording`, "attach-recording") : null}
-          {ticketsOffered
-            ? check("attachJiraTicket", t`Attach Ticket`, "attach-ticket", (on) => {
-                set({ attachJiraTicket: on });
-                if (on)
-                  setTicket({
-                    jiraAssignee: v.jiraAssignee,
-                    jiraProject: v.jiraProject,
-                    jiraUsername: v.jiraUsername || username,
-                  });
-              })
-            : null}
-          {check("notifyOnRecovery", t`Notify on Recovery`, "recovery")}
-          {check("active", t`Active`, "active")}
-          {v.attachJiraTicket ? (
-            <button
-              type="button"
-              class="button link"
-              onClick={() =>
-                setTicket({ jiraAssignee: v.jiraAssignee, jiraProject: v.jiraProject, jiraUsername: v.jiraUsername })
-              }
-              data-testid="ticket-details"
-            >
-              {t`Ticket Details`}
-            </button>
-          ) : null}
-          {v.attachJiraTicket ? (
-            <p class="ticket-summary" data-testid="ticket-summary">
-              {jira.data?.configured === false ? (
-                t`No Jira is configured: tickets wait until one is.`
-              ) : (
-                <TicketSummary
-                  person={personName(v.jiraAssignee)}
-                  assignee={v.jiraAssignee}
-                  project={projectName(v.jiraProject)}
-                  projectKey={v.jiraProject}
-                />
-              )}
-            </p>
-          ) : null}
-        </div>
-        <fieldset
-          class={err("alertStatus") ? "status-fields has-error" : "status-fields"}
-          aria-describedby={err("alertStatus") ? fid("status-error") : undefined}
-          data-testid="field-alert-status"
-        >
-          <legend class="field-label">
-            {t`Alert Statuses`}
-            <span class="required" aria-hidden="true">
-              {" *"}
-            </span>
-          </legend>
-          <div class="status-groups">
-            <div class="status-group">
-              <span class="status-group-title">{t`Failure`}</span>
-              {failures.map((s) => (
-                <label class="check-field" key={s.code}>
-                  <input
-                    type="checkbox"
-                    checked={v.alertStatus.includes(s.code)}
-                    onChange={(e) => toggleStatus(s.code, e.currentTarget.checked)}
-                    data-testid={`status-${s.code}`}
-                  />
-                  <span>{statusText(s)}</span>
-                </label>
-              ))}
-            </div>
-            <div class="status-group">
-              <span class="status-group-title">{t`Warning`}</span>
-              {warnings.map((s) => (
-                <label class="check-field" key={s.code}>
-                  <input
-                    type="checkbox"
-                    checked={v.alertStatus.includes(s.code)}
-                    onChange={(e) => toggleStatus(s.code, e.currentTarget.checked)}
-                    data-testid={`status-${s.code}`}
-                  />
-                  <span>{statusText(s)}</span>
-                </label>
-              ))}
-            </div>
-          </div>
-          {err("alertStatus") ? (
-            <span class="field-error" id={fid("status-error")} role="alert" data-testid="error-alertStatus">
-              {err("alertStatus")}
-            </span>
-          ) : null}
-        </fieldset>
-        <div class="schedule-field" data-testid="field-schedule">
-          <div class="schedule-label">
-            <span class="field-label" id={fid("schedule-label")}>
-              {t`Weekly Schedule`}
-            </span>
-            <span class="field-help" data-testid="schedule-count">
-              {t`${selectedSlots} half hours selected`}
-            </span>
-            <button
-              type="button"
-              class="button link"
-              onClick={() => set({ week: emptyForm().week }, "schedule")}
-              data-testid="schedule-clear"
-            >
-              {t`Clear`}
-            </button>
-          </div>
-          <SchedulePicker
-            id={fid("schedule")}
-            week={v.week}
-            onChange={(week) => set({ week }, "schedule")}
-            onTimeError={() => setErrors((prev) => ({ ...prev, schedule: "time" }))}
-            describedBy={err("schedule") ? fid("schedule-error") : undefined}
-          />
-          {err("schedule") ? (
-            <span class="field-error" id={fid("schedule-error")} role="alert" data-testid="error-schedule">
-              {err("schedule")}
-            </span>
-          ) : null}
-        </div>
+        <OptionFields
+          form={form}
+          channel={channel}
+          ticketsOffered={ticketsOffered}
+          ticketLine={
+            jira.data?.configured === false ? (
+              t`No Jira is configured: tickets wait until one is.`
+            ) : (
+              <TicketSummary
+                person={personName(v.jiraAssignee)}
+                assignee={v.jiraAssignee}
+                project={projectName(v.jiraProject)}
+                projectKey={v.jiraProject}
+              />
+            )
+          }
+          onAttachTicket={() =>
+            setTicket({
+              jiraAssignee: v.jiraAssignee,
+              jiraProject: v.jiraProject,
+              jiraUsername: v.jiraUsername || username,
+            })
+          }
+          onTicketDetails={() =>
+            setTicket({ jiraAssignee: v.jiraAssignee, jiraProject: v.jiraProject, jiraUsername: v.jiraUsername })
+          }
+        />
+        <AlertStatusFields form={form} err={err} offered={offered} />
+        <ScheduleField form={form} err={err} />
         {write ? <FormActions onCancel={() => navigate(ROUTES.alertSettings)} saving={save.isPending} /> : null}
       </form>
       <TicketDialog
@@ -452,160 +256,10 @@ function AlertSettingForm({ id }: { id: number }) {
         loading={people.isLoading || projects.isLoading}
         onClose={() => setTicket(null)}
         onSave={(x) => {
-          set(x);
+          form.set(x);
           setTicket(null);
         }}
       />
     </section>
-  );
-}
-
-/** The line under Attach Ticket: whom the tickets go to, by Jira's names; a value Jira does not
- * know is said to be so (issue 30, item 10). */
-function TicketSummary({
-  person,
-  assignee,
-  project,
-  projectKey,
-}: {
-  /** Jira's name; undefined: Jira does not know the value; null: Jira's list is not there. */
-  person: string | null | undefined;
-  assignee: string;
-  project: string | null | undefined;
-  projectKey: string;
-}) {
-  const { t } = useLingui();
-  const who = !assignee ? t`nobody` : person === null ? assignee : (person ?? t`${assignee} (not a Jira account)`);
-  const where = !projectKey
-    ? t`none`
-    : project === null
-      ? projectKey
-      : (project ?? t`${projectKey} (not a Jira project)`);
-  return <>{t`Tickets go to ${who} in project ${where}.`}</>;
-}
-
-/** The ticket detail dialog (spec §2 'Alert setting form': assignee, project, username): the
- * assignee and the project are picked from Jira's own lists (section 7's `jira/v1/users` and
- * `jira/v1/projects`), so that a ticket is never opened for a person Jira does not know; a
- * stored value Jira does not know stays listed, marked, and must be replaced before saving.
- * 'Save Changes' returns them to the form. */
-function TicketDialog({
-  value,
-  people,
-  projects,
-  loading,
-  onClose,
-  onSave,
-}: {
-  value: Ticket | null;
-  people: JiraUser[] | undefined;
-  projects: JiraProject[] | undefined;
-  loading: boolean;
-  onClose: () => void;
-  onSave: (t: Ticket) => void;
-}) {
-  const { t } = useLingui();
-  const [d, setD] = useState<Ticket>({ jiraAssignee: "", jiraProject: "", jiraUsername: "" });
-  const [errors, setErrors] = useState<Partial<Record<keyof Ticket, string>>>({});
-  useEffect(() => {
-    if (value) {
-      setD(value);
-      setErrors({});
-    }
-  }, [value]);
-  const known = {
-    jiraAssignee: (x: string) => !people?.length || people.some((p) => p.accountId === x),
-    jiraProject: (x: string) => !projects?.length || projects.some((p) => p.key === x),
-  };
-  const unknown = {
-    jiraAssignee: t`Not a Jira account: choose a person from Jira's list`,
-    jiraProject: t`Not a Jira project: choose one from Jira's list`,
-  };
-  const check = (x: Ticket) => {
-    const e: Partial<Record<keyof Ticket, string>> = {};
-    for (const k of ["jiraAssignee", "jiraProject"] as const) {
-      if (!x[k]) e[k] = t`Required`;
-      else if (!known[k](x[k])) e[k] = unknown[k];
-    }
-    // The username is not sent to Jira (the console's own account opens every ticket).
-    return e;
-  };
-  // A stored value Jira does not know is marked as soon as Jira's lists are there.
-  const err = (k: "jiraAssignee" | "jiraProject") =>
-    errors[k] ?? (value !== null && !loading && d[k] && !known[k](d[k]) ? unknown[k] : undefined);
-  const pick = (k: keyof Ticket, x: string) => {
-    setD((p) => ({ ...p, [k]: x }));
-    setErrors((p) => ({ ...p, [k]: undefined }));
-  };
-  const assignee = d.jiraAssignee;
-  const projectKey = d.jiraProject;
-  return (
-    <Modal open={value !== null} title={t`Ticket Details`} onClose={onClose} size="small" testId="ticket-dialog">
-      <form
-        class="form ticket-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const x = {
-            jiraAssignee: d.jiraAssignee.trim(),
-            jiraProject: d.jiraProject.trim(),
-            jiraUsername: d.jiraUsername.trim(),
-          };
-          const found = check(x);
-          setErrors(found);
-          if (Object.keys(found).length) return;
-          onSave(x);
-        }}
-        noValidate
-        aria-busy={loading}
-      >
-        <Field id="ticket-assignee" label={t`Assignee`} required error={err("jiraAssignee")}>
-          <select
-            {...controlProps("ticket-assignee", true, err("jiraAssignee"))}
-            value={d.jiraAssignee}
-            onChange={(e) => pick("jiraAssignee", e.currentTarget.value)}
-            data-testid="input-assignee"
-          >
-            <option value="">{loading ? t`Please wait ...` : t`Select`}</option>
-            {assignee && !known.jiraAssignee(assignee) ? (
-              <option value={assignee}>{t`${assignee} (not a Jira account)`}</option>
-            ) : null}
-            {d.jiraAssignee && !people?.length ? <option value={d.jiraAssignee}>{d.jiraAssignee}</option> : null}
-            {(people ?? []).map((p) => (
-              <option key={p.accountId} value={p.accountId}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="ticket-project" label={t`Project`} required error={err("jiraProject")}>
-          <select
-            {...controlProps("ticket-project", true, err("jiraProject"))}
-            value={d.jiraProject}
-            onChange={(e) => pick("jiraProject", e.currentTarget.value)}
-            data-testid="input-project"
-          >
-            <option value="">{loading ? t`Please wait ...` : t`Select`}</option>
-            {projectKey && !known.jiraProject(projectKey) ? (
-              <option value={projectKey}>{t`${projectKey} (not a Jira project)`}</option>
-            ) : null}
-            {d.jiraProject && !projects?.length ? <option value={d.jiraProject}>{d.jiraProject}</option> : null}
-            {(projects ?? []).map((p) => (
-              <option key={p.key} value={p.key}>
-                {`${p.name} (${p.key})`}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <TextField
-          id="ticket-username"
-          label={t`Username`}
-          required
-          value={d.jiraUsername}
-          onValue={(x) => pick("jiraUsername", x)}
-          testId="input-username"
-        />
-        <FormActions onCancel={onClose} saveLabel={t`Save Changes`} />
-      </form>
-    </Modal>
   );
 }

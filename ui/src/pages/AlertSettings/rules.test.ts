@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AlertStatus } from "../../api/types";
-import { paint } from "../../lib/schedule";
-import { emptyForm, showsAttachRecording, statusesFor, toSave, validateAlertSetting } from "./rules";
+import { fullWeek, paint } from "../../lib/schedule";
+import { emptyForm, neverAlerts, showsAttachRecording, statusesFor, toSave, validateAlertSetting } from "./rules";
 
 const statuses: AlertStatus[] = [
   { id: 3, code: "PASS", text: "Pass", statusGroup: "TRS_PASS", supportChannel: "ivr,voice,web" },
@@ -21,7 +21,19 @@ describe("alert setting rules", () => {
       ["voiceMessage", "required"],
       ["smsPrefix", "required"],
       ["alertStatus", "statuses"],
+      ["schedule", "hours"],
     ]);
+  });
+
+  it("a schedule without a half hour is refused, and a saved one is said never to alert", () => {
+    const one = paint(emptyForm().week, { day: 6, slot: 47 }, { day: 6, slot: 47 }, true);
+    expect(validateAlertSetting({ ...emptyForm(), week: one }).schedule).toBeUndefined();
+    expect(validateAlertSetting({ ...emptyForm(), week: fullWeek() }).schedule).toBeUndefined();
+    expect(neverAlerts({ schedule: [] })).toBe(true);
+    expect(neverAlerts({ schedule: [{ dayOfWeek: 7, startTimeSlot: "23:30", endTimeSlot: "24:00" }] })).toBe(false);
+    // A list row without its schedule (the vendor's list may leave it out): nothing is said.
+    expect(neverAlerts({})).toBe(false);
+    expect(neverAlerts({ schedule: null })).toBe(false);
   });
 
   it("a complete form passes; failures must be a choice", () => {
@@ -35,6 +47,7 @@ describe("alert setting rules", () => {
       voiceMessage: "v",
       smsPrefix: "p",
       alertStatus: ["FAIL"],
+      week: fullWeek(),
     };
     expect(validateAlertSetting(v)).toEqual({});
     expect(validateAlertSetting({ ...v, failureToAlert: 4 })).toEqual({ failureToAlert: "failures" });
@@ -78,6 +91,7 @@ describe("alert setting rules", () => {
       voiceMessage: "v",
       smsPrefix: "p",
       alertStatus: ["FAIL"],
+      week: fullWeek(),
     };
     expect(validateAlertSetting({ ...v, escalationDistributionId: 4, escalationDelayMin: 0 })).toEqual({
       escalationDelayMin: "delay",

@@ -2,7 +2,8 @@
 // order and its messages' keys, which statuses a group's channel offers, when attach recording
 // shows, and what is sent. The server applies the same rules (src/domain/alert_setting.rs).
 import type { AlertSetting, AlertSettingSave, AlertStatus } from "../../api/types";
-import { emptyWeek, fromRanges, toRanges, type Week } from "../../lib/schedule";
+import type { Form } from "../../lib/form";
+import { countSelected, emptyWeek, fromRanges, type SlotRange, toRanges, type Week } from "../../lib/schedule";
 
 /** Number of failures choices (spec §5). */
 export const FAILURE_CHOICES = [1, 2, 3, 5, 10] as const;
@@ -30,6 +31,13 @@ export interface AlertSettingFormValues {
   escalationDelayMin: number;
 }
 
+/** The form's state, as its field groups share it. */
+export type SettingForm = Form<AlertSettingFormValues, FieldName, Rule>;
+/** A field's message in the reader's language, when it has one. */
+export type FieldMessage = (field: FieldName) => string | undefined;
+/** One form on the page: stable ids (the browser tests read the messages by them). */
+export const fid = (k: string) => `alert-${k}`;
+
 /** The longest escalation delay in minutes (a week; src/domain/alert_setting.rs). */
 export const ESCALATION_DELAY_MAX = 7 * 24 * 60;
 
@@ -48,8 +56,9 @@ export type FieldName =
   | "escalationDelayMin";
 
 /** delay: the escalation delay's range;  failures: 'number of failures is required'; statuses: 'at least one
- * failure/warnings is required'; time: the schedule's 24:00 error; invalid: the server's text. */
-export type Rule = "required" | "failures" | "statuses" | "time" | "delay" | "invalid";
+ * failure/warnings is required'; time: the schedule's 24:00 error; hours: a schedule without a half hour
+ * (a setting that would never alert); invalid: the server's text. */
+export type Rule = "required" | "failures" | "statuses" | "time" | "hours" | "delay" | "invalid";
 export type Errors = Partial<Record<FieldName, Rule>>;
 
 export const emptyForm = (): AlertSettingFormValues => ({
@@ -84,6 +93,7 @@ export function validateAlertSetting(v: AlertSettingFormValues): Errors {
   if (!v.voiceMessage.trim()) e.voiceMessage = "required";
   if (!v.smsPrefix.trim()) e.smsPrefix = "required";
   if (!v.alertStatus.length) e.alertStatus = "statuses";
+  if (countSelected(v.week) === 0) e.schedule = "hours";
   if (
     v.escalationDistributionId >= 1 &&
     !(
@@ -94,6 +104,14 @@ export function validateAlertSetting(v: AlertSettingFormValues): Errors {
   )
     e.escalationDelayMin = "delay";
   return e;
+}
+
+/** A saved setting whose schedule has no half hour: it never alerts. A setting read without its
+ * schedule (a list row of the vendor's API may leave it out) is not said to. */
+export function neverAlerts(s: { schedule?: SlotRange[] | null }): boolean {
+  if (!Array.isArray(s.schedule)) return false;
+  const read = fromRanges(s.schedule);
+  return "week" in read && countSelected(read.week) === 0;
 }
 
 /** The channel's names in supportChannel: a voice group is voice or ivr; none chosen yet means

@@ -4,7 +4,7 @@
 // the form without Save. 'End now' ends a window that has not ended.
 import { useLingui } from "@lingui/react/macro";
 import { useQueries, useQuery } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import { useLocation, useParams } from "wouter";
 import { ApiError, client } from "../../api";
 import { groupsQuery } from "../../api/queries/groups";
@@ -14,6 +14,7 @@ import { AccessDenied } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { MultiSelect } from "../../components/MultiSelect/MultiSelect";
 import { showError, showSuccess } from "../../lib/banners";
+import { useForm } from "../../lib/form";
 import { canWrite, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { useSiteTimeZone } from "../../lib/tenant";
@@ -25,7 +26,6 @@ import {
   fromWindow,
   toWindowSave,
   validateWindow,
-  type WindowErrors,
   type WindowField,
   type WindowFormValues,
   type WindowRule,
@@ -63,12 +63,18 @@ function WindowForm({ id }: { id: number }) {
   const cases = new Map<number, string>();
   for (const d of details) for (const c of d.data?.testCases ?? []) cases.set(c.id, c.name);
   for (const c of window.data?.testCases ?? []) cases.set(c.id, c.name);
-  const [v, setV] = useState<WindowFormValues>(() => emptyWindow(new Date(), zone));
-  const [errors, setErrors] = useState<WindowErrors>({});
-  const [texts, setTexts] = useState<Partial<Record<WindowField, string>>>({});
+  const form = useForm<WindowFormValues, WindowField, WindowRule>({
+    initial: () => emptyWindow(new Date(), zone),
+    validate: (x) => validateWindow(x, new Date(), zone),
+    refused: () => "invalid",
+    // The server names the single test cases apart; the form shows them with the groups.
+    fieldOf: (f) => (f === "testCases" ? "testCaseGroups" : f) as WindowField,
+  });
+  const v = form.values;
+  const set = form.set;
 
   useEffect(() => {
-    if (window.data) setV({ ...fromWindow(window.data, zone), reason: reasonOf.current(window.data) });
+    if (window.data) form.load({ ...fromWindow(window.data, zone), reason: reasonOf.current(window.data) });
   }, [window.data, zone]);
 
   const ended = window.data?.state === "ended";
@@ -88,45 +94,23 @@ function WindowForm({ id }: { id: number }) {
       case "past":
         return t`The end is in the past`;
       default:
-        return texts[field] || t`This value is not valid`;
+        return form.serverText(field) || t`This value is not valid`;
     }
   };
-  const err = (f: WindowField) => ruleText(f, errors[f]);
-  const set = (patch: Partial<WindowFormValues>, ...fields: WindowField[]) => {
-    setV((prev) => ({ ...prev, ...patch }));
-    if (fields.length)
-      setErrors((prev) => {
-        const next = { ...prev };
-        for (const f of fields) delete next[f];
-        return next;
-      });
-  };
+  const err = (f: WindowField) => ruleText(f, form.errors[f]);
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const found = validateWindow(v, new Date(), zone);
-    setErrors(found);
-    setTexts({});
-    if (Object.keys(found).length) return;
-    try {
-      await save.mutateAsync({ id, body: toWindowSave(v, zone) });
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.fields.length) {
-        const next: WindowErrors = {};
-        const msgs: Partial<Record<WindowField, string>> = {};
-        for (const f of failure.fields) {
-          const field = (f.field === "testCases" ? "testCaseGroups" : f.field) as WindowField;
-          next[field] = "invalid";
-          msgs[field] = f.message;
-        }
-        setErrors(next);
-        setTexts(msgs);
-      } else if (failure instanceof ApiError) showError(failure.messages);
-      return;
-    }
-    showSuccess(creating ? t`The maintenance window has been created` : t`The maintenance window has been updated`);
-    navigate(MAINTENANCE_PATH);
-  };
+  const submit = form.submit(
+    async (values) => {
+      await save.mutateAsync({ id, body: toWindowSave(values, zone) });
+      showSuccess(creating ? t`The maintenance window has been created` : t`The maintenance window has been updated`);
+      navigate(MAINTENANCE_PATH);
+    },
+    {
+      onFailure: (failure) => {
+        if (failure instanceof ApiError) showError(failure.messages);
+      },
+    },
+  );
 
   if (window.isError) return <AccessDenied />;
   const fid = (k: string) => `window-${k}`;

@@ -5,7 +5,6 @@ import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useLocation, useParams } from "wouter";
-import { ApiError } from "../../api";
 import { groupsQuery } from "../../api/queries/groups";
 import {
   useLatencyThresholds,
@@ -18,22 +17,14 @@ import type { LatencyThreshold, Report } from "../../api/types";
 import { AccessDenied, Refused } from "../../components/AccessDenied";
 import { controlProps, Field, FormActions, TextField } from "../../components/Field";
 import { showSuccess } from "../../lib/banners";
+import { useForm } from "../../lib/form";
 import { canWrite, isRestricted, session } from "../../lib/session";
 import { siteToday } from "../../lib/siteTime";
 import { useStore } from "../../lib/store";
 import { useApiFlavor, useSiteTimeZone } from "../../lib/tenant";
 import { NotFoundPage } from "../NotFound";
 import { useReportLabels } from "./labels";
-import {
-  CUSTOM,
-  type Errors,
-  emptyForm,
-  type FieldName,
-  LATENCY,
-  type ReportFormValues,
-  toSave,
-  validateReport,
-} from "./rules";
+import { CUSTOM, emptyForm, type FieldName, LATENCY, type ReportFormValues, toSave, validateReport } from "./rules";
 import "./Reports.css";
 import { ScheduleDialog } from "./ScheduleDialog";
 
@@ -75,14 +66,18 @@ function ReportForm({ id }: { id: number }) {
   const me = useStore(session);
   const scheduling = useApiFlavor() === "cxwatch" && id > 0;
   const [scheduleOpen, setScheduleOpen] = useState(false);
-  const [v, setV] = useState<ReportFormValues>(() => emptyForm(siteToday(new Date(), zone)));
-  const [errors, setErrors] = useState<Errors>({});
-  const [serverText, setServerText] = useState<Partial<Record<FieldName, string>>>({});
+  // An error is the spec's sentence (worded below), or the server's own.
+  const form = useForm<ReportFormValues, FieldName, string>({
+    initial: () => emptyForm(siteToday(new Date(), zone)),
+    validate: validateReport,
+    refused: (message) => message,
+  });
+  const { values: v, errors, set } = form;
   const [loaded, setLoaded] = useState(id === 0);
 
   useEffect(() => {
     if (existing.data && !loaded) {
-      setV(fromReport(existing.data));
+      form.load(fromReport(existing.data));
       setLoaded(true);
     }
   }, [existing.data, loaded]);
@@ -93,7 +88,7 @@ function ReportForm({ id }: { id: number }) {
 
   // A type the new group's channel lacks (MOS on a web group) is cleared.
   useEffect(() => {
-    if (types.data && v.typeId && !typeIds.includes(v.typeId)) setV((x) => ({ ...x, typeId: null }));
+    if (types.data && v.typeId && !typeIds.includes(v.typeId)) set({ typeId: null });
   }, [types.data, v.typeId, typeIds.join(",")]);
 
   const text = (f: FieldName): string | undefined => {
@@ -115,42 +110,19 @@ function ReportForm({ id }: { id: number }) {
       case "The end is before the start.":
         return t`The end is before the start.`;
       default:
-        return serverText[f] ?? e;
+        return form.serverText(f) ?? e;
     }
   };
 
-  const set = (patch: Partial<ReportFormValues>) => setV((x) => ({ ...x, ...patch }));
-
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const found = validateReport(v);
-    setErrors(found);
-    setServerText({});
-    const first = Object.keys(found)[0];
-    if (first) {
-      document.getElementById(`report-${first}`)?.focus();
-      return;
-    }
-    const body = toSave(v, typeName(v.typeId ?? 0), group?.name ?? "");
-    save.mutate(id ? { ...body, id } : body, {
-      onSuccess: () => {
-        showSuccess(id ? t`Edit Report successfully.` : t`New Report successfully created`);
-        navigate("/reports");
-      },
-      onError: (err) => {
-        if (err instanceof ApiError && err.fields.length) {
-          const next: Errors = {};
-          const texts: Partial<Record<FieldName, string>> = {};
-          for (const f of err.fields) {
-            next[f.field as FieldName] = f.message;
-            texts[f.field as FieldName] = f.message;
-          }
-          setErrors(next);
-          setServerText(texts);
-        }
-      },
-    });
-  };
+  const submit = form.submit(
+    async (values) => {
+      const body = toSave(values, typeName(values.typeId ?? 0), group?.name ?? "");
+      await save.mutateAsync(id ? { ...body, id } : body);
+      showSuccess(id ? t`Edit Report successfully.` : t`New Report successfully created`);
+      navigate("/reports");
+    },
+    { onInvalid: (found) => document.getElementById(`report-${Object.keys(found)[0]}`)?.focus() },
+  );
 
   if (id && existing.isError) return <Refused error={existing.error} fallback={t`The report could not be loaded.`} />;
   if (id && !loaded) return <p class="muted">{t`Please wait ...`}</p>;

@@ -16,6 +16,7 @@ import {
 import { controlProps, Field } from "../../components/Field";
 import { Modal } from "../../components/Modal";
 import { showSuccess } from "../../lib/banners";
+import { useForm } from "../../lib/form";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 import {
@@ -23,8 +24,9 @@ import {
   type Frequency,
   fromSchedule,
   type MailLanguage,
-  type ScheduleErrors,
+  type ScheduleField,
   type ScheduleFormValues,
+  type ScheduleRule,
   toScheduleSave,
   validateSchedule,
 } from "./schedule";
@@ -105,16 +107,17 @@ function ScheduleForm(props: {
   const remove = useDeleteSchedule(props.reportId);
   const send = useSendReportNow(props.reportId);
   const uiLanguage: MailLanguage = i18n.locale.startsWith("fr") ? "fr" : "en";
-  const [v, setV] = useState<ScheduleFormValues>(() =>
-    props.saved ? fromSchedule(props.saved) : emptySchedule(uiLanguage),
-  );
-  const [errors, setErrors] = useState<ScheduleErrors>({});
+  // The server's refusals are shown together under the fields (not one by one).
+  const form = useForm<ScheduleFormValues, ScheduleField, ScheduleRule>({
+    initial: () => (props.saved ? fromSchedule(props.saved) : emptySchedule(uiLanguage)),
+    validate: validateSchedule,
+  });
+  const { values: v, errors, set } = form;
   const [serverError, setServerError] = useState<string[]>([]);
   const [sent, setSent] = useState<{ ok: boolean; text: string } | null>(null);
-  const set = (patch: Partial<ScheduleFormValues>) => setV((prev) => ({ ...prev, ...patch }));
   const ro = !props.canEdit;
 
-  const err = (k: keyof ScheduleErrors) => {
+  const err = (k: ScheduleField) => {
     const rule = errors[k];
     if (!rule) return undefined;
     if (rule === "required") return t`Required`;
@@ -122,19 +125,20 @@ function ScheduleForm(props: {
     return t`This value is not valid`;
   };
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const found = validateSchedule(v);
-    setErrors(found);
-    setServerError([]);
-    if (Object.keys(found).length) return;
-    try {
-      await save.mutateAsync(toScheduleSave(v));
+  const checkAndSave = form.submit(
+    async (values) => {
+      await save.mutateAsync(toScheduleSave(values));
       showSuccess(t`The schedule has been saved.`);
       props.onClose();
-    } catch (failure) {
-      setServerError(failure instanceof ApiError ? failure.messages : [t`The schedule could not be saved.`]);
-    }
+    },
+    {
+      onFailure: (failure) =>
+        setServerError(failure instanceof ApiError ? failure.messages : [t`The schedule could not be saved.`]),
+    },
+  );
+  const submit = (e: Event) => {
+    setServerError([]);
+    return checkAndSave(e);
   };
 
   const unschedule = async () => {

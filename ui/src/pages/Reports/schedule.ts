@@ -19,9 +19,9 @@ export interface ScheduleFormValues {
   active: boolean;
 }
 
-export type ScheduleErrors = Partial<
-  Record<"time" | "dayOfWeek" | "dayOfMonth" | "distributionID", "required" | "invalid">
->;
+export type ScheduleField = "time" | "dayOfWeek" | "dayOfMonth" | "distributionID";
+export type ScheduleRule = "required" | "invalid";
+export type ScheduleErrors = Partial<Record<ScheduleField, ScheduleRule>>;
 
 export const emptySchedule = (language: MailLanguage): ScheduleFormValues => ({
   frequency: "weekly",
