@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::audit;
 use super::sql::{self, Exec, SqlStore};
-use super::users::{user_by_id, user_by_username};
+use super::users::{split_roles, user_by_id, user_by_username};
 use super::StoreResult;
 use crate::domain::caller::{AccessType, Caller};
 use crate::domain::user::User;
@@ -220,15 +220,6 @@ impl<S: SqlStore> AuthStore for S {
             Ok(Some((user, token)))
         })
     }
-}
-
-pub(super) fn split_roles(roles: &str) -> Vec<String> {
-    roles
-        .split(',')
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(String::from)
-        .collect()
 }
 
 async fn create_token(

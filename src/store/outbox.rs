@@ -23,18 +23,13 @@ use async_trait::async_trait;
 use super::distributions::distribution_by_id;
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{StoreError, StoreResult};
+use crate::clock::now_ms;
 use crate::domain::delivery::destination;
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::{
     address, Attachment, Message, NewNotification, Notification, NotificationState,
 };
 use crate::domain::page::{Page, PageRequest};
-
-/// Milliseconds since the Unix epoch on the server's clock (`crate::clock`), the unit of
-/// the outbox's `*_ms` columns.
-pub fn now_ms() -> i64 {
-    crate::clock::now_ms()
-}
 
 /// A leased notification with its attachments, ready to deliver.
 #[derive(Debug, Clone)]

@@ -175,7 +175,7 @@ impl<S: SqlStore> ReportScheduleStore for S {
             let before = one(c, report_id).await?;
             let k = &draft.cadence;
             let state = if draft.active { "queued" } else { "paused" };
-            let now = super::outbox::now_ms() / 1000;
+            let now = crate::clock::now_ms() / 1000;
             c.execute(
                 "INSERT INTO report_schedules (id, frequency, minute, weekday, month_day,
                                                distribution_id, language, state, next_ms,
@@ -300,7 +300,7 @@ impl<S: SqlStore> ReportScheduleStore for S {
             let list: i64 = current.get(1)?;
             let cause = slot_cause(report_id, slot_ms);
             let ids =
-                enqueue_list_in(c, list, &msg, &cause, &cause, super::outbox::now_ms()).await?;
+                enqueue_list_in(c, list, &msg, &cause, &cause, crate::clock::now_ms()).await?;
             c.execute(
                 "UPDATE report_schedules SET next_ms = $2, lease_ms = NULL, attempts = 0,
                         last_slot_ms = $3, last_cause = $4, reason = NULL

@@ -909,13 +909,27 @@ impl RunWalk {
         }
     }
 
-    /// The latency of a run a page from SQL shows (no filter, no walk).
-    pub(super) fn latency_of(
+    /// A page SQL found (no filter, no walk; `total` runs in all), each run with its
+    /// latency, its script's shape from `shape`.
+    pub(super) fn sql_page(
         q: &ReportRunQuery,
-        c: &CandidateRun,
-        script: &[ScriptShape],
-    ) -> StoreResult<Option<i64>> {
-        c.slowest(script, q.segment_id, q.latency.unwrap_or((0, None)))
+        found: Vec<CandidateRun>,
+        total: i64,
+        mut shape: impl FnMut(i64) -> StoreResult<Vec<ScriptShape>>,
+    ) -> StoreResult<Page<ReportRunRow>> {
+        let mut items = Vec::with_capacity(found.len());
+        for c in found {
+            let script = shape(c.script_id)?;
+            let latency = c.slowest(&script, q.segment_id, q.latency.unwrap_or((0, None)))?;
+            items.push(ReportRunRow {
+                run: c.row,
+                latency,
+            });
+        }
+        Ok(Page {
+            items,
+            total: total.max(0) as u64,
+        })
     }
 
     pub(super) fn push(&mut self, c: CandidateRun, script: &[ScriptShape]) -> StoreResult<()> {

@@ -5,13 +5,22 @@
 use async_trait::async_trait;
 
 use super::audit;
-use super::auth::split_roles;
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{now_secs, FieldConflict, StoreError, StoreResult};
 use crate::domain::caller::{AccessType, Role, ROLE_ADMIN};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::rules::{FieldError, Rule};
 use crate::domain::user::{GroupRef, ProfileDraft, User, UserDraft, UserFilter, UserSortField};
+
+/// The roles of a user row's comma-separated `roles`.
+pub(super) fn split_roles(roles: &str) -> Vec<String> {
+    roles
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(String::from)
+        .collect()
+}
 
 #[async_trait]
 pub trait UserStore {
