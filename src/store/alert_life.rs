@@ -17,9 +17,9 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chrono_tz::Tz;
 
+use super::alert_settings::{settings_by_id, Lock};
 use super::audit;
 use super::outbox::{enqueue_list_in, notifications_of_causes};
-use super::alert_settings::{settings_by_id, Lock};
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{StoreError, StoreResult};
 use crate::domain::alert_setting::AlertSetting;
@@ -153,7 +153,6 @@ fn escalation_facts(
     delay_min: i64,
     public_url: &str,
 ) -> StoreResult<EscalationFacts> {
-    let of_setting = |f: fn(&AlertSetting) -> &String| s.map(f).cloned().unwrap_or_default();
     Ok(EscalationFacts {
         event_id: r.col("id")?,
         alert_ms: r.col("alert_ms")?,
@@ -162,8 +161,8 @@ fn escalation_facts(
         group: r.col("group_name")?,
         test_case: r.col("test_case")?,
         first_list: r.col("distribution_name")?,
-        email_subject: of_setting(|s| &s.email_subject),
-        sms_prefix: of_setting(|s| &s.sms_prefix),
+        email_subject: s.map(|s| s.email_subject.clone()).unwrap_or_default(),
+        sms_prefix: s.map(|s| s.sms_prefix.clone()).unwrap_or_default(),
         public_url: public_url.to_string(),
     })
 }

@@ -149,7 +149,11 @@ pub(crate) async fn settings_by_id(
         lock.sql(c)
     );
     let params: Vec<&dyn sql::Param> = ids.iter().map(|id| id as _).collect();
-    c.query(&sql, &params).await?.iter().map(setting_row).collect()
+    c.query(&sql, &params)
+        .await?
+        .iter()
+        .map(setting_row)
+        .collect()
 }
 
 /// `(value, extra)` of the rows of `sql` (columns `setting_id`, `value`, `extra`) for the

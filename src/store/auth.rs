@@ -97,12 +97,12 @@ impl<S: SqlStore> AuthStore for S {
                 return Ok(None);
             };
             Ok(Some(Caller {
-                user_id: r.get(0)?,
-                username: r.get(1)?,
-                roles: split_roles(&r.get::<String>(2)?),
-                access: AccessType::of(&r.get::<String>(3)?),
+                user_id: r.col("id")?,
+                username: r.col("username")?,
+                roles: split_roles(&r.col::<String>("roles")?),
+                access: AccessType::of(&r.col::<String>("access_type")?),
                 token_hash: hash,
-                kiosk: r.get(4)?,
+                kiosk: r.col("kiosk")?,
             }))
         })
     }

@@ -284,24 +284,25 @@ const COLUMNS: &str = "id, key, channel, recipient, subject, body_text, body_htm
                        state, attempts, reason, created_ms, next_ms, sent_ms, reason_code, dest";
 
 fn row(r: &Row) -> StoreResult<Notification> {
-    let vars: String = r.get(7)?;
+    let vars: String = r.col("vars")?;
     Ok(Notification {
-        id: r.get(0)?,
-        key: r.get(1)?,
-        channel: ContactType::of_id(r.get(2)?).unwrap_or(ContactType::Email),
-        recipient: r.get(3)?,
-        subject: r.get(4)?,
-        text: r.get(5)?,
-        html: r.get(6)?,
+        id: r.col("id")?,
+        key: r.col("key")?,
+        channel: ContactType::of_id(r.col("channel")?).unwrap_or(ContactType::Email),
+        recipient: r.col("recipient")?,
+        subject: r.col("subject")?,
+        text: r.col("body_text")?,
+        html: r.col("body_html")?,
         vars: serde_json::from_str::<BTreeMap<String, String>>(&vars).unwrap_or_default(),
-        cause: r.get(8)?,
-        state: NotificationState::parse(&r.get::<String>(9)?).unwrap_or(NotificationState::Queued),
-        attempts: r.get::<i64>(10)?.clamp(0, i64::from(u32::MAX)) as u32,
-        reason: r.get(11)?,
-        created_ms: r.get(12)?,
-        next_ms: r.get(13)?,
-        sent_ms: r.get(14)?,
-        reason_code: r.get(15)?,
+        cause: r.col("cause")?,
+        state: NotificationState::parse(&r.col::<String>("state")?)
+            .unwrap_or(NotificationState::Queued),
+        attempts: r.col::<i64>("attempts")?.clamp(0, i64::from(u32::MAX)) as u32,
+        reason: r.col("reason")?,
+        created_ms: r.col("created_ms")?,
+        next_ms: r.col("next_ms")?,
+        sent_ms: r.col("sent_ms")?,
+        reason_code: r.col("reason_code")?,
     })
 }
 
@@ -363,7 +364,7 @@ impl<S: SqlStore> OutboxStore for S {
             let rows = c.query(&sql, &params).await?;
             let mut claimed = rows
                 .iter()
-                .map(|r| Ok((row(r)?, r.get::<String>(16)?)))
+                .map(|r| Ok((row(r)?, r.col::<String>("dest")?)))
                 .collect::<StoreResult<Vec<_>>>()?;
             claimed.sort_by_key(|(n, _)| (n.next_ms, n.id));
             let mut attachments: HashMap<i64, Vec<Attachment>> = HashMap::new();
@@ -376,12 +377,15 @@ impl<S: SqlStore> OutboxStore for S {
                     sql::placeholders(1, ids.len())
                 );
                 for r in c.query(&sql, &params).await? {
-                    attachments.entry(r.get(0)?).or_default().push(Attachment {
-                        name: r.get(1)?,
-                        content_type: r.get(2)?,
-                        data: r.get(3)?,
-                        content_id: r.get(4)?,
-                    });
+                    attachments
+                        .entry(r.col("outbox_id")?)
+                        .or_default()
+                        .push(Attachment {
+                            name: r.col("name")?,
+                            content_type: r.col("content_type")?,
+                            data: r.col("data")?,
+                            content_id: r.col("content_id")?,
+                        });
                 }
             }
             Ok(claimed
@@ -526,16 +530,16 @@ impl<S: SqlStore> OutboxStore for S {
         sql::read!(self, |c| {
             let r = c
                 .query_one(
-                    "SELECT count(*) FILTER (WHERE state = 'queued'),
-                            count(*) FILTER (WHERE state = 'sent'),
-                            count(*) FILTER (WHERE state = 'failed') FROM outbox",
+                    "SELECT count(*) FILTER (WHERE state = 'queued') AS queued,
+                            count(*) FILTER (WHERE state = 'sent') AS sent,
+                            count(*) FILTER (WHERE state = 'failed') AS failed FROM outbox",
                     &[],
                 )
                 .await?;
             Ok(OutboxCounts {
-                queued: r.get(0)?,
-                sent: r.get(1)?,
-                failed: r.get(2)?,
+                queued: r.col("queued")?,
+                sent: r.col("sent")?,
+                failed: r.col("failed")?,
             })
         })
     }
