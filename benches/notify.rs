@@ -15,11 +15,11 @@ mod sinks;
 
 use std::time::{Duration, Instant};
 
+use cxwatch::clock::now_ms;
 use cxwatch::config::Config;
 use cxwatch::domain::distribution::ContactType;
 use cxwatch::domain::notify::NewNotification;
 use cxwatch::notify::Notifier;
-use cxwatch::store::outbox::now_ms;
 use cxwatch::store::{Store, StoreOptions};
 
 fn arg(name: &str, default: usize) -> usize {

@@ -5,7 +5,7 @@
 //! cargo bench --bench store -- ingest-http [--runs 100000]   ingest rate over HTTP (plain;
 //!                                                             HTTPS with --tls) and the raw
 //!                                                             ceiling beside it
-//! cargo bench --bench store -- alerts [--runs 50000]         ingest with the alert engine on
+//! cargo bench --bench store -- alerts [--runs 50000] [--pg URL] ingest with the alert engine on
 //!                                                             and off (200 settings), and a
 //!                                                             run's arrival to its event read
 //! cargo bench --bench store -- alerts-http [--pg URL] [--clients 1] [--rounds 6] [--batches 10]
@@ -28,8 +28,9 @@
 //! ```
 //!
 //! Each takes the store's settings too: `--synchronous normal|full`, `--cache-mib N`; and
-//! `--pg URL` runs `ingest`, `build` and `query` on PostgreSQL instead (`ingest`: a fresh
-//! database on that server; `build`/`query`: the database the URL names, made if missing).
+//! `--pg URL` runs `ingest`, `alerts`, `build` and `query` on PostgreSQL instead (`ingest`,
+//! `alerts`: a fresh database on that server; `build`/`query`: the database the URL names,
+//! made if missing).
 //!
 //! ```text
 //!
@@ -720,7 +721,8 @@ fn compare(total: u64, pg: &str) {
 /// A store with the synthetic site for the alert engine ([`alert_site`], with the settings).
 fn alert_store(dir: &Path, engine: bool) -> Store {
     use cxwatch::store::alerts::AlertOptions;
-    let store = Store::open(dir, options()).unwrap();
+    // `--pg URL`: a fresh database on that server, as `ingest`.
+    let store = open_store(dir, true);
     store.configure_alerts(AlertOptions {
         enabled: engine,
         ..AlertOptions::default()

@@ -20,10 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use cxwatch::clock::now_ms;
 use cxwatch::domain::alert_setting::AlertSettingDraft;
 use cxwatch::domain::caller::{AccessType, Role, Scope};
 use cxwatch::domain::schedule::Week;
-use cxwatch::store::outbox::now_ms;
 use harness::App;
 use harness_trs::{admin, group, ingest_ok, run};
 use poem::http::Method;

@@ -7,11 +7,11 @@
 use crate::harness;
 use crate::harness_trs;
 
+use cxwatch::clock::now_ms;
 use cxwatch::domain::alert_setting::AlertSettingDraft;
 use cxwatch::domain::caller::{AccessType, Role, Scope};
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use cxwatch::domain::schedule::Week;
-use cxwatch::store::outbox::now_ms;
 use harness::App;
 use harness_trs::{admin, get, group, ingest_ok, run};
 use poem::http::Method;

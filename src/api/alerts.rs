@@ -17,13 +17,13 @@ use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
+use crate::clock::now_ms;
 use crate::domain::caller::Need;
 use crate::domain::opstate::{self as opstate, EventState, MuteTarget};
 use crate::domain::rules::{Problems, Rule};
 use crate::store::alert_life::AlertLife;
 use crate::store::alerts::{AlertEvent as DomainEvent, AlertEventDetail, AlertEventFilter};
 use crate::store::opstate::{HandoverItem, HandoverKind};
-use crate::store::outbox::now_ms;
 
 pub struct AlertsApi;
 /// `PUT alerts/{id}`: outside `alerts/events`, where the spec puts it.

@@ -16,11 +16,11 @@ use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
 use super::params;
 use super::AppState;
+use crate::clock::now_ms;
 use crate::domain::caller::{Need, Scope};
 use crate::domain::incident::{State, Title};
 use crate::domain::rules::{Problems, Rule};
 use crate::store::incidents::{Incident as StoredIncident, IncidentFilter};
-use crate::store::outbox::now_ms;
 
 pub struct IncidentsApi;
 

@@ -19,11 +19,11 @@ use super::guard::Auth;
 use super::params;
 use super::users::GroupRef;
 use super::AppState;
+use crate::clock::now_ms;
 use crate::domain::caller::Need;
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::schedule::{SlotRange, Week};
 use crate::store::maintenance::{Window, WindowDraft};
-use crate::store::outbox::now_ms;
 
 pub struct MaintenanceApi;
 

@@ -24,7 +24,7 @@ use crate::domain::caller::{Caller, Need};
 use crate::domain::csv::CsvWriter;
 use crate::domain::page::Sort;
 use crate::domain::report::{
-    self, bucket_by_id, heat_colour, today_in, HeatColour, Report as DomainReport, ReportFilter,
+    self, heat_colour, today_in, CellAsk, HeatColour, Report as DomainReport, ReportFilter,
     ReportInput, ReportSortField, ReportType, Timeframe, LATENCY_BUCKETS,
 };
 use crate::domain::rules::{Problems, Rule};
@@ -775,80 +775,21 @@ impl ReportsApi {
         );
         let status = params::status_range(perf_status.0.as_deref(), &mut p);
         let sort = params::run_sort(sort.0.as_deref(), &mut p);
-        let start = opt_date("startDate", start_date.0.as_deref(), &mut p);
-        let end = opt_date("endDate", end_date.0.as_deref(), &mut p);
-        let hour = params::value(hr_slot.0).and_then(|h| {
-            let ok = (0..24).contains(&h);
-            if !ok {
-                p.push(
-                    "hrSlot",
-                    Rule::Invalid,
-                    format!("hrSlot {h} must be between 0 and 23."),
-                );
-            }
-            ok.then_some(h as u8)
-        });
-        let latency = match latency_thres.0.filter(|b| *b != -1) {
-            None => None,
-            Some(b) => match bucket_by_id(b) {
-                Some(b) => Some((b.lower_bound, b.upper_bound)),
-                None => {
-                    p.push(
-                        "latencyThres",
-                        Rule::Invalid,
-                        format!("latencyThres {b} is not a latency bucket."),
-                    );
-                    None
-                }
-            },
-        };
-        let mut mos_units = |field: &str, v: f64| -> Option<u32> {
-            if (0.0..=5.0).contains(&v) {
-                Some((v * 100.0).round() as u32)
-            } else {
-                p.push(
-                    field,
-                    Rule::Invalid,
-                    format!("{field} {v} must be between 0 and 5."),
-                );
-                None
-            }
-        };
-        let mos = match (min_mos.0, max_mos.0) {
-            (None, None) => None,
-            (lo, hi) => {
-                let lo = mos_units("minMos", lo.unwrap_or(0.0));
-                let hi = mos_units("maxMos", hi.unwrap_or(5.0));
-                lo.zip(hi)
-            }
-        };
-        if let (Some(s), Some(e)) = (start, end) {
-            if e < s {
-                p.push(
-                    "endDate",
-                    Rule::Invalid,
-                    format!("startDate {s} is after endDate {e}."),
-                );
-            } else if (e - s).num_days() + 1 > params::MAX_RANGE_DAYS {
-                p.push(
-                    "endDate",
-                    Rule::Invalid,
-                    format!("The range is longer than {} days.", params::MAX_RANGE_DAYS),
-                );
-            }
+        let cell = CellAsk {
+            start: opt_date("startDate", start_date.0.as_deref(), &mut p),
+            end: opt_date("endDate", end_date.0.as_deref(), &mut p),
+            hour: params::value(hr_slot.0),
+            latency_bucket: latency_thres.0,
+            min_mos: min_mos.0,
+            max_mos: max_mos.0,
         }
+        .check(params::MAX_RANGE_DAYS, &mut p);
         p.check()?;
         let (Some(list), Some(status)) = (page, status) else {
             return Err(ApiError::bad_request("Bad parameters.").into());
         };
         let r = found(&state, caller, id.0).await?;
-        let (rb, re) = r.range(today(&state));
-        let (from, to) = match (start, end) {
-            (None, None) => (rb, re),
-            (Some(s), None) => (s, s),
-            (None, Some(e)) => (rb.min(e), e),
-            (Some(s), Some(e)) => (s, e),
-        };
+        let (from, to) = cell.dates(r.range(today(&state)));
         let tz = state.config.tz();
         let (from_ms, to_ms) = buckets::local_range_ms(tz, from, to);
         let q = ReportRunQuery {
@@ -859,9 +800,9 @@ impl ReportsApi {
             run_type: r.run_type,
             status,
             segment_id: segment_id.0,
-            hour,
-            latency,
-            mos,
+            hour: cell.hour,
+            latency: cell.latency,
+            mos: cell.mos,
             sort,
         };
         let runs = state.store.report_runs(q, list.page).await?;

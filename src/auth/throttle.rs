@@ -103,7 +103,7 @@ impl Throttle {
         source: &str,
     ) -> StoreResult<Result<(), u64>> {
         if store.keeps_throttle() {
-            let now_ms = crate::store::outbox::now_ms();
+            let now_ms = crate::clock::now_ms();
             return Ok(store
                 .throttle_attempt(&pair_key(username, source), &source_key(source), now_ms)
                 .await?

@@ -11,6 +11,7 @@
 use chrono_tz::Tz;
 
 use super::{group_ids, DemoError};
+use crate::clock::now_ms;
 use crate::domain::caller::Scope;
 use crate::domain::page::PageRequest;
 use crate::domain::schedule::{SlotRange, Week};
@@ -18,7 +19,6 @@ use crate::store::alert_life::{Ack, PastLife};
 use crate::store::alerts::AlertEventFilter;
 use crate::store::incidents::IncidentFilter;
 use crate::store::maintenance::WindowDraft;
-use crate::store::outbox::now_ms;
 use crate::store::Store;
 
 /// The weekly window's group: planned releases of the claims line.

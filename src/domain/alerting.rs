@@ -28,6 +28,24 @@ use super::schedule::Week;
 /// The alert-status id of a pass (spec §9).
 pub const PASS: i64 = 3;
 
+/// One stored run, as the engine takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evaluated {
+    pub run_id: i64,
+    pub test_case_id: i64,
+    pub run_ms: i64,
+    pub status_id: i64,
+}
+
+/// What the engine did to a batch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineOutcome {
+    pub opened: usize,
+    pub closed: usize,
+    /// Notifications queued (the notifier is to be woken).
+    pub queued: usize,
+}
+
 /// What the engine needs of an alert setting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {

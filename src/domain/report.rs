@@ -486,9 +486,202 @@ pub fn heat_colour(upper_bound: Option<u32>, warn: u32, fail: u32) -> HeatColour
     }
 }
 
+/// The runs behind a view's cell as a client asks for them (`GET reports/{id}/testruns`):
+/// its dates parsed, the rest as given.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CellAsk {
+    pub start: Option<NaiveDate>,
+    pub end: Option<NaiveDate>,
+    /// Local hour slot.
+    pub hour: Option<i64>,
+    /// A latency bucket id; -1: any.
+    pub latency_bucket: Option<i64>,
+    pub min_mos: Option<f64>,
+    pub max_mos: Option<f64>,
+}
+
+/// A cell's runs, checked: what the store filters them by.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CellFilter {
+    pub start: Option<NaiveDate>,
+    pub end: Option<NaiveDate>,
+    pub hour: Option<u8>,
+    /// Step latency `[lo, hi)` ms.
+    pub latency: Option<(u32, Option<u32>)>,
+    /// MOS in hundredths, inclusive.
+    pub mos: Option<(u32, u32)>,
+}
+
+impl CellAsk {
+    /// The cell's rules, in the spec's order after the paging, status, sort and dates
+    /// (which the API parses): the hour slot, the latency bucket, the MOS range (a missing
+    /// bound is 0 or 5), then the dates' order and a range of at most `max_days`. Each
+    /// broken rule is a problem in `p`.
+    pub fn check(&self, max_days: i64, p: &mut Problems) -> CellFilter {
+        let hour = self.hour.and_then(|h| {
+            let ok = (0..24).contains(&h);
+            if !ok {
+                p.push(
+                    "hrSlot",
+                    Rule::Invalid,
+                    format!("hrSlot {h} must be between 0 and 23."),
+                );
+            }
+            ok.then_some(h as u8)
+        });
+        let latency = match self.latency_bucket.filter(|b| *b != -1) {
+            None => None,
+            Some(b) => match bucket_by_id(b) {
+                Some(b) => Some((b.lower_bound, b.upper_bound)),
+                None => {
+                    p.push(
+                        "latencyThres",
+                        Rule::Invalid,
+                        format!("latencyThres {b} is not a latency bucket."),
+                    );
+                    None
+                }
+            },
+        };
+        let mut mos_units = |field: &str, v: f64| -> Option<u32> {
+            if (0.0..=5.0).contains(&v) {
+                Some((v * 100.0).round() as u32)
+            } else {
+                p.push(
+                    field,
+                    Rule::Invalid,
+                    format!("{field} {v} must be between 0 and 5."),
+                );
+                None
+            }
+        };
+        let mos = match (self.min_mos, self.max_mos) {
+            (None, None) => None,
+            (lo, hi) => {
+                let lo = mos_units("minMos", lo.unwrap_or(0.0));
+                let hi = mos_units("maxMos", hi.unwrap_or(5.0));
+                lo.zip(hi)
+            }
+        };
+        if let (Some(s), Some(e)) = (self.start, self.end) {
+            if e < s {
+                p.push(
+                    "endDate",
+                    Rule::Invalid,
+                    format!("startDate {s} is after endDate {e}."),
+                );
+            } else if (e - s).num_days() + 1 > max_days {
+                p.push(
+                    "endDate",
+                    Rule::Invalid,
+                    format!("The range is longer than {max_days} days."),
+                );
+            }
+        }
+        CellFilter {
+            start: self.start,
+            end: self.end,
+            hour,
+            latency,
+            mos,
+        }
+    }
+}
+
+impl CellFilter {
+    /// The cell's dates, what was not given taken from the report's range `(first, last)`:
+    /// a start alone is one day; an end alone starts at the report's first date (or the end,
+    /// when that is earlier).
+    pub fn dates(&self, (first, last): (NaiveDate, NaiveDate)) -> (NaiveDate, NaiveDate) {
+        match (self.start, self.end) {
+            (None, None) => (first, last),
+            (Some(s), None) => (s, s),
+            (None, Some(e)) => (first.min(e), e),
+            (Some(s), Some(e)) => (s, e),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn day(d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
+    }
+
+    fn checked(ask: CellAsk) -> (CellFilter, Vec<String>) {
+        let mut p = Problems::default();
+        let f = ask.check(400, &mut p);
+        (f, p.0.into_iter().map(|e| e.field).collect())
+    }
+
+    #[test]
+    fn a_cell_s_rules_each_name_their_field_in_order() {
+        let (_, fields) = checked(CellAsk {
+            start: Some(day(20)),
+            end: Some(day(10)),
+            hour: Some(24),
+            latency_bucket: Some(999),
+            min_mos: Some(-1.0),
+            max_mos: Some(5.5),
+        });
+        assert_eq!(
+            fields,
+            ["hrSlot", "latencyThres", "minMos", "maxMos", "endDate"]
+        );
+        let (_, fields) = checked(CellAsk {
+            start: NaiveDate::from_ymd_opt(2025, 1, 1),
+            end: Some(day(10)),
+            ..CellAsk::default()
+        });
+        assert_eq!(fields, ["endDate"]);
+    }
+
+    #[test]
+    fn a_cell_s_filter_takes_the_units_of_the_store() {
+        let bucket = &LATENCY_BUCKETS[1];
+        let (f, fields) = checked(CellAsk {
+            hour: Some(23),
+            latency_bucket: Some(bucket.id),
+            min_mos: Some(3.5),
+            ..CellAsk::default()
+        });
+        assert!(fields.is_empty(), "{fields:?}");
+        assert_eq!(f.hour, Some(23));
+        assert_eq!(f.latency, Some((bucket.lower_bound, bucket.upper_bound)));
+        // A missing bound of the MOS range is the scale's end.
+        assert_eq!(f.mos, Some((350, 500)));
+        let (f, _) = checked(CellAsk {
+            latency_bucket: Some(-1),
+            ..CellAsk::default()
+        });
+        assert_eq!((f.latency, f.mos), (None, None));
+    }
+
+    #[test]
+    fn a_cell_s_dates_default_to_the_report_s() {
+        let report = (day(1), day(7));
+        let f = |start, end| CellFilter {
+            start,
+            end,
+            ..CellFilter::default()
+        };
+        assert_eq!(f(None, None).dates(report), report);
+        assert_eq!(f(Some(day(3)), None).dates(report), (day(3), day(3)));
+        assert_eq!(f(None, Some(day(5))).dates(report), (day(1), day(5)));
+        assert_eq!(
+            f(None, Some(NaiveDate::from_ymd_opt(2026, 10, 30).unwrap())).dates(report),
+            (
+                NaiveDate::from_ymd_opt(2026, 10, 30).unwrap(),
+                NaiveDate::from_ymd_opt(2026, 10, 30).unwrap()
+            )
+        );
+        assert_eq!(
+            f(Some(day(2)), Some(day(9))).dates(report),
+            (day(2), day(9))
+        );
+    }
 
     fn d(s: &str) -> NaiveDate {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()

@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::clock::now_ms;
 use crate::store::leases::{acquire, Lease};
-use crate::store::outbox::now_ms;
 use crate::store::{Store, StoreResult};
 
 #[async_trait]

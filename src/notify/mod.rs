@@ -27,10 +27,11 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, mpsc, Notify, Semaphore};
 
+use crate::clock::now_ms;
 use crate::config::{Config, NotifyConfig};
 use crate::domain::delivery::{next_attempt_delay_ms, ReasonCode};
 use crate::domain::distribution::ContactType;
-use crate::store::outbox::{now_ms, Claimed, Recorded};
+use crate::store::outbox::{Claimed, Recorded};
 use crate::store::{Store, StoreResult};
 
 /// Why an attempt failed, and whether trying again can help.

@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 
 use super::jobs;
 use super::Notifier;
+use crate::clock::now_ms;
 use crate::config::Config;
 use crate::domain::caller::Scope;
 use crate::domain::csv::CsvWriter;
@@ -29,7 +30,6 @@ use crate::domain::report_mail::{
     compose, previous_period, short_line, summarize, Origin, CHART_CID,
 };
 use crate::domain::report_schedule::{next_slot, slot_date, Language, Schedule};
-use crate::store::outbox::now_ms;
 use crate::store::reports::ExportLeaveOut;
 use crate::store::{Store, StoreResult};
 

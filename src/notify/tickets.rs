@@ -9,11 +9,11 @@
 //! most `notify.retry_max_secs`); jobs are never given up. It looks every `notify.poll_ms`.
 //! Tickets go to the top-level `[jira]`; without it, jobs wait (logged once).
 
+use crate::clock::now_ms;
 use crate::config::{Config, JiraConfig, NotifyConfig};
 use crate::domain::notify::retry_delay_ms;
 use crate::jira::{Attachment, IssueDraft, Jira};
 use crate::store::auto_tickets::TicketJob;
-use crate::store::outbox::now_ms;
 use crate::store::{Store, StoreResult};
 
 /// Starts the worker on the current tokio runtime when `[jira]` is configured.

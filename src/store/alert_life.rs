@@ -17,10 +17,12 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chrono_tz::Tz;
 
+use super::alert_settings::{settings_by_id, Lock};
 use super::audit;
 use super::outbox::{enqueue_list_in, notifications_of_causes};
-use super::sql::{self, Exec, SqlStore};
+use super::sql::{self, Exec, Row, SqlStore};
 use super::{StoreError, StoreResult};
+use crate::domain::alert_setting::AlertSetting;
 use crate::domain::alerting::{self, Acknowledgement, EscalationFacts};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Notification;
@@ -124,14 +126,44 @@ async fn event_seen(c: &impl Exec, scope: Scope, id: i64) -> StoreResult<Visibil
         .query_opt(
             "SELECT e.group_id, CAST($2 AS BIGINT) IS NULL OR EXISTS (
                     SELECT 1 FROM user_groups ug WHERE ug.user_id = $2 AND ug.group_id = e.group_id)
+                    AS seen
                FROM alert_events e WHERE e.id = $1",
             &[&id, &scope.user()],
         )
         .await?;
     Ok(match row {
         None => Visibility::Missing,
-        Some(r) if r.get::<bool>(1)? => Visibility::Visible(()),
+        Some(r) if r.col::<bool>("seen")? => Visibility::Visible(()),
         Some(_) => Visibility::Hidden,
+    })
+}
+
+/// What an escalation's message says of event `e` (with its test case `tc`), each column
+/// by the name [`escalation_facts`] reads.
+const ESCALATED: &str = "e.id, e.alert_ms, e.setting_id, e.setting_name, e.group_name,
+        coalesce(tc.name, '') AS test_case, e.distribution_name
+   FROM alert_events e
+   LEFT JOIN test_cases tc ON tc.id = e.test_case_id";
+
+/// The facts of an escalation of the event of row `r` ([`ESCALATED`]), of setting `s`
+/// (`None`: deleted since).
+fn escalation_facts(
+    r: &Row,
+    s: Option<&AlertSetting>,
+    delay_min: i64,
+    public_url: &str,
+) -> StoreResult<EscalationFacts> {
+    Ok(EscalationFacts {
+        event_id: r.col("id")?,
+        alert_ms: r.col("alert_ms")?,
+        delay_min,
+        setting_name: r.col("setting_name")?,
+        group: r.col("group_name")?,
+        test_case: r.col("test_case")?,
+        first_list: r.col("distribution_name")?,
+        email_subject: s.map(|s| s.email_subject.clone()).unwrap_or_default(),
+        sms_prefix: s.map(|s| s.sms_prefix.clone()).unwrap_or_default(),
+        public_url: public_url.to_string(),
     })
 }
 
@@ -162,11 +194,11 @@ impl<S: SqlStore> AlertLifeStore for S {
                     &[&id],
                 )
                 .await?;
-            let current = match (row.get::<Option<String>>(1)?, row.get::<Option<i64>>(2)?) {
+            let current = match (row.col("ack_user")?, row.col("ack_ms")?) {
                 (Some(by), Some(at_ms)) => Some(Ack { by, at_ms }),
                 _ => None,
             };
-            match alerting::acknowledgement(row.get::<bool>(0)?, current.is_some()) {
+            match alerting::acknowledgement(row.col("open")?, current.is_some()) {
                 Acknowledgement::Closed => Err(StoreError::Conflict(format!(
                     "Alert event {id} is closed: there is nothing to acknowledge."
                 ))),
@@ -231,6 +263,7 @@ impl<S: SqlStore> AlertLifeStore for S {
                 .query_opt(
                     "SELECT e.ack_user, e.ack_ms, e.escalated_ms,
                             EXISTS (SELECT 1 FROM alert_settings s WHERE s.id = e.setting_id)
+                            AS setting_exists
                        FROM alert_events e WHERE e.id = $1",
                     &[&id],
                 )
@@ -238,7 +271,7 @@ impl<S: SqlStore> AlertLifeStore for S {
             else {
                 return Ok(AlertLife::default());
             };
-            let ack = match (row.get::<Option<String>>(0)?, row.get::<Option<i64>>(1)?) {
+            let ack = match (row.col("ack_user")?, row.col("ack_ms")?) {
                 (Some(by), Some(at_ms)) => Some(Ack { by, at_ms }),
                 _ => None,
             };
@@ -252,10 +285,10 @@ impl<S: SqlStore> AlertLifeStore for S {
                 .iter()
                 .map(|r| {
                     Ok(AlertComment {
-                        id: r.get(0)?,
-                        author: r.get(1)?,
-                        text: r.get(2)?,
-                        at_ms: r.get(3)?,
+                        id: r.col("id")?,
+                        author: r.col("author")?,
+                        text: r.col("body")?,
+                        at_ms: r.col("created_ms")?,
                     })
                 })
                 .collect::<StoreResult<Vec<_>>>()?;
@@ -264,9 +297,9 @@ impl<S: SqlStore> AlertLifeStore for S {
             Ok(AlertLife {
                 ack,
                 comments,
-                escalated_ms: row.get(2)?,
+                escalated_ms: row.col("escalated_ms")?,
                 escalations,
-                setting_exists: row.get(3)?,
+                setting_exists: row.col("setting_exists")?,
             })
         })
     }
@@ -290,10 +323,10 @@ impl<S: SqlStore> AlertLifeStore for S {
             rows.iter()
                 .map(|r| {
                     Ok((
-                        r.get(0)?,
+                        r.col("id")?,
                         Ack {
-                            by: r.get::<Option<String>>(1)?.unwrap_or_default(),
-                            at_ms: r.get(2)?,
+                            by: r.col::<Option<String>>("ack_user")?.unwrap_or_default(),
+                            at_ms: r.col("ack_ms")?,
                         },
                     ))
                 })
@@ -334,33 +367,18 @@ impl<S: SqlStore> AlertLifeStore for S {
                 }
                 if let Some((list, at_ms)) = past.escalation {
                     let Some(r) = c
-                    .query_opt(
-                        "SELECT e.alert_ms, e.setting_name, e.group_name, coalesce(tc.name, ''),
-                                e.distribution_name, coalesce(s.email_subject, ''),
-                                coalesce(s.sms_prefix, '')
-                           FROM alert_events e
-                           LEFT JOIN alert_settings s ON s.id = e.setting_id
-                           LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                          WHERE e.id = $1",
-                        &[&id],
-                    )
-                    .await?
-                else {
-                    return Ok(());
-                };
-                    let alert_ms: i64 = r.get(0)?;
-                    let facts = EscalationFacts {
-                        event_id: id,
-                        alert_ms,
-                        delay_min: ((at_ms - alert_ms) / 60_000).max(1),
-                        setting_name: r.get(1)?,
-                        group: r.get(2)?,
-                        test_case: r.get(3)?,
-                        first_list: r.get(4)?,
-                        email_subject: r.get(5)?,
-                        sms_prefix: r.get(6)?,
-                        public_url: public_url.clone(),
+                        .query_opt(&format!("SELECT {ESCALATED} WHERE e.id = $1"), &[&id])
+                        .await?
+                    else {
+                        return Ok(());
                     };
+                    // A setting deleted since: the messages go without its subject and prefix.
+                    let setting = settings_by_id(c, &[r.col("setting_id")?], Lock::None)
+                        .await?
+                        .pop();
+                    let alert_ms: i64 = r.col("alert_ms")?;
+                    let delay_min = ((at_ms - alert_ms) / 60_000).max(1);
+                    let facts = escalation_facts(&r, setting.as_ref(), delay_min, &public_url)?;
                     let msg = alerting::escalation_message(&facts, tz);
                     let prefix = alerting::escalation_prefix(id);
                     enqueue_list_in(c, list, &msg, &prefix, &prefix, at_ms).await?;
@@ -399,12 +417,7 @@ impl<S: SqlStore> AlertLifeStore for S {
             let due = c
                 .query(
                     &format!(
-                        "SELECT e.id, e.alert_ms, s.escalation_delay_min, s.escalation_distribution_id,
-                                e.setting_name, e.group_name, coalesce(tc.name, ''),
-                                e.distribution_name, s.email_subject, s.sms_prefix
-                           FROM alert_events e
-                           JOIN alert_settings s ON {DUE}
-                           LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+                        "SELECT {ESCALATED} JOIN alert_settings s ON {DUE}
                           WHERE e.alert_ms + s.escalation_delay_min * 60000 <= $1
                           ORDER BY e.alert_ms, e.id LIMIT $2{}",
                         c.pg_only(" FOR UPDATE OF e SKIP LOCKED")
@@ -412,23 +425,31 @@ impl<S: SqlStore> AlertLifeStore for S {
                     &[&now_ms, &i64::from(limit)],
                 )
                 .await?;
+            let mut ids = due
+                .iter()
+                .map(|r| r.col("setting_id"))
+                .collect::<StoreResult<Vec<i64>>>()?;
+            ids.sort_unstable();
+            ids.dedup();
+            let settings: HashMap<i64, AlertSetting> = settings_by_id(c, &ids, Lock::None)
+                .await?
+                .into_iter()
+                .map(|s| (s.id, s))
+                .collect();
             let mut queued = 0;
             for r in &due {
-                let id: i64 = r.get(0)?;
-                let facts = EscalationFacts {
-                    event_id: id,
-                    alert_ms: r.get(1)?,
-                    delay_min: r.get(2)?,
-                    setting_name: r.get(4)?,
-                    group: r.get(5)?,
-                    test_case: r.get(6)?,
-                    first_list: r.get(7)?,
-                    email_subject: r.get(8)?,
-                    sms_prefix: r.get(9)?,
-                    public_url: public_url.clone(),
+                let id: i64 = r.col("id")?;
+                // Due events have a setting with an escalation (`DUE`), read in this
+                // transaction.
+                let Some(s) = settings.get(&r.col::<i64>("setting_id")?) else {
+                    continue;
                 };
+                let Some(escalation) = s.escalation else {
+                    continue;
+                };
+                let facts = escalation_facts(r, Some(s), escalation.delay_min, &public_url)?;
                 let msg = alerting::escalation_message(&facts, tz);
-                let list: i64 = r.get(3)?;
+                let list = escalation.distribution_id;
                 let prefix = alerting::escalation_prefix(id);
                 queued += enqueue_list_in(c, list, &msg, &prefix, &prefix, now_ms)
                     .await?

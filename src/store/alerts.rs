@@ -12,9 +12,15 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
+use std::collections::HashMap;
+
+use super::alert_settings::{settings_by_id, status_ids_of, weeks_of, Lock};
 use super::runs::RunRow;
+use super::sql::Exec;
 use super::StoreResult;
+use crate::domain::alert_setting::AlertSetting;
 use crate::domain::alerting::{self, Action, AlertFacts, Rule, RunFact};
+pub use crate::domain::alerting::{EngineOutcome, Evaluated};
 use crate::domain::caller::{Scope, Visibility};
 use crate::domain::notify::Notification;
 use crate::domain::opstate::EventState;
@@ -167,15 +173,6 @@ pub(super) enum Clock {
     RunTime,
 }
 
-/// One stored run, as the engine takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Evaluated {
-    pub run_id: i64,
-    pub test_case_id: i64,
-    pub run_ms: i64,
-    pub status_id: i64,
-}
-
 /// A setting as the engine reads it, with what its messages need (both backends).
 pub(super) struct SettingRow {
     pub rule: Rule,
@@ -192,6 +189,35 @@ pub(super) struct SettingRow {
 }
 
 impl SettingRow {
+    /// The engine's view of setting `s` (its week read), counting the statuses `statuses`.
+    fn of(s: AlertSetting, statuses: Vec<i64>) -> SettingRow {
+        let text = |v: Option<String>| v.unwrap_or_default();
+        SettingRow {
+            rule: Rule {
+                setting_id: s.id,
+                active: s.active,
+                failure_to_alert: u32::from(s.failure_to_alert).clamp(1, 10),
+                statuses,
+                week: s.week,
+            },
+            name: s.name,
+            group_id: s.group_id,
+            distribution_id: s.distribution_id,
+            email_subject: s.email_subject,
+            voice_message: s.voice_message,
+            sms_prefix: s.sms_prefix,
+            attach_recording: s.attach_recording,
+            notify_on_recovery: s.notify_on_recovery,
+            jira: s.attach_jira_ticket.then(|| {
+                (
+                    text(s.jira_project),
+                    text(s.jira_assignee),
+                    text(s.jira_username),
+                )
+            }),
+        }
+    }
+
     /// What the messages and the ticket of event `event` say, its runs oldest first.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn facts(
@@ -243,6 +269,28 @@ impl SettingRow {
     }
 }
 
+/// The settings `ids` that still exist, as the engine reads them (through the one reader
+/// of a setting, `alert_settings::settings_by_id`), each locked (`FOR KEY SHARE` on
+/// PostgreSQL) until the transaction ends: a setting deleted meanwhile waits, so its state
+/// rows can be written. Both backends' engines load them here.
+pub(super) async fn engine_settings(
+    c: &impl Exec,
+    ids: &[i64],
+) -> StoreResult<HashMap<i64, SettingRow>> {
+    let rows = settings_by_id(c, ids, Lock::KeyShare).await?;
+    let found: Vec<i64> = rows.iter().map(|s| s.id).collect();
+    let mut statuses = status_ids_of(c, &found).await?;
+    let mut weeks = weeks_of(c, &found).await?;
+    Ok(rows
+        .into_iter()
+        .map(|mut s| {
+            s.week = weeks.remove(&s.id).unwrap_or_default();
+            let counted = statuses.remove(&s.id).unwrap_or_default();
+            (s.id, SettingRow::of(s, counted))
+        })
+        .collect())
+}
+
 /// The outbox key prefix of an event's notifications (a key is queued once).
 pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
     if recovery {
@@ -273,15 +321,6 @@ pub(super) fn addressed(
         out.retain(|x| crate::domain::incident::pages_joined(x.channel));
     }
     out
-}
-
-/// What the engine did to a batch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct EngineOutcome {
-    pub opened: usize,
-    pub closed: usize,
-    /// Notifications queued (the notifier is to be woken).
-    pub queued: usize,
 }
 
 /// The facts of a batch's runs, by test case, in the order the engine evaluates them.
@@ -530,7 +569,7 @@ pub(super) fn plan(
             for fact in facts {
                 let (mut next, action) = alerting::step(&setting.rule, &state, fact);
                 let at = || match clock {
-                    Clock::Now => super::outbox::now_ms(),
+                    Clock::Now => crate::clock::now_ms(),
                     Clock::RunTime => fact.run_ms,
                 };
                 match action {

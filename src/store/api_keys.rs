@@ -73,7 +73,7 @@ impl<S: SqlStore> ApiKeyStore for S {
             c.query("SELECT name, created_at FROM api_keys ORDER BY name", &[])
                 .await?
                 .iter()
-                .map(|r| Ok((r.get(0)?, r.get(1)?)))
+                .map(|r| Ok((r.col("name")?, r.col("created_at")?)))
                 .collect()
         })
     }

@@ -283,16 +283,16 @@ impl<S: SqlStore> AuditStore for S {
                 .iter()
                 .map(|r| {
                     Ok(AuditRecord {
-                        id: r.get(0)?,
-                        at: r.get(1)?,
-                        user_id: r.get(2)?,
-                        username: r.get(3)?,
-                        address: r.get(4)?,
-                        kind: r.get(5)?,
-                        action: r.get(6)?,
-                        target: r.get(7)?,
-                        before: json(r.get(8)?),
-                        after: json(r.get(9)?),
+                        id: r.col("id")?,
+                        at: r.col("at")?,
+                        user_id: r.col("user_id")?,
+                        username: r.col("username")?,
+                        address: r.col("address")?,
+                        kind: r.col("kind")?,
+                        action: r.col("action")?,
+                        target: r.col("target")?,
+                        before: json(r.col("before")?),
+                        after: json(r.col("after")?),
                     })
                 })
                 .collect::<StoreResult<Vec<_>>>()?;
@@ -369,9 +369,9 @@ pub async fn distribution_list(c: &impl Exec, id: i64) -> StoreResult<Option<Val
         .iter()
         .map(|r| {
             Ok(serde_json::json!({
-                "name": r.get::<String>(0)?,
-                "type": r.get::<i64>(1)?,
-                "info": r.get::<String>(2)?,
+                "name": r.col::<String>("name")?,
+                "type": r.col::<i64>("type")?,
+                "info": r.col::<String>("info")?,
             }))
         })
         .collect::<StoreResult<Vec<Value>>>()?;

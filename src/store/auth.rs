@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 
 use super::audit;
 use super::sql::{self, Exec, SqlStore};
-use super::users::{user_by_id, user_by_username};
+use super::users::{split_roles, user_by_id, user_by_username};
 use super::StoreResult;
 use crate::domain::caller::{AccessType, Caller};
 use crate::domain::user::User;
@@ -97,12 +97,12 @@ impl<S: SqlStore> AuthStore for S {
                 return Ok(None);
             };
             Ok(Some(Caller {
-                user_id: r.get(0)?,
-                username: r.get(1)?,
-                roles: split_roles(&r.get::<String>(2)?),
-                access: AccessType::of(&r.get::<String>(3)?),
+                user_id: r.col("id")?,
+                username: r.col("username")?,
+                roles: split_roles(&r.col::<String>("roles")?),
+                access: AccessType::of(&r.col::<String>("access_type")?),
                 token_hash: hash,
-                kiosk: r.get(4)?,
+                kiosk: r.col("kiosk")?,
             }))
         })
     }
@@ -220,15 +220,6 @@ impl<S: SqlStore> AuthStore for S {
             Ok(Some((user, token)))
         })
     }
-}
-
-pub(super) fn split_roles(roles: &str) -> Vec<String> {
-    roles
-        .split(',')
-        .map(str::trim)
-        .filter(|r| !r.is_empty())
-        .map(String::from)
-        .collect()
 }
 
 async fn create_token(

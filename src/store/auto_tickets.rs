@@ -191,14 +191,14 @@ const COLUMNS: &str =
 
 fn row(r: &Row) -> StoreResult<AutoTicket> {
     Ok(AutoTicket {
-        id: r.get(0)?,
-        alert_setting_id: r.get(1)?,
-        event_id: r.get(2)?,
-        group_id: r.get(3)?,
-        testcase_id: r.get(4)?,
-        jira_ticket: r.get(5)?,
-        run_ids: r.get(6)?,
-        alert_ms: r.get(7)?,
+        id: r.col("id")?,
+        alert_setting_id: r.col("setting_id")?,
+        event_id: r.col("event_id")?,
+        group_id: r.col("group_id")?,
+        testcase_id: r.col("test_case_id")?,
+        jira_ticket: r.col("jira_ticket")?,
+        run_ids: r.col("run_ids")?,
+        alert_ms: r.col("alert_ms")?,
     })
 }
 
@@ -229,19 +229,19 @@ impl<S: SqlStore> AutoTicketStore for S {
             .iter()
             .map(|r| {
                 Ok((
-                    r.get::<i64>(11)?,
+                    r.col::<i64>("next_ms")?,
                     TicketJob {
-                        id: r.get(0)?,
-                        event_id: r.get(1)?,
-                        label: r.get(2)?,
-                        project: r.get(3)?,
-                        assignee: r.get(4)?,
-                        username: r.get(5)?,
-                        summary: r.get(6)?,
-                        description: r.get(7)?,
-                        csv_name: r.get(8)?,
-                        csv: r.get(9)?,
-                        attempts: r.get::<i64>(10)?.clamp(0, i64::from(u32::MAX)) as u32,
+                        id: r.col("id")?,
+                        event_id: r.col("event_id")?,
+                        label: r.col("label")?,
+                        project: r.col("project")?,
+                        assignee: r.col("assignee")?,
+                        username: r.col("username")?,
+                        summary: r.col("summary")?,
+                        description: r.col("description")?,
+                        csv_name: r.col("csv_name")?,
+                        csv: r.col("csv")?,
+                        attempts: r.col::<i64>("attempts")?.clamp(0, i64::from(u32::MAX)) as u32,
                     },
                 ))
             })
@@ -263,7 +263,7 @@ impl<S: SqlStore> AutoTicketStore for S {
             let Some(job) = job else {
                 return Ok(());
             };
-            let (event, setting): (i64, i64) = (job.get(0)?, job.get(1)?);
+            let (event, setting): (i64, i64) = (job.col("event_id")?, job.col("setting_id")?);
             c.execute(
                 "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
                 &[&event, &key],
@@ -345,16 +345,16 @@ impl<S: SqlStore> AutoTicketStore for S {
             .iter()
             .map(|r| {
                 Ok(WaitingTicket {
-                    id: r.get(0)?,
-                    setting_id: r.get(1)?,
-                    event_id: r.get(2)?,
-                    testcase_id: r.get(3)?,
-                    alert_ms: r.get(4)?,
-                    attempts: r.get::<i64>(5)?.clamp(0, i64::from(u32::MAX)) as u32,
-                    reason: r.get(6)?,
-                    next_ms: r.get(7)?,
-                    project: r.get(8)?,
-                    assignee: r.get(9)?,
+                    id: r.col("id")?,
+                    setting_id: r.col("setting_id")?,
+                    event_id: r.col("event_id")?,
+                    testcase_id: r.col("test_case_id")?,
+                    alert_ms: r.col("alert_ms")?,
+                    attempts: r.col::<i64>("attempts")?.clamp(0, i64::from(u32::MAX)) as u32,
+                    reason: r.col("reason")?,
+                    next_ms: r.col("next_ms")?,
+                    project: r.col("project")?,
+                    assignee: r.col("assignee")?,
                 })
             })
             .collect()

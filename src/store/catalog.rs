@@ -207,13 +207,13 @@ impl<S: SqlStore> CatalogStore for S {
                 .query("SELECT id, name, channel FROM ivr_apps", &[])
                 .await?
             {
-                let id: i64 = r.get(0)?;
+                let id: i64 = r.col("id")?;
                 apps.insert(
                     id,
                     Ivr {
                         id,
-                        name: r.get(1)?,
-                        channel: channel(&r.get::<String>(2)?)?,
+                        name: r.col("name")?,
+                        channel: channel(&r.col::<String>("channel")?)?,
                         test_cases: Vec::new(),
                     },
                 );
@@ -318,23 +318,23 @@ pub(crate) fn channel(s: &str) -> StoreResult<Channel> {
 const SUMMARY: &str = "g.id, g.name, g.channel,
     (SELECT count(*) FROM group_cases gc WHERE gc.group_id = g.id) AS case_count,
     (SELECT count(DISTINCT tc.ivr_id) FROM group_cases gc
-       JOIN test_cases tc ON tc.id = gc.test_case_id WHERE gc.group_id = g.id)";
+       JOIN test_cases tc ON tc.id = gc.test_case_id WHERE gc.group_id = g.id) AS ivr_count";
 
 fn summary(r: &Row) -> StoreResult<GroupSummary> {
     Ok(GroupSummary {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        channel: channel(&r.get::<String>(2)?)?,
-        case_count: r.get(3)?,
-        ivr_count: r.get(4)?,
+        id: r.col("id")?,
+        name: r.col("name")?,
+        channel: channel(&r.col::<String>("channel")?)?,
+        case_count: r.col("case_count")?,
+        ivr_count: r.col("ivr_count")?,
     })
 }
 
 fn case_ref(r: &Row) -> StoreResult<CaseRef> {
     Ok(CaseRef {
-        id: r.get(0)?,
-        ivr_id: r.get(1)?,
-        name: r.get(2)?,
+        id: r.col("id")?,
+        ivr_id: r.col("ivr_id")?,
+        name: r.col("name")?,
     })
 }
 
@@ -370,7 +370,7 @@ async fn check_cases(c: &impl Exec, channel: Channel, ids: &[i64]) -> StoreResul
         )
         .await?
         .iter()
-        .map(|r| Ok((r.get(0)?, r.get(1)?)))
+        .map(|r| Ok((r.col("id")?, r.col("channel")?)))
         .collect::<StoreResult<_>>()?;
     for &id in ids {
         match found.get(&id) {
@@ -429,9 +429,9 @@ async fn group(c: &impl Exec, id: i64) -> StoreResult<Option<GroupDetail>> {
     ivrs.dedup();
     Ok(Some(GroupDetail {
         group: GroupSummary {
-            id: head.get(0)?,
-            name: head.get(1)?,
-            channel: channel(&head.get::<String>(2)?)?,
+            id: head.col("id")?,
+            name: head.col("name")?,
+            channel: channel(&head.col::<String>("channel")?)?,
             case_count: cases.len() as i64,
             ivr_count: ivrs.len() as i64,
         },
@@ -518,11 +518,11 @@ pub(crate) async fn alert_statuses(c: &impl Exec) -> StoreResult<Vec<AlertStatus
     .iter()
     .map(|r| {
         Ok(AlertStatus {
-            id: r.get(0)?,
-            code: r.get(1)?,
-            text: r.get(2)?,
-            status_group: r.get(3)?,
-            support_channel: r.get(4)?,
+            id: r.col("id")?,
+            code: r.col("code")?,
+            text: r.col("text")?,
+            status_group: r.col("status_group")?,
+            support_channel: r.col("support_channel")?,
         })
     })
     .collect()

@@ -43,11 +43,11 @@ async fn contacts_of(c: &impl Exec, ids: &[i64]) -> StoreResult<HashMap<i64, Vec
         sql::placeholders(1, ids.len())
     );
     for r in c.query(&sql, &params).await? {
-        if let Some(kind) = ContactType::of_id(r.get(2)?) {
-            out.entry(r.get(0)?).or_default().push(Contact {
-                name: r.get(1)?,
+        if let Some(kind) = ContactType::of_id(r.col("type")?) {
+            out.entry(r.col("list_id")?).or_default().push(Contact {
+                name: r.col("name")?,
                 kind,
-                info: r.get(3)?,
+                info: r.col("info")?,
             });
         }
     }
@@ -58,18 +58,18 @@ async fn contacts_of(c: &impl Exec, ids: &[i64]) -> StoreResult<HashMap<i64, Vec
 async fn with_contacts(c: &impl Exec, heads: Vec<sql::Row>) -> StoreResult<Vec<Distribution>> {
     let ids = heads
         .iter()
-        .map(|r| r.get(0))
+        .map(|r| r.col("id"))
         .collect::<StoreResult<Vec<i64>>>()?;
     let mut contacts = contacts_of(c, &ids).await?;
     heads
         .iter()
         .map(|r| {
-            let id: i64 = r.get(0)?;
+            let id: i64 = r.col("id")?;
             Ok(Distribution {
                 id,
-                name: r.get(1)?,
+                name: r.col("name")?,
                 contacts: contacts.remove(&id).unwrap_or_default(),
-                modified_at: r.get(2)?,
+                modified_at: r.col("modified_at")?,
             })
         })
         .collect()

@@ -48,7 +48,7 @@ impl<S: SqlStore> HealthStore for S {
                     )
                     .await?
                     .iter()
-                    .map(|r| Ok((channel(&r.get::<String>(0)?)?, r.get(1)?)))
+                    .map(|r| Ok((channel(&r.col::<String>("channel")?)?, r.col("name")?)))
                     .collect::<StoreResult<_>>()?,
                 ),
             };
@@ -64,25 +64,25 @@ impl<S: SqlStore> HealthStore for S {
             );
             for r in c.query(&sql, &[]).await? {
                 let components: Vec<ComponentPresence> =
-                    serde_json::from_str(&r.get::<String>(9)?).unwrap_or_default();
+                    serde_json::from_str(&r.col::<String>("components")?).unwrap_or_default();
                 let app = ClientAppHealth {
-                    client_end_point: r.get(1)?,
-                    channel: channel(&r.get::<String>(0)?)?,
+                    client_end_point: r.col("client_end_point")?,
+                    channel: channel(&r.col::<String>("channel")?)?,
                     last_run: Utc
-                        .timestamp_millis_opt(r.get(2)?)
+                        .timestamp_millis_opt(r.col("last_run")?)
                         .single()
                         .unwrap_or_default(),
                     app_status: ComponentState {
-                        enabled: r.get(3)?,
-                        status: r.get(4)?,
+                        enabled: r.col("app_enabled")?,
+                        status: r.col("app_status")?,
                     },
                     telco_status: ComponentState {
-                        enabled: r.get(5)?,
-                        status: r.get(6)?,
+                        enabled: r.col("telco_enabled")?,
+                        status: r.col("telco_status")?,
                     },
                     agent_status: ComponentState {
-                        enabled: r.get(7)?,
-                        status: r.get(8)?,
+                        enabled: r.col("agent_enabled")?,
+                        status: r.col("agent_status")?,
                     },
                     component_status: components,
                 };

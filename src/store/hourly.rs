@@ -68,7 +68,7 @@ impl<S: SqlStore> HourlyStore for S {
                 .await?;
             let mut out: Vec<GroupHourly> = Vec::new();
             for r in &rows {
-                let id: i64 = r.get(0)?;
+                let id: i64 = r.col("id")?;
                 if out.last().is_none_or(|g| g.id != id) {
                     out.push(GroupHourly {
                         id,

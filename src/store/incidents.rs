@@ -48,13 +48,13 @@ pub(crate) async fn assign_in(
         .await?;
     let mut new = Vec::with_capacity(rows.len());
     for r in rows {
-        let id: i64 = r.get(0)?;
+        let id: i64 = r.col("id")?;
         new.push((
             id,
             Member {
-                causes: incident::causes(r.get(1)?, r.get(2)?),
-                alert_ms: r.get(3)?,
-                closed_ms: r.get(4)?,
+                causes: incident::causes(r.col("group_id")?, r.col("ivr_id")?),
+                alert_ms: r.col("alert_ms")?,
+                closed_ms: r.col("closed_ms")?,
             },
         ));
     }
@@ -71,11 +71,11 @@ pub(crate) async fn assign_in(
         )
         .await?
     {
-        let id: i64 = r.get(0)?;
+        let id: i64 = r.col("incident_id")?;
         let m = Member {
-            causes: incident::causes(r.get(1)?, r.get(2)?),
-            alert_ms: r.get(3)?,
-            closed_ms: r.get(4)?,
+            causes: incident::causes(r.col("group_id")?, r.col("ivr_id")?),
+            alert_ms: r.col("alert_ms")?,
+            closed_ms: r.col("closed_ms")?,
         };
         match candidates.last_mut() {
             Some(last) if last.id == id => last.members.push(m),
@@ -234,8 +234,9 @@ async fn fill(c: &impl Exec, scope: Scope, ids: &[i64], now_ms: i64) -> StoreRes
         .query(
             &format!(
                 "SELECT e.incident_id, e.id, e.setting_name, e.group_id, e.group_name,
-                        e.test_case_id, coalesce(tc.name, ''), e.alert_ms, e.open, e.closed_ms,
-                        e.ack_user, e.ack_ms, tc.ivr_id, coalesce(a.name, ''), i.first_ms
+                        e.test_case_id, coalesce(tc.name, '') AS test_case_name, e.alert_ms,
+                        e.open, e.closed_ms, e.ack_user, e.ack_ms, tc.ivr_id,
+                        coalesce(a.name, '') AS ivr_name, i.first_ms
                    FROM alert_events e JOIN incidents i ON i.id = e.incident_id
                    LEFT JOIN test_cases tc ON tc.id = e.test_case_id
                    LEFT JOIN ivr_apps a ON a.id = tc.ivr_id
@@ -253,33 +254,36 @@ async fn fill(c: &impl Exec, scope: Scope, ids: &[i64], now_ms: i64) -> StoreRes
     );
     let mut by_id: HashMap<i64, Parts> = HashMap::new();
     for r in rows {
-        let id: i64 = r.get(0)?;
-        let entry: Option<i64> = r.get(12)?;
-        let group_id: i64 = r.get(3)?;
-        let group_name: String = r.get(4)?;
-        let ack = match (r.get::<Option<String>>(10)?, r.get::<Option<i64>>(11)?) {
+        let id: i64 = r.col("incident_id")?;
+        let entry: Option<i64> = r.col("ivr_id")?;
+        let group_id: i64 = r.col("group_id")?;
+        let group_name: String = r.col("group_name")?;
+        let ack = match (
+            r.col::<Option<String>>("ack_user")?,
+            r.col::<Option<i64>>("ack_ms")?,
+        ) {
             (Some(by), Some(at_ms)) => Some(Ack { by, at_ms }),
             _ => None,
         };
         let parts = by_id
             .entry(id)
             .or_insert_with(|| (0, Vec::new(), Vec::new(), HashMap::new()));
-        parts.0 = r.get(14)?;
+        parts.0 = r.col("first_ms")?;
         parts.2.push(incident::causes(group_id, entry));
         if let Some(e) = entry {
-            parts.3.insert(-e - 1, r.get(13)?);
+            parts.3.insert(-e - 1, r.col("ivr_name")?);
         }
         parts.3.insert(group_id, group_name.clone());
         parts.1.push(IncidentAlert {
-            id: r.get(1)?,
-            setting_name: r.get(2)?,
+            id: r.col("id")?,
+            setting_name: r.col("setting_name")?,
             group_id,
             group_name,
-            test_case_id: r.get(5)?,
-            test_case_name: r.get(6)?,
-            alert_ms: r.get(7)?,
-            open: r.get(8)?,
-            closed_ms: r.get(9)?,
+            test_case_id: r.col("test_case_id")?,
+            test_case_name: r.col("test_case_name")?,
+            alert_ms: r.col("alert_ms")?,
+            open: r.col("open")?,
+            closed_ms: r.col("closed_ms")?,
             ack,
         });
     }
@@ -307,14 +311,17 @@ async fn fill(c: &impl Exec, scope: Scope, ids: &[i64], now_ms: i64) -> StoreRes
             )
             .await?
         {
-            let event: i64 = r.get(0)?;
-            let end: i64 = r.get(2)?;
-            let until = r.get::<Option<i64>>(3)?.map_or(end, |e| e.min(end));
+            let event: i64 = r.col("event_id")?;
+            let end: i64 = r.col("end_ms")?;
+            let until = r
+                .col::<Option<i64>>("ended_ms")?
+                .map_or(end, |e| e.min(end));
             if let Some(i) = incident_of.get(&event) {
-                mutes_of
-                    .entry(*i)
-                    .or_default()
-                    .push((r.get(1)?, until, r.get(4)?));
+                mutes_of.entry(*i).or_default().push((
+                    r.col("start_ms")?,
+                    until,
+                    r.col("created_by")?,
+                ));
             }
         }
     }

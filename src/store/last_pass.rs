@@ -85,8 +85,8 @@ impl<S: SqlStore> LastPassStore for S {
                 .await?;
             Ok(Visibility::Visible(match before {
                 Some(r) => Some(LastPass {
-                    run_id: r.get(0)?,
-                    run_time: ms_to_time(r.get(1)?),
+                    run_id: r.col("id")?,
+                    run_time: ms_to_time(r.col("run_time")?),
                 }),
                 None => None,
             }))

@@ -167,20 +167,20 @@ const SEES: &str = "(CAST($1 AS BIGINT) IS NULL
 
 const COLUMNS: &str = "w.id, w.reason, w.weekly, w.start_ms, w.end_ms, w.ended_ms, w.event_id,
     w.created_by, w.created_ms,
-    (SELECT count(*) FROM maintenance_runs m WHERE m.window_id = w.id)";
+    (SELECT count(*) FROM maintenance_runs m WHERE m.window_id = w.id) AS runs";
 
 fn head(r: &Row) -> StoreResult<Window> {
     Ok(Window {
-        id: r.get(0)?,
-        reason: r.get(1)?,
-        weekly: r.get(2)?,
-        start_ms: r.get(3)?,
-        end_ms: r.get(4)?,
-        ended_ms: r.get(5)?,
-        event_id: r.get(6)?,
-        created_by: r.get(7)?,
-        created_ms: r.get(8)?,
-        runs: r.get(9)?,
+        id: r.col("id")?,
+        reason: r.col("reason")?,
+        weekly: r.col("weekly")?,
+        start_ms: r.col("start_ms")?,
+        end_ms: r.col("end_ms")?,
+        ended_ms: r.col("ended_ms")?,
+        event_id: r.col("event_id")?,
+        created_by: r.col("created_by")?,
+        created_ms: r.col("created_ms")?,
+        runs: r.col("runs")?,
         groups: Vec::new(),
         cases: Vec::new(),
         week: Week::default(),
@@ -220,10 +220,10 @@ async fn schedule_masks(
         )
         .await?
     {
-        masks
-            .entry(r.get(0)?)
-            .or_default()
-            .push((r.get::<i64>(1)?.clamp(0, 7) as u8, r.get::<i64>(2)? as u64));
+        masks.entry(r.col("window_id")?).or_default().push((
+            r.col::<i64>("day_of_week")?.clamp(0, 7) as u8,
+            r.col::<i64>("slots")? as u64,
+        ));
     }
     Ok(masks)
 }
@@ -268,14 +268,14 @@ async fn fill(c: &impl Exec, items: &mut [Window]) -> StoreResult<()> {
 async fn one(c: &impl Exec, scope: Scope, id: i64) -> StoreResult<Visibility<Window>> {
     let Some(r) = c
         .query_opt(
-            &format!("SELECT {COLUMNS}, {SEES} FROM maintenance_windows w WHERE w.id = $2"),
+            &format!("SELECT {COLUMNS}, {SEES} AS seen FROM maintenance_windows w WHERE w.id = $2"),
             &[&scope.user(), &id],
         )
         .await?
     else {
         return Ok(Visibility::Missing);
     };
-    if !r.get::<bool>(10)? {
+    if !r.col::<bool>("seen")? {
         return Ok(Visibility::Hidden);
     }
     let mut items = vec![head(&r)?];
@@ -379,7 +379,7 @@ async fn mark_stored(c: &impl Exec, tz: Tz, id: i64, d: &WindowDraft) -> StoreRe
             )
             .await?;
         for r in &rows {
-            let (run, ms): (i64, i64) = (r.get(0)?, r.get(1)?);
+            let (run, ms): (i64, i64) = (r.col("id")?, r.col("run_time")?);
             if rule.covers_at(ms, tz) {
                 c.execute(
                     "INSERT INTO maintenance_runs (run_id, window_id) VALUES ($1, $2)
@@ -661,7 +661,7 @@ impl<S: SqlStore> MaintenanceStore for S {
                 )
                 .await?;
             if let Some(w) = live {
-                let (wid, end): (i64, i64) = (w.get(0)?, w.get(1)?);
+                let (wid, end): (i64, i64) = (w.col("id")?, w.col("end_ms")?);
                 let Some(until) = extended_end(end, until_ms) else {
                     return Ok(Visibility::Visible(Muted {
                         window_id: wid,
@@ -746,7 +746,7 @@ impl<S: SqlStore> MaintenanceStore for S {
             let mut scripts: HashMap<i64, Vec<ScriptSegment>> = HashMap::new();
             let mut out = Vec::with_capacity(rows.len());
             for r in &rows {
-                let script_id: i64 = r.get(4)?;
+                let script_id: i64 = r.col("script_id")?;
                 if let std::collections::hash_map::Entry::Vacant(e) = scripts.entry(script_id) {
                     let body: String = c
                         .scalar("SELECT body FROM run_scripts WHERE id = $1", &[&script_id])
@@ -755,13 +755,14 @@ impl<S: SqlStore> MaintenanceStore for S {
                         StoreError::Invalid(format!("stored script {script_id}: {e}"))
                     })?);
                 }
-                let results: Vec<u8> = r.get(5)?;
+                let results: Vec<u8> = r.col("results")?;
                 out.push(facts_of_stored(
-                    r.get(0)?,
+                    r.col("test_case_id")?,
                     run_type,
-                    r.get(1)?,
-                    r.get::<i64>(2)?.clamp(0, 255) as u8,
-                    r.get::<Option<i64>>(3)?.map(|m| m.clamp(0, 1000) as u32),
+                    r.col("run_time")?,
+                    r.col::<i64>("status")?.clamp(0, 255) as u8,
+                    r.col::<Option<i64>>("mos")?
+                        .map(|m| m.clamp(0, 1000) as u32),
                     &scripts[&script_id],
                     &results,
                 )?);
@@ -794,11 +795,11 @@ pub(crate) async fn mark_in(
     let mut windows = Vec::new();
     for r in &heads {
         let w = MaintenanceWindow {
-            id: r.get(0)?,
-            start_ms: r.get(2)?,
-            end_ms: r.get(3)?,
-            ended_ms: r.get(4)?,
-            week: r.get::<bool>(1)?.then(Week::default),
+            id: r.col("id")?,
+            start_ms: r.col("start_ms")?,
+            end_ms: r.col("end_ms")?,
+            ended_ms: r.col("ended_ms")?,
+            week: r.col::<bool>("weekly")?.then(Week::default),
         };
         if w.start_ms <= last && w.end_ms.is_none_or(|e| e > first) {
             windows.push(w);
@@ -833,7 +834,7 @@ pub(crate) async fn mark_in(
         )
         .await?
     {
-        let (w, case): (i64, i64) = (r.get(0)?, r.get(1)?);
+        let (w, case): (i64, i64) = (r.col("window_id")?, r.col("test_case_id")?);
         if let Some(&i) = index.get(&w) {
             of_case.entry(case).or_default().push(i);
         }

@@ -32,7 +32,9 @@ pub trait MetricStore {
         &self,
         scope: Scope,
         q: MosQuery,
-    ) -> StoreResult<Visibility<Vec<Option<Summary>>>>;
+    ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
+        self.group_mos_leaving_out(scope, q, Vec::new()).await
+    }
     /// [`group_mos`](Self::group_mos) without the MOS values `leave_out`, `(local hour, MOS
     /// in hundredths)` of runs the rollups hold (the runs marked in maintenance windows,
     /// issue 28): the minimum, median and maximum are those of the others.

@@ -8,6 +8,7 @@
 //! `pg/`. Handlers hold a [`Store`] and call its typed async methods; they never see a
 //! connection. Blocking SQLite work runs on tokio's blocking pool.
 
+pub mod alert_events;
 pub mod alert_life;
 pub mod alert_settings;
 pub mod alerts;
@@ -15,6 +16,8 @@ pub mod api_keys;
 pub mod audit;
 pub mod auth;
 pub mod auto_tickets;
+#[cfg(test)]
+mod both;
 pub mod catalog;
 pub mod copy;
 pub mod distributions;
@@ -237,6 +240,30 @@ pub(crate) fn group_field(
             field,
             format!("Test case group {group_id} does not exist."),
         )),
+    }
+}
+
+/// The backend behind a store, for `sql::read!` and `sql::write!` (the handle names the
+/// backends; the SQL layer below it does not).
+pub enum Db<'a> {
+    Sqlite(&'a Sqlite),
+    Postgres(&'a pg::Postgres),
+}
+
+/// A backend whose plain resources go through this layer.
+pub trait SqlStore: Send + Sync + 'static {
+    fn db(&self) -> Db<'_>;
+}
+
+impl SqlStore for Sqlite {
+    fn db(&self) -> Db<'_> {
+        Db::Sqlite(self)
+    }
+}
+
+impl SqlStore for pg::Postgres {
+    fn db(&self) -> Db<'_> {
+        Db::Postgres(self)
     }
 }
 

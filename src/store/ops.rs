@@ -90,7 +90,7 @@ impl<S: SqlStore + super::AlertEventStore + super::OutboxStore> OpsStore for S {
             let mut out = Vec::with_capacity(rows.len());
             for r in rows {
                 if let Some(t) = r.get::<Option<i64>>(1)? {
-                    out.push((r.get(0)?, t));
+                    out.push((r.col("id")?, t));
                 }
             }
             Ok(out)

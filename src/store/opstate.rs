@@ -128,14 +128,17 @@ impl<S: SqlStore> OpStateStore for S {
                 )
                 .await?
             {
-                let ack = match (r.get::<Option<String>>(3)?, r.get::<Option<i64>>(4)?) {
+                let ack = match (
+                    r.col::<Option<String>>("ack_user")?,
+                    r.col::<Option<i64>>("ack_ms")?,
+                ) {
                     (Some(by), Some(at)) => Some((by, at)),
                     _ => None,
                 };
-                if let Some(f) = out.get_mut(&r.get::<i64>(0)?) {
+                if let Some(f) = out.get_mut(&r.col::<i64>("group_id")?) {
                     f.open.push(OpenEvent {
-                        id: r.get(1)?,
-                        alert_ms: r.get(2)?,
+                        id: r.col("id")?,
+                        alert_ms: r.col("alert_ms")?,
                         ack,
                     });
                 }
@@ -164,12 +167,12 @@ impl<S: SqlStore> OpStateStore for S {
                     )
                     .await?
                 {
-                    if let Some(f) = out.get_mut(&r.get::<i64>(0)?) {
+                    if let Some(f) = out.get_mut(&r.col::<i64>("group_id")?) {
                         f.mutes.push(ActiveMute {
-                            window_id: r.get(1)?,
-                            until_ms: r.get(2)?,
-                            by: r.get(3)?,
-                            event_id: r.get(4)?,
+                            window_id: r.col("id")?,
+                            until_ms: r.col("end_ms")?,
+                            by: r.col("created_by")?,
+                            event_id: r.col("event_id")?,
                             whole_group: whole,
                         });
                     }
@@ -181,7 +184,7 @@ impl<S: SqlStore> OpStateStore for S {
                 .query(
                     &format!(
                         "SELECT s.group_id, s.id, s.failure_to_alert,
-                                COALESCE(max(st.count), 0)
+                                COALESCE(max(st.count), 0) AS count
                            FROM alert_settings s
                            LEFT JOIN alert_state st
                              ON st.setting_id = s.id AND st.open_event IS NULL
@@ -192,11 +195,11 @@ impl<S: SqlStore> OpStateStore for S {
                 )
                 .await?
             {
-                if let Some(f) = out.get_mut(&r.get::<i64>(0)?) {
+                if let Some(f) = out.get_mut(&r.col::<i64>("group_id")?) {
                     f.settings.push(SettingCount {
-                        setting_id: r.get(1)?,
-                        threshold: r.get(2)?,
-                        count: r.get(3)?,
+                        setting_id: r.col("id")?,
+                        threshold: r.col("failure_to_alert")?,
+                        count: r.col("count")?,
                     });
                 }
             }
@@ -217,6 +220,7 @@ impl<S: SqlStore> OpStateStore for S {
                         "SELECT w.id, w.end_ms, w.created_by, w.event_id,
                                 EXISTS (SELECT 1 FROM maintenance_window_groups wg
                                          WHERE wg.window_id = w.id AND wg.group_id = $3)
+                                    AS whole_group
                            FROM maintenance_windows w
                           WHERE {ACTIVE}
                             AND (EXISTS (SELECT 1 FROM maintenance_window_cases wc
@@ -230,11 +234,11 @@ impl<S: SqlStore> OpStateStore for S {
             let mut best: Option<ActiveMute> = None;
             for r in rows {
                 let m = ActiveMute {
-                    window_id: r.get(0)?,
-                    until_ms: r.get(1)?,
-                    by: r.get(2)?,
-                    event_id: r.get(3)?,
-                    whole_group: r.get(4)?,
+                    window_id: r.col("id")?,
+                    until_ms: r.col("end_ms")?,
+                    by: r.col("created_by")?,
+                    event_id: r.col("event_id")?,
+                    whole_group: r.col("whole_group")?,
                 };
                 let key = |m: &ActiveMute| (m.whole_group, m.until_ms, m.window_id);
                 if best.as_ref().is_none_or(|b| key(&m) > key(b)) {
@@ -256,7 +260,8 @@ impl<S: SqlStore> OpStateStore for S {
             let user = scope.user();
             let cap = (limit + 1) as i64;
             let mut items = Vec::new();
-            let names = "e.id, COALESCE(tc.name, ''), e.group_id, e.group_name";
+            let names = "e.id AS event_id, COALESCE(tc.name, '') AS test_case_name, e.group_id,
+                         e.group_name";
             let from_events =
                 "FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id";
             for (kind, at, by) in [
@@ -267,7 +272,8 @@ impl<S: SqlStore> OpStateStore for S {
                 for r in c
                     .query(
                         &format!(
-                            "SELECT {at}, {names}, CAST({by} AS TEXT) {from_events}
+                            "SELECT {at} AS at_ms, {names}, CAST({by} AS TEXT) AS by_user
+                               {from_events}
                               WHERE {SEES_EVENT} AND {at} >= $2 AND {at} < $3
                               ORDER BY {at}, e.id LIMIT $4"
                         ),
@@ -277,12 +283,12 @@ impl<S: SqlStore> OpStateStore for S {
                 {
                     items.push(HandoverItem {
                         kind,
-                        at_ms: r.get(0)?,
-                        event_id: r.get(1)?,
-                        test_case_name: r.get(2)?,
-                        group_id: r.get(3)?,
-                        group_name: r.get(4)?,
-                        by: r.get(5)?,
+                        at_ms: r.col("at_ms")?,
+                        event_id: r.col("event_id")?,
+                        test_case_name: r.col("test_case_name")?,
+                        group_id: r.col("group_id")?,
+                        group_name: r.col("group_name")?,
+                        by: r.col("by_user")?,
                         until_ms: None,
                         whole_group: false,
                     });
@@ -293,7 +299,7 @@ impl<S: SqlStore> OpStateStore for S {
                     &format!(
                         "SELECT w.created_ms, {names}, w.created_by, w.end_ms,
                                 EXISTS (SELECT 1 FROM maintenance_window_groups wg
-                                         WHERE wg.window_id = w.id)
+                                         WHERE wg.window_id = w.id) AS whole_group
                            FROM maintenance_windows w JOIN alert_events e ON e.id = w.event_id
                            LEFT JOIN test_cases tc ON tc.id = e.test_case_id
                           WHERE {SEES_EVENT} AND w.created_ms >= $2 AND w.created_ms < $3
@@ -305,14 +311,14 @@ impl<S: SqlStore> OpStateStore for S {
             {
                 items.push(HandoverItem {
                     kind: HandoverKind::Muted,
-                    at_ms: r.get(0)?,
-                    event_id: r.get(1)?,
-                    test_case_name: r.get(2)?,
-                    group_id: r.get(3)?,
-                    group_name: r.get(4)?,
-                    by: r.get(5)?,
-                    until_ms: r.get(6)?,
-                    whole_group: r.get(7)?,
+                    at_ms: r.col("created_ms")?,
+                    event_id: r.col("event_id")?,
+                    test_case_name: r.col("test_case_name")?,
+                    group_id: r.col("group_id")?,
+                    group_name: r.col("group_name")?,
+                    by: r.col("created_by")?,
+                    until_ms: r.col("end_ms")?,
+                    whole_group: r.col("whole_group")?,
                 });
             }
             items.sort_by_key(|i| (i.at_ms, i.event_id, i.kind));

@@ -23,18 +23,13 @@ use async_trait::async_trait;
 use super::distributions::distribution_by_id;
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{StoreError, StoreResult};
+use crate::clock::now_ms;
 use crate::domain::delivery::destination;
 use crate::domain::distribution::ContactType;
 use crate::domain::notify::{
     address, Attachment, Message, NewNotification, Notification, NotificationState,
 };
 use crate::domain::page::{Page, PageRequest};
-
-/// Milliseconds since the Unix epoch on the server's clock (`crate::clock`), the unit of
-/// the outbox's `*_ms` columns.
-pub fn now_ms() -> i64 {
-    crate::clock::now_ms()
-}
 
 /// A leased notification with its attachments, ready to deliver.
 #[derive(Debug, Clone)]
@@ -289,24 +284,25 @@ const COLUMNS: &str = "id, key, channel, recipient, subject, body_text, body_htm
                        state, attempts, reason, created_ms, next_ms, sent_ms, reason_code, dest";
 
 fn row(r: &Row) -> StoreResult<Notification> {
-    let vars: String = r.get(7)?;
+    let vars: String = r.col("vars")?;
     Ok(Notification {
-        id: r.get(0)?,
-        key: r.get(1)?,
-        channel: ContactType::of_id(r.get(2)?).unwrap_or(ContactType::Email),
-        recipient: r.get(3)?,
-        subject: r.get(4)?,
-        text: r.get(5)?,
-        html: r.get(6)?,
+        id: r.col("id")?,
+        key: r.col("key")?,
+        channel: ContactType::of_id(r.col("channel")?).unwrap_or(ContactType::Email),
+        recipient: r.col("recipient")?,
+        subject: r.col("subject")?,
+        text: r.col("body_text")?,
+        html: r.col("body_html")?,
         vars: serde_json::from_str::<BTreeMap<String, String>>(&vars).unwrap_or_default(),
-        cause: r.get(8)?,
-        state: NotificationState::parse(&r.get::<String>(9)?).unwrap_or(NotificationState::Queued),
-        attempts: r.get::<i64>(10)?.clamp(0, i64::from(u32::MAX)) as u32,
-        reason: r.get(11)?,
-        created_ms: r.get(12)?,
-        next_ms: r.get(13)?,
-        sent_ms: r.get(14)?,
-        reason_code: r.get(15)?,
+        cause: r.col("cause")?,
+        state: NotificationState::parse(&r.col::<String>("state")?)
+            .unwrap_or(NotificationState::Queued),
+        attempts: r.col::<i64>("attempts")?.clamp(0, i64::from(u32::MAX)) as u32,
+        reason: r.col("reason")?,
+        created_ms: r.col("created_ms")?,
+        next_ms: r.col("next_ms")?,
+        sent_ms: r.col("sent_ms")?,
+        reason_code: r.col("reason_code")?,
     })
 }
 
@@ -368,7 +364,7 @@ impl<S: SqlStore> OutboxStore for S {
             let rows = c.query(&sql, &params).await?;
             let mut claimed = rows
                 .iter()
-                .map(|r| Ok((row(r)?, r.get::<String>(16)?)))
+                .map(|r| Ok((row(r)?, r.col::<String>("dest")?)))
                 .collect::<StoreResult<Vec<_>>>()?;
             claimed.sort_by_key(|(n, _)| (n.next_ms, n.id));
             let mut attachments: HashMap<i64, Vec<Attachment>> = HashMap::new();
@@ -381,12 +377,15 @@ impl<S: SqlStore> OutboxStore for S {
                     sql::placeholders(1, ids.len())
                 );
                 for r in c.query(&sql, &params).await? {
-                    attachments.entry(r.get(0)?).or_default().push(Attachment {
-                        name: r.get(1)?,
-                        content_type: r.get(2)?,
-                        data: r.get(3)?,
-                        content_id: r.get(4)?,
-                    });
+                    attachments
+                        .entry(r.col("outbox_id")?)
+                        .or_default()
+                        .push(Attachment {
+                            name: r.col("name")?,
+                            content_type: r.col("content_type")?,
+                            data: r.col("data")?,
+                            content_id: r.col("content_id")?,
+                        });
                 }
             }
             Ok(claimed
@@ -531,16 +530,16 @@ impl<S: SqlStore> OutboxStore for S {
         sql::read!(self, |c| {
             let r = c
                 .query_one(
-                    "SELECT count(*) FILTER (WHERE state = 'queued'),
-                            count(*) FILTER (WHERE state = 'sent'),
-                            count(*) FILTER (WHERE state = 'failed') FROM outbox",
+                    "SELECT count(*) FILTER (WHERE state = 'queued') AS queued,
+                            count(*) FILTER (WHERE state = 'sent') AS sent,
+                            count(*) FILTER (WHERE state = 'failed') AS failed FROM outbox",
                     &[],
                 )
                 .await?;
             Ok(OutboxCounts {
-                queued: r.get(0)?,
-                sent: r.get(1)?,
-                failed: r.get(2)?,
+                queued: r.col("queued")?,
+                sent: r.col("sent")?,
+                failed: r.col("failed")?,
             })
         })
     }

@@ -55,10 +55,10 @@ impl<S: SqlStore> RecentStore for S {
         sql::read!(self, |c| {
             let sql = format!(
                 "SELECT g.id, g.name, g.channel,
-                        count(*) FILTER (WHERE r.status = 0 AND m.run_id IS NULL),
-                        count(*) FILTER (WHERE r.status = 1 AND m.run_id IS NULL),
-                        count(*) FILTER (WHERE r.status >= 2 AND m.run_id IS NULL),
-                        max(r.run_time), count(m.run_id)
+                        count(*) FILTER (WHERE r.status = 0 AND m.run_id IS NULL) AS pass,
+                        count(*) FILTER (WHERE r.status = 1 AND m.run_id IS NULL) AS warn,
+                        count(*) FILTER (WHERE r.status >= 2 AND m.run_id IS NULL) AS fail,
+                        max(r.run_time) AS last_run_ms, count(m.run_id) AS maintenance
                    FROM test_case_groups g
                    LEFT JOIN group_cases gc ON gc.group_id = g.id
                    LEFT JOIN test_runs r ON r.test_case_id = gc.test_case_id
@@ -75,18 +75,18 @@ impl<S: SqlStore> RecentStore for S {
                 .await?
                 .iter()
                 .map(|r| {
-                    let channel: String = r.get(2)?;
+                    let channel: String = r.col("channel")?;
                     Ok(GroupRecent {
-                        id: r.get(0)?,
-                        name: r.get(1)?,
+                        id: r.col("id")?,
+                        name: r.col("name")?,
                         channel: Channel::parse(&channel).ok_or_else(|| {
                             StoreError::Invalid(format!("unknown channel {channel:?}"))
                         })?,
-                        pass: r.get(3)?,
-                        warn: r.get(4)?,
-                        fail: r.get(5)?,
-                        maintenance: r.get(7)?,
-                        last_run_ms: r.get(6)?,
+                        pass: r.col("pass")?,
+                        warn: r.col("warn")?,
+                        fail: r.col("fail")?,
+                        maintenance: r.col("maintenance")?,
+                        last_run_ms: r.col("last_run_ms")?,
                     })
                 })
                 .collect()

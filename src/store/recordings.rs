@@ -118,7 +118,12 @@ impl<S: SqlStore> RecordingStore for S {
                 )
                 .await?;
             row.map(|r| -> StoreResult<(i64, String, i64, bool)> {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok((
+                    r.col("id")?,
+                    r.col("content_type")?,
+                    r.col("size")?,
+                    r.get(3)?,
+                ))
             })
             .transpose()
         })?;

@@ -73,7 +73,7 @@ pub fn slot_cause(id: i64, slot_ms: i64) -> String {
 
 const COLUMNS: &str = "s.id, s.frequency, s.minute, s.weekday, s.month_day, s.distribution_id,
                        s.language, s.state, s.next_ms, s.last_slot_ms, s.last_cause,
-                       d.name";
+                       d.name AS distribution_name";
 
 /// The state of a delivery's notifications: `failed` when any failed, `queued` while any
 /// waits, else `sent`; none without notifications.
@@ -84,35 +84,35 @@ const LAST_STATE: &str = "(SELECT CASE WHEN count(*) = 0 THEN NULL
                             FROM outbox o WHERE o.cause = s.last_cause)";
 
 fn row(r: &Row) -> StoreResult<Schedule> {
-    let frequency: String = r.get(1)?;
-    let language: String = r.get(6)?;
-    let state: String = r.get(7)?;
+    let frequency: String = r.col("frequency")?;
+    let language: String = r.col("language")?;
+    let state: String = r.col("state")?;
     let active = state == "queued";
-    let next: i64 = r.get(8)?;
+    let next: i64 = r.col("next_ms")?;
     Ok(Schedule {
-        report_id: r.get(0)?,
+        report_id: r.col("id")?,
         draft: ScheduleDraft {
             cadence: Cadence {
                 frequency: Frequency::parse(&frequency).unwrap_or(Frequency::Weekly),
-                minute: r.get::<i64>(2)?.clamp(0, 1439) as u32,
-                weekday: r.get::<i64>(3)?.clamp(1, 7) as u32,
-                month_day: r.get::<i64>(4)?.clamp(1, 31) as u32,
+                minute: r.col::<i64>("minute")?.clamp(0, 1439) as u32,
+                weekday: r.col::<i64>("weekday")?.clamp(1, 7) as u32,
+                month_day: r.col::<i64>("month_day")?.clamp(1, 31) as u32,
             },
-            distribution_id: r.get(5)?,
+            distribution_id: r.col("distribution_id")?,
             language: Language::parse(&language).unwrap_or(Language::En),
             active,
         },
-        distribution_name: r.get(11)?,
+        distribution_name: r.col("distribution_name")?,
         next_ms: active.then_some(next),
-        last_slot_ms: r.get(9)?,
-        last_cause: r.get(10)?,
-        last_state: r.get(12)?,
+        last_slot_ms: r.col("last_slot_ms")?,
+        last_cause: r.col("last_cause")?,
+        last_state: r.col("last_state")?,
     })
 }
 
 fn select(wher: &str) -> String {
     format!(
-        "SELECT {COLUMNS}, {LAST_STATE} FROM report_schedules s
+        "SELECT {COLUMNS}, {LAST_STATE} AS last_state FROM report_schedules s
            JOIN distribution_lists d ON d.id = s.distribution_id
           WHERE {wher}"
     )
@@ -175,7 +175,7 @@ impl<S: SqlStore> ReportScheduleStore for S {
             let before = one(c, report_id).await?;
             let k = &draft.cadence;
             let state = if draft.active { "queued" } else { "paused" };
-            let now = super::outbox::now_ms() / 1000;
+            let now = crate::clock::now_ms() / 1000;
             c.execute(
                 "INSERT INTO report_schedules (id, frequency, minute, weekday, month_day,
                                                distribution_id, language, state, next_ms,
@@ -259,7 +259,7 @@ impl<S: SqlStore> ReportScheduleStore for S {
                 sql::lease_due(c, "report_schedules", "id", now_ms, limit, lease_until_ms)
                     .await?
                     .iter()
-                    .map(|r| r.get::<i64>(0))
+                    .map(|r| r.col::<i64>("id"))
                     .collect::<StoreResult<_>>()?;
             let mut out = Vec::with_capacity(ids.len());
             for id in ids {
@@ -294,13 +294,13 @@ impl<S: SqlStore> ReportScheduleStore for S {
                 return Ok(Vec::new());
             };
             // Changed or delivered meanwhile: this slot is no longer the schedule's.
-            if current.get::<i64>(0)? != slot_ms {
+            if current.col::<i64>("next_ms")? != slot_ms {
                 return Ok(Vec::new());
             }
-            let list: i64 = current.get(1)?;
+            let list: i64 = current.col("distribution_id")?;
             let cause = slot_cause(report_id, slot_ms);
             let ids =
-                enqueue_list_in(c, list, &msg, &cause, &cause, super::outbox::now_ms()).await?;
+                enqueue_list_in(c, list, &msg, &cause, &cause, crate::clock::now_ms()).await?;
             c.execute(
                 "UPDATE report_schedules SET next_ms = $2, lease_ms = NULL, attempts = 0,
                         last_slot_ms = $3, last_cause = $4, reason = NULL

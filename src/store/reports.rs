@@ -97,7 +97,8 @@ pub trait ReportViewStore {
     ) -> StoreResult<u64>;
 }
 
-const COLUMNS: &str = "r.id, r.name, r.report_type, r.group_id, g.name, g.channel, r.timeframe,
+const COLUMNS: &str =
+    "r.id, r.name, r.report_type, r.group_id, g.name AS group_name, g.channel, r.timeframe,
     r.begin_date, r.end_date, r.run_type, r.latency_warn, r.latency_fail, r.jira_ticket,
     r.modified_at";
 
@@ -108,36 +109,37 @@ const VISIBLE: &str = "CAST($2 AS BIGINT) IS NULL OR EXISTS (SELECT 1 FROM user_
 
 /// A report of a row of [`COLUMNS`].
 fn report_row(r: &sql::Row) -> StoreResult<Report> {
-    let date = |i: usize| -> StoreResult<Option<NaiveDate>> {
-        Ok(r.get::<Option<String>>(i)?
+    let date = |name: &str| -> StoreResult<Option<NaiveDate>> {
+        Ok(r.col::<Option<String>>(name)?
             .and_then(|s| buckets::parse_date(&s)))
     };
-    let ms = |i: usize| -> StoreResult<u32> {
-        Ok(u32::try_from(r.get::<i64>(i)?.max(0)).unwrap_or(u32::MAX))
+    let ms = |name: &str| -> StoreResult<u32> {
+        Ok(u32::try_from(r.col::<i64>(name)?.max(0)).unwrap_or(u32::MAX))
     };
     Ok(Report {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        report_type: ReportType::from_id(r.get(2)?).unwrap_or(ReportType::TestCasePerformance),
-        group_id: r.get(3)?,
-        group_name: r.get(4)?,
-        channel: channel(&r.get::<String>(5)?)?,
-        timeframe: Timeframe::parse(&r.get::<String>(6)?).unwrap_or(Timeframe::Custom),
-        custom: (date(7)?, date(8)?),
-        run_type: u8::try_from(r.get::<i64>(9)?)
+        id: r.col("id")?,
+        name: r.col("name")?,
+        report_type: ReportType::from_id(r.col("report_type")?)
+            .unwrap_or(ReportType::TestCasePerformance),
+        group_id: r.col("group_id")?,
+        group_name: r.col("group_name")?,
+        channel: channel(&r.col::<String>("channel")?)?,
+        timeframe: Timeframe::parse(&r.col::<String>("timeframe")?).unwrap_or(Timeframe::Custom),
+        custom: (date("begin_date")?, date("end_date")?),
+        run_type: u8::try_from(r.col::<i64>("run_type")?)
             .ok()
             .and_then(RunType::from_code)
             .unwrap_or(RunType::Manual),
-        latency_warn: ms(10)?,
-        latency_fail: ms(11)?,
-        jira_ticket: r.get(12)?,
-        modified_at: r.get(13)?,
+        latency_warn: ms("latency_warn")?,
+        latency_fail: ms("latency_fail")?,
+        jira_ticket: r.col("jira_ticket")?,
+        modified_at: r.col("modified_at")?,
     })
 }
 
 /// A row of [`COLUMNS`] and [`VISIBLE`] as the scope's answer.
 fn visible_row(r: &sql::Row) -> StoreResult<Visibility<Report>> {
-    if r.get::<bool>(14)? {
+    if r.col::<bool>("visible")? {
         Ok(Visibility::Visible(report_row(r)?))
     } else {
         Ok(Visibility::Hidden)
@@ -160,7 +162,7 @@ async fn visible_report(
     let row = c
         .query_opt(
             &format!(
-                "SELECT {COLUMNS}, {VISIBLE} FROM reports r
+                "SELECT {COLUMNS}, {VISIBLE} AS visible FROM reports r
                    JOIN test_case_groups g ON g.id = r.group_id
                   WHERE r.id = $1{lock}"
             ),
@@ -424,7 +426,7 @@ impl<S: SqlStore> ReportStore for S {
             let rows = c
                 .query(
                     &format!(
-                        "SELECT {COLUMNS}, {VISIBLE} FROM reports r
+                        "SELECT {COLUMNS}, {VISIBLE} AS visible FROM reports r
                            JOIN test_case_groups g ON g.id = r.group_id
                           WHERE r.jira_ticket = $1 ORDER BY r.id"
                     ),
@@ -909,13 +911,27 @@ impl RunWalk {
         }
     }
 
-    /// The latency of a run a page from SQL shows (no filter, no walk).
-    pub(super) fn latency_of(
+    /// A page SQL found (no filter, no walk; `total` runs in all), each run with its
+    /// latency, its script's shape from `shape`.
+    pub(super) fn sql_page(
         q: &ReportRunQuery,
-        c: &CandidateRun,
-        script: &[ScriptShape],
-    ) -> StoreResult<Option<i64>> {
-        c.slowest(script, q.segment_id, q.latency.unwrap_or((0, None)))
+        found: Vec<CandidateRun>,
+        total: i64,
+        mut shape: impl FnMut(i64) -> StoreResult<Vec<ScriptShape>>,
+    ) -> StoreResult<Page<ReportRunRow>> {
+        let mut items = Vec::with_capacity(found.len());
+        for c in found {
+            let script = shape(c.script_id)?;
+            let latency = c.slowest(&script, q.segment_id, q.latency.unwrap_or((0, None)))?;
+            items.push(ReportRunRow {
+                run: c.row,
+                latency,
+            });
+        }
+        Ok(Page {
+            items,
+            total: total.max(0) as u64,
+        })
     }
 
     pub(super) fn push(&mut self, c: CandidateRun, script: &[ScriptShape]) -> StoreResult<()> {

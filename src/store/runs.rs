@@ -106,10 +106,10 @@ pub struct IngestOutcome {
     pub stored: Vec<StoredRun>,
     /// What the alert engine did with the stored runs (queued notifications: wake the
     /// notifier after the commit).
-    pub alerts: super::alerts::EngineOutcome,
+    pub alerts: crate::domain::alerting::EngineOutcome,
     /// The stored runs as the engine takes them (consumed inside the transaction).
     #[doc(hidden)]
-    pub evaluated: Vec<super::alerts::Evaluated>,
+    pub evaluated: Vec<crate::domain::alerting::Evaluated>,
 }
 
 /// A run stored by an ingest batch, with the groups its test case is in.
@@ -225,6 +225,43 @@ pub struct StepDetail {
     pub end_time: Option<DateTime<Utc>>,
     pub recording_id: Option<String>,
     pub barge_in_time: Option<i64>,
+}
+
+/// A run's segments and steps: its script with its stored step results in order, each
+/// step's utterance (a `texts` row) and recording (a `recordings` row) named by `text` and
+/// `recording`, which each backend reads its way.
+pub(super) fn segment_details(
+    script: Vec<super::run_detail::ScriptSegment>,
+    results: Vec<super::run_detail::StoredResult>,
+    mut text: impl FnMut(i64) -> StoreResult<Option<String>>,
+    mut recording: impl FnMut(i64) -> StoreResult<Option<String>>,
+) -> StoreResult<Vec<SegmentDetail>> {
+    let mut results = results.into_iter();
+    let mut segments = Vec::with_capacity(script.len());
+    for seg in script {
+        let mut steps = Vec::with_capacity(seg.steps.len());
+        for step in seg.steps {
+            let r = results.next().unwrap_or_default();
+            steps.push(StepDetail {
+                status: r.status(),
+                utterance: r.utterance.map(&mut text).transpose()?.flatten(),
+                latency: r.latency,
+                confidence: r.confidence.map(|c| f64::from(c) / 10_000.0),
+                recording_duration: r.recording_duration_ms.map(|d| d as f64 / 1000.0),
+                start_time: r.start_ms.map(ms_to_time),
+                end_time: r.end_ms.map(ms_to_time),
+                recording_id: r.recording.map(&mut recording).transpose()?.flatten(),
+                barge_in_time: r.barge_in_time,
+                script: step,
+            });
+        }
+        segments.push(SegmentDetail {
+            segment_id: seg.segment_id,
+            segment_name: seg.segment_name,
+            steps,
+        });
+    }
+    Ok(segments)
 }
 
 #[cfg(test)]

@@ -78,7 +78,7 @@ impl<S: SqlStore> SiteStore for S {
             let row = c
                 .query_opt(
                     &format!(
-                        "SELECT state, COALESCE(sent_ms, created_ms), reason, reason_code FROM outbox
+                        "SELECT state, COALESCE(sent_ms, created_ms) AS at_ms, reason, reason_code FROM outbox
                           WHERE channel IN ({}) AND (state <> 'queued' OR attempts > 0)
                           ORDER BY id DESC LIMIT 1",
                         sql::placeholders(1, channels.len())
@@ -94,8 +94,8 @@ impl<S: SqlStore> SiteStore for S {
         sql::read!(self, |c| {
             let row = c
                 .query_opt(
-                    "SELECT CASE WHEN state = 'done' THEN 'sent' ELSE state END, created_ms, reason,
-                            CAST(NULL AS TEXT)
+                    "SELECT CASE WHEN state = 'done' THEN 'sent' ELSE state END AS state,
+                            created_ms AS at_ms, reason, CAST(NULL AS TEXT) AS reason_code
                        FROM ticket_jobs WHERE state = 'done' OR attempts > 0
                       ORDER BY id DESC LIMIT 1",
                     &[],
@@ -108,10 +108,10 @@ impl<S: SqlStore> SiteStore for S {
 
 fn outcome(r: &sql::Row) -> StoreResult<LastOutcome> {
     Ok(LastOutcome {
-        state: r.get(0)?,
-        at_ms: r.get(1)?,
-        reason: r.get(2)?,
-        code: r.get(3)?,
+        state: r.col("state")?,
+        at_ms: r.col("at_ms")?,
+        reason: r.col("reason")?,
+        code: r.col("reason_code")?,
     })
 }
 

@@ -133,7 +133,7 @@ macro_rules! narrow_int {
         }
     )*};
 }
-narrow_int!(i32, u32, u64, usize);
+narrow_int!(u8, i32, u32, u64, usize);
 
 impl FromValue for bool {
     fn from_value(v: Value) -> Result<Self, String> {
@@ -195,6 +195,16 @@ impl Row {
             let name = self.names.get(i).map_or("?", String::as_str);
             StoreError::Invalid(format!("column {i} ({name}): {e}"))
         })
+    }
+
+    /// Column `name` as a `T`. Rows are read by their columns' names (aliases for what is
+    /// not a plain column: `count(*) AS runs`), so a reader and its column list cannot
+    /// drift apart by counting.
+    pub fn col<T: FromValue>(&self, name: &str) -> StoreResult<T> {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => self.get(i),
+            None => Err(StoreError::Invalid(format!("no column {name} in the row"))),
+        }
     }
 
     /// The columns' names and values.
@@ -502,28 +512,7 @@ pub fn finish<T>(body: impl Future<Output = T>) -> T {
     }
 }
 
-/// The backend behind a store, for [`read!`] and [`write!`].
-pub enum Db<'a> {
-    Sqlite(&'a super::Sqlite),
-    Postgres(&'a super::pg::Postgres),
-}
-
-/// A backend whose plain resources go through this layer.
-pub trait SqlStore: Send + Sync + 'static {
-    fn db(&self) -> Db<'_>;
-}
-
-impl SqlStore for super::Sqlite {
-    fn db(&self) -> Db<'_> {
-        Db::Sqlite(self)
-    }
-}
-
-impl SqlStore for super::pg::Postgres {
-    fn db(&self) -> Db<'_> {
-        Db::Postgres(self)
-    }
-}
+pub use super::{Db, SqlStore};
 
 /// Runs `$body` with `$c` a read connection of the store's backend (see the module's
 /// documentation). Values the body uses from outside are moved in: name the ones to clone
@@ -591,6 +580,66 @@ pub fn search(text: Option<&str>) -> Option<String> {
     text.map(str::trim).filter(|s| !s.is_empty()).map(pattern)
 }
 
+/// The values of a row to write, each by its column's name: [`Fields::insert`] and
+/// [`Fields::update`] write the statement from the names, so no value is bound by counting
+/// placeholders, and [`Fields::names`] lets a test hold the write to its resource's column
+/// list.
+#[derive(Default)]
+pub struct Fields<'a> {
+    names: Vec<&'static str>,
+    values: Vec<&'a dyn Param>,
+}
+
+impl<'a> Fields<'a> {
+    /// Column `name` takes `value`.
+    pub fn set(mut self, name: &'static str, value: &'a dyn Param) -> Self {
+        self.names.push(name);
+        self.values.push(value);
+        self
+    }
+
+    /// The columns written, in order.
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// `INSERT INTO table (…) VALUES (…) RETURNING returning`: the first column of the row.
+    pub async fn insert<T: FromValue>(
+        &self,
+        c: &impl Exec,
+        table: &str,
+        returning: &str,
+    ) -> StoreResult<T> {
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES ({}) RETURNING {returning}",
+            self.names.join(", "),
+            placeholders(1, self.names.len())
+        );
+        c.scalar(&sql, &self.values).await
+    }
+
+    /// `UPDATE table SET … WHERE key = $n`; the number of rows changed.
+    pub async fn update(
+        &self,
+        c: &impl Exec,
+        table: &str,
+        key: (&str, &'a dyn Param),
+    ) -> StoreResult<u64> {
+        let set: Vec<String> = (self.names.iter().enumerate())
+            .map(|(i, n)| format!("{n} = ${}", i + 1))
+            .collect();
+        let sql = format!(
+            "UPDATE {table} SET {} WHERE {} = ${}",
+            set.join(", "),
+            key.0,
+            self.names.len() + 1
+        );
+        let mut values = self.values.clone();
+        values.push(key.1);
+        c.execute(&sql, &values).await
+    }
+}
+
 /// `ORDER BY`'s direction.
 pub fn dir(descending: bool) -> &'static str {
     if descending {
@@ -652,7 +701,9 @@ pub fn is_unique_violation(e: &StoreError) -> bool {
             f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
                 || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
         }
-        StoreError::Postgres(_) => super::pg::is_unique_violation(e, None),
+        StoreError::Postgres(e) => e
+            .as_db_error()
+            .is_some_and(|db| *db.code() == tokio_postgres::error::SqlState::UNIQUE_VIOLATION),
         _ => false,
     }
 }

@@ -84,12 +84,14 @@ impl<S: SqlStore> SsoStore for S {
                 )
                 .await?;
             Ok(match row {
-                Some(r) if r.get::<i64>(4)? > now => SsoLoginLookup::Found(PendingSsoLogin {
-                    tenant: r.get(0)?,
-                    nonce: r.get(1)?,
-                    pkce_verifier: r.get(2)?,
-                    redirect_url: r.get(3)?,
-                }),
+                Some(r) if r.col::<i64>("expires_at")? > now => {
+                    SsoLoginLookup::Found(PendingSsoLogin {
+                        tenant: r.col("tenant")?,
+                        nonce: r.col("nonce")?,
+                        pkce_verifier: r.col("pkce_verifier")?,
+                        redirect_url: r.col("redirect_url")?,
+                    })
+                }
                 Some(_) => SsoLoginLookup::Expired,
                 None => SsoLoginLookup::Unknown,
             })

@@ -5,13 +5,22 @@
 use async_trait::async_trait;
 
 use super::audit;
-use super::auth::split_roles;
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{now_secs, FieldConflict, StoreError, StoreResult};
 use crate::domain::caller::{AccessType, Role, ROLE_ADMIN};
 use crate::domain::page::{Page, PageRequest};
 use crate::domain::rules::{FieldError, Rule};
 use crate::domain::user::{GroupRef, ProfileDraft, User, UserDraft, UserFilter, UserSortField};
+
+/// The roles of a user row's comma-separated `roles`.
+pub(super) fn split_roles(roles: &str) -> Vec<String> {
+    roles
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(String::from)
+        .collect()
+}
 
 #[async_trait]
 pub trait UserStore {
@@ -50,14 +59,14 @@ const COLUMNS: &str =
 
 fn user_row(r: &Row) -> StoreResult<User> {
     Ok(User {
-        id: r.get(0)?,
-        username: r.get(1)?,
-        first_name: r.get(2)?,
-        last_name: r.get(3)?,
-        roles: split_roles(&r.get::<String>(4)?),
-        access: AccessType::of(&r.get::<String>(5)?),
+        id: r.col("id")?,
+        username: r.col("username")?,
+        first_name: r.col("first_name")?,
+        last_name: r.col("last_name")?,
+        roles: split_roles(&r.col::<String>("roles")?),
+        access: AccessType::of(&r.col::<String>("access_type")?),
         groups: Vec::new(),
-        kiosk: r.get(6)?,
+        kiosk: r.col("kiosk")?,
     })
 }
 
@@ -90,11 +99,11 @@ async fn users(c: &impl Exec, sql: &str, params: &[&dyn sql::Param]) -> StoreRes
         )
         .await?;
     for r in groups {
-        let user_id: i64 = r.get(0)?;
+        let user_id: i64 = r.col("user_id")?;
         if let Some(u) = users.iter_mut().find(|u| u.id == user_id) {
             u.groups.push(GroupRef {
-                id: r.get(1)?,
-                name: r.get(2)?,
+                id: r.col("id")?,
+                name: r.col("name")?,
             });
         }
     }

@@ -1,6 +1,6 @@
-//! PostgreSQL: [`AlertEventStore`](crate::store::AlertEventStore) and the alert engine, as
-//! `store/sqlite/alerts.rs` has them for SQLite (rules in `domain/alerting.rs`,
-//! `docs/alerting.md`; the shared pieces in `store/alerts.rs`).
+//! PostgreSQL: the alert engine and its backfill, as `store/sqlite/alerts.rs` has them for
+//! SQLite (rules in `domain/alerting.rs`, `docs/alerting.md`; the shared pieces in
+//! `store/alerts.rs`; the events' reads and edits in `store/alert_events.rs`).
 //!
 //! The engine runs inside the ingest transaction ([`evaluate`], called by `pg/runs.rs`): the
 //! runs, the engine's state per (setting, test case), the events, their ticket jobs and
@@ -33,33 +33,28 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use crate::domain::alerting::{self, Rule};
-use crate::domain::caller::{Scope, Visibility};
+use crate::clock::now_ms;
+use crate::domain::alerting;
 use crate::domain::distribution::Distribution;
 use crate::domain::notify::{Attachment, NewNotification};
-use crate::domain::page::{Page, PageRequest};
 use crate::domain::run::{RunStatus, RunType};
-use crate::domain::schedule::Week;
+use crate::store::alert_events::AlertEngine;
 use crate::store::alerts::{
-    addressed, facts_by_case, plan, state_condition, AlertEvent, AlertEventDetail,
-    AlertEventFilter, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan,
-    SettingRow, Settled, StoredState,
+    addressed, engine_settings, facts_by_case, plan, AlertOptions, CaseRows, Clock, EngineOutcome,
+    Evaluated, Notice, Plan, SettingRow, Settled, StoredState,
 };
-use crate::store::audit;
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
-use crate::store::outbox::now_ms;
 use crate::store::runs::{ms_to_time, RunRow};
 use crate::store::sql::Pg;
-use crate::store::AlertEventStore;
-use crate::store::{takes_ticket, StoreError, StoreResult};
+use crate::store::{StoreError, StoreResult};
 
 /// The advisory lock (transaction-scoped) under which one transaction at a time runs the
 /// alert engine on the database (see the module's documentation). It is ingest's lock
-/// ([`super::runs::INGEST_LOCK`]): a batch holds it from its start already (taking it again
+/// ([`super::INGEST_LOCK`]): a batch holds it from its start already (taking it again
 /// in the same transaction is immediate), and the backfill, taking it too, never runs
 /// between a batch's runs and their evaluation.
-pub(crate) const ENGINE_LOCK: i64 = super::runs::INGEST_LOCK;
+pub(crate) const ENGINE_LOCK: i64 = super::INGEST_LOCK;
 
 /// Evaluates the batch's stored runs against the settings of their test cases' groups, in
 /// run-time order per test case, inside the ingest transaction `tx` (as
@@ -74,70 +69,6 @@ pub(crate) async fn evaluate(
     evaluate_with(tx, tz, options, runs, None, Clock::Now).await
 }
 
-/// The settings `ids` that still exist, each locked (`FOR KEY SHARE`) until the
-/// transaction ends: a setting deleted meanwhile waits, so its state rows can be written.
-async fn load_settings(
-    tx: &impl GenericClient,
-    ids: &[i64],
-) -> StoreResult<HashMap<i64, SettingRow>> {
-    let stmt = tx
-        .prepare_cached(
-            "SELECT id, name, active, group_id, distribution_id, email_subject, voice_message,
-                    sms_prefix, attach_recording, notify_on_recovery, failure_to_alert,
-                    attach_jira_ticket, jira_project, jira_assignee, jira_username
-               FROM alert_settings WHERE id = ANY($1) ORDER BY id FOR KEY SHARE",
-        )
-        .await?;
-    let mut out: HashMap<i64, SettingRow> = HashMap::new();
-    for r in tx.query(&stmt, &[&ids]).await? {
-        let id: i64 = r.get(0);
-        out.insert(
-            id,
-            SettingRow {
-                rule: Rule {
-                    setting_id: id,
-                    active: r.get(2),
-                    failure_to_alert: r.get::<_, i64>(10).clamp(1, 10) as u32,
-                    statuses: Vec::new(),
-                    week: Week::default(),
-                },
-                name: r.get(1),
-                group_id: r.get(3),
-                distribution_id: r.get(4),
-                email_subject: r.get(5),
-                voice_message: r.get(6),
-                sms_prefix: r.get(7),
-                attach_recording: r.get(8),
-                notify_on_recovery: r.get(9),
-                jira: r.get::<_, bool>(11).then(|| {
-                    (
-                        r.get::<_, Option<String>>(12).unwrap_or_default(),
-                        r.get::<_, Option<String>>(13).unwrap_or_default(),
-                        r.get::<_, Option<String>>(14).unwrap_or_default(),
-                    )
-                }),
-            },
-        );
-    }
-    let stmt = tx
-        .prepare_cached(
-            "SELECT setting_id, status_id FROM alert_setting_statuses
-              WHERE setting_id = ANY($1) ORDER BY setting_id, status_id",
-        )
-        .await?;
-    for r in tx.query(&stmt, &[&ids]).await? {
-        if let Some(s) = out.get_mut(&r.get::<_, i64>(0)) {
-            s.rule.statuses.push(r.get(1));
-        }
-    }
-    for (id, week) in crate::store::alert_settings::weeks_of(&Pg(tx), ids).await? {
-        if let Some(s) = out.get_mut(&id) {
-            s.rule.week = week;
-        }
-    }
-    Ok(out)
-}
-
 /// What the engine has stored of these test cases: their clocks and all their state rows.
 async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashMap<i64, CaseRows>> {
     let mut out: HashMap<i64, CaseRows> = HashMap::new();
@@ -147,7 +78,7 @@ async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashM
         )
         .await?;
     for r in tx.query(&stmt, &[&cases]).await? {
-        out.entry(r.get(0)).or_default().clock = Some(r.get(1));
+        out.entry(r.get("test_case_id")).or_default().clock = Some(r.get("last_ms"));
     }
     let stmt = tx
         .prepare_cached(
@@ -156,13 +87,13 @@ async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashM
         )
         .await?;
     for r in tx.query(&stmt, &[&cases]).await? {
-        out.entry(r.get(0)).or_default().rows.insert(
-            r.get(1),
+        out.entry(r.get("test_case_id")).or_default().rows.insert(
+            r.get("setting_id"),
             StoredState {
-                count: r.get::<_, i64>(2).clamp(0, i64::from(u32::MAX)) as u32,
-                pending: StoredState::parse_pending(r.get(3)),
-                open_event: r.get(4),
-                last_run_ms: r.get(5),
+                count: r.get::<_, i64>("count").clamp(0, i64::from(u32::MAX)) as u32,
+                pending: StoredState::parse_pending(r.get("pending")),
+                open_event: r.get("open_event"),
+                last_run_ms: r.get("last_run_ms"),
             },
         );
     }
@@ -264,11 +195,14 @@ async fn evaluate_with(
         .await?;
     let mut settings_of: HashMap<i64, Vec<i64>> = HashMap::new();
     for r in tx.query(&stmt, &[&cases]).await? {
-        let sid: i64 = r.get(1);
+        let sid: i64 = r.get("id");
         if only.is_some_and(|o| !o.contains(&sid)) {
             continue;
         }
-        settings_of.entry(r.get(0)).or_default().push(sid);
+        settings_of
+            .entry(r.get("test_case_id"))
+            .or_default()
+            .push(sid);
     }
     if settings_of.is_empty() {
         return Ok(EngineOutcome::default());
@@ -289,7 +223,7 @@ async fn evaluate_with(
     let mut ids: Vec<i64> = settings_of.values().flatten().copied().collect();
     ids.sort_unstable();
     ids.dedup();
-    let settings = load_settings(tx, &ids).await?;
+    let settings = engine_settings(&Pg(tx), &ids).await?;
     let case_ids: Vec<i64> = settings_of.keys().copied().collect();
     let stored = load_cases(tx, &case_ids).await?;
     let mut plan = plan(&by_case, &settings_of, &settings, stored, only, clock);
@@ -332,11 +266,11 @@ async fn open_events(
             )
             .await?
         {
-            if let Some(s) = u8::try_from(r.get::<_, i16>(1))
+            if let Some(s) = u8::try_from(r.get::<_, i16>("status"))
                 .ok()
                 .and_then(RunStatus::from_code)
             {
-                stored_status.insert(r.get(0), s.status_id());
+                stored_status.insert(r.get("id"), s.status_id());
             }
         }
     }
@@ -451,7 +385,7 @@ async fn notify(
     // Planned at each call, as `EVENT_RUNS`: `alert_events` grows.
     for r in tx
         .query(
-            "SELECT e.id, e.status_id, e.group_name, tc.name, tc.channel
+            "SELECT e.id, e.status_id, e.group_name, tc.name AS case_name, tc.channel
                FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
               WHERE e.id = ANY($1)",
             &[&events],
@@ -459,18 +393,18 @@ async fn notify(
         .await?
     {
         heads.insert(
-            r.get(0),
+            r.get("id"),
             EventHead {
-                status_id: r.get(1),
-                group: r.get(2),
-                case_name: r.get::<_, Option<String>>(3).unwrap_or_default(),
-                channel: r.get::<_, Option<String>>(4).unwrap_or_default(),
+                status_id: r.get("status_id"),
+                group: r.get("group_name"),
+                case_name: r.get::<_, Option<String>>("case_name").unwrap_or_default(),
+                channel: r.get::<_, Option<String>>("channel").unwrap_or_default(),
             },
         );
     }
     let mut runs_of: HashMap<i64, Vec<RunRow>> = HashMap::new();
     for r in tx.query(EVENT_RUNS, &[&events]).await? {
-        let event: i64 = r.get(0);
+        let event: i64 = r.get("id");
         let case = heads.get(&event).map_or("", |h| h.case_name.as_str());
         runs_of
             .entry(event)
@@ -645,20 +579,6 @@ pub(crate) const EVENT_RUNS: &str = "SELECT e.id, t.id, t.test_case_id, t.run_ti
                              FROM test_runs WHERE id = r.run_id OFFSET 0) AS t
       ORDER BY e.id, t.run_time, t.id";
 
-/// The runs of event `id`, oldest first ([`EVENT_RUNS`]).
-async fn event_runs(
-    c: &impl GenericClient,
-    texts: &BTreeMap<i64, String>,
-    id: i64,
-    case_name: &str,
-) -> StoreResult<Vec<RunRow>> {
-    Ok(c.query(EVENT_RUNS, &[&vec![id]])
-        .await?
-        .iter()
-        .map(|r| run_row(r, 1, texts, case_name))
-        .collect())
-}
-
 /// A run of [`EVENT_RUNS`], its columns from `at`.
 fn run_row(r: &Row, at: usize, texts: &BTreeMap<i64, String>, case_name: &str) -> RunRow {
     let status = u8::try_from(r.get::<_, i16>(at + 4))
@@ -683,267 +603,13 @@ fn run_row(r: &Row, at: usize, texts: &BTreeMap<i64, String>, case_name: &str) -
     }
 }
 
-const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
-       e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
-       e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
-       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment,
-       e.incident_id";
-
-fn event_row(texts: &BTreeMap<i64, String>, r: &Row) -> AlertEvent {
-    let status_id: i64 = r.get(9);
-    AlertEvent {
-        id: r.get(0),
-        setting_id: r.get(1),
-        setting_name: r.get(2),
-        group_id: r.get(3),
-        group_name: r.get(4),
-        test_case_id: r.get(5),
-        test_case_name: r.get(6),
-        distribution_id: r.get(7),
-        distribution_name: r.get(8),
-        status_id,
-        status_text: texts.get(&status_id).cloned().unwrap_or_default(),
-        alert_time: ms_to_time(r.get(10)),
-        open: r.get(11),
-        closed_time: r.get::<_, Option<i64>>(12).map(ms_to_time),
-        jira_ticket: r.get(13),
-        run_count: r.get::<_, i64>(14).max(0) as u64,
-        comment: r.get(15),
-        incident_id: r.get(16),
-    }
-}
-
-/// The scope as a condition on `e.group_id` with the user as `$1` (NULL: every group).
-const SCOPE: &str = "($1::BIGINT IS NULL
-    OR e.group_id IN (SELECT group_id FROM user_groups WHERE user_id = $1))";
-
-/// Whether the scope may see an event of group `group`. The group need not exist any more:
-/// events stay in the history after their group goes (an administrator still sees them).
-async fn scope_sees(c: &impl GenericClient, scope: Scope, group: i64) -> StoreResult<bool> {
-    let Scope::User(user) = scope else {
-        return Ok(true);
-    };
-    let stmt = c
-        .prepare_cached("SELECT 1 FROM user_groups WHERE user_id = $1 AND group_id = $2")
-        .await?;
-    Ok(c.query_opt(&stmt, &[&user, &group]).await?.is_some())
-}
-
-/// The ticket of event `id`, when the scope may see the event's group (the row locked for
-/// a change when `lock`).
-async fn event_ticket(
-    c: &impl GenericClient,
-    scope: Scope,
-    id: i64,
-    lock: bool,
-) -> StoreResult<Visibility<Option<String>>> {
-    let row = c
-        .query_opt(
-            &format!(
-                "SELECT group_id, jira_ticket FROM alert_events WHERE id = $1{}",
-                if lock { " FOR NO KEY UPDATE" } else { "" }
-            ),
-            &[&id],
-        )
-        .await?;
-    let Some(row) = row else {
-        return Ok(Visibility::Missing);
-    };
-    if !scope_sees(c, scope, row.get(0)).await? {
-        return Ok(Visibility::Hidden);
-    }
-    Ok(Visibility::Visible(row.get(1)))
-}
-
 #[async_trait]
-impl AlertEventStore for Postgres {
-    fn configure_alerts(&self, options: AlertOptions) {
+impl AlertEngine for Postgres {
+    fn configure_engine(&self, options: AlertOptions) {
         *self.alerting.write().unwrap_or_else(|e| e.into_inner()) = options;
     }
 
-    async fn list_alert_events(
-        &self,
-        scope: Scope,
-        page: PageRequest,
-        filter: AlertEventFilter,
-    ) -> StoreResult<Page<AlertEvent>> {
-        let c = self.client().await?;
-        let texts = status_texts(&Pg(&c)).await?;
-        let user = scope.user();
-        let cond = format!("{SCOPE} AND ($2::BIGINT IS NULL OR e.status_id = $2)");
-        let me = filter.me.clone();
-        let total: i64 = c
-            .query_one(
-                &format!(
-                    "SELECT count(*) FROM alert_events e WHERE {cond} AND {}",
-                    state_condition(filter.state, "$3")
-                ),
-                &[&user, &filter.status, &me],
-            )
-            .await?
-            .get(0);
-        let stmt = c
-            .prepare_cached(&format!(
-                "SELECT {EVENT_COLUMNS} FROM alert_events e
-                   LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE {cond} AND {} ORDER BY e.alert_ms DESC, e.id DESC LIMIT $3 OFFSET $4",
-                state_condition(filter.state, "$5")
-            ))
-            .await?;
-        let items = c
-            .query(
-                &stmt,
-                &[
-                    &user,
-                    &filter.status,
-                    &i64::from(page.size),
-                    &(page.offset() as i64),
-                    &me,
-                ],
-            )
-            .await?
-            .iter()
-            .map(|r| event_row(&texts, r))
-            .collect();
-        Ok(Page {
-            items,
-            total: total.max(0) as u64,
-        })
-    }
-
-    async fn alert_event(
-        &self,
-        scope: Scope,
-        id: i64,
-    ) -> StoreResult<Visibility<AlertEventDetail>> {
-        let c = self.client().await?;
-        let texts = status_texts(&Pg(&c)).await?;
-        let stmt = c
-            .prepare_cached(&format!(
-                "SELECT {EVENT_COLUMNS} FROM alert_events e
-                   LEFT JOIN test_cases tc ON tc.id = e.test_case_id WHERE e.id = $1"
-            ))
-            .await?;
-        let Some(event) = c
-            .query_opt(&stmt, &[&id])
-            .await?
-            .map(|r| event_row(&texts, &r))
-        else {
-            return Ok(Visibility::Missing);
-        };
-        if !scope_sees(&c, scope, event.group_id).await? {
-            return Ok(Visibility::Hidden);
-        }
-        let runs = event_runs(&c, &texts, id, &event.test_case_name).await?;
-        let notifications = crate::store::outbox::notifications_of_causes(
-            &Pg(&c),
-            &[format!("alert:{id}"), format!("recovery:{id}")],
-        )
-        .await?;
-        Ok(Visibility::Visible(AlertEventDetail {
-            event,
-            runs,
-            notifications,
-        }))
-    }
-
-    async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached(&format!(
-                "SELECT count(*) FROM alert_events e WHERE e.open AND {SCOPE}"
-            ))
-            .await?;
-        Ok(c.query_one(&stmt, &[&scope.user()]).await?.get(0))
-    }
-
-    async fn set_alert_ticket(
-        &self,
-        scope: Scope,
-        id: i64,
-        key: &str,
-    ) -> StoreResult<Visibility<()>> {
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        let ticket = match event_ticket(&tx, scope, id, true).await?.visible() {
-            Ok(t) => t,
-            Err(unseen) => return Ok(unseen),
-        };
-        if !takes_ticket("Alert", id, ticket.as_deref(), key)? {
-            return Ok(Visibility::Visible(()));
-        }
-        let before = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
-        tx.execute(
-            "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
-            &[&id, &key],
-        )
-        .await?;
-        let after = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
-        audit::record(&Pg(&tx), "alert_event", "ticket", id, before, after).await?;
-        tx.commit().await?;
-        Ok(Visibility::Visible(()))
-    }
-
-    async fn update_alert(
-        &self,
-        scope: Scope,
-        id: i64,
-        comment: Option<String>,
-        ticket: Option<String>,
-    ) -> StoreResult<Visibility<()>> {
-        let mut c = self.client().await?;
-        let tx = c.transaction().await?;
-        let current = match event_ticket(&tx, scope, id, true).await?.visible() {
-            Ok(t) => t,
-            Err(unseen) => return Ok(unseen),
-        };
-        let before = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
-        if let Some(key) = &ticket {
-            if takes_ticket("Alert", id, current.as_deref(), key)? {
-                tx.execute(
-                    "UPDATE alert_events SET jira_ticket = $2 WHERE id = $1",
-                    &[&id, key],
-                )
-                .await?;
-            }
-        }
-        if let Some(comment) = &comment {
-            tx.execute(
-                "UPDATE alert_events SET comment = nullif($2, '') WHERE id = $1",
-                &[&id, comment],
-            )
-            .await?;
-        }
-        let after = audit::snapshot(&Pg(&tx), "alert_events", id).await?;
-        if before != after {
-            audit::record(&Pg(&tx), "alert_event", "update", id, before, after).await?;
-        }
-        tx.commit().await?;
-        Ok(Visibility::Visible(()))
-    }
-
-    async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>> {
-        let c = self.client().await?;
-        // Several events may share a ticket key only through old data; the first the scope
-        // may see answers.
-        let rows = c
-            .query(
-                "SELECT e.id, $2::BIGINT IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
-                         WHERE ug.user_id = $2 AND ug.group_id = e.group_id)
-                   FROM alert_events e WHERE e.jira_ticket = $1 ORDER BY e.id",
-                &[&key, &scope.user()],
-            )
-            .await?;
-        Ok(Visibility::first(rows.iter().map(|r| {
-            if r.get::<_, bool>(1) {
-                Visibility::Visible(r.get(0))
-            } else {
-                Visibility::Hidden
-            }
-        })))
-    }
-
-    async fn backfill_alerts(
+    async fn backfill_engine(
         &self,
         tz: Tz,
         ids: Vec<i64>,
@@ -1029,267 +695,16 @@ impl AlertEventStore for Postgres {
 #[cfg(test)]
 mod tests {
     //! Run with `TEST_POSTGRES_URL` set (each test gets a fresh database); without it they
-    //! pass at once.
+    //! pass at once. The engine's answers compared with SQLite's are `store/both/alerts.rs`.
     use std::sync::Arc;
 
     use chrono_tz::America::Toronto;
-    use rand::{Rng, SeedableRng};
-    use serde_json::json;
 
     use super::*;
-    use crate::domain::alert_setting::AlertSettingDraft;
-    use crate::domain::distribution::{Contact, ContactType, DistributionDraft};
-    use crate::domain::ingest::{parse_run, IngestRun};
-    use crate::domain::run::Channel;
-    use crate::store::catalog::GroupDraft;
+    use crate::store::alert_events::event_runs;
+    use crate::store::both::alerts::{run, site};
     use crate::store::pg::testdb::connect;
-    use crate::store::{
-        AlertSettingStore, AutoTicketStore, CatalogStore, DistributionStore, OutboxStore, RunStore,
-        Sqlite, StoreOptions,
-    };
-
-    fn run(engine_id: &str, case: i64, ms: i64, status: &str) -> IngestRun {
-        let time = ms_to_time(ms).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        parse_run(&json!({
-            "engineRunId": engine_id,
-            "testCase": {"id": case, "name": format!("Case {case}"), "channel": "voice",
-                         "ivr": {"id": 10, "name": "Main IVR"}},
-            "runTime": time, "runDuration": 12.0, "status": status, "runType": "Schedule",
-            "segments": []
-        }))
-        .unwrap()
-    }
-
-    /// Batches of runs of cases 1..=4 over a few hours, statuses at random, some batches
-    /// out of order and some runs late.
-    fn batches(seed: u64, count: usize) -> Vec<Vec<IngestRun>> {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-        let t0 = 1_795_000_000_000; // 2026-11-18
-        let mut n = 0;
-        (0..count)
-            .map(|b| {
-                let size = rng.gen_range(1..=6);
-                (0..size)
-                    .map(|_| {
-                        n += 1;
-                        let case = rng.gen_range(1..=4);
-                        let late = rng.gen_bool(0.1);
-                        let minute = b as i64 * 5 + rng.gen_range(0..5) - if late { 20 } else { 0 };
-                        let status = match rng.gen_range(0..10) {
-                            0..=4 => "fail",
-                            5 | 6 => "warn",
-                            _ => "pass",
-                        };
-                        run(&format!("r{n}"), case, t0 + minute * 60_000, status)
-                    })
-                    .collect()
-            })
-            .collect()
-    }
-
-    fn all_week() -> Week {
-        Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1)))
-    }
-
-    /// The same site on any backend: two groups, a list, settings of every kind.
-    async fn site(store: &(impl CatalogStore + DistributionStore + AlertSettingStore)) -> Vec<i64> {
-        let g1 = store
-            .create_group(&GroupDraft {
-                name: "Billing".into(),
-                channel: Channel::Voice,
-                test_case_ids: vec![1, 2],
-            })
-            .await
-            .unwrap()
-            .group
-            .id;
-        let g2 = store
-            .create_group(&GroupDraft {
-                name: "Sales".into(),
-                channel: Channel::Voice,
-                test_case_ids: vec![2, 3, 4],
-            })
-            .await
-            .unwrap()
-            .group
-            .id;
-        let list = store
-            .create_distribution(&DistributionDraft {
-                name: "On call".into(),
-                contacts: vec![
-                    Contact {
-                        name: "Ops".into(),
-                        kind: ContactType::Email,
-                        info: "ops@example.com".into(),
-                    },
-                    Contact {
-                        name: "Phone".into(),
-                        kind: ContactType::Sms,
-                        info: "+15145550100".into(),
-                    },
-                ],
-            })
-            .await
-            .unwrap();
-        let draft =
-            |name: &str, group, threshold, statuses: &[&str], recovery, jira| AlertSettingDraft {
-                name: name.into(),
-                active: true,
-                group_id: group,
-                distribution_id: list,
-                email_subject: format!("{name} failing"),
-                voice_message: "Failing".into(),
-                sms_prefix: "[cx]".into(),
-                attach_jira_ticket: jira,
-                failure_to_alert: threshold,
-                notify_on_recovery: recovery,
-                statuses: statuses.iter().map(|s| s.to_string()).collect(),
-                week: all_week(),
-                jira_assignee: jira.then(|| "ann".into()),
-                jira_project: jira.then(|| "CX".into()),
-                jira_username: jira.then(|| "ann".into()),
-                ..Default::default()
-            };
-        let mut ids = Vec::new();
-        for d in [
-            draft("Billing down", g1, 2, &["FAIL"], true, false),
-            draft("Billing shaky", g1, 3, &["FAIL", "WARN"], false, true),
-            draft("Sales down", g2, 1, &["FAIL"], true, false),
-        ] {
-            ids.push(store.create_alert_setting(Scope::All, &d).await.unwrap());
-        }
-        let mut night = draft("Sales nights", g2, 2, &["FAIL", "WARN"], true, false);
-        night.week = Week::from_masks((1..=7).map(|d| (d, 0xFFFF)));
-        ids.push(
-            store
-                .create_alert_setting(Scope::All, &night)
-                .await
-                .unwrap(),
-        );
-        ids
-    }
-
-    /// What both backends must agree on: the events (without the times `Clock::Now` gives),
-    /// their runs and notifications, the open count, the ticket jobs.
-    async fn picture(store: &(impl AlertEventStore + AutoTicketStore + OutboxStore)) -> String {
-        let page = store
-            .list_alert_events(
-                Scope::All,
-                PageRequest { no: 0, size: 1000 },
-                AlertEventFilter::default(),
-            )
-            .await
-            .unwrap();
-        let mut out = format!(
-            "total {} open {} jobs {} outbox {:?}\n",
-            page.total,
-            store.open_alert_count(Scope::All).await.unwrap(),
-            store.queued_ticket_jobs().await.unwrap(),
-            store.outbox_counts().await.unwrap(),
-        );
-        for mut e in page.items {
-            let Visibility::Visible(d) = store.alert_event(Scope::All, e.id).await.unwrap() else {
-                panic!("event {} not visible", e.id);
-            };
-            let closed = e.closed_time.is_some();
-            e.alert_time = ms_to_time(0);
-            e.closed_time = None;
-            out += &format!("{e:?} closed {closed}\n");
-            for r in d.runs {
-                out += &format!("  run {} {} {:?}\n", r.id, r.run_time, r.status);
-            }
-            for n in d.notifications {
-                out += &format!(
-                    "  {} {:?} {} {:?} {:?} {:?} {:?} {}\n",
-                    n.key, n.channel, n.recipient, n.subject, n.text, n.html, n.vars, n.cause
-                );
-            }
-        }
-        out
-    }
-
-    #[tokio::test]
-    async fn the_engine_answers_as_sqlite_s_over_random_batches() {
-        let Some(url) = crate::store::pg::testdb::fresh().await else {
-            return;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let pg = connect(&url, dir.path()).await;
-        let lite_dir = tempfile::tempdir().unwrap();
-        let lite = Sqlite::open(lite_dir.path(), StoreOptions::default()).unwrap();
-        let options = AlertOptions {
-            public_url: "https://console.example".into(),
-            ..AlertOptions::default()
-        };
-        pg.configure_alerts(options.clone());
-        lite.configure_alerts(options);
-        // The test cases exist once a run of each is stored.
-        let seed: Vec<IngestRun> = (1..=4)
-            .map(|c| run(&format!("seed{c}"), c, 1_794_990_000_000, "pass"))
-            .collect();
-        pg.ingest_runs(Toronto, seed.clone()).await.unwrap();
-        lite.ingest_runs(Toronto, seed).await.unwrap();
-        assert_eq!(site(&pg).await, site(&lite).await);
-        let mut opened = 0;
-        for batch in batches(7, 60) {
-            let a = pg.ingest_runs(Toronto, batch.clone()).await.unwrap();
-            let b = lite.ingest_runs(Toronto, batch).await.unwrap();
-            assert_eq!(a.alerts, b.alerts);
-            opened += a.alerts.opened;
-        }
-        assert!(opened > 5, "the batches open events: {opened}");
-        let (p, l) = (picture(&pg).await, picture(&lite).await);
-        assert_eq!(p, l);
-    }
-
-    #[tokio::test]
-    async fn the_backfill_answers_as_sqlite_s() {
-        let Some(url) = crate::store::pg::testdb::fresh().await else {
-            return;
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let pg = connect(&url, dir.path()).await;
-        let lite_dir = tempfile::tempdir().unwrap();
-        let lite = Sqlite::open(lite_dir.path(), StoreOptions::default()).unwrap();
-        // The history first, no settings yet; then new settings and the engine over it.
-        for batch in batches(11, 40) {
-            pg.ingest_runs(Toronto, batch.clone()).await.unwrap();
-            lite.ingest_runs(Toronto, batch).await.unwrap();
-        }
-        let ids = site(&pg).await;
-        assert_eq!(ids, site(&lite).await);
-        let a = pg.backfill_alerts(Toronto, ids.clone(), 0).await.unwrap();
-        let b = lite.backfill_alerts(Toronto, ids.clone(), 0).await.unwrap();
-        assert_eq!(a, b);
-        assert!(a.opened > 3, "{a:?}");
-        assert_eq!(picture(&pg).await, picture(&lite).await);
-        // Run times: the events' times too.
-        let times = |p: Page<AlertEvent>| {
-            p.items
-                .into_iter()
-                .map(|e| (e.id, e.alert_time, e.closed_time))
-                .collect::<Vec<_>>()
-        };
-        let page = PageRequest { no: 0, size: 1000 };
-        let listed = times(
-            pg.list_alert_events(Scope::All, page, AlertEventFilter::default())
-                .await
-                .unwrap(),
-        );
-        assert_eq!(
-            listed,
-            times(
-                lite.list_alert_events(Scope::All, page, AlertEventFilter::default())
-                    .await
-                    .unwrap()
-            )
-        );
-        // Newest first by the time each opened (a backfill opens them out of time order).
-        assert!(listed.windows(2).all(|w| w[0].1 >= w[1].1), "{listed:?}");
-        // Settings with evaluated runs are refused.
-        let again = pg.backfill_alerts(Toronto, ids, 0).await;
-        assert!(matches!(again, Err(StoreError::Conflict(_))), "{again:?}");
-    }
+    use crate::store::RunStore;
 
     /// An event's runs are read by the primary key of `test_runs` however much the table
     /// grew since the connection first read them, without an `ANALYZE` (issue 25: a plan
@@ -1325,7 +740,7 @@ mod tests {
         // While the table is small, as often as a connection's statement cache needs to
         // settle on a plan.
         for _ in 0..10 {
-            let runs = event_runs(&c, &texts, event, "Case 1").await.unwrap();
+            let runs = event_runs(&Pg(&c), &texts, event, "Case 1").await.unwrap();
             assert_eq!(runs.len(), 2);
         }
         // The table grows, nobody analyzes it.
@@ -1355,7 +770,7 @@ mod tests {
         };
         let before = scans().await;
         for _ in 0..10 {
-            let runs = event_runs(&c, &texts, event, "Case 1").await.unwrap();
+            let runs = event_runs(&Pg(&c), &texts, event, "Case 1").await.unwrap();
             assert_eq!(runs.len(), 2);
         }
         assert_eq!(scans().await, before, "event_runs scanned test_runs");

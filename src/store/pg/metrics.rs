@@ -170,14 +170,6 @@ impl MetricStore for Postgres {
         Ok(Visibility::Visible(group_metric(&c, &q).await?))
     }
 
-    async fn group_mos(
-        &self,
-        scope: Scope,
-        q: MosQuery,
-    ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
-        self.group_mos_leaving_out(scope, q, Vec::new()).await
-    }
-
     async fn group_mos_leaving_out(
         &self,
         scope: Scope,

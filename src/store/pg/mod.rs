@@ -34,9 +34,14 @@ static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/pg
 
 /// The advisory lock key held while migrating. Keys of our own, one per purpose:
 /// 0x6378_7761_7463_68NN ("cxwatch" and a number): 01 migrations, 02 ingest and the alert
-/// engine (`runs::INGEST_LOCK`), 03 changes counting administrators (`users`), 04 `store
+/// engine (`INGEST_LOCK`), 03 changes counting administrators (`users`), 04 `store
 /// copy`. Leases take keys hashed from their names (`leases.rs`).
 const MIGRATE_LOCK: i64 = 0x6378_7761_7463_6801;
+
+/// The advisory lock (transaction-scoped) that serializes what changes stored runs and
+/// their rollups: ingest batches and rollup rebuilds, and the alert engine that runs in a
+/// batch (`alerts::ENGINE_LOCK`).
+pub(crate) const INGEST_LOCK: i64 = 0x6378_7761_7463_6802;
 
 /// A pooled connection.
 pub type Client = deadpool_postgres::Object;
@@ -178,9 +183,9 @@ impl Postgres {
                 .await?
                 .iter()
                 .map(|r| super::schema::Applied {
-                    version: r.get(0),
-                    name: r.get(1),
-                    checksum: r.get(2),
+                    version: r.get("version"),
+                    name: r.get("name"),
+                    checksum: r.get("checksum"),
                 })
                 .collect();
             let found = version(&tx).await?;
@@ -234,7 +239,7 @@ fn ignore_race(e: tokio_postgres::Error) -> Result<(), tokio_postgres::Error> {
 async fn version(c: &impl deadpool_postgres::GenericClient) -> StoreResult<i64> {
     Ok(c.query_opt("SELECT version FROM schema_version", &[])
         .await?
-        .map(|r| r.get(0))
+        .map(|r| r.get("version"))
         .unwrap_or(0))
 }
 
@@ -291,19 +296,6 @@ pub(crate) fn message(e: &tokio_postgres::Error) -> String {
     }
 }
 
-/// Whether `e` is a unique violation (of `constraint` when given).
-pub(crate) fn is_unique_violation(e: &StoreError, constraint: Option<&str>) -> bool {
-    let StoreError::Postgres(e) = e else {
-        return false;
-    };
-    match e.as_db_error() {
-        Some(db) if *db.code() == SqlState::UNIQUE_VIOLATION => {
-            constraint.is_none() || db.constraint() == constraint
-        }
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,7 +345,7 @@ mod tests {
         .await
         .unwrap()
         .iter()
-        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .map(|r| (r.get("version"), r.get("name"), r.get("checksum")))
         .collect()
     }
 

@@ -42,15 +42,13 @@ use crate::store::catalog::{case_visibility, channel, group_visibility, status_t
 use crate::store::rollups::{self, Deltas, RunFacts};
 use crate::store::run_detail::{self, ScriptSegment};
 use crate::store::runs::{
-    engine_key, ms_to_time, recording_refs, status_text, GroupName, GroupRunFilter, IngestOutcome,
-    Rejected, RunDetail, RunExtent, RunFilter, RunRow, SegmentDetail, StepDetail, StoredRun,
+    engine_key, ms_to_time, recording_refs, segment_details, status_text, GroupName,
+    GroupRunFilter, IngestOutcome, Rejected, RunDetail, RunExtent, RunFilter, RunRow, StoredRun,
 };
 use crate::store::RunStore;
 use crate::store::{now_secs, StoreError, StoreResult};
 
-/// The advisory lock (transaction-scoped) that serializes what changes stored runs and
-/// their rollups: ingest batches and rollup rebuilds (any constant of our own).
-pub(crate) const INGEST_LOCK: i64 = 0x6378_7761_7463_6802;
+use super::INGEST_LOCK;
 
 #[async_trait]
 impl RunStore for Postgres {
@@ -95,7 +93,7 @@ impl RunStore for Postgres {
                 &[&id],
             )
             .await?
-            .map(|r| r.get(0));
+            .map(|r| r.get("test_case_id"));
         let Some(case) = case else {
             return Ok(Visibility::Missing);
         };
@@ -220,6 +218,25 @@ struct CaseState {
     dirty: bool,
 }
 
+/// Stores a batch in the transaction `tx` ([`store_batch`]), its refusals in batch order.
+async fn ingest(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
+    let mut out = store_batch(tx, tz, runs).await?;
+    // Refusals in batch order, whichever check refused them.
+    out.rejected.sort_by_key(|r| r.index);
+    Ok(out)
+}
+
+/// A run of the batch that passed its own checks, with its keys.
+struct Valid<'a> {
+    /// Its place in the batch.
+    index: usize,
+    run: &'a IngestRun,
+    /// Its engine run id's key (`run_keys`).
+    key: [u8; 16],
+    /// Its script's hash (`run_scripts`).
+    script: [u8; 32],
+}
+
 /// A run the batch stores, with what its row needs.
 struct Accepted<'a> {
     run: &'a IngestRun,
@@ -228,223 +245,307 @@ struct Accepted<'a> {
     recordings: HashMap<String, i64>,
 }
 
-/// Stores a batch in the transaction `tx` (see the module): the same outcome as SQLite's
-/// `store::sqlite::runs::ingest`, run by run, with set-based statements.
-async fn ingest(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
-    let mut out = store_batch(tx, tz, runs).await?;
-    // Refusals in batch order, whichever check refused them.
-    out.rejected.sort_by_key(|r| r.index);
-    Ok(out)
+/// What the batch's checks and rows need from the database, read in one pipelined round
+/// trip ([`Known::read`]), then kept up to date as the batch stores its runs.
+struct Known {
+    /// Engine keys stored, and those of the batch's runs stored so far.
+    keys: HashSet<Vec<u8>>,
+    cases: HashMap<i64, CaseState>,
+    /// `(name, channel)` of the IVR applications as stored.
+    ivrs: HashMap<i64, (String, String)>,
+    recordings: HashMap<String, i64>,
+    scripts: HashMap<Vec<u8>, i64>,
+    texts: HashMap<String, i64>,
 }
 
-async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&INGEST_LOCK])
-        .await?;
-    // Read after the lock is held (a statement's snapshot is taken when it starts).
-    let stored_tz: Option<String> = rows(tx, "SELECT value FROM meta WHERE key = 'rollup_tz'", &[])
-        .await?
-        .first()
-        .map(|r| r.get(0));
-    ensure_tz(tx, tz, stored_tz).await?;
-    let mut out = IngestOutcome::default();
+/// What the batch writes besides its runs, gathered run by run ([`Batch::take`]).
+#[derive(Default)]
+struct Batch<'a> {
+    /// The channel of each IVR application as the runs so far leave it.
+    ivr_channel: HashMap<i64, String>,
+    /// `(name, channel)` of each IVR application the batch names, as its last run says.
+    ivrs: BTreeMap<i64, (String, &'static str)>,
+    new_scripts: BTreeMap<[u8; 32], String>,
+    /// Segment names by `(test case, segment)`.
+    segments: BTreeMap<(i64, i64), String>,
+    new_texts: BTreeSet<&'a str>,
+    accepted: Vec<Accepted<'a>>,
+    deltas: Deltas,
+}
 
-    // The valid runs, and everything the checks and rows need from the database at once.
-    let mut valid: Vec<(usize, &IngestRun, [u8; 16], [u8; 32])> = Vec::new();
-    for (index, run) in runs.iter().enumerate() {
-        match run.validate() {
-            Ok(()) => valid.push((
-                index,
-                run,
-                engine_key(&run.engine_run_id),
-                run_detail::script_hash(run),
-            )),
-            Err(reason) => out.rejected.push(Rejected { index, reason }),
-        }
-    }
+/// Stores a batch in the transaction `tx` (see the module): the same outcome as SQLite's
+/// `store::sqlite::runs::ingest`, run by run, with set-based statements. Each phase is a
+/// function: the lock and the zone, the checks of each run alone, the reads, the checks
+/// run by run, the new rows' ids, the catalog, the runs, the rollups, the groups.
+async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOutcome> {
+    lock_and_zone(tx, tz).await?;
+    let mut out = IngestOutcome::default();
+    let valid = validate(runs, &mut out);
     if valid.is_empty() {
         return Ok(out);
     }
-    let keys: Vec<&[u8]> = valid.iter().map(|v| &v.2[..]).collect();
-    let case_ids: Vec<i64> = valid
-        .iter()
-        .map(|v| v.1.test_case.id)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let ivr_ids: Vec<i64> = valid
-        .iter()
-        .map(|v| v.1.test_case.ivr.id)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let rec_ids: Vec<&str> = valid
-        .iter()
-        .flat_map(|v| recording_refs(v.1).into_iter().map(|(_, id)| id))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let hashes: Vec<&[u8]> = valid
-        .iter()
-        .map(|v| &v.3[..])
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let bodies: Vec<&str> = valid
-        .iter()
-        .flat_map(|v| v.1.segments.iter())
-        .flat_map(|s| s.steps.iter())
-        .filter_map(|t| t.test_result.utterance.as_deref())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let (known, case_rows, ivr_rows, rec_rows, script_rows, text_rows) = tokio::try_join!(
-        async {
-            rows(
-                tx,
-                "SELECT engine_key FROM run_keys WHERE engine_key = ANY($1)",
-                &[&keys],
-            )
-            .await
-        },
-        async {
-            rows(
-                tx,
-                "SELECT tc.id, tc.name, tc.channel, tc.ivr_id, s.hash, tc.updated_at
-               FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
-              WHERE tc.id = ANY($1)",
-                &[&case_ids],
-            )
-            .await
-        },
-        async {
-            rows(
-                tx,
-                "SELECT id, name, channel FROM ivr_apps WHERE id = ANY($1)",
-                &[&ivr_ids],
-            )
-            .await
-        },
-        async {
-            rows(
-                tx,
-                "SELECT sha256, id FROM recordings WHERE sha256 = ANY($1)",
-                &[&rec_ids],
-            )
-            .await
-        },
-        async {
-            rows(
-                tx,
-                "SELECT hash, id FROM run_scripts WHERE hash = ANY($1)",
-                &[&hashes],
-            )
-            .await
-        },
-        async {
-            rows(
-                tx,
-                "SELECT body, id FROM texts WHERE body = ANY($1)",
-                &[&bodies],
-            )
-            .await
-        },
-    )?;
-    let mut seen: HashSet<Vec<u8>> = known.iter().map(|r| r.get(0)).collect();
-    let mut cases: HashMap<i64, CaseState> = case_rows
-        .iter()
-        .map(|r| {
-            (
-                r.get(0),
-                CaseState {
-                    name: r.get(1),
-                    channel: r.get(2),
-                    ivr_id: r.get(3),
-                    script_hash: r.get(4),
-                    updated_at: r.get(5),
-                    dirty: false,
-                },
-            )
-        })
-        .collect();
-    let stored_ivrs: HashMap<i64, (String, String)> = ivr_rows
-        .iter()
-        .map(|r| (r.get(0), (r.get(1), r.get(2))))
-        .collect();
-    let recordings: HashMap<String, i64> = rec_rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    let mut scripts: HashMap<Vec<u8>, i64> =
-        script_rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    let mut texts: HashMap<String, i64> = text_rows.iter().map(|r| (r.get(0), r.get(1))).collect();
+    let mut known = Known::read(tx, &valid).await?;
+    let batch = Batch::take(tz, valid, &mut known, &mut out);
+    if batch.accepted.is_empty() {
+        return Ok(out);
+    }
+    let run_ids = new_ids(tx, &batch, &mut known).await?;
+    write_catalog(tx, &batch, &known).await?;
+    copy_runs(tx, &batch, &known, &run_ids, &mut out).await?;
+    apply(tx, batch.deltas).await?;
+    add_groups(tx, &mut out).await?;
+    Ok(out)
+}
 
-    // The batch, run by run as SQLite's ingest goes: duplicates (of stored runs or of runs
-    // earlier in the batch), channel changes and unknown recordings are refused; a stored
-    // run updates its test case, IVR application and script for the runs after it.
-    let now = now_secs();
-    let mut ivr_channel: HashMap<i64, String> = stored_ivrs
-        .iter()
-        .map(|(id, (_, c))| (*id, c.clone()))
-        .collect();
-    let mut ivrs_final: BTreeMap<i64, (String, &'static str)> = BTreeMap::new();
-    let mut new_scripts: BTreeMap<[u8; 32], String> = BTreeMap::new();
-    let mut segments: BTreeMap<(i64, i64), String> = BTreeMap::new();
-    let mut new_texts: BTreeSet<&str> = BTreeSet::new();
-    let mut accepted: Vec<Accepted> = Vec::new();
-    let mut deltas = Deltas::default();
-    for (index, run, key, script) in valid {
-        if seen.contains(&key[..]) {
-            out.duplicates += 1;
-            continue;
+/// Takes [`INGEST_LOCK`], then makes sure the rollups are in the site's zone (read after the
+/// lock is held: a statement's snapshot is taken when it starts).
+async fn lock_and_zone(tx: &Tx<'_>, tz: Tz) -> StoreResult<()> {
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&INGEST_LOCK])
+        .await?;
+    let stored_tz: Option<String> = rows(tx, "SELECT value FROM meta WHERE key = 'rollup_tz'", &[])
+        .await?
+        .first()
+        .map(|r| r.get("value"));
+    ensure_tz(tx, tz, stored_tz).await
+}
+
+/// The runs that pass their own checks; the others are refused in `out`.
+fn validate<'a>(runs: &'a [IngestRun], out: &mut IngestOutcome) -> Vec<Valid<'a>> {
+    let mut valid = Vec::with_capacity(runs.len());
+    for (index, run) in runs.iter().enumerate() {
+        match run.validate() {
+            Ok(()) => valid.push(Valid {
+                index,
+                run,
+                key: engine_key(&run.engine_run_id),
+                script: run_detail::script_hash(run),
+            }),
+            Err(reason) => out.rejected.push(Rejected { index, reason }),
         }
-        let tc = &run.test_case;
-        let wanted = tc.channel.as_str();
-        if let Some(state) = cases.get(&tc.id) {
-            if state.channel != wanted {
-                out.rejected.push(Rejected {
-                    index,
-                    reason: format!(
-                        "testCase {} is a {} test case; a run cannot change its channel to {wanted}",
-                        tc.id, state.channel
-                    ),
-                });
+    }
+    valid
+}
+
+/// The distinct values of `f` over the batch, in order (a lookup's `= ANY($1)`).
+fn distinct<'a, T: Ord + 'a>(
+    valid: &'a [Valid<'a>],
+    f: impl FnMut(&'a Valid<'a>) -> Vec<T>,
+) -> Vec<T> {
+    valid
+        .iter()
+        .flat_map(f)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+impl Known {
+    /// Everything the batch's runs name that is stored already, in one round trip.
+    async fn read(tx: &Tx<'_>, valid: &[Valid<'_>]) -> StoreResult<Known> {
+        let keys: Vec<&[u8]> = valid.iter().map(|v| &v.key[..]).collect();
+        let case_ids = distinct(valid, |v| vec![v.run.test_case.id]);
+        let ivr_ids = distinct(valid, |v| vec![v.run.test_case.ivr.id]);
+        let rec_ids = distinct(valid, |v| {
+            recording_refs(v.run)
+                .into_iter()
+                .map(|(_, id)| id)
+                .collect()
+        });
+        let hashes = distinct(valid, |v| vec![&v.script[..]]);
+        let bodies = distinct(valid, |v| {
+            (v.run.segments.iter())
+                .flat_map(|s| s.steps.iter())
+                .filter_map(|t| t.test_result.utterance.as_deref())
+                .collect()
+        });
+        let (known, case_rows, ivr_rows, rec_rows, script_rows, text_rows) = tokio::try_join!(
+            async {
+                rows(
+                    tx,
+                    "SELECT engine_key FROM run_keys WHERE engine_key = ANY($1)",
+                    &[&keys],
+                )
+                .await
+            },
+            async {
+                rows(
+                    tx,
+                    "SELECT tc.id, tc.name, tc.channel, tc.ivr_id, s.hash, tc.updated_at
+                   FROM test_cases tc LEFT JOIN run_scripts s ON s.id = tc.script_id
+                  WHERE tc.id = ANY($1)",
+                    &[&case_ids],
+                )
+                .await
+            },
+            async {
+                rows(
+                    tx,
+                    "SELECT id, name, channel FROM ivr_apps WHERE id = ANY($1)",
+                    &[&ivr_ids],
+                )
+                .await
+            },
+            async {
+                rows(
+                    tx,
+                    "SELECT sha256, id FROM recordings WHERE sha256 = ANY($1)",
+                    &[&rec_ids],
+                )
+                .await
+            },
+            async {
+                rows(
+                    tx,
+                    "SELECT hash, id FROM run_scripts WHERE hash = ANY($1)",
+                    &[&hashes],
+                )
+                .await
+            },
+            async {
+                rows(
+                    tx,
+                    "SELECT body, id FROM texts WHERE body = ANY($1)",
+                    &[&bodies],
+                )
+                .await
+            },
+        )?;
+        let case = |r: &Row| CaseState {
+            name: r.get("name"),
+            channel: r.get("channel"),
+            ivr_id: r.get("ivr_id"),
+            script_hash: r.get("hash"),
+            updated_at: r.get("updated_at"),
+            dirty: false,
+        };
+        Ok(Known {
+            keys: known.iter().map(|r| r.get("engine_key")).collect(),
+            cases: case_rows.iter().map(|r| (r.get("id"), case(r))).collect(),
+            ivrs: (ivr_rows.iter())
+                .map(|r| (r.get("id"), (r.get("name"), r.get("channel"))))
+                .collect(),
+            recordings: (rec_rows.iter())
+                .map(|r| (r.get("sha256"), r.get("id")))
+                .collect(),
+            scripts: (script_rows.iter())
+                .map(|r| (r.get("hash"), r.get("id")))
+                .collect(),
+            texts: text_rows
+                .iter()
+                .map(|r| (r.get("body"), r.get("id")))
+                .collect(),
+        })
+    }
+
+    /// The id of the stored script of hash `hash`.
+    fn script_id(&self, hash: &[u8]) -> StoreResult<i64> {
+        self.scripts
+            .get(hash)
+            .copied()
+            .ok_or_else(|| StoreError::Invalid("a run's script was not stored".into()))
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// The batch, run by run as SQLite's ingest goes: duplicates (of stored runs or of runs
+    /// earlier in the batch), channel changes and unknown recordings are refused in `out`;
+    /// a stored run updates its test case, IVR application and script in `known` for the
+    /// runs after it.
+    fn take(
+        tz: Tz,
+        valid: Vec<Valid<'a>>,
+        known: &mut Known,
+        out: &mut IngestOutcome,
+    ) -> Batch<'a> {
+        let now = now_secs();
+        let mut batch = Batch {
+            ivr_channel: (known.ivrs.iter())
+                .map(|(id, (_, c))| (*id, c.clone()))
+                .collect(),
+            ..Batch::default()
+        };
+        for v in valid {
+            if known.keys.contains(&v.key[..]) {
+                out.duplicates += 1;
                 continue;
             }
-        }
-        if let Some(c) = ivr_channel.get(&tc.ivr.id).filter(|c| *c != wanted) {
-            out.rejected.push(Rejected {
-                index,
-                reason: format!(
-                    "testCase.ivr {} is a {c} IVR application; a {wanted} test case cannot use it",
-                    tc.ivr.id
-                ),
+            let found = match batch.refusal(&v, known) {
+                Ok(found) => found,
+                Err(reason) => {
+                    out.rejected.push(Rejected {
+                        index: v.index,
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            batch.catalog(&v, known, now);
+            let run = v.run;
+            batch.deltas.add(tz, &RunFacts::of_ingest(run));
+            out.accepted += 1;
+            out.stored.push(StoredRun {
+                test_case_id: run.test_case.id,
+                channel: run.test_case.channel,
+                status: run.status,
+                run_time: run.run_time.timestamp(),
+                group_ids: Vec::new(),
             });
-            continue;
+            batch.accepted.push(Accepted {
+                run,
+                key: v.key,
+                script: v.script,
+                recordings: found,
+            });
+        }
+        batch
+    }
+
+    /// Why run `v` is refused (its test case's or IVR application's channel changes, a
+    /// recording it names is not stored), else the rows of its recordings.
+    fn refusal(&self, v: &Valid<'_>, known: &Known) -> Result<HashMap<String, i64>, String> {
+        let tc = &v.run.test_case;
+        let wanted = tc.channel.as_str();
+        if let Some(state) = known.cases.get(&tc.id) {
+            if state.channel != wanted {
+                return Err(format!(
+                    "testCase {} is a {} test case; a run cannot change its channel to {wanted}",
+                    tc.id, state.channel
+                ));
+            }
+        }
+        if let Some(c) = self.ivr_channel.get(&tc.ivr.id).filter(|c| *c != wanted) {
+            return Err(format!(
+                "testCase.ivr {} is a {c} IVR application; a {wanted} test case cannot use it",
+                tc.ivr.id
+            ));
         }
         let mut found = HashMap::new();
-        let mut missing = None;
-        for (at, id) in recording_refs(run) {
-            match recordings.get(id) {
+        for (at, id) in recording_refs(v.run) {
+            match known.recordings.get(id) {
                 Some(&row) => {
                     found.insert(id.to_string(), row);
                 }
                 None => {
-                    missing = Some(format!(
+                    return Err(format!(
                         "{at} {id} is not a stored recording (upload it first: POST /api/ingest/v1/recordings)"
-                    ));
-                    break;
+                    ))
                 }
             }
         }
-        if let Some(reason) = missing {
-            out.rejected.push(Rejected { index, reason });
-            continue;
-        }
+        Ok(found)
+    }
 
-        // Stored: the catalog as this run leaves it.
-        seen.insert(key.to_vec());
+    /// The catalog as stored run `v` leaves it: its key, IVR application, test case,
+    /// script, segments and texts.
+    fn catalog(&mut self, v: &Valid<'a>, known: &mut Known, now: i64) {
+        let (run, tc) = (v.run, &v.run.test_case);
+        let wanted = tc.channel.as_str();
+        known.keys.insert(v.key.to_vec());
         let ivr_name = tc.ivr.name.trim();
-        ivr_channel.insert(tc.ivr.id, wanted.to_string());
-        ivrs_final.insert(tc.ivr.id, (ivr_name.to_string(), wanted));
+        self.ivr_channel.insert(tc.ivr.id, wanted.to_string());
+        self.ivrs.insert(tc.ivr.id, (ivr_name.to_string(), wanted));
         let name = tc.name.trim();
-        let state = cases.entry(tc.id).or_insert_with(|| CaseState {
+        let state = known.cases.entry(tc.id).or_insert_with(|| CaseState {
             name: String::new(),
             channel: String::new(),
             ivr_id: 0,
@@ -459,52 +560,37 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
             state.updated_at = now;
             state.dirty = true;
         }
-        if state.script_hash.as_deref() != Some(&script[..]) {
-            if !scripts.contains_key(&script[..]) {
-                new_scripts
-                    .entry(script)
+        if state.script_hash.as_deref() != Some(&v.script[..]) {
+            if !known.scripts.contains_key(&v.script[..]) {
+                self.new_scripts
+                    .entry(v.script)
                     .or_insert_with(|| run_detail::script_of(run).1);
             }
             for seg in &run.segments {
-                segments.insert((tc.id, seg.segment_id), seg.segment_name.trim().to_string());
+                self.segments
+                    .insert((tc.id, seg.segment_id), seg.segment_name.trim().to_string());
             }
-            state.script_hash = Some(script.to_vec());
+            state.script_hash = Some(v.script.to_vec());
             state.dirty = true;
         }
         for step in run.segments.iter().flat_map(|s| s.steps.iter()) {
             if let Some(u) = step.test_result.utterance.as_deref() {
-                if !texts.contains_key(u) {
-                    new_texts.insert(u);
+                if !known.texts.contains_key(u) {
+                    self.new_texts.insert(u);
                 }
             }
         }
-        deltas.add(tz, &RunFacts::of_ingest(run));
-        out.accepted += 1;
-        out.stored.push(StoredRun {
-            test_case_id: tc.id,
-            channel: tc.channel,
-            status: run.status,
-            run_time: run.run_time.timestamp(),
-            group_ids: Vec::new(),
-        });
-        accepted.push(Accepted {
-            run,
-            key,
-            script,
-            recordings: found,
-        });
     }
-    if accepted.is_empty() {
-        return Ok(out);
-    }
+}
 
-    // New scripts and texts, and the run ids, in one round trip.
-    let (script_hashes, script_bodies): (Vec<&[u8]>, Vec<&str>) = new_scripts
-        .iter()
+/// Stores the batch's new scripts and texts (their ids into `known`) and takes its runs'
+/// ids from the identity sequence, in one round trip; returns the run ids, in order.
+async fn new_ids(tx: &Tx<'_>, batch: &Batch<'_>, known: &mut Known) -> StoreResult<Vec<i64>> {
+    let (script_hashes, script_bodies): (Vec<&[u8]>, Vec<&str>) = (batch.new_scripts.iter())
         .map(|(h, b)| (&h[..], b.as_str()))
         .unzip();
-    let new_texts: Vec<&str> = new_texts.into_iter().collect();
-    let n_runs = accepted.len() as i64;
+    let new_texts: Vec<&str> = batch.new_texts.iter().copied().collect();
+    let n_runs = batch.accepted.len() as i64;
     let (script_rows, text_rows, id_rows) = tokio::try_join!(
         async {
             if script_hashes.is_empty() {
@@ -536,29 +622,26 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
         async {
             rows(
                 tx,
-                "SELECT nextval(pg_get_serial_sequence('test_runs', 'id'))
-                   FROM generate_series(1, $1::BIGINT)",
+                "SELECT nextval(pg_get_serial_sequence('test_runs', 'id')) AS id
+               FROM generate_series(1, $1::BIGINT)",
                 &[&n_runs],
             )
             .await
         },
     )?;
-    scripts.extend(script_rows.iter().map(|r| (r.get(0), r.get(1))));
-    texts.extend(text_rows.iter().map(|r| (r.get(0), r.get(1))));
-    let mut run_ids: Vec<i64> = id_rows.iter().map(|r| r.get(0)).collect();
+    (known.scripts).extend(script_rows.iter().map(|r| (r.get("hash"), r.get("id"))));
+    (known.texts).extend(text_rows.iter().map(|r| (r.get("body"), r.get("id"))));
+    let mut run_ids: Vec<i64> = id_rows.iter().map(|r| r.get("id")).collect();
     run_ids.sort_unstable();
-    let script_id = |hash: &[u8]| -> StoreResult<i64> {
-        scripts
-            .get(hash)
-            .copied()
-            .ok_or_else(|| StoreError::Invalid("a run's script was not stored".into()))
-    };
+    Ok(run_ids)
+}
 
-    // The catalog: IVR applications, then test cases (which refer to them), then segments.
-    let changed_ivrs: Vec<(&i64, &(String, &str))> = ivrs_final
-        .iter()
+/// The catalog the batch changed: IVR applications, then test cases (which refer to
+/// them), then segments; one multi-row upsert each.
+async fn write_catalog(tx: &Tx<'_>, batch: &Batch<'_>, known: &Known) -> StoreResult<()> {
+    let changed_ivrs: Vec<(&i64, &(String, &str))> = (batch.ivrs.iter())
         .filter(|(id, (name, channel))| {
-            stored_ivrs.get(id).map(|(n, c)| (n.as_str(), c.as_str()))
+            known.ivrs.get(id).map(|(n, c)| (n.as_str(), c.as_str()))
                 != Some((name.as_str(), channel))
         })
         .collect();
@@ -577,8 +660,7 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
         )
         .await?;
     }
-    let mut dirty: Vec<(i64, &CaseState)> = cases
-        .iter()
+    let mut dirty: Vec<(i64, &CaseState)> = (known.cases.iter())
         .filter(|(_, s)| s.dirty)
         .map(|(id, s)| (*id, s))
         .collect();
@@ -596,7 +678,7 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
             channels.push(s.channel.as_str());
             ivr_of.push(s.ivr_id);
             script_of.push(match &s.script_hash {
-                Some(h) => Some(script_id(h)?),
+                Some(h) => Some(known.script_id(h)?),
                 None => None,
             });
             updated.push(s.updated_at);
@@ -613,9 +695,9 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
         )
         .await?;
     }
-    if !segments.is_empty() {
+    if !batch.segments.is_empty() {
         let (ids, names): (Vec<(i64, i64)>, Vec<&str>) =
-            segments.iter().map(|(k, n)| (*k, n.as_str())).unzip();
+            batch.segments.iter().map(|(k, n)| (*k, n.as_str())).unzip();
         let (cases_of, seg_ids): (Vec<i64>, Vec<i64>) = ids.into_iter().unzip();
         exec(
             tx,
@@ -627,8 +709,18 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
         )
         .await?;
     }
+    Ok(())
+}
 
-    // The runs and their keys, by COPY.
+/// The runs (ids `run_ids`, in order) and their keys, by `COPY`, and which test cases use
+/// each recording; each run is handed to the engine in `out.evaluated`.
+async fn copy_runs(
+    tx: &Tx<'_>,
+    batch: &Batch<'_>,
+    known: &Known,
+    run_ids: &[i64],
+    out: &mut IngestOutcome,
+) -> StoreResult<()> {
     let sink = tx
         .copy_in(
             "COPY test_runs (id, test_case_id, run_time, duration_ms, status, run_type, mos,
@@ -652,20 +744,15 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
     );
     pin_mut!(writer);
     let mut rec_cases: BTreeSet<(i64, i64)> = BTreeSet::new();
-    for (a, &run_id) in accepted.iter().zip(&run_ids) {
+    for (a, &run_id) in batch.accepted.iter().zip(run_ids) {
         let run = a.run;
         let run_ms = run.run_time.timestamp_millis();
         let results = run_detail::stored_results(run, &a.recordings, |u| {
-            texts
-                .get(u)
-                .copied()
+            (known.texts.get(u).copied())
                 .ok_or_else(|| StoreError::Invalid("a run's utterance was not stored".into()))
         })?;
         let blob = run_detail::encode(run_ms, &results);
-        let recording = run
-            .recording_id
-            .as_ref()
-            .and_then(|id| a.recordings.get(id).copied());
+        let recording = (run.recording_id.as_ref()).and_then(|id| a.recordings.get(id).copied());
         let mos = run.mos_cq_in.map(|m| rollups::mos_units(m) as i32);
         writer
             .as_mut()
@@ -678,7 +765,7 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
                 &i16::from(run.run_type.code()),
                 &mos,
                 &recording,
-                &script_id(&a.script)?,
+                &known.script_id(&a.script)?,
                 &blob,
             ])
             .await?;
@@ -698,7 +785,7 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
         .await?;
     let writer = BinaryCopyInWriter::new(sink, &[Type::BYTEA, Type::INT8]);
     pin_mut!(writer);
-    for (a, run_id) in accepted.iter().zip(&run_ids) {
+    for (a, run_id) in batch.accepted.iter().zip(run_ids) {
         writer.as_mut().write(&[&&a.key[..], run_id]).await?;
     }
     writer.finish().await?;
@@ -712,13 +799,12 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
         )
         .await?;
     }
+    Ok(())
+}
 
-    apply(tx, deltas).await?;
-
-    // The groups of the stored runs' test cases, for the live dashboard.
-    let stored_cases: Vec<i64> = out
-        .stored
-        .iter()
+/// The groups of the stored runs' test cases, for the live dashboard.
+async fn add_groups(tx: &Tx<'_>, out: &mut IngestOutcome) -> StoreResult<()> {
+    let stored_cases: Vec<i64> = (out.stored.iter())
         .map(|s| s.test_case_id)
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -732,15 +818,17 @@ async fn store_batch(tx: &Tx<'_>, tz: Tz, runs: &[IngestRun]) -> StoreResult<Ing
     )
     .await?
     {
-        groups_of.entry(r.get(0)).or_default().push(r.get(1));
+        groups_of
+            .entry(r.get("test_case_id"))
+            .or_default()
+            .push(r.get("group_id"));
     }
     for stored in &mut out.stored {
-        stored.group_ids = groups_of
-            .get(&stored.test_case_id)
+        stored.group_ids = (groups_of.get(&stored.test_case_id))
             .cloned()
             .unwrap_or_default();
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Adds rollup changes to `rollup_hour`: the rows they touch are read `FOR UPDATE` (in key
@@ -914,7 +1002,7 @@ async fn load_script(c: &impl GenericClient, id: i64) -> StoreResult<Vec<ScriptS
     let body: String = rows(c, "SELECT body FROM run_scripts WHERE id = $1", &[&id])
         .await?
         .first()
-        .map(|r| r.get(0))
+        .map(|r| r.get("body"))
         .ok_or_else(|| StoreError::NotFound(format!("stored script {id} does not exist")))?;
     serde_json::from_str(&body).map_err(|e| StoreError::Invalid(format!("stored script {id}: {e}")))
 }
@@ -1050,8 +1138,8 @@ async fn case_groups(
     .await?
     .iter()
     .map(|r| GroupName {
-        id: r.get(0),
-        name: r.get(1),
+        id: r.get("id"),
+        name: r.get("name"),
     })
     .collect())
 }
@@ -1078,11 +1166,11 @@ async fn get(c: &impl GenericClient, id: i64) -> StoreResult<Option<RunDetail>> 
         return Ok(None);
     };
     let run = run_row(r, &texts);
-    let recording: Option<i64> = r.get(8);
-    let script_id: i64 = r.get(9);
-    let blob: &[u8] = r.get(10);
-    let channel = channel(r.get(11))?;
-    let ivr_id: i64 = r.get(12);
+    let recording: Option<i64> = r.get("recording_id");
+    let script_id: i64 = r.get("script_id");
+    let blob: &[u8] = r.get("results");
+    let channel = channel(r.get("channel"))?;
+    let ivr_id: i64 = r.get("ivr_id");
     let ivr_name: String = r.get(13);
     let run_ms = run.run_time.timestamp_millis();
     let results = run_detail::decode(blob, run_ms)
@@ -1123,33 +1211,18 @@ async fn get(c: &impl GenericClient, id: i64) -> StoreResult<Option<RunDetail>> 
             )
         },
     )?;
-    let bodies: HashMap<i64, String> = text_rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    let rec_ids: HashMap<i64, String> = rec_rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-    let mut results = results.into_iter();
-    let mut segments = Vec::with_capacity(script.len());
-    for seg in script {
-        let mut steps = Vec::with_capacity(seg.steps.len());
-        for step in seg.steps {
-            let r = results.next().unwrap_or_default();
-            steps.push(StepDetail {
-                status: r.status(),
-                utterance: r.utterance.and_then(|t| bodies.get(&t).cloned()),
-                latency: r.latency,
-                confidence: r.confidence.map(|c| f64::from(c) / 10_000.0),
-                recording_duration: r.recording_duration_ms.map(|d| d as f64 / 1000.0),
-                start_time: r.start_ms.map(ms_to_time),
-                end_time: r.end_ms.map(ms_to_time),
-                recording_id: r.recording.and_then(|row| rec_ids.get(&row).cloned()),
-                barge_in_time: r.barge_in_time,
-                script: step,
-            });
-        }
-        segments.push(SegmentDetail {
-            segment_id: seg.segment_id,
-            segment_name: seg.segment_name,
-            steps,
-        });
-    }
+    let bodies: HashMap<i64, String> = (text_rows.iter())
+        .map(|r| (r.get("id"), r.get("body")))
+        .collect();
+    let rec_ids: HashMap<i64, String> = (rec_rows.iter())
+        .map(|r| (r.get("id"), r.get("sha256")))
+        .collect();
+    let segments = segment_details(
+        script,
+        results,
+        |t| Ok(bodies.get(&t).cloned()),
+        |row| Ok(rec_ids.get(&row).cloned()),
+    )?;
     Ok(Some(RunDetail {
         run,
         channel,
@@ -1363,7 +1436,7 @@ mod tests {
             .await
             .unwrap();
         for r in ids.iter().step_by(7) {
-            let id: i64 = r.get(0);
+            let id: i64 = r.get("id");
             assert_eq!(
                 pg.run(Scope::All, id).await.unwrap(),
                 sqlite.run(Scope::All, id).await.unwrap()

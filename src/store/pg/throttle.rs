@@ -62,16 +62,16 @@ impl ThrottleStore for Postgres {
         let mut p = Failures::default();
         let mut s = SourceFailures::default();
         for row in &rows {
-            let key: &str = row.get(0);
+            let key: &str = row.get("key");
             if key == pair {
                 p = Failures {
-                    count: row.get::<_, i64>(1) as u32,
-                    last_ms: row.get(2),
-                    wait_until_ms: row.get(3),
+                    count: row.get::<_, i64>("failures") as u32,
+                    last_ms: row.get("last_ms"),
+                    wait_until_ms: row.get("wait_until_ms"),
                 };
             } else {
                 s = SourceFailures {
-                    until_ms: row.get::<_, Option<i64>>(3).unwrap_or(0),
+                    until_ms: row.get::<_, Option<i64>>("wait_until_ms").unwrap_or(0),
                 };
             }
         }
@@ -111,10 +111,10 @@ impl ThrottleStore for Postgres {
             .await?;
         if let Some(row) = row {
             let mut s = SourceFailures {
-                until_ms: row.get::<_, Option<i64>>(0).unwrap_or(0),
+                until_ms: row.get::<_, Option<i64>>("wait_until_ms").unwrap_or(0),
             };
             s.succeeded();
-            let now_ms = crate::store::outbox::now_ms();
+            let now_ms = crate::clock::now_ms();
             tx.execute(
                 "UPDATE signin_failures SET failures = $2, wait_until_ms = $3 WHERE key = $1",
                 &[&source, &i64::from(s.count(now_ms)), &Some(s.until_ms)],

@@ -1,81 +1,32 @@
-//! SQLite: [`AlertEventStore`] and the alert engine, run in the ingest transaction
-//! ([`evaluate`], called by `sqlite/runs.rs`).
+//! SQLite: the alert engine, run in the ingest transaction ([`evaluate`], called by
+//! `sqlite/runs.rs`), and the backfill (its reads and edits of events are
+//! `store/alert_events.rs`'s, shared with PostgreSQL).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use async_trait::async_trait;
 use chrono_tz::Tz;
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, OptionalExtension, Transaction};
 
-use crate::domain::alerting::{self, Rule};
-use crate::domain::caller::{Scope, Visibility};
+use crate::clock::now_ms;
+use crate::domain::alerting;
 use crate::domain::notify::Attachment;
-use crate::domain::page::{Page, PageRequest};
-use crate::domain::run::{RunStatus, RunType};
-use crate::domain::schedule::Week;
+use crate::domain::run::RunStatus;
+use crate::store::alert_events::{event_runs, AlertEngine};
 use crate::store::alerts::{
-    addressed, facts_by_case, plan, state_condition, AlertEvent, AlertEventDetail,
-    AlertEventFilter, AlertEventStore, AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated,
-    Notice, Opening, SettingRow, Settled, StoredState,
+    addressed, engine_settings, facts_by_case, plan, AlertOptions, CaseRows, Clock, EngineOutcome,
+    Evaluated, Notice, Opening, SettingRow, Settled, StoredState,
 };
-use crate::store::audit;
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
-use crate::store::outbox::now_ms;
-use crate::store::outbox::{enqueue_in, notifications_of_causes};
-use crate::store::runs::{ms_to_time, RunRow};
+use crate::store::outbox::enqueue_in;
 use crate::store::sql::{self, Lite};
-use crate::store::{takes_ticket, Sqlite, StoreError, StoreResult};
-
-const EVENT_COLUMNS: &str = "e.id, e.setting_id, e.setting_name, e.group_id, e.group_name,
-       e.test_case_id, coalesce(tc.name, ''), e.distribution_id, e.distribution_name,
-       e.status_id, e.alert_ms, e.open, e.closed_ms, e.jira_ticket,
-       (SELECT count(*) FROM alert_event_runs r WHERE r.event_id = e.id), e.comment,
-       e.incident_id";
-
-fn event_row(
-    texts: &std::collections::BTreeMap<i64, String>,
-) -> impl Fn(&rusqlite::Row) -> rusqlite::Result<AlertEvent> + '_ {
-    move |r| {
-        let status_id: i64 = r.get(9)?;
-        Ok(AlertEvent {
-            id: r.get(0)?,
-            setting_id: r.get(1)?,
-            setting_name: r.get(2)?,
-            group_id: r.get(3)?,
-            group_name: r.get(4)?,
-            test_case_id: r.get(5)?,
-            test_case_name: r.get(6)?,
-            distribution_id: r.get(7)?,
-            distribution_name: r.get(8)?,
-            status_id,
-            status_text: texts.get(&status_id).cloned().unwrap_or_default(),
-            alert_time: ms_to_time(r.get(10)?),
-            open: r.get::<_, i64>(11)? == 1,
-            closed_time: r.get::<_, Option<i64>>(12)?.map(ms_to_time),
-            jira_ticket: r.get(13)?,
-            run_count: r.get::<_, i64>(14)?.max(0) as u64,
-            comment: r.get(15)?,
-            incident_id: r.get(16)?,
-        })
-    }
-}
-
-/// `(sql, user)`: the scope as a condition on `e.group_id`.
-fn scope_clause(scope: Scope) -> (&'static str, i64) {
-    match scope {
-        Scope::All => ("?1 = ?1", 0),
-        Scope::User(u) => (
-            "e.group_id IN (SELECT group_id FROM user_groups WHERE user_id = ?1)",
-            u,
-        ),
-    }
-}
+use crate::store::{Sqlite, StoreError, StoreResult};
 
 #[async_trait]
-impl AlertEventStore for Sqlite {
-    fn configure_alerts(&self, options: AlertOptions) {
+impl AlertEngine for Sqlite {
+    fn configure_engine(&self, options: AlertOptions) {
         *self
             .inner
             .alerting
@@ -83,191 +34,7 @@ impl AlertEventStore for Sqlite {
             .unwrap_or_else(|e| e.into_inner()) = options;
     }
 
-    async fn list_alert_events(
-        &self,
-        scope: Scope,
-        page: PageRequest,
-        filter: AlertEventFilter,
-    ) -> StoreResult<Page<AlertEvent>> {
-        self.read(move |c| {
-            let texts = sql::finish(status_texts(&Lite(c)))?;
-            let (clause, user) = scope_clause(scope);
-            let status = filter.status.unwrap_or(-1);
-            let cond = format!("{clause} AND (?2 = -1 OR e.status_id = ?2)");
-            let me = filter.me.clone();
-            let total: i64 = c
-                .prepare_cached(&format!(
-                    "SELECT count(*) FROM alert_events e WHERE {cond} AND {}",
-                    state_condition(filter.state, "?3")
-                ))?
-                .query_row(params![user, status, me], |r| r.get(0))?;
-            let items = c
-                .prepare_cached(&format!(
-                    "SELECT {EVENT_COLUMNS} FROM alert_events e
-                       LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                      WHERE {cond} AND {} ORDER BY e.alert_ms DESC, e.id DESC LIMIT ?3 OFFSET ?4",
-                    state_condition(filter.state, "?5")
-                ))?
-                .query_map(
-                    params![user, status, page.size, page.offset(), me],
-                    event_row(&texts),
-                )?
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Page {
-                items,
-                total: total.max(0) as u64,
-            })
-        })
-        .await
-    }
-
-    async fn alert_event(
-        &self,
-        scope: Scope,
-        id: i64,
-    ) -> StoreResult<Visibility<AlertEventDetail>> {
-        self.read(move |c| {
-            let texts = sql::finish(status_texts(&Lite(c)))?;
-            let event = c
-                .prepare_cached(&format!(
-                    "SELECT {EVENT_COLUMNS} FROM alert_events e
-                       LEFT JOIN test_cases tc ON tc.id = e.test_case_id WHERE e.id = ?1"
-                ))?
-                .query_row([id], event_row(&texts))
-                .optional()?;
-            let Some(event) = event else {
-                return Ok(Visibility::Missing);
-            };
-            if !scope_sees(c, scope, event.group_id)? {
-                return Ok(Visibility::Hidden);
-            }
-            let runs = event_runs(c, &texts, id, &event.test_case_name)?;
-            let notifications = sql::finish(notifications_of_causes(
-                &Lite(c),
-                &[format!("alert:{id}"), format!("recovery:{id}")],
-            ))?;
-            Ok(Visibility::Visible(AlertEventDetail {
-                event,
-                runs,
-                notifications,
-            }))
-        })
-        .await
-    }
-
-    async fn set_alert_ticket(
-        &self,
-        scope: Scope,
-        id: i64,
-        key: &str,
-    ) -> StoreResult<Visibility<()>> {
-        let key = key.to_string();
-        self.write(move |tx| {
-            let ticket = match event_ticket(tx, scope, id)?.visible() {
-                Ok(t) => t,
-                Err(unseen) => return Ok(unseen),
-            };
-            if !takes_ticket("Alert", id, ticket.as_deref(), &key)? {
-                return Ok(Visibility::Visible(()));
-            }
-            let before = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
-            tx.execute(
-                "UPDATE alert_events SET jira_ticket = ?2 WHERE id = ?1",
-                params![id, key],
-            )?;
-            let after = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
-            sql::finish(audit::record(
-                &Lite(tx),
-                "alert_event",
-                "ticket",
-                id,
-                before,
-                after,
-            ))?;
-            Ok(Visibility::Visible(()))
-        })
-        .await
-    }
-
-    async fn update_alert(
-        &self,
-        scope: Scope,
-        id: i64,
-        comment: Option<String>,
-        ticket: Option<String>,
-    ) -> StoreResult<Visibility<()>> {
-        self.write(move |tx| {
-            let current = match event_ticket(tx, scope, id)?.visible() {
-                Ok(t) => t,
-                Err(unseen) => return Ok(unseen),
-            };
-            let before = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
-            if let Some(key) = &ticket {
-                if takes_ticket("Alert", id, current.as_deref(), key)? {
-                    tx.execute(
-                        "UPDATE alert_events SET jira_ticket = ?2 WHERE id = ?1",
-                        params![id, key],
-                    )?;
-                }
-            }
-            if let Some(comment) = &comment {
-                tx.execute(
-                    "UPDATE alert_events SET comment = nullif(?2, '') WHERE id = ?1",
-                    params![id, comment],
-                )?;
-            }
-            let after = sql::finish(audit::snapshot(&Lite(tx), "alert_events", id))?;
-            if before != after {
-                sql::finish(audit::record(
-                    &Lite(tx),
-                    "alert_event",
-                    "update",
-                    id,
-                    before,
-                    after,
-                ))?;
-            }
-            Ok(Visibility::Visible(()))
-        })
-        .await
-    }
-
-    async fn alert_with_ticket(&self, scope: Scope, key: &str) -> StoreResult<Visibility<i64>> {
-        let key = key.to_string();
-        self.read(move |c| {
-            // Several events may share a ticket key only through old data; the first the
-            // scope may see answers.
-            let rows: Vec<(i64, bool)> = c
-                .prepare_cached(
-                    "SELECT e.id, ?2 IS NULL OR EXISTS (SELECT 1 FROM user_groups ug
-                             WHERE ug.user_id = ?2 AND ug.group_id = e.group_id)
-                       FROM alert_events e WHERE e.jira_ticket = ?1 ORDER BY e.id",
-                )?
-                .query_map(params![key, scope.user()], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            Ok(Visibility::first(rows.into_iter().map(|(id, seen)| {
-                if seen {
-                    Visibility::Visible(id)
-                } else {
-                    Visibility::Hidden
-                }
-            })))
-        })
-        .await
-    }
-
-    async fn open_alert_count(&self, scope: Scope) -> StoreResult<i64> {
-        self.read(move |c| {
-            let (clause, user) = scope_clause(scope);
-            Ok(c.prepare_cached(&format!(
-                "SELECT count(*) FROM alert_events e WHERE e.open = 1 AND {clause}"
-            ))?
-            .query_row([user], |r| r.get(0))?)
-        })
-        .await
-    }
-
-    async fn backfill_alerts(
+    async fn backfill_engine(
         &self,
         tz: Tz,
         ids: Vec<i64>,
@@ -342,88 +109,6 @@ impl AlertEventStore for Sqlite {
     }
 }
 
-fn event_runs(
-    c: &Connection,
-    texts: &std::collections::BTreeMap<i64, String>,
-    id: i64,
-    case_name: &str,
-) -> StoreResult<Vec<RunRow>> {
-    let rows = c
-        .prepare_cached(
-            "SELECT t.id, t.test_case_id, t.run_time, t.duration_ms, t.status, t.run_type, t.mos
-               FROM alert_event_runs r JOIN test_runs t ON t.id = r.run_id
-              WHERE r.event_id = ?1 ORDER BY t.run_time, t.id",
-        )?
-        .query_map([id], |r| {
-            let status = RunStatus::from_code(r.get(4)?).unwrap_or(RunStatus::Fail);
-            Ok(RunRow {
-                id: r.get(0)?,
-                test_case_id: r.get(1)?,
-                test_case_name: case_name.to_string(),
-                run_time: ms_to_time(r.get(2)?),
-                duration_ms: r.get(3)?,
-                status,
-                run_type: RunType::from_code(r.get(5)?).unwrap_or(RunType::Manual),
-                mos: r.get(6)?,
-                status_text: texts.get(&status.status_id()).cloned().unwrap_or_default(),
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
-
-fn load_setting(tx: &Transaction, id: i64) -> StoreResult<Option<SettingRow>> {
-    let head = tx
-        .prepare_cached(
-            "SELECT name, active, group_id, distribution_id, email_subject, voice_message,
-                    sms_prefix, attach_recording, notify_on_recovery, failure_to_alert,
-                    attach_jira_ticket, jira_project, jira_assignee, jira_username
-               FROM alert_settings WHERE id = ?1",
-        )?
-        .query_row([id], |r| {
-            Ok(SettingRow {
-                rule: Rule {
-                    setting_id: id,
-                    active: r.get::<_, i64>(1)? == 1,
-                    failure_to_alert: r.get::<_, i64>(9)?.clamp(1, 10) as u32,
-                    statuses: Vec::new(),
-                    week: Week::default(),
-                },
-                name: r.get(0)?,
-                group_id: r.get(2)?,
-                distribution_id: r.get(3)?,
-                email_subject: r.get(4)?,
-                voice_message: r.get(5)?,
-                sms_prefix: r.get(6)?,
-                attach_recording: r.get::<_, i64>(7)? == 1,
-                notify_on_recovery: r.get::<_, i64>(8)? == 1,
-                jira: (r.get::<_, i64>(10)? == 1).then_some((
-                    r.get::<_, Option<String>>(11)?.unwrap_or_default(),
-                    r.get::<_, Option<String>>(12)?.unwrap_or_default(),
-                    r.get::<_, Option<String>>(13)?.unwrap_or_default(),
-                )),
-            })
-        })
-        .optional()?;
-    let Some(mut s) = head else {
-        return Ok(None);
-    };
-    s.rule.statuses = tx
-        .prepare_cached("SELECT status_id FROM alert_setting_statuses WHERE setting_id = ?1")?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let masks = tx
-        .prepare_cached(
-            "SELECT day_of_week, slots FROM alert_setting_schedule WHERE setting_id = ?1",
-        )?
-        .query_map([id], |r| {
-            Ok((r.get::<_, i64>(0)? as u8, r.get::<_, i64>(1)? as u64))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    s.rule.week = Week::from_masks(masks);
-    Ok(Some(s))
-}
-
 /// The active settings of each of `cases` (a JSON array), by test case, in id order.
 fn settings_of_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, Vec<i64>>> {
     let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
@@ -435,7 +120,9 @@ fn settings_of_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, 
     )?;
     let mut rows = stmt.query([cases])?;
     while let Some(r) = rows.next()? {
-        out.entry(r.get(0)?).or_default().push(r.get(1)?);
+        out.entry(r.get("test_case_id")?)
+            .or_default()
+            .push(r.get("id")?);
     }
     Ok(out)
 }
@@ -450,7 +137,7 @@ fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, CaseRow
     )?;
     let mut rows = stmt.query([cases])?;
     while let Some(r) = rows.next()? {
-        out.entry(r.get(0)?).or_default().clock = Some(r.get(1)?);
+        out.entry(r.get("test_case_id")?).or_default().clock = Some(r.get("last_ms")?);
     }
     let mut stmt = tx.prepare_cached(
         "SELECT test_case_id, setting_id, count, pending, open_event, last_run_ms FROM alert_state
@@ -458,14 +145,14 @@ fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, CaseRow
     )?;
     let mut rows = stmt.query([cases])?;
     while let Some(r) = rows.next()? {
-        let pending: String = r.get(3)?;
-        out.entry(r.get(0)?).or_default().rows.insert(
-            r.get(1)?,
+        let pending: String = r.get("pending")?;
+        out.entry(r.get("test_case_id")?).or_default().rows.insert(
+            r.get("setting_id")?,
             StoredState {
-                count: r.get::<_, i64>(2)?.max(0) as u32,
+                count: r.get::<_, i64>("count")?.max(0) as u32,
                 pending: StoredState::parse_pending(&pending),
-                open_event: r.get(4)?,
-                last_run_ms: r.get(5)?,
+                open_event: r.get("open_event")?,
+                last_run_ms: r.get("last_run_ms")?,
             },
         );
     }
@@ -543,15 +230,11 @@ fn evaluate_with(
         return Ok(EngineOutcome::default());
     }
     let stored = load_cases(tx, &cases)?;
-    let mut settings: HashMap<i64, SettingRow> = HashMap::new();
-    for &sid in settings_of.values().flatten() {
-        if only.is_some_and(|o| !o.contains(&sid)) || settings.contains_key(&sid) {
-            continue;
-        }
-        if let Some(s) = load_setting(tx, sid)? {
-            settings.insert(sid, s);
-        }
-    }
+    let mut ids: Vec<i64> = settings_of.values().flatten().copied().collect();
+    ids.retain(|sid| only.is_none_or(|o| o.contains(sid)));
+    ids.sort_unstable();
+    ids.dedup();
+    let settings = sql::finish(engine_settings(&Lite(tx), &ids))?;
     let mut plan = plan(&by_case, &settings_of, &settings, stored, only, clock);
     let mut ids = Vec::with_capacity(plan.opens.len());
     for o in &plan.opens {
@@ -603,7 +286,7 @@ fn open_event(tx: &Transaction, s: &SettingRow, o: &Opening) -> StoreResult<i64>
     if let Some(first) = o.status_of {
         let stored = tx
             .prepare_cached("SELECT status FROM test_runs WHERE id = ?1")?
-            .query_row([first], |r| r.get::<_, u8>(0))
+            .query_row([first], |r| r.get::<_, u8>("status"))
             .optional()?
             .and_then(RunStatus::from_code);
         if let Some(status) = stored {
@@ -612,12 +295,12 @@ fn open_event(tx: &Transaction, s: &SettingRow, o: &Opening) -> StoreResult<i64>
     }
     let group_name: String = tx
         .prepare_cached("SELECT name FROM test_case_groups WHERE id = ?1")?
-        .query_row([s.group_id], |r| r.get(0))
+        .query_row([s.group_id], |r| r.get("name"))
         .optional()?
         .unwrap_or_default();
     let dist_name: String = tx
         .prepare_cached("SELECT name FROM distribution_lists WHERE id = ?1")?
-        .query_row([s.distribution_id], |r| r.get(0))
+        .query_row([s.distribution_id], |r| r.get("name"))
         .optional()?
         .unwrap_or_default();
     tx.prepare_cached(
@@ -656,13 +339,19 @@ fn notify(
         .prepare_cached(
             "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
         )?
-        .query_row([n.event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        .query_row([n.event], |r| {
+            Ok((
+                r.get("test_case_id")?,
+                r.get("status_id")?,
+                r.get("group_name")?,
+            ))
+        })?;
     let (case_name, channel): (String, String) = tx
         .prepare_cached("SELECT name, channel FROM test_cases WHERE id = ?1")?
-        .query_row([case_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row([case_id], |r| Ok((r.get("name")?, r.get("channel")?)))
         .optional()?
         .unwrap_or_default();
-    let mut runs = event_runs(tx, texts, n.event, &case_name)?;
+    let mut runs = sql::finish(event_runs(&Lite(tx), texts, n.event, &case_name))?;
     if let Some(only) = &n.runs {
         runs.retain(|r| only.contains(&r.id));
     }
@@ -706,7 +395,9 @@ fn recording_of(
             "SELECT r.sha256, r.content_type, r.size FROM test_runs t
                JOIN recordings r ON r.id = t.recording_id WHERE t.id = ?1",
         )?
-        .query_row([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row([run], |r| {
+            Ok((r.get("sha256")?, r.get("content_type")?, r.get("size")?))
+        })
         .optional()?;
     let Some((sha, content_type, size)) = rec else {
         return Ok(None);
@@ -719,33 +410,4 @@ fn recording_of(
         return Ok(None);
     };
     Ok(Some(Attachment::recording(run, content_type, data)))
-}
-
-/// The ticket of event `id`, when the scope may see the event's group.
-fn event_ticket(c: &Connection, scope: Scope, id: i64) -> StoreResult<Visibility<Option<String>>> {
-    let row: Option<(i64, Option<String>)> = c
-        .prepare_cached("SELECT group_id, jira_ticket FROM alert_events WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    let Some((group, ticket)) = row else {
-        return Ok(Visibility::Missing);
-    };
-    if !scope_sees(c, scope, group)? {
-        return Ok(Visibility::Hidden);
-    }
-    Ok(Visibility::Visible(ticket))
-}
-
-/// Whether the scope may see an event of group `group`. The group need not exist any more:
-/// events stay in the history after their group goes (an administrator still sees them).
-fn scope_sees(c: &Connection, scope: Scope, group: i64) -> StoreResult<bool> {
-    let Scope::User(user) = scope else {
-        return Ok(true);
-    };
-    Ok(
-        c.prepare_cached("SELECT 1 FROM user_groups WHERE user_id = ?1 AND group_id = ?2")?
-            .query_row(params![user, group], |r| r.get::<_, i64>(0))
-            .optional()?
-            .is_some(),
-    )
 }

@@ -154,7 +154,7 @@ pub fn table_counts(conn: &Connection) -> StoreResult<Vec<(String, i64)>> {
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
              ORDER BY name",
         )?
-        .query_map([], |r| r.get(0))?
+        .query_map([], |r| r.get("name"))?
         .collect::<Result<_, _>>()?;
     let mut counts = Vec::with_capacity(tables.len());
     for t in tables {

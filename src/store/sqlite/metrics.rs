@@ -35,14 +35,6 @@ impl MetricStore for Sqlite {
         .await
     }
 
-    async fn group_mos(
-        &self,
-        scope: Scope,
-        q: MosQuery,
-    ) -> StoreResult<Visibility<Vec<Option<Summary>>>> {
-        self.group_mos_leaving_out(scope, q, Vec::new()).await
-    }
-
     async fn group_mos_leaving_out(
         &self,
         scope: Scope,

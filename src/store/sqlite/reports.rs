@@ -67,7 +67,7 @@ fn latency(
     )?;
     acc.finish(|case, seg| {
         Ok(names
-            .query_row(params![case, seg], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![case, seg], |r| Ok((r.get("name")?, r.get(1)?)))
             .optional()?
             .unwrap_or_default())
     })
@@ -177,18 +177,7 @@ fn runs(
                 map,
             )?
             .collect::<Result<Vec<_>, _>>()?;
-        let mut items = Vec::with_capacity(found.len());
-        for c in found {
-            let latency = RunWalk::latency_of(q, &c, &shape(c.script_id)?)?;
-            items.push(ReportRunRow {
-                run: c.row,
-                latency,
-            });
-        }
-        return Ok(Page {
-            items,
-            total: total.max(0) as u64,
-        });
+        return RunWalk::sql_page(q, found, total, &mut shape);
     }
     // The stored step results decide (a latency filter or a sort by latency): walk the
     // candidates in the SQL order.
@@ -215,7 +204,7 @@ fn export(
             "SELECT tc.id, tc.name FROM group_cases gc JOIN test_cases tc ON tc.id = gc.test_case_id
               WHERE gc.group_id = ?1 ORDER BY tc.name COLLATE NOCASE, tc.id",
         )?
-        .query_map([rep.group_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([rep.group_id], |r| Ok((r.get("id")?, r.get("name")?)))?
         .collect::<Result<_, _>>()?;
     let by_segment = rep.report_type == ReportType::SegmentPerformance;
     let mut stmt = conn.prepare_cached(
@@ -232,7 +221,7 @@ fn export(
     for (case, name) in cases {
         let names: BTreeMap<i64, String> = if by_segment {
             seg_names
-                .query_map([case], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .query_map([case], |r| Ok((r.get("segment_id")?, r.get("name")?)))?
                 .collect::<Result<_, _>>()?
         } else {
             BTreeMap::new()

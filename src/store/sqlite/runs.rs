@@ -17,8 +17,8 @@ use crate::store::channel_of;
 use crate::store::rollups::{mos_units, Deltas, RunFacts};
 use crate::store::run_detail;
 use crate::store::runs::{
-    engine_key, ms_to_time, recording_refs, status_text, GroupName, GroupRunFilter, IngestOutcome,
-    Rejected, RunDetail, RunExtent, RunFilter, RunRow, RunStore, SegmentDetail, StepDetail,
+    engine_key, ms_to_time, recording_refs, segment_details, status_text, GroupName,
+    GroupRunFilter, IngestOutcome, Rejected, RunDetail, RunExtent, RunFilter, RunRow, RunStore,
     StoredRun,
 };
 use crate::store::sql::{self, Lite};
@@ -134,7 +134,10 @@ impl RunStore for Sqlite {
                 c.prepare("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")?;
             let rows = stmt
                 .query_map([], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?.max(0) as u64))
+                    Ok((
+                        r.get::<_, String>("name")?,
+                        r.get::<_, i64>(1)?.max(0) as u64,
+                    ))
                 })?
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(rows)
@@ -182,7 +185,7 @@ impl<'t> Batch<'t> {
         let row: Option<i64> = self
             .tx
             .prepare_cached("SELECT id FROM recordings WHERE sha256 = ?1")?
-            .query_row([id], |r| r.get(0))
+            .query_row([id], |r| r.get("id"))
             .optional()?;
         self.recordings.insert(id.to_string(), row);
         Ok(row)
@@ -224,11 +227,11 @@ impl<'t> Batch<'t> {
             )?
             .query_row([id], |r| {
                 Ok(CaseState {
-                    name: r.get(0)?,
-                    channel: r.get(1)?,
-                    ivr_id: r.get(2)?,
-                    script_id: r.get(3)?,
-                    script_hash: r.get(4)?,
+                    name: r.get("name")?,
+                    channel: r.get("channel")?,
+                    ivr_id: r.get("ivr_id")?,
+                    script_id: r.get("script_id")?,
+                    script_hash: r.get("hash")?,
                 })
             })
             .optional()?;
@@ -255,7 +258,7 @@ impl<'t> Batch<'t> {
             None => self
                 .tx
                 .prepare_cached("SELECT channel FROM ivr_apps WHERE id = ?1")?
-                .query_row([tc.ivr.id], |r| r.get(0))
+                .query_row([tc.ivr.id], |r| r.get("channel"))
                 .optional()?,
         };
         if let Some(c) = ivr_channel.filter(|c| c != wanted) {
@@ -271,7 +274,7 @@ impl<'t> Batch<'t> {
         let found: Option<i64> = self
             .tx
             .prepare_cached("SELECT run_id FROM run_keys WHERE engine_key = ?1")?
-            .query_row([&engine_key(engine_run_id)[..]], |r| r.get(0))
+            .query_row([&engine_key(engine_run_id)[..]], |r| r.get("run_id"))
             .optional()?;
         Ok(found.is_some())
     }
@@ -283,7 +286,7 @@ impl<'t> Batch<'t> {
         let found: Option<i64> = self
             .tx
             .prepare_cached("SELECT id FROM texts WHERE body = ?1")?
-            .query_row([body], |r| r.get(0))
+            .query_row([body], |r| r.get("id"))
             .optional()?;
         let id = match found {
             Some(id) => id,
@@ -346,7 +349,7 @@ impl<'t> Batch<'t> {
                     let found: Option<i64> = self
                         .tx
                         .prepare_cached("SELECT id FROM run_scripts WHERE hash = ?1")?
-                        .query_row([&hash[..]], |r| r.get(0))
+                        .query_row([&hash[..]], |r| r.get("id"))
                         .optional()?;
                     let id = match found {
                         Some(id) => id,
@@ -493,7 +496,7 @@ fn ingest(tx: &Transaction, tz: Tz, runs: &[IngestRun]) -> StoreResult<IngestOut
         {
             let ids = tx
                 .prepare_cached("SELECT group_id FROM group_cases WHERE test_case_id = ?1")?
-                .query_map([stored.test_case_id], |r| r.get(0))?
+                .query_map([stored.test_case_id], |r| r.get("group_id"))?
                 .collect::<Result<Vec<i64>, _>>()?;
             slot.insert(ids);
         }
@@ -507,7 +510,7 @@ fn list(conn: &Connection, f: &RunFilter, page: PageRequest) -> StoreResult<Page
     let texts = sql::finish(status_texts(&Lite(conn)))?;
     let name: String = conn
         .prepare_cached("SELECT name FROM test_cases WHERE id = ?1")?
-        .query_row([f.test_case_id], |r| r.get(0))
+        .query_row([f.test_case_id], |r| r.get("name"))
         .optional()?
         .ok_or_else(|| {
             StoreError::NotFound(format!("Test case {} does not exist.", f.test_case_id))
@@ -553,16 +556,16 @@ fn list(conn: &Connection, f: &RunFilter, page: PageRequest) -> StoreResult<Page
                 page.offset()
             ],
             |r| {
-                let status = RunStatus::from_code(r.get(3)?).unwrap_or(RunStatus::Fail);
+                let status = RunStatus::from_code(r.get("status")?).unwrap_or(RunStatus::Fail);
                 Ok(RunRow {
-                    id: r.get(0)?,
+                    id: r.get("id")?,
                     test_case_id: f.test_case_id,
                     test_case_name: name.clone(),
-                    run_time: ms_to_time(r.get(1)?),
-                    duration_ms: r.get(2)?,
+                    run_time: ms_to_time(r.get("run_time")?),
+                    duration_ms: r.get("duration_ms")?,
                     status,
-                    run_type: RunType::from_code(r.get(4)?).unwrap_or(RunType::Manual),
-                    mos: r.get(5)?,
+                    run_type: RunType::from_code(r.get("run_type")?).unwrap_or(RunType::Manual),
+                    mos: r.get("mos")?,
                     status_text: status_text(&texts, status),
                 })
             },
@@ -627,16 +630,16 @@ fn list_group(
                 page.offset()
             ],
             |r| {
-                let status = RunStatus::from_code(r.get(5)?).unwrap_or(RunStatus::Fail);
+                let status = RunStatus::from_code(r.get("status")?).unwrap_or(RunStatus::Fail);
                 Ok(RunRow {
-                    id: r.get(0)?,
-                    test_case_id: r.get(1)?,
-                    test_case_name: r.get(2)?,
-                    run_time: ms_to_time(r.get(3)?),
-                    duration_ms: r.get(4)?,
+                    id: r.get("id")?,
+                    test_case_id: r.get("test_case_id")?,
+                    test_case_name: r.get("name")?,
+                    run_time: ms_to_time(r.get("run_time")?),
+                    duration_ms: r.get("duration_ms")?,
                     status,
-                    run_type: RunType::from_code(r.get(6)?).unwrap_or(RunType::Manual),
-                    mos: r.get(7)?,
+                    run_type: RunType::from_code(r.get("run_type")?).unwrap_or(RunType::Manual),
+                    mos: r.get("mos")?,
                     status_text: status_text(&texts, status),
                 })
             },
@@ -663,8 +666,8 @@ fn case_groups(conn: &Connection, scope: Scope, case: i64) -> StoreResult<Vec<Gr
     let rows = stmt
         .query_map(params![case, user], |r| {
             Ok(GroupName {
-                id: r.get(0)?,
-                name: r.get(1)?,
+                id: r.get("id")?,
+                name: r.get("name")?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
@@ -675,7 +678,7 @@ fn case_groups(conn: &Connection, scope: Scope, case: i64) -> StoreResult<Vec<Gr
 fn case_of_run(conn: &Connection, id: i64) -> StoreResult<Option<i64>> {
     Ok(conn
         .prepare_cached("SELECT test_case_id FROM test_runs WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
+        .query_row([id], |r| r.get("test_case_id"))
         .optional()?)
 }
 
@@ -691,24 +694,24 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
               WHERE r.id = ?1",
         )?
         .query_row([id], |r| {
-            let status = RunStatus::from_code(r.get(4)?).unwrap_or(RunStatus::Fail);
+            let status = RunStatus::from_code(r.get("status")?).unwrap_or(RunStatus::Fail);
             Ok((
                 RunRow {
                     id,
-                    test_case_id: r.get(0)?,
+                    test_case_id: r.get("test_case_id")?,
                     test_case_name: r.get(1)?,
-                    run_time: ms_to_time(r.get(2)?),
-                    duration_ms: r.get(3)?,
+                    run_time: ms_to_time(r.get("run_time")?),
+                    duration_ms: r.get("duration_ms")?,
                     status,
-                    run_type: RunType::from_code(r.get(5)?).unwrap_or(RunType::Manual),
-                    mos: r.get(6)?,
+                    run_type: RunType::from_code(r.get("run_type")?).unwrap_or(RunType::Manual),
+                    mos: r.get("mos")?,
                     status_text: status_text(&texts, status),
                 },
-                r.get::<_, Option<i64>>(7)?,
-                r.get::<_, i64>(8)?,
-                r.get::<_, Vec<u8>>(9)?,
-                channel_of(&r.get::<_, String>(10)?)?,
-                r.get::<_, i64>(11)?,
+                r.get::<_, Option<i64>>("recording_id")?,
+                r.get::<_, i64>("script_id")?,
+                r.get::<_, Vec<u8>>("results")?,
+                channel_of(&r.get::<_, String>("channel")?)?,
+                r.get::<_, i64>("ivr_id")?,
                 r.get::<_, String>(12)?,
             ))
         })
@@ -730,39 +733,12 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
         rec_cache.insert(row, v.clone());
         Ok(v)
     };
-    let mut results = results.into_iter();
-    let mut segments = Vec::with_capacity(script.len());
-    for seg in script {
-        let mut steps = Vec::with_capacity(seg.steps.len());
-        for step in seg.steps {
-            let r = results.next().unwrap_or_default();
-            let utterance = match r.utterance {
-                Some(t) => text_stmt.query_row([t], |x| x.get(0)).optional()?,
-                None => None,
-            };
-            let recording_id = match r.recording {
-                Some(row) => rec_id(row)?,
-                None => None,
-            };
-            steps.push(StepDetail {
-                status: r.status(),
-                utterance,
-                latency: r.latency,
-                confidence: r.confidence.map(|c| f64::from(c) / 10_000.0),
-                recording_duration: r.recording_duration_ms.map(|d| d as f64 / 1000.0),
-                start_time: r.start_ms.map(ms_to_time),
-                end_time: r.end_ms.map(ms_to_time),
-                recording_id,
-                barge_in_time: r.barge_in_time,
-                script: step,
-            });
-        }
-        segments.push(SegmentDetail {
-            segment_id: seg.segment_id,
-            segment_name: seg.segment_name,
-            steps,
-        });
-    }
+    let segments = segment_details(
+        script,
+        results,
+        |t| Ok(text_stmt.query_row([t], |x| x.get("body")).optional()?),
+        &mut rec_id,
+    )?;
     let recording_id = match recording {
         Some(row) => rec_id(row)?,
         None => None,
@@ -782,7 +758,7 @@ fn get(conn: &Connection, id: i64) -> StoreResult<Option<RunDetail>> {
 fn recording_id_of_row(conn: &Connection, row_id: i64) -> StoreResult<Option<String>> {
     let id = conn
         .prepare_cached("SELECT sha256 FROM recordings WHERE id = ?1")?
-        .query_row([row_id], |r| r.get(0))
+        .query_row([row_id], |r| r.get("sha256"))
         .optional()?;
     Ok(id)
 }
