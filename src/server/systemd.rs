@@ -27,8 +27,8 @@ pub fn notify(states: &[NotifyState]) -> bool {
     let sent = if socket.as_encoded_bytes().starts_with(b"@") {
         // The crate connects to a path only; an abstract socket (a container's manager)
         // is sent to here.
-        let text: String = states.iter().map(|s| format!("{s}\n")).collect();
-        send_abstract(&socket, &text)
+        let lines: Vec<String> = states.iter().map(ToString::to_string).collect();
+        send_abstract(&socket, &(lines.join("\n") + "\n"))
     } else {
         sd_notify::notify(false, states)
     };

@@ -202,7 +202,7 @@ impl Tls {
         let loaded = load(&self.config).and_then(|(key, _)| {
             let end = key.end_entity_cert().ok().and_then(|c| not_after_der(c));
             if let Some(end) = end.filter(|&e| e <= unix_now()) {
-                anyhow::bail!("the new certificate ended at {} (Unix seconds)", end);
+                anyhow::bail!("the new certificate ended at {end} (Unix seconds)");
             }
             Ok((key, end))
         });
