@@ -19,7 +19,8 @@
 #     serves the console over TLS, `cxwatch healthcheck` passes as the cxwatch user, users,
 #     API keys and ingest work, and SIGTERM stops it with status 0;
 #   - upgrade to the current build: the config.toml edit (the listen address the server then
-#     uses) and every row of every table are kept;
+#     uses) and every row of every table are kept; the unit has WatchdogSec= and its
+#     ExecReload= (SIGHUP) makes the service serve a replaced certificate;
 #   - remove keeps the config and the data; purge removes the config and keeps the data and
 #     the user (packaging/README.md).
 # Needs dpkg, adduser, systemd (for systemd-analyze), util-linux (setpriv, runuser), binutils,
@@ -355,6 +356,27 @@ grep -q "^listen = \"127.0.0.1:$PORT\"  # deb-test edit" /etc/cxwatch/config.tom
 [ "$(mode /etc/cxwatch/config.toml)" = "640 root:cxwatch" ] || fail "config.toml after the upgrade: $(mode /etc/cxwatch/config.toml)"
 [ "$(mode /usr/bin/cxwatch)" = "755 root:root" ] || fail "/usr/bin/cxwatch after the upgrade"
 start # on the edited port: the kept edit is in force
+
+# ---- Reload and watchdog (packaging/cxwatch.service: ExecReload=, WatchdogSec=) -----------
+say "reload: a replaced certificate is served without a restart"
+grep -q '^WatchdogSec=[1-9]' "$UNIT" || fail "the unit has no WatchdogSec="
+reload=$(sed -n 's/^ExecReload=//p' "$UNIT")
+[ "$reload" = '/bin/kill -HUP $MAINPID' ] || fail "the unit's ExecReload= is '$reload', not SIGHUP"
+served() { echo | openssl s_client -connect "127.0.0.1:$PORT" 2>/dev/null | openssl x509 -noout -subject -fingerprint -sha256; }
+before=$(served)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 365 \
+  -subj /CN=deb-test-reload -addext subjectAltName=DNS:localhost \
+  -keyout "$TMP/reload.key" -out "$TMP/reload.crt" 2>/dev/null
+install -o cxwatch -g cxwatch -m 600 "$TMP/reload.key" "$STATE/tls/self-signed.key"
+install -o cxwatch -g cxwatch -m 644 "$TMP/reload.crt" "$STATE/tls/self-signed.crt"
+# The service runs under deb-unit.py, not systemd: the unit's ExecReload= with its main pid.
+${reload//\$MAINPID/$(cat "$TMP/ready")}
+for _ in $(seq 50); do [ "$(served)" != "$before" ] && break; sleep 0.2; done
+served | grep -q 'CN *= *deb-test-reload' || fail "after the reload the old certificate is served: $(served)"
+grep -q 'TLS certificate reloaded' "$TMP/serve.log" || fail "no 'TLS certificate reloaded' in the log"
+as_cx healthcheck || fail "cxwatch healthcheck after the reload"
+echo "reload: the new certificate served, $(served | grep -i fingerprint)"
+# ---- end of reload and watchdog ----------------------------------------------------------
 stop
 counts >"$TMP/after"
 # A newer build may add tables (migrations): every table of before keeps all its rows.

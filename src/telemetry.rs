@@ -52,6 +52,11 @@ struct RequestLabels {
 
 type Seconds = Gauge<f64, AtomicU64>;
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct SourceLabels {
+    source: &'static str,
+}
+
 /// The metrics of one running application.
 pub struct Telemetry {
     registry: Registry,
@@ -66,6 +71,8 @@ pub struct Telemetry {
     outbox_depth: Gauge,
     outbox_failed: Gauge,
     live_streams: Gauge,
+    tls_not_after: Family<SourceLabels, Gauge>,
+    tls_reloads: Family<OutcomeLabels, Counter>,
 }
 
 impl Default for Telemetry {
@@ -145,6 +152,19 @@ impl Telemetry {
             "Open live-update streams of dashboards (server-sent events)",
             live_streams.clone(),
         );
+        // No sample without TLS (plain HTTP): an alert on the expiry sees nothing rather than 0.
+        let tls_not_after = Family::<SourceLabels, Gauge>::default();
+        registry.register(
+            "cxwatch_tls_certificate_expiry_timestamp_seconds",
+            "End of validity (notAfter, Unix seconds) of the served TLS certificate, by source (configured, self-signed)",
+            tls_not_after.clone(),
+        );
+        let tls_reloads = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "cxwatch_tls_reloads",
+            "Reloads of the TLS certificate (SIGHUP, the daily renewal), by outcome (ok, failed)",
+            tls_reloads.clone(),
+        );
         Telemetry {
             registry,
             runs,
@@ -158,7 +178,27 @@ impl Telemetry {
             outbox_depth,
             outbox_failed,
             live_streams,
+            tls_not_after,
+            tls_reloads,
         }
+    }
+
+    /// The served certificate's end (Unix seconds); `None` (unreadable) removes the sample.
+    pub fn tls_certificate(&self, source: &'static str, not_after: Option<i64>) {
+        self.tls_not_after.clear();
+        if let Some(end) = not_after {
+            self.tls_not_after
+                .get_or_create(&SourceLabels { source })
+                .set(end);
+        }
+    }
+
+    /// Counts a reload of the certificate.
+    pub fn tls_reload(&self, ok: bool) {
+        let outcome = if ok { "ok" } else { "failed" };
+        self.tls_reloads
+            .get_or_create(&OutcomeLabels { outcome })
+            .inc();
     }
 
     /// Counts an answered ingest batch: the batch, its runs by outcome, each stored run.

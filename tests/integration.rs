@@ -50,6 +50,8 @@ mod site;
 mod spec7;
 mod sso;
 mod store_copy;
+mod storm;
+mod systemd;
 mod trs_api;
 mod trs_dst;
 mod trs_recount;

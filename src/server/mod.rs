@@ -1,6 +1,7 @@
 //! `cxwatch serve`: the console over TLS (or plain HTTP when asked), `/api` embedded or
 //! proxied, `/healthz`, `/tenant-config`, the embedded UI, security headers on every
-//! response, graceful shutdown on SIGTERM/SIGINT and systemd readiness.
+//! response, graceful shutdown on SIGTERM/SIGINT, the TLS certificate reloaded on SIGHUP
+//! ([`tls::Tls`]), and systemd's readiness and watchdog ([`systemd`]).
 //!
 //! | path | answered by |
 //! |---|---|
@@ -231,7 +232,8 @@ pub async fn bind(config: &Config) -> anyhow::Result<tokio::net::TcpListener> {
         .map_err(|e| anyhow::anyhow!("server.listen: cannot listen on {listen}: {e}"))
 }
 
-/// Runs until SIGTERM or SIGINT, then lets open requests finish.
+/// Runs until SIGTERM or SIGINT, then lets open requests finish. SIGHUP reloads the TLS
+/// certificate.
 pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()> {
     let listener = match opts.listener {
         Some(l) => l,
@@ -248,8 +250,9 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
         .store
         .clone()
         .map(|store| tokio::spawn(audit_retention(store, config.audit.retention_days)));
-    let app = app_with(config.clone(), opts.store, telemetry)?;
+    let app = app_with(config.clone(), opts.store, telemetry.clone())?;
     let shutdown = shutdown_signal()?;
+    let reload = reload_signal()?;
     let mut limits = conn::Limits::from_config(&config.server);
     if let Some(open_files) = conn::raise_open_files_limit() {
         // Room for the database, recordings, upstream connections and the listener.
@@ -269,20 +272,38 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
             "serving plain HTTP: put a TLS-terminating proxy in front");
         (None, "http")
     } else {
-        (Some(tls::load_or_generate(&config)?), "https")
+        let tls = tls::Tls::load(config.clone(), telemetry)?;
+        (Some(Arc::new(tls)), "https")
     };
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "serving {scheme}://{addr}/");
-    systemd::notify("READY=1\nSTATUS=serving");
-    let trim = tokio::spawn(async {
+    systemd::notify(&[
+        systemd::NotifyState::Ready,
+        systemd::NotifyState::Status("serving"),
+    ]);
+    let mut tasks = vec![tokio::spawn(reloads(reload, tls.clone()))];
+    if let Some(tls) = tls.clone() {
+        tasks.push(tokio::spawn(expiry_checks(tls)));
+    }
+    if let Some(interval) = systemd::watchdog_interval() {
+        tasks.push(tokio::spawn(systemd::watchdog(
+            addr,
+            tls.is_some(),
+            interval,
+        )));
+    }
+    tasks.push(tokio::spawn(async {
         let mut every = tokio::time::interval(TRIM_EVERY);
         loop {
             every.tick().await;
             trim_heap();
         }
-    });
-    conn::run(listener, tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
-    trim.abort();
+    }));
+    let server_tls = tls.as_ref().map(|t| t.server_config());
+    conn::run(listener, server_tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
+    for task in tasks {
+        task.abort();
+    }
     if let Some(r) = retention {
         r.abort();
     }
@@ -357,6 +378,58 @@ fn shutdown_signal() -> anyhow::Result<impl Future<Output = ()>> {
         #[cfg(not(unix))]
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("shutting down");
-        systemd::notify("STOPPING=1");
+        systemd::notify(&[systemd::NotifyState::Stopping]);
     })
+}
+
+/// The SIGHUP handler, installed at start-up: from then on SIGHUP (`systemctl reload`)
+/// reloads the certificate instead of ending the process, as is its default.
+#[cfg(unix)]
+fn reload_signal() -> anyhow::Result<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .map_err(|e| anyhow::anyhow!("cannot install the SIGHUP handler: {e}"))
+}
+
+#[cfg(not(unix))]
+fn reload_signal() -> anyhow::Result<()> {
+    Ok(())
+}
+
+/// Reloads the TLS certificate on each SIGHUP, telling systemd (`RELOADING=1`, then
+/// `READY=1`): the listener and open connections stay, new handshakes get the new
+/// certificate. What else the config says is read at start-up only.
+#[cfg(unix)]
+async fn reloads(mut hup: tokio::signal::unix::Signal, tls: Option<Arc<tls::Tls>>) {
+    while hup.recv().await.is_some() {
+        let Some(tls) = &tls else {
+            tracing::info!("SIGHUP: plain HTTP, no certificate to reload");
+            continue;
+        };
+        let mut reloading = vec![systemd::NotifyState::Reloading];
+        // systemd 253+ wants the time of the reload with RELOADING=1.
+        if let Ok(now) = systemd::NotifyState::monotonic_usec_now() {
+            reloading.push(now);
+        }
+        systemd::notify(&reloading);
+        let status = match tls.reload() {
+            Ok(()) => "serving",
+            Err(_) => "serving; the last reload of the TLS certificate failed (see the log)",
+        };
+        systemd::notify(&[
+            systemd::NotifyState::Ready,
+            systemd::NotifyState::Status(status),
+        ]);
+    }
+}
+
+#[cfg(not(unix))]
+async fn reloads(_hup: (), _tls: Option<Arc<tls::Tls>>) {}
+
+/// The served certificate's daily check (`Tls::check_expiry`), the first at start-up.
+async fn expiry_checks(tls: Arc<tls::Tls>) {
+    let mut every = tokio::time::interval(Duration::from_secs(24 * 60 * 60));
+    loop {
+        every.tick().await;
+        tls.check_expiry(tls::unix_now());
+    }
 }

@@ -1,6 +1,12 @@
 //! TLS: the configured certificate, or a self-signed one generated once for the configured
 //! host names and kept in the data directory.
 //!
+//! The served certificate can change while the listener runs ([`Tls`]): each handshake asks
+//! a resolver for the current one, and [`Tls::reload`] (SIGHUP, `systemctl reload`) reads
+//! the files again and swaps it whole, or keeps the old one and says why. A daily check
+//! ([`Tls::check_expiry`]) warns from [`WARN_DAYS`] before the end and renews a generated
+//! certificate before it ends, so a server nobody restarts does not serve an expired one.
+//!
 //! One rustls crypto provider is compiled into the binary, aws-lc-rs (reqwest without its own
 //! provider, rcgen on aws-lc-rs). [`install_crypto_provider`] still makes it the process
 //! default once, at start-up, before anything builds a TLS config: reqwest clients built
@@ -9,12 +15,15 @@
 
 use std::path::{Path, PathBuf};
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
 
 use crate::config::{Config, ConfigError};
+use crate::telemetry::Telemetry;
 
 /// File names of the generated certificate in the data directory.
 pub const SELF_SIGNED_CERT: &str = "tls/self-signed.crt";
@@ -24,8 +33,11 @@ pub const SELF_SIGNED_NAMES: &str = "tls/self-signed.names";
 /// Validity of a generated certificate: 397 days, the most browsers accept for a server
 /// certificate, from an hour ago (clocks a little behind still accept it).
 pub const SELF_SIGNED_DAYS: i64 = 397;
-/// A generated certificate is made again at start-up when it ends within this many days.
+/// A generated certificate is made again (at start-up, on reload and by the daily check)
+/// when it ends within this many days.
 pub const RENEW_DAYS_BEFORE: i64 = 30;
+/// The served certificate's end is warned about, daily, from this many days before.
+pub const WARN_DAYS: i64 = 30;
 
 /// Makes aws-lc-rs the process-wide rustls provider. Idempotent; never panics.
 pub fn install_crypto_provider() {
@@ -37,22 +49,18 @@ pub fn install_crypto_provider() {
 
 /// The server's TLS settings: the configured certificate and key, or the generated one.
 pub fn load_or_generate(config: &Config) -> anyhow::Result<Arc<rustls::ServerConfig>> {
-    install_crypto_provider();
-    if let Some(configured) = configured(config) {
-        return Ok(configured?);
-    }
-    let (cert, key) = self_signed(config)?;
-    server_config(&cert, &key).map_err(|e| {
-        anyhow::anyhow!(
-            "{e} (generated certificate in {})",
-            config.data_dir.display()
-        )
-    })
+    let (key, _) = load(config)?;
+    Ok(server_config(Arc::new(SingleCert(Arc::new(key)))))
 }
 
 /// The TLS settings of the configured `tls.cert` and `tls.key`, if set. A file that cannot be
 /// read or used is a configuration error (exit 78, and `cxwatch config check` says so).
 pub fn configured(config: &Config) -> Option<Result<Arc<rustls::ServerConfig>, ConfigError>> {
+    let key = configured_key(config)?;
+    Some(key.map(|k| server_config(Arc::new(SingleCert(Arc::new(k))))))
+}
+
+fn configured_key(config: &Config) -> Option<Result<CertifiedKey, ConfigError>> {
     let (Some(cert), Some(key)) = (&config.tls.cert, &config.tls.key) else {
         return None;
     };
@@ -64,14 +72,31 @@ pub fn configured(config: &Config) -> Option<Result<Arc<rustls::ServerConfig>, C
     };
     Some((|| {
         let (cert_pem, key_pem) = (read(cert, "tls.cert")?, read(key, "tls.key")?);
-        server_config(&cert_pem, &key_pem)
+        certified_key(&cert_pem, &key_pem)
             .map_err(|e| ConfigError::Invalid(format!("{e} (tls.cert = {})", cert.display())))
     })())
 }
 
-/// The rustls settings for a PEM chain and key (HTTP/2 and HTTP/1.1 offered by ALPN); a
-/// clear error at start-up instead of a failed handshake later.
-fn server_config(cert: &[u8], key: &[u8]) -> anyhow::Result<Arc<rustls::ServerConfig>> {
+/// The certificate to serve, read (or generated) as at start-up, and whether it is the
+/// generated one.
+fn load(config: &Config) -> anyhow::Result<(CertifiedKey, bool)> {
+    install_crypto_provider();
+    if let Some(configured) = configured_key(config) {
+        return Ok((configured?, false));
+    }
+    let (cert, key) = self_signed(config)?;
+    let key = certified_key(&cert, &key).map_err(|e| {
+        anyhow::anyhow!(
+            "{e} (generated certificate in {})",
+            config.data_dir.display()
+        )
+    })?;
+    Ok((key, true))
+}
+
+/// A PEM chain and key, checked to fit together: a clear error at start-up (or on reload)
+/// instead of a failed handshake later.
+fn certified_key(cert: &[u8], key: &[u8]) -> anyhow::Result<CertifiedKey> {
     let certs = CertificateDer::pem_slice_iter(cert)
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("tls.cert: not a PEM certificate chain: {e}"))?;
@@ -80,12 +105,167 @@ fn server_config(cert: &[u8], key: &[u8]) -> anyhow::Result<Arc<rustls::ServerCo
     }
     let key = PrivateKeyDer::from_pem_slice(key)
         .map_err(|e| anyhow::anyhow!("tls.key: not a PEM private key: {e}"))?;
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    CertifiedKey::from_der(certs, key, &provider)
+        .map_err(|e| anyhow::anyhow!("tls.cert and tls.key do not fit together: {e}"))
+}
+
+/// The rustls settings answering each handshake with what `certs` resolves (HTTP/2 and
+/// HTTP/1.1 offered by ALPN).
+fn server_config(certs: Arc<dyn ResolvesServerCert>) -> Arc<rustls::ServerConfig> {
+    install_crypto_provider();
     let mut tls = rustls::ServerConfig::builder()
         .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| anyhow::anyhow!("tls.cert and tls.key do not fit together: {e}"))?;
+        .with_cert_resolver(certs);
     tls.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    Ok(Arc::new(tls))
+    Arc::new(tls)
+}
+
+/// One certificate for every handshake (`config check`, [`load_or_generate`]).
+#[derive(Debug)]
+struct SingleCert(Arc<CertifiedKey>);
+
+impl ResolvesServerCert for SingleCert {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
+    }
+}
+
+/// The certificate handshakes get now; [`Tls::reload`] replaces it whole. Connections
+/// already open keep the one they were made with.
+#[derive(Debug)]
+struct Swappable(RwLock<Arc<CertifiedKey>>);
+
+impl ResolvesServerCert for Swappable {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.read().unwrap_or_else(|e| e.into_inner()).clone())
+    }
+}
+
+/// The served certificate of `serve`: loaded at start-up, reloaded on SIGHUP, checked daily.
+pub struct Tls {
+    config: Arc<Config>,
+    current: Arc<Swappable>,
+    server: Arc<rustls::ServerConfig>,
+    /// notAfter of the served leaf (Unix seconds) when readable; one reload at a time.
+    not_after: Mutex<Option<i64>>,
+    self_signed: bool,
+    telemetry: Arc<Telemetry>,
+}
+
+impl Tls {
+    /// Loads (or generates) the certificate as [`load_or_generate`] does; a failure stops
+    /// the start.
+    pub fn load(config: Arc<Config>, telemetry: Arc<Telemetry>) -> anyhow::Result<Tls> {
+        let (key, self_signed) = load(&config)?;
+        let not_after = key.end_entity_cert().ok().and_then(|c| not_after_der(c));
+        let current = Arc::new(Swappable(RwLock::new(Arc::new(key))));
+        let tls = Tls {
+            server: server_config(current.clone()),
+            config,
+            current,
+            not_after: Mutex::new(not_after),
+            self_signed,
+            telemetry,
+        };
+        tls.telemetry.tls_certificate(tls.source(), not_after);
+        Ok(tls)
+    }
+
+    /// The rustls settings of the listener: they stay, the certificate inside changes.
+    pub fn server_config(&self) -> Arc<rustls::ServerConfig> {
+        self.server.clone()
+    }
+
+    /// The label of where the certificate comes from.
+    fn source(&self) -> &'static str {
+        if self.self_signed {
+            "self-signed"
+        } else {
+            "configured"
+        }
+    }
+
+    /// notAfter (Unix seconds) of the served certificate, when readable.
+    pub fn not_after(&self) -> Option<i64> {
+        *self.not_after.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reads the certificate and key again (`tls.cert` and `tls.key`, or the generated
+    /// one, made again when it ends within [`RENEW_DAYS_BEFORE`] days) and serves them to
+    /// the next handshakes. On any error the served certificate stays and the error is
+    /// returned (and logged): a broken file never takes the console off the air.
+    pub fn reload(&self) -> anyhow::Result<()> {
+        let mut not_after = self.not_after.lock().unwrap_or_else(|e| e.into_inner());
+        let loaded = load(&self.config).and_then(|(key, _)| {
+            let end = key.end_entity_cert().ok().and_then(|c| not_after_der(c));
+            if let Some(end) = end.filter(|&e| e <= unix_now()) {
+                anyhow::bail!("the new certificate ended at {end} (Unix seconds)");
+            }
+            Ok((key, end))
+        });
+        match loaded {
+            Ok((key, end)) => {
+                let cert = key.end_entity_cert().map(|c| fingerprint(c)).ok();
+                *self.current.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(key);
+                *not_after = end;
+                self.telemetry.tls_certificate(self.source(), end);
+                self.telemetry.tls_reload(true);
+                tracing::info!(
+                    source = self.source(),
+                    not_after = end,
+                    sha256 = cert.as_deref().unwrap_or(""),
+                    "TLS certificate reloaded: new connections get it"
+                );
+                Ok(())
+            }
+            Err(e) => {
+                self.telemetry.tls_reload(false);
+                tracing::error!(error = %e,
+                    "TLS certificate not reloaded: the previous one is still served");
+                Err(e)
+            }
+        }
+    }
+
+    /// The daily check: a generated certificate that ends within [`RENEW_DAYS_BEFORE`]
+    /// days is made again and served; a certificate that ends within [`WARN_DAYS`] days (or
+    /// has ended) is warned about. `now` in Unix seconds.
+    pub fn check_expiry(&self, now: i64) {
+        let Some(end) = self.not_after() else {
+            return;
+        };
+        if self.self_signed && end - now <= RENEW_DAYS_BEFORE * 86_400 {
+            // load() makes the generated certificate again when it is this close to its end.
+            let _ = self.reload();
+        }
+        let Some(end) = self.not_after() else {
+            return;
+        };
+        let days_left = (end - now).div_euclid(86_400);
+        let path = self.config.tls.cert.as_ref().map_or_else(
+            || self.config.data_dir.join(SELF_SIGNED_CERT),
+            PathBuf::clone,
+        );
+        if end <= now {
+            tracing::error!(not_after = end, path = %path.display(),
+                "the served TLS certificate has ended: browsers refuse the console; \
+                 replace it and run `systemctl reload cxwatch`");
+        } else if days_left < WARN_DAYS {
+            tracing::warn!(not_after = end, days_left, path = %path.display(),
+                "the served TLS certificate ends in {days_left} days: \
+                 replace it and run `systemctl reload cxwatch`");
+        }
+    }
+}
+
+/// SHA-256 of a DER certificate in hex, as `openssl x509 -fingerprint -sha256` shows it
+/// (without the colons).
+fn fingerprint(der: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(der))
 }
 
 /// The names the generated certificate covers: the configured ones plus loopback.
@@ -153,7 +333,8 @@ fn generate(names: &[String], now: i64) -> anyhow::Result<(String, String)> {
     Ok((cert.pem(), key_pair.serialize_pem()))
 }
 
-fn unix_now() -> i64 {
+/// Now in Unix seconds on the system's clock: the one TLS clients check a certificate with.
+pub fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
@@ -242,6 +423,7 @@ fn write_file(path: &Path, data: &[u8], mode: u32) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
 
     fn config(dir: &Path, hosts: &[&str]) -> Config {
         let mut c = Config {
@@ -344,5 +526,106 @@ mod tests {
         std::fs::write(&key_path, &recent_key).unwrap();
         load_or_generate(&c).unwrap();
         assert_eq!(std::fs::read_to_string(&cert_path).unwrap(), recent);
+    }
+
+    fn served(tls: &Tls) -> Vec<u8> {
+        let key = tls.current.0.read().unwrap().clone();
+        key.end_entity_cert().unwrap().to_vec()
+    }
+
+    fn pem_to_der(pem: &str) -> Vec<u8> {
+        CertificateDer::pem_slice_iter(pem.as_bytes())
+            .next()
+            .unwrap()
+            .unwrap()
+            .to_vec()
+    }
+
+    #[test]
+    fn reload_serves_the_new_files_and_keeps_the_old_on_a_broken_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = config(dir.path(), &["console.test"]);
+        let (cert_path, key_path) = (dir.path().join("c.pem"), dir.path().join("k.pem"));
+        let (first, first_key) = generate(&["console.test".into()], unix_now()).unwrap();
+        std::fs::write(&cert_path, &first).unwrap();
+        std::fs::write(&key_path, &first_key).unwrap();
+        c.tls.cert = Some(cert_path.clone());
+        c.tls.key = Some(key_path.clone());
+        let telemetry = Arc::new(Telemetry::new());
+        let tls = Tls::load(Arc::new(c), telemetry.clone()).unwrap();
+        assert_eq!(served(&tls), pem_to_der(&first));
+        let config_before = tls.server_config();
+
+        let (second, second_key) = generate(&["console.test".into()], unix_now()).unwrap();
+        std::fs::write(&cert_path, &second).unwrap();
+        std::fs::write(&key_path, &second_key).unwrap();
+        tls.reload().unwrap();
+        assert_eq!(served(&tls), pem_to_der(&second));
+        assert!(Arc::ptr_eq(&config_before, &tls.server_config()));
+        assert_eq!(tls.not_after(), not_after(second.as_bytes()));
+
+        // Broken: not PEM; a key of another certificate; an ended certificate.
+        std::fs::write(&cert_path, "not a certificate").unwrap();
+        let err = tls.reload().unwrap_err().to_string();
+        assert!(err.contains("tls.cert"), "{err}");
+        std::fs::write(&cert_path, &first).unwrap();
+        let err = tls.reload().unwrap_err().to_string();
+        assert!(err.contains("do not fit together"), "{err}");
+        let (ended, ended_key) =
+            generate(&["console.test".into()], unix_now() - 400 * 86_400).unwrap();
+        std::fs::write(&cert_path, &ended).unwrap();
+        std::fs::write(&key_path, &ended_key).unwrap();
+        let err = tls.reload().unwrap_err().to_string();
+        assert!(err.contains("ended"), "{err}");
+        assert_eq!(served(&tls), pem_to_der(&second), "the old one stays");
+        assert_eq!(tls.not_after(), not_after(second.as_bytes()));
+
+        let text = Store::block_on(telemetry.scrape(None));
+        assert!(
+            text.contains("cxwatch_tls_reloads_total{outcome=\"ok\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("cxwatch_tls_reloads_total{outcome=\"failed\"} 3"),
+            "{text}"
+        );
+        let end = not_after(second.as_bytes()).unwrap();
+        assert!(
+            text.contains(&format!(
+                "cxwatch_tls_certificate_expiry_timestamp_seconds{{source=\"configured\"}} {end}"
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_daily_check_renews_a_generated_certificate_before_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = config(dir.path(), &["console.test"]);
+        let telemetry = Arc::new(Telemetry::new());
+        let tls = Tls::load(Arc::new(c.clone()), telemetry).unwrap();
+        let fresh = served(&tls);
+        // Far from its end: nothing happens.
+        tls.check_expiry(unix_now());
+        assert_eq!(served(&tls), fresh);
+        // A server that ran for a year: the files hold a certificate 17 days from its end,
+        // and that is what it serves.
+        let names = self_signed_names(&c);
+        let (old, old_key) = generate(&names, unix_now() - 380 * 86_400).unwrap();
+        std::fs::write(dir.path().join(SELF_SIGNED_CERT), &old).unwrap();
+        std::fs::write(dir.path().join(SELF_SIGNED_KEY), &old_key).unwrap();
+        let old_key = certified_key(old.as_bytes(), old_key.as_bytes()).unwrap();
+        *tls.current.0.write().unwrap() = Arc::new(old_key);
+        *tls.not_after.lock().unwrap() = not_after(old.as_bytes());
+
+        tls.check_expiry(unix_now());
+        let renewed = std::fs::read_to_string(dir.path().join(SELF_SIGNED_CERT)).unwrap();
+        assert_ne!(renewed, old);
+        assert_eq!(
+            served(&tls),
+            pem_to_der(&renewed),
+            "the renewed one is served"
+        );
+        assert!(tls.not_after().unwrap() - unix_now() > 390 * 86_400);
     }
 }

@@ -144,6 +144,9 @@ const smtp = new SMTPServer({
       .catch(cb);
   },
 });
+// A client that vanishes mid-session (a sender killed with kill -9) resets its connection:
+// smtp-server reports it as an 'error' event, which would end this process unheard.
+smtp.on("error", (e) => process.stderr.write(`smtp sink: ${e.message}\n`));
 
 let smtpPort = Number(args["smtp-port"] ?? 0);
 const listenSmtp = () =>
