@@ -176,7 +176,10 @@ fn the_cli_records_its_changes_and_prints_the_log() {
         "{}",
         String::from_utf8_lossy(&added.stderr)
     );
-    let me = std::process::Command::new("id").arg("-un").output().unwrap();
+    let me = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .unwrap();
     let me = String::from_utf8_lossy(&me.stdout).trim().to_string();
     assert!(!me.is_empty());
     let (code, out, err) = common::run_cli(&["--data-dir", d, "audit", "--kind", "api_key"], "");

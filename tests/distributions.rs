@@ -791,7 +791,12 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
         groups.push(g["data"]["id"].as_i64().unwrap());
     }
     let mut lists = Vec::new();
-    for name in ["Billing on call", "Billing managers", "Billing weekly", "Claims desk"] {
+    for name in [
+        "Billing on call",
+        "Billing managers",
+        "Billing weekly",
+        "Claims desk",
+    ] {
         let mut body = list_body();
         body["name"] = json!(name);
         let (s, b) = app
@@ -822,9 +827,11 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
             Method::POST,
             "/api/reports?pageNo=0",
             Some(&t),
-            Some(&json!({"name": "Billing week", "description": "", "reportTypeID": 1,
+            Some(
+                &json!({"name": "Billing week", "description": "", "reportTypeID": 1,
                 "testCaseGroupID": groups[0], "timeframeName": "Last Week",
-                "runType": "Schedule", "latencyWarn": 1000, "latencyFail": 2000})),
+                "runType": "Schedule", "latencyWarn": 1000, "latencyFail": 2000}),
+            ),
         )
         .await;
     assert_eq!(s, 200, "{b}");
@@ -834,8 +841,10 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
             Method::PUT,
             &format!("/api/reports/{report}/schedule"),
             Some(&t),
-            Some(&json!({"frequency": "weekly", "time": "08:00", "dayOfWeek": 1,
-                "distributionID": weekly})),
+            Some(
+                &json!({"frequency": "weekly", "time": "08:00", "dayOfWeek": 1,
+                "distributionID": weekly}),
+            ),
         )
         .await;
     assert_eq!(s, 200, "{b}");
@@ -887,9 +896,18 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
 
     // Each refusal names what uses the list, as the dependents said.
     for (id, says) in [
-        (on_call, "the contact group of the alert setting 'Billing down'"),
-        (managers, "the escalation list of the alert setting 'Billing down'"),
-        (weekly, "the recipient of the scheduled report 'Billing week'"),
+        (
+            on_call,
+            "the contact group of the alert setting 'Billing down'",
+        ),
+        (
+            managers,
+            "the escalation list of the alert setting 'Billing down'",
+        ),
+        (
+            weekly,
+            "the recipient of the scheduled report 'Billing week'",
+        ),
     ] {
         let (s, b) = app
             .call(
@@ -921,10 +939,20 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
         }
     };
     let billing = app
-        .user("billing@x.test", Role::User, AccessType::ReadWrite, &groups[..1])
+        .user(
+            "billing@x.test",
+            Role::User,
+            AccessType::ReadWrite,
+            &groups[..1],
+        )
         .await;
     let claims_user = app
-        .user("claims@x.test", Role::User, AccessType::ReadOnly, &groups[1..])
+        .user(
+            "claims@x.test",
+            Role::User,
+            AccessType::ReadOnly,
+            &groups[1..],
+        )
         .await;
     assert_eq!(
         contact_groups(billing.token).await,

@@ -70,7 +70,11 @@ async fn keys_say_when_last_used_without_a_write_per_call_and_are_named_once_wit
         .unwrap()
         .with_timezone(&chrono::Utc);
     assert!(before <= used && used <= after, "{keys}");
-    assert_eq!(keys[1]["lastUsedTime"], Value::Null, "the other key is unused");
+    assert_eq!(
+        keys[1]["lastUsedTime"],
+        Value::Null,
+        "the other key is unused"
+    );
 
     // Within the minute, another call writes nothing: the stored time, set back here, stays.
     app.exec("UPDATE api_keys SET last_used_ms = 1000 WHERE name = 'engine-1'")

@@ -246,11 +246,10 @@ async fn users_say_when_they_last_signed_in() {
         .call(Method::GET, &format!("/api/users/{}", ids[0]), tok, None)
         .await;
     assert_eq!(s, 200, "{grace}");
-    let at = chrono::DateTime::parse_from_rfc3339(
-        grace["data"]["lastSignInTime"].as_str().unwrap(),
-    )
-    .unwrap()
-    .with_timezone(&chrono::Utc);
+    let at =
+        chrono::DateTime::parse_from_rfc3339(grace["data"]["lastSignInTime"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Utc);
     assert!(before <= at && at <= after, "{grace}");
 
     let listed = |sort: &str| {

@@ -244,9 +244,7 @@ impl SiteApi {
                 .map(|k| ApiKey {
                     name: k.name,
                     created_time: rfc3339_secs(k.created_at),
-                    last_used_time: k
-                        .last_used_ms
-                        .map(|ms| rfc3339_secs(ms.div_euclid(1000))),
+                    last_used_time: k.last_used_ms.map(|ms| rfc3339_secs(ms.div_euclid(1000))),
                 })
                 .collect(),
         ))

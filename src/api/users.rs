@@ -76,7 +76,7 @@ impl From<DomainUser> for User {
             kiosk: u.kiosk,
             last_sign_in_time: u
                 .last_sign_in_ms
-                .and_then(|ms| Utc.timestamp_millis_opt(ms.div_euclid(1000) * 1000).single())
+                .and_then(|ms| Utc.timestamp_opt(ms.div_euclid(1000), 0).single())
                 .map(params::time),
         }
     }
