@@ -65,9 +65,27 @@ export default async function distributions({ server: demo, browser, users: acco
   // list's 'Last Modified' is site time in the one format of every screen, not the browser's.
   const token = await apiToken(demo, admin);
   const zone = await siteTimeZone(demo);
-  const settings = await apiRequest(demo, "GET", "alerts/settings", { token });
-  const setting = (settings.json?.data ?? []).find((x) => x.distributionId);
-  assert(setting, `the demo has an alert setting with a list: ${settings.text.slice(0, 200)}`);
+  // An alert setting on a demo group sends to a demo list (removed at the end).
+  const groups = (await apiRequest(demo, "GET", "trs/v1/groups", { token })).json.data;
+  const lists = (await apiRequest(demo, "GET", "distributions", { token })).json.data;
+  assert(groups.length && lists.length, "the demo has groups and lists");
+  const made = await apiRequest(demo, "POST", "alerts/settings", {
+    token,
+    body: {
+      name: "E2E list in use",
+      active: false,
+      testCaseGroupId: groups[0].id,
+      distributionId: lists[0].id,
+      failureToAlert: 3,
+      emailSubject: "Down",
+      voiceMessage: "Down",
+      smsPrefix: "[cx]",
+      alertStatus: ["FAIL"],
+      schedule: [],
+    },
+  });
+  assert(made.status === 200, `the setting: ${made.text}`);
+  const setting = made.json.data;
   const used = (await apiRequest(demo, "GET", `distributions/${setting.distributionId}`, { token })).json.data;
   for (const { lang, viewport } of [
     { lang: "en", viewport: "desktop" },
@@ -82,7 +100,9 @@ export default async function distributions({ server: demo, browser, users: acco
         await chooseLanguage(page, lang);
         await signIn(page, admin);
         await page.goto(`/settings/distribution-list/3?search=${encodeURIComponent(used.name)}`);
-        const row = page.locator("[data-testid=distributions-table] [data-testid=table-row]").first();
+        const row = page
+          .locator("[data-testid=distributions-table] [data-testid=table-row]", { hasText: used.name })
+          .first();
         await row.waitFor();
         if (viewport === "phone") await row.locator(".accordion-toggle").click();
         const when = siteTime(used.lastModifiedTime, zone);
@@ -107,6 +127,7 @@ export default async function distributions({ server: demo, browser, users: acco
       }
     });
   }
+  await apiRequest(demo, "DELETE", `alerts/settings/${setting.id}`, { token });
 
   const sinks = await startSinks();
   const config = `[notify]
