@@ -151,7 +151,8 @@ pub enum ApikeyCommand {
         #[arg(long)]
         name: String,
     },
-    /// List the keys' names and creation times.
+    /// List the keys' names, creation times and last uses (`never` when none; written at
+    /// most once a minute per key).
     List,
     /// Remove a key: engines using it are refused from then on.
     Remove {
@@ -398,9 +399,13 @@ fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
             eprintln!("API key {name:?} created. Keep it now: it cannot be shown again.");
         }
         ApikeyCommand::List => {
-            for (name, created) in Store::block_on(store.api_keys())? {
-                let when = chrono::DateTime::from_timestamp(created, 0).unwrap_or_default();
-                println!("{name}\t{}", when.to_rfc3339());
+            for k in Store::block_on(store.api_keys())? {
+                let when = chrono::DateTime::from_timestamp(k.created_at, 0).unwrap_or_default();
+                let used = k
+                    .last_used_ms
+                    .and_then(chrono::DateTime::from_timestamp_millis)
+                    .map_or_else(|| "never".to_string(), |t| t.to_rfc3339());
+                println!("{}\t{}\t{used}", k.name, when.to_rfc3339());
             }
         }
         ApikeyCommand::Remove { name } => {

@@ -385,12 +385,17 @@ async fn all_statuses_and_contact_groups_are_listed() {
         .app
         .user("ro@example.com", Role::User, AccessType::ReadOnly, &[])
         .await;
-    let (s, b) = harness_trs::get(&w.app, &user.token, "/api/alerts/contactGroups").await;
+    let (s, b) = harness_trs::get(&w.app, &w.admin, "/api/alerts/contactGroups").await;
     assert_eq!(s, 200, "{b}");
     assert_eq!(
         b["data"],
         json!([{"id": w.list, "name": "Billing on call"}])
     );
+    // A restricted user sees only the lists their groups use: none here
+    // (tests/distributions.rs has a team's).
+    let (s, b) = harness_trs::get(&w.app, &user.token, "/api/alerts/contactGroups").await;
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["data"], json!([]));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -162,16 +162,31 @@ async fn only_read_write_admins_read_it_and_nobody_changes_it() {
 fn the_cli_records_its_changes_and_prints_the_log() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let (code, _, err) = common::run_cli(
-        &["--data-dir", d, "apikey", "add", "--name", "engine-7"],
-        "",
+    // Run as a service's shell or `docker exec` runs it: no USER, LOGNAME or SUDO_USER. The
+    // log still names the account of the process's uid, not 'cli:unknown'.
+    let added = std::process::Command::new(common::BIN)
+        .args(["--data-dir", d, "apikey", "add", "--name", "engine-7"])
+        .env_remove("USER")
+        .env_remove("LOGNAME")
+        .env_remove("SUDO_USER")
+        .output()
+        .unwrap();
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
     );
-    assert_eq!(code, 0, "{err}");
+    let me = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .unwrap();
+    let me = String::from_utf8_lossy(&me.stdout).trim().to_string();
+    assert!(!me.is_empty());
     let (code, out, err) = common::run_cli(&["--data-dir", d, "audit", "--kind", "api_key"], "");
     assert_eq!(code, 0, "{err}");
     let line = out.lines().next().unwrap_or_default();
     let cols: Vec<&str> = line.split('\t').collect();
-    assert!(cols[1].starts_with("cli:"), "{out}");
+    assert_eq!(cols[1], format!("cli:{me}"), "{out}");
     assert_eq!(
         &cols[2..6],
         ["local", "api_key", "create", "engine-7"],

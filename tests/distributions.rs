@@ -753,6 +753,235 @@ async fn a_list_an_alert_setting_uses_cannot_be_deleted() {
     assert_eq!(s, 200, "{b}");
 }
 
+/// What uses a list is named before a delete is asked (the list screen asks it first, so that
+/// it does not confirm 'cannot be undone' for a refusal): the alert settings that send to it,
+/// those that escalate to it (deleting such a list used to fail on the foreign key) and the
+/// reports scheduled to it. A restricted user's contact groups are only the lists their own
+/// groups use, never another team's.
+#[tokio::test(flavor = "multi_thread")]
+async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
+    let app = App::new();
+    let t = admin(&app).await;
+    let key = app.api_key("engine").await;
+    let run = |id: &str, case: i64| {
+        json!({"engineRunId": id, "testCase": {"id": case, "name": format!("Case {case}"),
+            "channel": "voice", "ivr": {"id": 10, "name": "IVR"}},
+            "runTime": "2026-07-15T14:05:00Z", "runDuration": 12.0, "status": "pass",
+            "runType": "Manual", "segments": []})
+    };
+    let (s, b) = app
+        .call_with(
+            Method::POST,
+            "/api/ingest/v1/runs",
+            Some(("x-api-key", key)),
+            Some(&json!({"runs": [run("u-1", 1), run("u-2", 2)]})),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let mut groups = Vec::new();
+    for (name, case) in [("Billing", 1), ("Claims", 2)] {
+        let (s, g) = app
+            .call(
+                Method::POST,
+                "/api/trs/v1/groups",
+                Some(&t),
+                Some(&json!({"name": name, "channel": "voice", "testCases": [{"id": case}]})),
+            )
+            .await;
+        assert_eq!(s, 200, "{g}");
+        groups.push(g["data"]["id"].as_i64().unwrap());
+    }
+    let mut lists = Vec::new();
+    for name in [
+        "Billing on call",
+        "Billing managers",
+        "Billing weekly",
+        "Claims desk",
+    ] {
+        let mut body = list_body();
+        body["name"] = json!(name);
+        let (s, b) = app
+            .call(Method::POST, "/api/distributions", Some(&t), Some(&body))
+            .await;
+        assert_eq!(s, 200, "{b}");
+        lists.push(b["data"]["id"].as_i64().unwrap());
+    }
+    let (on_call, managers, weekly, claims) = (lists[0], lists[1], lists[2], lists[3]);
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/alerts/settings",
+            Some(&t),
+            Some(
+                &json!({"name": "Billing down", "testCaseGroupId": groups[0],
+                "distributionId": on_call, "escalationDistributionId": managers,
+                "escalationDelayMin": 30, "failureToAlert": 1, "emailSubject": "Down",
+                "voiceMessage": "Down", "smsPrefix": "[cx]", "alertStatus": ["FAIL"],
+                "schedule": []}),
+            ),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let setting = b["data"]["id"].as_i64().unwrap();
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/reports?pageNo=0",
+            Some(&t),
+            Some(
+                &json!({"name": "Billing week", "description": "", "reportTypeID": 1,
+                "testCaseGroupID": groups[0], "timeframeName": "Last Week",
+                "runType": "Schedule", "latencyWarn": 1000, "latencyFail": 2000}),
+            ),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let report = b["data"]["id"].as_i64().unwrap();
+    let (s, b) = app
+        .call(
+            Method::PUT,
+            &format!("/api/reports/{report}/schedule"),
+            Some(&t),
+            Some(
+                &json!({"frequency": "weekly", "time": "08:00", "dayOfWeek": 1,
+                "distributionID": weekly}),
+            ),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+
+    let dependents = |id: i64| {
+        let app = &app;
+        let t = t.clone();
+        async move {
+            let (s, b) = app
+                .call(
+                    Method::GET,
+                    &format!("/api/distributions/{id}/dependents"),
+                    Some(&t),
+                    None,
+                )
+                .await;
+            assert_eq!(s, 200, "{b}");
+            b["data"].clone()
+        }
+    };
+    let none = json!([]);
+    let used = json!([{"id": setting, "name": "Billing down"}]);
+    assert_eq!(
+        dependents(on_call).await,
+        json!({"alertSettings": used, "escalations": none, "reportSchedules": none})
+    );
+    assert_eq!(
+        dependents(managers).await,
+        json!({"alertSettings": none, "escalations": used, "reportSchedules": none})
+    );
+    assert_eq!(
+        dependents(weekly).await,
+        json!({"alertSettings": none, "escalations": none,
+               "reportSchedules": [{"id": report, "name": "Billing week"}]})
+    );
+    assert_eq!(
+        dependents(claims).await,
+        json!({"alertSettings": none, "escalations": none, "reportSchedules": none})
+    );
+    let (s, _) = app
+        .call(
+            Method::GET,
+            "/api/distributions/999999/dependents",
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 404);
+
+    // Each refusal names what uses the list, as the dependents said.
+    for (id, says) in [
+        (
+            on_call,
+            "the contact group of the alert setting 'Billing down'",
+        ),
+        (
+            managers,
+            "the escalation list of the alert setting 'Billing down'",
+        ),
+        (
+            weekly,
+            "the recipient of the scheduled report 'Billing week'",
+        ),
+    ] {
+        let (s, b) = app
+            .call(
+                Method::DELETE,
+                &format!("/api/distributions/{id}"),
+                Some(&t),
+                None,
+            )
+            .await;
+        assert_eq!(s, 409, "{b}");
+        let msg = b["messages"][0].as_str().unwrap();
+        assert!(msg.contains(says), "{msg}");
+    }
+
+    // A restricted user sees only the lists their groups use; an administrator sees all.
+    let contact_groups = |token: String| {
+        let app = &app;
+        async move {
+            let (s, b) = app
+                .call(Method::GET, "/api/alerts/contactGroups", Some(&token), None)
+                .await;
+            assert_eq!(s, 200, "{b}");
+            b["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l["name"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    let billing = app
+        .user(
+            "billing@x.test",
+            Role::User,
+            AccessType::ReadWrite,
+            &groups[..1],
+        )
+        .await;
+    let claims_user = app
+        .user(
+            "claims@x.test",
+            Role::User,
+            AccessType::ReadOnly,
+            &groups[1..],
+        )
+        .await;
+    assert_eq!(
+        contact_groups(billing.token).await,
+        ["Billing managers", "Billing on call", "Billing weekly"]
+    );
+    assert!(contact_groups(claims_user.token).await.is_empty());
+    assert_eq!(
+        contact_groups(t.clone()).await,
+        [
+            "Billing managers",
+            "Billing on call",
+            "Billing weekly",
+            "Claims desk"
+        ]
+    );
+
+    // Once nothing uses it, a list goes.
+    let (s, b) = app
+        .call(
+            Method::DELETE,
+            &format!("/api/distributions/{claims}"),
+            Some(&t),
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+}
+
 /// Issue 24: a test message on a channel without a server is not a 502 (nothing failed
 /// upstream): 409 `NOT_CONFIGURED` saying which server is missing, nothing recorded.
 #[tokio::test(flavor = "multi_thread")]

@@ -842,6 +842,14 @@ async fn world() -> World {
             Body::None,
             admin_read,
         ),
+        // What uses a list (cxwatch's addition), asked before a delete: administrators.
+        r(
+            "getDistributionDependents",
+            M::GET,
+            format!("/api/distributions/{dist}/dependents"),
+            Body::None,
+            admin_read,
+        ),
         r(
             "createDistribution",
             M::POST,

@@ -46,6 +46,75 @@ async fn ingest(app: &App, key: &str, id: &str) -> u16 {
     .0
 }
 
+/// An operator finds the keys no engine uses: each says when it was last used, written at
+/// most once a minute per key (ingest pays no write per call); and a key is named once
+/// without case ('engine-1' and 'ENGINE-1' were two keys no log could tell apart).
+#[tokio::test(flavor = "multi_thread")]
+async fn keys_say_when_last_used_without_a_write_per_call_and_are_named_once_without_case() {
+    let app = App::new();
+    let admin = app
+        .user("keys.admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    let t = admin.token.as_str();
+    let key = app.api_key("engine-1").await;
+    app.api_key("engine-2").await;
+    let keys = get(&app, t, "/api/site/apikeys").await;
+    assert_eq!(keys[0]["lastUsedTime"], Value::Null, "{keys}");
+    assert_eq!(keys[1]["lastUsedTime"], Value::Null, "{keys}");
+
+    let before = cxwatch::clock::now() - chrono::Duration::seconds(1);
+    assert_eq!(ingest(&app, &key, "k/1").await, 200);
+    let after = cxwatch::clock::now();
+    let keys = get(&app, t, "/api/site/apikeys").await;
+    let used = chrono::DateTime::parse_from_rfc3339(keys[0]["lastUsedTime"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    assert!(before <= used && used <= after, "{keys}");
+    assert_eq!(
+        keys[1]["lastUsedTime"],
+        Value::Null,
+        "the other key is unused"
+    );
+
+    // Within the minute, another call writes nothing: the stored time, set back here, stays.
+    app.exec("UPDATE api_keys SET last_used_ms = 1000 WHERE name = 'engine-1'")
+        .await;
+    assert_eq!(ingest(&app, &key, "k/2").await, 200);
+    assert_eq!(
+        app.int("SELECT last_used_ms FROM api_keys WHERE name = 'engine-1'")
+            .await,
+        1000
+    );
+
+    // Another case of a name is the same name: 409 naming the key that has it.
+    for name in ["ENGINE-1", " Engine-1 "] {
+        let (s, b) = app
+            .call(
+                Method::POST,
+                "/api/site/apikeys",
+                Some(t),
+                Some(&json!({"name": name})),
+            )
+            .await;
+        assert_eq!(s, 409, "{name}: {b}");
+        assert_eq!(b["fields"][0]["field"], "name", "{b}");
+        assert_eq!(b["fields"][0]["rule"], "taken", "{b}");
+        let msg = b["messages"][0].as_str().unwrap();
+        assert!(
+            msg.contains("\"engine-1\"") && msg.contains("without case"),
+            "{msg}"
+        );
+    }
+    // And a key is revoked by its name in any case.
+    let (s, b) = app
+        .call(Method::DELETE, "/api/site/apikeys/ENGINE-2", Some(t), None)
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let keys = get(&app, t, "/api/site/apikeys").await;
+    assert_eq!(keys.as_array().unwrap().len(), 1, "{keys}");
+    assert_eq!(keys[0]["name"], "engine-1");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fresh_install_gets_its_engine_key_in_the_console_and_the_checklist_follows() {
     let app = App::new();

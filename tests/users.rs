@@ -197,6 +197,101 @@ async fn admins_create_list_edit_and_delete_users() {
     assert_eq!(s, 404);
 }
 
+/// An operator finds accounts nobody uses: each user says when they last signed in (a kiosk
+/// session does not count), in the list and the user, and the list sorts by it with those
+/// who never signed in first.
+#[tokio::test(flavor = "multi_thread")]
+async fn users_say_when_they_last_signed_in() {
+    let app = App::new();
+    let admin = app
+        .user("admin@x.test", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    let tok = Some(admin.token.as_str());
+    let mut ids = Vec::new();
+    for name in ["grace@x.test", "never@x.test", "wall@x.test"] {
+        let mut b = body(name, "ROLE_ADMIN", "read-only", &[]);
+        b["kiosk"] = json!(name == "wall@x.test");
+        let (s, created) = app.call(Method::POST, "/api/users", tok, Some(&b)).await;
+        assert_eq!(s, 200, "{created}");
+        assert_eq!(created["data"]["lastSignInTime"], Value::Null, "{created}");
+        ids.push(created["data"]["id"].as_i64().unwrap());
+    }
+    let sign_in = |username: &str, kiosk: bool| {
+        json!({"username": username, "password": "a long enough password",
+               "remember": false, "kiosk": kiosk})
+    };
+    let before = cxwatch::clock::now() - chrono::Duration::seconds(1);
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/auth/signin",
+            None,
+            Some(&sign_in("grace@x.test", false)),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+    let after = cxwatch::clock::now();
+    // A wall display's session is not a person's sign-in.
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/api/auth/signin",
+            None,
+            Some(&sign_in("wall@x.test", true)),
+        )
+        .await;
+    assert_eq!(s, 200, "{b}");
+
+    let (s, grace) = app
+        .call(Method::GET, &format!("/api/users/{}", ids[0]), tok, None)
+        .await;
+    assert_eq!(s, 200, "{grace}");
+    let at =
+        chrono::DateTime::parse_from_rfc3339(grace["data"]["lastSignInTime"].as_str().unwrap())
+            .unwrap()
+            .with_timezone(&chrono::Utc);
+    assert!(before <= at && at <= after, "{grace}");
+
+    let listed = |sort: &str| {
+        let app = &app;
+        let path = format!("/api/users?pageNo=0&pageSize=10&sort={sort}");
+        async move {
+            let (s, b) = app.call(Method::GET, &path, tok, None).await;
+            assert_eq!(s, 200, "{b}");
+            b["data"]["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|u| {
+                    (
+                        u["username"].as_str().unwrap().to_string(),
+                        u["lastSignInTime"].is_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    let row = |n: &str, signed: bool| (n.to_string(), signed);
+    assert_eq!(
+        listed("lastSignInTime,asc").await,
+        [
+            row("never@x.test", false),
+            row("wall@x.test", false),
+            row("admin@x.test", true),
+            row("grace@x.test", true),
+        ]
+    );
+    assert_eq!(
+        listed("lastSignInTime,desc").await,
+        [
+            row("grace@x.test", true),
+            row("admin@x.test", true),
+            row("wall@x.test", false),
+            row("never@x.test", false),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn read_write_accounts_edit_their_own_names_never_their_role() {
     let app = App::new();

@@ -2,7 +2,8 @@
 //! lists' Alert Settings, 'Alert setting form', §3 'Alert setting', 'Alert status', §5, §7
 //! 'Alerts'). A caller sees and changes only the settings of their own test case groups;
 //! read-only callers change nothing. `alerts/contactGroups` names the distribution lists a
-//! setting may send to (the form's contact group select, for every signed-in caller).
+//! setting may send to (the form's contact group select, for every signed-in caller: a
+//! restricted one sees only the lists their groups use).
 
 use chrono::{TimeZone, Utc};
 use poem::web::Data;
@@ -431,8 +432,10 @@ impl AlertSettingsApi {
         Ok(Envelope::ok(all.into_iter().map(Into::into).collect()))
     }
 
-    /// The distribution lists an alert setting may send to (id and name, by name): the
-    /// form's contact groups.
+    /// The distribution lists the caller may send to (id and name, by name): the alert
+    /// setting form's contact groups and the report schedule's lists. Administrators get
+    /// every list; a restricted user only the lists their groups use (an alert setting of
+    /// one of their groups sends or escalates to it, or a report of one is scheduled to it).
     #[oai(
         path = "/contactGroups",
         method = "get",
@@ -443,8 +446,8 @@ impl AlertSettingsApi {
         auth: Auth,
         state: Data<&AppState>,
     ) -> Answer<Json<Envelope<Vec<ContactGroup>>>, { INTERNAL }> {
-        auth.require(Need::SignedIn)?;
-        let all = state.store.contact_groups().await?;
+        let caller = auth.require(Need::SignedIn)?;
+        let all = state.store.contact_groups(caller.scope()).await?;
         Ok(Envelope::ok(
             all.into_iter()
                 .map(|(id, name)| ContactGroup { id, name })

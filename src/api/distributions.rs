@@ -105,6 +105,41 @@ impl From<DomainDistribution> for Distribution {
     }
 }
 
+/// Something that uses a distribution list, by id and name.
+#[derive(Debug, Object)]
+pub struct DistributionUser {
+    pub id: i64,
+    pub name: String,
+}
+
+/// What uses a distribution list (cxwatch's addition): while any does, deleting it is
+/// refused (409 naming them). The list screen asks this before it confirms a delete.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct DistributionDependents {
+    /// Alert settings that send to it (their contact group): `id` is the setting's.
+    pub alert_settings: Vec<DistributionUser>,
+    /// Alert settings that escalate to it.
+    pub escalations: Vec<DistributionUser>,
+    /// Reports whose schedule mails it: `id` is the report's.
+    pub report_schedules: Vec<DistributionUser>,
+}
+
+impl From<dist::DistributionUses> for DistributionDependents {
+    fn from(u: dist::DistributionUses) -> Self {
+        let named = |v: Vec<(i64, String)>| {
+            v.into_iter()
+                .map(|(id, name)| DistributionUser { id, name })
+                .collect()
+        };
+        DistributionDependents {
+            alert_settings: named(u.alert_settings),
+            escalations: named(u.escalations),
+            report_schedules: named(u.report_schedules),
+        }
+    }
+}
+
 /// A row as a client sends it.
 #[derive(Debug, Object)]
 pub struct ContactSave {
@@ -468,7 +503,29 @@ impl DistributionsApi {
         Ok(Envelope::ok(found(&state, id.0).await?.into()))
     }
 
-    /// Deletes a list (administrators with read-write access).
+    /// What uses a list (administrators): the alert settings that send or escalate to it
+    /// and the reports scheduled to it. A list that anything uses is not deleted (409).
+    #[oai(
+        path = "/:id/dependents",
+        method = "get",
+        operation_id = "getDistributionDependents"
+    )]
+    async fn dependents(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> Answer<Json<Envelope<DistributionDependents>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
+        auth.require(Need::Admin)?;
+        let uses = state.store.distribution_uses(id.0).await?.ok_or_else(|| {
+            ApiError::not_found(format!("Distribution list {} does not exist.", id.0))
+        })?;
+        Ok(Envelope::ok(uses.into()))
+    }
+
+    /// Deletes a list (administrators with read-write access). While an alert setting sends
+    /// or escalates to it, or a report is scheduled to it, 409 naming them
+    /// (`GET distributions/{id}/dependents` lists them first).
     #[oai(path = "/:id", method = "delete", operation_id = "deleteDistribution")]
     async fn delete(
         &self,

@@ -89,9 +89,12 @@ async fn check_key(req: &Request, key: &str) -> poem::Result<()> {
     let state = req
         .data::<AppState>()
         .ok_or_else(|| poem::Error::from_status(poem::http::StatusCode::INTERNAL_SERVER_ERROR))?;
-    match state.store.api_key_valid(key.trim()).await {
-        Ok(true) => Ok(()),
-        Ok(false) => Err(poem::Error::from_string(
+    match state.store.api_key_id(key.trim()).await {
+        Ok(Some(id)) => {
+            note_use(state, id).await;
+            Ok(())
+        }
+        Ok(None) => Err(poem::Error::from_string(
             "The API key is not valid.",
             poem::http::StatusCode::UNAUTHORIZED,
         )),
@@ -101,5 +104,18 @@ async fn check_key(req: &Request, key: &str) -> poem::Result<()> {
                 poem::http::StatusCode::INTERNAL_SERVER_ERROR,
             ))
         }
+    }
+}
+
+/// Records that key `id` is in use, at most once a minute per key (`auth::KeyUse`): ingest
+/// does not pay a write per call. A failed write does not refuse the engine.
+async fn note_use(state: &AppState, id: i64) {
+    let now = crate::clock::now_ms();
+    if !state.key_use.due(id, now) {
+        return;
+    }
+    if let Err(e) = state.store.touch_api_key(id, now).await {
+        state.key_use.forget(id);
+        tracing::warn!(error = %e, "an API key's last use could not be recorded");
     }
 }

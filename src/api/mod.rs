@@ -84,6 +84,8 @@ pub struct AppState {
     pub store: Store,
     /// Failed sign-ins per username (in memory).
     pub throttle: Arc<crate::auth::Throttle>,
+    /// When each ingest API key's use was last written (in memory: once a minute per key).
+    pub key_use: Arc<crate::auth::KeyUse>,
     /// Single sign-on: the providers' clients and fetched keys (in memory).
     pub sso: Arc<crate::sso::Sso>,
     /// Wakes the outbox's sender and tells what became of a notification.

@@ -33,13 +33,18 @@ pub struct ApiKey {
     pub name: String,
     /// When it was made, RFC 3339 UTC.
     pub created_time: String,
+    /// When an engine last posted with it, RFC 3339 UTC: up to a minute early (the time is
+    /// written at most once a minute per key); null when never used since cxwatch keeps it.
+    #[oai(nullable)]
+    pub last_used_time: Option<String>,
 }
 
 /// A key to make.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct ApiKeySave {
-    /// 1 to 100 characters, unique: which engine uses it (`engine-1`).
+    /// 1 to 100 characters, unique without case (`engine-1` and `ENGINE-1` are one name):
+    /// which engine uses it.
     pub name: Required<String>,
 }
 
@@ -236,16 +241,18 @@ impl SiteApi {
         let keys = state.store.api_keys().await?;
         Ok(Envelope::ok(
             keys.into_iter()
-                .map(|(name, at)| ApiKey {
-                    name,
-                    created_time: rfc3339_secs(at),
+                .map(|k| ApiKey {
+                    name: k.name,
+                    created_time: rfc3339_secs(k.created_at),
+                    last_used_time: k.last_used_ms.map(|ms| rfc3339_secs(ms.div_euclid(1000))),
                 })
                 .collect(),
         ))
     }
 
     /// Makes an ingest API key (read-write administrators) and answers it: the only time it
-    /// is shown. 409 when the name is taken. Recorded in the audit log.
+    /// is shown. 409 when another key has the name, without case (field `name`, rule
+    /// `taken`). Recorded in the audit log.
     #[oai(path = "/apikeys", method = "post", operation_id = "createApiKey")]
     async fn create_key(
         &self,
@@ -274,8 +281,8 @@ impl SiteApi {
             .api_keys()
             .await?
             .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, at)| at)
+            .find(|k| k.name == name)
+            .map(|k| k.created_at)
             .unwrap_or_else(crate::store::now_secs);
         Ok(Envelope::ok(ApiKeyCreated {
             name: name.to_string(),

@@ -4,6 +4,7 @@
 //! read-write access also changes its own username and names, and never its own role,
 //! access type, groups or kiosk flag (a save that tries is refused, not silently trimmed).
 
+use chrono::{TimeZone, Utc};
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
@@ -54,6 +55,11 @@ pub struct User {
     /// The user may open kiosk sessions: a read-only wall display that is not signed out
     /// when idle (sign-in with `kiosk: true`).
     pub kiosk: bool,
+    /// When the user last signed in (RFC 3339 UTC): with a password, single sign-on or a
+    /// sign-in link; a kiosk session does not count. Null when never since cxwatch keeps it.
+    /// cxwatch's addition: absent from a vendor's API.
+    #[oai(nullable)]
+    pub last_sign_in_time: Option<String>,
 }
 
 impl From<DomainUser> for User {
@@ -68,6 +74,10 @@ impl From<DomainUser> for User {
             access_type: u.access,
             test_case_groups: u.groups.into_iter().map(GroupRef::from).collect(),
             kiosk: u.kiosk,
+            last_sign_in_time: u
+                .last_sign_in_ms
+                .and_then(|ms| Utc.timestamp_opt(ms.div_euclid(1000), 0).single())
+                .map(params::time),
         }
     }
 }
@@ -272,8 +282,9 @@ impl UsersApi {
         search: Query<Option<String>>,
         /// Only this permission level.
         role: Query<Option<OneOf<Role>>>,
-        /// `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
-        /// `asc` or `desc` (default `id,desc`).
+        /// `field,direction`: field `id`, `firstName`, `lastName`, `username` or
+        /// `lastSignInTime` (never signed in first when ascending), direction `asc` or
+        /// `desc` (default `id,desc`).
         sort: Query<Option<String>>,
     ) -> Answer<Json<Envelope<Listing<User>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::Admin)?;

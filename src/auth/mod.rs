@@ -5,9 +5,11 @@
 //! and [`crate::api::users`].
 
 pub mod cli;
+pub mod key_use;
 pub mod password;
 pub mod signin;
 pub mod throttle;
 
+pub use key_use::KeyUse;
 pub use signin::{SignInError, SignedIn, TokenLifetimes};
 pub use throttle::Throttle;

@@ -131,7 +131,7 @@ pub fn ensure(store: &Store) -> Result<Vec<i64>, DemoError> {
     }
     let mut ids = Vec::new();
     let groups = group_ids(store)?;
-    let lists = Store::block_on(store.contact_groups())?;
+    let lists = Store::block_on(store.contact_groups(Scope::All))?;
     for d in defs() {
         let group = groups.get(d.group).copied();
         let list = lists.iter().find(|(_, n)| n == d.list).map(|(id, _)| *id);

@@ -98,7 +98,7 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
     if !acks.is_empty() {
         return Ok(());
     }
-    let lists = Store::block_on(store.contact_groups())?;
+    let lists = Store::block_on(store.contact_groups(Scope::All))?;
     let escalation_list = lists
         .iter()
         .find(|(_, n)| n == "Telecom provider escalation")

@@ -164,6 +164,69 @@ pub struct Distribution {
     pub modified_at: i64,
 }
 
+/// What uses a distribution list, each by (id, name), by name: it cannot be deleted while
+/// any does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DistributionUses {
+    /// Alert settings that send to it (their contact group).
+    pub alert_settings: Vec<(i64, String)>,
+    /// Alert settings that escalate to it.
+    pub escalations: Vec<(i64, String)>,
+    /// Reports scheduled to it (by report id).
+    pub report_schedules: Vec<(i64, String)>,
+}
+
+impl DistributionUses {
+    pub fn is_empty(&self) -> bool {
+        self.alert_settings.is_empty()
+            && self.escalations.is_empty()
+            && self.report_schedules.is_empty()
+    }
+
+    /// Why list `id` cannot be deleted, naming what uses it (the 409's message), if it is
+    /// used.
+    pub fn refusal(&self, id: i64) -> Option<String> {
+        let quoted = |v: &[(i64, String)]| {
+            v.iter()
+                .map(|(_, n)| format!("'{n}'"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let s = |v: &[(i64, String)]| if v.len() == 1 { "" } else { "s" };
+        let mut parts = Vec::new();
+        if !self.alert_settings.is_empty() {
+            let v = &self.alert_settings;
+            parts.push(format!(
+                "the contact group of the alert setting{} {}",
+                s(v),
+                quoted(v)
+            ));
+        }
+        if !self.escalations.is_empty() {
+            let v = &self.escalations;
+            parts.push(format!(
+                "the escalation list of the alert setting{} {}",
+                s(v),
+                quoted(v)
+            ));
+        }
+        if !self.report_schedules.is_empty() {
+            let v = &self.report_schedules;
+            parts.push(format!(
+                "the recipient of the scheduled report{} {}",
+                s(v),
+                quoted(v)
+            ));
+        }
+        (!parts.is_empty()).then(|| {
+            format!(
+                "Distribution list {id} is {}: change them first.",
+                parts.join(" and ")
+            )
+        })
+    }
+}
+
 /// A checked list as it is saved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DistributionDraft {
@@ -322,6 +385,22 @@ pub fn check_distribution(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_refusal_names_every_use() {
+        use super::DistributionUses;
+        assert_eq!(DistributionUses::default().refusal(3), None);
+        let uses = DistributionUses {
+            alert_settings: vec![(1, "Billing down".into()), (2, "Night shift".into())],
+            escalations: vec![],
+            report_schedules: vec![(9, "Weekly".into())],
+        };
+        assert_eq!(
+            uses.refusal(3).unwrap(),
+            "Distribution list 3 is the contact group of the alert settings 'Billing down', \
+             'Night shift' and the recipient of the scheduled report 'Weekly': change them first."
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -32,6 +32,9 @@ pub struct User {
     /// An administrator allows this user kiosk sessions (a read-only wall display that is
     /// not signed out when idle).
     pub kiosk: bool,
+    /// When they last signed in (UTC ms): a password, single sign-on or sign-in link
+    /// session, not a kiosk's. None when never (or before cxwatch kept it).
+    pub last_sign_in_ms: Option<i64>,
 }
 
 impl User {
@@ -66,6 +69,8 @@ pub enum UserSortField {
     FirstName,
     LastName,
     Username,
+    /// The last sign-in, never first (the stale accounts at the top, ascending).
+    LastSignIn,
 }
 
 impl UserSortField {
@@ -75,6 +80,7 @@ impl UserSortField {
             "firstName" => UserSortField::FirstName,
             "lastName" => UserSortField::LastName,
             "username" => UserSortField::Username,
+            "lastSignInTime" => UserSortField::LastSignIn,
             _ => return None,
         })
     }

@@ -113,6 +113,7 @@ pub fn app_with(
             },
             store,
             throttle: Default::default(),
+            key_use: Default::default(),
             sso: Default::default(),
             telemetry: telemetry.clone(),
             live: Default::default(),

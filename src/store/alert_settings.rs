@@ -51,8 +51,11 @@ pub trait AlertSettingStore {
     async fn delete_alert_setting(&self, scope: Scope, id: i64) -> StoreResult<Visibility<()>>;
     /// Every alert status (spec §3), by id.
     async fn all_statuses(&self) -> StoreResult<Vec<AlertStatus>>;
-    /// Every distribution list as `(id, name)`, by name: the form's contact groups.
-    async fn contact_groups(&self) -> StoreResult<Vec<(i64, String)>>;
+    /// The distribution lists the scope may see as `(id, name)`, by name: the form's
+    /// contact groups and the schedule dialog's lists. An administrator sees every list; a
+    /// restricted user only those their groups use (an alert setting of one of their groups
+    /// sends or escalates to it, or a report of one is scheduled to it), not other teams'.
+    async fn contact_groups(&self, scope: Scope) -> StoreResult<Vec<(i64, String)>>;
 }
 
 /// The columns of an alert setting's own row (`alert_settings`): every read selects them
@@ -607,13 +610,26 @@ impl<S: SqlStore> AlertSettingStore for S {
         sql::read!(self, |c| alert_statuses(c).await)
     }
 
-    async fn contact_groups(&self) -> StoreResult<Vec<(i64, String)>> {
+    async fn contact_groups(&self, scope: Scope) -> StoreResult<Vec<(i64, String)>> {
         sql::read!(self, |c| {
+            let user = scope.user();
             let sql = format!(
-                "SELECT id, name FROM distribution_lists ORDER BY {}, id",
-                c.nocase("name")
+                "SELECT d.id, d.name FROM distribution_lists d
+                  WHERE CAST($1 AS BIGINT) IS NULL
+                     OR d.id IN (SELECT a.distribution_id FROM alert_settings a
+                                   JOIN user_groups ug ON ug.group_id = a.group_id
+                                  WHERE ug.user_id = $1)
+                     OR d.id IN (SELECT a.escalation_distribution_id FROM alert_settings a
+                                   JOIN user_groups ug ON ug.group_id = a.group_id
+                                  WHERE ug.user_id = $1)
+                     OR d.id IN (SELECT s.distribution_id FROM report_schedules s
+                                   JOIN reports r ON r.id = s.id
+                                   JOIN user_groups ug ON ug.group_id = r.group_id
+                                  WHERE ug.user_id = $1)
+                  ORDER BY {}, d.id",
+                c.nocase("d.name")
             );
-            c.query(&sql, &[])
+            c.query(&sql, &[&user])
                 .await?
                 .iter()
                 .map(|r| Ok((r.col("id")?, r.col("name")?)))

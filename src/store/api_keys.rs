@@ -1,5 +1,7 @@
 //! Ingest API keys (`cxwatch apikey ...`). Only the SHA-256 of a key is kept; the key
-//! itself is shown once, when it is made.
+//! itself is shown once, when it is made. Names are unique without case (ASCII letters, as
+//! group and list names); each key remembers when it was last used, which the ingest guard
+//! writes at most once a minute per key (`auth::KeyUse`).
 
 use async_trait::async_trait;
 use rand::RngCore;
@@ -10,16 +12,48 @@ use super::sql::{self, Exec, SqlStore};
 use super::{now_secs, FieldConflict, StoreError, StoreResult};
 use crate::domain::rules::{FieldError, Rule};
 
+/// A key as the console and the CLI list it (never the key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyInfo {
+    pub name: String,
+    /// Seconds since the epoch.
+    pub created_at: i64,
+    /// When an engine last posted with it (UTC ms, to the minute): None when never.
+    pub last_used_ms: Option<i64>,
+}
+
 #[async_trait]
 pub trait ApiKeyStore {
-    /// Makes a key named `name` and returns it (the only time it can be seen).
+    /// Makes a key named `name` and returns it (the only time it can be seen). A name
+    /// another key has, without case, is a `name` conflict naming that key.
     async fn add_api_key(&self, name: &str) -> StoreResult<String>;
-    /// Names and creation times (seconds since the epoch) of the keys.
-    async fn api_keys(&self) -> StoreResult<Vec<(String, i64)>>;
-    /// Removes the key named `name`: engines using it are refused from then on.
+    /// The keys by name.
+    async fn api_keys(&self) -> StoreResult<Vec<ApiKeyInfo>>;
+    /// Removes the key named `name` (without case): engines using it are refused from then
+    /// on.
     async fn remove_api_key(&self, name: &str) -> StoreResult<()>;
-    /// True when `key` is a registered ingest API key.
-    async fn api_key_valid(&self, key: &str) -> StoreResult<bool>;
+    /// The id of the registered ingest API key `key`, if it is one.
+    async fn api_key_id(&self, key: &str) -> StoreResult<Option<i64>>;
+    /// Records that key `id` was used at `at_ms` (never moving its time back).
+    async fn touch_api_key(&self, id: i64, at_ms: i64) -> StoreResult<()>;
+}
+
+fn taken(name: &str, existing: &str) -> StoreError {
+    let message = if existing == name {
+        format!("An API key named {name:?} already exists.")
+    } else {
+        format!(
+            "An API key named {existing:?} already exists: key names are compared without case, so {name:?} is the same name."
+        )
+    };
+    StoreError::Field(
+        FieldConflict::Conflict,
+        FieldError {
+            field: "name".into(),
+            rule: Rule::Taken,
+            message,
+        },
+    )
 }
 
 #[async_trait]
@@ -42,6 +76,9 @@ impl<S: SqlStore> ApiKeyStore for S {
             ));
         }
         sql::write!(self, |c| {
+            if let Some(existing) = named(c, &name).await? {
+                return Err(taken(&name, &existing));
+            }
             let key = generate();
             let inserted = c
                 .execute(
@@ -50,16 +87,8 @@ impl<S: SqlStore> ApiKeyStore for S {
                 )
                 .await;
             match inserted {
-                Err(e) if sql::is_unique_violation(&e) => {
-                    return Err(StoreError::Field(
-                        FieldConflict::Conflict,
-                        FieldError {
-                            field: "name".into(),
-                            rule: Rule::Taken,
-                            message: format!("An API key named {name:?} already exists."),
-                        },
-                    ))
-                }
+                // Made meanwhile by another instance: the index refuses it.
+                Err(e) if sql::is_unique_violation(&e) => return Err(taken(&name, &name)),
                 other => other?,
             };
             let after = serde_json::json!({ "name": name });
@@ -68,39 +97,79 @@ impl<S: SqlStore> ApiKeyStore for S {
         })
     }
 
-    async fn api_keys(&self) -> StoreResult<Vec<(String, i64)>> {
+    async fn api_keys(&self) -> StoreResult<Vec<ApiKeyInfo>> {
         sql::read!(self, |c| {
-            c.query("SELECT name, created_at FROM api_keys ORDER BY name", &[])
-                .await?
-                .iter()
-                .map(|r| Ok((r.col("name")?, r.col("created_at")?)))
-                .collect()
+            c.query(
+                "SELECT name, created_at, last_used_ms FROM api_keys ORDER BY name",
+                &[],
+            )
+            .await?
+            .iter()
+            .map(|r| {
+                Ok(ApiKeyInfo {
+                    name: r.col("name")?,
+                    created_at: r.col("created_at")?,
+                    last_used_ms: r.col("last_used_ms")?,
+                })
+            })
+            .collect()
         })
     }
 
     async fn remove_api_key(&self, name: &str) -> StoreResult<()> {
-        sql::write!(self, [name = name.to_string()], |c| {
-            let n = c
-                .execute("DELETE FROM api_keys WHERE name = $1", &[&name.trim()])
-                .await?;
-            if n == 0 {
+        sql::write!(self, [name = name.trim().to_string()], |c| {
+            let Some(stored) = named(c, &name).await? else {
                 return Err(StoreError::NotFound(format!(
                     "No API key is named {name:?}."
                 )));
-            }
-            let before = serde_json::json!({ "name": name });
-            audit::record(c, "api_key", "delete", &name, Some(before), None).await
+            };
+            c.execute("DELETE FROM api_keys WHERE name = $1", &[&stored])
+                .await?;
+            let before = serde_json::json!({ "name": stored });
+            audit::record(c, "api_key", "delete", &stored, Some(before), None).await
         })
     }
 
-    async fn api_key_valid(&self, key: &str) -> StoreResult<bool> {
+    async fn api_key_id(&self, key: &str) -> StoreResult<Option<i64>> {
         sql::read!(self, [hash = hash_secret(key)], |c| {
-            Ok(
-                c.query_opt("SELECT 1 FROM api_keys WHERE key_hash = $1", &[&hash])
-                    .await?
-                    .is_some(),
-            )
+            c.scalar_opt("SELECT id FROM api_keys WHERE key_hash = $1", &[&hash])
+                .await
         })
+    }
+
+    async fn touch_api_key(&self, id: i64, at_ms: i64) -> StoreResult<()> {
+        sql::write!(self, |c| {
+            c.execute(
+                "UPDATE api_keys SET last_used_ms = $2
+                  WHERE id = $1 AND (last_used_ms IS NULL OR last_used_ms < $2)",
+                &[&id, &at_ms],
+            )
+            .await?;
+            Ok(())
+        })
+    }
+}
+
+/// The stored name of the key named `name` without case (ASCII letters, as the unique
+/// index of migration 0036 folds them), if any.
+async fn named(c: &impl Exec, name: &str) -> StoreResult<Option<String>> {
+    c.scalar_opt(
+        &format!(
+            "SELECT name FROM api_keys WHERE {} = {}",
+            fold_eq(c, "name"),
+            fold_eq(c, "CAST($1 AS TEXT)")
+        ),
+        &[&name],
+    )
+    .await
+}
+
+/// `value` with ASCII letters lowered on both backends (SQLite's lower() folds only those;
+/// PostgreSQL's does in the "C" collation).
+fn fold_eq(c: &impl Exec, value: &str) -> String {
+    match c.dialect() {
+        sql::Dialect::Sqlite => format!("lower({value})"),
+        sql::Dialect::Postgres => format!("lower({value} COLLATE \"C\")"),
     }
 }
 

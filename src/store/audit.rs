@@ -37,16 +37,61 @@ pub struct Actor {
 }
 
 impl Actor {
-    /// The command line: the system user running it.
+    /// The command line: the system user running it (`cli:root`, `cli:alice`).
     pub fn cli() -> Actor {
-        let who = std::env::var("SUDO_USER")
-            .or_else(|_| std::env::var("USER"))
-            .unwrap_or_else(|_| "unknown".into());
         Actor {
             user_id: None,
-            username: format!("cli:{who}"),
+            username: format!("cli:{}", os_user()),
             address: "local".into(),
         }
+    }
+}
+
+/// Who runs the command: the person behind `sudo` (`SUDO_USER`), else the account of the
+/// process's real uid, else `USER` or `LOGNAME`, else the uid itself (`uid 1000`, a container
+/// user with no account). Read from the account database first because a service's shell,
+/// cron or `docker exec` often sets no `USER`, which left the log saying `cli:unknown`.
+fn os_user() -> String {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    if let Some(who) = env("SUDO_USER") {
+        return who;
+    }
+    // SAFETY: getuid cannot fail and touches no memory of ours.
+    let uid = unsafe { libc::getuid() };
+    account_name(uid)
+        .or_else(|| env("USER"))
+        .or_else(|| env("LOGNAME"))
+        .unwrap_or_else(|| format!("uid {uid}"))
+}
+
+/// The name of account `uid` in the system's account database (getpwuid_r), if it has one.
+fn account_name(uid: libc::uid_t) -> Option<String> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: `pwd` and `result` are written by getpwuid_r only; the strings it points
+        // `pwd` at live in `buf`, which outlives the read of `pw_name` below.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getpwuid_r(
+                uid,
+                &mut pwd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut result,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 2, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
+            return None;
+        }
+        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) }
+            .to_string_lossy()
+            .into_owned();
+        return (!name.is_empty()).then_some(name);
     }
 }
 
@@ -405,6 +450,20 @@ pub async fn record_by_user(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_cli_names_the_account_of_its_uid() {
+        // SAFETY: as in os_user.
+        let uid = unsafe { libc::getuid() };
+        let expected = std::process::Command::new("id")
+            .args(["-un"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+        assert_eq!(account_name(uid), expected, "uid {uid}");
+        assert_eq!(account_name(u32::MAX - 7), None);
+    }
 
     #[test]
     fn secrets_never_reach_the_log() {

@@ -10,7 +10,7 @@ use super::sql::{self, Exec, SqlStore};
 use super::{now_secs, or_name_taken, StoreError, StoreResult};
 use crate::domain::distribution::{
     Contact, ContactType, Distribution, DistributionDraft, DistributionFilter,
-    DistributionSortField,
+    DistributionSortField, DistributionUses,
 };
 use crate::domain::page::{Page, PageRequest};
 
@@ -27,7 +27,12 @@ pub trait DistributionStore {
     async fn create_distribution(&self, draft: &DistributionDraft) -> StoreResult<i64>;
     /// Replaces a list's label and contacts.
     async fn update_distribution(&self, id: i64, draft: &DistributionDraft) -> StoreResult<()>;
+    /// Deletes a list; a conflict naming what uses it (`DistributionUses::refusal`) while
+    /// anything does.
     async fn delete_distribution(&self, id: i64) -> StoreResult<()>;
+    /// What uses list `id` (None when there is no such list): what a delete would be refused
+    /// for, asked before the delete is confirmed.
+    async fn distribution_uses(&self, id: i64) -> StoreResult<Option<DistributionUses>>;
 }
 
 /// The contacts of the lists `ids`, each list's in form order.
@@ -112,6 +117,36 @@ async fn set_contacts(c: &impl Exec, id: i64, d: &DistributionDraft) -> StoreRes
         .await?;
     }
     Ok(())
+}
+
+/// What uses list `id`, each by name.
+async fn uses_of(c: &impl Exec, id: i64) -> StoreResult<DistributionUses> {
+    let named = move |sql: String| async move {
+        c.query(&sql, &[&id])
+            .await?
+            .iter()
+            .map(|r| Ok((r.get(0)?, r.get(1)?)))
+            .collect::<StoreResult<Vec<(i64, String)>>>()
+    };
+    Ok(DistributionUses {
+        alert_settings: named(format!(
+            "SELECT id, name FROM alert_settings WHERE distribution_id = $1 ORDER BY {}, id",
+            c.nocase("name")
+        ))
+        .await?,
+        escalations: named(format!(
+            "SELECT id, name FROM alert_settings WHERE escalation_distribution_id = $1
+              ORDER BY {}, id",
+            c.nocase("name")
+        ))
+        .await?,
+        report_schedules: named(format!(
+            "SELECT r.id, r.name FROM report_schedules s JOIN reports r ON r.id = s.id
+              WHERE s.distribution_id = $1 ORDER BY {}, r.id",
+            c.nocase("r.name")
+        ))
+        .await?,
+    })
 }
 
 fn not_found(id: i64) -> StoreError {
@@ -228,43 +263,8 @@ impl<S: SqlStore> DistributionStore for S {
                     &[&id],
                 )
                 .await?;
-            let used: Vec<String> = c
-                .column(
-                    &format!(
-                        "SELECT name FROM alert_settings WHERE distribution_id = $1
-                          ORDER BY {}, id",
-                        c.nocase("name")
-                    ),
-                    &[&id],
-                )
-                .await?;
-            if !used.is_empty() {
-                let names: Vec<String> = used.iter().map(|n| format!("'{n}'")).collect();
-                return Err(StoreError::Conflict(format!(
-                    "Distribution list {id} is the contact group of the alert setting{} {}: change {} first.",
-                    if used.len() == 1 { "" } else { "s" },
-                    names.join(", "),
-                    if used.len() == 1 { "it" } else { "them" },
-                )));
-            }
-            let reports: Vec<String> = c
-                .column(
-                    &format!(
-                        "SELECT r.name FROM report_schedules s JOIN reports r ON r.id = s.id
-                          WHERE s.distribution_id = $1 ORDER BY {}, r.id",
-                        c.nocase("r.name")
-                    ),
-                    &[&id],
-                )
-                .await?;
-            if !reports.is_empty() {
-                let names: Vec<String> = reports.iter().map(|n| format!("'{n}'")).collect();
-                return Err(StoreError::Conflict(format!(
-                    "Distribution list {id} receives the scheduled report{} {}: change {} schedule first.",
-                    if reports.len() == 1 { "" } else { "s" },
-                    names.join(", "),
-                    if reports.len() == 1 { "its" } else { "their" },
-                )));
+            if let Some(refusal) = uses_of(c, id).await?.refusal(id) {
+                return Err(StoreError::Conflict(refusal));
             }
             if exists.is_none() {
                 return Err(not_found(id));
@@ -273,6 +273,18 @@ impl<S: SqlStore> DistributionStore for S {
             c.execute("DELETE FROM distribution_lists WHERE id = $1", &[&id])
                 .await?;
             audit::record(c, "distribution_list", "delete", id, before, None).await
+        })
+    }
+
+    async fn distribution_uses(&self, id: i64) -> StoreResult<Option<DistributionUses>> {
+        sql::read!(self, |c| {
+            let exists: Option<i64> = c
+                .scalar_opt("SELECT id FROM distribution_lists WHERE id = $1", &[&id])
+                .await?;
+            match exists {
+                None => Ok(None),
+                Some(_) => Ok(Some(uses_of(c, id).await?)),
+            }
         })
     }
 }

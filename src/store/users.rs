@@ -1,5 +1,5 @@
-//! Console users (spec §3 'User'): the list the server pages, one user with their groups,
-//! and the changes an administrator or the user themself makes. A user's sessions end
+//! Console users (spec §3 'User'): the list the server pages, one user with their groups
+//! and last sign-in (`sign_ins`, `store/opstate.rs`), and the changes an administrator or the user themself makes. A user's sessions end
 //! when their password, role or access changes, and when they are deleted.
 
 use async_trait::async_trait;
@@ -55,7 +55,8 @@ pub trait UserStore {
 const ADMINS_LOCK: i64 = 0x6378_7761_7463_6803;
 
 const COLUMNS: &str =
-    "u.id, u.username, u.first_name, u.last_name, u.roles, u.access_type, u.kiosk";
+    "u.id, u.username, u.first_name, u.last_name, u.roles, u.access_type, u.kiosk,
+     (SELECT s.last_ms FROM sign_ins s WHERE s.user_id = u.id) AS last_sign_in_ms";
 
 fn user_row(r: &Row) -> StoreResult<User> {
     Ok(User {
@@ -67,6 +68,7 @@ fn user_row(r: &Row) -> StoreResult<User> {
         access: AccessType::of(&r.col::<String>("access_type")?),
         groups: Vec::new(),
         kiosk: r.col("kiosk")?,
+        last_sign_in_ms: r.col("last_sign_in_ms")?,
     })
 }
 
@@ -208,8 +210,15 @@ impl<S: SqlStore> UserStore for S {
             UserSortField::FirstName => "u.first_name",
             UserSortField::LastName => "u.last_name",
             UserSortField::Username => "u.username",
+            // Never signed in counts as the oldest, on both backends (their NULLs sort apart).
+            UserSortField::LastSignIn => {
+                "COALESCE((SELECT s.last_ms FROM sign_ins s WHERE s.user_id = u.id), 0)"
+            }
         };
-        let by_id = matches!(filter.sort.field, UserSortField::Id);
+        let numeric = matches!(
+            filter.sort.field,
+            UserSortField::Id | UserSortField::LastSignIn
+        );
         let dir = sql::dir(filter.sort.descending);
         sql::read!(self, |c| {
             let wher = format!(
@@ -226,7 +235,7 @@ impl<S: SqlStore> UserStore for S {
                     &[&search, &role],
                 )
                 .await?;
-            let order = if by_id {
+            let order = if numeric {
                 order.to_string()
             } else {
                 c.nocase(order)

@@ -1,11 +1,16 @@
 import {
   addUser,
+  apiRequest,
+  apiToken,
   assert,
+  checkA11y,
   chooseLanguage,
   closePage,
   newPage,
   screenshot,
   signIn,
+  siteTime,
+  siteTimeZone,
   startServer,
   startSinks,
   waitFor,
@@ -17,12 +22,16 @@ const TEXT = {
     smsOk: "Text/SMS has been confirmed.",
     created: "Distribution has been successfully created",
     notice: "recorded but not sent",
+    inUse: "cannot be deleted while these use it",
+    sendTo: "Alert settings that send to it",
   },
   fr: {
     emailOk: "L’adresse e-mail a été confirmée.",
     smsOk: "Le numéro (texto/SMS) a été confirmé.",
     created: "La liste de distribution a été créée",
     notice: "enregistrées mais pas envoyées",
+    inUse: "ne peut pas être supprimée tant que ceux-ci l’utilisent",
+    sendTo: "Paramètres d’alerte qui envoient à cette liste",
   },
 };
 
@@ -50,6 +59,75 @@ export default async function distributions({ server: demo, browser, users: acco
       await closePage(page);
     }
   });
+
+  // A list an alert setting sends to is not deleted: the screen says what uses it before it
+  // asks 'cannot be undone' (which used to end in the server's refusal, in English only). The
+  // list's 'Last Modified' is site time in the one format of every screen, not the browser's.
+  const token = await apiToken(demo, admin);
+  const zone = await siteTimeZone(demo);
+  // An alert setting on a demo group sends to a demo list (removed at the end).
+  const groups = (await apiRequest(demo, "GET", "trs/v1/groups", { token })).json.data;
+  const lists = (await apiRequest(demo, "GET", "distributions", { token })).json.data;
+  assert(groups.length && lists.length, "the demo has groups and lists");
+  const made = await apiRequest(demo, "POST", "alerts/settings", {
+    token,
+    body: {
+      name: "E2E list in use",
+      active: false,
+      testCaseGroupId: groups[0].id,
+      distributionId: lists[0].id,
+      failureToAlert: 3,
+      emailSubject: "Down",
+      voiceMessage: "Down",
+      smsPrefix: "[cx]",
+      alertStatus: ["FAIL"],
+      schedule: [],
+    },
+  });
+  assert(made.status === 200, `the setting: ${made.text}`);
+  const setting = made.json.data;
+  const used = (await apiRequest(demo, "GET", `distributions/${setting.distributionId}`, { token })).json.data;
+  for (const { lang, viewport } of [
+    { lang: "en", viewport: "desktop" },
+    { lang: "fr", viewport: "desktop" },
+    { lang: "en", viewport: "phone" },
+    { lang: "fr", viewport: "phone" },
+  ]) {
+    await test(`distributions (${lang}, ${viewport}): a list in use says what uses it before any 'cannot be undone'`, async () => {
+      const page = await newPage(browser, demo, { viewport });
+      try {
+        await page.goto("/");
+        await chooseLanguage(page, lang);
+        await signIn(page, admin);
+        await page.goto(`/settings/distribution-list/3?search=${encodeURIComponent(used.name)}`);
+        const row = page
+          .locator("[data-testid=distributions-table] [data-testid=table-row]", { hasText: used.name })
+          .first();
+        await row.waitFor();
+        if (viewport === "phone") await row.locator(".accordion-toggle").click();
+        const when = siteTime(used.lastModifiedTime, zone);
+        await row.getByText(when, { exact: true }).waitFor();
+        await row.locator("[data-testid=delete-distribution]").click();
+        const dialog = page.getByTestId("list-in-use-dialog");
+        await dialog.waitFor();
+        const text = (await dialog.textContent()) ?? "";
+        assert(text.includes(TEXT[lang].inUse), `says the list is in use: ${text}`);
+        assert(text.includes(TEXT[lang].sendTo) && text.includes(setting.name), `names the setting: ${text}`);
+        assert((await page.getByTestId("confirm-dialog").count()) === 0, "no 'cannot be undone' before");
+        await checkA11y(page, `list in use (${lang}, ${viewport})`);
+        await screenshot(page, `distribution-in-use-${lang}-${viewport}`);
+        // Its link leads to the setting; closing changes nothing.
+        assert((await dialog.locator(`a[href="/report/setting/${setting.id}"]`).count()) >= 1, "a link to the setting");
+        await page.getByTestId("list-in-use-close").click();
+        await dialog.waitFor({ state: "detached" });
+        const still = await apiRequest(demo, "GET", `distributions/${used.id}`, { token });
+        assert(still.status === 200, "the list is still there");
+      } finally {
+        await closePage(page);
+      }
+    });
+  }
+  await apiRequest(demo, "DELETE", `alerts/settings/${setting.id}`, { token });
 
   const sinks = await startSinks();
   const config = `[notify]

@@ -206,6 +206,71 @@ timeout_secs = 5
       });
     }
 
+    // A restricted user's schedule dialog never lists another team's distribution lists: the
+    // server answers only the lists their groups use, and the dialog, which they cannot change,
+    // shows only the list the schedule mails.
+    const other = await apiRequest(server, "POST", "distributions", {
+      token,
+      body: { name: "Other team desk", contacts: [{ name: "Desk", type: 1, info: "desk@example.com" }] },
+    });
+    assert(other.status === 200, `other list: ${other.text}`);
+    const reader = addUser(server, {
+      username: "sched-user@example.com",
+      password: "sched-User-pass-1",
+      role: "user",
+      access: "read-write",
+    });
+    const signedIn = await apiRequest(server, "POST", "auth/signin", {
+      body: { username: reader.username, password: reader.password, remember: false },
+    });
+    const readerId = signedIn.json.data.id;
+    const put = await apiRequest(server, "PUT", `users/${readerId}`, {
+      token,
+      body: {
+        id: readerId,
+        username: reader.username,
+        firstName: "Sam",
+        lastName: "Reader",
+        roles: ["ROLE_USER"],
+        accessType: "read-write",
+        testCaseGroups: [{ id: group, name: "Retail e2e" }],
+      },
+    });
+    assert(put.status === 200, `the reader's group: ${put.text}`);
+    for (const { lang, viewport } of [
+      { lang: "en", viewport: "desktop" },
+      { lang: "fr", viewport: "phone" },
+    ]) {
+      await test(`schedules (${lang}, ${viewport}): a restricted user sees only their team's lists`, async () => {
+        const readerToken = await apiToken(server, reader);
+        const seen = await apiRequest(server, "GET", "alerts/contactGroups", { token: readerToken });
+        const names = (seen.json?.data ?? []).map((l) => l.name);
+        assert(names.includes("Report readers") && !names.includes("Other team desk"), `their lists: ${names}`);
+        const all = await apiRequest(server, "GET", "alerts/contactGroups", { token });
+        assert(
+          all.json.data.some((l) => l.name === "Other team desk"),
+          "an administrator sees every list",
+        );
+        const page = await newPage(browser, server, { viewport, locale: lang === "fr" ? "fr-CA" : "en-US" });
+        try {
+          await signIn(page, reader);
+          await chooseLanguage(page, lang);
+          await page.goto(`${server.url}/report/edit/${reportId}`);
+          await page.click("[data-testid=open-schedule]");
+          await page.locator("[data-testid=schedule-state]").waitFor();
+          const options = await page
+            .locator("[data-testid=schedule-list] option")
+            .evaluateAll((os) => os.map((o) => o.textContent));
+          assert(options.includes("Report readers"), `the schedule's list: ${options}`);
+          assert(!options.includes("Other team desk"), `no other team's list: ${options}`);
+          await checkA11y(page, `schedule dialog of a restricted user ${lang} ${viewport}`);
+          await screenshot(page, `schedule-dialog-restricted-${lang}-${viewport}`);
+        } finally {
+          await closePage(page);
+        }
+      });
+    }
+
     await test("webhooks: a Teams contact is confirmed from the form; Teams and a generic webhook receive an alert", async () => {
       const page = await newPage(browser, server);
       try {

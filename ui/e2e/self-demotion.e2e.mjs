@@ -2,7 +2,8 @@
 // own profile, Save with the role User (or the access read-only) opens a confirmation; Cancel
 // changes nothing; confirming saves, ends the session (the server ends every session of a user
 // whose role or access changed) and the login page says why; signing in again lands on the
-// dashboard, which the new role may see, with no settings and no 'Access is denied!'. English
+// dashboard, which the new role may see, with no settings and no 'Access is denied!'. Made a
+// User with no test case group, they are warned first that they would see nothing. English
 // and French, desktop and phone; axe on the confirmation and the login page.
 import {
   addUser,
@@ -29,11 +30,13 @@ const TEXT = {
   en: {
     role: "You are making yourself a User",
     access: "You are making your own access read-only",
+    noGroups: "You have chosen no test case group: you will see no dashboard, report or alert data",
     notice: "Your permissions have changed. Sign in again to go on with them.",
   },
   fr: {
     role: "Vous faites de vous un Utilisateur",
     access: "Vous passez votre propre accès en lecture seule",
+    noGroups: "Vous n’avez choisi aucun groupe de cas de test : vous ne verrez aucune donnée",
     notice: "Vos permissions ont changé. Reconnectez-vous pour continuer avec elles.",
   },
 };
@@ -74,6 +77,10 @@ export default async function selfDemotion({ server, browser, users: accounts, t
           const dialog = page.getByTestId("demotion-dialog");
           await dialog.waitFor();
           assert((await dialog.textContent()).includes(T[what]), `the question says what is given up (${what})`);
+          // A User with no group would see nothing at all: warned before saving.
+          const warning = dialog.getByTestId("demotion-no-groups");
+          if (what === "role") assert((await warning.textContent()).includes(T.noGroups), "warned: no group left");
+          else assertEqual(await warning.count(), 0, "no group warning when the role stays");
           await checkA11y(page, `self-demotion question (${tag}, ${what})`);
           await screenshot(page, `self-demotion-${what}-${tag}`);
           await page.click("[data-testid=demotion-cancel]");

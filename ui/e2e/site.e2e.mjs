@@ -29,6 +29,7 @@ const TEXT = {
     emailOff: "E-mail (SMTP) is not configured: set notify.smtp.host in the configuration file.",
     notConfigured: "Not configured",
     revoked: /Key engine-1 is revoked/,
+    taken: "A key named ENGINE-1 already exists, with these capitals or others",
     created: "Created",
     deleted: "Deleted",
   },
@@ -39,6 +40,7 @@ const TEXT = {
     emailOff: "Courriel (SMTP) n’est pas configuré : définissez notify.smtp.host dans le fichier de configuration.",
     notConfigured: "Non configuré",
     revoked: /La clé engine-1 est révoquée/,
+    taken: "Une clé nommée ENGINE-1 existe déjà, avec ces majuscules ou d’autres",
     created: "Créé",
     deleted: "Supprimé",
   },
@@ -234,6 +236,21 @@ export default async function site({ browser, test }) {
         await page.goto("/settings/site");
         await page.locator("[data-testid=checklist-group][data-done=true]").waitFor();
         assertEqual(await page.locator("[data-testid^=checklist-][data-done=true]").count(), 3, "three steps done");
+
+        // The key says when the engine last used it, in site time beside when it was made;
+        // another case of its name is the same name.
+        const keyRow = page.getByTestId("api-key-table").getByTestId("table-row").first();
+        if (phone) await keyRow.locator(".accordion-toggle").click();
+        await keyRow
+          .getByText(/^\d{4}\/\d{2}\/\d{2} \d{2}:\d{2}:\d{2}$/)
+          .nth(1)
+          .waitFor();
+        await screenshot(page, `site-key-last-used-${tag}`);
+        if (phone) await keyRow.locator(".accordion-toggle").click();
+        await page.getByTestId("api-key-name").fill("ENGINE-1");
+        await page.getByTestId("api-key-create").click();
+        await page.getByText(words.taken).waitFor();
+        await page.getByTestId("api-key-name").fill("");
 
         // The channels: none configured on a fresh install; a test says so, in the page's language.
         const email = page.getByTestId("channel-email");

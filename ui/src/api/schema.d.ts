@@ -71,8 +71,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The distribution lists an alert setting may send to (id and name, by name): the
-         *     form's contact groups.
+         * The distribution lists the caller may send to (id and name, by name): the alert
+         *     setting form's contact groups and the report schedule's lists. Administrators get
+         *     every list; a restricted user only the lists their groups use (an alert setting of
+         *     one of their groups sends or escalates to it, or a report of one is scheduled to it).
          */
         get: operations["listContactGroups"];
         put?: never;
@@ -582,8 +584,32 @@ export interface paths {
          */
         put: operations["updateDistribution"];
         post?: never;
-        /** Deletes a list (administrators with read-write access). */
+        /**
+         * Deletes a list (administrators with read-write access). While an alert setting sends
+         *     or escalates to it, or a report is scheduled to it, 409 naming them
+         *     (`GET distributions/{id}/dependents` lists them first).
+         */
         delete: operations["deleteDistribution"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/distributions/{id}/dependents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What uses a list (administrators): the alert settings that send or escalate to it
+         *     and the reports scheduled to it. A list that anything uses is not deleted (409).
+         */
+        get: operations["getDistributionDependents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1105,7 +1131,8 @@ export interface paths {
         put?: never;
         /**
          * Makes an ingest API key (read-write administrators) and answers it: the only time it
-         *     is shown. 409 when the name is taken. Recorded in the audit log.
+         *     is shown. 409 when another key has the name, without case (field `name`, rule
+         *     `taken`). Recorded in the audit log.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1950,6 +1977,11 @@ export interface components {
         ApiKey: {
             /** @description When it was made, RFC 3339 UTC. */
             createdTime: string;
+            /**
+             * @description When an engine last posted with it, RFC 3339 UTC: up to a minute early (the time is
+             *     written at most once a minute per key); null when never used since cxwatch keeps it.
+             */
+            lastUsedTime?: string | null;
             name: string;
         };
         /**
@@ -1967,7 +1999,10 @@ export interface components {
          * @description A key to make.
          */
         ApiKeySave: {
-            /** @description 1 to 100 characters, unique: which engine uses it (`engine-1`). */
+            /**
+             * @description 1 to 100 characters, unique without case (`engine-1` and `ENGINE-1` are one name):
+             *     which engine uses it.
+             */
             name: string;
         };
         /**
@@ -2185,6 +2220,19 @@ export interface components {
             type: string[];
         };
         /**
+         * DistributionDependents
+         * @description What uses a distribution list (cxwatch's addition): while any does, deleting it is
+         *     refused (409 naming them). The list screen asks this before it confirms a delete.
+         */
+        DistributionDependents: {
+            /** @description Alert settings that send to it (their contact group): `id` is the setting's. */
+            alertSettings: components["schemas"]["DistributionUser"][];
+            /** @description Alert settings that escalate to it. */
+            escalations: components["schemas"]["DistributionUser"][];
+            /** @description Reports whose schedule mails it: `id` is the report's. */
+            reportSchedules: components["schemas"]["DistributionUser"][];
+        };
+        /**
          * DistributionSave
          * @description Body of `POST distributions` and `PUT distributions/{id}`.
          */
@@ -2213,6 +2261,15 @@ export interface components {
             /** Format: int64 */
             id: number;
             /** @description `Email`, `SMS`, `Voice`, `Webhook`, `Microsoft Teams`, `Slack` or `Mattermost`. */
+            name: string;
+        };
+        /**
+         * DistributionUser
+         * @description Something that uses a distribution list, by id and name.
+         */
+        DistributionUser: {
+            /** Format: int64 */
+            id: number;
             name: string;
         };
         /**
@@ -2277,6 +2334,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Distribution"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_DistributionDependents
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_DistributionDependents: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["DistributionDependents"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -4742,6 +4812,12 @@ export interface components {
              */
             kiosk: boolean;
             lastName: string;
+            /**
+             * @description When the user last signed in (RFC 3339 UTC): with a password, single sign-on or a
+             *     sign-in link; a kiosk session does not count. Null when never since cxwatch keeps it.
+             *     cxwatch's addition: absent from a vendor's API.
+             */
+            lastSignInTime?: string | null;
             /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
             roles: components["schemas"]["Role"][];
             /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
@@ -7265,6 +7341,75 @@ export interface operations {
              *     the call needs (a mail server, an SMS or voice gateway) is not configured.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDistributionDependents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_DistributionDependents"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11630,8 +11775,9 @@ export interface operations {
                 /** @description Only this permission level. */
                 role?: components["schemas"]["Role"];
                 /**
-                 * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
-                 *     `asc` or `desc` (default `id,desc`).
+                 * @description `field,direction`: field `id`, `firstName`, `lastName`, `username` or
+                 *     `lastSignInTime` (never signed in first when ascending), direction `asc` or
+                 *     `desc` (default `id,desc`).
                  */
                 sort?: string;
             };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatClock, formatSiteTime, isIsoDate, siteToday, toDate, zoneLabel } from "./siteTime";
+import { formatClock, formatSiteTime, isIsoDate, lastTime, siteToday, toDate, zoneLabel } from "./siteTime";
 
 const TO = "America/Toronto";
 
@@ -87,5 +87,13 @@ describe("zoneLabel", () => {
     expect(zoneLabel(new Date("2024-07-15T12:00:00Z"), TO, "fr")).toBe("EDT");
     expect(zoneLabel(new Date("2024-01-15T12:00:00Z"), "Europe/Paris", "fr")).toMatch(/^UTC.1$/);
     expect(zoneLabel(new Date(), "Not/AZone", "en")).toBe("");
+  });
+});
+
+describe("lastTime", () => {
+  it("says never for null, nothing for an absent field, else the site time", () => {
+    expect(lastTime(null, "America/Toronto", "en", "Never")).toBe("Never");
+    expect(lastTime(undefined, "America/Toronto", "en", "Never")).toBe("");
+    expect(lastTime("2026-07-15T14:05:00Z", "America/Toronto", "en", "Never")).toBe("2026/07/15 10:05:00");
   });
 });

@@ -53,6 +53,17 @@ export function formatSiteTime(value: string | number | null | undefined, timeZo
   return `${joinDate(p.year, p.month, p.day, locale)} ${p.hour}:${p.minute}:${p.second}`;
 }
 
+/**
+ * When something last happened (a key's last use, a user's last sign-in), in site time: `never`
+ * for null (the server keeps it and it has not happened), '' when the answer has no such field
+ * (an API that does not keep it: nothing is said rather than a wrong 'never').
+ */
+export function lastTime(value: string | null | undefined, timeZone: string, locale: string, never: string): string {
+  if (value === undefined) return "";
+  if (value === null) return never;
+  return formatSiteTime(value, timeZone, locale);
+}
+
 /** 'HH:mm:ss' in the site time zone. */
 export function formatClock(date: Date, timeZone: string): string {
   const p = zonedParts(date, timeZone);

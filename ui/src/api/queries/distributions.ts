@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { client } from "../index";
 import { usePagedList } from "../lists";
 import { resource } from "../resource";
-import type { Distribution } from "../types";
+import type { Distribution, DistributionDependents } from "../types";
 
 export type DistributionSortField = "id" | "name" | "lastModifiedTime";
 
@@ -79,6 +79,15 @@ export const useSaveDistribution = lists.useSave;
 
 /** Deletes one list: true when the server answered a success (status and code), whatever the value it returns. */
 export const deleteDistribution = lists.remove;
+
+/**
+ * What uses a list (cxwatch's addition: alert settings that send or escalate to it, reports
+ * scheduled to it), asked before a delete is confirmed: the server refuses to delete a list in
+ * use, and the screen says so before it asks 'cannot be undone'.
+ */
+export function distributionDependents(id: number): Promise<DistributionDependents> {
+  return client.get("/distributions/{id}/dependents", { path: { id }, quiet: true });
+}
 
 /** Sends a real test message to one address or number; the row shows the outcome. */
 export function useTestContact() {

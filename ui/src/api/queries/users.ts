@@ -7,7 +7,8 @@ import { resource } from "../resource";
 import type { GetQuery } from "../typed";
 import type { PasswordChange, Role, User } from "../types";
 
-export type UserSortField = "id" | "firstName" | "lastName" | "username";
+/** `lastSignInTime` is cxwatch's (never signed in first when ascending). */
+export type UserSortField = "id" | "firstName" | "lastName" | "username" | "lastSignInTime";
 
 export interface UserListParams {
   /** 0-based, as the server counts. */

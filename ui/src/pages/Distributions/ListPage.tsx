@@ -1,8 +1,15 @@
 // Distribution List (/settings/distribution-list/3): the contact groups, paged by the server.
 // The URL holds the page, size, search, contact-type filter and sort.
 import { useLingui } from "@lingui/react/macro";
+import { useState } from "react";
 import type { DistributionListParams, DistributionSortField } from "../../api/queries/distributions";
-import { deleteDistribution, distributionKeys, useDistributions } from "../../api/queries/distributions";
+import {
+  deleteDistribution,
+  distributionDependents,
+  distributionKeys,
+  useDistributions,
+} from "../../api/queries/distributions";
+import type { Distribution } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
@@ -12,7 +19,19 @@ import { searchedListOf } from "../shared/listParams";
 import { useDistributionColumns } from "./columns";
 import "./distributions.css";
 import { DeliveryNotice } from "./DeliveryNotice";
-import { CONTACT_TYPES, type ContactTypeId, EMAIL, MATTERMOST, SLACK, SMS, TEAMS, WEBHOOK } from "./rules";
+import { InUseDialog, type ListInUse } from "./InUseDialog";
+import {
+  CONTACT_TYPES,
+  type ContactTypeId,
+  EMAIL,
+  type ListUses,
+  MATTERMOST,
+  SLACK,
+  SMS,
+  TEAMS,
+  usedOf,
+  WEBHOOK,
+} from "./rules";
 
 const SORT_FIELDS: DistributionSortField[] = ["id", "name", "lastModifiedTime"];
 
@@ -36,7 +55,7 @@ function DistributionList({ writable }: { writable: boolean }) {
   const { t } = useLingui();
   const columns = useDistributionColumns();
   const cxwatch = useApiFlavor() === "cxwatch";
-  const list = useListScreen({
+  const screen = useListScreen({
     parse: paramsOf,
     useList: useDistributions,
     name: (d) => d.name,
@@ -47,6 +66,36 @@ function DistributionList({ writable }: { writable: boolean }) {
       failed: t`The distribution list could not be deleted.`,
     },
   });
+
+  const [inUse, setInUse] = useState<{ lists: ListInUse[]; free: number } | null>(null);
+  // A list in use is not deleted (409 naming what uses it): on cxwatch's API that is asked
+  // first, so the screen says what uses it instead of asking 'cannot be undone' for nothing.
+  // A vendor's API has no such call: its refusal shows after the confirmation, as before.
+  const del = screen.del;
+  const checkThenAsk = async (single?: Distribution) => {
+    if (!del) return;
+    const ids = single ? [single.id] : del.selected;
+    if (cxwatch && ids.length) {
+      let asked: { id: number; uses: ListUses }[] | undefined;
+      try {
+        asked = await Promise.all(ids.map(async (id) => ({ id, uses: await distributionDependents(id) })));
+      } catch {
+        // Not known (gone meanwhile, a failure): the delete itself says why.
+        asked = undefined;
+      }
+      if (asked) {
+        const named = (id: number) => screen.rows?.find((d) => d.id === id)?.name ?? String(id);
+        const { used, free } = usedOf(asked, named);
+        if (used.length) {
+          if (!single) del.setSelected(free);
+          setInUse({ lists: used, free: single ? 0 : free.length });
+          return;
+        }
+      }
+    }
+    del.ask(single);
+  };
+  const list = del ? { ...screen, del: { ...del, ask: (single?: Distribution) => void checkThenAsk(single) } } : screen;
 
   return (
     <ListScreen
@@ -87,6 +136,8 @@ function DistributionList({ writable }: { writable: boolean }) {
           {writable ? <RowDelete list={list} row={d} testId="delete-distribution" /> : null}
         </>
       )}
-    />
+    >
+      <InUseDialog lists={inUse?.lists ?? null} free={inUse?.free ?? 0} onClose={() => setInUse(null)} />
+    </ListScreen>
   );
 }

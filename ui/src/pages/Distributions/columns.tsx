@@ -3,6 +3,8 @@
 import { useLingui } from "@lingui/react/macro";
 import type { Distribution } from "../../api/types";
 import type { Column } from "../../components/DataTable";
+import { formatSiteTime } from "../../lib/siteTime";
+import { useSiteTimeZone } from "../../lib/tenant";
 import { TYPE_NAMES } from "./rules";
 
 const lines = (items: string[]) => (
@@ -37,6 +39,7 @@ export function useContactTypeLabel(): (type: number) => string {
 
 export function useDistributionColumns(): Column<Distribution>[] {
   const { t, i18n } = useLingui();
+  const zone = useSiteTimeZone();
   const typeName = useContactTypeName();
   return [
     { key: "name", label: t`Label`, sortable: true, render: (d) => d.name },
@@ -47,8 +50,8 @@ export function useDistributionColumns(): Column<Distribution>[] {
       key: "lastModifiedTime",
       label: t`Last Modified`,
       sortable: true,
-      render: (d) =>
-        d.lastModifiedTime ? i18n.date(new Date(d.lastModifiedTime), { dateStyle: "medium", timeStyle: "short" }) : "",
+      // Site time in the one format of every screen (lib/siteTime), not the browser's zone.
+      render: (d) => formatSiteTime(d.lastModifiedTime, zone, i18n.locale),
     },
   ];
 }

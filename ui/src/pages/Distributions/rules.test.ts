@@ -5,6 +5,7 @@ import {
   EMAIL,
   emptyRow,
   inputTypeOf,
+  inUse,
   isE164,
   isWebhookUrl,
   MATTERMOST,
@@ -13,6 +14,7 @@ import {
   SMS,
   TEAMS,
   toSave,
+  usedOf,
   VOICE,
   validateDistribution,
   WEBHOOK,
@@ -83,5 +85,26 @@ describe("webhook contacts", () => {
     expect(validateDistribution({ name: "L", contacts: [{ ...row, info: "nope" }] })).toEqual({
       "contacts[0].info": "invalid",
     });
+  });
+});
+
+describe("a list in use", () => {
+  const none = { alertSettings: [], escalations: [], reportSchedules: [] };
+  it("is one that an alert setting sends or escalates to, or a report is scheduled to", () => {
+    expect(inUse(none)).toBe(false);
+    expect(inUse({ ...none, alertSettings: [{ id: 1, name: "Billing down" }] })).toBe(true);
+    expect(inUse({ ...none, escalations: [{ id: 1, name: "Billing down" }] })).toBe(true);
+    expect(inUse({ ...none, reportSchedules: [{ id: 4, name: "Weekly" }] })).toBe(true);
+  });
+  it("is named with what uses it; the others may go", () => {
+    const uses = { ...none, reportSchedules: [{ id: 4, name: "Weekly" }] };
+    const out = usedOf(
+      [
+        { id: 3, uses: none },
+        { id: 5, uses },
+      ],
+      (id) => `List ${id}`,
+    );
+    expect(out).toEqual({ used: [{ id: 5, name: "List 5", uses }], free: [3] });
   });
 });

@@ -171,6 +171,11 @@ function ScheduleForm(props: {
     ["monthly", t`Monthly`],
   ];
   const s = props.saved;
+  // The lists the server lets this caller see (a restricted user: only those their groups
+  // use); a reader, who changes nothing, is shown only the list the schedule mails.
+  const saved = s ? [{ id: s.distributionID, name: s.distributionName }] : [];
+  const known = lists.data ?? [];
+  const listOptions = ro ? saved : s && !known.some((l) => l.id === s.distributionID) ? [...saved, ...known] : known;
   return (
     <form class="form schedule-form" onSubmit={submit} noValidate data-testid="schedule-form">
       {s ? (
@@ -247,7 +252,7 @@ function ScheduleForm(props: {
             data-testid="schedule-list"
           >
             <option value="">{t`Select`}</option>
-            {(lists.data ?? []).map((l) => (
+            {listOptions.map((l) => (
               <option key={l.id} value={l.id}>
                 {l.name}
               </option>

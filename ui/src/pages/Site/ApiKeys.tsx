@@ -1,5 +1,6 @@
-// The test engines' API keys: made (read-write administrators), listed and revoked. A key is
-// shown once, when it is made, with how the engine sends it; only its SHA-256 is kept.
+// The test engines' API keys: made (read-write administrators), listed with when each was last
+// used (a key no engine uses any more is one to revoke) and revoked. A key is shown once, when
+// it is made, with how the engine sends it; only its SHA-256 is kept.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { ApiError } from "../../api";
@@ -9,7 +10,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { type Column, DataTable } from "../../components/DataTable";
 import { TextField } from "../../components/Field";
 import { showSuccess } from "../../lib/banners";
-import { formatSiteTime } from "../../lib/siteTime";
+import { formatSiteTime, lastTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
 
 export function ApiKeys({ writable }: { writable: boolean }) {
@@ -41,7 +42,7 @@ export function ApiKeys({ writable }: { writable: boolean }) {
       const field = err instanceof ApiError ? err.fields.find((f) => f.field === "name") : undefined;
       setError(
         field?.rule === "taken"
-          ? t`A key with this name already exists.`
+          ? t`A key named ${trimmed} already exists, with these capitals or others: key names are compared without case.`
           : field
             ? t`A name has 1 to 100 characters.`
             : err instanceof Error
@@ -65,6 +66,13 @@ export function ApiKeys({ writable }: { writable: boolean }) {
   const columns: Column<ApiKey>[] = [
     { key: "name", label: t`Name`, render: (k) => k.name },
     { key: "created", label: t`Created on`, render: (k) => formatSiteTime(k.createdTime, zone, i18n.locale) },
+    {
+      key: "lastUsed",
+      label: t`Last used`,
+      // Written once a minute per key at most. null: never used; absent (an API that does not
+      // keep it): nothing to say.
+      render: (k) => lastTime(k.lastUsedTime, zone, i18n.locale, t`Never`),
+    },
   ];
   const ingestUrl = `${window.location.origin}/api/ingest/v1/runs`;
 

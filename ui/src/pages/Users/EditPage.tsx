@@ -32,6 +32,7 @@ import {
   validateUser,
   visibleFields,
 } from "./rules";
+import "./Users.css";
 
 /** Server field names (camelCase body fields) to the form's. */
 const FORM_FIELD: Record<string, FieldName> = { roles: "role", testCaseGroups: "groups" };
@@ -369,6 +370,11 @@ function DemotionDialog({
     >
       {demotion?.role ? (
         <p>{t`You are making yourself a User: you will no longer manage settings or users, and will see only the test case groups given to you.`}</p>
+      ) : null}
+      {demotion?.noGroups ? (
+        <p class="demotion-warning" data-testid="demotion-no-groups">
+          <strong>{t`You have chosen no test case group: you will see no dashboard, report or alert data, and only another administrator can give you groups or rights again.`}</strong>
+        </p>
       ) : null}
       {demotion?.access ? (
         <p>{t`You are making your own access read-only: you will no longer change anything in the console.`}</p>

@@ -12,7 +12,7 @@ import { searchedListOf } from "../shared/listParams";
 import { useUserColumns } from "./columns";
 import { ADMIN, USER } from "./rules";
 
-const SORT_FIELDS: UserSortField[] = ["id", "firstName", "lastName", "username"];
+const SORT_FIELDS: UserSortField[] = ["id", "firstName", "lastName", "username", "lastSignInTime"];
 
 /** The list's state from the URL's query string. */
 export function paramsOf(search: string): UserListParams & { page: number } {

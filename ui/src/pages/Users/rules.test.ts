@@ -134,9 +134,27 @@ describe("an administrator's own demotion", () => {
   });
 
   it("is asked for when the own role or access goes down", () => {
-    expect(selfDemotion(form("ROLE_USER", "read-write"), mine, current)).toEqual({ role: true, access: false });
-    expect(selfDemotion(form("ROLE_ADMIN", "read-only"), mine, current)).toEqual({ role: false, access: true });
-    expect(selfDemotion(form("ROLE_USER", "read-only"), mine, current)).toEqual({ role: true, access: true });
+    expect(selfDemotion(form("ROLE_USER", "read-write"), mine, current)).toEqual({
+      role: true,
+      access: false,
+      noGroups: true,
+    });
+    expect(selfDemotion(form("ROLE_ADMIN", "read-only"), mine, current)).toEqual({
+      role: false,
+      access: true,
+      noGroups: false,
+    });
+    expect(selfDemotion(form("ROLE_USER", "read-only"), mine, current)).toEqual({
+      role: true,
+      access: true,
+      noGroups: true,
+    });
+  });
+
+  it("warns a User with no group that they will see nothing", () => {
+    const withGroup = { ...form("ROLE_USER", "read-write"), groups: [{ id: 3, name: "Billing" }] };
+    expect(selfDemotion(withGroup, mine, current)?.noGroups).toBe(false);
+    expect(selfDemotion(form("ROLE_USER", "read-write"), mine, current)?.noGroups).toBe(true);
   });
 
   it("is not asked for another user, an unchanged profile, or a read-only account", () => {

@@ -173,6 +173,8 @@ export interface SelfDemotion {
   role: boolean;
   /** Read and write → read only. */
   access: boolean;
+  /** Made a User with no test case group: they will see no data at all. */
+  noGroups: boolean;
 }
 
 /**
@@ -188,5 +190,5 @@ export function selfDemotion(
   if (!mode.own || !mode.admin || mode.readOnly || mode.creating || !current) return null;
   const role = current.roles[0] === ADMIN && v.role === USER;
   const access = current.accessType === "read-write" && v.accessType === "read-only";
-  return role || access ? { role, access } : null;
+  return role || access ? { role, access, noGroups: role && v.groups.length === 0 } : null;
 }
