@@ -58,6 +58,8 @@ step "Licences, banned and duplicate crates (cargo-deny)"
 if ! cargo deny --version 2>/dev/null | grep -qF "$CARGO_DENY_VERSION"; then
   cargo install cargo-deny --locked --version "$CARGO_DENY_VERSION"
 fi
+# The crates of every target it checks, not only this machine's, fetched first.
+cargo fetch --locked
 cargo deny --locked --offline check licenses bans sources
 
 step "UI unit tests"
