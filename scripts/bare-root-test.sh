@@ -34,7 +34,7 @@ if [ "${1:-}" = --inside ]; then
     deb)
       DEB=/root/cx/cxwatch.deb
       say "bare root: $(cat /etc/debian_version), $(dpkg-query -W -f='${Package}\n' | wc -l) packages"
-      for p in systemd adduser python3 curl; do
+      for p in systemd python3 curl; do
         ! dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
           fail "$p is in the bare root already: not the root a fresh install starts from"
       done
