@@ -2,6 +2,9 @@
 //!
 //! `CXWATCH_UI_DIST=<dir>` uses a UI built beforehand instead. The npm packages are
 //! installed when `node_modules` is missing or older than `package-lock.json`.
+//!
+//! Also writes the dependency list that src/main.rs links into the binary's `.dep-v0`
+//! section, in cargo-auditable's format (see `dependency_list`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,6 +29,157 @@ fn main() {
     write_compressed_siblings(&dist);
     report_size(&dist);
     println!("cargo:rustc-env=CXWATCH_UI_DIR={}", dist.display());
+    dependency_list();
+}
+
+/// The crates compiled into the binary, as `cargo auditable build` embeds them: JSON
+/// (`{"packages":[{"name","version","source","kind","dependencies","root"}]}`, format 0: from
+/// `cargo metadata`), zlib-compressed, in the `.dep-v0` section. Scanners read it from the
+/// installed binary (`cargo audit bin`, `rust-audit-info`, trivy, syft, grype), whichever
+/// profile built it: the package test packages the tests' debug binary. Runtime and build
+/// dependencies of this target, without dev-dependencies; sorted by name, version and id,
+/// so the same Cargo.lock gives the same bytes.
+fn dependency_list() {
+    println!("cargo:rerun-if-changed=Cargo.lock");
+    println!("cargo:rerun-if-changed=Cargo.toml");
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("Cargo.toml");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let target = std::env::var("TARGET").unwrap();
+    let out = Command::new(&cargo)
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .args(["--filter-platform", &target])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .output();
+    let metadata: serde_json::Value = match out {
+        Ok(o) if o.status.success() => serde_json::from_slice(&o.stdout).unwrap(),
+        Ok(o) => fail(&format!(
+            "cargo metadata (for the binary's dependency list) failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        )),
+        Err(e) => fail(&format!("cargo metadata could not start: {e}")),
+    };
+    let json = auditable_json(&metadata);
+    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(json.as_bytes()).unwrap();
+    let path = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("dep-v0.zlib");
+    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+}
+
+/// How a package is reached from the root: runtime beats build; dev is left out.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Build,
+    Runtime,
+}
+
+fn auditable_json(metadata: &serde_json::Value) -> String {
+    use std::collections::{BTreeMap, HashMap};
+    let resolve = &metadata["resolve"];
+    let root = resolve["root"]
+        .as_str()
+        .expect("cargo metadata names the root package");
+    let nodes: HashMap<&str, &serde_json::Value> = resolve["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| (n["id"].as_str().unwrap(), n))
+        .collect();
+    // Walk from the root; a package reached both ways keeps the stronger kind, and a
+    // package under a build dependency is a build dependency.
+    let mut kinds: HashMap<&str, Kind> = HashMap::from([(root, Kind::Runtime)]);
+    let mut queue = vec![root];
+    while let Some(id) = queue.pop() {
+        let parent = kinds[id];
+        for dep in nodes[id]["deps"].as_array().unwrap() {
+            let child = dep["pkg"].as_str().unwrap();
+            let kind = dep["dep_kinds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|k| match k["kind"].as_str() {
+                    None => Some(Kind::Runtime),
+                    Some("build") => Some(Kind::Build),
+                    _ => None, // dev
+                })
+                .max();
+            let Some(kind) = kind.map(|k| k.min(parent)) else {
+                continue;
+            };
+            if kinds.get(child).is_none_or(|&seen| kind > seen) {
+                kinds.insert(child, kind);
+                queue.push(child);
+            }
+        }
+    }
+    let mut packages: Vec<&serde_json::Value> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| kinds.contains_key(p["id"].as_str().unwrap()))
+        .collect();
+    let key = |p: &serde_json::Value| {
+        (
+            p["name"].as_str().unwrap().to_owned(),
+            p["version"].as_str().unwrap().to_owned(),
+            p["id"].as_str().unwrap().to_owned(),
+        )
+    };
+    packages.sort_by_key(|p| key(p));
+    let index: BTreeMap<&str, usize> = packages
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p["id"].as_str().unwrap(), i))
+        .collect();
+    let list: Vec<serde_json::Value> = packages
+        .iter()
+        .map(|p| {
+            let id = p["id"].as_str().unwrap();
+            let source = match p["source"].as_str() {
+                None => "local",
+                Some(s)
+                    if s.starts_with("registry+https://github.com/rust-lang/crates.io-index")
+                        || s == "sparse+https://index.crates.io/" =>
+                {
+                    "crates.io"
+                }
+                Some(s) if s.starts_with("git+") => "git",
+                Some(_) => "registry",
+            };
+            // The edges the walk followed: not those of dev-dependencies.
+            let mut deps: Vec<usize> = nodes[id]["deps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| {
+                    d["dep_kinds"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|k| k["kind"].as_str() != Some("dev"))
+                })
+                .filter_map(|d| index.get(d["pkg"].as_str().unwrap()).copied())
+                .collect();
+            deps.sort_unstable();
+            deps.dedup();
+            let mut entry = serde_json::json!({
+                "name": p["name"],
+                "version": p["version"],
+                "source": source,
+            });
+            if kinds[id] == Kind::Build {
+                entry["kind"] = "build".into();
+            }
+            if !deps.is_empty() {
+                entry["dependencies"] = deps.into();
+            }
+            if id == root {
+                entry["root"] = true.into();
+            }
+            entry
+        })
+        .collect();
+    serde_json::json!({ "packages": list }).to_string()
 }
 
 fn build_ui() -> PathBuf {

@@ -23,8 +23,9 @@
 #     ExecReload= (SIGHUP) makes the service serve a replaced certificate;
 #   - remove keeps the config and the data; purge removes the config and keeps the data and
 #     the user (packaging/README.md).
-# Needs dpkg, adduser, systemd (for systemd-analyze), util-linux (setpriv, runuser), binutils,
-# python3, curl and openssl: installed with apt when missing.
+# Needs dpkg, systemd (systemd-analyze, systemd-sysusers), util-linux (setpriv, runuser),
+# procps, binutils, lintian, python3, curl and openssl: scripts/prereqs.sh installs them with
+# apt when missing.
 set -euo pipefail
 SELF="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
@@ -35,6 +36,7 @@ fail() {
 }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 CARGO_DEB_VERSION=3.8.0
+RUST_AUDIT_INFO_VERSION=0.5.4
 CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The binary packaged: a release build by default; CXWATCH_DEB_PROFILE=dev packages the binary
 # the tests' build already made (scripts/test.sh: one build for the tests, the package and the
@@ -49,21 +51,13 @@ esac
 if [ "${1:-}" != --installed ]; then
   started=$SECONDS
   say "tools"
-  missing=()
-  command -v readelf >/dev/null || missing+=(binutils)
-  command -v systemd-analyze >/dev/null || missing+=(systemd)
-  command -v setpriv >/dev/null || missing+=(util-linux)
-  command -v adduser >/dev/null || missing+=(adduser)
-  command -v curl >/dev/null || missing+=(curl)
-  command -v openssl >/dev/null || missing+=(openssl)
-  command -v lintian >/dev/null || missing+=(lintian)
-  [ -x /usr/bin/python3 ] || missing+=(python3)
-  if [ ${#missing[@]} -gt 0 ]; then
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
+  scripts/prereqs.sh deb
   if ! cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
     cargo install cargo-deb --locked --version "$CARGO_DEB_VERSION"
+  fi
+  # cargo-auditable's reader of the dependency list in a binary.
+  if ! command -v rust-audit-info >/dev/null; then
+    cargo install rust-audit-info --locked --version "$RUST_AUDIT_INFO_VERSION"
   fi
 
   if [ "$PROFILE" = release ]; then
@@ -117,9 +111,56 @@ if [ "${1:-}" != --installed ]; then
     fail "lintian found errors in the package"
   echo "lintian: $(grep -c '^E:' "$out/lintian.txt" || true) errors, $(grep -c '^W:' "$out/lintian.txt" || true) warnings"
   depends=$(dpkg-deb --field "$out/current.deb" Depends)
-  # What the package asks of a bare Debian 12: the C library, libgcc and adduser.
-  extra=$(echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/ .*//' | grep -vxE 'libc6|libgcc-s1|adduser' || true)
-  [ -z "$extra" ] || fail "the package depends on more than a bare Debian 12 has: $extra"
+  # What the package asks of a Debian 12 system: the C library, libgcc and systemd-sysusers
+  # (systemd, or the standalone one where systemd is not installed).
+  extra=$(echo "$depends" | tr ',|' '\n\n' | sed 's/^ *//; s/ .*//' |
+    grep -vxE 'libc6|libgcc-s1|systemd|systemd-standalone-sysusers|systemd-sysusers' || true)
+  [ -z "$extra" ] || fail "the package depends on more than a Debian 12 system has: $extra"
+
+  say "what a scanner reads: the dependency list in the binary, the SBOMs"
+  # The binary as the package ships it (cargo-deb strips it): its .dep-v0 section, read as
+  # cargo-auditable's readers read it (zlib, then JSON).
+  rm -rf "$out/x"
+  dpkg-deb -x "$out/current.deb" "$out/x"
+  objcopy --dump-section .dep-v0="$out/dep-v0" "$out/x/usr/bin/cxwatch" "$out/x.o" ||
+    fail "the packaged binary has no .dep-v0 section"
+  rm -f "$out/x.o"
+  python3 - "$out/dep-v0" "$out/x/usr/share/doc/cxwatch" Cargo.lock <<'PY' || fail "the dependency list or the SBOMs"
+import json, sys, zlib
+dep = json.loads(zlib.decompress(open(sys.argv[1], "rb").read()))
+pk = dep["packages"]
+roots = [p for p in pk if p.get("root")]
+assert [r["name"] for r in roots] == ["cxwatch"], roots
+names = {p["name"] for p in pk}
+for must in ("poem", "rustls", "aws-lc-rs", "rusqlite", "tokio-postgres"):
+    assert must in names, f"{must} is not in the dependency list"
+# Dev-dependencies only (the tests' tools) are not compiled into the binary.
+for dev in ("pulldown-cmark",):
+    assert dev not in names, f"{dev}, a dev-dependency, is in the dependency list"
+assert all(0 <= d < len(pk) for p in pk for d in p.get("dependencies", [])), "a dependency index out of range"
+build = sum(p.get("kind") == "build" for p in pk)
+lock = open(sys.argv[3]).read().count("[[package]]")
+rust = json.load(open(sys.argv[2] + "/cxwatch.cdx.json"))
+ui = json.load(open(sys.argv[2] + "/cxwatch-ui.cdx.json"))
+for bom in (rust, ui):
+    assert bom["bomFormat"] == "CycloneDX", bom.get("bomFormat")
+def comps(bom):
+    out = []
+    for c in bom.get("components", []):
+        out.append(c)
+        out.extend(comps(c))
+    return out
+rc = comps(rust)
+rust_names = {c["name"] for c in rc}
+missing = sorted(n for n in names if n not in rust_names and n != "cxwatch")
+assert not missing, f"crates in the binary but not in cxwatch.cdx.json: {missing}"
+print(f".dep-v0: {len(pk)} packages ({build} build-time), root cxwatch; Cargo.lock: {lock} packages (every platform, dev-dependencies)")
+print(f"cxwatch.cdx.json: {len(rc)} components; cxwatch-ui.cdx.json: {len(comps(ui))} components")
+PY
+  rust-audit-info "$out/x/usr/bin/cxwatch" >"$out/audit-info.json" ||
+    fail "rust-audit-info cannot read the packaged binary"
+  python3 -c 'import json, sys; print("rust-audit-info:", len(json.load(open(sys.argv[1]))["packages"]), "packages")' "$out/audit-info.json"
+  rm -rf "$out/x"
 
   as_root env -i PATH="$CLEAN_PATH" bash "$SELF" --installed "$PWD/$out/prev.deb" "$PWD/$out/current.deb"
   echo "deb-test: the $PROFILE build packaged, whole step $((SECONDS - started)) s"
@@ -166,6 +207,7 @@ cleanup() {
 trap cleanup EXIT
 
 mode() { stat -c '%a %U:%G' "$1"; }
+since() { awk -v t0="$1" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.1f", t1 - t0 }'; }
 as_cx() { runuser -u cxwatch -- env -i PATH="$CLEAN_PATH" /usr/bin/cxwatch --config /etc/cxwatch/config.toml "$@"; }
 version() { dpkg-query -W -f='${Version}' cxwatch; }
 DEB_UNIT="$(dirname "$SELF")/deb-unit.py"
@@ -177,13 +219,22 @@ systemd_stop() {
 }
 
 files() {
-  # Every file the package installed, with its mode and owner.
-  dpkg -L cxwatch | while read -r f; do [ -f "$f" ] && stat -c '%n %a %U:%G' "$f"; done | sort
+  # Every file the package installed, with its mode and owner; the subcommands' man pages as
+  # one line (each has its own check below).
+  dpkg -L cxwatch | while read -r f; do [ -f "$f" ] && stat -c '%n %a %U:%G' "$f"; done |
+    sed 's|^/usr/share/man/man1/cxwatch-[a-z0-9-]*\.1\.gz \(.*\)$|/usr/share/man/man1/cxwatch-*.1.gz \1 (one per subcommand)|' | sort -u
 }
 
 say "install the previous build"
-dpkg -i "$PREV"
+t_install=$(date +%s.%N)
+dpkg -i "$PREV" 2>&1 | tee "$TMP/install.log"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "dpkg -i $PREV"
+install_s=$(since "$t_install")
 systemd_stop
+# A fresh install says nothing the administrator must look into (adduser's 'Warning: The home
+# dir ... can't be accessed' was one).
+! grep -qi 'warn' "$TMP/install.log" || fail "the install printed a warning: $(grep -i warn "$TMP/install.log")"
+echo "no warning on install; dpkg -i took $install_s s"
 [ "$(version)" = "$(dpkg-deb --field "$PREV" Version)" ] || fail "installed version $(version)"
 UNIT=/usr/lib/systemd/system/cxwatch.service
 files | tee "$TMP/files"
@@ -191,6 +242,7 @@ diff -u - "$TMP/files" <<EOF || fail "the installed files differ from what packa
 /etc/cxwatch/config.toml 640 root:cxwatch
 /usr/bin/cxwatch 755 root:root
 /usr/lib/systemd/system/cxwatch.service 644 root:root
+/usr/lib/sysusers.d/cxwatch.conf 644 root:root
 /usr/share/bash-completion/completions/cxwatch 644 root:root
 /usr/share/doc/cxwatch/LICENSE-DejaVu.txt 644 root:root
 /usr/share/doc/cxwatch/README.md 644 root:root
@@ -203,14 +255,18 @@ diff -u - "$TMP/files" <<EOF || fail "the installed files differ from what packa
 /usr/share/doc/cxwatch/changelog.Debian.gz 644 root:root
 /usr/share/doc/cxwatch/config.example.toml 644 root:root
 /usr/share/doc/cxwatch/copyright 644 root:root
+/usr/share/doc/cxwatch/cxwatch-ui.cdx.json 644 root:root
+/usr/share/doc/cxwatch/cxwatch.cdx.json 644 root:root
 /usr/share/doc/cxwatch/grafana-dashboard.json 644 root:root
 /usr/share/doc/cxwatch/ingest.md 644 root:root
 /usr/share/doc/cxwatch/metrics.md 644 root:root
 /usr/share/doc/cxwatch/postgres.md 644 root:root
 /usr/share/doc/cxwatch/proxy.md 644 root:root
 /usr/share/doc/cxwatch/sso.md 644 root:root
+/usr/share/doc/cxwatch/supply-chain.md 644 root:root
 /usr/share/fish/vendor_completions.d/cxwatch.fish 644 root:root
 /usr/share/lintian/overrides/cxwatch 644 root:root
+/usr/share/man/man1/cxwatch-*.1.gz 644 root:root (one per subcommand)
 /usr/share/man/man1/cxwatch.1.gz 644 root:root
 /usr/share/zsh/vendor-completions/_cxwatch 644 root:root
 EOF
@@ -222,7 +278,27 @@ for doc in $( (strings /usr/bin/cxwatch; cat /etc/cxwatch/config.toml) | grep -o
 done
 python3 -c 'import json; json.load(open("/usr/share/doc/cxwatch/grafana-dashboard.json"))' || fail "the Grafana dashboard is not JSON"
 zcat /usr/share/man/man1/cxwatch.1.gz | grep -q '^\.TH cxwatch 1' || fail "the man page has no .TH cxwatch 1"
-zcat /usr/share/man/man1/cxwatch.1.gz | grep -q 'completions' || fail "the man page does not list the subcommands"
+for section in OPTIONS SUBCOMMANDS '"EXIT STATUS"' FILES ENVIRONMENT; do
+  zcat /usr/share/man/man1/cxwatch.1.gz | grep -q "^\.SH $section" || fail "cxwatch(1) has no $section section"
+done
+# Every page a page names, `cxwatch\-user\-add(1)` in roff, is installed.
+named=0
+for page in /usr/share/man/man1/cxwatch*.1.gz; do
+  for name in $(zcat "$page" | grep -oE 'cxwatch(\\-[a-z0-9]+)*\(1\)' | sed 's/\\//g; s/(1)$//' | sort -u); do
+    [ -f "/usr/share/man/man1/$name.1.gz" ] || fail "$page names $name(1), which is not installed"
+    named=$((named + 1))
+  done
+done
+# ...and every page installed but cxwatch(1) is named by one.
+zcat /usr/share/man/man1/cxwatch*.1.gz >"$TMP/man.txt"
+for page in /usr/share/man/man1/cxwatch-*.1.gz; do
+  name=$(basename "$page" .1.gz)
+  roff=$(echo "$name" | sed 's/-/\\-/g')
+  grep -qF "$roff(1)" "$TMP/man.txt" || fail "no page names $name(1)"
+done
+pages=$(ls /usr/share/man/man1/cxwatch*.1.gz | wc -l)
+echo "man pages: $pages installed; the $named names they give are all installed"
+[ "$pages" -gt 10 ] || fail "only $pages man pages: one per subcommand is installed"
 grep -q '_cxwatch' /usr/share/bash-completion/completions/cxwatch || fail "no bash completion function"
 grep -q ' usr/bin/cxwatch$' /var/lib/dpkg/info/cxwatch.md5sums || fail "md5sums do not list usr/bin/cxwatch"
 dpkg-deb --ctrl-tarfile "$PREV" | tar -t | grep -qE '^(\./)?md5sums$' || fail "the package has no md5sums"
@@ -262,6 +338,8 @@ grep -q "^listen = \"127.0.0.1:$PORT\"" /etc/cxwatch/config.toml || fail "could 
 
 start() {
   rm -f "$TMP/ready"
+  local t0
+  t0=$(date +%s.%N)
   python3 "$DEB_UNIT" "$UNIT" "$TMP/ready" >"$TMP/serve.log" 2>&1 &
   SUP=$!
   for _ in $(seq 300); do
@@ -279,6 +357,11 @@ start() {
   [ "$(ps -o user= -p "$pid")" = cxwatch ] || fail "the service does not run as cxwatch"
   as_cx healthcheck || fail "cxwatch healthcheck as cxwatch"
   curl -sS --fail -k "https://127.0.0.1:$PORT/" -o "$TMP/index.html" -w 'GET / over %{scheme}: %{http_code}\n'
+  # The first start is the cold one: no database, no certificate yet.
+  if [ -z "${first_start_s:-}" ]; then
+    first_start_s=$(since "$t0")
+    echo "first start: the console answered HTTPS 200 $first_start_s s after the service started"
+  fi
   grep -qi '<!doctype html' "$TMP/index.html" || fail "no console at https://127.0.0.1:$PORT/"
   # TLS with the certificate the service generated in its state directory.
   echo | openssl s_client -connect "127.0.0.1:$PORT" 2>/dev/null | grep -q 'BEGIN CERTIFICATE' ||
@@ -403,4 +486,4 @@ dpkg -P cxwatch
 getent passwd cxwatch >/dev/null || fail "purge removed the system user"
 [ ! -e /etc/systemd/system/multi-user.target.wants/cxwatch.service ] || fail "purge left the unit enabled"
 echo "kept: $STATE, the cxwatch user"
-echo "deb-test: ok (security exposure $exposure)"
+echo "deb-test: ok (security exposure $exposure; cold install to the console over HTTPS: dpkg -i $install_s s + first start $first_start_s s = $(awk -v a="$install_s" -v b="$first_start_s" 'BEGIN { printf "%.1f", a + b }') s)"

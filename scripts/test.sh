@@ -33,18 +33,14 @@ PINNED_INSTANTS=(
   2026-03-08T06:59:00Z # 01:59 EST: a minute before the clocks spring forward to 03:00 EDT
   2026-11-01T05:59:00Z # 01:59 EDT: a minute before the clocks fall back to 01:00 EST
 )
+CARGO_DENY_VERSION=0.20.2
 step() { printf '\n==> %s (at %d s)\n' "$*" "$SECONDS"; }
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 step "Tools"
-if ! command -v chromium >/dev/null 2>&1; then
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
-# The notification tests' SMTP server (ui/e2e/notify-sinks.mjs) makes its certificates with openssl.
-if ! command -v openssl >/dev/null 2>&1; then
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
-fi
+# What the commands below run from Debian (Chromium, psql, openssl, python3-venv for the
+# fuzzer, lintian, systemd-analyze...): installed with apt when missing. scripts/bare-root-test.sh
+# --prereqs checks in a bare Debian 12 root that it is all.
+scripts/prereqs.sh
 if ! cargo nextest --version >/dev/null 2>&1; then
   cargo install cargo-nextest --locked
 fi
@@ -56,6 +52,18 @@ step "Formatting, lints, type check"
 cargo fmt --check
 (cd ui && npm run --silent lint && npm run --silent typecheck)
 cargo clippy --all-targets --locked -- -D warnings
+
+# The crates the binary is built from (deny.toml; dev-dependencies left out): licences on the
+# allowed list, no banned crate (OpenSSL, native-tls, ring: one TLS stack), no crate in two
+# versions unless listed. Offline once the crates are fetched; advisories are not checked
+# here (their database comes from GitHub: docs/supply-chain.md).
+step "Licences, banned and duplicate crates (cargo-deny)"
+if ! cargo deny --version 2>/dev/null | grep -qF "$CARGO_DENY_VERSION"; then
+  cargo install cargo-deny --locked --version "$CARGO_DENY_VERSION"
+fi
+# The crates of every target it checks, not only this machine's, fetched first.
+cargo fetch --locked
+cargo deny --locked --offline check licenses bans sources
 
 step "UI unit tests"
 (cd ui && npm test --silent)
@@ -97,9 +105,6 @@ wait "$clock_demo" || { cat target/clock-demo.log; clock_failed=1; }
 # PostgreSQL-only tests (two instances, store copy) run; tests without a store run again, cheaply.
 step "Every test on PostgreSQL"
 PG_SERVER="${TEST_POSTGRES_SERVER:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}"
-if ! command -v psql >/dev/null 2>&1; then
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-client >/dev/null
-fi
 if ! psql -X -q -At "$PG_SERVER" -c "SELECT 1" >/dev/null; then
   echo "PostgreSQL does not answer at $PG_SERVER: the tests on PostgreSQL need it (set TEST_POSTGRES_SERVER for another server)" >&2
   exit 1

@@ -8,6 +8,8 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{ApiMode, Config, LogFormat, Overrides};
+
+mod man;
 use crate::store::Store;
 
 #[derive(Parser, Debug)]
@@ -93,9 +95,13 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff), made from these same definitions.
+    /// Write the man pages (roff) into DIR, made from these same definitions: cxwatch.1 and
+    /// one cxwatch-<subcommand>.1 per subcommand (scripts/package-assets.sh).
     #[command(hide = true)]
-    Manpage,
+    Manpage {
+        #[arg(long, value_name = "DIR")]
+        out_dir: PathBuf,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -242,9 +248,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::SUCCESS);
         }
-        Some(Command::Manpage) => {
-            use clap::CommandFactory;
-            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+        Some(Command::Manpage { out_dir }) => {
+            for page in man::write_all(&out_dir)? {
+                println!("{}", page.display());
+            }
             return Ok(ExitCode::SUCCESS);
         }
         _ => {}
@@ -294,7 +301,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Openapi)
         | Some(Command::Config(_))
         | Some(Command::Completions { .. })
-        | Some(Command::Manpage) => Ok(ExitCode::SUCCESS),
+        | Some(Command::Manpage { .. }) => Ok(ExitCode::SUCCESS),
     }
 }
 

@@ -25,6 +25,7 @@ mod config;
 mod csv_formulas;
 mod demo;
 mod distributions;
+mod doc_paths;
 mod escalation_crash;
 mod incidents;
 mod ingest;
