@@ -1783,10 +1783,11 @@ export interface components {
              */
             target?: (components["schemas"]["MuteTargetKind"] & unknown) | null;
             /**
+             * Format: date-time
              * @description RFC 3339; after now, at most 7 days ahead (the console offers 1 h, 4 h and tomorrow
              *     08:00 site time).
              */
-            until?: string | null;
+            until: string;
         };
         /**
          * AlertMuted
@@ -1964,7 +1965,10 @@ export interface components {
          * @description A key to make.
          */
         ApiKeySave: {
-            /** @description 1 to 100 characters, unique: which engine uses it (`engine-1`). */
+            /**
+             * @description 1 to 100 characters, unique: which engine uses it (`engine-1`); a JSON string (a
+             *     boolean or number is refused), no control or text-direction characters.
+             */
             name: string;
         };
         /**
@@ -3035,19 +3039,6 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_optional_ReportSchedule
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_optional_ReportSchedule: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data?: components["schemas"]["ReportSchedule"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * ErrorBody
          * @description Error body: a machine-readable code, messages a person can read, and for validation
          *     errors the field each message belongs to.
@@ -3513,6 +3504,11 @@ export interface components {
          */
         IncidentState: "open" | "acknowledged" | "resolved";
         /**
+         * @description The incident list's state filter.
+         * @enum {string}
+         */
+        IncidentStateFilter: "open" | "resolved";
+        /**
          * @description What an incident's title names.
          * @enum {string}
          */
@@ -3883,6 +3879,26 @@ export interface components {
             testCaseGroups?: components["schemas"]["GroupRef"][] | null;
             testCases?: components["schemas"]["CaseRef"][] | null;
         };
+        /**
+         * MaybeSchedule
+         * @description The envelope of `GET reports/{id}/schedule`: the generic [`Envelope`]'s shape with a
+         *     `data` the document marks nullable, since a report without a schedule answers `null`
+         *     (the console reads it as 'no schedule'; the report exists, so not a 404).
+         */
+        MaybeSchedule: {
+            /** @description `OK`. */
+            code: string;
+            /** @description The schedule, null when the report has none. */
+            data?: (components["schemas"]["ReportSchedule"] & unknown) | null;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * @description `level`: `case` (the default) or `segment`.
+         *     `level` of `groups/{id}/metric`, as the document lists it (the store's [`Level`]).
+         * @enum {string}
+         */
+        MetricLevel: "case" | "segment";
         /**
          * MosRow
          * @description MOS of a group's runs in one local hour slot (spec §3 'MOS row').
@@ -4445,9 +4461,9 @@ export interface components {
             /** Format: int64 */
             distributionID: number;
             /** @description `daily`, `weekly` or `monthly`. */
-            frequency: string;
+            frequency: components["schemas"]["Frequency"] & unknown;
             /** @description `en` (default) or `fr`. */
-            language?: string | null;
+            language?: (components["schemas"]["Language"] & unknown) | null;
             /** @description `HH:MM`, the site's local time. */
             time: string;
         };
@@ -4479,7 +4495,7 @@ export interface components {
          */
         SendNowRequest: {
             /** @description The copy's language: `en` or `fr` (default: the schedule's, else `en`). */
-            language?: string | null;
+            language?: (components["schemas"]["Language"] & unknown) | null;
         };
         /**
          * SendNowResult
@@ -4507,10 +4523,11 @@ export interface components {
              *     it (`kiosk` in the user); others get 403 after their credentials are checked.
              */
             kiosk?: boolean | null;
+            /** @description At most 1024 characters. */
             password: string;
             /** @description Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`. */
             remember?: boolean | null;
-            /** @description The user's username (an e-mail address). */
+            /** @description The user's username (an e-mail address), at most 254 characters. */
             username: string;
         };
         /**
@@ -5067,7 +5084,7 @@ export interface operations {
                 /** @description Events per page, 1 to 1000 (default 10). */
                 pageSize?: number;
                 /** @description Only events whose first run has this status: 7 failure, 3 pass, 4 warning. */
-                status?: number;
+                status?: 3 | 4 | 7;
                 /**
                  * @description Only open events, open events nobody acknowledged, or the caller's (events they
                  *     acknowledged, commented on or muted) (cxwatch's addition).
@@ -5286,7 +5303,7 @@ export interface operations {
                 /** @description Incidents per page, 1 to 1000 (default 10). */
                 pageSize?: number;
                 /** @description `open` (an alert still open) or `resolved`; both when absent. */
-                state?: string;
+                state?: components["schemas"]["IncidentStateFilter"];
             };
             header?: never;
             path?: never;
@@ -6730,7 +6747,7 @@ export interface operations {
                  * @description Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
                  *     Microsoft Teams, 32 Slack, 64 Mattermost.
                  */
-                type?: number;
+                type?: 1 | 2 | 4 | 8 | 16 | 32 | 64;
                 /**
                  * @description `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
                  *     `desc` (default `lastModifiedTime,desc`).
@@ -7534,9 +7551,9 @@ export interface operations {
     };
     getJiraIssue: {
         parameters: {
-            query?: {
+            query: {
                 username?: string;
-                issueId?: string;
+                issueId: string;
             };
             header?: never;
             path?: never;
@@ -7628,9 +7645,9 @@ export interface operations {
     };
     updateJiraIssue: {
         parameters: {
-            query?: {
+            query: {
                 username?: string;
-                issueId?: string;
+                issueId: string;
             };
             header?: never;
             path?: never;
@@ -9379,7 +9396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_optional_ReportSchedule"];
+                    "application/json; charset=utf-8": components["schemas"]["MaybeSchedule"];
                 };
             };
             /**
@@ -9712,7 +9729,10 @@ export interface operations {
             query?: {
                 /** @description `YYYY-MM-DD`, local (default: the report's first date). */
                 startDate?: string;
-                /** @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given). */
+                /**
+                 * @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given);
+                 *     not before startDate, at most 400 days after it.
+                 */
                 endDate?: string;
                 /** @description Runs of test cases that have this segment. */
                 segmentId?: number;
@@ -9720,14 +9740,14 @@ export interface operations {
                  * @description A latency bucket id: runs with a step latency in it (of the segment, when
                  *     given); -1 or absent: any.
                  */
-                latencyThres?: number;
+                latencyThres?: -1 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
                 /** @description Local hour slot 0 to 23. */
                 hrSlot?: number;
                 /** @description `success`, `warning`, `failure` (failed and stopped) or `total` (default). */
                 perfStatus?: string;
-                /** @description Lowest MOS, 1 to 5. */
+                /** @description Lowest MOS, 0 to 5. */
                 minMos?: number;
-                /** @description Highest MOS, 1 to 5 (default 5 when minMos is given). */
+                /** @description Highest MOS, 0 to 5 (default 5 when minMos is given). */
                 maxMos?: number;
                 /** @description Page number, 0-based (default 0). */
                 pageNo?: number;
@@ -10651,7 +10671,7 @@ export interface operations {
                 pageNo?: number;
                 /** @description Groups per page, 1 to 1000 (default 10). */
                 pageSize?: number;
-                /** @description Part of the name, without case, or the id. */
+                /** @description Part of the name, without case, or the id (at most 200 characters). */
                 search?: string;
                 /**
                  * @description `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
@@ -11004,7 +11024,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description `case` (default) or `segment`. */
-                level?: string;
+                level?: components["schemas"]["MetricLevel"];
                 /** @description `YYYY-MM-DD`, site-local. */
                 startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
