@@ -11,13 +11,17 @@
 #    reports, alerts, recordings), so that answers carry what real data carries
 #    (null fields, recordings, CSV exports) and ids the fuzzer finds lead somewhere.
 # CXWATCH_FUZZ_EXAMPLES: examples per operation and phase (default 20);
-# CXWATCH_FUZZ_ONLY=empty|seeded runs one of the two.
+# CXWATCH_FUZZ_ONLY=empty|seeded runs one of the two;
+# CXWATCH_FUZZ_POSTGRES=<server URL> (e.g. postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable)
+# stores each phase in a fresh PostgreSQL database on that server (dropped at the end) instead
+# of the SQLite file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BIN=${CXWATCH_BIN:-target/debug/cxwatch}
 EXAMPLES=${CXWATCH_FUZZ_EXAMPLES:-20}  # per operation and phase
 ONLY=${CXWATCH_FUZZ_ONLY:-}
+PG_SERVER=${CXWATCH_FUZZ_POSTGRES:-}
 DEMO_SEED=7
 DEMO_DAYS=2  # of history: loads in seconds (30 days take minutes in a debug build)
 [ -x "$BIN" ] || { echo "fuzz: $BIN is missing (cargo build first)" >&2; exit 1; }
@@ -32,9 +36,13 @@ fi
 
 PIDS=()
 DIRS=()
+DBS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   for d in "${DIRS[@]}"; do rm -rf "$d"; done
+  for db in "${DBS[@]}"; do
+    psql -X -q "$PG_SERVER" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null || true
+  done
 }
 trap cleanup EXIT
 
@@ -52,9 +60,19 @@ plain_http = true
 [log]
 format = "text"
 TOML
+  if [ -n "$PG_SERVER" ]; then
+    local db
+    db="cxwfuzz_$(basename "$DATA" | tr -c 'a-zA-Z0-9\n' '_' | tr 'A-Z' 'a-z')"
+    psql -X -q "$PG_SERVER" -c "CREATE DATABASE \"$db\"" >/dev/null
+    DBS+=("$db")
+    # The server's URL with the database's name in place of its own.
+    local url
+    url=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/" + sys.argv[2])))' "$PG_SERVER" "$db")
+    printf '[store]\nurl = "%s"\n' "$url" >>"$DATA/config.toml"
+  fi
   # The script's own CXWATCH_* knobs are not config keys: cxwatch would refuse them.
   CX=(env -u CXWATCH_BIN -u CXWATCH_FUZZ -u CXWATCH_FUZZ_EXAMPLES -u CXWATCH_FUZZ_ONLY
-    "$BIN" --config "$DATA/config.toml" --data-dir "$DATA")
+    -u CXWATCH_FUZZ_POSTGRES "$BIN" --config "$DATA/config.toml" --data-dir "$DATA")
   "${CX[@]}" serve "$@" >"$DATA/server.log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do
@@ -104,7 +122,7 @@ fuzz() {
 FAILED=0
 
 if [ "$ONLY" != seeded ]; then
-  echo "fuzz: empty database"
+  echo "fuzz: empty database${PG_SERVER:+ (PostgreSQL)}"
   start_server
   caller
   fuzz "$@"
@@ -112,7 +130,7 @@ if [ "$ONLY" != seeded ]; then
 fi
 
 if [ "$ONLY" != empty ]; then
-  echo "fuzz: seeded database (demo history: $DEMO_DAYS days, seed $DEMO_SEED)"
+  echo "fuzz: seeded database${PG_SERVER:+ (PostgreSQL)} (demo history: $DEMO_DAYS days, seed $DEMO_SEED)"
   start_server --demo --demo-seed "$DEMO_SEED" --demo-days "$DEMO_DAYS"
   # The demo loads its history in the background while the server answers: wait for it.
   started=$SECONDS

@@ -5,9 +5,10 @@
 //!   `[[tenants]]`; an unknown host gets a 404 JSON answer and nothing is forwarded.
 //! - Only the request's path and query are appended to the configured upstream address;
 //!   an absolute URL or authority in the request is never followed, nor are redirects.
-//! - A path with a backslash (`\`, `%5c`) is refused (400): the URL library reads `\` as `/`,
-//!   so `..\` would climb out of the base. So is one with dot segments, and the address
-//!   built must still start with the upstream's base path followed by `/api/`.
+//! - The path must mean the same to every upstream, whatever it decodes or folds: one that an
+//!   upstream could resolve outside `/api` is refused (400, the reason in `messages`) and
+//!   nothing is forwarded. [`check_path`] is the rule; the path forwarded is the one checked.
+//!   The address built must still start with the upstream's base path followed by `/api/`.
 //! - Bodies stream both ways. Hop-by-hop headers are dropped; `Forwarded`, `X-Forwarded-For`,
 //!   `-Proto` and `-Host` are replaced with what the proxy saw (the client's own values are
 //!   dropped: anyone can send them). A request with two `Host` headers or a port that is not a
@@ -144,12 +145,11 @@ impl Endpoint for Proxy {
             .map_or("/", |pq| pq.as_str())
             .to_string();
         let url = match upstream_url(&upstream.base, &pq) {
-            Some(url) => url,
-            None => {
-                return Ok(json_error(
-                    StatusCode::BAD_REQUEST,
-                    "The request path cannot be forwarded.",
-                ))
+            Ok(url) => url,
+            Err(reason) => {
+                tracing::info!(tenant = %upstream.name, path = %req.original_uri().path(), reason,
+                    "proxy: path refused");
+                return Ok(json_error(StatusCode::BAD_REQUEST, reason));
             }
         };
         let client_ip = req.remote_addr().as_socket_addr().map(|a| a.ip());
@@ -292,31 +292,97 @@ fn has_body(req: &Request) -> bool {
         )
 }
 
+/// Whether a request path may be forwarded as it is, and if not, why (the whole message).
+///
+/// Upstreams read a path in different ways: nginx decodes `%XX` once, then resolves `.` and
+/// `..` and merges `//` (refusing a `..` above the root); Tomcat and Spring strip
+/// `;parameters` from each segment, so `..;` is `..`; some servers decode `%2F` into a
+/// separator, decode twice (`%252e` -> `%2e` -> `.`), or fold Unicode look-alikes (U+FF0E
+/// fullwidth full stop, U+2024 one dot leader, U+FF0F fullwidth solidus) to ASCII. A proxy
+/// whose upstream owns the whole host (warpgate) can pass the path on verbatim; this one
+/// confines clients to `/api`, so it accepts only a path that every such reading resolves to
+/// itself: printable ASCII, RFC 3986 path characters, `%XX` escapes of printable ASCII other
+/// than `/`, `\`, `%` and `;`, no segment made of dots (also encoded), no empty segment
+/// before the last. An `/api` path of the spec (ids, names, kinds) never needs more.
+pub fn check_path(path: &str) -> Result<(), &'static str> {
+    if !(path.starts_with("/api/") || path == "/api") {
+        return Err("The request path is not forwarded: only /api paths are.");
+    }
+    // Each segment decoded once, as nginx and servlet containers do.
+    let mut segments: Vec<Vec<u8>> = vec![Vec::new()];
+    let bytes = path.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let decoded = if b == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok());
+            let Some(d) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) else {
+                return Err(
+                    "The request path is not forwarded: it holds a '%' that is not a %XX escape.",
+                );
+            };
+            i += 3;
+            match d {
+                b'/' => return Err("The request path is not forwarded: it holds an encoded '/' (%2F), which some servers read as a separator."),
+                b'%' => return Err("The request path is not forwarded: it holds an encoded '%' (%25), a double encoding that some servers decode twice."),
+                0x80..=0xff => return Err("The request path is not forwarded: it holds an encoded character outside ASCII; some servers fold look-alikes of '.' and '/' into them."),
+                _ => d,
+            }
+        } else {
+            i += 1;
+            if b == b'/' {
+                segments.push(Vec::new());
+                continue;
+            }
+            if !b.is_ascii() {
+                return Err("The request path is not forwarded: it holds a character outside ASCII; some servers fold look-alikes of '.' and '/' into them.");
+            }
+            if !is_path_char(b) && !matches!(b, b'\\' | 0..=0x20 | 0x7f) {
+                return Err("The request path is not forwarded: it holds a character that RFC 3986 does not allow in a path.");
+            }
+            b
+        };
+        match decoded {
+            b'\\' => return Err("The request path is not forwarded: it holds a backslash (\\ or %5C), which some servers read as '/'."),
+            b';' => return Err("The request path is not forwarded: it holds a ';' (or %3B); Tomcat and Spring drop what follows it in a segment, so '..;' reads as '..'."),
+            0..=0x20 | 0x7f => return Err("The request path is not forwarded: it holds a space or a control character."),
+            _ => {}
+        }
+        segments
+            .last_mut()
+            .expect("one segment at least")
+            .push(decoded);
+    }
+    let last = segments.len() - 1;
+    for (n, seg) in segments.iter().enumerate().skip(1) {
+        if seg.is_empty() && n != last {
+            return Err("The request path is not forwarded: it holds an empty segment ('//'), which servers merge or read as a host.");
+        }
+        if !seg.is_empty() && seg.iter().all(|&c| c == b'.') {
+            return Err("The request path is not forwarded: it holds a dot segment ('.' or '..', also encoded as %2E).");
+        }
+    }
+    Ok(())
+}
+
+/// RFC 3986 `pchar` outside escapes: unreserved, sub-delims, `:` and `@`.
+fn is_path_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b)
+}
+
 /// The upstream address for a request's path and query: the configured base with the path
-/// appended. `None` when the path is not an `/api/` path, holds a backslash (`\`, `%5c`: the
-/// URL library reads it as `/`) or dot segments, or when the address built would leave the
-/// base's origin or its path followed by `/api/`.
-pub fn upstream_url(base: &Url, path_and_query: &str) -> Option<Url> {
+/// appended, or why not. Refused: a path [`check_path`] refuses, a fragment, or an address
+/// that would leave the base's origin or its path followed by `/api/`.
+pub fn upstream_url(base: &Url, path_and_query: &str) -> Result<Url, &'static str> {
     let (path, query) = match path_and_query.split_once('?') {
         Some((p, q)) => (p, Some(q)),
         None => (path_and_query, None),
     };
-    if !(path.starts_with("/api/") || path == "/api")
-        || path.contains('#')
-        || query.is_some_and(|q| q.contains('#'))
-    {
-        return None;
-    }
-    if path.contains('\\') || path.to_ascii_lowercase().contains("%5c") {
-        return None;
-    }
-    // Dot segments (also percent-encoded) would be resolved away and could leave the base.
-    let dot = |seg: &str| {
-        let seg = seg.to_ascii_lowercase().replace("%2e", ".");
-        seg == "." || seg == ".."
-    };
-    if path.split('/').any(dot) {
-        return None;
+    check_path(path)?;
+    if query.is_some_and(|q| q.contains('#')) {
+        return Err("The request is not forwarded: it holds a fragment ('#').");
     }
     let mut url = base.clone();
     let prefix = base.path().trim_end_matches('/');
@@ -328,10 +394,16 @@ pub fn upstream_url(base: &Url, path_and_query: &str) -> Option<Url> {
         && url.port_or_known_default() == base.port_or_known_default()
         && url.username() == base.username()
         && url.password() == base.password();
-    // After the URL library's normalising, still under the base and /api.
+    // After the URL library's normalising, still under the base and /api, and what
+    // check_path saw.
     let api = format!("{prefix}/api");
     let under_base = url.path() == api || url.path().starts_with(&format!("{api}/"));
-    (same_origin && under_base).then_some(url)
+    let unchanged = url.path() == format!("{prefix}{path}");
+    if same_origin && under_base && unchanged {
+        Ok(url)
+    } else {
+        Err("The request path is not forwarded: the upstream address built from it leaves the upstream's /api.")
+    }
 }
 
 /// Headers that belong to one connection, never forwarded.
@@ -609,7 +681,7 @@ mod tests {
     #[test]
     fn only_path_and_query_are_appended_to_the_upstream() {
         let base = Url::parse("https://up.test:9443").unwrap();
-        let url = |pq: &str| upstream_url(&base, pq).map(|u| u.to_string());
+        let url = |pq: &str| upstream_url(&base, pq).ok().map(|u| u.to_string());
         assert_eq!(
             url("/api/trs/v1/groups?a=1&b=%20").as_deref(),
             Some("https://up.test:9443/api/trs/v1/groups?a=1&b=%20")
@@ -639,6 +711,7 @@ mod tests {
         let prefixed = Url::parse("https://up.test/console/").unwrap();
         assert_eq!(
             upstream_url(&prefixed, "/api/auth/signin")
+                .ok()
                 .map(|u| u.to_string())
                 .as_deref(),
             Some("https://up.test/console/api/auth/signin")
@@ -649,7 +722,50 @@ mod tests {
             r"/api/x\..\..\..\actuator/env",
             "/api/%2e%2e/%2E%2E/admin",
         ] {
-            assert_eq!(upstream_url(&tenant, escape), None, "{escape}");
+            assert!(upstream_url(&tenant, escape).is_err(), "{escape}");
+        }
+    }
+
+    #[test]
+    fn each_refused_path_says_why() {
+        let why = |p: &str| check_path(p).err().unwrap_or("forwarded");
+        let has = |p: &str, word: &str| {
+            let reason = why(p);
+            assert!(reason.contains(word), "{p}: {reason}");
+        };
+        has("/api/..;/admin", "';'");
+        has("/api/x;jsessionid=1", "';'");
+        has("/api/..%3b/admin", "';'");
+        has("/api/..%2fadmin", "encoded '/'");
+        has("/api/%252e%252e/admin", "double encoding");
+        has("/api/%ef%bc%8e%ef%bc%8e/admin", "outside ASCII");
+        has("/api/%e2%80%a4%e2%80%a4/admin", "outside ASCII");
+        has("/api/x\u{ff0f}..", "outside ASCII");
+        has("/api/%c0%ae%c0%ae/admin", "outside ASCII");
+        has("/api/%u002e%u002e/admin", "%XX");
+        has("/api/x%2", "%XX");
+        has("/api/..%00/admin", "control");
+        has("/api/..%20/admin", "space");
+        has("/api/x\\y", "backslash");
+        has("/api/x%5Cy", "backslash");
+        has("/api/.%2E/admin", "dot segment");
+        has("/api/...", "dot segment");
+        has("/api/x/.", "dot segment");
+        has("/api//evil.test/x", "empty segment");
+        has("/api/x<y", "RFC 3986");
+        has("/apix", "only /api");
+        has("/admin", "only /api");
+        for ok in [
+            "/api",
+            "/api/",
+            "/api/trs/v1/groups/",
+            "/api/x..y/a.b",
+            "/api/files/rec-1.wav",
+            "/api/x%41",
+            "/api/@evil.test:1/x",
+            "/api/a~b_c-d!$&'()*+,=",
+        ] {
+            assert_eq!(why(ok), "forwarded", "{ok}");
         }
     }
 

@@ -362,6 +362,24 @@ async fn answers_on_demo_data_match_the_document() {
         let answer = get(format!("/api/trs/v1/testruns/{id}")).await;
         check("/api/trs/v1/testruns/{id}", &answer);
     }
+    // A report's schedule, or `data: null` for a report without one (the demo schedules one).
+    let report_ids: Vec<i64> = reports["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_i64())
+        .collect();
+    let mut nulls = 0;
+    for id in &report_ids {
+        let answer = get(format!("/api/reports/{id}/schedule")).await;
+        nulls += usize::from(answer["data"].is_null());
+        check("/api/reports/{id}/schedule", &answer);
+    }
+    assert!(
+        nulls > 0 && nulls < report_ids.len(),
+        "{nulls} of {} reports without a schedule",
+        report_ids.len()
+    );
     if events["data"]["content"]
         .as_array()
         .is_some_and(|e| !e.is_empty())
@@ -650,4 +668,154 @@ fn every_option_field_declares_null() {
         "not declared nullable:\n{}",
         missing.join("\n")
     );
+}
+
+/// Rules of a single value are in the document, so that a client (and the fuzzer,
+/// `scripts/fuzz.sh`) tells a valid request from its schema: closed lists of integers as
+/// enums, dates and times as formats, sort orders and lists as patterns, ranges and lengths.
+#[test]
+fn single_value_rules_are_stated() {
+    let doc = document();
+    let param = |path: &str, name: &str| -> Value {
+        let params = doc["paths"][path]["get"]["parameters"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{path} has no parameters"));
+        params
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{path} has no {name}"))["schema"]
+            .clone()
+    };
+    let enum_of = |v: Value| v["enum"].clone();
+    assert_eq!(
+        enum_of(param("/alerts/events", "status")),
+        serde_json::json!([3, 4, 7])
+    );
+    assert_eq!(
+        enum_of(param("/distributions", "type")),
+        serde_json::json!([1, 2, 4, 8, 16, 32, 64])
+    );
+    assert_eq!(
+        enum_of(param("/reports/{id}/testruns", "latencyThres")),
+        serde_json::json!([-1, 1, 2, 3, 4, 5, 6, 7, 8])
+    );
+    for (path, name) in [
+        ("/trs/v1/groups/{id}/metric", "startDate"),
+        ("/trs/v1/groups/{id}/mos", "endDate"),
+        ("/trs/v1/groups/hourly", "startDate"),
+        ("/trs/v1/testcases/{id}/runs", "startDate"),
+        ("/trs/v1/groups/{id}/runs", "endDate"),
+        ("/reports/{id}/testruns", "startDate"),
+        ("/reports", "endDate"),
+    ] {
+        assert_eq!(param(path, name)["format"], "date", "{path} {name}");
+    }
+    for (path, name) in [
+        ("/audit", "from"),
+        ("/audit", "to"),
+        ("/alerts/handover", "since"),
+    ] {
+        assert_eq!(param(path, name)["format"], "date-time", "{path} {name}");
+    }
+    for (path, column) in [
+        ("/reports", "lastModifiedTime"),
+        ("/alerts/settings", "distributionName"),
+        ("/distributions", "lastModifiedTime"),
+        ("/users", "username"),
+        ("/trs/v1/groups/page", "caseCount"),
+        ("/trs/v1/testcases/{id}/runs", "runDuration"),
+    ] {
+        let pattern = param(path, "sort")["pattern"].as_str().unwrap().to_string();
+        assert!(pattern.contains(column), "{path}: {pattern}");
+        assert!(pattern.ends_with(",(asc|desc))?$"), "{path}: {pattern}");
+    }
+    assert_eq!(param("/reports/{id}/testruns", "maxMos")["maximum"], 5.0);
+    assert!(param("/reports", "timeframe")["pattern"]
+        .as_str()
+        .unwrap()
+        .contains("Current Week"));
+    assert!(param("/trs/v1/groups/{id}/metric", "level")
+        .to_string()
+        .contains("MetricLevel"));
+    assert!(param("/alerts/incidents", "state")
+        .to_string()
+        .contains("IncidentStateFilter"));
+    assert!(param("/trs/v1/getContent", "attachmentUrl")["pattern"]
+        .as_str()
+        .unwrap()
+        .contains("[0-9a-f]{64}"));
+
+    let prop = |schema: &str, field: &str| {
+        doc["components"]["schemas"][schema]["properties"][field].clone()
+    };
+    assert_eq!(prop("ApiKeySave", "name")["maxLength"], 100);
+    assert_eq!(prop("GroupSave", "name")["maxLength"], 200);
+    assert!(prop("GroupSave", "name")["pattern"].is_string());
+    assert_eq!(prop("SignInRequest", "username")["maxLength"], 254);
+    assert_eq!(prop("AlertMute", "until")["format"], "date-time");
+    assert!(prop("ScheduleSave", "frequency")
+        .to_string()
+        .contains("Frequency"));
+    // A report without a schedule answers `data: null`, and the document says so.
+    assert!(prop("MaybeSchedule", "data")
+        .to_string()
+        .contains("\"nullable\":true"));
+}
+
+/// A name is a JSON string: `false` or `123` is refused, not stored as "false" or "123". An
+/// empty value of a closed list (`state=`) is none of its values: 400 naming the parameter,
+/// not the same as leaving the parameter out.
+#[tokio::test(flavor = "multi_thread")]
+async fn names_are_strings_and_empty_choices_are_refused() {
+    use cxwatch::domain::caller::{AccessType, Role};
+    use serde_json::json;
+
+    let app = App::new();
+    let admin = app
+        .user("admin@example.com", Role::Admin, AccessType::ReadWrite, &[])
+        .await;
+    let token = Some(admin.token.as_str());
+    for name in [json!(false), json!(123), json!(1.5), json!(["k"])] {
+        let body = json!({ "name": name });
+        let (status, answer) = app
+            .call(Method::POST, "/api/site/apikeys", token, Some(&body))
+            .await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert_eq!(answer["code"], "BAD_REQUEST", "{answer}");
+    }
+    let (status, keys) = app
+        .call(Method::GET, "/api/site/apikeys", token, None)
+        .await;
+    assert_eq!(status, 200, "{keys}");
+    assert_eq!(keys["data"], json!([]), "{keys}");
+    let body = json!({ "name": "engine-1" });
+    let (status, answer) = app
+        .call(Method::POST, "/api/site/apikeys", token, Some(&body))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["data"]["name"], "engine-1");
+
+    for (path, field) in [
+        ("/api/alerts/events?state=", "state"),
+        ("/api/alerts/incidents?state=", "state"),
+        ("/api/users?role=", "role"),
+        ("/api/reports/types?channel=", "channel"),
+        (
+            "/api/trs/v1/groups/hourly?startDate=2026-03-08&caseRunType=",
+            "caseRunType",
+        ),
+        (
+            "/api/trs/v1/groups/7/metric?startDate=2026-03-08&level=",
+            "level",
+        ),
+    ] {
+        let (status, answer) = app.call(Method::GET, path, token, None).await;
+        assert_eq!(status, 400, "{path}: {answer}");
+        assert_eq!(answer["fields"][0]["field"], field, "{path}: {answer}");
+    }
+    // Left out, the parameter takes its default.
+    let (status, answer) = app
+        .call(Method::GET, "/api/alerts/events", token, None)
+        .await;
+    assert_eq!(status, 200, "{answer}");
 }

@@ -803,3 +803,242 @@ fn signing_in_while_the_upstream_is_down_says_it_cannot_be_reached() {
     let message = assert_json_error(resp, 502, "BAD_GATEWAY");
     assert!(message.contains("could not be reached"), "{message}");
 }
+
+/// The path a lax upstream could end up serving for `target`: every reading the upstreams
+/// behind a proxy are known for, all at once. Percent-decoded until nothing changes (double
+/// encodings), overlong UTF-8 and Unicode look-alikes folded to `.`, `/` and `\`, `\` read as
+/// `/`, cut at a NUL, `;parameters` dropped from each segment (Tomcat, Spring), trailing
+/// spaces trimmed, `//` merged, then `.` and `..` resolved.
+fn laxest_reading(target: &str) -> String {
+    let path = target.split('?').next().unwrap_or("");
+    let mut bytes = path.as_bytes().to_vec();
+    for _ in 0..5 {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            match (bytes[i], hex) {
+                (b'%', Some(d)) => {
+                    out.push(d);
+                    i += 3;
+                }
+                (b, _) => {
+                    out.push(b);
+                    i += 1;
+                }
+            }
+        }
+        if out == bytes {
+            break;
+        }
+        bytes = out;
+    }
+    // Overlong UTF-8 of '.', '/' and '\\', as old decoders read them.
+    let mut folded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let fold = match (bytes[i], bytes.get(i + 1)) {
+            (0xc0, Some(0xae)) => Some(b'.'),
+            (0xc0, Some(0xaf)) => Some(b'/'),
+            (0xc1, Some(0x9c)) => Some(b'\\'),
+            _ => None,
+        };
+        match fold {
+            Some(b) => {
+                folded.push(b);
+                i += 2;
+            }
+            None => {
+                folded.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    let text: String = String::from_utf8_lossy(&folded)
+        .chars()
+        .map(|c| match c {
+            '\u{FF0E}' | '\u{2024}' | '\u{FE52}' | '\u{3002}' => '.',
+            '\u{FF0F}' | '\u{2215}' | '\u{2044}' => '/',
+            '\u{FF3C}' | '\u{2216}' | '\\' => '/',
+            c => c,
+        })
+        .collect();
+    let text = text.split('\0').next().unwrap_or("");
+    let mut resolved: Vec<&str> = Vec::new();
+    for seg in text.split('/') {
+        let seg = seg
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches([' ', '\t']);
+        match seg {
+            "" | "." => {}
+            ".." => {
+                resolved.pop();
+            }
+            s => resolved.push(s),
+        }
+    }
+    format!("/{}", resolved.join("/"))
+}
+
+#[test]
+fn the_laxest_reading_resolves_what_upstreams_resolve() {
+    for (target, read) in [
+        ("/t/api/x?a=../..", "/t/api/x"),
+        ("/t/api/..;/admin", "/t/admin"),
+        ("/t/api/..%2fadmin", "/t/admin"),
+        ("/t/api/%252e%252e/admin", "/t/admin"),
+        ("/t/api/%ef%bc%8e%ef%bc%8e/admin", "/t/admin"),
+        ("/t/api/x%ef%bc%8f..%ef%bc%8f..", "/t"),
+        ("/t/api/%c0%ae%c0%ae/admin", "/t/admin"),
+        ("/t/api/..%00/x", "/t"),
+        ("/t/api/.. /admin", "/t/admin"),
+        ("/t/api//x\\..\\y", "/t/api/y"),
+    ] {
+        assert_eq!(laxest_reading(target), read, "{target}");
+    }
+}
+
+/// One request path against the proxy, and whether it must be forwarded.
+struct Probe {
+    path: &'static str,
+    forwarded: bool,
+}
+
+const fn refused(path: &'static str) -> Probe {
+    Probe {
+        path,
+        forwarded: false,
+    }
+}
+
+const fn forwarded(path: &'static str) -> Probe {
+    Probe {
+        path,
+        forwarded: true,
+    }
+}
+
+/// Paths a client could use to reach the upstream outside `/api`: path parameters,
+/// encoded slashes and dots, double encodings, overlong UTF-8, Unicode look-alikes,
+/// backslashes, NULs, spaces, empty segments, malformed escapes; and ordinary paths
+/// (dots inside names, escapes of letters, a query full of dots) that must still pass.
+const PROBES: &[Probe] = &[
+    refused("/api/..;/admin"),
+    refused("/api/x/..;/..;/admin"),
+    refused("/api/%2e%2e;/admin"),
+    refused("/api/..%3b/admin"),
+    refused("/api/x;jsessionid=1/../../admin"),
+    refused("/api/..%2fadmin"),
+    refused("/api/..%2Fadmin"),
+    refused("/api/x/..%2f..%2fadmin"),
+    refused("/api/%2e%2e%2fadmin"),
+    refused("/api/x%2f%2e%2e%2f%2e%2e%2fadmin"),
+    refused("/api/%2e%2e/admin"),
+    refused("/api/.%2e/admin"),
+    refused("/api/%2E./admin"),
+    refused("/api/%252e%252e/admin"),
+    refused("/api/..%252fadmin"),
+    refused("/api/%252e%252e%252fadmin"),
+    refused("/api/%25%32%65%25%32%65/admin"),
+    refused("/api/%c0%ae%c0%ae/admin"),
+    refused("/api/x%c0%af..%c0%af..%c0%afadmin"),
+    refused("/api/%e2%80%a4%e2%80%a4/admin"),
+    refused("/api/%ef%bc%8e%ef%bc%8e/admin"),
+    refused("/api/x%ef%bc%8f..%ef%bc%8f..%ef%bc%8fadmin"),
+    refused("/api/%ef%bc%8e%ef%bc%8e%ef%bc%8fadmin"),
+    refused("/api/%u002e%u002e/admin"),
+    refused("/api/..%00/admin"),
+    refused("/api/..%20/admin"),
+    refused("/api/..%09/admin"),
+    refused("/api/..\\admin"),
+    refused("/api/..%5cadmin"),
+    refused("/api/x%c1%9c..%c1%9c..%c1%9cadmin"),
+    refused("/api/../admin"),
+    refused("/api/x/../../admin"),
+    refused("/api/.."),
+    refused("/api/./x"),
+    refused("/api/..."),
+    refused("/api//admin"),
+    refused("/api/x//..//..//admin"),
+    refused("/api/x%"),
+    refused("/api/x%2"),
+    refused("/api/x%zz"),
+    forwarded("/api/trs/v1/groups"),
+    forwarded("/api/trs/v1/groups/"),
+    forwarded("/api/trs/v1/groups/12/metric?level=case&startDate=2026-01-01"),
+    forwarded("/api/reports/5/export"),
+    forwarded("/api/users?q=..%2f..%2f..%2fadmin&r=/../"),
+    forwarded("/api/x..y/a.b/.hidden"),
+    forwarded("/api/recordings/rec-1.wav"),
+    forwarded("/api/x%41%2D"),
+    forwarded("/api/@evil.test:1/x"),
+];
+
+#[test]
+fn no_probe_path_reaches_the_upstream_outside_api() {
+    let upstream = Echo::start();
+    let proxy = start(Opts {
+        plain_http: true,
+        toml: format!(
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"a\"\nhosts = [\"127.0.0.1\"]\n\
+             upstream = \"http://127.0.0.1:{}/tenant-a\"\n",
+            upstream.port
+        ),
+        ..Opts::default()
+    });
+    let mut wrong = Vec::new();
+    for probe in PROBES {
+        let before = upstream.seen().len();
+        let answer = raw_request(
+            proxy.port,
+            &format!(
+                "GET {} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                probe.path
+            ),
+        );
+        let seen = upstream.seen();
+        let arrived = seen.get(before).map(|s| s.target.clone());
+        let status = answer.get(9..12).unwrap_or("");
+        let ok = if probe.forwarded {
+            status == "200" && arrived == Some(format!("/tenant-a{}", probe.path))
+        } else {
+            status == "400"
+                && answer.contains("\"code\":\"BAD_REQUEST\"")
+                && answer.contains("not forwarded")
+                && arrived.is_none()
+        };
+        if !ok {
+            wrong.push(format!(
+                "{} (forwarded: {}): {status} {arrived:?} {}",
+                probe.path,
+                probe.forwarded,
+                answer.lines().last().unwrap_or("")
+            ));
+        }
+    }
+    // Whatever arrived, a lax upstream still reads it under its /api.
+    for seen in upstream.seen() {
+        let read = laxest_reading(&seen.target);
+        assert!(
+            read == "/tenant-a/api" || read.starts_with("/tenant-a/api/"),
+            "{} arrived and reads as {read}",
+            seen.target
+        );
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} probes went wrong:\n{}",
+        wrong.len(),
+        PROBES.len(),
+        wrong.join("\n")
+    );
+    assert_eq!(
+        upstream.seen().len(),
+        PROBES.iter().filter(|p| p.forwarded).count()
+    );
+}

@@ -14,7 +14,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::Required;
+use super::lenient::{Required, Text};
 use super::params;
 use super::AppState;
 use crate::domain::alert_setting::{
@@ -291,7 +291,7 @@ impl AlertSettingsApi {
         search: Query<Option<String>>,
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
         /// or `active` (default `name,asc`).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::AlertSettingSort>>>,
     ) -> Answer<Json<Envelope<Listing<AlertSetting>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();

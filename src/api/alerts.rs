@@ -12,7 +12,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::OneOf;
+use super::lenient::{IntChoices, IntOf, OneOf, Required};
 use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
@@ -164,6 +164,15 @@ pub enum MuteTargetKind {
     TestCase,
     /// The alert's whole test case group.
     Group,
+}
+
+/// The alert statuses an event's first run may have (spec §3 'Alert status'): failure 7,
+/// pass 3, warning 4.
+pub struct AlertStatusIds;
+
+impl IntChoices for AlertStatusIds {
+    const NAME: &'static str = "integer(alert status id)";
+    const VALUES: &'static [i64] = &[3, 4, 7];
 }
 
 /// The alert list's state filter (cxwatch's addition).
@@ -585,7 +594,7 @@ impl AlertsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Only events whose first run has this status: 7 failure, 3 pass, 4 warning.
-        status: Query<Option<i64>>,
+        status: Query<Option<IntOf<AlertStatusIds>>>,
         /// Only open events, open events nobody acknowledged, or the caller's (events they
         /// acknowledged, commented on or muted) (cxwatch's addition).
         #[oai(name = "state")]
@@ -599,7 +608,8 @@ impl AlertsApi {
             PAGE_SIZE,
             &mut p,
         );
-        if let Some(s) = status.0.filter(|s| ![3, 4, 7].contains(s)) {
+        let status = status.0.map(|s| s.0);
+        if let Some(s) = status.filter(|s| !AlertStatusIds::VALUES.contains(s)) {
             p.push(
                 "status",
                 Rule::Invalid,
@@ -607,7 +617,7 @@ impl AlertsApi {
             );
         }
         let event_state = match state_filter.0.as_deref() {
-            None | Some("") => None,
+            None => None,
             Some("open") => Some(EventState::Open),
             Some("unacknowledged") => Some(EventState::Unacknowledged),
             Some("mine") => Some(EventState::Mine),
@@ -623,7 +633,7 @@ impl AlertsApi {
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let filter = AlertEventFilter {
-            status: status.0,
+            status,
             state: event_state,
             me: (event_state == Some(EventState::Mine)).then(|| caller.username.clone()),
         };
@@ -698,8 +708,7 @@ pub struct AlertChange {
 pub struct AlertMute {
     /// RFC 3339; after now, at most 7 days ahead (the console offers 1 h, 4 h and tomorrow
     /// 08:00 site time).
-    #[oai(nullable)]
-    pub until: Option<String>,
+    pub until: Required<params::Instant>,
     /// What to mute: the alert's test case (the default) or its whole group (cxwatch's
     /// addition). A live mute on the same thing is extended instead of doubled.
     #[oai(nullable)]

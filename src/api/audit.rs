@@ -9,6 +9,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
+use super::lenient::Text;
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -109,9 +110,9 @@ impl AuditApi {
         /// values before or after (cxwatch's site page).
         search: Query<Option<String>>,
         /// From this time on (RFC 3339, inclusive).
-        from: Query<Option<String>>,
+        from: Query<Option<params::Instant>>,
         /// Before this time (RFC 3339, exclusive).
-        to: Query<Option<String>>,
+        to: Query<Option<params::Instant>>,
     ) -> Answer<Json<Envelope<Page<AuditEntry>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
@@ -126,8 +127,8 @@ impl AuditApi {
             kind: kind.0.filter(|k| !k.is_empty()),
             action: action.0.filter(|a| !a.is_empty()),
             search: search.0.filter(|s| !s.trim().is_empty()),
-            from: instant("from", from.0, &mut p),
-            to: instant("to", to.0, &mut p),
+            from: instant("from", from.0.map(Text::into_string), &mut p),
+            to: instant("to", to.0.map(Text::into_string), &mut p),
         };
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;

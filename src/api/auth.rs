@@ -10,7 +10,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope};
 use super::guard::Auth;
-use super::lenient::Required;
+use super::lenient::{NotBlank, NotBlankUpTo, Required, Text};
 use super::AppState;
 use crate::auth::password::MAX_PASSWORD_LEN;
 use crate::auth::signin::{self, BAD_CREDENTIALS, KIOSK_NOT_ALLOWED};
@@ -28,9 +28,10 @@ pub struct AuthApi;
 /// Body of POST /api/auth/signin.
 #[derive(Debug, Object)]
 pub struct SignInRequest {
-    /// The user's username (an e-mail address).
-    pub username: Required<String>,
-    pub password: Required<String>,
+    /// The user's username (an e-mail address), at most 254 characters.
+    pub username: Required<Text<NotBlankUpTo<MAX_USERNAME_LEN>>>,
+    /// At most 1024 characters.
+    pub password: Required<Text<NotBlankUpTo<MAX_PASSWORD_LEN>>>,
     /// Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`.
     #[oai(nullable)]
     pub remember: Option<bool>,
@@ -99,7 +100,11 @@ fn signed_in(s: SignedIn) -> SignInResponse {
 }
 
 /// The value of a required text field, trimmed, or a problem naming it.
-fn required<'a>(value: &'a Option<String>, field: &str, problems: &mut Problems) -> &'a str {
+fn required<'a, S: std::ops::Deref<Target = str>>(
+    value: &'a Option<S>,
+    field: &str,
+    problems: &mut Problems,
+) -> &'a str {
     match value.as_deref().map(str::trim) {
         Some(v) if !v.is_empty() => v,
         _ => {
@@ -130,11 +135,15 @@ impl AuthApi {
         let source = source_of(super::client_ip(&state.config, req));
         let body = body.0;
         let mut problems = Problems::default();
-        let username = required(&body.username, "username", &mut problems).to_string();
-        required(&body.password, "password", &mut problems);
+        let username = required(&*body.username, "username", &mut problems).to_string();
+        required(&*body.password, "password", &mut problems);
         problems.check()?;
         // Not trimmed: spaces may be part of a password.
-        let password = body.password.into_inner().unwrap_or_default();
+        let password = body
+            .password
+            .into_inner()
+            .map(Text::into_string)
+            .unwrap_or_default();
         if username.chars().count() > MAX_USERNAME_LEN {
             return Err(ApiError::bad_request(format!(
                 "username is too long (at most {MAX_USERNAME_LEN} characters)"
@@ -189,7 +198,7 @@ impl AuthApi {
         &self,
         state: Data<&AppState>,
         /// The one-time id from the `/callback?id=` address.
-        id: Query<String>,
+        id: Query<Text<NotBlank>>,
     ) -> Answer<SignInResponse, { BAD_REQUEST | UNAUTHORIZED | INTERNAL }> {
         let id = match id.0.trim() {
             "" => return Err(ApiError::bad_request("id is required").into()),

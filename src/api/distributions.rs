@@ -14,7 +14,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode, Listing};
 use super::guard::Auth;
-use super::lenient::Required;
+use super::lenient::{IntChoices, IntOf, Required, Text};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -27,6 +27,14 @@ use crate::domain::notify::NewNotification;
 use crate::domain::notify::NotificationState;
 use crate::domain::page::Sort;
 use crate::domain::rules::{Problems, Rule};
+
+/// Contact type ids (spec §9: Email 1, SMS 2, Voice 4; cxwatch's channels above).
+pub struct ContactTypeIds;
+
+impl IntChoices for ContactTypeIds {
+    const NAME: &'static str = "integer(contact type)";
+    const VALUES: &'static [i64] = &[1, 2, 4, 8, 16, 32, 64];
+}
 
 pub struct DistributionsApi;
 
@@ -402,10 +410,10 @@ impl DistributionsApi {
         /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
         /// Microsoft Teams, 32 Slack, 64 Mattermost.
         #[oai(name = "type")]
-        kind: Query<Option<i64>>,
+        kind: Query<Option<IntOf<ContactTypeIds>>>,
         /// `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
         /// `desc` (default `lastModifiedTime,desc`).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::DistributionSort>>>,
     ) -> Answer<Json<Envelope<Listing<Distribution>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();
@@ -424,7 +432,7 @@ impl DistributionsApi {
             },
             &mut p,
         );
-        let kind = kind.0.and_then(|t| {
+        let kind = kind.0.map(|k| k.0).and_then(|t| {
             ContactType::of_id(t).or_else(|| {
                 p.push(
                     "type",

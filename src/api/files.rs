@@ -14,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, ErrorBody, ErrorCode};
 use super::guard::Auth;
+use super::lenient::{Text, TextRule};
 use super::params;
 use super::AppState;
 use crate::domain::caller::{Need, Scope};
@@ -133,6 +134,14 @@ pub fn parse_range(header: Option<&str>, size: u64) -> RangeAsk {
 
 /// The recording id an `attachmentUrl` names: `recordings/{id}`, `/api/trs/v1/recordings/{id}`
 /// or the bare id. Anything else (another host, another path) is refused.
+/// `attachmentUrl` of `getContent`: what [`attachment_id`] reads.
+pub struct AttachmentUrl;
+
+impl TextRule for AttachmentUrl {
+    const NAME: &'static str = "string(attachment url)";
+    const PATTERN: Option<&'static str> = Some("^(/?api/trs/v1/)?(recordings/)?[0-9a-f]{64}$");
+}
+
 pub fn attachment_id(url: &str) -> Option<&str> {
     let u = url.trim();
     let u = u
@@ -242,10 +251,10 @@ impl FilesApi {
         req: &Request,
         /// `recordings/{id}` as a run detail gives it.
         #[oai(name = "attachmentUrl")]
-        attachment_url: Query<String>,
+        attachment_url: Query<Text<AttachmentUrl>>,
     ) -> Answer<Recording, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
-        let url = attachment_url.0;
+        let url = attachment_url.0.into_string();
         if url.trim().is_empty() {
             return Err(ApiError::bad_request("attachmentUrl is required.").into());
         }

@@ -11,7 +11,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::{OneOf, Required};
+use super::lenient::{Name, OneOf, Required, Text, TextRule};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -89,6 +89,22 @@ fn delete_ids(query: Option<&str>, body: &[u8]) -> Result<Vec<i64>, ApiError> {
     }
     p.check()?;
     Ok(ids)
+}
+
+/// `search` of the groups' page: at most a name's length.
+pub struct Search;
+
+impl TextRule for Search {
+    const NAME: &'static str = "string(group search)";
+    const MAX_LENGTH: Option<usize> = Some(catalog::MAX_NAME);
+}
+
+/// `sort` of the groups' page.
+pub struct GroupSort;
+
+impl TextRule for GroupSort {
+    const NAME: &'static str = "string(GroupSort)";
+    const PATTERN: Option<&'static str> = Some("^(id|name|caseCount)(,(asc|desc))?$");
 }
 
 pub struct GroupsApi;
@@ -178,7 +194,7 @@ pub struct GroupSave {
     #[oai(nullable)]
     pub id: Option<i64>,
     /// 1 to 200 characters, no control or text-direction characters.
-    pub name: Required<String>,
+    pub name: Required<Text<Name<{ catalog::MAX_NAME }>>>,
     pub channel: Required<OneOf<Channel>>,
     /// At least one existing test case of the channel.
     pub test_cases: Required<Vec<CaseIdItem>>,
@@ -262,11 +278,11 @@ impl GroupsApi {
         /// Groups per page, 1 to 1000 (default 10).
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
-        /// Part of the name, without case, or the id.
-        search: Query<Option<String>>,
+        /// Part of the name, without case, or the id (at most 200 characters).
+        search: Query<Option<Text<Search>>>,
         /// `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
         /// (default `id,desc`).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<GroupSort>>>,
     ) -> Answer<Json<Envelope<Page<GroupItem>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();

@@ -69,10 +69,10 @@ impl HourlyApi {
         state: Data<&AppState>,
         /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<String>,
+        start_date: Query<params::Date>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Default `Manual`.
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,

@@ -14,6 +14,7 @@ use super::alerts::{ms_time, mute_target, mute_until, AlertMute};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
+use super::lenient::OneOf;
 use super::params;
 use super::AppState;
 use crate::clock::now_ms;
@@ -34,6 +35,16 @@ pub enum IncidentState {
     Open,
     /// Every open alert acknowledged.
     Acknowledged,
+    /// Every alert closed.
+    Resolved,
+}
+
+/// The incident list's state filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum IncidentStateFilter {
+    /// An alert still open.
+    Open,
     /// Every alert closed.
     Resolved,
 }
@@ -197,7 +208,7 @@ impl IncidentsApi {
         page_size: Query<Option<params::PageSize>>,
         /// `open` (an alert still open) or `resolved`; both when absent.
         #[oai(name = "state")]
-        which: Query<Option<String>>,
+        which: Query<Option<OneOf<IncidentStateFilter>>>,
     ) -> Answer<Json<Envelope<Page<Incident>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
@@ -208,7 +219,7 @@ impl IncidentsApi {
             &mut p,
         );
         let open = match which.0.as_deref() {
-            None | Some("") => None,
+            None => None,
             Some("open") => Some(true),
             Some("resolved") => Some(false),
             Some(other) => {

@@ -17,6 +17,7 @@ use poem_openapi::{Multipart, Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode};
 use super::guard::Auth;
+use super::lenient::{NotBlank, Text};
 use super::params;
 use super::AppState;
 use crate::config::strip_port;
@@ -262,8 +263,8 @@ async fn ticketed(state: &AppState, caller: &Caller, key: &str) -> ApiResult<Tic
     params::visible(v, format_args!("Ticket {key}"))
 }
 
-fn issue_id(v: Option<String>) -> ApiResult<String> {
-    let key = v.unwrap_or_default().trim().to_string();
+fn issue_id(v: Text<NotBlank>) -> ApiResult<String> {
+    let key = v.trim().to_string();
     if key.is_empty() {
         return Err(ApiError::from(vec![crate::domain::rules::FieldError {
             field: "issueId".into(),
@@ -437,7 +438,7 @@ impl JiraApi {
         state: Data<&AppState>,
         req: &Request,
         #[oai(name = "username")] _username: Query<Option<String>>,
-        #[oai(name = "issueId")] issue: Query<Option<String>>,
+        #[oai(name = "issueId")] issue: Query<Text<NotBlank>>,
         form: IssueForm,
     ) -> Answer<
         Json<Envelope<IssueKey>>,
@@ -467,7 +468,7 @@ impl JiraApi {
         state: Data<&AppState>,
         req: &Request,
         #[oai(name = "username")] _username: Query<Option<String>>,
-        #[oai(name = "issueId")] issue: Query<Option<String>>,
+        #[oai(name = "issueId")] issue: Query<Text<NotBlank>>,
     ) -> Answer<
         Json<Envelope<IssueView>>,
         { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL | BAD_GATEWAY },

@@ -11,7 +11,7 @@ use std::ops::Deref;
 
 use poem_openapi::error::{ContentTypeError, ParseRequestPayloadError};
 use poem_openapi::payload::{Json, ParsePayload, Payload};
-use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchemaRef, Registry};
+use poem_openapi::registry::{MetaMediaType, MetaRequest, MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{
     ParseError, ParseFromJSON, ParseFromParameter, ParseResult, ToJSON, Type,
 };
@@ -153,8 +153,15 @@ impl<E: Type> ParseFromJSON for OneOf<E> {
     }
 }
 
+/// An empty value (`state=`) is none of the list's: refused, tied to the parameter, rather
+/// than read as if the parameter were left out.
 impl<E: Type> ParseFromParameter for OneOf<E> {
     fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        if value.trim().is_empty() {
+            return Err(ParseError::custom(
+                "is empty; give one of its values or leave the parameter out",
+            ));
+        }
         Ok(OneOf::new(value))
     }
 }
@@ -162,6 +169,259 @@ impl<E: Type> ParseFromParameter for OneOf<E> {
 impl<E: Type> ToJSON for OneOf<E> {
     fn to_json(&self) -> Option<Value> {
         Some(Value::String(self.0.clone()))
+    }
+}
+
+/// What the document says of a [`Text`]: a pattern, a format, lengths. The handler still
+/// reads any string and names a value that breaks the rule in `fields`.
+pub trait TextRule: Send + Sync + 'static {
+    /// The schema's name in messages (`Type::name`).
+    const NAME: &'static str;
+    /// `pattern`: an ECMA 262 regular expression a valid value contains a match of.
+    const PATTERN: Option<&'static str> = None;
+    const FORMAT: Option<&'static str> = None;
+    const MIN_LENGTH: Option<usize> = None;
+    const MAX_LENGTH: Option<usize> = None;
+}
+
+/// A text whose document states its rule `R` (pattern, format, lengths), read as the text
+/// given, like [`OneOf`].
+pub struct Text<R>(pub String, PhantomData<R>);
+
+impl<R> Text<R> {
+    pub fn new(s: impl Into<String>) -> Self {
+        Text(s.into(), PhantomData)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl<R> Clone for Text<R> {
+    fn clone(&self) -> Self {
+        Text::new(self.0.clone())
+    }
+}
+
+impl<R> PartialEq for Text<R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<R> Eq for Text<R> {}
+
+impl<R> std::fmt::Debug for Text<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<R> Deref for Text<R> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<R: TextRule> Type for Text<R> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = String;
+    type RawElementValueType = String;
+
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed(R::NAME)
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            format: R::FORMAT,
+            pattern: R::PATTERN.map(str::to_string),
+            min_length: R::MIN_LENGTH,
+            max_length: R::MAX_LENGTH,
+            ..MetaSchema::new("string")
+        }))
+    }
+
+    fn as_raw_value(&self) -> Option<&String> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a String> + 'a> {
+        Box::new(std::iter::once(&self.0))
+    }
+}
+
+/// Only a JSON string: a name sent as `false` or `123` is refused, not read as text.
+impl<R: TextRule> ParseFromJSON for Text<R> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            Some(Value::String(s)) => Ok(Text::new(s)),
+            other => Err(ParseError::expected_type(other.unwrap_or_default())),
+        }
+    }
+}
+
+impl<R: TextRule> ParseFromParameter for Text<R> {
+    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        Ok(Text::new(value))
+    }
+}
+
+impl<R: TextRule> ToJSON for Text<R> {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.0.clone()))
+    }
+}
+
+/// A character that is not white space as Rust's `str::trim` reads it (spelt out: a
+/// validator's `\\S` may be ASCII only).
+macro_rules! not_space {
+    () => {
+        r"[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+    };
+}
+
+/// A text that must hold something besides white space (ids, passwords).
+pub struct NotBlank;
+
+impl TextRule for NotBlank {
+    const NAME: &'static str = "string(not blank)";
+    const PATTERN: Option<&'static str> = Some(not_space!());
+}
+
+/// A name or label ([`crate::domain::rules::Problems::text`]): something besides white
+/// space, no control or text-direction characters, at most `N` characters.
+pub struct Name<const N: usize>;
+
+impl<const N: usize> TextRule for Name<N> {
+    const NAME: &'static str = "string(name)";
+    const PATTERN: Option<&'static str> = Some(
+        r"^[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069][^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]*$",
+    );
+    const MAX_LENGTH: Option<usize> = Some(N);
+}
+
+/// A text that must hold something besides white space, at most `N` characters.
+pub struct NotBlankUpTo<const N: usize>;
+
+impl<const N: usize> TextRule for NotBlankUpTo<N> {
+    const NAME: &'static str = "string(not blank, bounded)";
+    const PATTERN: Option<&'static str> = Some(not_space!());
+    const MAX_LENGTH: Option<usize> = Some(N);
+}
+
+/// A text of at most `N` characters.
+pub struct UpTo<const N: usize>;
+
+impl<const N: usize> TextRule for UpTo<N> {
+    const NAME: &'static str = "string(bounded)";
+    const MAX_LENGTH: Option<usize> = Some(N);
+}
+
+/// A local date `YYYY-MM-DD`.
+pub struct IsoDate;
+
+impl TextRule for IsoDate {
+    const NAME: &'static str = "string(date)";
+    const FORMAT: Option<&'static str> = Some("date");
+}
+
+/// An instant, RFC 3339.
+pub struct DateTimeRule;
+
+impl TextRule for DateTimeRule {
+    const NAME: &'static str = "string(date-time)";
+    const FORMAT: Option<&'static str> = Some("date-time");
+}
+
+/// The integers an [`IntOf`] may be.
+pub trait IntChoices: Send + Sync + 'static {
+    const NAME: &'static str;
+    const VALUES: &'static [i64];
+}
+
+/// An integer from a closed list `C` (status ids, contact types), documented as an integer
+/// enum and read as any integer: the handler names one outside the list in `fields`.
+pub struct IntOf<C>(pub i64, PhantomData<C>);
+
+impl<C> IntOf<C> {
+    pub fn new(v: i64) -> Self {
+        IntOf(v, PhantomData)
+    }
+}
+
+impl<C> Clone for IntOf<C> {
+    fn clone(&self) -> Self {
+        IntOf::new(self.0)
+    }
+}
+
+impl<C> Copy for IntOf<C> {}
+
+impl<C> PartialEq for IntOf<C> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<C> std::fmt::Debug for IntOf<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl<C: IntChoices> Type for IntOf<C> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = i64;
+    type RawElementValueType = i64;
+
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed(C::NAME)
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            format: Some("int64"),
+            enum_items: C::VALUES.iter().map(|v| Value::from(*v)).collect(),
+            ..MetaSchema::new("integer")
+        }))
+    }
+
+    fn as_raw_value(&self) -> Option<&i64> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a i64> + 'a> {
+        Box::new(std::iter::once(&self.0))
+    }
+}
+
+impl<C: IntChoices> ParseFromJSON for IntOf<C> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        i64::parse_from_json(value)
+            .map(IntOf::new)
+            .map_err(ParseError::propagate)
+    }
+}
+
+impl<C: IntChoices> ParseFromParameter for IntOf<C> {
+    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        i64::parse_from_parameter(value)
+            .map(IntOf::new)
+            .map_err(ParseError::propagate)
+    }
+}
+
+impl<C: IntChoices> ToJSON for IntOf<C> {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::from(self.0))
     }
 }
 

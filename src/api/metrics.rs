@@ -265,6 +265,14 @@ fn mos_rows(from: NaiveDate, hours: Vec<Option<Summary>>) -> Vec<MosRow> {
 }
 
 /// `level`: `case` (the default) or `segment`.
+/// `level` of `groups/{id}/metric`, as the document lists it (the store's [`Level`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[oai(rename_all = "lowercase")]
+pub enum MetricLevel {
+    Case,
+    Segment,
+}
+
 fn level(v: Option<&str>, p: &mut Problems) -> Option<Level> {
     match v.map(str::trim).filter(|s| !s.is_empty()) {
         None => Some(Level::Case),
@@ -312,13 +320,13 @@ impl MetricsApi {
         state: Data<&AppState>,
         id: Path<i64>,
         /// `case` (default) or `segment`.
-        level: Query<Option<String>>,
+        level: Query<Option<OneOf<MetricLevel>>>,
         /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<String>,
+        start_date: Query<params::Date>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Default `Manual`.
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,
@@ -370,10 +378,10 @@ impl MetricsApi {
         id: Path<i64>,
         /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<String>,
+        start_date: Query<params::Date>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Default `Manual`.
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,

@@ -5,6 +5,7 @@
 use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 
 use super::envelope::ApiError;
+use super::lenient::{DateTimeRule, IsoDate, Text, TextRule};
 use crate::domain::buckets::parse_date;
 use crate::domain::caller::Visibility;
 use crate::domain::page::{PageRequest, Sort};
@@ -455,4 +456,108 @@ pub type HourSlot = Ranged<0, 23>;
 /// The values of optional ranged parameters.
 pub fn value<const MIN: i64, const MAX: i64>(p: Option<Ranged<MIN, MAX>>) -> Option<i64> {
     p.map(|r| r.0)
+}
+
+/// A number parameter whose document states its range, like [`Ranged`]: any number parses,
+/// the handler checks the range and names the parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Between<const MIN: i64, const MAX: i64>(pub f64);
+
+impl<const MIN: i64, const MAX: i64> poem_openapi::types::Type for Between<MIN, MAX> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = f64;
+    type RawElementValueType = f64;
+
+    fn name() -> std::borrow::Cow<'static, str> {
+        format!("number({MIN}..={MAX})").into()
+    }
+
+    fn schema_ref() -> poem_openapi::registry::MetaSchemaRef {
+        poem_openapi::registry::MetaSchemaRef::Inline(Box::new(
+            poem_openapi::registry::MetaSchema {
+                format: Some("double"),
+                minimum: Some(MIN as f64),
+                maximum: Some(MAX as f64),
+                ..poem_openapi::registry::MetaSchema::new("number")
+            },
+        ))
+    }
+
+    fn as_raw_value(&self) -> Option<&f64> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl<const MIN: i64, const MAX: i64> poem_openapi::types::ParseFromParameter for Between<MIN, MAX> {
+    fn parse_from_parameter(value: &str) -> poem_openapi::types::ParseResult<Self> {
+        <f64 as poem_openapi::types::ParseFromParameter>::parse_from_parameter(value)
+            .map(Between)
+            .map_err(poem_openapi::types::ParseError::propagate)
+    }
+}
+
+/// The value of an optional number parameter.
+pub fn number<const MIN: i64, const MAX: i64>(p: Option<Between<MIN, MAX>>) -> Option<f64> {
+    p.map(|b| b.0)
+}
+
+/// A date parameter, `YYYY-MM-DD` (the handler parses it and names a bad one).
+pub type Date = Text<IsoDate>;
+/// An instant parameter, RFC 3339.
+pub type Instant = Text<DateTimeRule>;
+
+/// Declares the [`TextRule`] of a list's `sort` parameter: `field` or `field,direction`, the
+/// field one of the list's columns (as [`sort`] reads them).
+macro_rules! sort_rule {
+    ($(#[$doc:meta])* $name:ident, $fields:literal) => {
+        $(#[$doc])*
+        pub struct $name;
+
+        impl TextRule for $name {
+            const NAME: &'static str = concat!("string(", stringify!($name), ")");
+            const PATTERN: Option<&'static str> =
+                Some(concat!("^(", $fields, ")(,(asc|desc))?$"));
+        }
+    };
+}
+
+sort_rule!(
+    /// Runs (see [`RunSortField::parse`]).
+    RunSort,
+    "runId|testCaseName|runTime|runDuration|runStatus|runStatusId|mosCqIn|latency"
+);
+sort_rule!(
+    /// Reports.
+    ReportSort,
+    "id|name|reportTypeName|reportTypeID|testCaseGroupName|timeframeName|lastModifiedTime"
+);
+sort_rule!(
+    /// Alert settings.
+    AlertSettingSort,
+    "id|name|testCaseGroupName|distributionName|active"
+);
+sort_rule!(
+    /// Distribution lists.
+    DistributionSort,
+    "id|name|lastModifiedTime"
+);
+sort_rule!(
+    /// Users.
+    UserSort,
+    "id|firstName|lastName|username|lastSignInTime"
+);
+
+/// `status` of the run lists and `perfStatus` of a report's runs (see [`status_range`]).
+pub struct RunStatusRule;
+
+impl TextRule for RunStatusRule {
+    const NAME: &'static str = "string(run status)";
+    const PATTERN: Option<&'static str> =
+        Some("^(total|all|success|pass|warning|warn|failure|fail|stopped)$");
 }

@@ -15,7 +15,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode};
 use super::guard::Auth;
-use super::lenient::{OptionalJson, Required};
+use super::lenient::{OneOf, OptionalJson, Required, Text, TextRule};
 use super::params;
 use super::AppState;
 use crate::domain::caller::{Caller, Need};
@@ -86,15 +86,29 @@ impl From<Schedule> for ReportSchedule {
     }
 }
 
+/// The envelope of `GET reports/{id}/schedule`: the generic [`Envelope`]'s shape with a
+/// `data` the document marks nullable, since a report without a schedule answers `null`
+/// (the console reads it as 'no schedule'; the report exists, so not a 404).
+#[derive(Debug, Object)]
+pub struct MaybeSchedule {
+    /// `OK`.
+    pub code: String,
+    /// The schedule, null when the report has none.
+    #[oai(nullable)]
+    pub data: Option<ReportSchedule>,
+    /// Informational messages (usually empty).
+    pub messages: Vec<String>,
+}
+
 /// Body of `PUT reports/{id}/schedule`. Checked in the form's order: frequency, time, day
 /// (of the week for weekly, of the month for monthly), distribution list, language.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct ScheduleSave {
     /// `daily`, `weekly` or `monthly`.
-    pub frequency: Required<String>,
+    pub frequency: Required<OneOf<Frequency>>,
     /// `HH:MM`, the site's local time.
-    pub time: Required<String>,
+    pub time: Required<Text<TimeOfDay>>,
     /// 1 (Monday) to 7 (Sunday), for weekly.
     #[oai(nullable)]
     pub day_of_week: Option<i64>,
@@ -105,10 +119,18 @@ pub struct ScheduleSave {
     pub distribution_id: Required<i64>,
     /// `en` (default) or `fr`.
     #[oai(nullable)]
-    pub language: Option<String>,
+    pub language: Option<OneOf<Language>>,
     /// Default true.
     #[oai(nullable)]
     pub active: Option<bool>,
+}
+
+/// `time` of a schedule: `HH:MM`, 00:00 to 23:59.
+pub struct TimeOfDay;
+
+impl TextRule for TimeOfDay {
+    const NAME: &'static str = "string(HH:MM)";
+    const PATTERN: Option<&'static str> = Some("^([01][0-9]|2[0-3]):[0-5][0-9]$");
 }
 
 /// Body of `POST reports/{id}/schedule/send`, which may be left out (or empty).
@@ -116,7 +138,7 @@ pub struct ScheduleSave {
 pub struct SendNowRequest {
     /// The copy's language: `en` or `fr` (default: the schedule's, else `en`).
     #[oai(nullable)]
-    pub language: Option<String>,
+    pub language: Option<OneOf<Language>>,
 }
 
 /// What became of a copy sent now.
@@ -156,11 +178,15 @@ impl ReportSchedulesApi {
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> Answer<Json<Envelope<Option<ReportSchedule>>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
+    ) -> Answer<Json<MaybeSchedule>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         visible(&state, caller, id.0).await?;
         let s = state.store.report_schedule(id.0).await?;
-        Ok(Envelope::ok(s.map(ReportSchedule::from)))
+        Ok(Json(MaybeSchedule {
+            code: "OK".into(),
+            data: s.map(ReportSchedule::from),
+            messages: Vec::new(),
+        }))
     }
 
     /// Sets a report's schedule (administrators with read-write access): the next delivery

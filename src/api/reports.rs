@@ -15,7 +15,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{OneOf, Required};
+use super::lenient::{IntChoices, IntOf, OneOf, Required, Text, TextRule};
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
@@ -352,6 +352,33 @@ async fn found(state: &AppState, caller: &Caller, id: i64) -> ApiResult<DomainRe
     params::visible(v, format_args!("Report {id}"))
 }
 
+/// `latencyThres`: a latency bucket id, or -1 for any.
+pub struct LatencyBucketIds;
+
+impl IntChoices for LatencyBucketIds {
+    const NAME: &'static str = "integer(latency bucket)";
+    const VALUES: &'static [i64] = &[-1, 1, 2, 3, 4, 5, 6, 7, 8];
+}
+
+/// `reportType` of the list: comma-separated report type ids.
+pub struct ReportTypeList;
+
+impl TextRule for ReportTypeList {
+    const NAME: &'static str = "string(report type ids)";
+    const PATTERN: Option<&'static str> = Some("^(1|2|5|6|7)(,(1|2|5|6|7))*$");
+}
+
+/// `timeframe` of the list: comma-separated timeframe names.
+pub struct TimeframeList;
+
+impl TextRule for TimeframeList {
+    const NAME: &'static str = "string(timeframe names)";
+    const PATTERN: Option<&'static str> = Some(concat!(
+        "^(Custom|Today|Yesterday|Current Week|Last Week|Current Month|Last Month|Last Year)",
+        "(,(Custom|Today|Yesterday|Current Week|Last Week|Current Month|Last Month|Last Year))*$"
+    ));
+}
+
 fn list_of<T: Copy>(
     field: &str,
     v: Option<&str>,
@@ -410,22 +437,22 @@ impl ReportsApi {
         search: Query<Option<String>>,
         /// Comma-separated report type ids.
         #[oai(name = "reportType")]
-        report_type: Query<Option<String>>,
+        report_type: Query<Option<Text<ReportTypeList>>>,
         /// Comma-separated group names (whole names, without case).
         #[oai(name = "groupName")]
         group_name: Query<Option<String>>,
         /// Reports whose range (today's, for a named timeframe) starts on or after this
         /// date, `YYYY-MM-DD`.
         #[oai(name = "startDate")]
-        start_date: Query<Option<String>>,
+        start_date: Query<Option<params::Date>>,
         /// Reports whose range ends on or before this date.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Comma-separated timeframe names.
-        timeframe: Query<Option<String>>,
+        timeframe: Query<Option<Text<TimeframeList>>>,
         /// `field,direction`: field `id`, `name`, `reportTypeName`, `testCaseGroupName`,
         /// `timeframeName` or `lastModifiedTime` (default `id,desc`).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::ReportSort>>>,
     ) -> Answer<Json<Envelope<Listing<Report>>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let mut p = Problems::default();
@@ -731,29 +758,30 @@ impl ReportsApi {
         id: Path<i64>,
         /// `YYYY-MM-DD`, local (default: the report's first date).
         #[oai(name = "startDate")]
-        start_date: Query<Option<String>>,
-        /// `YYYY-MM-DD`, local (default: the report's last date, or startDate when given).
+        start_date: Query<Option<params::Date>>,
+        /// `YYYY-MM-DD`, local (default: the report's last date, or startDate when given);
+        /// not before startDate, at most 400 days after it.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Runs of test cases that have this segment.
         #[oai(name = "segmentId")]
         segment_id: Query<Option<i64>>,
         /// A latency bucket id: runs with a step latency in it (of the segment, when
         /// given); -1 or absent: any.
         #[oai(name = "latencyThres")]
-        latency_thres: Query<Option<i64>>,
+        latency_thres: Query<Option<IntOf<LatencyBucketIds>>>,
         /// Local hour slot 0 to 23.
         #[oai(name = "hrSlot")]
         hr_slot: Query<Option<params::HourSlot>>,
         /// `success`, `warning`, `failure` (failed and stopped) or `total` (default).
         #[oai(name = "perfStatus")]
-        perf_status: Query<Option<String>>,
-        /// Lowest MOS, 1 to 5.
+        perf_status: Query<Option<Text<params::RunStatusRule>>>,
+        /// Lowest MOS, 0 to 5.
         #[oai(name = "minMos")]
-        min_mos: Query<Option<f64>>,
-        /// Highest MOS, 1 to 5 (default 5 when minMos is given).
+        min_mos: Query<Option<params::Between<0, 5>>>,
+        /// Highest MOS, 0 to 5 (default 5 when minMos is given).
         #[oai(name = "maxMos")]
-        max_mos: Query<Option<f64>>,
+        max_mos: Query<Option<params::Between<0, 5>>>,
         /// Page number, 0-based (default 0).
         #[oai(name = "pageNo")]
         page_no: Query<Option<params::PageNo>>,
@@ -762,7 +790,7 @@ impl ReportsApi {
         page_size: Query<Option<params::PageSize>>,
         /// `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
         /// `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::RunSort>>>,
     ) -> Answer<Json<Envelope<Listing<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
     {
         let caller = auth.require(Need::SignedIn)?;
@@ -773,15 +801,17 @@ impl ReportsApi {
             params::RUN_PAGE_SIZE,
             &mut p,
         );
+        let latency_thres = latency_thres.0.map(|b| b.0);
+        let (min_mos, max_mos) = (params::number(min_mos.0), params::number(max_mos.0));
         let status = params::status_range(perf_status.0.as_deref(), &mut p);
         let sort = params::run_sort(sort.0.as_deref(), &mut p);
         let cell = CellAsk {
             start: opt_date("startDate", start_date.0.as_deref(), &mut p),
             end: opt_date("endDate", end_date.0.as_deref(), &mut p),
             hour: params::value(hr_slot.0),
-            latency_bucket: latency_thres.0,
-            min_mos: min_mos.0,
-            max_mos: max_mos.0,
+            latency_bucket: latency_thres,
+            min_mos,
+            max_mos,
         }
         .check(params::MAX_RANGE_DAYS, &mut p);
         p.check()?;

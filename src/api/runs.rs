@@ -10,7 +10,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Listing, Page};
 use super::guard::Auth;
-use super::lenient::OneOf;
+use super::lenient::{OneOf, Text};
 use super::params;
 use super::users::GroupRef;
 use super::AppState;
@@ -291,10 +291,10 @@ impl RunsApi {
         id: Path<i64>,
         /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<String>,
+        start_date: Query<params::Date>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Page number, 0-based, 0 to 1000000 (default 0).
         #[oai(name = "pageNo")]
         page_no: Query<Option<params::PageNo>>,
@@ -303,13 +303,13 @@ impl RunsApi {
         page_size: Query<Option<params::PageSize>>,
         /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
         /// `stopped` or `total` (default: all).
-        status: Query<Option<String>>,
+        status: Query<Option<Text<params::RunStatusRule>>>,
         /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,
         /// `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
         /// `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::RunSort>>>,
     ) -> Answer<Json<Envelope<Listing<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
     {
         let caller = auth.require(Need::SignedIn)?;
@@ -359,10 +359,10 @@ impl RunsApi {
         id: Path<i64>,
         /// `YYYY-MM-DD`, site-local.
         #[oai(name = "startDate")]
-        start_date: Query<String>,
+        start_date: Query<params::Date>,
         /// `YYYY-MM-DD`, site-local; at most 400 days after startDate; not with hrSlot.
         #[oai(name = "endDate")]
-        end_date: Query<Option<String>>,
+        end_date: Query<Option<params::Date>>,
         /// Local hour slot 0 to 23 of startDate (as the dashboard's hourly chart counts).
         #[oai(name = "hrSlot")]
         hr_slot: Query<Option<params::HourSlot>>,
@@ -374,13 +374,13 @@ impl RunsApi {
         page_size: Query<Option<params::PageSize>>,
         /// Only runs of this status: `success`, `warning`, `failure` (fail and stopped),
         /// `stopped` or `total` (default: all).
-        status: Query<Option<String>>,
+        status: Query<Option<Text<params::RunStatusRule>>>,
         /// Only runs of this type (default: both).
         #[oai(name = "caseRunType")]
         case_run_type: Query<Option<OneOf<RunType>>>,
         /// `field,direction`: field `runId`, `testCaseName`, `runTime`, `runDuration`,
         /// `runStatus` or `mosCqIn`, direction `asc` or `desc` (default: newest first).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::RunSort>>>,
     ) -> Answer<Json<Envelope<Page<RunItem>>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }>
     {
         let caller = auth.require(Need::SignedIn)?;

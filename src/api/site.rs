@@ -15,7 +15,7 @@ use poem_openapi::{Enum, Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode};
 use super::guard::Auth;
-use super::lenient::Required;
+use super::lenient::{Name, Required, Text};
 use super::{distributions, params, AppState};
 use crate::config::{strip_port, GatewayConfig, SmtpSecurity};
 use crate::domain::caller::Need;
@@ -39,13 +39,17 @@ pub struct ApiKey {
     pub last_used_time: Option<String>,
 }
 
+/// Longest API key name.
+const API_KEY_NAME_MAX: usize = 100;
+
 /// A key to make.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct ApiKeySave {
     /// 1 to 100 characters, unique without case (`engine-1` and `ENGINE-1` are one name):
-    /// which engine uses it.
-    pub name: Required<String>,
+    /// which engine uses it; a JSON string (a boolean or number is refused), no control or
+    /// text-direction characters.
+    pub name: Required<Text<Name<API_KEY_NAME_MAX>>>,
 }
 
 /// A key just made: the only time `key` is shown.
@@ -263,18 +267,10 @@ impl SiteApi {
     {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
-        let name = body.0.name.into_inner().unwrap_or_default();
-        let name = name.trim();
-        if name.is_empty() {
-            p.push("name", Rule::Required, "Name is required.");
-        } else if name.chars().count() > 100 {
-            p.push(
-                "name",
-                Rule::TooLong,
-                "Name must be at most 100 characters.",
-            );
-        }
+        let name = p.text("name", body.0.name.as_deref(), API_KEY_NAME_MAX);
         p.check()?;
+        let name = name.unwrap_or_default();
+        let name = name.as_str();
         let key = state.store.add_api_key(name).await?;
         let created = state
             .store

@@ -13,7 +13,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{OneOf, Required};
+use super::lenient::{OneOf, Required, Text};
 use super::params;
 use super::AppState;
 use crate::auth::password::{hash_password, verify_password};
@@ -285,7 +285,7 @@ impl UsersApi {
         /// `field,direction`: field `id`, `firstName`, `lastName`, `username` or
         /// `lastSignInTime` (never signed in first when ascending), direction `asc` or
         /// `desc` (default `id,desc`).
-        sort: Query<Option<String>>,
+        sort: Query<Option<Text<params::UserSort>>>,
     ) -> Answer<Json<Envelope<Listing<User>>>, { BAD_REQUEST | FORBIDDEN | INTERNAL }> {
         auth.require(Need::Admin)?;
         let mut p = Problems::default();

@@ -71,10 +71,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The distribution lists the caller may send to (id and name, by name): the alert
-         *     setting form's contact groups and the report schedule's lists. Administrators get
-         *     every list; a restricted user only the lists their groups use (an alert setting of
-         *     one of their groups sends or escalates to it, or a report of one is scheduled to it).
+         * The distribution lists an alert setting may send to (id and name, by name): the
+         *     form's contact groups.
          */
         get: operations["listContactGroups"];
         put?: never;
@@ -584,32 +582,8 @@ export interface paths {
          */
         put: operations["updateDistribution"];
         post?: never;
-        /**
-         * Deletes a list (administrators with read-write access). While an alert setting sends
-         *     or escalates to it, or a report is scheduled to it, 409 naming them
-         *     (`GET distributions/{id}/dependents` lists them first).
-         */
+        /** Deletes a list (administrators with read-write access). */
         delete: operations["deleteDistribution"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/distributions/{id}/dependents": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What uses a list (administrators): the alert settings that send or escalate to it
-         *     and the reports scheduled to it. A list that anything uses is not deleted (409).
-         */
-        get: operations["getDistributionDependents"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1131,8 +1105,7 @@ export interface paths {
         put?: never;
         /**
          * Makes an ingest API key (read-write administrators) and answers it: the only time it
-         *     is shown. 409 when another key has the name, without case (field `name`, rule
-         *     `taken`). Recorded in the audit log.
+         *     is shown. 409 when the name is taken. Recorded in the audit log.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1810,10 +1783,11 @@ export interface components {
              */
             target?: (components["schemas"]["MuteTargetKind"] & unknown) | null;
             /**
+             * Format: date-time
              * @description RFC 3339; after now, at most 7 days ahead (the console offers 1 h, 4 h and tomorrow
              *     08:00 site time).
              */
-            until?: string | null;
+            until: string;
         };
         /**
          * AlertMuted
@@ -1894,7 +1868,7 @@ export interface components {
          * @description Body of `POST alerts/settings` and `PUT alerts/settings/{id}`. Checked in the form's
          *     order (spec §5): name, testCaseGroupId, distributionId, failureToAlert, emailSubject,
          *     voiceMessage, smsPrefix ('Required'), alertStatus ('at least one failure/warnings is
-         *     required'), schedule ('at least one half hour of the schedule is required').
+         *     required'), schedule.
          */
         AlertSettingSave: {
             /** @description Default true. */
@@ -1939,10 +1913,7 @@ export interface components {
             name: string;
             /** @description Default false. */
             notifyOnRecovery?: boolean | null;
-            /**
-             * @description Ranges of selected half hours; overlapping ranges merge. At least one half hour
-             *     (without one, 'at least one half hour of the schedule is required').
-             */
+            /** @description Ranges of selected half hours; overlapping ranges merge. Empty: never alerts. */
             schedule?: components["schemas"]["ScheduleSlot"][] | null;
             smsPrefix: string;
             /** Format: int64 */
@@ -1977,11 +1948,6 @@ export interface components {
         ApiKey: {
             /** @description When it was made, RFC 3339 UTC. */
             createdTime: string;
-            /**
-             * @description When an engine last posted with it, RFC 3339 UTC: up to a minute early (the time is
-             *     written at most once a minute per key); null when never used since cxwatch keeps it.
-             */
-            lastUsedTime?: string | null;
             name: string;
         };
         /**
@@ -2000,8 +1966,8 @@ export interface components {
          */
         ApiKeySave: {
             /**
-             * @description 1 to 100 characters, unique without case (`engine-1` and `ENGINE-1` are one name):
-             *     which engine uses it.
+             * @description 1 to 100 characters, unique: which engine uses it (`engine-1`); a JSON string (a
+             *     boolean or number is refused), no control or text-direction characters.
              */
             name: string;
         };
@@ -2220,19 +2186,6 @@ export interface components {
             type: string[];
         };
         /**
-         * DistributionDependents
-         * @description What uses a distribution list (cxwatch's addition): while any does, deleting it is
-         *     refused (409 naming them). The list screen asks this before it confirms a delete.
-         */
-        DistributionDependents: {
-            /** @description Alert settings that send to it (their contact group): `id` is the setting's. */
-            alertSettings: components["schemas"]["DistributionUser"][];
-            /** @description Alert settings that escalate to it. */
-            escalations: components["schemas"]["DistributionUser"][];
-            /** @description Reports whose schedule mails it: `id` is the report's. */
-            reportSchedules: components["schemas"]["DistributionUser"][];
-        };
-        /**
          * DistributionSave
          * @description Body of `POST distributions` and `PUT distributions/{id}`.
          */
@@ -2261,15 +2214,6 @@ export interface components {
             /** Format: int64 */
             id: number;
             /** @description `Email`, `SMS`, `Voice`, `Webhook`, `Microsoft Teams`, `Slack` or `Mattermost`. */
-            name: string;
-        };
-        /**
-         * DistributionUser
-         * @description Something that uses a distribution list, by id and name.
-         */
-        DistributionUser: {
-            /** Format: int64 */
-            id: number;
             name: string;
         };
         /**
@@ -2334,19 +2278,6 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Distribution"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
-         * Envelope_DistributionDependents
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_DistributionDependents: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data: components["schemas"]["DistributionDependents"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -3108,19 +3039,6 @@ export interface components {
             messages: string[];
         };
         /**
-         * Envelope_optional_ReportSchedule
-         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
-         *     on writes.
-         */
-        Envelope_optional_ReportSchedule: {
-            /** @description `OK` on success. */
-            code: string;
-            /** @description The payload. */
-            data?: components["schemas"]["ReportSchedule"] & unknown;
-            /** @description Informational messages (usually empty). */
-            messages: string[];
-        };
-        /**
          * ErrorBody
          * @description Error body: a machine-readable code, messages a person can read, and for validation
          *     errors the field each message belongs to.
@@ -3586,6 +3504,11 @@ export interface components {
          */
         IncidentState: "open" | "acknowledged" | "resolved";
         /**
+         * @description The incident list's state filter.
+         * @enum {string}
+         */
+        IncidentStateFilter: "open" | "resolved";
+        /**
          * @description What an incident's title names.
          * @enum {string}
          */
@@ -3956,6 +3879,26 @@ export interface components {
             testCaseGroups?: components["schemas"]["GroupRef"][] | null;
             testCases?: components["schemas"]["CaseRef"][] | null;
         };
+        /**
+         * MaybeSchedule
+         * @description The envelope of `GET reports/{id}/schedule`: the generic [`Envelope`]'s shape with a
+         *     `data` the document marks nullable, since a report without a schedule answers `null`
+         *     (the console reads it as 'no schedule'; the report exists, so not a 404).
+         */
+        MaybeSchedule: {
+            /** @description `OK`. */
+            code: string;
+            /** @description The schedule, null when the report has none. */
+            data?: (components["schemas"]["ReportSchedule"] & unknown) | null;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * @description `level`: `case` (the default) or `segment`.
+         *     `level` of `groups/{id}/metric`, as the document lists it (the store's [`Level`]).
+         * @enum {string}
+         */
+        MetricLevel: "case" | "segment";
         /**
          * MosRow
          * @description MOS of a group's runs in one local hour slot (spec §3 'MOS row').
@@ -4518,9 +4461,9 @@ export interface components {
             /** Format: int64 */
             distributionID: number;
             /** @description `daily`, `weekly` or `monthly`. */
-            frequency: string;
+            frequency: components["schemas"]["Frequency"] & unknown;
             /** @description `en` (default) or `fr`. */
-            language?: string | null;
+            language?: (components["schemas"]["Language"] & unknown) | null;
             /** @description `HH:MM`, the site's local time. */
             time: string;
         };
@@ -4552,7 +4495,7 @@ export interface components {
          */
         SendNowRequest: {
             /** @description The copy's language: `en` or `fr` (default: the schedule's, else `en`). */
-            language?: string | null;
+            language?: (components["schemas"]["Language"] & unknown) | null;
         };
         /**
          * SendNowResult
@@ -4580,10 +4523,11 @@ export interface components {
              *     it (`kiosk` in the user); others get 403 after their credentials are checked.
              */
             kiosk?: boolean | null;
+            /** @description At most 1024 characters. */
             password: string;
             /** @description Remember Me: the token lives `auth.remember_ttl_days` instead of `auth.token_ttl_secs`. */
             remember?: boolean | null;
-            /** @description The user's username (an e-mail address). */
+            /** @description The user's username (an e-mail address), at most 254 characters. */
             username: string;
         };
         /**
@@ -4812,12 +4756,6 @@ export interface components {
              */
             kiosk: boolean;
             lastName: string;
-            /**
-             * @description When the user last signed in (RFC 3339 UTC): with a password, single sign-on or a
-             *     sign-in link; a kiosk session does not count. Null when never since cxwatch keeps it.
-             *     cxwatch's addition: absent from a vendor's API.
-             */
-            lastSignInTime?: string | null;
             /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
             roles: components["schemas"]["Role"][];
             /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
@@ -5146,7 +5084,7 @@ export interface operations {
                 /** @description Events per page, 1 to 1000 (default 10). */
                 pageSize?: number;
                 /** @description Only events whose first run has this status: 7 failure, 3 pass, 4 warning. */
-                status?: number;
+                status?: 3 | 4 | 7;
                 /**
                  * @description Only open events, open events nobody acknowledged, or the caller's (events they
                  *     acknowledged, commented on or muted) (cxwatch's addition).
@@ -5365,7 +5303,7 @@ export interface operations {
                 /** @description Incidents per page, 1 to 1000 (default 10). */
                 pageSize?: number;
                 /** @description `open` (an alert still open) or `resolved`; both when absent. */
-                state?: string;
+                state?: components["schemas"]["IncidentStateFilter"];
             };
             header?: never;
             path?: never;
@@ -6809,7 +6747,7 @@ export interface operations {
                  * @description Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
                  *     Microsoft Teams, 32 Slack, 64 Mattermost.
                  */
-                type?: number;
+                type?: 1 | 2 | 4 | 8 | 16 | 32 | 64;
                 /**
                  * @description `field,direction`: field `id`, `name` or `lastModifiedTime`, direction `asc` or
                  *     `desc` (default `lastModifiedTime,desc`).
@@ -7359,75 +7297,6 @@ export interface operations {
             };
         };
     };
-    getDistributionDependents: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_DistributionDependents"];
-                };
-            };
-            /**
-             * @description The request is malformed or fails validation; `messages` names each problem and
-             *     `fields` ties them to fields.
-             */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No valid token (or API key) was given. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The caller may not see or change this. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such item. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Something failed on the server; the detail is in the server log. */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     ingestHealth: {
         parameters: {
             query?: never;
@@ -7682,9 +7551,9 @@ export interface operations {
     };
     getJiraIssue: {
         parameters: {
-            query?: {
+            query: {
                 username?: string;
-                issueId?: string;
+                issueId: string;
             };
             header?: never;
             path?: never;
@@ -7776,9 +7645,9 @@ export interface operations {
     };
     updateJiraIssue: {
         parameters: {
-            query?: {
+            query: {
                 username?: string;
-                issueId?: string;
+                issueId: string;
             };
             header?: never;
             path?: never;
@@ -9527,7 +9396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json; charset=utf-8": components["schemas"]["Envelope_optional_ReportSchedule"];
+                    "application/json; charset=utf-8": components["schemas"]["MaybeSchedule"];
                 };
             };
             /**
@@ -9860,7 +9729,10 @@ export interface operations {
             query?: {
                 /** @description `YYYY-MM-DD`, local (default: the report's first date). */
                 startDate?: string;
-                /** @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given). */
+                /**
+                 * @description `YYYY-MM-DD`, local (default: the report's last date, or startDate when given);
+                 *     not before startDate, at most 400 days after it.
+                 */
                 endDate?: string;
                 /** @description Runs of test cases that have this segment. */
                 segmentId?: number;
@@ -9868,14 +9740,14 @@ export interface operations {
                  * @description A latency bucket id: runs with a step latency in it (of the segment, when
                  *     given); -1 or absent: any.
                  */
-                latencyThres?: number;
+                latencyThres?: -1 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
                 /** @description Local hour slot 0 to 23. */
                 hrSlot?: number;
                 /** @description `success`, `warning`, `failure` (failed and stopped) or `total` (default). */
                 perfStatus?: string;
-                /** @description Lowest MOS, 1 to 5. */
+                /** @description Lowest MOS, 0 to 5. */
                 minMos?: number;
-                /** @description Highest MOS, 1 to 5 (default 5 when minMos is given). */
+                /** @description Highest MOS, 0 to 5 (default 5 when minMos is given). */
                 maxMos?: number;
                 /** @description Page number, 0-based (default 0). */
                 pageNo?: number;
@@ -10799,7 +10671,7 @@ export interface operations {
                 pageNo?: number;
                 /** @description Groups per page, 1 to 1000 (default 10). */
                 pageSize?: number;
-                /** @description Part of the name, without case, or the id. */
+                /** @description Part of the name, without case, or the id (at most 200 characters). */
                 search?: string;
                 /**
                  * @description `field,direction`: field `id`, `name` or `caseCount`, direction `asc` or `desc`
@@ -11152,7 +11024,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description `case` (default) or `segment`. */
-                level?: string;
+                level?: components["schemas"]["MetricLevel"];
                 /** @description `YYYY-MM-DD`, site-local. */
                 startDate: string;
                 /** @description `YYYY-MM-DD`, site-local; at most 400 days after startDate. */
@@ -11775,9 +11647,8 @@ export interface operations {
                 /** @description Only this permission level. */
                 role?: components["schemas"]["Role"];
                 /**
-                 * @description `field,direction`: field `id`, `firstName`, `lastName`, `username` or
-                 *     `lastSignInTime` (never signed in first when ascending), direction `asc` or
-                 *     `desc` (default `id,desc`).
+                 * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
+                 *     `asc` or `desc` (default `id,desc`).
                  */
                 sort?: string;
             };

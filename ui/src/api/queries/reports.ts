@@ -36,10 +36,14 @@ export interface ReportListParams extends ReportFilter {
 }
 
 /** The query of `reports/{id}/testruns` (spec §7 variants). */
+/** A latency bucket id of `latencyThres` (or -1, any), as the document lists them. */
+export type LatencyBucketId = NonNullable<GetQuery<"/reports/{id}/testruns">["latencyThres"]>;
+
 export interface ReportRunsParams {
   startDate?: string;
   endDate?: string;
   segmentId?: number;
+  /** A bucket id read from the address or a view; the server names one it does not know. */
   latencyThres?: number;
   hrSlot?: number;
   perfStatus?: string;
@@ -196,6 +200,11 @@ export function useReportLatency(id: number, enabled: boolean) {
  * One page of the runs behind a view's cell. Under flavour "cxwatch" the server pages; under
  * "spec" the call carries only section 7's parameters and its array is paged here, newest first.
  */
+/** The filters as the call types them: the bucket is passed on as given (the server checks it). */
+function bucketed(f: Omit<ReportRunsParams, "pageNo" | "pageSize" | "sort">) {
+  return { ...f, latencyThres: f.latencyThres as LatencyBucketId | undefined };
+}
+
 export function useReportRuns(id: number, p: ReportRunsParams) {
   const cxwatch = useApiFlavor() === "cxwatch";
   const { pageNo, pageSize, sort, ...filters } = p;
@@ -205,7 +214,9 @@ export function useReportRuns(id: number, p: ReportRunsParams) {
       client.get("/reports/{id}/testruns", {
         signal,
         path: { id },
-        query: cxwatch ? { ...filters, pageNo, pageSize, ...(sort ? { sort: sortParam(sort) } : {}) } : { ...filters },
+        query: cxwatch
+          ? { ...bucketed(filters), pageNo, pageSize, ...(sort ? { sort: sortParam(sort) } : {}) }
+          : bucketed(filters),
       }),
     placeholderData: keepPreviousData,
     select: (answer) =>
