@@ -66,6 +66,8 @@ pub struct Telemetry {
     outbox_depth: Gauge,
     outbox_failed: Gauge,
     live_streams: Gauge,
+    free_bytes: Gauge,
+    min_free_bytes: Gauge,
 }
 
 impl Default for Telemetry {
@@ -145,6 +147,18 @@ impl Telemetry {
             "Open live-update streams of dashboards (server-sent events)",
             live_streams.clone(),
         );
+        let free_bytes = Gauge::default();
+        registry.register(
+            "cxwatch_data_dir_free_bytes",
+            "Bytes still free for cxwatch on the volume holding the data directory",
+            free_bytes.clone(),
+        );
+        let min_free_bytes = Gauge::default();
+        registry.register(
+            "cxwatch_data_dir_min_free_bytes",
+            "Free bytes ingest leaves on that volume (store.min_free_mb): below, ingest is refused",
+            min_free_bytes.clone(),
+        );
         Telemetry {
             registry,
             runs,
@@ -158,6 +172,8 @@ impl Telemetry {
             outbox_depth,
             outbox_failed,
             live_streams,
+            free_bytes,
+            min_free_bytes,
         }
     }
 
@@ -218,6 +234,12 @@ impl Telemetry {
     /// Reads the store's gauges and writes the OpenMetrics text.
     pub async fn scrape(&self, store: Option<&Store>) -> String {
         if let Some(store) = store {
+            if let Ok(r) = store.space().reading() {
+                self.free_bytes
+                    .set(i64::try_from(r.free).unwrap_or(i64::MAX));
+            }
+            self.min_free_bytes
+                .set(i64::try_from(store.space().min_free()).unwrap_or(i64::MAX));
             if let Ok(size) = store.database_size().await {
                 self.database_size.set(size);
             }
