@@ -50,6 +50,7 @@ mod site;
 mod spec7;
 mod sso;
 mod store_copy;
+mod store_faults;
 mod trs_api;
 mod trs_dst;
 mod trs_recount;
