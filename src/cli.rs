@@ -398,7 +398,12 @@ async fn healthcheck(config: &Config) -> anyhow::Result<ExitCode> {
 }
 
 fn apikey(config: &Config, cmd: ApikeyCommand) -> anyhow::Result<ExitCode> {
-    let store = Store::open_config(config)?;
+    // Only `add` may make the database; listing or removing keys of a database that is not
+    // there (a mistyped --data-dir) must not leave an empty one behind.
+    let store = match cmd {
+        ApikeyCommand::Add { .. } => Store::open_config(config)?,
+        _ => Store::open_config_existing(config)?,
+    };
     match cmd {
         ApikeyCommand::Add { name } => {
             let key = Store::block_on_cli(store.add_api_key(&name))?;
@@ -438,7 +443,7 @@ fn audit(
         ),
         None => None,
     };
-    let store = Store::open_config(config)?;
+    let store = Store::open_config_existing(config)?;
     let filter = crate::store::audit::AuditFilter {
         user_id: user,
         kind,

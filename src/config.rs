@@ -190,6 +190,9 @@ pub struct StoreConfig {
     pub trust: Trust,
     /// PostgreSQL connections kept by this instance at most.
     pub pool_size: u32,
+    /// Free space, in MiB, ingest leaves on the data directory's volume: below it, ingest
+    /// is refused with 507 until space is freed (`store/space.rs`). 0: never refused.
+    pub min_free_mb: u64,
 }
 
 impl StoreConfig {
@@ -308,6 +311,7 @@ impl Default for StoreConfig {
             ca_file: None,
             trust: Trust::Webpki,
             pool_size: 16,
+            min_free_mb: 256,
         }
     }
 }

@@ -73,6 +73,8 @@ pub struct Telemetry {
     live_streams: Gauge,
     tls_not_after: Family<SourceLabels, Gauge>,
     tls_reloads: Family<OutcomeLabels, Counter>,
+    free_bytes: Gauge,
+    min_free_bytes: Gauge,
 }
 
 impl Default for Telemetry {
@@ -165,6 +167,18 @@ impl Telemetry {
             "Reloads of the TLS certificate (SIGHUP, the daily renewal), by outcome (ok, failed)",
             tls_reloads.clone(),
         );
+        let free_bytes = Gauge::default();
+        registry.register(
+            "cxwatch_data_dir_free_bytes",
+            "Bytes still free for cxwatch on the volume holding the data directory",
+            free_bytes.clone(),
+        );
+        let min_free_bytes = Gauge::default();
+        registry.register(
+            "cxwatch_data_dir_min_free_bytes",
+            "Free bytes ingest leaves on that volume (store.min_free_mb): below, ingest is refused",
+            min_free_bytes.clone(),
+        );
         Telemetry {
             registry,
             runs,
@@ -180,6 +194,8 @@ impl Telemetry {
             live_streams,
             tls_not_after,
             tls_reloads,
+            free_bytes,
+            min_free_bytes,
         }
     }
 
@@ -258,6 +274,12 @@ impl Telemetry {
     /// Reads the store's gauges and writes the OpenMetrics text.
     pub async fn scrape(&self, store: Option<&Store>) -> String {
         if let Some(store) = store {
+            if let Ok(r) = store.space().reading() {
+                self.free_bytes
+                    .set(i64::try_from(r.free).unwrap_or(i64::MAX));
+            }
+            self.min_free_bytes
+                .set(i64::try_from(store.space().min_free()).unwrap_or(i64::MAX));
             if let Ok(size) = store.database_size().await {
                 self.database_size.set(size);
             }

@@ -53,6 +53,7 @@ mod sso;
 mod store_copy;
 mod storm;
 mod systemd;
+mod store_faults;
 mod trs_api;
 mod trs_dst;
 mod trs_recount;

@@ -165,8 +165,14 @@ error_codes! {
     Internal = INTERNAL_SERVER_ERROR, "INTERNAL";
     /// 502: proxy mode: the upstream failed.
     BadGateway = BAD_GATEWAY, "BAD_GATEWAY";
+    /// 503: the database cannot be reached (stopped, restarting, unreachable); nothing was
+    /// done: send the same call again after the seconds `Retry-After` says.
+    Unavailable = SERVICE_UNAVAILABLE, "UNAVAILABLE";
     /// 504: proxy mode: the upstream did not answer in time.
     GatewayTimeout = GATEWAY_TIMEOUT, "GATEWAY_TIMEOUT";
+    /// 507: the server's disk is full or below `store.min_free_mb`; nothing was stored:
+    /// send the same call again after the seconds `Retry-After` says.
+    InsufficientStorage = INSUFFICIENT_STORAGE, "INSUFFICIENT_STORAGE";
 }
 
 impl ErrorCode {
@@ -251,7 +257,20 @@ pub enum ApiError {
     /// says how.
     #[oai(status = 502)]
     BadGateway(Json<ErrorBody>),
+    /// The database cannot be reached; nothing was done. Send the same call again after
+    /// the seconds `Retry-After` says.
+    #[oai(status = 503)]
+    ServiceUnavailable(Json<ErrorBody>, #[oai(header = "Retry-After")] Option<u64>),
+    /// The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+    /// the same call again after the seconds `Retry-After` says.
+    #[oai(status = 507)]
+    InsufficientStorage(Json<ErrorBody>, #[oai(header = "Retry-After")] Option<u64>),
 }
+
+/// Seconds a client is asked to wait (`Retry-After`) when the database cannot be reached.
+pub const RETRY_UNAVAILABLE_SECS: u64 = 5;
+/// Seconds a client is asked to wait (`Retry-After`) when the disk is full.
+pub const RETRY_NO_SPACE_SECS: u64 = 30;
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
@@ -285,8 +304,12 @@ pub mod fails {
     pub const INTERNAL: u16 = 1 << 8;
     /// 502: a server the call depends on (mail, gateway, Jira, an identity provider) failed.
     pub const BAD_GATEWAY: u16 = 1 << 9;
+    /// 503: the database cannot be reached (derived for every operation that lists 500).
+    pub const SERVICE_UNAVAILABLE: u16 = 1 << 10;
+    /// 507: the disk is full (derived for every operation that lists 500).
+    pub const INSUFFICIENT_STORAGE: u16 = 1 << 11;
     /// Every status an [`super::ApiError`] may have.
-    pub const ALL: u16 = (1 << 10) - 1;
+    pub const ALL: u16 = (1 << 12) - 1;
 
     /// The bit of an error status (0 for one no `ApiError` has).
     pub const fn of_status(status: u16) -> u16 {
@@ -301,6 +324,8 @@ pub mod fails {
             429 => TOO_MANY_REQUESTS,
             500 => INTERNAL,
             502 => BAD_GATEWAY,
+            503 => SERVICE_UNAVAILABLE,
+            507 => INSUFFICIENT_STORAGE,
             _ => 0,
         }
     }
@@ -383,6 +408,12 @@ impl ApiError {
             ErrorCode::TooManyRequests => ApiError::TooManyRequests(body, None),
             ErrorCode::Internal => ApiError::Internal(body),
             ErrorCode::BadGateway => ApiError::BadGateway(body),
+            ErrorCode::Unavailable => {
+                ApiError::ServiceUnavailable(body, Some(RETRY_UNAVAILABLE_SECS))
+            }
+            ErrorCode::InsufficientStorage => {
+                ApiError::InsufficientStorage(body, Some(RETRY_NO_SPACE_SECS))
+            }
             _ => ApiError::BadRequest(body),
         }
     }
@@ -399,7 +430,9 @@ impl ApiError {
             | ApiError::UnsupportedMediaType(b)
             | ApiError::TooManyRequests(b, _)
             | ApiError::Internal(b)
-            | ApiError::BadGateway(b) => b,
+            | ApiError::BadGateway(b)
+            | ApiError::ServiceUnavailable(b, _)
+            | ApiError::InsufficientStorage(b, _) => b,
         };
         body.reason_code = code;
         body.reason_status = status;
@@ -451,6 +484,25 @@ impl ApiError {
             })
             .collect();
         ApiError::new(code, messages, fields)
+    }
+    /// 503 with `Retry-After`: the database cannot be reached. The cause goes to the log;
+    /// the client learns only that it should try again.
+    pub fn unavailable(cause: impl std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "database unavailable");
+        ApiError::one(
+            ErrorCode::Unavailable,
+            format!(
+                "The database cannot be reached; nothing was done. Try again in {RETRY_UNAVAILABLE_SECS} seconds."
+            ),
+        )
+    }
+    /// 507 with `Retry-After`: the disk is full (the reason says how full).
+    pub fn no_space(reason: impl std::fmt::Display) -> Self {
+        tracing::warn!(%reason, "refused: no disk space");
+        ApiError::one(
+            ErrorCode::InsufficientStorage,
+            format!("{reason} Nothing was stored; try again later."),
+        )
     }
     /// Logs the cause and answers 500 without revealing it.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
@@ -507,6 +559,11 @@ impl From<StoreError> for ApiError {
                 },
                 vec![problem],
             ),
+            other if other.is_unavailable() => ApiError::unavailable(other),
+            StoreError::NoSpace(reason) => ApiError::no_space(reason),
+            other if other.is_no_space() => {
+                ApiError::no_space(format!("The server's disk is full ({other})."))
+            }
             other => ApiError::internal(other),
         }
     }

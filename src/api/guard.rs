@@ -6,9 +6,10 @@
 //! An operation without either parameter is public. A handler then states what it needs:
 //! `auth.require(Need::AdminWrite)?`.
 
-use poem::Request;
+use poem::{Request, RequestBody};
 use poem_openapi::auth::{ApiKey, Bearer};
-use poem_openapi::SecurityScheme;
+use poem_openapi::registry::Registry;
+use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions, SecurityScheme};
 
 use super::envelope::ApiError;
 use super::AppState;
@@ -41,6 +42,8 @@ pub async fn caller_for(state: &AppState, token: &str) -> poem::Result<Caller> {
         Ok(None) => Err(poem::Error::from_status(
             poem::http::StatusCode::UNAUTHORIZED,
         )),
+        // The database away: 503, never 401 (the token may well be good).
+        Err(e) if e.is_unavailable() => Err(ApiError::unavailable(e).into()),
         Err(e) => {
             tracing::error!(error = %e, "session lookup failed");
             Err(poem::Error::from_status(
@@ -71,10 +74,42 @@ pub struct KeyHeader(());
 pub struct KeyBearer(());
 
 /// What test engines send: an ingest API key, in either header.
-#[derive(SecurityScheme)]
-pub enum IngestKey {
-    Header(KeyHeader),
-    Bearer(KeyBearer),
+///
+/// Not poem-openapi's derived enum: that one tries each header in turn and answers the
+/// last one's failure, so a key in `X-API-Key` that could not be checked (the database
+/// away: 503) was answered as the missing `Authorization` header's 401, and an engine that
+/// takes 401 as final dropped its runs. Here the header the request carries decides:
+/// `X-API-Key` when present, else `Authorization`.
+pub struct IngestKey;
+
+impl<'a> ApiExtractor<'a> for IngestKey {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::SecurityScheme];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn register(registry: &mut Registry) {
+        KeyHeader::register(registry);
+        KeyBearer::register(registry);
+    }
+
+    fn security_schemes() -> Vec<&'static str> {
+        let mut all = KeyHeader::security_schemes();
+        all.extend(KeyBearer::security_schemes());
+        all
+    }
+
+    async fn from_request(
+        req: &'a Request,
+        body: &mut RequestBody,
+        _: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        if req.headers().contains_key("x-api-key") {
+            KeyHeader::from_request(req, body, ExtractParamOptions::default()).await?;
+        } else {
+            KeyBearer::from_request(req, body, ExtractParamOptions::default()).await?;
+        }
+        Ok(IngestKey)
+    }
 }
 
 async fn valid_key(req: &Request, key: ApiKey) -> poem::Result<()> {
@@ -98,6 +133,8 @@ async fn check_key(req: &Request, key: &str) -> poem::Result<()> {
             "The API key is not valid.",
             poem::http::StatusCode::UNAUTHORIZED,
         )),
+        // The database away: 503, never 401 (the key may well be good).
+        Err(e) if e.is_unavailable() => Err(ApiError::unavailable(e).into()),
         Err(e) => {
             tracing::error!(error = %e, "API key lookup failed");
             Err(poem::Error::from_status(

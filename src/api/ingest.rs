@@ -6,6 +6,8 @@
 //! the key is checked before the body is read. `runs` and `health` take
 //! `application/json` only (415 otherwise); their items are parsed one by one. A batch is
 //! committed before it is answered: an acknowledged run survives a crash of cxwatch.
+//! Below `store.min_free_mb` of free space they are refused with 507 before the body is
+//! read (`store/space.rs`); with the database away, 503 (docs/ingest.md 'When to retry').
 
 use std::marker::PhantomData;
 
@@ -287,9 +289,16 @@ impl IngestApi {
         body: JsonBody<RunBatchBody>,
     ) -> Answer<
         Json<Envelope<IngestResult>>,
-        { BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE | INTERNAL },
+        {
+            BAD_REQUEST
+                | PAYLOAD_TOO_LARGE
+                | UNSUPPORTED_MEDIA_TYPE
+                | INTERNAL
+                | INSUFFICIENT_STORAGE
+        },
     > {
         require_json(req)?;
+        state.store.check_ingest_space()?;
         let Read::Bytes(bytes) = read_limited(body.0, MAX_RUNS_BODY).await? else {
             return Err(too_large("The body", MAX_RUNS_BODY).into());
         };
@@ -335,7 +344,13 @@ impl IngestApi {
         body: AudioBody,
     ) -> Answer<
         Json<Envelope<RecordingCreated>>,
-        { BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE | INTERNAL },
+        {
+            BAD_REQUEST
+                | PAYLOAD_TOO_LARGE
+                | UNSUPPORTED_MEDIA_TYPE
+                | INTERNAL
+                | INSUFFICIENT_STORAGE
+        },
     > {
         let given = req
             .headers()
@@ -349,6 +364,7 @@ impl IngestApi {
             ))
             .into());
         };
+        state.store.check_ingest_space()?;
         let Read::Bytes(bytes) = read_limited(body.0, recordings::MAX_BYTES).await? else {
             return Err(too_large("The recording", recordings::MAX_BYTES).into());
         };
@@ -374,9 +390,16 @@ impl IngestApi {
         body: JsonBody<HealthBatchBody>,
     ) -> Answer<
         Json<Envelope<HealthResult>>,
-        { BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE | INTERNAL },
+        {
+            BAD_REQUEST
+                | PAYLOAD_TOO_LARGE
+                | UNSUPPORTED_MEDIA_TYPE
+                | INTERNAL
+                | INSUFFICIENT_STORAGE
+        },
     > {
         require_json(req)?;
+        state.store.check_ingest_space()?;
         let Read::Bytes(bytes) = read_limited(body.0, MAX_HEALTH_BODY).await? else {
             return Err(too_large("The body", MAX_HEALTH_BODY).into());
         };

@@ -165,7 +165,8 @@ pub fn openapi_json() -> String {
 /// (the handler's own are its return type's, `envelope::fails`): with a guard, 401 (no
 /// valid token or key) and 500 (the guard's lookup failed); with parameters or a body, 400
 /// (one that does not parse); with a body, 413 (larger than the operation takes,
-/// `server::limits`) and 415 (not a content type it takes).
+/// `server::limits`) and 415 (not a content type it takes); with 500, 503 (the database
+/// cannot be reached) and 507 (the disk is full).
 fn add_shape_errors(doc: &mut serde_json::Value) {
     use poem_openapi::ApiResponse;
     let answers: std::collections::BTreeMap<u16, serde_json::Value> = envelope::ApiError::meta()
@@ -197,6 +198,10 @@ fn add_shape_errors(doc: &mut serde_json::Value) {
         let Some(responses) = op["responses"].as_object_mut() else {
             continue;
         };
+        // A call that may fail in the store may find the database away or the disk full.
+        if guarded || responses.contains_key("500") {
+            add.extend([503, 507]);
+        }
         for status in add {
             if let Some(answer) = answers.get(&status) {
                 responses

@@ -120,8 +120,13 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
             "users live in the upstream service in proxy mode; `cxwatch user` needs api.mode = \"embedded\""
         );
     }
-    let store = Store::open_config(config)
-        .with_context(|| format!("cannot open the store in {}", config.data_dir.display()))?;
+    // Only `add` may make the database (a new site's first administrator); the others
+    // need its users, and must not leave an empty database behind a mistyped --data-dir.
+    let store = match cmd {
+        UserCommand::Add(_) => Store::open_config(config),
+        _ => Store::open_config_existing(config),
+    }
+    .with_context(|| format!("cannot open the store in {}", config.data_dir.display()))?;
     match cmd {
         UserCommand::Add(args) => add(&store, args),
         UserCommand::LoginLink(args) => login_link(&store, &args.username),

@@ -44,8 +44,9 @@ pub struct ServeOptions {
 }
 
 /// Health: the server answers, and in embedded mode its database does too (PostgreSQL may
-/// be down or unreachable while the console runs): 200 `ok`, else 503 with the reason, so a
-/// load balancer sends no requests to an instance that cannot serve them.
+/// be down or unreachable while the console runs) and the data directory's disk has room
+/// for ingest (`store.min_free_mb`): 200 `ok`, else 503 with the reason, so a load balancer
+/// sends no requests to an instance that cannot serve them and an operator reads why.
 #[handler]
 async fn healthz(store: poem::web::Data<&Option<Store>>) -> poem::Response {
     let Some(store) = store.0 else {
@@ -53,7 +54,10 @@ async fn healthz(store: poem::web::Data<&Option<Store>>) -> poem::Response {
     };
     let answered = tokio::time::timeout(std::time::Duration::from_secs(5), store.ping()).await;
     match answered {
-        Ok(Ok(())) => "ok".into_response(),
+        Ok(Ok(())) => match store.space_shortage() {
+            None => "ok".into_response(),
+            Some(reason) => unavailable(format!("disk space low: {reason}")),
+        },
         Ok(Err(e)) => unavailable(format!("database unavailable: {e}")),
         Err(_) => unavailable("database unavailable: no answer within 5 seconds".into()),
     }

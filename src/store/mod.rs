@@ -42,6 +42,7 @@ pub mod run_detail;
 pub mod runs;
 pub mod schema;
 pub mod site;
+pub mod space;
 pub mod sql;
 pub mod sqlite;
 pub mod sso;
@@ -100,6 +101,8 @@ pub struct StoreOptions {
     pub synchronous: Synchronous,
     /// Page cache of all connections together, in MiB.
     pub cache_mib: u32,
+    /// Free space ingest leaves on the data directory's volume, in MiB (`space.rs`).
+    pub min_free_mb: u64,
 }
 
 impl Default for StoreOptions {
@@ -113,6 +116,7 @@ impl From<&StoreConfig> for StoreOptions {
         StoreOptions {
             synchronous: c.synchronous,
             cache_mib: c.cache_mib,
+            min_free_mb: c.min_free_mb,
         }
     }
 }
@@ -159,6 +163,9 @@ pub enum StoreError {
     /// it was applied, one removed, one numbered below the database's version).
     #[error("{0}")]
     Migration(String),
+    /// The data directory's volume is full, or below `store.min_free_mb` (`space.rs`).
+    #[error("{0}")]
+    NoSpace(String),
     #[error("store I/O: {0}")]
     Io(#[from] std::io::Error),
     #[error("store task failed: {0}")]
@@ -166,6 +173,31 @@ pub enum StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+impl StoreError {
+    /// Whether the database could not be reached at all (PostgreSQL stopped, restarting or
+    /// unreachable; the pool without a connection): nothing was done, and the same call
+    /// may succeed once it is back.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Unavailable(_) => true,
+            StoreError::Postgres(e) => pg::is_unreachable(e),
+            _ => false,
+        }
+    }
+
+    /// Whether the call failed because the volume is full (or below `store.min_free_mb`).
+    pub fn is_no_space(&self) -> bool {
+        match self {
+            StoreError::NoSpace(_) => true,
+            StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
+                e.code == rusqlite::ErrorCode::DiskFull
+            }
+            StoreError::Io(e) => e.raw_os_error() == Some(libc::ENOSPC),
+            _ => false,
+        }
+    }
+}
 
 /// Whether a [`StoreError::Field`] problem conflicts with stored data or is invalid input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,6 +350,11 @@ backend!(
 #[derive(Clone)]
 pub struct Store {
     backend: Arc<dyn Backend>,
+    /// The data directory's volume.
+    space: Arc<space::Space>,
+    /// Whether ingest is refused when that volume is low: on SQLite, whose database is
+    /// there (on PostgreSQL only a cache of recordings is).
+    guard_space: bool,
 }
 
 impl std::ops::Deref for Store {
@@ -330,32 +367,85 @@ impl std::ops::Deref for Store {
 impl Store {
     /// Opens (or creates) the SQLite database in `data_dir` and applies pending migrations.
     pub fn open(data_dir: &Path, options: StoreOptions) -> StoreResult<Store> {
-        Ok(Store {
-            backend: Arc::new(Sqlite::open(data_dir, options)?),
-        })
+        Ok(Store::sqlite(
+            Sqlite::open(data_dir, options)?,
+            data_dir,
+            options,
+        ))
+    }
+
+    /// Opens the SQLite database in `data_dir` only when it exists: for the commands that
+    /// only read, which must not leave an empty database behind a mistyped `--data-dir`.
+    pub fn open_existing(data_dir: &Path, options: StoreOptions) -> StoreResult<Store> {
+        let file = data_dir.join(DB_FILE);
+        if !file.is_file() {
+            return Err(StoreError::NotFound(format!(
+                "there is no database at {}: check --data-dir (or data_dir in the config); \
+                 `cxwatch serve` creates it on a new site",
+                file.display()
+            )));
+        }
+        Store::open(data_dir, options)
+    }
+
+    fn sqlite(sqlite: Sqlite, data_dir: &Path, options: StoreOptions) -> Store {
+        Store {
+            backend: Arc::new(sqlite),
+            space: Arc::new(space::Space::new(data_dir, options.min_free_mb)),
+            guard_space: true,
+        }
+    }
+
+    /// The data directory's volume: its free space and the reserve (`store.min_free_mb`).
+    pub fn space(&self) -> &space::Space {
+        &self.space
+    }
+
+    /// Ok when ingest may write; [`StoreError::NoSpace`] when the data directory's volume
+    /// has less free space than `store.min_free_mb` (SQLite only).
+    pub fn check_ingest_space(&self) -> StoreResult<()> {
+        match self.guard_space {
+            true => self.space.check(),
+            false => Ok(()),
+        }
+    }
+
+    /// Why ingest is refused now for lack of space, if it is (`/healthz`).
+    pub fn space_shortage(&self) -> Option<String> {
+        self.guard_space.then(|| self.space.shortage()).flatten()
     }
 
     /// Opens the store `[store]` names: PostgreSQL when `url` is given, else the SQLite
     /// file in `data_dir`. Either way the schema is brought up to date first.
     pub async fn connect(config: &StoreConfig, data_dir: &Path) -> StoreResult<Store> {
+        let options = StoreOptions::from(config);
         if config.is_postgres() {
             Ok(Store {
                 backend: Arc::new(pg::Postgres::connect(config, data_dir).await?),
+                space: Arc::new(space::Space::new(data_dir, options.min_free_mb)),
+                guard_space: false,
             })
         } else {
-            let (dir, options) = (data_dir.to_path_buf(), StoreOptions::from(config));
+            let dir = data_dir.to_path_buf();
             let sqlite = tokio::task::spawn_blocking(move || Sqlite::open(&dir, options))
                 .await
                 .map_err(|e| StoreError::Task(e.to_string()))??;
-            Ok(Store {
-                backend: Arc::new(sqlite),
-            })
+            Ok(Store::sqlite(sqlite, data_dir, options))
         }
     }
 
     /// [`Store::connect`] from synchronous code (the command line).
     pub fn open_config(config: &crate::config::Config) -> StoreResult<Store> {
         Self::block_on(Self::connect(&config.store, &config.data_dir))
+    }
+
+    /// [`Store::open_config`] for a command that only reads: a SQLite database that does
+    /// not exist is an error, not made ([`Store::open_existing`]).
+    pub fn open_config_existing(config: &crate::config::Config) -> StoreResult<Store> {
+        match config.store.is_postgres() {
+            true => Self::open_config(config),
+            false => Store::open_existing(&config.data_dir, StoreOptions::from(&config.store)),
+        }
     }
 
     /// [`Store::block_on`] for the command line: its changes are audited as `cli:<user>`.
@@ -503,9 +593,11 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     // wal_autocheckpoint: an ingest batch dirties a few pages per run spread over the tables
     // (one hot leaf per test case in the run index and the rollups). Checkpointing every ~1000
-    // WAL pages (SQLite's default) copies them after nearly every batch; every 10,000 pages
-    // (40 MiB) a checkpoint writes each hot page once for several batches. The writer's
+    // WAL pages (SQLite's default) copies them after nearly every batch; every 4,096 pages
+    // (16 MiB) a checkpoint writes each hot page once for a few batches while the WAL stays
+    // small enough to fold into the database on a nearly full volume. The writer's
     // connection checkpoints on a thread of its own instead (`sqlite/checkpoint.rs`).
+    // journal_size_limit: the WAL file is cut back to that size when it starts over.
     // WAL: readers never block the writer. synchronous=NORMAL in WAL mode loses nothing
     // when the process is killed; only a power cut may drop the last commits. FULL (the
     // `store.synchronous` setting) syncs the WAL at every commit.
@@ -520,7 +612,10 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
          PRAGMA foreign_keys = ON;
          PRAGMA temp_store = MEMORY;
          PRAGMA cache_size = -{cache_kib};
-         PRAGMA wal_autocheckpoint = 10000;"
+         PRAGMA wal_autocheckpoint = {autocheckpoint};
+         PRAGMA journal_size_limit = {wal_limit};",
+        autocheckpoint = sqlite::checkpoint::CHECKPOINT_PAGES,
+        wal_limit = sqlite::checkpoint::WAL_SIZE_LIMIT,
     ))?;
     Ok(conn)
 }
@@ -806,6 +901,7 @@ mod tests {
         let full = StoreOptions {
             synchronous: Synchronous::Full,
             cache_mib: 64,
+            min_free_mb: 0,
         };
         let store = Sqlite::open(dir.path(), full).unwrap();
         let w = store.inner.writer.lock().unwrap();

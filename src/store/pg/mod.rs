@@ -296,6 +296,26 @@ pub(crate) fn message(e: &tokio_postgres::Error) -> String {
     }
 }
 
+/// Whether `e` says the server cannot be reached or is going away rather than that a
+/// statement failed: the connection closed or broke, or the server refuses connections or
+/// ended them (class 08, connection exception; 57P01-57P03, shutting down or starting up).
+pub(crate) fn is_unreachable(e: &tokio_postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.as_db_error() {
+        Some(db) => {
+            let code = db.code().code();
+            code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03")
+        }
+        // No answer from the server: an I/O error (refused, reset) or a timeout.
+        None => {
+            std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+                || e.to_string().contains("timeout")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,8 @@
 //!
 //! If that thread falls behind (a long reader holds old pages, a slow disk), the writer
 //! checkpoints itself past [`WRITER_CHECKPOINT_PAGES`], as SQLite's own would, so the WAL
-//! stays bounded.
+//! stays bounded; once a checkpoint has copied all of it, the next commit starts the WAL
+//! over and cuts the file back to [`WAL_SIZE_LIMIT`].
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::mpsc::{sync_channel, SyncSender};
@@ -20,14 +21,21 @@ use rusqlite::{ffi, Connection};
 
 use crate::store::StoreResult;
 
-/// WAL pages after a commit at which the background checkpoint starts (40 MiB). A batch of
+/// WAL pages after a commit at which the background checkpoint starts (16 MiB). A batch of
 /// 500 runs dirties about 1,600 pages; checkpointing every few batches writes each hot page
-/// once for several of them.
-pub const CHECKPOINT_PAGES: c_int = 10_000;
+/// once for several of them. Not more: until a checkpoint has copied them, the commits are
+/// only in the WAL, and on a full volume a checkpoint needs room in the database file for
+/// as many pages as the WAL holds (`store.min_free_mb` keeps that room, `store/space.rs`).
+pub const CHECKPOINT_PAGES: c_int = 4_096;
 
-/// WAL pages after a commit at which the writer checkpoints itself: the background
-/// checkpoint has fallen far behind.
-pub const WRITER_CHECKPOINT_PAGES: c_int = 40_000;
+/// WAL pages after a commit at which the writer checkpoints itself (32 MiB): the
+/// background checkpoint has fallen far behind.
+pub const WRITER_CHECKPOINT_PAGES: c_int = 8_192;
+
+/// Bytes the WAL file is cut back to when it is reset after a complete checkpoint
+/// (`journal_size_limit`): without it the file keeps the size of its largest run of
+/// commits, space the volume does not get back.
+pub const WAL_SIZE_LIMIT: i64 = 8 * 1024 * 1024;
 
 /// What the writer's WAL hook holds: where to signal. Dropping it (with the writer's
 /// connection, which must go first) ends the checkpoint thread.
@@ -133,7 +141,8 @@ mod tests {
                 )
                 .unwrap()
         };
-        for _ in 0..9 {
+        // Below the threshold (4,096 pages): three commits of about 1,000.
+        for _ in 0..3 {
             commit();
         }
         // Below the threshold nothing is copied into the database file.
@@ -142,7 +151,7 @@ mod tests {
         commit();
         commit();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while file_pages() < 10_000 {
+        while file_pages() < 4_000 {
             assert!(
                 std::time::Instant::now() < deadline,
                 "no checkpoint: {} pages",

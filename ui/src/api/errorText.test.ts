@@ -51,4 +51,13 @@ describe("what a failed call says in the console's language", () => {
     );
     expect(failureText({ method: "GET", path: "reports/1", status: 401, code: "UNAUTHORIZED" }, false)).toBeUndefined();
   });
+
+  it("says the database is away or the disk full, not that the server failed", () => {
+    expect(said({ method: "GET", path: "reports", status: 503, code: "UNAVAILABLE" }, "fr")).toBe(
+      "La base de données est injoignable ; rien n’a été fait. Réessayez dans quelques secondes.",
+    );
+    expect(said({ method: "PUT", path: "users/3", status: 507, code: "INSUFFICIENT_STORAGE" }, "fr")).toBe(
+      "Le disque du serveur est plein ; rien n’a été enregistré. Réessayez une fois de l’espace libéré.",
+    );
+  });
 });

@@ -55,6 +55,8 @@ const BY_CODE: Record<string, MessageDescriptor> = {
   INTERNAL: msg`The server failed. Try again later, otherwise contact support.`,
   BAD_GATEWAY: msg`A server the console depends on failed. Try again later.`,
   GATEWAY_TIMEOUT: msg`A server the console depends on did not answer. Try again later.`,
+  UNAVAILABLE: msg`The database cannot be reached; nothing was done. Try again in a few seconds.`,
+  INSUFFICIENT_STORAGE: msg`The server's disk is full; nothing was saved. Try again once space is freed.`,
 };
 
 /** Codes whose own words (the server's, in English) say more than the sentence by code. */
