@@ -138,6 +138,9 @@ pub struct AuthConfig {
     pub token_ttl_secs: u64,
     /// Lifetime of a token when Remember Me is checked, in days.
     pub remember_ttl_days: u64,
+    /// Seconds a session may make no call before it ends (spec §4's 15 minutes, kept on
+    /// the server too); kiosk sessions excepted. 0: no idle limit on the server.
+    pub idle_timeout_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -898,6 +901,7 @@ impl Default for AuthConfig {
         AuthConfig {
             token_ttl_secs: 12 * 60 * 60,
             remember_ttl_days: 30,
+            idle_timeout_secs: 15 * 60,
         }
     }
 }
@@ -1219,6 +1223,23 @@ impl Config {
             .timezone
             .parse()
             .unwrap_or(chrono_tz::America::Toronto)
+    }
+
+    /// The product's and the site's names, which a new password must not be made of
+    /// (`domain::user::site_words`): the tenants' names, the console's host names and the
+    /// host of `notify.public_url`.
+    pub fn password_words(&self) -> Vec<String> {
+        let public = reqwest::Url::parse(&self.notify.public_url)
+            .ok()
+            .and_then(|u| u.host_str().map(String::from));
+        let names: Vec<&str> = self
+            .tenants
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(self.server.hostnames.iter().map(String::as_str))
+            .chain(public.as_deref())
+            .collect();
+        crate::domain::user::site_words(names)
     }
 
     /// The tenant whose host names include `host` (port ignored, case-insensitive).

@@ -193,6 +193,11 @@ impl Endpoint for Proxy {
         }
         let mut out = Response::builder().status(resp.status()).finish();
         *out.headers_mut() = filter_response_headers(resp.headers());
+        // As in embedded mode: the upstream's answers hold the site's data and tokens; none
+        // is kept by a cache unless the upstream says how.
+        out.headers_mut()
+            .entry(header::CACHE_CONTROL)
+            .or_insert(HeaderValue::from_static("no-store"));
         if method == Method::HEAD {
             return Ok(out);
         }

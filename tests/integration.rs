@@ -47,6 +47,7 @@ mod reports;
 mod role_matrix;
 mod rundetail;
 mod server;
+mod sessions;
 mod site;
 mod spec7;
 mod sso;

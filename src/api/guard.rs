@@ -35,9 +35,11 @@ async fn caller_of_token(req: &Request, bearer: Bearer) -> poem::Result<Caller> 
     caller_for(state, &bearer.token).await
 }
 
-/// The caller behind a token; 401 when there is none (the catch-all gives the envelope).
+/// The caller behind a token; 401 when there is none, or when the session was idle for
+/// `auth.idle_timeout_secs` (the catch-all gives the envelope).
 pub async fn caller_for(state: &AppState, token: &str) -> poem::Result<Caller> {
-    match state.store.caller_for_token(token.trim(), now_secs()).await {
+    let idle = i64::try_from(state.config.auth.idle_timeout_secs).unwrap_or(i64::MAX);
+    match state.store.use_token(token.trim(), now_secs(), idle).await {
         Ok(Some(caller)) => Ok(caller),
         Ok(None) => Err(poem::Error::from_status(
             poem::http::StatusCode::UNAUTHORIZED,

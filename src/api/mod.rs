@@ -10,6 +10,7 @@ pub mod audit;
 pub mod auth;
 pub mod auto_tickets;
 pub mod catalog;
+pub mod dependents;
 pub mod distributions;
 pub mod envelope;
 pub mod files;
@@ -243,8 +244,6 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                 let token = bearer(&req);
                 let ingest = req.uri().path().contains("/ingest/");
                 let allow = allowed_methods(req.uri().path());
-                // Sign-in answers carry tokens (or say why not): no cache keeps any of them.
-                let no_store = req.uri().path().starts_with("/auth/");
                 let actor = actor_of(&state, &req, token.as_deref(), ingest).await;
                 let answer = match crate::store::audit::as_actor(actor, ep.call(req)).await {
                     Ok(r) if is_bare_error(&r) => {
@@ -262,11 +261,12 @@ pub fn routes(state: AppState) -> impl Endpoint<Output = Response> {
                     }
                 };
                 answer.map(|mut r| {
-                    if no_store {
-                        r.headers_mut()
-                            .entry(poem::http::header::CACHE_CONTROL)
-                            .or_insert(poem::http::HeaderValue::from_static("no-store"));
-                    }
+                    // Answers carry tokens and the site's data: no cache (a shared
+                    // workstation's browser, a proxy) keeps any of them. A handler that says
+                    // otherwise (a recording's immutable bytes, private) keeps its own.
+                    r.headers_mut()
+                        .entry(poem::http::header::CACHE_CONTROL)
+                        .or_insert(poem::http::HeaderValue::from_static("no-store"));
                     // RFC 9110 §15.5.6: a 405 lists the methods the path has.
                     if r.status() == StatusCode::METHOD_NOT_ALLOWED {
                         if let Some(allow) = allow.and_then(|a| a.parse().ok()) {

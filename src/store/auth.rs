@@ -17,6 +17,11 @@ use crate::domain::user::User;
 /// How long a one-time id (GET /api/auth/getToken) stays valid.
 pub const ONE_TIME_ID_TTL_SECS: i64 = 120;
 
+/// A token's last use is written at most this often (seconds), so that a call does not
+/// write to the database each time. The idle limit is therefore met up to this much early,
+/// never late.
+pub const TOUCH_EVERY_SECS: i64 = 60;
+
 /// A user with the password hash sign-in verifies.
 #[derive(Debug, Clone)]
 pub struct Credentials {
@@ -29,6 +34,12 @@ pub struct Credentials {
 pub trait AuthStore {
     /// The caller behind a console token that exists and has not expired.
     async fn caller_for_token(&self, token: &str, now: i64) -> StoreResult<Option<Caller>>;
+    /// A call made with a console token: its caller, as [`Self::caller_for_token`], unless
+    /// the session made no call for `idle_secs` (0: no idle limit) and is not a kiosk
+    /// session; the call is the session's last use (written at most every
+    /// [`TOUCH_EVERY_SECS`]).
+    async fn use_token(&self, token: &str, now: i64, idle_secs: i64)
+        -> StoreResult<Option<Caller>>;
     /// The user with this username (without case) and their password hash.
     async fn credentials(&self, username: &str) -> StoreResult<Option<Credentials>>;
     /// Starts a session: sweeps expired tokens and ids, stores the SHA-256 of a fresh token
@@ -85,26 +96,36 @@ pub fn hash_secret(secret: &str) -> String {
 impl<S: SqlStore> AuthStore for S {
     async fn caller_for_token(&self, token: &str, now: i64) -> StoreResult<Option<Caller>> {
         sql::read!(self, [hash = hash_secret(token)], |c| {
-            let row = c
-                .query_opt(
-                    "SELECT u.id, u.username, u.roles, u.access_type, t.kiosk
-                       FROM tokens t JOIN users u ON u.id = t.user_id
-                      WHERE t.token_hash = $1 AND t.expires_at > $2",
-                    &[&hash, &now],
+            Ok(token_caller(c, hash, now).await?.map(|(caller, _)| caller))
+        })
+    }
+
+    async fn use_token(
+        &self,
+        token: &str,
+        now: i64,
+        idle_secs: i64,
+    ) -> StoreResult<Option<Caller>> {
+        let found = sql::read!(self, [hash = hash_secret(token)], |c| {
+            token_caller(c, hash, now).await
+        })?;
+        let Some((caller, last_used)) = found else {
+            return Ok(None);
+        };
+        if !caller.kiosk && idle_secs > 0 && now - last_used >= idle_secs {
+            return Ok(None);
+        }
+        if now - last_used >= TOUCH_EVERY_SECS {
+            sql::write!(self, [h = caller.token_hash.clone()], |c| {
+                c.execute(
+                    "UPDATE tokens SET last_used_at = $2 WHERE token_hash = $1 AND last_used_at < $2",
+                    &[&h, &now],
                 )
                 .await?;
-            let Some(r) = row else {
-                return Ok(None);
-            };
-            Ok(Some(Caller {
-                user_id: r.col("id")?,
-                username: r.col("username")?,
-                roles: split_roles(&r.col::<String>("roles")?),
-                access: AccessType::of(&r.col::<String>("access_type")?),
-                token_hash: hash,
-                kiosk: r.col("kiosk")?,
-            }))
-        })
+                Ok(())
+            })?;
+        }
+        Ok(Some(caller))
     }
 
     async fn credentials(&self, username: &str) -> StoreResult<Option<Credentials>> {
@@ -222,6 +243,32 @@ impl<S: SqlStore> AuthStore for S {
     }
 }
 
+/// The caller of the unexpired token whose hash is `hash`, and when it was last used.
+async fn token_caller(c: &impl Exec, hash: String, now: i64) -> StoreResult<Option<(Caller, i64)>> {
+    let row = c
+        .query_opt(
+            "SELECT u.id, u.username, u.roles, u.access_type, t.kiosk, t.last_used_at
+               FROM tokens t JOIN users u ON u.id = t.user_id
+              WHERE t.token_hash = $1 AND t.expires_at > $2",
+            &[&hash, &now],
+        )
+        .await?;
+    let Some(r) = row else {
+        return Ok(None);
+    };
+    Ok(Some((
+        Caller {
+            user_id: r.col("id")?,
+            username: r.col("username")?,
+            roles: split_roles(&r.col::<String>("roles")?),
+            access: AccessType::of(&r.col::<String>("access_type")?),
+            token_hash: hash,
+            kiosk: r.col("kiosk")?,
+        },
+        r.col("last_used_at")?,
+    )))
+}
+
 async fn create_token(
     c: &impl Exec,
     user_id: i64,
@@ -232,8 +279,8 @@ async fn create_token(
 ) -> StoreResult<String> {
     let token = generate_secret();
     c.execute(
-        "INSERT INTO tokens (token_hash, user_id, remember, kiosk, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO tokens (token_hash, user_id, remember, kiosk, created_at, expires_at, last_used_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $5)",
         &[
             &hash_secret(&token),
             &user_id,
