@@ -109,12 +109,12 @@ fn token(server: &Server) -> String {
             "--last-name",
             "B",
         ],
-        "correct horse battery staple\n",
+        "amber quarry heron 7\n",
     );
     assert_eq!(code, 0, "{out} {err}");
     let resp: serde_json::Value = client()
         .post(server.url("/api/auth/signin"))
-        .json(&serde_json::json!({"username": "abuser@example.com", "password": "correct horse battery staple"}))
+        .json(&serde_json::json!({"username": "abuser@example.com", "password": "amber quarry heron 7"}))
         .send()
         .unwrap()
         .json()

@@ -208,12 +208,19 @@ async fn hash(password: String) -> ApiResult<String> {
         .map_err(ApiError::internal)
 }
 
-/// The password rule for `u`'s new password (their username and names are too easy to
-/// guess).
-fn password_rule(field: &str, value: Option<&str>, u: &DomainUser) -> ApiResult<String> {
+/// The password rule for `u`'s new password (their username and names, the product's and
+/// the site's names are too easy to guess).
+fn password_rule(
+    state: &AppState,
+    field: &str,
+    value: Option<&str>,
+    u: &DomainUser,
+) -> ApiResult<String> {
     let v = value.unwrap_or("");
-    let personal = user::personal_words(&u.username, &[&u.first_name, &u.last_name]);
-    user::check_password(field, v, &personal).map_err(|e| vec![e])?;
+    let site = state.config.password_words();
+    let mut words = user::personal_words(&u.username, &[&u.first_name, &u.last_name]);
+    words.extend(site.iter().map(String::as_str));
+    user::check_password(field, v, &words).map_err(|e| vec![e])?;
     Ok(v.to_string())
 }
 
@@ -350,13 +357,15 @@ impl UsersApi {
         auth.require(Need::AdminWrite)?;
         let mut p = Problems::default();
         let draft = body.draft(&mut p);
-        let personal = user::personal_words(
+        let site = state.config.password_words();
+        let mut personal = user::personal_words(
             body.username.as_deref().unwrap_or(""),
             &[
                 body.first_name.as_deref().unwrap_or(""),
                 body.last_name.as_deref().unwrap_or(""),
             ],
         );
+        personal.extend(site.iter().map(String::as_str));
         let password = body.password.as_deref().unwrap_or("");
         if let Err(e) = user::check_password("password", password, &personal) {
             p.0.push(e);
@@ -438,7 +447,7 @@ impl UsersApi {
         let id = id.0;
         let caller = auth.require(Need::SelfOrAdminWrite(id))?;
         let target = found(&state, id).await?;
-        let new = password_rule("newPassword", body.new_password.as_deref(), &target)?;
+        let new = password_rule(&state, "newPassword", body.new_password.as_deref(), &target)?;
         if caller.user_id == id {
             let old = body.old_password.clone().unwrap_or_default();
             let stored = state.store.password_hash(id).await?.unwrap_or_default();

@@ -128,11 +128,11 @@ pub fn run(config: &Config, cmd: UserCommand) -> anyhow::Result<ExitCode> {
     }
     .with_context(|| format!("cannot open the store in {}", config.data_dir.display()))?;
     match cmd {
-        UserCommand::Add(args) => add(&store, args),
+        UserCommand::Add(args) => add(&store, args, &config.password_words()),
         UserCommand::LoginLink(args) => login_link(&store, &args.username),
         UserCommand::List => list(&store),
         UserCommand::Remove(args) => remove(&store, &args.username),
-        UserCommand::Passwd(args) => passwd(&store, args),
+        UserCommand::Passwd(args) => passwd(&store, args, &config.password_words()),
     }
 }
 
@@ -192,10 +192,11 @@ fn remove(store: &Store, username: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn passwd(store: &Store, args: PasswdArgs) -> anyhow::Result<ExitCode> {
+fn passwd(store: &Store, args: PasswdArgs, site: &[String]) -> anyhow::Result<ExitCode> {
     let user = named(store, &args.username)?;
     let password = read_password(args.password_file.as_deref())?;
-    let personal = personal_words(&user.username, &[&user.first_name, &user.last_name]);
+    let mut personal = personal_words(&user.username, &[&user.first_name, &user.last_name]);
+    personal.extend(site.iter().map(String::as_str));
     check_password("the password", &password, &personal).map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
     Store::block_on_cli(store.set_password(user.id, &hash))?;
@@ -204,14 +205,15 @@ fn passwd(store: &Store, args: PasswdArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn add(store: &Store, args: AddArgs) -> anyhow::Result<ExitCode> {
+fn add(store: &Store, args: AddArgs, site: &[String]) -> anyhow::Result<ExitCode> {
     let username =
         check_email("username", &args.username).map_err(|e| anyhow::anyhow!(e.message))?;
     if let Some(existing) = Store::block_on(store.user_by_username(&username))? {
         bail!("a user named {} already exists", existing.username);
     }
     let password = read_password(args.password_file.as_deref())?;
-    let personal = personal_words(&username, &[&args.first_name, &args.last_name]);
+    let mut personal = personal_words(&username, &[&args.first_name, &args.last_name]);
+    personal.extend(site.iter().map(String::as_str));
     check_password("the password", &password, &personal).map_err(|e| anyhow::anyhow!(e.message))?;
     let hash = hash_password(&password)?;
     let draft = UserDraft {

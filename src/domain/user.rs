@@ -95,9 +95,16 @@ pub struct UserFilter {
     pub sort: Sort<UserSortField>,
 }
 
-/// The least zxcvbn score a new password needs: 3, 'safely unguessable' (more than 10^8
-/// guesses), the score zxcvbn's authors recommend as the bar for accepting a password.
-pub const PASSWORD_MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Three;
+/// The least zxcvbn score a new password needs: 4, 'very unguessable' (at least 10^10
+/// guesses). Score 3 starts at 10^8, where a season, a year and two symbols (`Summer2024!!`,
+/// 10^8.01 by zxcvbn) already pass: the first guesses of anyone holding a copy of the
+/// database.
+pub const PASSWORD_MIN_SCORE: zxcvbn::Score = zxcvbn::Score::Four;
+
+/// Passphrases made famous as examples, which guessers try first but zxcvbn's lists (leaked
+/// passwords, words, names) do not hold as one phrase: counted as known words like the
+/// user's own.
+const FAMOUS_PASSPHRASES: [&str; 2] = ["correcthorsebatterystaple", "tr0ub4dor&3"];
 
 /// The words of a user's own data a password must not be made of: the username, its parts
 /// (`grace.hopper@example.com` gives `grace.hopper`, `grace`, `hopper`, `example`) and the
@@ -116,19 +123,55 @@ pub fn personal_words<'a>(username: &'a str, names: &[&'a str]) -> Vec<&'a str> 
     words
 }
 
+/// The product's name: a password made of it (`Cxwatch2026!`) is among the first an
+/// attacker of a cxwatch site tries.
+pub const PRODUCT_NAME: &str = "cxwatch";
+
+/// The words of the product and the site a password must not be made of either: the
+/// product's name, and each name given (the tenants' names, the console's host names and
+/// address) with its parts (`console.acme.example` gives `console`, `acme`, `example`).
+pub fn site_words<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut words = vec![PRODUCT_NAME.to_string()];
+    for name in names {
+        let name = name.trim().to_lowercase();
+        let parts = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3 && !w.chars().all(|c| c.is_ascii_digit()))
+            .map(String::from)
+            .collect::<Vec<_>>();
+        if !name.is_empty() && !words.contains(&name) {
+            words.push(name);
+        }
+        for p in parts {
+            if !words.contains(&p) {
+                words.push(p);
+            }
+        }
+    }
+    words
+}
+
 /// Whether `password` is made of the user's own words: with every one of `personal` taken
-/// out (without case), fewer than 4 letters are left (`gracehopper2024`, `Grace.Hopper!!`).
+/// out (without case, and without what separates words: `correct horse battery staple` is
+/// made of `correcthorsebatterystaple`), fewer than 4 letters are left (`gracehopper2024`,
+/// `Grace.Hopper!!`).
 fn made_of_personal_words(password: &str, personal: &[&str]) -> bool {
+    let bare = |w: &str| -> String {
+        w.to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect()
+    };
     let mut words: Vec<String> = personal
         .iter()
-        .map(|w| w.trim().to_lowercase())
+        .map(|w| bare(w))
         .filter(|w| w.chars().count() >= 3)
         .collect();
     if words.is_empty() {
         return false;
     }
     words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
-    let mut rest = password.to_lowercase();
+    let mut rest = bare(password);
     for w in &words {
         rest = rest.replace(w.as_str(), "");
     }
@@ -138,8 +181,9 @@ fn made_of_personal_words(password: &str, personal: &[&str]) -> bool {
 /// A new password's rules (`field` names it in the answer): 12 to 128 characters without
 /// control characters, and not easy to guess (ASVS 2.1.7, offline): the zxcvbn estimator
 /// (its lists of common and breached passwords, words, names, keyboard patterns, repeats,
-/// sequences and dates, plus `personal`, the user's own words from [`personal_words`]) must
-/// score it at least [`PASSWORD_MIN_SCORE`], and it must not be made of those words.
+/// sequences and dates, plus `personal`, the user's own words from [`personal_words`] and
+/// the site's from [`site_words`], and [`FAMOUS_PASSPHRASES`]) must score it at least
+/// [`PASSWORD_MIN_SCORE`], and it must not be made of those words.
 pub fn check_password(field: &str, password: &str, personal: &[&str]) -> Result<(), FieldError> {
     let err = |rule, message: String| FieldError {
         field: field.to_string(),
@@ -168,8 +212,10 @@ pub fn check_password(field: &str, password: &str, personal: &[&str]) -> Result<
             format!("{field} may not contain control characters."),
         ));
     }
-    let estimate = zxcvbn::zxcvbn(password, personal);
-    if made_of_personal_words(password, personal) || estimate.score() < PASSWORD_MIN_SCORE {
+    let mut known: Vec<&str> = personal.to_vec();
+    known.extend(FAMOUS_PASSPHRASES);
+    let estimate = zxcvbn::zxcvbn(password, &known);
+    if made_of_personal_words(password, &known) || estimate.score() < PASSWORD_MIN_SCORE {
         let why = estimate
             .feedback()
             .and_then(|f| f.warning())
@@ -223,7 +269,7 @@ mod tests {
             check_password("password", "short", &[]).unwrap_err().rule,
             Rule::TooShort
         );
-        assert!(check_password("password", "twelve tulips", &[]).is_ok());
+        assert!(check_password("password", "twelve tulips bloom", &[]).is_ok());
         assert_eq!(
             check_password("password", &"x".repeat(129), &[])
                 .unwrap_err()
@@ -288,6 +334,43 @@ mod tests {
         // Fine for someone else, and with enough of one's own.
         assert!(check_password("password", "grace.hopper2024", &[]).is_ok());
         assert!(check_password("password", "grace loves violet tundras", &me).is_ok());
+    }
+
+    #[test]
+    fn passwords_made_of_the_product_or_the_site_are_weak() {
+        let site = site_words([
+            "Acme Card Services",
+            "console.acme.example",
+            "https://cx.acme.example:8443/",
+        ]);
+        assert!(site.contains(&"cxwatch".to_string()) && site.contains(&"acme".to_string()));
+        assert!(!site.contains(&"8443".to_string()));
+        let mut words = personal_words("ada@acme.example", &["Ada", "Lovelace"]);
+        words.extend(site.iter().map(String::as_str));
+        for pw in [
+            "Cxwatch2026!",
+            "cxwatch-cxwatch",
+            "AcmeConsole2026!",
+            "Acme2026!Acme",
+        ] {
+            let e = check_password("password", pw, &words).unwrap_err();
+            assert_eq!(e.rule, Rule::Weak, "{pw}");
+        }
+        // Common patterns and famous passphrases, whoever the user.
+        for pw in [
+            "Summer2024!!",
+            "Welcome2024!!",
+            "twelve tulips",
+            "correcthorsebatterystaple",
+            "CorrectHorseBatteryStaple",
+            "correct horse battery staple",
+        ] {
+            let e = check_password("password", pw, &words).unwrap_err();
+            assert_eq!(e.rule, Rule::Weak, "{pw}");
+            let e = check_password("password", pw, &[]).unwrap_err();
+            assert_eq!(e.rule, Rule::Weak, "{pw}");
+        }
+        assert!(check_password("password", "tulip orbit canyon", &words).is_ok());
     }
 
     #[test]
