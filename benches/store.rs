@@ -805,7 +805,7 @@ fn alert_site(store: &Store, settings: Settings) {
     }
 }
 
-/// `windows` maintenance windows (issue 28), live through the whole run: weekly, each on one
+/// `windows` maintenance windows, live through the whole run: weekly, each on one
 /// of the bench's groups (round robin) for a different half hour of the week, so that every
 /// run is checked against them and about `windows`/336 of the runs are marked.
 fn add_windows(store: &Store, windows: usize) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package, tested (issue 14). Called by scripts/test.sh (step "Debian package");
+# The Debian package, tested. Called by scripts/test.sh (step "Debian package");
 # runs on its own too: scripts/deb-test.sh. It installs the package on THIS machine with
 # dpkg (as root, through sudo when not root), then purges it and removes what it made.
 #

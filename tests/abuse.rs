@@ -1,4 +1,4 @@
-//! What a hostile or careless client can do to the real binary (issue 17): oversized
+//! What a hostile or careless client can do to the real binary: oversized
 //! bodies, with and without Content-Length, anonymous and signed in; 2,000 idle
 //! connections of three kinds. The server's memory (VmRSS) stays bounded and `/healthz`
 //! keeps answering. Loopback only, bounded in count and time.

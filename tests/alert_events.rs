@@ -1,4 +1,4 @@
-//! Alert events (issue 11): failing runs sent through the ingest API open events by the
+//! Alert events: failing runs sent through the ingest API open events by the
 //! setting's rules, with one notification per contact queued in the same transaction; a
 //! pass closes them (recovery notifications with notifyOnRecovery); the API lists and
 //! shows them within the caller's groups; a re-sent batch or a `kill -9` between batches

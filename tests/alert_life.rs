@@ -1,4 +1,4 @@
-//! The alert's life after it fires (issue 28): acknowledging an open event (who and when,
+//! The alert's life after it fires: acknowledging an open event (who and when,
 //! once, within the caller's groups, read-write only; a closed one is a conflict), comments
 //! through `PUT alerts/{id}` (a thread, the latest kept as section 7's comment), the
 //! details' timeline, and escalation to a setting's second list, once, through the outbox,

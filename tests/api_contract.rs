@@ -469,7 +469,7 @@ fn operations(doc: &Value) -> Vec<(String, String, String, Vec<u16>)> {
     out
 }
 
-/// Each operation lists the errors it can give, not one list for all (issue 27): a public
+/// Each operation lists the errors it can give, not one list for all: a public
 /// call no 401 or 403 (sign-in's wrong credentials and kiosk refusal aside), a call without
 /// a body no 413 or 415, no call every status; the statuses tests meet are held to these
 /// lists by `tests/harness` (`documented_statuses`).

@@ -160,7 +160,7 @@ fn user_add_reads_the_password_from_stdin_or_a_file() {
         err.contains("the password needs at least 12 characters (5 given)"),
         "{err}"
     );
-    // Easy to guess (issue 24): common, a pattern, made of the username.
+    // Easy to guess: common, a pattern, made of the username.
     for weak in [
         "passwordpassword\n",
         "123456789012\n",

@@ -1,4 +1,4 @@
-//! Auto tickets (issue 12): a setting with attach ticket makes the alert engine queue a
+//! Auto tickets: a setting with attach ticket makes the alert engine queue a
 //! durable ticket job with the event it opens; the worker opens the Jira issue (the
 //! stand-in, `ui/e2e/jira-standin.mjs`) naming the test case, the group, the runs and the
 //! alert, with the runs as a CSV attachment, and records the key on the event and in the
@@ -269,7 +269,7 @@ async fn an_outage_delays_the_ticket_which_then_arrives_exactly_once() {
     assert_eq!(st, 404);
 }
 
-/// Issue 30, item 10: a setting whose assignee is a name, not a Jira account ('Ann Lee'), makes
+/// A setting whose assignee is a name, not a Jira account ('Ann Lee'), makes
 /// Jira refuse the ticket. The refusal is listed with the setting's waiting tickets (its
 /// reason, attempts and next attempt) instead of only in the log; once the setting names the
 /// account, the waiting ticket takes it and is opened.

@@ -1,4 +1,4 @@
-//! `/api` answers are gzip-encoded for a client that asks (issue 16, defect 13); the answer
+//! `/api` answers are gzip-encoded for a client that asks; the answer
 //! decodes to the same JSON; without `Accept-Encoding` it goes out plain.
 
 use crate::harness;

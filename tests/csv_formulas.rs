@@ -1,4 +1,4 @@
-//! Formula injection through CSV (issue 24, defect 2): a test engine names its test cases and
+//! Formula injection through CSV: a test engine names its test cases and
 //! segments like spreadsheet formulas; no CSV the console hands out may hold a cell a
 //! spreadsheet would evaluate: the report exports of every type, the CSV a person attaches
 //! to a ticket, and the runs' CSV of an auto ticket (both through the Jira stand-in,
@@ -22,7 +22,7 @@ use jira_standin::StandIn;
 use poem::http::Method;
 use serde_json::{json, Value};
 
-/// The names of the probe (issue 24).
+/// The names of the probe.
 const HOSTILE: [&str; 4] = [
     "=HYPERLINK(\"http://x\",\"y\")",
     "+cmd|' /C calc'!A0",

@@ -530,7 +530,7 @@ fn demo_site_serves_history_incidents_recordings_and_a_live_feed() {
     }
     assert!(now_count > first, "no new runs in 180 s ({first})");
 
-    // The alert life (issue 28): once the engine has run over the history, the mute made
+    // The alert life: once the engine has run over the history, the mute made
     // 20 minutes ago (no reason of its own: the console words it) has marked the muted case's
     // runs since, which the strip counts apart; the weekly Claims release window's runs are
     // left out of the Claims MOS report, which says how many.

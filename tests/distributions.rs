@@ -501,7 +501,7 @@ async fn channels_without_a_server_fail_plainly_and_the_rest_still_go() {
         c.metrics.token = "scrape".into();
     });
     let t = admin(&app).await;
-    // Issue 24: nothing failed upstream, so not a 502: 409 NOT_CONFIGURED, saying so,
+    // Nothing failed upstream, so not a 502: 409 NOT_CONFIGURED, saying so,
     // and nothing recorded.
     let (s, b) = app
         .call(
@@ -982,7 +982,7 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
     assert_eq!(s, 200, "{b}");
 }
 
-/// Issue 24: a test message on a channel without a server is not a 502 (nothing failed
+/// A test message on a channel without a server is not a 502 (nothing failed
 /// upstream): 409 `NOT_CONFIGURED` saying which server is missing, nothing recorded.
 #[tokio::test(flavor = "multi_thread")]
 async fn test_contact_without_a_server_says_not_configured() {

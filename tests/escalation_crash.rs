@@ -1,4 +1,4 @@
-//! An escalation (issue 28) with the real binary, a real SMTP server and two `kill -9`s: one
+//! An escalation with the real binary, a real SMTP server and two `kill -9`s: one
 //! just before the escalation is due (its claim not yet made), one while its mails go out.
 //! After the restarts every contact of the second list has the escalation mail, queued once
 //! per contact (the outbox holds one row each, the event is stamped escalated once): nothing

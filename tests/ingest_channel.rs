@@ -1,4 +1,4 @@
-//! A run cannot change the channel of its test case (issue 17 item 3): a voice test case
+//! A run cannot change the channel of its test case: a voice test case
 //! in a voice group stays voice when a run says web; the item is refused with its reason
 //! and the good items of the batch are stored.
 

@@ -1,4 +1,4 @@
-//! Body limits of `/api` (issue 17 item 1), in process: every body has a limit suited to
+//! Body limits of `/api`, in process: every body has a limit suited to
 //! its operation, the answer is 413 in the envelope, and a body is not read past it.
 
 use crate::common;

@@ -1,5 +1,4 @@
-//! The data directory and the database files are private whatever the umask (issue 17
-//! item 11).
+//! The data directory and the database files are private whatever the umask.
 
 use crate::common;
 

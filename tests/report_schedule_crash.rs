@@ -1,4 +1,4 @@
-//! Scheduled report mail with the real binary (issue 29): a slot missed while cxwatch was
+//! Scheduled report mail with the real binary: a slot missed while cxwatch was
 //! down is mailed once at start, with its summary, inline PNG chart and CSV, to every contact
 //! of the list at a real SMTP server; a `kill -9` while those mails go out, and the restart,
 //! lose none and queue the slot no second time (the outbox holds one row per contact; the

@@ -371,7 +371,7 @@ async fn latency_heat_map_reads_the_rollups() {
     assert_eq!(segs[0]["testCaseName"], "Case 001");
     assert_eq!(segs[0]["segmentName"], "Greeting");
     assert_eq!(segs[3]["latencyByHr"][10]["runCount"], 1);
-    // The day as well as the hour (issue 30, item 3): 2026-01-15 has r1, r2 at 09:xx and r3
+    // The day as well as the hour: 2026-01-15 has r1, r2 at 09:xx and r3
     // at 10:xx; 2026-01-16 has r4 (the 3.5 s greeting) at 10:xx.
     let days = d["latencyByDay"].as_array().unwrap();
     let dates: Vec<&str> = days.iter().map(|x| x["date"].as_str().unwrap()).collect();
@@ -400,7 +400,7 @@ async fn column(app: &App, token: &str, path: &str, field: &str) -> Vec<Value> {
     items.iter().map(|r| r[field].clone()).collect()
 }
 
-/// Every run list sorts by its columns (issue 30, item 2): the report's runs (the MOS drill
+/// Every run list sorts by its columns: the report's runs (the MOS drill
 /// worst first, the latency drill slowest first), a test case's and a group's hour's.
 #[tokio::test(flavor = "multi_thread")]
 async fn run_lists_sort_by_their_columns() {

@@ -77,7 +77,7 @@ async fn world() -> World {
         .user("admin.rw@x.test", Role::Admin, AccessType::ReadWrite, &[])
         .await;
     let key = app.api_key("matrix").await;
-    // A key for the site page's revoke row (issue 30 item 15).
+    // A key for the site page's revoke row.
     app.api_key("matrix-spare").await;
     let bearer = |t: &str| ("authorization", format!("Bearer {t}"));
     // Data through the API itself: a recording, a run that uses it, a group holding it.
@@ -266,7 +266,7 @@ async fn world() -> World {
         .await;
     let alert = events["data"]["content"][0]["alertId"].as_i64().unwrap();
     let incident = events["data"]["content"][0]["incidentId"].as_i64().unwrap();
-    // A maintenance window on the Retail group (issue 28), written with SQL.
+    // A maintenance window on the Retail group, written with SQL.
     app.exec(&format!(
         "INSERT INTO maintenance_windows (id, reason, weekly, start_ms, end_ms, created_by,
                 created_ms)
@@ -749,7 +749,7 @@ async fn world() -> World {
             Body::None,
             admin_write,
         ),
-        // The site page (cxwatch's addition, issue 30 item 15).
+        // The site page (cxwatch's addition).
         r(
             "siteChecklist",
             M::GET,
@@ -1269,7 +1269,7 @@ async fn stream_status(app: &App, path: &str, header: Option<(&str, String)>) ->
     )
 }
 
-/// One's own profile (issue 24): every signed-in caller on their own user. A read-only
+/// One's own profile: every signed-in caller on their own user. A read-only
 /// account reads its profile and changes its password; its username and names only an
 /// account with read-write access changes, and its role, access or groups only an
 /// administrator with read-write access (the last one keeps read-write: 409).

@@ -1,4 +1,4 @@
-//! The site page's API (cxwatch's addition, issue 30 item 15): the first-run checklist from
+//! The site page's API (cxwatch's addition): the first-run checklist from
 //! real data, ingest API keys made, listed and revoked in the console (shown once, audited),
 //! the outbound channels' state with a real test, and the audit log searched; who may do
 //! what (administrators read, read-write administrators change). Both backends.

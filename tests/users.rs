@@ -374,7 +374,7 @@ async fn read_write_accounts_edit_their_own_names_never_their_role() {
     assert_eq!(s, 403);
 }
 
-/// Issue 24: a read-only account reads its profile and changes its password; its username,
+/// A read-only account reads its profile and changes its password; its username,
 /// names, role, access and groups it does not change.
 #[tokio::test(flavor = "multi_thread")]
 async fn read_only_accounts_change_their_password_not_their_profile() {
@@ -430,7 +430,7 @@ async fn read_only_accounts_change_their_password_not_their_profile() {
     }
 }
 
-/// Issue 24: passwords easy to guess are refused with rule `weak`, on create, on a change of
+/// Passwords easy to guess are refused with rule `weak`, on create, on a change of
 /// your own and on an administrator's reset.
 #[tokio::test(flavor = "multi_thread")]
 async fn weak_passwords_are_refused() {

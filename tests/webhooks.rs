@@ -1,4 +1,4 @@
-//! Chat and webhook channels (issue 29, item 2), in-process (`tests/harness`) against a real
+//! Chat and webhook channels, in-process (`tests/harness`) against a real
 //! HTTPS receiver of the private CA (`tests/sinks`, `ui/e2e/notify-sinks.mjs`) that checks
 //! each body against the vendor's published format (Microsoft Teams Workflows / incoming
 //! webhook Adaptive Card message, Slack and Mattermost incoming webhooks, cxwatch's own
@@ -232,7 +232,7 @@ async fn webhook_contacts_are_confirmed_and_receive_alerts_and_recoveries() {
     assert_eq!(b["data"]["totalElements"], 4 + 8, "{b}");
 }
 
-/// An escalation (issue 28) reaches a second list of chat channels in each vendor's format, with
+/// An escalation reaches a second list of chat channels in each vendor's format, with
 /// the link back to the event: the escalation worker's batch queues it in the outbox, and the
 /// same sender as for alerts delivers it.
 #[tokio::test(flavor = "multi_thread")]

@@ -83,7 +83,7 @@ pub struct AlertSetting {
     #[oai(skip_serializing_if_is_none)]
     pub jira_username: Option<String>,
     /// The second distribution list notified when an event stays open and unacknowledged
-    /// (cxwatch's addition, issue 28), null when none.
+    /// (cxwatch's addition), null when none.
     #[oai(nullable)]
     pub escalation_distribution_id: Option<i64>,
     #[oai(nullable)]

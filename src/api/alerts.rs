@@ -2,7 +2,7 @@
 //! details', §3 'Alert event', 'Alert details'), newest first, filtered by the first run's
 //! status, limited to the caller's groups; `api/alerts/events/open`: how many are open;
 //! `PUT api/alerts/{id}` (spec §7): an event's comment and ticket key;
-//! `POST api/alerts/{id}/acknowledge` (issue 28): someone has it.
+//! `POST api/alerts/{id}/acknowledge`: someone has it.
 
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
@@ -69,7 +69,7 @@ pub struct AlertEvent {
     pub alert_setting_name: String,
     pub test_case_group_id: i64,
     pub test_case_group_name: String,
-    /// Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has.
+    /// Who acknowledged the event (cxwatch's addition), null when nobody has.
     #[oai(nullable)]
     pub acknowledged_by: Option<String>,
     /// When it was acknowledged, RFC 3339 UTC, null when it was not.
@@ -104,7 +104,7 @@ pub struct AlertDetails {
     /// Its notifications (`alert:{id}`, `recovery:{id}`, then `escalation:{id}`) and their
     /// state.
     pub notifications: Vec<Notification>,
-    /// Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has.
+    /// Who acknowledged the event (cxwatch's addition), null when nobody has.
     #[oai(nullable)]
     pub acknowledged_by: Option<String>,
     /// When it was acknowledged, RFC 3339 UTC, null when it was not.

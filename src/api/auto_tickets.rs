@@ -57,7 +57,7 @@ impl From<DomainTicket> for AutoTicket {
     }
 }
 
-/// A ticket the alert engine has not opened yet (cxwatch's, issue 30): the attempts Jira
+/// A ticket the alert engine has not opened yet (cxwatch's): the attempts Jira
 /// refused or did not answer, the last reason, and when it is tried again.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]

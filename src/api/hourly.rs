@@ -34,7 +34,7 @@ pub struct GroupHourlyItem {
     pub warning_by_hour: Vec<u64>,
     /// Failed and stopped runs.
     pub failure_by_hour: Vec<u64>,
-    /// Runs stored while a maintenance window covered them (issue 28): left out of the
+    /// Runs stored while a maintenance window covered them: left out of the
     /// counts and slots above, as `groups/{id}/metric` leaves them out. Absent when none.
     #[oai(skip_serializing_if_is_none)]
     pub maintenance_count: Option<u64>,

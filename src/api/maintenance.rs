@@ -1,4 +1,4 @@
-//! `api/maintenance`: maintenance windows (cxwatch's addition, issue 28): planned work
+//! `api/maintenance`: maintenance windows (cxwatch's addition): planned work
 //! during which no alert opens or notifies for the test case groups and test cases a window
 //! covers; their runs are stored and marked. A window is once (start, end) or weekly (the
 //! alert settings' week of half hours, site time). Listed, created, edited and ended early

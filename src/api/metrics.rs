@@ -33,7 +33,7 @@ pub struct HourlyStatus {
     pub success_count: u64,
     pub warning_count: u64,
     pub failure_count: u64,
-    /// Runs in a maintenance window (cxwatch's addition, issue 28): left out of the counts
+    /// Runs in a maintenance window (cxwatch's addition): left out of the counts
     /// above. Absent when none.
     #[oai(skip_serializing_if_is_none)]
     pub maintenance_count: Option<u64>,
@@ -70,7 +70,7 @@ pub struct GroupMetric {
     pub segment_name: Option<String>,
     /// Stopped runs (already counted in failureCount).
     pub stopped_count: u64,
-    /// Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+    /// Runs stored while a maintenance window covered them (cxwatch's addition):
     /// left out of the success, warning, failure and stopped counts (case level). Absent
     /// when none, so that the answer keeps the spec's shape.
     #[oai(skip_serializing_if_is_none)]
@@ -117,7 +117,7 @@ pub struct MosRow {
     /// Runs with a MOS in that hour.
     pub run_count: u64,
     /// Runs with a MOS in that hour stored while a maintenance window covered them
-    /// (cxwatch's addition, issue 28): left out of the figures above. Absent when none.
+    /// (cxwatch's addition): left out of the figures above. Absent when none.
     #[oai(skip_serializing_if_is_none)]
     pub maintenance_count: Option<u64>,
 }
@@ -188,7 +188,7 @@ impl GroupMetric {
     }
 }
 
-/// Leaves the runs stored in maintenance windows out of the counts (issue 28): each marked
+/// Leaves the runs stored in maintenance windows out of the counts: each marked
 /// run is taken from its test case's counts and hour slot (level `case`), or from each of its
 /// segments' (level `segment`, with the segment's own status), and counted as maintenance
 /// instead. The rollups hold them; the marked runs' facts say what they added.

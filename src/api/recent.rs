@@ -50,7 +50,7 @@ pub struct GroupRecentItem {
     pub warning_count: i64,
     /// Failed and stopped runs.
     pub failure_count: i64,
-    /// Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+    /// Runs stored while a maintenance window covered them (cxwatch's addition):
     /// left out of the counts above. Absent when none.
     #[oai(skip_serializing_if_is_none)]
     pub maintenance_count: Option<i64>,

@@ -1,4 +1,4 @@
-//! `api/reports/{id}/schedule`: scheduled report mail (issue 29, item 1), cxwatch's
+//! `api/reports/{id}/schedule`: scheduled report mail, cxwatch's
 //! addition to the spec (the vendor's API has no schedules; the console offers them only on
 //! cxwatch's own API). A caller who sees the report reads its schedule; administrators with
 //! read-write access set and remove it (it mails a distribution list, theirs to manage);

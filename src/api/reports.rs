@@ -249,7 +249,7 @@ pub struct LatencyReport {
     pub latency_by_day: Vec<LatencyDay>,
     /// Per segment with runs in the range, by test case name then segment id.
     pub segments: Vec<LatencySegment>,
-    /// Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+    /// Runs stored while a maintenance window covered them (cxwatch's addition):
     /// left out of every figure above. Absent when none.
     #[oai(skip_serializing_if_is_none)]
     pub maintenance_count: Option<u64>,

@@ -44,7 +44,7 @@ pub struct RunItem {
     pub run_type: RunType,
     /// The engine's result.
     pub run_result: RunStatus,
-    /// Stored while a maintenance window covered it (cxwatch's addition, issue 28): shown
+    /// Stored while a maintenance window covered it (cxwatch's addition): shown
     /// as 'maintenance', left out of pass rates. Present (true) only for such a run, so that
     /// other runs keep the spec's shape.
     #[oai(skip_serializing_if_is_none)]

@@ -1,4 +1,4 @@
-//! `api/site`: the site page (cxwatch's addition, issue 30 item 15): how far a fresh install
+//! `api/site`: the site page (cxwatch's addition): how far a fresh install
 //! has come (the first-run checklist), the test engines' API keys (made, listed and revoked
 //! in the console as with `cxwatch apikey`), and the state of each outbound channel (mail,
 //! SMS and voice gateways, webhooks, Jira, single sign-on) with a test. Administrators read;

@@ -19,7 +19,7 @@ struct Def {
     statuses: &'static [&'static str],
     week: Week,
     recording: bool,
-    /// The escalation list and its delay in minutes (issue 28).
+    /// The escalation list and its delay in minutes.
     escalation: Option<(&'static str, i64)>,
 }
 

@@ -564,7 +564,7 @@ impl Generator {
                 .iter()
                 .any(|k| self.active(app.id, at, *k).is_some());
                 let line_bad = self.active(app.id, at, IncidentKind::BadAudio).is_some();
-                // The back end that is down, by name: only its component fails (issue 30).
+                // The back end that is down, by name: only its component fails.
                 let db_down = self
                     .active(app.id, at, IncidentKind::ClaimsDbDown)
                     .is_some();
@@ -677,7 +677,7 @@ fn round(x: f64, places: i32) -> f64 {
 
 /// Manual runs expected per test case in one local hour: most in business hours, and a
 /// realistic share through the evening, the night shift and the weekend, so that the
-/// dashboard's default run type (Manual) is never almost empty (issue 16, defect 12).
+/// dashboard's default run type (Manual) is never almost empty.
 fn manual_rate(day: Weekday, hour: u32) -> f64 {
     let working = !matches!(day, Weekday::Sat | Weekday::Sun);
     match (working, hour) {

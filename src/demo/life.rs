@@ -1,4 +1,4 @@
-//! The demo's alert life (issue 28): a weekly maintenance window made before the history is
+//! The demo's alert life: a weekly maintenance window made before the history is
 //! loaded (so the engine's ingest marks the runs it covers, and no alert opens for them), and,
 //! once the engine has run over the history, an acknowledged alert with comments, an
 //! escalated one, and an ad-hoc mute of a test case made 20 minutes ago that covers the live

@@ -444,7 +444,7 @@ async fn start_held(
                     }
                     Err(e) => tracing::error!(error = %e, "demo alert settings task failed"),
                 }
-                // The alert's life: acknowledged, escalated, muted (issue 28).
+                // The alert's life: acknowledged, escalated, muted.
                 let s = demo.store.clone();
                 match tokio::task::spawn_blocking(move || life::ensure_life(&s, tz, &public_url))
                     .await

@@ -91,7 +91,7 @@ pub struct AlertSetting {
     pub jira_assignee: Option<String>,
     pub jira_project: Option<String>,
     pub jira_username: Option<String>,
-    /// The second list notified when an event stays open and unacknowledged (issue 28).
+    /// The second list notified when an event stays open and unacknowledged.
     pub escalation: Option<Escalation>,
     /// Its name.
     pub escalation_distribution_name: Option<String>,

@@ -1,4 +1,4 @@
-//! The alert engine's rules (issue 11, spec §4 'Alert setting'), as plain functions over
+//! The alert engine's rules (spec §4 'Alert setting'), as plain functions over
 //! `(state, run) -> (new state, action)`. The store (`store/alerts.rs`) keeps the state per
 //! (setting, test case) in the database and calls [`step`] for every stored run, inside the
 //! ingest transaction; this module knows nothing of SQL.
@@ -484,7 +484,7 @@ pub fn escalation_message(f: &EscalationFacts, tz: Tz) -> super::notify::Message
     }
 }
 
-/// A maintenance window as the engine reads it (issue 28): while it covers a run's test
+/// A maintenance window as the engine reads it: while it covers a run's test
 /// case, the run is stored and marked, and the alert engine does not evaluate it (no event
 /// opens, none joins, none closes, nobody is notified).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -898,7 +898,7 @@ mod tests {
     }
 }
 
-/// What the engine's own Jira issue for an opened event says (issue 12, 'Auto tickets').
+/// What the engine's own Jira issue for an opened event says ('Auto tickets').
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AutoTicketText {
     pub summary: String,
@@ -976,7 +976,7 @@ mod auto_ticket_tests {
     }
 }
 
-/// Issue 28: acknowledgement, escalation, maintenance windows.
+/// Acknowledgement, escalation, maintenance windows.
 #[cfg(test)]
 mod life_tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! The server's one CSV writer, and the one rule against formula injection (issue 24).
+//! The server's one CSV writer, and the one rule against formula injection.
 //!
 //! Every CSV the server writes goes through [`CsvWriter`]: the report exports of every type
 //! and the runs attached to an auto ticket. A CSV a person uploads for a ticket goes through

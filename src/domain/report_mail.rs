@@ -1,4 +1,4 @@
-//! The scheduled report's mail (issue 29, item 1), pure: the summary of a report's rows
+//! The scheduled report's mail, pure: the summary of a report's rows
 //! for its period against the previous period of the same length (totals; pass, warning
 //! and failure rates with their change in points; the worst test cases and hours of the
 //! day), and its text and HTML in English or French. The words come from the console's
@@ -61,7 +61,7 @@ pub struct Summary {
     pub worst_hours: Vec<(u8, Counts)>,
     /// Each date of the period with its counts (dates without runs included).
     pub days: Vec<(NaiveDate, Counts)>,
-    /// Runs of the period in maintenance windows, left out of every figure above (issue 28).
+    /// Runs of the period in maintenance windows, left out of every figure above.
     pub maintenance: u64,
 }
 

@@ -1,4 +1,4 @@
-//! A report's delivery schedule (issue 29, item 1): daily at a time, weekly on a day or
+//! A report's delivery schedule: daily at a time, weekly on a day or
 //! monthly on a day, in the site's time zone, to a distribution list, in English or French.
 //! Pure: the form's rules and the next slot after an instant ([`next_slot`]), across
 //! daylight-saving changes (a time the clocks skip is sent at the first instant after the

@@ -1,4 +1,4 @@
-//! The escalation worker (issue 28): notifies an alert setting's second distribution list
+//! The escalation worker: notifies an alert setting's second distribution list
 //! when an event is still open and unacknowledged at the setting's delay
 //! (`store::alert_life`, rule `domain::alerting::escalates`).
 //!

@@ -1,4 +1,4 @@
-//! Scheduled report mail (issue 29, item 1): the scheduler, a durable job queue
+//! Scheduled report mail: the scheduler, a durable job queue
 //! (`jobs::Queue`, lease `reports`) over `store::report_schedules`, and the rendering a
 //! slot and 'Send now' share.
 //!

@@ -1,4 +1,4 @@
-//! The auto tickets' worker (issue 12): opens the Jira issue of each queued ticket job
+//! The auto tickets' worker: opens the Jira issue of each queued ticket job
 //! (`store::auto_tickets`) and records its key.
 //!
 //! It leases due jobs, and for each: when an earlier attempt may have reached Jira (this

@@ -1,4 +1,4 @@
-//! gzip for `/api` answers (issue 16, defect 13: about 90 KB of JSON per dashboard load).
+//! gzip for `/api` answers (tens of KB of JSON per dashboard load).
 //!
 //! Only JSON answers are compressed, and only for a client that asks (`Accept-Encoding: gzip`);
 //! an event stream (`text/event-stream`) or anything else goes out as it is. Unlike poem's

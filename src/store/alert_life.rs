@@ -1,4 +1,4 @@
-//! The alert's life after it fires (issue 28), for both backends on `store/sql.rs`:
+//! The alert's life after it fires, for both backends on `store/sql.rs`:
 //! acknowledgement, comments and escalation of alert events. Kept apart from the engine
 //! (`store/{sqlite,pg}/alerts.rs`), which opens and closes events; the rules are
 //! `domain/alerting.rs`'s (`acknowledgement`, `escalation_due_ms`).

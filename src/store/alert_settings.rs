@@ -573,7 +573,7 @@ impl<S: SqlStore> AlertSettingStore for S {
             let before = audit_view(c, id).await?;
             write_row(c, Some(id), &d, attach).await?;
             set_children(c, id, &status_ids, &d.week).await?;
-            // Tickets still waiting take the new ticket details (issue 30, item 10).
+            // Tickets still waiting take the new ticket details.
             let text = |v: &Option<String>| v.as_deref().unwrap_or_default().to_string();
             if d.attach_jira_ticket {
                 super::auto_tickets::repoint_in(

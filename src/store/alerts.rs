@@ -1,4 +1,4 @@
-//! Alert events and the alert engine's state (issue 11; rules in `domain/alerting.rs`,
+//! Alert events and the alert engine's state (rules in `domain/alerting.rs`,
 //! `docs/alerting.md`): the trait and what both backends' engines share.
 //!
 //! The engine runs inside the ingest transaction (`evaluate` in `sqlite/alerts.rs` and
@@ -184,7 +184,7 @@ pub(super) struct SettingRow {
     pub sms_prefix: String,
     pub attach_recording: bool,
     pub notify_on_recovery: bool,
-    /// attachJiraTicket with its project, assignee and username (issue 12).
+    /// attachJiraTicket with its project, assignee and username.
     pub jira: Option<(String, String, String)>,
 }
 
@@ -375,7 +375,7 @@ impl StoredState {
 /// (every setting's, active or not).
 ///
 /// A batch used to write a state row for every (setting, test case) of its runs, only to move
-/// `last_run_ms` (issue 25: 5,000 rows a batch of 500 runs with 10 settings a test case). The
+/// `last_run_ms` (thousands of rows a batch with several settings a test case). The
 /// time the states of a test case share is kept once, in the test case's clock; a row whose
 /// `last_run_ms` is NULL is at the clock. [`CaseRows::settle`] says which rows a batch must
 /// write: the clock, the rows whose count, runs or event changed, and the rows whose time
@@ -463,7 +463,7 @@ impl CaseRows {
 /// What the rules decided for a batch, before any of it is written: each backend writes a
 /// plan in a few statements (PostgreSQL: one multi-row statement each for the events, their
 /// runs, the closings, the notifications and the state rows, instead of about ten round
-/// trips an event; issue 25).
+/// trips an event).
 ///
 /// An event the batch opens has no id yet: the plan refers to the n-th opening by the
 /// placeholder `-(n + 1)` until [`Plan::resolve`] gives the openings their ids.

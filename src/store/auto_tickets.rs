@@ -1,4 +1,4 @@
-//! Auto tickets (issue 12): the Jira issues the alert engine opens itself.
+//! Auto tickets: the Jira issues the alert engine opens itself.
 //!
 //! **Durable jobs.** When an event opens for a setting with attach ticket, the engine
 //! queues a job ([`queue_in`]) in the ingest transaction that opens the event, so both are
@@ -65,7 +65,7 @@ pub struct AutoTicket {
     pub alert_ms: i64,
 }
 
-/// A ticket job still waiting for its issue (issue 30, item 10): what the admin needs to see
+/// A ticket job still waiting for its issue: what the admin needs to see
 /// why an auto ticket is not there yet and when it is tried again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WaitingTicket {

@@ -568,7 +568,7 @@ mod tests {
 
     /// A second group or distribution list of a name (without case) is refused, on create
     /// and on rename, on the store's backend (both, with `TEST_POSTGRES_URL`); a record keeps
-    /// its own name in another case (issue 30, item 11).
+    /// its own name in another case.
     #[tokio::test(flavor = "multi_thread")]
     async fn group_and_list_names_are_unique_without_case() {
         let (_dir, store) = crate::store::testing::store().await;

@@ -1,4 +1,4 @@
-//! Maintenance windows (issue 28), for both backends on `store/sql.rs`: planned work during
+//! Maintenance windows, for both backends on `store/sql.rs`: planned work during
 //! which the alert engine leaves the covered test cases alone. The rule is
 //! `domain::alerting::MaintenanceWindow::covers`.
 //!
@@ -144,7 +144,7 @@ pub trait MaintenanceStore {
     /// The marked runs of group `group_id`'s test cases from `from_ms` to `to_ms` (excluded)
     /// of run type code `run_type`, each as what it added to the rollups (test case, time,
     /// status, MOS, each segment's status and step latencies): the dashboard's and the
-    /// reports' figures, read from the rollups, take them out again (issue 28). Marked runs
+    /// reports' figures, read from the rollups, take them out again. Marked runs
     /// are few; this reads them, never the rollups.
     async fn marked_facts_of_group(
         &self,

@@ -36,8 +36,8 @@ pub trait MetricStore {
         self.group_mos_leaving_out(scope, q, Vec::new()).await
     }
     /// [`group_mos`](Self::group_mos) without the MOS values `leave_out`, `(local hour, MOS
-    /// in hundredths)` of runs the rollups hold (the runs marked in maintenance windows,
-    /// issue 28): the minimum, median and maximum are those of the others.
+    /// in hundredths)` of runs the rollups hold (the runs marked in maintenance windows):
+    /// the minimum, median and maximum are those of the others.
     async fn group_mos_leaving_out(
         &self,
         scope: Scope,

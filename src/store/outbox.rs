@@ -72,8 +72,7 @@ pub enum Recorded {
 
 /// Records outcomes in one statement, whatever their number (a row must still be queued: a
 /// row another sender finished meanwhile is left as it is). One statement a notification was
-/// most of what PostgreSQL spent on the sender (issue 25: 14,760 `UPDATE`s in a bench of
-/// 35,000 runs, the largest cost in `pg_stat_statements`).
+/// most of what PostgreSQL spent on the sender (the largest cost in `pg_stat_statements`).
 ///
 /// The outcomes cross as one JSON array, each with the state its row ends in and the times
 /// that move: a delivery ends `sent` at its time, a retry stays `queued` with its next

@@ -2,7 +2,7 @@
 //! runs passed, warned and failed in a short window ending now. The window is minutes, not
 //! hours, so it reads the runs themselves through `test_runs_case_time` (a covering index:
 //! one range per test case), never the hourly rollups. Runs marked in a maintenance window
-//! (issue 28) are counted apart, not as passes, warnings or failures.
+//! are counted apart, not as passes, warnings or failures.
 
 use async_trait::async_trait;
 
@@ -21,7 +21,7 @@ pub struct GroupRecent {
     pub warn: i64,
     /// Failed and stopped runs.
     pub fail: i64,
-    /// Runs stored while a maintenance window covered them (issue 28): left out of the
+    /// Runs stored while a maintenance window covered them: left out of the
     /// counts above.
     pub maintenance: i64,
     /// Time of the latest run in the window (ms since the epoch, UTC).

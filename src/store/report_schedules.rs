@@ -1,4 +1,4 @@
-//! Report schedules (issue 29, item 1), written once for both backends (`store/sql.rs`):
+//! Report schedules, written once for both backends (`store/sql.rs`):
 //! a report's schedule and the scheduler's queue.
 //!
 //! **Exactly one mail per slot.** The scheduler (`notify::reports`) leases the due

@@ -478,7 +478,7 @@ pub struct LatencyData {
 }
 
 impl LatencyData {
-    /// Takes the runs `marked` (stored while a maintenance window covered them, issue 28)
+    /// Takes the runs `marked` (stored while a maintenance window covered them)
     /// out of the heat map read from the rollups, each as it was added there (its run, step
     /// latencies and buckets, in its local hour, day and segments); days and segments left
     /// without runs go. Returns how many it took out.
@@ -585,7 +585,7 @@ impl ExportRow {
     }
 }
 
-/// What the runs marked in maintenance windows (issue 28) added to a report's export rows,
+/// What the runs marked in maintenance windows added to a report's export rows,
 /// by (local date, hour, test case, segment): the export and the scheduled mail read the
 /// rollups, which hold every run, and take these out again, as the views do.
 #[derive(Debug, Default)]

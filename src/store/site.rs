@@ -1,4 +1,4 @@
-//! What the site page reads (cxwatch's addition, issue 30 item 15): how far a fresh install
+//! What the site page reads (cxwatch's addition): how far a fresh install
 //! has come (keys, runs, groups, distribution lists, alert settings) and what became of the
 //! latest message of each outbound channel and of the latest Jira ticket job.
 //!

@@ -1,4 +1,4 @@
-// Accessibility of the administrator's forms and lists (issue 30, item 16), each state checked
+// Accessibility of the administrator's forms and lists, each state checked
 // with axe (0 serious, 0 critical): field errors readable (at least 4.5:1) on the forms that show
 // them; 'Delete row' buttons whose accessible name begins with what they show; the phone's list
 // cards without a misused <dl>; the alert setting's schedule on a phone as a day-by-day picker

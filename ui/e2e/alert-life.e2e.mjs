@@ -22,7 +22,7 @@ import {
 } from "./lib.mjs";
 
 const CASE = 890001;
-/** A test case whose setting escalates after 1 minute (the timing figure of issue 28). */
+/** A test case whose setting escalates after 1 minute (the timing asked of an escalation). */
 const ESC_CASE = 890101;
 const TEXT = {
   en: {

@@ -1,4 +1,4 @@
-// Alert settings (issue 11, part A): the list of the demo's settings; a new setting whose
+// Alert settings (part A): the list of the demo's settings; a new setting whose
 // schedule is dragged with a mouse on the desktop and tapped day by day on the phone, with the form's messages
 // in the spec's order and words, the 24:00 time error, the keyboard on the schedule grid, the
 // form without Attach Ticket on a console without Jira, attach recording only for a voice group, a schedule
@@ -207,7 +207,7 @@ export default async function alertSettings({ server, browser, users: accounts, 
         assert((await page.textContent("[data-testid=schedule-count]")).startsWith("0"), "cleared");
 
         if (viewport === "phone") {
-          // A phone picks the schedule day by day (issue 30, item 16): Monday to Friday 08:00
+          // A phone picks the schedule day by day: Monday to Friday 08:00
           // to 17:30 tapped slot by slot, and Monday 00:30.
           for (let d = 0; d <= 4; d++) {
             for (let s = 16; s <= 35; s++) await (await phoneSlot(page, d, s)).tap();

@@ -1,5 +1,4 @@
-// The dashboard's load with many groups, measured in the browser from the Login click (issue 25,
-// item 2). Shared by the dashboard's browser test (one UI, figures printed) and
+// The dashboard's load with many groups, measured in the browser from the Login click. Shared by the dashboard's browser test (one UI, figures printed) and
 // scripts/bench-dashboard.mjs (two binaries side by side, rounds alternated).
 //
 // What is measured, in ms after the click on Login (performance.now() of the click's event):

@@ -1,4 +1,4 @@
-// Names are unique without case (issue 30, item 11): a second test case group or distribution
+// Names are unique without case: a second test case group or distribution
 // list of a name already taken (in another case) is refused by the server (409, field `name`,
 // rule `taken`) and the form says so beside the name, in English and French, on a desktop and
 // a phone; the form keeps what was typed and nothing is created. axe on the refused forms.

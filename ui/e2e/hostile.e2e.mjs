@@ -1,4 +1,4 @@
-// Hostile text everywhere (issue 24, 'Keep the class away'): a test engine and a user fill every
+// Hostile text everywhere ('Keep the class away'): a test engine and a user fill every
 // free-text field they can with script, HTML, `javascript:` addresses, bidi overrides, control
 // characters, formula prefixes and very long text, through the real API (ingest with an API key;
 // the console's own calls with an administrator's token). Then a browser with the CSP bypassed

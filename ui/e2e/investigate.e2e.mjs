@@ -1,4 +1,4 @@
-// From a red bar to the cause (issue 30, items 1-3), in English and French, on a desktop and a
+// From a red bar to the cause (items 1-3), in English and French, on a desktop and a
 // phone: the run detail opens on a summary of the run and its failing step (expected against
 // heard, latency against its limit, confidence, its own player, a 'jump to' for each failing
 // step; a Call Connect does not read '<Utterance not recognized>'); the MOS drill lists the

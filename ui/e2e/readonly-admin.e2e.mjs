@@ -1,4 +1,4 @@
-// A read-only administrator is offered no writes (issue 30, item 9): Distribution Lists and
+// A read-only administrator is offered no writes: Distribution Lists and
 // Admin Settings show no New, Delete, Edit, Save, Confirm or Reset Password, as Reports, Alert
 // Settings and Groups already did; a new list or user says why it cannot be opened; the own
 // profile changes only its password. English and French, desktop and phone, axe on each state.

@@ -1,4 +1,4 @@
-// The right reason, in the page's language (issue 30, item 6): a report outside the viewer's
+// The right reason, in the page's language: a report outside the viewer's
 // groups says so (not 'This page is for administrators.'), a report that does not exist says
 // that, a read-only account is told its access is read-only, and the server's English messages
 // are said in French on French pages (a test e-mail without a mail server). The sign-in lock-out

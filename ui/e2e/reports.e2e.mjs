@@ -1,7 +1,7 @@
-// Reports (issue 9): create a report of each type, view it, follow its drill-downs (the drill
+// Reports: create a report of each type, view it, follow its drill-downs (the drill
 // route, the latency and MOS run lists, then a run's detail route), edit it, export its CSV,
 // filter and page the list, delete one report and then several. English and French, desktop
-// and phone. The drill table and the run detail (issue 8's screens) show what the links ask for.
+// and phone. The drill table and the run detail show what the links ask for.
 import {
   apiRequest,
   apiToken,

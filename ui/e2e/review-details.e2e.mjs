@@ -1,4 +1,4 @@
-// Smaller defects of the operator review (issue 30, item 8), on the demo site, in English and
+// Smaller defects of the operator review, on the demo site, in English and
 // French, at 1440x900, 1024x768, 768x1024 and on a phone (390x844); axe on each state.
 // - The health modal marks each component by its own status: an application whose claims
 //   database failed shows that one component red and the others green (before, every component

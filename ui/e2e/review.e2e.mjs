@@ -1,4 +1,4 @@
-// The operator review's smaller defects (issue 30, item 8), in English and French, on a
+// The operator review's smaller defects, in English and French, on a
 // desktop and a phone: the side rail folds after a click; the phone menu keeps the focus and
 // Escape gives it back; the language selector's focus is a ring; the latency segments table is
 // a scroll region the keyboard reaches; the signed-out 404 has a main landmark and a way to

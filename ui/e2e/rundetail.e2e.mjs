@@ -1,4 +1,4 @@
-// Test-run detail, the runs behind a number and the test case groups editor (issue 8), in
+// Test-run detail, the runs behind a number and the test case groups editor, in
 // English and French: from a red bar of the dashboard's chart modal to a failing run in two
 // clicks; the run's players (one at a time, seek, forward, finish) and the recording's
 // download; the demo's bad-audio incident (low MOS, the recording plays); creating, editing

@@ -1,4 +1,4 @@
-// An administrator who takes rights from themselves is asked first (issue 30, item 12): on their
+// An administrator who takes rights from themselves is asked first: on their
 // own profile, Save with the role User (or the access read-only) opens a confirmation; Cancel
 // changes nothing; confirming saves, ends the session (the server ends every session of a user
 // whose role or access changed) and the login page says why; signing in again lands on the

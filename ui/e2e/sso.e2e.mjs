@@ -1,4 +1,4 @@
-// Single sign-on (issue 13): the button shows only when the tenant has [tenants.sso] and only
+// Single sign-on: the button shows only when the tenant has [tenants.sso] and only
 // on a desktop; signing in through a real OpenID Connect provider's login page (panva's
 // oidc-provider from ../tests/oidc, started here on 127.0.0.1) lands on /dashboard as the
 // mapped user with the mapped role; a user the mapping refuses is back on the login page with

@@ -1,4 +1,4 @@
-// A Jira refusal keeps what was typed (issue 30, item 13): the spec's dialog closes on a failure
+// A Jira refusal keeps what was typed: the spec's dialog closes on a failure
 // (§8) and says why; opening it again brings back the project, summary, assignee, labels and
 // description, and says so; a save that succeeds forgets the draft, and so does Cancel. The Jira
 // stand-in refuses a summary over 255 characters. English and French, desktop and phone; axe on

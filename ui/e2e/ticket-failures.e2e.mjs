@@ -1,4 +1,4 @@
-// Auto tickets that fail are not silent (issue 30, item 10). Without a Jira the alert setting form
+// Auto tickets that fail are not silent. Without a Jira the alert setting form
 // offers no Attach Ticket. With the Jira stand-in (Cloud), a setting whose assignee was typed as a
 // name ('Ann Lee', as the old free-text field allowed) makes Jira refuse every ticket with its
 // 400 answer: the Auto Tickets screen lists the waiting ticket with Jira's reason and its

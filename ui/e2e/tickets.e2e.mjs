@@ -1,4 +1,4 @@
-// Tickets (issue 12, part A): a console configured with the Jira stand-in (Cloud flavour,
+// Tickets (part A): a console configured with the Jira stand-in (Cloud flavour,
 // e2e/jira-standin.mjs) opens a ticket from the report list with a CSV file, a label and a
 // mention, refuses a file that is not CSV, then edits the ticket and moves its status; an alert
 // setting with attach ticket makes the engine open a ticket from failing runs sent to ingest,

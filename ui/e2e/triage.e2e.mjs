@@ -1,11 +1,11 @@
-// Issue 30, items 4, 5 and 7, on the real binary with the demo site, in English and French, at
+// Triage, on the real binary with the demo site, in English and French, at
 // desktop (1440x900) and phone (390x844) sizes:
-// - 4: every list of runs (the reports' latency, MOS and trend runs) is the one run table: times
+// - every list of runs (the reports' latency, MOS and trend runs) is the one run table: times
 //   in the site's zone as yyyy/MM/dd HH:mm:ss in rows and headers (never raw UTC), status chips,
 //   an Open action, the status and time on a phone's closed card, and no 550 px box;
-// - 5: the alert list is newest first by time (the demo's engine opens its history's events out
+// - the alert list is newest first by time (the demo's engine opens its history's events out
 //   of time order), and a phone's closed alert card shows its status, ongoing or closed, and time;
-// - 7: 'failing now' only on current evidence (the last 15 minutes, as the status strip), and how
+// - 'failing now' only on current evidence (the last 15 minutes, as the status strip), and how
 //   much: a failure twenty minutes ago flags nothing; failures now say '2 of 3 runs failing'.
 // Axe on each state, screenshots of each.
 import {

@@ -1,6 +1,6 @@
-// Users and profile (issue 7): an admin creates, edits and deletes a user; a restricted user
+// Users and profile: an admin creates, edits and deletes a user; a restricted user
 // sees no settings sub-items and cannot open another user, and (read-only) sees their own
-// profile read-only, without Save (issue 24); changing your own password, then
+// profile read-only, without Save; changing your own password, then
 // signing in with it; an admin resetting a password. English and French, desktop and phone.
 // Needs the server's users API (GET/POST/PUT/PATCH/DELETE /api/users).
 import {
@@ -120,7 +120,7 @@ export default async function users({ server, browser, users: accounts, test }) 
         await page.waitForSelector("[data-testid=user-form]");
         assert((await page.locator("[data-testid=input-role]").count()) === 0, "no permissions field on own profile");
         assert((await page.locator("[data-testid=field-groups]").count()) === 0, "no group field on own profile");
-        // A read-only account (issue 24): its profile shows read-only, without Save; the
+        // A read-only account: its profile shows read-only, without Save; the
         // password it can change.
         await page.waitForSelector("[data-testid=read-only-note]");
         for (const field of ["input-firstName", "input-lastName", "input-username"]) {

@@ -1,4 +1,4 @@
-// The console on the vendor's own API (issue 23): a cxwatch in proxy mode whose tenant's upstream
+// The console on the vendor's own API: a cxwatch in proxy mode whose tenant's upstream
 // is the vendor stand-in (vendor-standin.mjs), which answers exactly the spec's section 7 calls
 // with section 3 fields in front of the demo server. Every screen of the spec's route table is
 // visited as an administrator and as a ROLE_USER, at desktop and phone size, and each fails on:
@@ -387,7 +387,7 @@ export default async function vendor({ server, browser, users, test }) {
         `name = "Vendor"`,
         `hosts = ["127.0.0.1"]`,
         `upstream = "${standin.url}"`,
-        // The key arrives with the server side of issue 23; older binaries refuse unknown keys.
+        // The key arrives with a newer server; older binaries refuse unknown keys.
         ...(flavour ? [`api_flavor = "spec"`] : []),
         "",
       ].join("\n"),

@@ -1,4 +1,4 @@
-// Issue 16, the night shift's dashboard: axe-core on every screen (login, shell, dashboard and
+// The night shift's dashboard: axe-core on every screen (login, shell, dashboard and
 // its modals, 404, the alerts list, wall mode, the dark theme) in English and French at
 // desktop and phone sizes with the real Content-Security-Policy on; the layout at 768 and
 // 1024 px (no overlap, no sideways scrolling); wall mode (dark, large type, 'refreshed … ago',

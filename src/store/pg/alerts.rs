@@ -10,7 +10,7 @@
 //! then written in a few multi-row statements (`unnest`): the events (their ids taken from
 //! the table's sequence beforehand), their runs, the closings, the notifications and the
 //! state rows. Written event by event it was about ten round trips an event, the engine's
-//! main cost here (issue 25: on/off 0.19 before, 0.49 after, `docs/benchmarks.md`).
+//! main cost here (`docs/benchmarks.md` has the engine's on/off figures).
 //!
 //! **Several instances on one database.** The engine reads, changes and writes back
 //! `alert_state`; two transactions doing that at once for the same (setting, test case)
@@ -565,7 +565,7 @@ async fn recording_of(
 /// (`OFFSET 0`) and run once a row of the one before, so the only plan worth making is a
 /// lookup of the primary key. Written as one join, the plan followed the statistics, which
 /// lag behind a growing table: a plan cached while `test_runs` was small scanned it whole
-/// (issue 25: 120 ms a call at a million runs), and even planned at each call, with
+/// (slow at a million runs), and even planned at each call, with
 /// `alert_event_runs` analyzed when it held fewer events, PostgreSQL expected thousands of
 /// rows for a batch's events and read the whole of `test_runs` for them (a hash join in the
 /// bench: 36 ms at 77,000 runs for 137 rows; a merge join along its whole index in the test).
@@ -669,7 +669,7 @@ impl AlertEngine for Postgres {
                 })
                 .collect();
             let last = runs.last().map(|r| (r.run_ms, r.run_id));
-            // Runs a maintenance window marked are left out (issue 28).
+            // Runs a maintenance window marked are left out.
             let runs = crate::store::maintenance::unmarked(&Pg(&tx), runs).await?;
             let out = evaluate_with(
                 &tx,
@@ -707,8 +707,8 @@ mod tests {
     use crate::store::RunStore;
 
     /// An event's runs are read by the primary key of `test_runs` however much the table
-    /// grew since the connection first read them, without an `ANALYZE` (issue 25: a plan
-    /// cached while the table was small scanned it whole, 120 ms a call at a million runs).
+    /// grew since the connection first read them, without an `ANALYZE` (a plan
+    /// cached while the table was small scanned it whole).
     #[tokio::test]
     async fn event_runs_never_scan_the_runs_as_the_table_grows() {
         let Some(url) = crate::store::pg::testdb::fresh().await else {

@@ -62,7 +62,7 @@ impl RunStore for Postgres {
         let tx = read_committed(&mut c).await?;
         let mut out = ingest(&tx, tz, &runs).await?;
         // The alert engine, in the same transaction: each stored run is evaluated once.
-        // Runs a maintenance window covers are marked and left out (issue 28).
+        // Runs a maintenance window covers are marked and left out.
         let kept = crate::store::maintenance::mark_in(&Pg(&tx), tz, &out.evaluated).await?;
         out.alerts = super::alerts::evaluate(&tx, tz, &options, &kept).await?;
         out.evaluated.clear();

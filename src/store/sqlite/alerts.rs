@@ -84,7 +84,7 @@ impl AlertEngine for Sqlite {
                         })?
                         .collect::<Result<Vec<_>, _>>()?;
                     let last = runs.last().map(|r| (r.run_ms, r.run_id));
-                    // Runs a maintenance window marked are left out (issue 28).
+                    // Runs a maintenance window marked are left out.
                     let runs = sql::finish(crate::store::maintenance::unmarked(&Lite(tx), runs))?;
                     let out = evaluate_with(
                         tx,

@@ -39,7 +39,7 @@ impl RunStore for Sqlite {
         self.write(move |tx| {
             let mut out = ingest(tx, tz, &runs)?;
             // The alert engine, in the same transaction: each stored run is evaluated once.
-            // Runs a maintenance window covers are marked and left out (issue 28).
+            // Runs a maintenance window covers are marked and left out.
             let kept = sql::finish(crate::store::maintenance::mark_in(
                 &Lite(tx),
                 tz,

@@ -1,4 +1,4 @@
-// What a failed call says, in the console's language (issue 30, item 6): the server writes its
+// What a failed call says, in the console's language: the server writes its
 // messages in English ('Report 12 is not in your test case groups.', 'No mail server is
 // configured…'), so the console says them itself from what does not depend on the language —
 // the operation (method and path), the answer's status and its error code. Pure.

@@ -1661,7 +1661,7 @@ export interface components {
          * @description An event with its runs and notifications (spec §3 'Alert details').
          */
         AlertDetails: {
-            /** @description Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has. */
+            /** @description Who acknowledged the event (cxwatch's addition), null when nobody has. */
             acknowledgedBy?: string | null;
             /** @description When it was acknowledged, RFC 3339 UTC, null when it was not. */
             acknowledgedTime?: string | null;
@@ -1729,7 +1729,7 @@ export interface components {
          * @description An alert event (spec §3 'Alert event').
          */
         AlertEvent: {
-            /** @description Who acknowledged the event (cxwatch's addition, issue 28), null when nobody has. */
+            /** @description Who acknowledged the event (cxwatch's addition), null when nobody has. */
             acknowledgedBy?: string | null;
             /** @description When it was acknowledged, RFC 3339 UTC, null when it was not. */
             acknowledgedTime?: string | null;
@@ -1833,7 +1833,7 @@ export interface components {
             /**
              * Format: int64
              * @description The second distribution list notified when an event stays open and unacknowledged
-             *     (cxwatch's addition, issue 28), null when none.
+             *     (cxwatch's addition), null when none.
              */
             escalationDistributionId?: number | null;
             escalationDistributionName?: string | null;
@@ -3153,7 +3153,7 @@ export interface components {
             groupId: number;
             /**
              * Format: uint64
-             * @description Runs stored while a maintenance window covered them (issue 28): left out of the
+             * @description Runs stored while a maintenance window covered them: left out of the
              *     counts and slots above, as `groups/{id}/metric` leaves them out. Absent when none.
              */
             maintenanceCount?: number;
@@ -3228,7 +3228,7 @@ export interface components {
             latencyCount: number;
             /**
              * Format: uint64
-             * @description Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+             * @description Runs stored while a maintenance window covered them (cxwatch's addition):
              *     left out of the success, warning, failure and stopped counts (case level). Absent
              *     when none, so that the answer keeps the spec's shape.
              */
@@ -3293,7 +3293,7 @@ export interface components {
             lastRunTime?: string | null;
             /**
              * Format: int64
-             * @description Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+             * @description Runs stored while a maintenance window covered them (cxwatch's addition):
              *     left out of the counts above. Absent when none.
              */
             maintenanceCount?: number;
@@ -3425,7 +3425,7 @@ export interface components {
             hourly: string;
             /**
              * Format: uint64
-             * @description Runs in a maintenance window (cxwatch's addition, issue 28): left out of the counts
+             * @description Runs in a maintenance window (cxwatch's addition): left out of the counts
              *     above. Absent when none.
              */
             maintenanceCount?: number;
@@ -3714,7 +3714,7 @@ export interface components {
             latencyWarn: number;
             /**
              * Format: uint64
-             * @description Runs stored while a maintenance window covered them (cxwatch's addition, issue 28):
+             * @description Runs stored while a maintenance window covered them (cxwatch's addition):
              *     left out of every figure above. Absent when none.
              */
             maintenanceCount?: number;
@@ -3911,7 +3911,7 @@ export interface components {
             /**
              * Format: uint64
              * @description Runs with a MOS in that hour stored while a maintenance window covered them
-             *     (cxwatch's addition, issue 28): left out of the figures above. Absent when none.
+             *     (cxwatch's addition): left out of the figures above. Absent when none.
              */
             maintenanceCount?: number;
             /** Format: double */
@@ -4343,7 +4343,7 @@ export interface components {
              */
             latency?: number;
             /**
-             * @description Stored while a maintenance window covered it (cxwatch's addition, issue 28): shown
+             * @description Stored while a maintenance window covered it (cxwatch's addition): shown
              *     as 'maintenance', left out of pass rates. Present (true) only for such a run, so that
              *     other runs keep the spec's shape.
              */
@@ -4397,7 +4397,7 @@ export interface components {
              */
             latency?: number;
             /**
-             * @description Stored while a maintenance window covered it (cxwatch's addition, issue 28): shown
+             * @description Stored while a maintenance window covered it (cxwatch's addition): shown
              *     as 'maintenance', left out of pass rates. Present (true) only for such a run, so that
              *     other runs keep the spec's shape.
              */
@@ -4807,7 +4807,7 @@ export interface components {
         };
         /**
          * WaitingAutoTicket
-         * @description A ticket the alert engine has not opened yet (cxwatch's, issue 30): the attempts Jira
+         * @description A ticket the alert engine has not opened yet (cxwatch's): the attempts Jira
          *     refused or did not answer, the last reason, and when it is tried again.
          */
         WaitingAutoTicket: {

@@ -23,7 +23,7 @@ export type GroupMetric = Schema<"GroupMetric">;
 export type GroupHourly = Schema<"GroupHourlyItem">;
 export type RecentStatus = Schema<"RecentStatus">;
 export type GroupRecentItem = Schema<"GroupRecentItem">;
-/** An hour slot's counts; `maintenanceCount` is cxwatch's (issue 28), absent from a vendor's API. */
+/** An hour slot's counts; `maintenanceCount` is cxwatch's, absent from a vendor's API. */
 export type HourlyStatus = Omit<Schema<"HourlyStatus">, "maintenanceCount"> & { maintenanceCount?: number };
 export type ChannelHealth = Schema<"ChannelHealth">;
 export type ClientAppHealth = Schema<"ClientAppItem">;
@@ -134,7 +134,7 @@ export type IssueView = Schema<"IssueView">;
 export type AutoTicket = Schema<"AutoTicket">;
 export type WaitingAutoTicket = Schema<"WaitingAutoTicket">;
 export type AutoTicketPage = Schema<"Page_AutoTicket">;
-// The site page (cxwatch's addition, issue 30 item 15).
+// The site page (cxwatch's addition).
 export type SiteChecklist = Schema<"SiteChecklist">;
 export type ApiKey = Schema<"ApiKey">;
 export type ApiKeyCreated = Schema<"ApiKeyCreated">;

@@ -1,4 +1,4 @@
-// The import direction of the console's layers (issue 7):
+// The import direction of the console's layers:
 //   app → anything; pages → components, api, lib; components → lib (and api types only);
 //   api → lib; lib → nothing above it. i18n sits beside lib and imports only lib.
 // Each source file's relative imports are read and checked against that table.

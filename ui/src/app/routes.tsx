@@ -122,7 +122,7 @@ export const routes: RouteDef[] = [
     title: msg`Distribution List`,
   },
   { path: "/settings/admin-settings/:id", component: UsersListPage, access: "protected", title: msg`Admin Settings` },
-  // cxwatch's addition (issue 28): maintenance windows, their list and form (id 0 = new).
+  // cxwatch's addition: maintenance windows, their list and form (id 0 = new).
   {
     path: "/settings/maintenance",
     component: MaintenanceListPage,
@@ -135,7 +135,7 @@ export const routes: RouteDef[] = [
     access: "protected",
     title: msg`Maintenance window`,
   },
-  // cxwatch's addition (issue 30 item 15): the site page (checklist, keys, channels, audit log).
+  // cxwatch's addition: the site page (checklist, keys, channels, audit log).
   { path: "/settings/site", component: SitePage, access: "protected", title: msg`Site` },
   { path: "/users/:id", component: UserEditPage, access: "protected", title: msg`User Profile` },
   {

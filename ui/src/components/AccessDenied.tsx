@@ -1,5 +1,5 @@
 // What a screen shows to a user who may not use it, and what a screen shows when the item it
-// opens could not be loaded: the right reason (issue 30, item 6), not 'for administrators'.
+// opens could not be loaded: the right reason, not 'for administrators'.
 import { Trans, useLingui } from "@lingui/react/macro";
 import type { ComponentChildren } from "preact";
 import { reasonOf, refusalOf } from "../lib/refusal";

@@ -44,7 +44,7 @@ export function SideNav({ mobile, open = false, onClose }: SideNavProps) {
   }, [inSettings]);
 
   // After a click on the rail it folds away, pointer still on it or not, until the pointer
-  // (or the keyboard) comes back (issue 30, item 8: the alert ids under it were out of reach).
+  // (or the keyboard) comes back (the alert ids under it were out of reach).
   // Each route draws its own shell: the fold outlives the page change (a new rail under the
   // pointer would otherwise expand at the next move).
   const [dismissed, setDismissedState] = useState(railDismissed);

@@ -1,4 +1,4 @@
-// One tab stop for a grid of links (issue 30, item 8: the heat map put 207 links in the tab
+// One tab stop for a grid of links (the heat map put hundreds of links in the tab
 // order): the links carry data-r / data-c (row and column); one of them is tabbable (the one
 // marked data-start, else the first), the arrow keys, Home and End move between them.
 import { type RefObject, useEffect } from "react";

@@ -105,7 +105,7 @@ describe("translation catalogs", () => {
       // The word French documentation uses (Microsoft Teams, Slack, Mattermost).
       "Webhook",
       "Webhooks",
-      // The site page (issue 30 item 15): an audit record's action and kind, the page's name.
+      // The site page: an audit record's action and kind, the page's name.
       "Action",
       "Session",
       "Site",

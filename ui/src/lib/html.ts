@@ -1,5 +1,5 @@
 // Text that some library writes with innerHTML (frappe-charts' tooltip) must reach it escaped:
-// names come from test engines and users and may hold markup (issue 24).
+// names come from test engines and users and may hold markup.
 
 const ENTITIES: Record<string, string> = {
   "&": "&amp;",

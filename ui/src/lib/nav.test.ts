@@ -59,7 +59,7 @@ describe("mobile footer", () => {
     ]);
   });
 
-  it("no alert settings for a user whose side menu has no Settings (issue 30, item 8)", () => {
+  it("no alert settings for a user whose side menu has no Settings", () => {
     expect(footerNav(restricted).map((l) => l.href)).toEqual(["/dashboard", "/alerts", "/users/13", "/"]);
   });
 });
@@ -83,7 +83,7 @@ describe("maintenance windows (cxwatch's API)", () => {
     expect(settings(true)).toEqual(["/settings/alert-settings/1", "/settings/maintenance", "/settings/site"]);
   });
 
-  it("with the site page last, for administrators on a desktop and a phone (issue 30 item 15)", () => {
+  it("with the site page last, for administrators on a desktop and a phone", () => {
     const settings = (mobile: boolean, flavorCxwatch: boolean) =>
       (
         sideNav(admin, mobile, flavorCxwatch).find((e) => e.key === "settings") as { children: { href: string }[] }

@@ -76,8 +76,8 @@ const siteLink: NavLink = {
  * The side navigation: Dashboard, Reports (not on mobile), Alerts, Settings (its sub-items only
  * when the first role is not ROLE_USER; on mobile only Alert Settings), User Profile. Settings
  * is left out when it would hold nothing. Sign out is a button the shell adds. With
- * `maintenance` (cxwatch's own API, issue 28), Settings also holds Maintenance Windows, after
- * Alert Settings, on a phone too, and, for administrators, Site (issue 30 item 15: the first-run
+ * `maintenance` (cxwatch's own API), Settings also holds Maintenance Windows, after
+ * Alert Settings, on a phone too, and, for administrators, Site (the first-run
  * checklist, engine keys, outbound channels and the audit log), last.
  */
 export function sideNav(user: LoggedInUser | undefined, mobile: boolean, maintenance = false): NavEntry[] {

@@ -1,4 +1,4 @@
-// The order of a list of runs (issue 30, item 2): every run list sorts by its columns. cxwatch's
+// The order of a list of runs: every run list sorts by its columns. cxwatch's
 // paged lists take `sort=field,direction` (the server sorts every page); the spec-only vendor's
 // lists come whole and are sorted here, on the same fields. The address keeps the order
 // (`?sort=mosCqIn,asc`), so a link opens the list in the order that led there.

@@ -126,7 +126,7 @@ export function useOpenAlertsBadge(signedIn: boolean) {
 }
 
 /**
- * Acknowledges an open event (cxwatch's addition, issue 28): who and when are recorded and its
+ * Acknowledges an open event (cxwatch's addition): who and when are recorded and its
  * escalation stops. The details it answers replace the cached ones; the lists are read again.
  */
 export function useAcknowledgeAlert() {

@@ -155,7 +155,7 @@ export function useAutoTickets(settingId: number, pageNo: number, pageSize: numb
 
 /**
  * The tickets of setting `settingId` the alert engine has not opened yet, with why the last
- * attempt failed (cxwatch's `alerts/autojiraticket/{id}/waiting`, issue 30). A vendor's API has
+ * attempt failed (cxwatch's `alerts/autojiraticket/{id}/waiting`). A vendor's API has
  * no such call: under flavour "spec" nothing is asked and the list is empty. Refreshed every
  * 30 s while shown, as the engine retries.
  */

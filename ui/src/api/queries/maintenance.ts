@@ -1,4 +1,4 @@
-// Maintenance windows (cxwatch's addition, issue 28): the paged list, one window, save, end
+// Maintenance windows (cxwatch's addition): the paged list, one window, save, end
 // early, the dashboard's banner (`maintenance/now`) and the mute of an alert. None of it exists
 // in a vendor's API (section 7): the screens that use it show only under flavour "cxwatch".
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";

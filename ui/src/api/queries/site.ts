@@ -1,4 +1,4 @@
-// The site page (cxwatch's addition, issue 30 item 15): the first-run checklist's counts, the
+// The site page (cxwatch's addition): the first-run checklist's counts, the
 // test engines' API keys (made, listed, revoked), the outbound channels with their test, and the
 // audit log, paged and searched by the server. None of it exists in a vendor's API (section 7):
 // the page and its menu entry show only under flavour "cxwatch".

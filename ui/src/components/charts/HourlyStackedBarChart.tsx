@@ -3,7 +3,7 @@
 //
 // Bars of named things (`names`: a report's test cases or segments) get their labels in HTML
 // under the plot instead of frappe-charts' axis text, which drops every other label (or more)
-// as soon as one name is longer than its slot (issue 30, item 8): each bar's name wraps on up to
+// as soon as one name is longer than its slot: each bar's name wraps on up to
 // three lines in its own column, with its second line (a segment's test case) beneath; on a
 // chart too narrow for that, the bars are numbered and a key below names each one.
 import { useEffect, useRef, useState } from "react";

@@ -8,7 +8,7 @@
 // title and legends are SVG text set with textContent). Both classes therefore escape whatever
 // reaches the tooltip (escapeTooltip in tooltip.ts), whoever calls it: the console's own tooltip text and
 // frappe-charts' own (a donut slice's label on hover), so no page can hand a test case name to
-// it as markup (issue 24).
+// it as markup.
 import AxisChart from "frappe-charts/src/js/charts/AxisChart";
 import type { FrappeData, FrappeOptions } from "frappe-charts/src/js/charts/BaseChart";
 import DonutChart from "frappe-charts/src/js/charts/DonutChart";

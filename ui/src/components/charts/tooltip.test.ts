@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 // frappe-charts' tooltip (SvgTip) writes its text with innerHTML: the console's charts escape
-// what reaches it (issue 24). The real SvgTip, hostile names, nothing read as markup.
+// what reaches it. The real SvgTip, hostile names, nothing read as markup.
 import SvgTip from "frappe-charts/src/js/objects/SvgTip";
 import { describe, expect, it, vi } from "vitest";
 import { escapeTooltip } from "./tooltip";

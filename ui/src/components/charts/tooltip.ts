@@ -1,5 +1,5 @@
 // The one door to frappe-charts' tooltip for text: SvgTip.fill writes the title, the values and
-// each list item with innerHTML, so whatever reaches it is escaped here first (issue 24).
+// each list item with innerHTML, so whatever reaches it is escaped here first.
 import type { SvgTip as BaseTip } from "frappe-charts/src/js/charts/BaseChart";
 import { escapeHtml } from "../../lib/html";
 

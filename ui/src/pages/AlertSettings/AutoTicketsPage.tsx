@@ -2,7 +2,7 @@
 // the Jira tickets the alert engine opened for one alert setting, newest first, paged by the
 // server. Each run id leads to its run; a ticket opens the ticket dialog in edit mode, whose save
 // also keeps the alert's description (PUT autojiraticket/{id}). Above the list, the tickets the
-// engine could not open yet, each with Jira's reason (issue 30, item 10).
+// engine could not open yet, each with Jira's reason.
 import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import { Link, useParams } from "wouter";

@@ -6,8 +6,7 @@
 // tabindex), the arrow keys, Home and End move, Space or Enter toggles.
 //
 // On a phone the grid's 336 slots would be 6 px wide: the phone picks a day, then that day's
-// 48 half hours as buttons a finger can tap, with 'Whole day' and 'Clear day' (issue 30,
-// item 16). The 24:00 column is the grid's only (nothing there to choose).
+// 48 half hours as buttons a finger can tap, with 'Whole day' and 'Clear day'. The 24:00 column is the grid's only (nothing there to choose).
 import { useLingui } from "@lingui/react/macro";
 import { useRef, useState } from "react";
 import { useIsMobile } from "../../lib/media";

@@ -1,4 +1,4 @@
-// The auto tickets the alert engine has not opened yet, and why (issue 30, item 10): Jira's
+// The auto tickets the alert engine has not opened yet, and why: Jira's
 // refusal or why Jira was not reached, the attempts, and when the next one is due. Shown where
 // the administrator looks: above the Auto Tickets list (every waiting ticket) and on the alert
 // setting form (how many, the latest reason, a link to the list). Nothing under a vendor's API

@@ -26,7 +26,7 @@ export interface AlertSettingFormValues {
   jiraAssignee: string;
   jiraProject: string;
   jiraUsername: string;
-  /** cxwatch's escalation (issue 28): the second list, 0 for none, and its delay in minutes. */
+  /** cxwatch's escalation: the second list, 0 for none, and its delay in minutes. */
   escalationDistributionId: number;
   escalationDelayMin: number;
 }

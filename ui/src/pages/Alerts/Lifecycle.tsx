@@ -1,4 +1,4 @@
-// The alert's life after it fires (issue 28), cxwatch's additions to the alert screens: who
+// The alert's life after it fires, cxwatch's additions to the alert screens: who
 // acknowledged an event and the button that does it, the comments with their form, and the
 // timeline of what happened. Each shows only when the API offers it (the event has
 // `acknowledgedBy`, `comments`, `timeline`): a vendor's API behind the proxy has none of them.

@@ -141,7 +141,7 @@ export const JourneyDiagram = memo(function JourneyDiagram({
           stateText={stateText(j.agent)}
         />
       </ol>
-      {/* What the journey tells, and why it may differ from the donut (issue 16, phone): the
+      {/* What the journey tells, and why it may differ from the donut (phone): the
           journey is the components' health at the applications' last check, for one channel;
           the donut counts the test runs of the chosen groups of both channels. */}
       <p class="journey-note muted" data-testid="journey-note">

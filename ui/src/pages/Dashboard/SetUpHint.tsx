@@ -1,6 +1,6 @@
 // Above an empty dashboard, for an administrator of a site not set up yet (cxwatch's API: no run
 // received, or no group to show them in): how far the first-run checklist has come and a link to
-// the site page, rather than 'No Data' alone (issue 30 item 15). A dashboard emptied by a filter
+// the site page, rather than 'No Data' alone. A dashboard emptied by a filter
 // says nothing more.
 import { useLingui } from "@lingui/react/macro";
 import { Link } from "wouter";

@@ -80,7 +80,7 @@ export const StatusStrip = memo(function StatusStrip({
         </span>
       </h2>
       {isPhone && badges.length > 1 ? (
-        // The phone's row scrolls sideways: say so, and how many there are (issue 30, item 8).
+        // The phone's row scrolls sideways: say so, and how many there are.
         <p class="strip-hint muted" data-testid="strip-hint">
           {t`${groupCount} groups: swipe sideways to see them all`}
         </p>

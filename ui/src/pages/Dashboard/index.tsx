@@ -280,7 +280,7 @@ export function DashboardPage() {
       <div class="dash-head">
         <h1 class="page-title">{t`Dashboard`}</h1>
         {wall ? <RefreshedAgo at={s.lastRefreshed} /> : null}
-        {/* A wall display is a big screen: a phone is not offered the mode (issue 30, item 8). */}
+        {/* A wall display is a big screen: a phone is not offered the mode. */}
         {isPhone && !wall ? null : (
           <>
             <button
@@ -308,7 +308,7 @@ export function DashboardPage() {
         )}
       </div>
       <MaintenanceBanner enabled={cxwatch} />
-      {/* An empty dashboard of a site not set up yet says where to begin (issue 30 item 15). */}
+      {/* An empty dashboard of a site not set up yet says where to begin. */}
       {s.ready && rows.length === 0 && !wall ? <SetUpHint /> : null}
       <MaintenanceNote count={s.maintenanceLeftOut} />
       <IncidentRibbon

@@ -7,7 +7,7 @@ import { compareSeverity, type Severity, severityOf } from "./severity";
 /** What a row reads of a group metric (spec §3 'Group metric'). */
 export type MetricCounts = Pick<GroupMetric, "successCount" | "warningCount" | "failureCount"> & {
   hourlyStatus: readonly HourlyStatus[];
-  /** cxwatch's addition (issue 28): runs in a maintenance window, left out of the counts. */
+  /** cxwatch's addition: runs in a maintenance window, left out of the counts. */
   maintenanceCount?: number;
 };
 
@@ -56,7 +56,7 @@ export type HourlyCounts = Pick<
   GroupHourly,
   "successCount" | "warningCount" | "failureCount" | "successByHour" | "warningByHour" | "failureByHour"
 > & {
-  /** Runs in maintenance windows, left out of the counts (issue 28). */
+  /** Runs in maintenance windows, left out of the counts. */
   maintenanceCount?: number;
 };
 

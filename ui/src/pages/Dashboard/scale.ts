@@ -1,5 +1,5 @@
 // One y-scale for every row's chart, so that a bar of 1 run is a third of a bar of 3 in any
-// row (issue 16: 'Each row has its own y-scale'). Pure, tested beside.
+// row ('Each row has its own y-scale'). Pure, tested beside.
 import type { Counts } from "./hourly";
 import type { RateIndex } from "./rows";
 import { STATUS_KEYS } from "./rows";

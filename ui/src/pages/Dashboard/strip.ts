@@ -13,7 +13,7 @@ export interface RecentCounts {
   successCount: number;
   warningCount: number;
   failureCount: number;
-  /** cxwatch's addition (issue 28): runs in a maintenance window, left out of the counts above. */
+  /** cxwatch's addition: runs in a maintenance window, left out of the counts above. */
   maintenanceCount?: number;
 }
 

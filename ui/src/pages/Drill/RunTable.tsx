@@ -32,7 +32,7 @@ export interface RunTableProps {
   testId?: string;
   /** Row actions (the alert details' download), last column. */
   actions?: (row: RunItem) => ComponentChildren;
-  /** The order shown; with onSort every column sorts (issue 30, item 2). */
+  /** The order shown; with onSort every column sorts. */
   sort?: SortState;
   onSort?: (next: SortState) => void;
   /** A Latency column (the runs behind a latency cell: each run's slowest step). */

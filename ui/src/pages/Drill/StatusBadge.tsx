@@ -1,6 +1,6 @@
 // A run or step status as text with its mark and colour (never colour alone): Pass, Warning,
 // Failure; a stopped run reads Failure (Stopped). A run stored while a maintenance window covered
-// it (issue 28) reads Maintenance, in grey, with its status after it: not red.
+// it reads Maintenance, in grey, with its status after it: not red.
 import { useLingui } from "@lingui/react/macro";
 import type { StatusKind } from "./format";
 import "./Drill.css";

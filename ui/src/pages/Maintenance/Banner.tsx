@@ -1,4 +1,4 @@
-// The dashboard's maintenance banner (issue 28): while a window is active, what it covers and
+// The dashboard's maintenance banner: while a window is active, what it covers and
 // until when; and the next window starting within 24 hours. Nothing when there is neither, or
 // when the API has no windows (a vendor's).
 import { useLingui } from "@lingui/react/macro";

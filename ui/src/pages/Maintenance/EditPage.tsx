@@ -1,4 +1,4 @@
-// A maintenance window's form (/settings/maintenance/{id}; id 0 = new; issue 28): the reason,
+// A maintenance window's form (/settings/maintenance/{id}; id 0 = new): the reason,
 // once (start and end, site time) or weekly (the alert settings' schedule picker), and what it
 // covers: test case groups and single test cases. An ended window, or a read-only account, sees
 // the form without Save. 'End now' ends a window that has not ended.

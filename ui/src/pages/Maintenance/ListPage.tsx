@@ -1,4 +1,4 @@
-// Maintenance windows (/settings/maintenance; cxwatch's addition, issue 28): the windows of the
+// Maintenance windows (/settings/maintenance; cxwatch's addition): the windows of the
 // caller's groups, newest first, with what each covers, when, its state (active, scheduled,
 // ended) and how many runs it marked; New, Edit, and End now for a window not ended (read-write
 // accounts). Under a vendor's API (flavour "spec") there are none: the screen says so.

@@ -1,4 +1,4 @@
-// 'N runs in maintenance windows are left out of these pass rates' (issue 28): the dashboard's
+// 'N runs in maintenance windows are left out of these pass rates': the dashboard's
 // and the reports' note, shown only when some were left out (cxwatch's maintenanceCount). MOS
 // and latency have no pass rate: there the runs are left out of 'these figures'.
 import { plural } from "@lingui/core/macro";

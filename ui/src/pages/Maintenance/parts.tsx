@@ -31,7 +31,7 @@ export function WindowWhen({ w }: { w: MaintenanceWindow }) {
 
 /**
  * A window's reason as the reader reads it: the one someone typed, else, for a mute made from
- * an alert (which stores none, issue 28), 'Muted from alert 12 (Billing IVR)' in the reader's
+ * an alert (which stores none), 'Muted from alert 12 (Billing IVR)' in the reader's
  * language.
  */
 export function useWindowReason(): (w: MaintenanceWindow) => string {

@@ -1,4 +1,4 @@
-// The maintenance windows' rules (issue 28), pure: site-local times to UTC and back (a window's
+// The maintenance windows' rules, pure: site-local times to UTC and back (a window's
 // start and end are typed in the site's zone), the mute choices of an alert (1 h, 4 h, until
 // tomorrow 08:00 site time), the form's checks in the server's order, and what is sent. The
 // server applies the same rules (src/api/maintenance.rs, src/domain/alerting.rs).

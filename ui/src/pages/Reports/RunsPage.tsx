@@ -117,7 +117,7 @@ function RunList(props: RunsOfProps & { r: Report }) {
   const [search, setParams] = useUrlParams();
   const [page, setPage] = useState(1);
   const [size, setSize] = useState(100);
-  // The order that led here (issue 30, item 2): the worst MOS first, the slowest first; the
+  // The order that led here: the worst MOS first, the slowest first; the
   // address keeps another one chosen.
   const sort = readRunSort(new URLSearchParams(search).get("sort")) ?? defaultSort(props);
   const q = { ...props.query(props.r), pageNo: page - 1, pageSize: size, sort };

@@ -1,4 +1,4 @@
-// How unusual a count of the latency heat map is (issue 30, item 3): a cell is coloured by its
+// How unusual a count of the latency heat map is: a cell is coloured by its
 // count against the usual, not by its bucket (every hour has slow steps, so colouring by
 // bucket made every hour red). In the bucket × hour map, a cell's share of its hour's
 // latencies against the bucket's share over the whole range; in the day × hour map, the slow

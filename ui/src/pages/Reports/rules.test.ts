@@ -89,7 +89,7 @@ describe("drill routes", () => {
   });
 });
 
-describe("runs in maintenance windows left out of a report (issue 28)", () => {
+describe("runs in maintenance windows left out of a report", () => {
   it("sums test cases; on segment level counts a test case once, by its segment with the most", () => {
     const cases = [{ entityId: 1, maintenanceCount: 2 }, { entityId: 2 }, { entityId: 3, maintenanceCount: 1 }];
     expect(maintenanceLeftOut(cases, "case")).toBe(3);

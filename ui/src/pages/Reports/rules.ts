@@ -211,7 +211,7 @@ export interface LeftOut {
 const countOf = (n: number | null | undefined) => (typeof n === "number" && Number.isFinite(n) && n > 0 ? n : 0);
 
 /**
- * Runs in maintenance windows a report left out (issue 28), from the group metric's entities: on
+ * Runs in maintenance windows a report left out, from the group metric's entities: on
  * case level their sum; on segment level a run is left out of each of its test case's segments,
  * so a test case counts once, by its segment with the most.
  */

@@ -1,4 +1,4 @@
-// What the run detail opens on (issue 30, item 1): the step that went wrong. A run's failing
+// What the run detail opens on: the step that went wrong. A run's failing
 // steps (fail or stopped), its slow steps (slower than the route's latency threshold, or than
 // the step's own upper latency limit), and the one step the summary shows first: the first
 // failing step, else the slowest slow one, else the first warning, else the slowest of all

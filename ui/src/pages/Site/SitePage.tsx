@@ -1,4 +1,4 @@
-// The site page (/settings/site; cxwatch's addition, issue 30 item 15): what a fresh install needs
+// The site page (/settings/site; cxwatch's addition): what a fresh install needs
 // (the first-run checklist), the test engines' keys, the outbound channels with a test each, and
 // the audit log. Administrators only; read-only administrators see it without the changes and
 // without the audit log, which the server keeps for read-write administrators. Under a vendor's

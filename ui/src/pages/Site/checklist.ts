@@ -1,4 +1,4 @@
-// The first-run checklist of the site page (issue 30 item 15): what a fresh install needs before
+// The first-run checklist of the site page: what a fresh install needs before
 // the dashboard shows anything, in the order it can be done, each ticked from the server's counts
 // and linking to where it is done. Pure.
 import type { MessageDescriptor } from "@lingui/core";

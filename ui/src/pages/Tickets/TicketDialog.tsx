@@ -111,7 +111,7 @@ function TicketForm({
   const [saving, setSaving] = useState(false);
   const [loaded, setLoaded] = useState(false);
   const area = useRef<HTMLTextAreaElement>(null);
-  // What was typed before Jira refused the save, restored (issue 30, item 13).
+  // What was typed before Jira refused the save, restored.
   const key = draftKey(target);
   const [restored, setRestored] = useState(false);
   const restore = () => {

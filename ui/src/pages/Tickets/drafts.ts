@@ -1,4 +1,4 @@
-// What was typed in a ticket dialog whose save Jira refused (issue 30, item 13): the spec's
+// What was typed in a ticket dialog whose save Jira refused: the spec's
 // dialog closes on a failure (§8), so the draft is kept, per item ticketed, for the dialog to
 // restore when it is opened again; a save that succeeds, or Cancel, forgets it. Kept in the
 // tab's session storage (a reload keeps it, another tab does not see it). The CSV file cannot

@@ -154,7 +154,7 @@ function UserForm({
     setErrors(found);
     setTexts({});
     if (Object.keys(found).length) return;
-    // Giving up one's own rights is asked first (issue 30, item 12).
+    // Giving up one's own rights is asked first.
     const demotion = selfDemotion(v, mode, user.data);
     if (demotion && !confirmed) {
       setAsking(demotion);
@@ -346,7 +346,7 @@ function UserForm({
   );
 }
 
-/** Asks an administrator who is about to take rights from themselves (issue 30, item 12). */
+/** Asks an administrator who is about to take rights from themselves. */
 function DemotionDialog({
   demotion,
   busy,

@@ -179,7 +179,7 @@ export interface SelfDemotion {
 
 /**
  * Whether saving `v` over `current` takes rights from the signed-in administrator on their own
- * profile (issue 30, item 12): asked first, and the session ends (the server ends every session
+ * profile: asked first, and the session ends (the server ends every session
  * of a user whose role or access changes), so the console signs in again with the new rights.
  */
 export function selfDemotion(

@@ -21,7 +21,7 @@ export function EntityView({ r, level }: { r: Report; level: "case" | "segment" 
   const shown = chartPage(rows, Math.min(page, pages));
   const label = (e: GroupMetric) => (level === "segment" ? `${e.segmentName ?? ""} (${e.entityName})` : e.entityName);
   // Every bar names what it is: a segment with its test case beneath (segments of different
-  // test cases share names: 'Greeting'), a test case alone (issue 30, item 8).
+  // test cases share names: 'Greeting'), a test case alone.
   const name = (e: GroupMetric) =>
     level === "segment" ? { name: e.segmentName ?? "", detail: e.entityName } : { name: e.entityName };
   const link = (e: GroupMetric, status: DrillStatus, n: number) => {

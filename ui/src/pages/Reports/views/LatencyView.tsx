@@ -37,7 +37,7 @@ export function latencyOf(answer: Partial<LatencyReport>, r: Report, thresholds:
     latencyByDay: (Array.isArray(answer.latencyByDay) ? answer.latencyByDay : [])
       .filter((x) => !!x && typeof x.date === "string")
       .map((x) => ({ date: x.date, latencyByHr: hours(x.latencyByHr) })),
-    // cxwatch's (issue 28): runs in maintenance windows left out of the figures.
+    // cxwatch's: runs in maintenance windows left out of the figures.
     maintenanceCount: typeof answer.maintenanceCount === "number" ? answer.maintenanceCount : 0,
     segments: (Array.isArray(answer.segments) ? answer.segments : []).map((s) => ({
       ...s,
@@ -59,7 +59,7 @@ export function LatencyView({ r }: { r: Report }) {
   const levels = d ? bucketLevels(d.latencyByHr, d.buckets.length) : [];
   useRovingGrid(heatRef, [d]);
   useRovingGrid(dayRef, [d]);
-  // The spike's hour in view: a narrow screen scrolls the 24 hours sideways (issue 30, item 3).
+  // The spike's hour in view: a narrow screen scrolls the 24 hours sideways.
   useEffect(() => {
     for (const box of [heatRef.current, dayRef.current]) {
       const cell = box?.querySelector<HTMLElement>("[data-spike-hour]");

@@ -72,7 +72,7 @@ export function MosView({ r }: { r: Report }) {
         />
       ) : null}
       {withData.length ? (
-        // The chart's three lines, named (issue 30, item 8).
+        // The chart's three lines, named.
         <ul class="chart-legend" aria-label={t`Legend`} data-testid="mos-legend">
           {[
             { name: t`Average`, color: NEUTRAL_COLOR },

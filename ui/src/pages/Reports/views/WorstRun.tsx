@@ -1,4 +1,4 @@
-// The one run a report view leads to first (issue 30, items 2 and 3): the worst call of a MOS
+// The one run a report view leads to first (items 2 and 3): the worst call of a MOS
 // report, the slowest run of a latency spike, one click away from the view (its detail opens
 // on the step that went wrong, with its audio).
 import { useLingui } from "@lingui/react/macro";
