@@ -817,7 +817,7 @@ async fn what_uses_a_list_is_named_first_and_only_its_team_sees_it() {
                 "distributionId": on_call, "escalationDistributionId": managers,
                 "escalationDelayMin": 30, "failureToAlert": 1, "emailSubject": "Down",
                 "voiceMessage": "Down", "smsPrefix": "[cx]", "alertStatus": ["FAIL"],
-                "schedule": []}),
+                "schedule": [{"dayOfWeek": 1, "startTimeSlot": "00:00", "endTimeSlot": "24:00"}]}),
             ),
         )
         .await;

@@ -544,11 +544,12 @@ fn db_admin_token(server: &Server) -> String {
     .unwrap();
     let token = format!("test-token-{}", rand::random::<u64>());
     c.execute(
-        "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at)
-         VALUES (?1, ?2, 0, 0, 4102444800)",
+        "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at, last_used_at)
+         VALUES (?1, ?2, 0, 0, 4102444800, ?3)",
         rusqlite::params![
             cxwatch::store::auth::hash_secret(&token),
-            c.last_insert_rowid()
+            c.last_insert_rowid(),
+            common::now_secs()
         ],
     )
     .unwrap();

@@ -1007,10 +1007,9 @@ fn no_probe_path_reaches_the_upstream_outside_api() {
         let ok = if probe.forwarded {
             status == "200" && arrived == Some(format!("/tenant-a{}", probe.path))
         } else {
-            status == "400"
-                && answer.contains("\"code\":\"BAD_REQUEST\"")
-                && answer.contains("not forwarded")
-                && arrived.is_none()
+            // Refused with a reason: by the proxy's path rule, or before it (a path that is
+            // not UTF-8 once decoded is refused for every route).
+            status == "400" && answer.contains("\"code\":\"BAD_REQUEST\"") && arrived.is_none()
         };
         if !ok {
             wrong.push(format!(

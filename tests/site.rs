@@ -321,7 +321,7 @@ async fn administrators_read_read_write_administrators_change_and_no_one_else() 
     let keys = get(&app, &rw.token, "/api/site/apikeys").await;
     assert_eq!(
         keys,
-        json!([{"name": "engine-2", "createdTime": keys[0]["createdTime"]}])
+        json!([{"name": "engine-2", "createdTime": keys[0]["createdTime"], "lastUsedTime": null}])
     );
     let (s, _) = app
         .call(Method::GET, "/api/site/checklist", None, None)

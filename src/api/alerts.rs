@@ -12,7 +12,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::{IntChoices, IntOf, OneOf, Required};
+use super::lenient::{IntChoices, IntOf, OneOf, Required, Text};
 use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
@@ -899,12 +899,13 @@ impl AlertUpdateApi {
         auth: Auth,
         state: Data<&AppState>,
         /// Start, RFC 3339.
-        since: Query<Option<String>>,
+        since: Query<Option<params::Instant>>,
     ) -> Answer<Json<Envelope<Handover>>, { BAD_REQUEST | INTERNAL }> {
         let caller = auth.require(Need::SignedIn)?;
         let now = now_ms();
         let mut p = Problems::default();
-        let given = match since.0.as_deref().map(str::trim) {
+        let since = since.0.map(Text::into_string);
+        let given = match since.as_deref().map(str::trim) {
             None | Some("") => None,
             Some(v) => match chrono::DateTime::parse_from_rfc3339(v) {
                 Ok(t) if t.timestamp_millis() > now => {

@@ -359,7 +359,7 @@ impl<C> IntOf<C> {
 
 impl<C> Clone for IntOf<C> {
     fn clone(&self) -> Self {
-        IntOf::new(self.0)
+        *self
     }
 }
 

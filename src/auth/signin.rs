@@ -221,17 +221,20 @@ mod tests {
         let l = TokenLifetimes::from_config(&AuthConfig {
             token_ttl_secs: 3600,
             remember_ttl_days: 30,
+            ..AuthConfig::default()
         });
         assert_eq!(l.secs(false), 3600);
         assert_eq!(l.secs(true), 30 * 86_400);
         let l = TokenLifetimes::from_config(&AuthConfig {
             token_ttl_secs: 90 * 86_400,
             remember_ttl_days: 30,
+            ..AuthConfig::default()
         });
         assert_eq!(l.secs(true), 90 * 86_400);
         let l = TokenLifetimes::from_config(&AuthConfig {
             token_ttl_secs: u64::MAX,
             remember_ttl_days: u64::MAX,
+            ..AuthConfig::default()
         });
         assert!(l.secs(true) > 0 && now_secs().checked_add(l.secs(true)).is_some());
     }

@@ -100,10 +100,10 @@ fn read(dir: &Path) -> std::io::Result<Reading> {
     }
     // SAFETY: statvfs succeeded, so it filled `s`.
     let s = unsafe { s.assume_init() };
-    let frsize = s.f_frsize as u64;
+    let frsize = s.f_frsize;
     Ok(Reading {
-        free: (s.f_bavail as u64).saturating_mul(frsize),
-        total: (s.f_blocks as u64).saturating_mul(frsize),
+        free: s.f_bavail.saturating_mul(frsize),
+        total: s.f_blocks.saturating_mul(frsize),
     })
 }
 

@@ -71,8 +71,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The distribution lists an alert setting may send to (id and name, by name): the
-         *     form's contact groups.
+         * The distribution lists the caller may send to (id and name, by name): the alert
+         *     setting form's contact groups and the report schedule's lists. Administrators get
+         *     every list; a restricted user only the lists their groups use (an alert setting of
+         *     one of their groups sends or escalates to it, or a report of one is scheduled to it).
          */
         get: operations["listContactGroups"];
         put?: never;
@@ -582,8 +584,32 @@ export interface paths {
          */
         put: operations["updateDistribution"];
         post?: never;
-        /** Deletes a list (administrators with read-write access). */
+        /**
+         * Deletes a list (administrators with read-write access). While an alert setting sends
+         *     or escalates to it, or a report is scheduled to it, 409 naming them
+         *     (`GET distributions/{id}/dependents` lists them first).
+         */
         delete: operations["deleteDistribution"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/distributions/{id}/dependents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What uses a list (administrators): the alert settings that send or escalate to it
+         *     and the reports scheduled to it. A list that anything uses is not deleted (409).
+         */
+        get: operations["getDistributionDependents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1105,7 +1131,8 @@ export interface paths {
         put?: never;
         /**
          * Makes an ingest API key (read-write administrators) and answers it: the only time it
-         *     is shown. 409 when the name is taken. Recorded in the audit log.
+         *     is shown. 409 when another key has the name, without case (field `name`, rule
+         *     `taken`). Recorded in the audit log.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1868,7 +1895,7 @@ export interface components {
          * @description Body of `POST alerts/settings` and `PUT alerts/settings/{id}`. Checked in the form's
          *     order (spec §5): name, testCaseGroupId, distributionId, failureToAlert, emailSubject,
          *     voiceMessage, smsPrefix ('Required'), alertStatus ('at least one failure/warnings is
-         *     required'), schedule.
+         *     required'), schedule ('at least one half hour of the schedule is required').
          */
         AlertSettingSave: {
             /** @description Default true. */
@@ -1913,7 +1940,10 @@ export interface components {
             name: string;
             /** @description Default false. */
             notifyOnRecovery?: boolean | null;
-            /** @description Ranges of selected half hours; overlapping ranges merge. Empty: never alerts. */
+            /**
+             * @description Ranges of selected half hours; overlapping ranges merge. At least one half hour
+             *     (without one, 'at least one half hour of the schedule is required').
+             */
             schedule?: components["schemas"]["ScheduleSlot"][] | null;
             smsPrefix: string;
             /** Format: int64 */
@@ -1948,6 +1978,11 @@ export interface components {
         ApiKey: {
             /** @description When it was made, RFC 3339 UTC. */
             createdTime: string;
+            /**
+             * @description When an engine last posted with it, RFC 3339 UTC: up to a minute early (the time is
+             *     written at most once a minute per key); null when never used since cxwatch keeps it.
+             */
+            lastUsedTime?: string | null;
             name: string;
         };
         /**
@@ -1966,8 +2001,9 @@ export interface components {
          */
         ApiKeySave: {
             /**
-             * @description 1 to 100 characters, unique: which engine uses it (`engine-1`); a JSON string (a
-             *     boolean or number is refused), no control or text-direction characters.
+             * @description 1 to 100 characters, unique without case (`engine-1` and `ENGINE-1` are one name):
+             *     which engine uses it; a JSON string (a boolean or number is refused), no control or
+             *     text-direction characters.
              */
             name: string;
         };
@@ -2186,6 +2222,19 @@ export interface components {
             type: string[];
         };
         /**
+         * DistributionDependents
+         * @description What uses a distribution list (cxwatch's addition): while any does, deleting it is
+         *     refused (409 naming them). The list screen asks this before it confirms a delete.
+         */
+        DistributionDependents: {
+            /** @description Alert settings that send to it (their contact group): `id` is the setting's. */
+            alertSettings: components["schemas"]["DistributionUser"][];
+            /** @description Alert settings that escalate to it. */
+            escalations: components["schemas"]["DistributionUser"][];
+            /** @description Reports whose schedule mails it: `id` is the report's. */
+            reportSchedules: components["schemas"]["DistributionUser"][];
+        };
+        /**
          * DistributionSave
          * @description Body of `POST distributions` and `PUT distributions/{id}`.
          */
@@ -2214,6 +2263,15 @@ export interface components {
             /** Format: int64 */
             id: number;
             /** @description `Email`, `SMS`, `Voice`, `Webhook`, `Microsoft Teams`, `Slack` or `Mattermost`. */
+            name: string;
+        };
+        /**
+         * DistributionUser
+         * @description Something that uses a distribution list, by id and name.
+         */
+        DistributionUser: {
+            /** Format: int64 */
+            id: number;
             name: string;
         };
         /**
@@ -2278,6 +2336,19 @@ export interface components {
             code: string;
             /** @description The payload. */
             data: components["schemas"]["Distribution"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
+         * Envelope_DistributionDependents
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_DistributionDependents: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["DistributionDependents"] & unknown;
             /** @description Informational messages (usually empty). */
             messages: string[];
         };
@@ -3066,7 +3137,7 @@ export interface components {
          * @description The machine-readable `code` of an error answer; the HTTP status says the same.
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_CONFIGURED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "GATEWAY_TIMEOUT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "NOT_CONFIGURED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "TOO_MANY_REQUESTS" | "REQUEST_HEADER_FIELDS_TOO_LARGE" | "INTERNAL" | "BAD_GATEWAY" | "UNAVAILABLE" | "GATEWAY_TIMEOUT" | "INSUFFICIENT_STORAGE";
         /**
          * EventRunStatus
          * @description A run of an event as the list shows it: its alert status.
@@ -4756,6 +4827,12 @@ export interface components {
              */
             kiosk: boolean;
             lastName: string;
+            /**
+             * @description When the user last signed in (RFC 3339 UTC): with a password, single sign-on or a
+             *     sign-in link; a kiosk session does not count. Null when never since cxwatch keeps it.
+             *     cxwatch's addition: absent from a vendor's API.
+             */
+            lastSignInTime?: string | null;
             /** @description `["ROLE_ADMIN"]` or `["ROLE_USER"]`. */
             roles: components["schemas"]["Role"][];
             /** @description Groups a ROLE_USER sees; empty for administrators, who see all. */
@@ -4894,6 +4971,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listAutoTickets: {
@@ -4962,6 +5065,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5037,6 +5166,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listContactGroups: {
@@ -5068,6 +5223,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5135,6 +5316,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     countOpenAlertEvents: {
@@ -5166,6 +5373,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5241,6 +5474,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     alertHandover: {
@@ -5287,6 +5546,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5343,6 +5628,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5412,6 +5723,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5493,6 +5830,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5602,6 +5965,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listAlertSettings: {
@@ -5657,6 +6046,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5743,6 +6158,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getAlertSetting: {
@@ -5806,6 +6247,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5903,6 +6370,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteAlertSetting: {
@@ -5966,6 +6459,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6075,6 +6594,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     acknowledgeAlert: {
@@ -6150,6 +6695,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6259,6 +6830,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listAudit: {
@@ -6337,6 +6934,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getToken: {
@@ -6385,6 +7008,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6483,6 +7132,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     signout: {
@@ -6514,6 +7189,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +7433,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listDistributions: {
@@ -6801,6 +7528,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6893,6 +7646,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6996,6 +7775,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listDistributionTypes: {
@@ -7036,6 +7841,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7105,6 +7936,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7214,6 +8071,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteDistribution: {
@@ -7295,6 +8178,127 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDistributionDependents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_DistributionDependents"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ingestHealth: {
@@ -7360,6 +8364,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7439,6 +8469,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     ingestRuns: {
@@ -7510,6 +8566,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     jiraConfig: {
@@ -7541,6 +8623,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7635,6 +8743,32 @@ export interface operations {
              */
             502: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7764,6 +8898,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     createJiraIssue: {
@@ -7884,6 +9044,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     jiraIssueStatuses: {
@@ -7962,6 +9148,32 @@ export interface operations {
              */
             502: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8052,6 +9264,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     jiraUsers: {
@@ -8136,6 +9374,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     liveUpdates: {
@@ -8173,6 +9437,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     maintenanceNow: {
@@ -8204,6 +9494,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8256,6 +9572,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8351,6 +9693,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getMaintenanceWindow: {
@@ -8414,6 +9782,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8523,6 +9917,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     endMaintenanceWindow: {
@@ -8592,6 +10012,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listNotifications: {
@@ -8653,6 +10099,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8728,6 +10200,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listReports: {
@@ -8796,6 +10294,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8882,6 +10406,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reportLatencyThresholds: {
@@ -8919,6 +10469,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reportTimeframes: {
@@ -8950,6 +10526,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9002,6 +10604,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9071,6 +10699,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9168,6 +10822,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteReport: {
@@ -9231,6 +10911,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9309,6 +11015,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reportLatency: {
@@ -9378,6 +11110,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getReportSchedule: {
@@ -9441,6 +11199,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9538,6 +11322,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteReportSchedule: {
@@ -9601,6 +11411,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9722,6 +11558,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     reportTestRuns: {
@@ -9823,6 +11685,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -9863,6 +11751,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9961,6 +11875,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -10030,6 +11970,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listSiteChannels: {
@@ -10070,6 +12036,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10182,6 +12174,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     siteChecklist: {
@@ -10222,6 +12240,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10333,6 +12377,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listGroups: {
@@ -10364,6 +12434,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10462,6 +12558,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteGroups: {
@@ -10532,6 +12654,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listChannels: {
@@ -10569,6 +12717,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     groupsHealth: {
@@ -10600,6 +12774,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10656,6 +12856,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10723,6 +12949,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     groupsRecent: {
@@ -10771,6 +13023,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10840,6 +13118,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10949,6 +13253,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteGroup: {
@@ -11012,6 +13342,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11096,6 +13452,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     groupMos: {
@@ -11166,6 +13548,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11264,6 +13672,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listIvrs: {
@@ -11295,6 +13729,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11405,6 +13865,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     testCaseRuns: {
@@ -11495,6 +13981,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     testRun: {
@@ -11558,6 +14070,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11633,6 +14171,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listUsers: {
@@ -11647,8 +14211,9 @@ export interface operations {
                 /** @description Only this permission level. */
                 role?: components["schemas"]["Role"];
                 /**
-                 * @description `field,direction`: field `id`, `firstName`, `lastName` or `username`, direction
-                 *     `asc` or `desc` (default `id,desc`).
+                 * @description `field,direction`: field `id`, `firstName`, `lastName`, `username` or
+                 *     `lastSignInTime` (never signed in first when ascending), direction `asc` or
+                 *     `desc` (default `id,desc`).
                  */
                 sort?: string;
             };
@@ -11699,6 +14264,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11797,6 +14388,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getUser: {
@@ -11860,6 +14477,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11969,6 +14612,32 @@ export interface operations {
                     "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
                 };
             };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     deleteUser: {
@@ -12044,6 +14713,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12135,6 +14830,32 @@ export interface operations {
             /** @description Something failed on the server; the detail is in the server log. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
                     [name: string]: unknown;
                 };
                 content: {
