@@ -203,20 +203,29 @@ async fn webhook_contacts_are_confirmed_and_receive_alerts_and_recoveries() {
     let teams = hooks(&m, "teams")[1..]
         .iter()
         .map(|r| body(r))
-        .find(|b| b.to_string().contains("Billing IVR failing"))
+        // The alert, not its recovery: deliveries run side by side, in no set order.
+        .find(|b| {
+            b.to_string().contains("Billing IVR failing") && !b.to_string().contains("Recovered")
+        })
         .unwrap();
     let card = &teams["attachments"][0]["content"];
     assert_eq!(card["actions"][0]["url"], link);
     let slack = hooks(&m, "slack")[1..]
         .iter()
         .map(|r| body(r))
-        .find(|b| b.to_string().contains("Billing IVR failing"))
+        // The alert, not its recovery: deliveries run side by side, in no set order.
+        .find(|b| {
+            b.to_string().contains("Billing IVR failing") && !b.to_string().contains("Recovered")
+        })
         .unwrap();
     assert_eq!(slack["blocks"][0]["text"]["text"], "Billing IVR failing");
     let mm = hooks(&m, "mattermost")[1..]
         .iter()
         .map(|r| body(r))
-        .find(|b| b.to_string().contains("Billing IVR failing"))
+        // The alert, not its recovery: deliveries run side by side, in no set order.
+        .find(|b| {
+            b.to_string().contains("Billing IVR failing") && !b.to_string().contains("Recovered")
+        })
         .unwrap();
     assert!(
         mm["text"]
