@@ -81,7 +81,7 @@ export default async function distributions({ server: demo, browser, users: acco
       voiceMessage: "Down",
       smsPrefix: "[cx]",
       alertStatus: ["FAIL"],
-      schedule: [],
+      schedule: [{ dayOfWeek: 1, startTimeSlot: "00:00", endTimeSlot: "24:00" }],
     },
   });
   assert(made.status === 200, `the setting: ${made.text}`);
