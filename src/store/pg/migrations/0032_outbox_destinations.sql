@@ -1,4 +1,4 @@
--- Each delivery goes on its own (issue 30, item 1): the sender leases only rows whose
+-- Each delivery goes on its own: the sender leases only rows whose
 -- destination (the mail server, a gateway, a webhook's scheme, host and port) has a free
 -- slot, so each row says which destination it counts against. Rows queued before keep
 -- their recipient's address as destination (the sender counts by the stored value).
