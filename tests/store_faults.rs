@@ -346,6 +346,8 @@ struct OnSmallVolume {
     /// The data directory as the server sees it.
     data_dir: PathBuf,
     log: Option<std::thread::JoinHandle<String>>,
+    /// The API key the CLI made on the volume before the server started.
+    key: String,
     _tmp: tempfile::TempDir,
 }
 
@@ -369,6 +371,7 @@ impl OnSmallVolume {
             ),
         )
         .unwrap();
+        let key_file = tmp.path().join("key");
         let probe = Command::new("unshare")
             .args(Self::unshare_args())
             .args(["sh", "-c", "mount -t tmpfs -o size=1m tmpfs \"$1\"", "sh"])
@@ -386,14 +389,19 @@ impl OnSmallVolume {
             .args([
                 "sh",
                 "-c",
+                // The key is made inside the namespace, on the volume, before the server
+                // opens the database: from outside, the volume is out of reach.
                 &format!(
-                    "mount -t tmpfs -o size={size_mb}m tmpfs \"$1\" && exec \"$2\" --config \"$3\" serve"
+                    "mount -t tmpfs -o size={size_mb}m tmpfs \"$1\" \
+                     && \"$2\" --config \"$3\" apikey add --name engine > \"$4\" \
+                     && exec \"$2\" --config \"$3\" serve"
                 ),
                 "sh",
             ])
             .arg(&data_dir)
             .arg(common::BIN)
             .arg(&config)
+            .arg(&key_file)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -406,11 +414,12 @@ impl OnSmallVolume {
             let _ = err.read_to_string(&mut s);
             s
         });
-        let server = OnSmallVolume {
+        let mut server = OnSmallVolume {
             child,
             base: format!("http://127.0.0.1:{port}"),
             data_dir,
             log: Some(log),
+            key: String::new(),
             _tmp: tmp,
         };
         let c = client(Duration::from_secs(5));
@@ -423,6 +432,11 @@ impl OnSmallVolume {
             assert!(Instant::now() < deadline, "cxwatch did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
+        server.key = std::fs::read_to_string(&key_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        assert!(!server.key.is_empty(), "no API key made");
         Some(server)
     }
 
@@ -511,24 +525,6 @@ impl Drop for OnSmallVolume {
     }
 }
 
-/// The API key made with the CLI on the server's data directory (through its namespace).
-fn api_key(server: &OnSmallVolume) -> String {
-    let dir = server.inside("");
-    let (code, out, err) = common::run_cli(
-        &[
-            "--data-dir",
-            dir.to_str().unwrap(),
-            "apikey",
-            "add",
-            "--name",
-            "engine",
-        ],
-        "",
-    );
-    assert_eq!(code, 0, "{err}");
-    out.trim().to_string()
-}
-
 /// Posts batches until one is refused; answers the runs acknowledged and the refusal.
 fn ingest_until_refused(
     server: &OnSmallVolume,
@@ -584,7 +580,6 @@ fn seconds_until_taken(server: &OnSmallVolume, key: &str, round: &str) -> f64 {
 /// under `store.min_free_mb`, `/healthz` and the metrics say so, and ingest comes back by
 /// itself when space is freed; every acknowledged run is there.
 #[test]
-#[ignore = "unfinished: the API key the CLI adds through /proc/<pid>/root is refused (401) by the server"]
 fn low_disk_space_refuses_ingest_with_507_and_it_comes_back_without_a_restart() {
     // SQLite's own file on a volume of its own: the pass on PostgreSQL adds nothing.
     if common::on_postgres() {
@@ -595,7 +590,7 @@ fn low_disk_space_refuses_ingest_with_507_and_it_comes_back_without_a_restart() 
     let Some(server) = OnSmallVolume::start(128, 40) else {
         return;
     };
-    let key = api_key(&server);
+    let key = server.key.clone();
     let c = client(Duration::from_secs(30));
     // The engine's batches fill the volume until the reserve is reached: some 24 MiB.
     server.fill(64 * MIB);
@@ -640,7 +635,6 @@ fn low_disk_space_refuses_ingest_with_507_and_it_comes_back_without_a_restart() 
 /// 'disk full'), never loses an acknowledged run, and comes back by itself once space is
 /// freed, the write-ahead log folded in.
 #[test]
-#[ignore = "unfinished: the API key the CLI adds through /proc/<pid>/root is refused (401) by the server"]
 fn a_full_disk_answers_507_and_ingest_comes_back_when_space_returns() {
     if common::on_postgres() {
         return;
@@ -648,7 +642,7 @@ fn a_full_disk_answers_507_and_ingest_comes_back_when_space_returns() {
     let Some(server) = OnSmallVolume::start(48, 0) else {
         return;
     };
-    let key = api_key(&server);
+    let key = server.key.clone();
     let warm = ingest_taken(&server, &key, "warm", 200, 3);
     server.fill(6 * 1024 * 1024);
     let (acknowledged, refused) = ingest_until_refused(&server, &key, "fill", 200);
