@@ -86,6 +86,8 @@ enabled = true
 secret = "e2e-hook-secret"
 ca = "${sinks.ca}"
 timeout_secs = 5
+# The receivers listen on this machine: loopback targets are refused unless listed.
+allowed_hosts = ["localhost", "127.0.0.1"]
 `;
   let server;
   try {
