@@ -27,6 +27,7 @@ mod demo;
 mod distributions;
 mod doc_paths;
 mod escalation_crash;
+mod group_removal;
 mod incidents;
 mod ingest;
 mod ingest_channel;

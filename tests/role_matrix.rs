@@ -445,6 +445,14 @@ async fn world() -> World {
             "name": "Spare 2", "channel": "voice", "testCases": [{"id": 1}]})),
             admin_write,
         ),
+        // What deleting a group takes (cxwatch's addition), asked before a delete.
+        r(
+            "getGroupDependents",
+            M::GET,
+            format!("{t}/groups/{g}/dependents"),
+            Body::None,
+            admin_read,
+        ),
         r(
             "deleteGroup",
             M::DELETE,

@@ -1090,7 +1090,18 @@ async fn groups_are_edited_by_read_write_administrators() {
         .await;
         assert_eq!(status, 403);
     }
+    // Assigned to a user: refused, naming them, until the cascade is asked.
     let (status, body) = send(&s.admin, Method::DELETE, &path, None).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["messages"][0]
+            .as_str()
+            .unwrap()
+            .contains("1 user ('op@example.com')"),
+        "{body}"
+    );
+    let cascade = format!("{path}?cascade=true");
+    let (status, body) = send(&s.admin, Method::DELETE, &cascade, None).await;
     assert_eq!((status, body["data"].clone()), (200, json!(true)));
     let (status, _) = send(&s.admin, Method::DELETE, &path, None).await;
     assert_eq!(status, 404);

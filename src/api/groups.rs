@@ -15,6 +15,7 @@ use super::lenient::{Name, OneOf, Required, Text, TextRule};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
+use crate::domain::group::GroupUses;
 use crate::domain::page::Sort;
 use crate::domain::rules::{Problems, Rule};
 use crate::domain::run::Channel;
@@ -379,9 +380,33 @@ impl GroupsApi {
         Ok(Envelope::ok(group.into()))
     }
 
+    /// What deleting a group takes with it (administrators; cxwatch's addition): its alert
+    /// settings and reports, the users it is assigned to, the maintenance windows not ended
+    /// that cover it. The list screen asks it before it confirms a delete.
+    #[oai(
+        path = "/groups/:id/dependents",
+        method = "get",
+        operation_id = "getGroupDependents"
+    )]
+    async fn dependents(
+        &self,
+        auth: Auth,
+        state: Data<&AppState>,
+        id: Path<i64>,
+    ) -> Answer<Json<Envelope<GroupDependents>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
+        auth.require(Need::Admin)?;
+        let uses = state
+            .store
+            .group_uses(id.0)
+            .await?
+            .ok_or_else(|| ApiError::not_found(format!("Group {} does not exist.", id.0)))?;
+        Ok(Envelope::ok(uses.into()))
+    }
+
     /// Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
     /// as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
-    /// exist, nothing is deleted (404 naming it). Each deletion is audited.
+    /// exist, nothing is deleted (404 naming it); when one is used and `cascade` is not
+    /// true, nothing is deleted (409 naming what uses it). Each deletion is audited.
     #[oai(path = "/groups", method = "delete", operation_id = "deleteGroups")]
     async fn delete_list(
         &self,
@@ -389,29 +414,86 @@ impl GroupsApi {
         state: Data<&AppState>,
         /// Comma-separated group ids (or give them as a JSON array body).
         ids: Query<Option<String>>,
+        /// `true`: delete the groups' alert settings and reports too, and take the groups
+        /// from their users and maintenance windows (`GET groups/{id}/dependents`).
+        cascade: Query<Option<bool>>,
         body: poem::Body,
-    ) -> Answer<Json<Envelope<bool>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | INTERNAL }> {
+    ) -> Answer<Json<Envelope<bool>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }>
+    {
         auth.require(Need::AdminWrite)?;
         let body = body
             .into_vec()
             .await
             .map_err(|_| ApiError::bad_request("The body could not be read."))?;
         let ids = delete_ids(ids.0.as_deref(), &body)?;
-        state.store.delete_groups(ids).await?;
+        state
+            .store
+            .delete_groups(ids, cascade.0.unwrap_or(false))
+            .await?;
         Ok(Envelope::ok(true))
     }
 
-    /// Deletes a group (its assignments to users go with it; test cases and runs stay).
+    /// Deletes a group; its test cases and their runs stay. While alert settings or reports
+    /// of it exist, or users or maintenance windows have it, 409 naming them, unless
+    /// `cascade` is true: then they are deleted (alert settings, reports) or it is taken
+    /// from them (users, windows; a window left covering nothing is ended), each audited.
     #[oai(path = "/groups/:id", method = "delete", operation_id = "deleteGroup")]
     async fn delete(
         &self,
         auth: Auth,
         state: Data<&AppState>,
         id: Path<i64>,
-    ) -> Answer<Json<Envelope<bool>>, { FORBIDDEN | NOT_FOUND | INTERNAL }> {
+        /// `true`: delete what uses the group with it (`GET groups/{id}/dependents`).
+        cascade: Query<Option<bool>>,
+    ) -> Answer<Json<Envelope<bool>>, { FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }> {
         auth.require(Need::AdminWrite)?;
-        state.store.delete_group(id.0).await?;
+        state
+            .store
+            .delete_groups(vec![id.0], cascade.0.unwrap_or(false))
+            .await?;
         Ok(Envelope::ok(true))
+    }
+}
+
+/// Something that uses a group, by id and name (a maintenance window's name is its reason,
+/// which may be empty).
+#[derive(Debug, Object)]
+pub struct GroupUser {
+    pub id: i64,
+    pub name: String,
+}
+
+/// What uses a test case group (cxwatch's addition): deleting it is refused (409 naming
+/// them) unless the cascade is asked.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct GroupDependents {
+    /// Alert settings that watch it: deleted with it.
+    pub alert_settings: Vec<GroupUser>,
+    /// How many open alerts those settings have: closed when they go (the history stays).
+    pub open_alerts: i64,
+    /// Reports of it (and their schedules): deleted with it.
+    pub reports: Vec<GroupUser>,
+    /// Users it is assigned to (by username): it is taken from their groups.
+    pub users: Vec<GroupUser>,
+    /// Maintenance windows not ended that cover it: it is taken from them.
+    pub maintenance_windows: Vec<GroupUser>,
+}
+
+impl From<GroupUses> for GroupDependents {
+    fn from(u: GroupUses) -> Self {
+        let named = |v: Vec<(i64, String)>| {
+            v.into_iter()
+                .map(|(id, name)| GroupUser { id, name })
+                .collect()
+        };
+        GroupDependents {
+            alert_settings: named(u.alert_settings),
+            open_alerts: u.open_alerts,
+            reports: named(u.reports),
+            users: named(u.users),
+            maintenance_windows: named(u.windows),
+        }
     }
 }
 

@@ -11,6 +11,7 @@ pub mod csv;
 pub mod delivery;
 pub mod dist;
 pub mod distribution;
+pub mod group;
 pub mod incident;
 pub mod ingest;
 pub mod messages;

@@ -404,7 +404,7 @@ async fn set_children(c: &impl Exec, id: i64, status_ids: &[i64], week: &Week) -
 
 /// A setting as the audit log shows it: its row, its status codes and its schedule as
 /// `(day, 48-bit mask)` rows.
-async fn audit_view(c: &impl Exec, id: i64) -> StoreResult<Option<Value>> {
+pub(crate) async fn audit_view(c: &impl Exec, id: i64) -> StoreResult<Option<Value>> {
     let Some(mut v) = audit::snapshot(c, "alert_settings", id).await? else {
         return Ok(None);
     };

@@ -37,11 +37,6 @@ pub trait CatalogStore {
     async fn create_group(&self, draft: &GroupDraft) -> StoreResult<GroupDetail>;
     /// Renames a group and replaces its channel and test cases; returns it as stored.
     async fn update_group(&self, id: i64, draft: &GroupDraft) -> StoreResult<GroupDetail>;
-    /// Deletes a group (its assignments to users go with it; test cases and runs stay).
-    async fn delete_group(&self, id: i64) -> StoreResult<()>;
-    /// Deletes the groups `ids` (the settings list's delete), each audited, in one
-    /// transaction: when one does not exist, none is deleted (a not-found naming it).
-    async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()>;
     /// IVR applications with their test cases; a restricted scope sees only the test cases
     /// of its groups (and only IVR applications that have any).
     async fn ivrs(&self, scope: Scope) -> StoreResult<Vec<Ivr>>;
@@ -176,26 +171,6 @@ impl<S: SqlStore> CatalogStore for S {
             let after = audit::group(c, id).await?;
             audit::record(c, "group", "update", id, before, after).await?;
             group(c, id).await?.ok_or_else(|| missing(id))
-        })
-    }
-
-    async fn delete_group(&self, id: i64) -> StoreResult<()> {
-        self.delete_groups(vec![id]).await
-    }
-
-    async fn delete_groups(&self, ids: Vec<i64>) -> StoreResult<()> {
-        sql::write!(self, |c| {
-            for &id in &ids {
-                let before = audit::group(c, id).await?;
-                let n = c
-                    .execute("DELETE FROM test_case_groups WHERE id = $1", &[&id])
-                    .await?;
-                if n == 0 {
-                    return Err(missing(id));
-                }
-                audit::record(c, "group", "delete", id, before, None).await?;
-            }
-            Ok(())
         })
     }
 

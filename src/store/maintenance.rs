@@ -405,7 +405,7 @@ async fn mark_stored(c: &impl Exec, tz: Tz, id: i64, d: &WindowDraft) -> StoreRe
 }
 
 /// A window's audit view: the row with its targets and week.
-async fn snapshot(c: &impl Exec, id: i64) -> StoreResult<Option<serde_json::Value>> {
+pub(crate) async fn snapshot(c: &impl Exec, id: i64) -> StoreResult<Option<serde_json::Value>> {
     let Some(mut row) = audit::snapshot(c, "maintenance_windows", id).await? else {
         return Ok(None);
     };

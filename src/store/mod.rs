@@ -21,6 +21,7 @@ mod both;
 pub mod catalog;
 pub mod copy;
 pub mod distributions;
+pub mod group_removal;
 pub mod health;
 pub mod hourly;
 pub mod incidents;
@@ -66,6 +67,7 @@ pub use auth::AuthStore;
 pub use auto_tickets::AutoTicketStore;
 pub use catalog::CatalogStore;
 pub use distributions::DistributionStore;
+pub use group_removal::GroupRemovalStore;
 pub use health::HealthStore;
 pub use hourly::HourlyStore;
 pub use incidents::IncidentStore;
@@ -322,6 +324,7 @@ backend!(
     AutoTicketStore,
     CatalogStore,
     DistributionStore,
+    GroupRemovalStore,
     HealthStore,
     HourlyStore,
     IncidentStore,

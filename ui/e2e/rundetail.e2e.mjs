@@ -2,12 +2,14 @@
 // English and French: from a red bar of the dashboard's chart modal to a failing run in two
 // clicks; the run's players (one at a time, seek, forward, finish) and the recording's
 // download; the demo's bad-audio incident (low MOS, the recording plays); creating, editing
-// and deleting a group, and a save without test cases that sends nothing.
+// and deleting a group, and a save without test cases that sends nothing; a group in use, whose
+// delete names what goes with it before anything is asked.
 import {
   addUser,
   apiRequest,
   apiToken,
   assert,
+  checkA11y,
   chooseLanguage,
   closePage,
   dateAt,
@@ -443,4 +445,115 @@ export default async function rundetail({ server, browser, users: accounts, test
       await closePage(page);
     }
   });
+
+  // A group that an alert setting and a report use: its delete names them (and the users and
+  // windows that have it) before anything is asked; Cancel keeps everything, 'Delete all of
+  // this' takes them with it.
+  const inUseText = {
+    en: {
+      title: "This group is in use",
+      settings: "Deletes these alert settings",
+      nothing: "Nothing has been deleted yet",
+    },
+    fr: {
+      title: "Ce groupe est utilisé",
+      settings: "Supprime ces paramètres d’alerte",
+      nothing: "Rien n’a encore été supprimé",
+    },
+  };
+  const lists = (await apiRequest(server, "GET", "distributions", { token })).json.data;
+  // One of the demo's test cases, from one of its groups.
+  const demoGroup = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json.data[0];
+  const demoCase = (await apiRequest(server, "GET", `trs/v1/groups/${demoGroup.id}`, { token })).json.data.testCases[0];
+  const madeGroup = await apiRequest(server, "POST", "trs/v1/groups", {
+    token,
+    body: { name: "E2E group in use", channel: demoGroup.channel, testCases: [{ id: demoCase.id }] },
+  });
+  assert(madeGroup.status === 200, `the group: ${madeGroup.text}`);
+  const used = madeGroup.json.data;
+  const madeSetting = await apiRequest(server, "POST", "alerts/settings", {
+    token,
+    body: {
+      name: "E2E setting of the group",
+      active: false,
+      testCaseGroupId: used.id,
+      distributionId: lists[0].id,
+      failureToAlert: 3,
+      emailSubject: "Down",
+      voiceMessage: "Down",
+      smsPrefix: "[cx]",
+      alertStatus: ["FAIL"],
+      schedule: [{ dayOfWeek: 1, startTimeSlot: "00:00", endTimeSlot: "24:00" }],
+    },
+  });
+  assert(madeSetting.status === 200, `the setting: ${madeSetting.text}`);
+  const madeReport = await apiRequest(server, "POST", "reports?pageNo=0", {
+    token,
+    body: {
+      name: "E2E report of the group",
+      description: "",
+      reportTypeID: 1,
+      testCaseGroupID: used.id,
+      timeframeName: "Last Week",
+      runType: "Schedule",
+      latencyWarn: 1000,
+      latencyFail: 2000,
+    },
+  });
+  assert(madeReport.status === 200, `the report: ${madeReport.text}`);
+  const combos = [
+    { lang: "en", viewport: "desktop" },
+    { lang: "fr", viewport: "desktop" },
+    { lang: "fr", viewport: "phone" },
+    { lang: "en", viewport: "phone", cascade: true },
+  ];
+  for (const { lang, viewport, cascade } of combos) {
+    await test(`test case groups (${lang}, ${viewport}): a group in use names what its delete takes${cascade ? ", then takes it" : ""}`, async () => {
+      const page = await newPage(browser, server, { viewport });
+      try {
+        await page.goto("/");
+        await chooseLanguage(page, lang);
+        await signIn(page, admin);
+        await page.goto(`/settings/test-case-group/2?search=${encodeURIComponent(used.name)}`);
+        const row = page.locator("[data-testid=groups-table] [data-testid=table-row]", { hasText: used.name }).first();
+        await row.waitFor();
+        if (viewport === "phone") await row.locator(".accordion-toggle").click();
+        await row.locator("[data-testid=delete-group]").click();
+        const dialog = page.getByTestId("group-in-use-dialog");
+        await dialog.waitFor();
+        const text = (await dialog.textContent()) ?? "";
+        const T = inUseText[lang];
+        for (const says of [T.title, T.settings, T.nothing, madeSetting.json.data.name, madeReport.json.data.name]) {
+          assert(text.includes(says), `says '${says}': ${text}`);
+        }
+        assert((await page.getByTestId("confirm-dialog").count()) === 0, "no 'cannot be undone' before");
+        assert(
+          (await dialog.locator(`a[href="/report/setting/${madeSetting.json.data.id}"]`).count()) === 1,
+          "a link to the setting",
+        );
+        await checkA11y(page, `group in use (${lang}, ${viewport})`);
+        await screenshot(page, `group-in-use-${lang}-${viewport}`);
+        if (!cascade) {
+          await page.getByTestId("group-in-use-cancel").click();
+          await dialog.waitFor({ state: "detached" });
+          const still = await apiRequest(server, "GET", `trs/v1/groups/${used.id}`, { token });
+          assert(still.status === 200, "the group is still there");
+          return;
+        }
+        await page.getByTestId("group-in-use-delete").click();
+        await dialog.waitFor({ state: "detached" });
+        await page.waitForFunction(
+          (n) => !document.querySelector("[data-testid=groups-table]")?.textContent.includes(n),
+          used.name,
+        );
+        for (const path of [`trs/v1/groups/${used.id}`, `alerts/settings/${madeSetting.json.data.id}`]) {
+          const gone = await apiRequest(server, "GET", path, { token });
+          assert(gone.status === 404, `${path} is gone: ${gone.status}`);
+        }
+        assert(page.problems.length === 0, page.problems.join("\n"));
+      } finally {
+        await closePage(page);
+      }
+    });
+  }
 }

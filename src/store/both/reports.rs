@@ -478,7 +478,7 @@ async fn both_backends_answer_the_same() {
     }
     for s in stores {
         s.delete_report(Scope::All, 3).await.unwrap();
-        s.delete_group(3).await.unwrap();
+        s.delete_groups(vec![3], true).await.unwrap();
     }
     same!(s => s.list_groups(Scope::All).await.unwrap());
     same!(s => s.report(Scope::All, 3).await.unwrap());

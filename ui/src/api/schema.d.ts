@@ -1264,7 +1264,8 @@ export interface paths {
         /**
          * Deletes several groups (the settings list's delete, spec §7 'a list delete'): the ids
          *     as `?ids=1,2` or as a JSON array body `[1, 2]`. All or none: when one does not
-         *     exist, nothing is deleted (404 naming it). Each deletion is audited.
+         *     exist, nothing is deleted (404 naming it); when one is used and `cascade` is not
+         *     true, nothing is deleted (409 naming what uses it). Each deletion is audited.
          */
         delete: operations["deleteGroups"];
         options?: never;
@@ -1388,8 +1389,34 @@ export interface paths {
          */
         put: operations["updateGroup"];
         post?: never;
-        /** Deletes a group (its assignments to users go with it; test cases and runs stay). */
+        /**
+         * Deletes a group; its test cases and their runs stay. While alert settings or reports
+         *     of it exist, or users or maintenance windows have it, 409 naming them, unless
+         *     `cascade` is true: then they are deleted (alert settings, reports) or it is taken
+         *     from them (users, windows; a window left covering nothing is ended), each audited.
+         */
         delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trs/v1/groups/{id}/dependents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What deleting a group takes with it (administrators; cxwatch's addition): its alert
+         *     settings and reports, the users it is assigned to, the maintenance windows not ended
+         *     that cover it. The list screen asks it before it confirms a delete.
+         */
+        get: operations["getGroupDependents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2353,6 +2380,19 @@ export interface components {
             messages: string[];
         };
         /**
+         * Envelope_GroupDependents
+         * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
+         *     on writes.
+         */
+        Envelope_GroupDependents: {
+            /** @description `OK` on success. */
+            code: string;
+            /** @description The payload. */
+            data: components["schemas"]["GroupDependents"] & unknown;
+            /** @description Informational messages (usually empty). */
+            messages: string[];
+        };
+        /**
          * Envelope_GroupDetail
          * @description Success envelope: `{ "code": "OK", "data": ..., "messages": [] }`. The UI checks `code`
          *     on writes.
@@ -3193,6 +3233,26 @@ export interface components {
          */
         GroupAlertKind: "muted" | "open" | "acknowledged" | "notYet" | "noSetting";
         /**
+         * GroupDependents
+         * @description What uses a test case group (cxwatch's addition): deleting it is refused (409 naming
+         *     them) unless the cascade is asked.
+         */
+        GroupDependents: {
+            /** @description Alert settings that watch it: deleted with it. */
+            alertSettings: components["schemas"]["GroupUser"][];
+            /** @description Maintenance windows not ended that cover it: it is taken from them. */
+            maintenanceWindows: components["schemas"]["GroupUser"][];
+            /**
+             * Format: int64
+             * @description How many open alerts those settings have: closed when they go (the history stays).
+             */
+            openAlerts: number;
+            /** @description Reports of it (and their schedules): deleted with it. */
+            reports: components["schemas"]["GroupUser"][];
+            /** @description Users it is assigned to (by username): it is taken from their groups. */
+            users: components["schemas"]["GroupUser"][];
+        };
+        /**
          * GroupDetail
          * @description One group with its test cases.
          */
@@ -3402,6 +3462,16 @@ export interface components {
             name: string;
             /** @description At least one existing test case of the channel. */
             testCases: components["schemas"]["CaseIdItem"][];
+        };
+        /**
+         * GroupUser
+         * @description Something that uses a group, by id and name (a maintenance window's name is its reason,
+         *     which may be empty).
+         */
+        GroupUser: {
+            /** Format: int64 */
+            id: number;
+            name: string;
         };
         /**
          * Handover
@@ -12591,6 +12661,11 @@ export interface operations {
             query?: {
                 /** @description Comma-separated group ids (or give them as a JSON array body). */
                 ids?: string;
+                /**
+                 * @description `true`: delete the groups' alert settings and reports too, and take the groups
+                 *     from their users and maintenance windows (`GET groups/{id}/dependents`).
+                 */
+                cascade?: boolean;
             };
             header?: never;
             path?: never;
@@ -12638,6 +12713,18 @@ export interface operations {
             };
             /** @description No such item. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13283,7 +13370,10 @@ export interface operations {
     };
     deleteGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: delete what uses the group with it (`GET groups/{id}/dependents`). */
+                cascade?: boolean;
+            };
             header?: never;
             path: {
                 id: number;
@@ -13298,6 +13388,113 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Envelope_boolean"];
+                };
+            };
+            /**
+             * @description The request is malformed or fails validation; `messages` names each problem and
+             *     `fields` ties them to fields.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid token (or API key) was given. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The caller may not see or change this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such item. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The change conflicts with existing data; or, with code `NOT_CONFIGURED`, a server
+             *     the call needs (a mail server, an SMS or voice gateway) is not configured.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Something failed on the server; the detail is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The database cannot be reached; nothing was done. Send the same call again after
+             *     the seconds `Retry-After` says.
+             */
+            503: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /**
+             * @description The server's disk is full or nearly (`store.min_free_mb`); nothing was stored. Send
+             *     the same call again after the seconds `Retry-After` says.
+             */
+            507: {
+                headers: {
+                    "RETRY-AFTER"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getGroupDependents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Envelope_GroupDependents"];
                 };
             };
             /**

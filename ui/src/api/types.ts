@@ -79,6 +79,7 @@ export type DistributionSave = Schema<"DistributionSave">;
 export type DistributionPage = Schema<"Page_Distribution">;
 export type DistributionType = Schema<"DistributionType">;
 export type DistributionDependents = Schema<"DistributionDependents">;
+export type GroupDependents = Schema<"GroupDependents">;
 export type ContactSave = Schema<"ContactSave">;
 export type TestContactResult = Schema<"TestContactResult">;
 export type Notification = Schema<"Notification">;

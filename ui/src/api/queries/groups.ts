@@ -8,6 +8,7 @@ import type { CallOptions } from "../typed";
 import type {
   ChannelHealth,
   Group,
+  GroupDependents,
   GroupHourly,
   GroupMetric,
   GroupRef,
@@ -174,3 +175,17 @@ export const useSaveGroup = groups.useSave;
 
 /** Deletes one group: true when the server answered a success (status and code), whatever the value it returns. */
 export const deleteGroup = groups.remove;
+
+/**
+ * What deleting a group takes (cxwatch's addition): its alert settings and reports, the users
+ * and maintenance windows that have it. Asked before a delete is confirmed: the server refuses to
+ * delete a group in use unless the cascade is asked, and the screen names them first.
+ */
+export function groupDependents(id: number): Promise<GroupDependents> {
+  return client.get("/trs/v1/groups/{id}/dependents", { path: { id }, quiet: true });
+}
+
+/** Deletes a group and what uses it (`?cascade=true`), once the screen has named them. */
+export function deleteGroupWithDependents(id: number): Promise<boolean> {
+  return client.remove("/trs/v1/groups/{id}", { path: { id }, query: { cascade: true } });
+}

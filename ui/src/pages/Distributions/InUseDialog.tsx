@@ -2,15 +2,12 @@
 // (alert settings that send or escalate to them, reports scheduled to them), each a link to
 // change it. Shown instead of 'This action cannot be undone.', which would only end in a refusal.
 import { useLingui } from "@lingui/react/macro";
-import { Link } from "wouter";
 import { Modal } from "../../components/Modal";
+import { Uses } from "../shared/Uses";
+import type { InUse } from "../shared/useCheckedDelete";
 import type { ListUses } from "./rules";
 
-export interface ListInUse {
-  id: number;
-  name: string;
-  uses: ListUses;
-}
+export type ListInUse = InUse<ListUses>;
 
 export function InUseDialog(props: { lists: ListInUse[] | null; free: number; onClose: () => void }) {
   const { t } = useLingui();
@@ -60,21 +57,5 @@ export function InUseDialog(props: { lists: ListInUse[] | null; free: number; on
         </button>
       </div>
     </Modal>
-  );
-}
-
-function Uses(props: { title: string; items: { id: number; name: string }[]; href: (id: number) => string }) {
-  if (!props.items.length) return null;
-  return (
-    <div class="list-uses">
-      <h3 class="list-uses-title">{props.title}</h3>
-      <ul>
-        {props.items.map((i) => (
-          <li key={i.id}>
-            <Link href={props.href(i.id)}>{i.name}</Link>
-          </li>
-        ))}
-      </ul>
-    </div>
   );
 }

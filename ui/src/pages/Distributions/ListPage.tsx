@@ -1,7 +1,6 @@
 // Distribution List (/settings/distribution-list/3): the contact groups, paged by the server.
 // The URL holds the page, size, search, contact-type filter and sort.
 import { useLingui } from "@lingui/react/macro";
-import { useState } from "react";
 import type { DistributionListParams, DistributionSortField } from "../../api/queries/distributions";
 import {
   deleteDistribution,
@@ -9,29 +8,18 @@ import {
   distributionKeys,
   useDistributions,
 } from "../../api/queries/distributions";
-import type { Distribution } from "../../api/types";
 import { AccessDenied } from "../../components/AccessDenied";
 import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { useApiFlavor } from "../../lib/tenant";
 import { ListFilter, ListScreen, RowDelete, RowLink, useListScreen } from "../shared/ListScreen";
 import { searchedListOf } from "../shared/listParams";
+import { useCheckedDelete } from "../shared/useCheckedDelete";
 import { useDistributionColumns } from "./columns";
 import "./distributions.css";
 import { DeliveryNotice } from "./DeliveryNotice";
-import { InUseDialog, type ListInUse } from "./InUseDialog";
-import {
-  CONTACT_TYPES,
-  type ContactTypeId,
-  EMAIL,
-  type ListUses,
-  MATTERMOST,
-  SLACK,
-  SMS,
-  TEAMS,
-  usedOf,
-  WEBHOOK,
-} from "./rules";
+import { InUseDialog } from "./InUseDialog";
+import { CONTACT_TYPES, type ContactTypeId, EMAIL, inUse, MATTERMOST, SLACK, SMS, TEAMS, WEBHOOK } from "./rules";
 
 const SORT_FIELDS: DistributionSortField[] = ["id", "name", "lastModifiedTime"];
 
@@ -67,35 +55,15 @@ function DistributionList({ writable }: { writable: boolean }) {
     },
   });
 
-  const [inUse, setInUse] = useState<{ lists: ListInUse[]; free: number } | null>(null);
-  // A list in use is not deleted (409 naming what uses it): on cxwatch's API that is asked
-  // first, so the screen says what uses it instead of asking 'cannot be undone' for nothing.
-  // A vendor's API has no such call: its refusal shows after the confirmation, as before.
-  const del = screen.del;
-  const checkThenAsk = async (single?: Distribution) => {
-    if (!del) return;
-    const ids = single ? [single.id] : del.selected;
-    if (cxwatch && ids.length) {
-      let asked: { id: number; uses: ListUses }[] | undefined;
-      try {
-        asked = await Promise.all(ids.map(async (id) => ({ id, uses: await distributionDependents(id) })));
-      } catch {
-        // Not known (gone meanwhile, a failure): the delete itself says why.
-        asked = undefined;
-      }
-      if (asked) {
-        const named = (id: number) => screen.rows?.find((d) => d.id === id)?.name ?? String(id);
-        const { used, free } = usedOf(asked, named);
-        if (used.length) {
-          if (!single) del.setSelected(free);
-          setInUse({ lists: used, free: single ? 0 : free.length });
-          return;
-        }
-      }
-    }
-    del.ask(single);
-  };
-  const list = del ? { ...screen, del: { ...del, ask: (single?: Distribution) => void checkThenAsk(single) } } : screen;
+  // A list in use is not deleted (409 naming what uses it): the screen says what uses it
+  // instead of asking 'cannot be undone' for nothing.
+  const checked = useCheckedDelete({
+    list: screen,
+    dependents: distributionDependents,
+    inUse,
+    failed: t`The distribution list could not be deleted.`,
+  });
+  const list = checked.screen;
 
   return (
     <ListScreen
@@ -137,7 +105,7 @@ function DistributionList({ writable }: { writable: boolean }) {
         </>
       )}
     >
-      <InUseDialog lists={inUse?.lists ?? null} free={inUse?.free ?? 0} onClose={() => setInUse(null)} />
+      <InUseDialog lists={checked.inUse} free={checked.free} onClose={checked.cancel} />
     </ListScreen>
   );
 }

@@ -14,7 +14,6 @@ import {
   SMS,
   TEAMS,
   toSave,
-  usedOf,
   VOICE,
   validateDistribution,
   WEBHOOK,
@@ -95,16 +94,5 @@ describe("a list in use", () => {
     expect(inUse({ ...none, alertSettings: [{ id: 1, name: "Billing down" }] })).toBe(true);
     expect(inUse({ ...none, escalations: [{ id: 1, name: "Billing down" }] })).toBe(true);
     expect(inUse({ ...none, reportSchedules: [{ id: 4, name: "Weekly" }] })).toBe(true);
-  });
-  it("is named with what uses it; the others may go", () => {
-    const uses = { ...none, reportSchedules: [{ id: 4, name: "Weekly" }] };
-    const out = usedOf(
-      [
-        { id: 3, uses: none },
-        { id: 5, uses },
-      ],
-      (id) => `List ${id}`,
-    );
-    expect(out).toEqual({ used: [{ id: 5, name: "List 5", uses }], free: [3] });
   });
 });

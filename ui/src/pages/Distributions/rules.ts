@@ -175,16 +175,3 @@ export interface ListUses {
 /** Whether anything uses the list: the server would refuse to delete it. */
 export const inUse = (u: ListUses): boolean =>
   u.alertSettings.length + u.escalations.length + u.reportSchedules.length > 0;
-
-/**
- * The lists of a delete that are in use, with what uses each, in the order asked; the others
- * (`free`) may go. `named` gives a list's name.
- */
-export function usedOf(
-  asked: { id: number; uses: ListUses }[],
-  named: (id: number) => string,
-): { used: { id: number; name: string; uses: ListUses }[]; free: number[] } {
-  const used = asked.filter((a) => inUse(a.uses)).map((a) => ({ id: a.id, name: named(a.id), uses: a.uses }));
-  const free = asked.filter((a) => !inUse(a.uses)).map((a) => a.id);
-  return { used, free };
-}

@@ -6,8 +6,10 @@ import { useLingui } from "@lingui/react/macro";
 import { useState } from "react";
 import {
   deleteGroup,
+  deleteGroupWithDependents,
   type GroupListParams,
   type GroupSortField,
+  groupDependents,
   groupKeys,
   usePagedGroups,
 } from "../../api/queries/groups";
@@ -18,8 +20,11 @@ import { canWrite, isRestricted, session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { ListScreen, RowDelete, RowEditButton, useListScreen } from "../shared/ListScreen";
 import { searchedListOf } from "../shared/listParams";
+import { useCheckedDelete } from "../shared/useCheckedDelete";
 import { GroupDialog } from "./GroupDialog";
+import { GroupInUseDialog } from "./GroupInUseDialog";
 import "./Groups.css";
+import { groupInUse } from "./rules";
 
 const SORT_FIELDS: GroupSortField[] = ["id", "name", "caseCount"];
 
@@ -47,6 +52,14 @@ function GroupsList({ writable }: { writable: boolean }) {
       failed: t`The test case group could not be deleted.`,
     },
   });
+  const checked = useCheckedDelete({
+    list,
+    dependents: groupDependents,
+    inUse: groupInUse,
+    deleteWith: deleteGroupWithDependents,
+    failed: t`The test case group could not be deleted.`,
+  });
+  const screen = checked.screen;
   const columns: Column<Group>[] = [
     { key: "id", label: t`ID`, sortable: true, render: (g) => g.id },
     { key: "name", label: t`Label`, sortable: true, render: (g) => g.name },
@@ -66,7 +79,7 @@ function GroupsList({ writable }: { writable: boolean }) {
 
   return (
     <ListScreen
-      list={list}
+      list={screen}
       testId="settings-test-case-group"
       className="groups-list"
       title={t`Test Cases Groups`}
@@ -79,13 +92,19 @@ function GroupsList({ writable }: { writable: boolean }) {
           ? (g) => (
               <>
                 <RowEditButton onClick={() => setEditing(g.id)} testId="edit-group" name={g.name} />
-                <RowDelete list={list} row={g} testId="delete-group" />
+                <RowDelete list={screen} row={g} testId="delete-group" />
               </>
             )
           : undefined
       }
     >
       {editing !== null ? <GroupDialog id={editing} onClose={() => setEditing(null)} /> : null}
+      <GroupInUseDialog
+        groups={checked.inUse}
+        busy={checked.busy}
+        onCancel={checked.cancel}
+        onDeleteAll={checked.deleteAll}
+      />
     </ListScreen>
   );
 }

@@ -1,6 +1,6 @@
 // Test case group save (spec §5): a name, a channel and at least one test case; otherwise the
 // fields show their errors and nothing is sent. Pure, in the order the form shows them.
-import type { ChannelId, Ivr } from "../../api/types";
+import type { ChannelId, GroupDependents, Ivr } from "../../api/types";
 
 export const MAX_NAME = 200;
 /** The test case grid's page size (spec §9): fixed. */
@@ -66,3 +66,7 @@ export function withChannel(f: GroupForm, ivrs: Ivr[], channel: "" | ChannelId):
   const allowed = new Set(caseRows(ivrs, channel, null).map((c) => c.id));
   return { ...f, channel, ivrId: null, testCaseIds: f.testCaseIds.filter((id) => allowed.has(id)) };
 }
+
+/** Whether anything uses the group: the server deletes it only with what uses it. */
+export const groupInUse = (u: GroupDependents): boolean =>
+  u.alertSettings.length + u.reports.length + u.users.length + u.maintenanceWindows.length > 0;
