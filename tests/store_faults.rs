@@ -460,20 +460,19 @@ impl OnSmallVolume {
             .join(name)
     }
 
-    /// Free bytes on the volume, as `df` says.
+    /// Free bytes on the volume, from statvfs on the path (the kernel follows /proc/<pid>/root
+    /// into the server's namespace; `df` would look the path up in this one's mounts).
     fn free(&self) -> u64 {
-        let out = Command::new("df")
-            .args(["--output=avail", "-B1"])
-            .arg(self.inside(""))
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .nth(1)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap()
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(self.inside("").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path and a statvfs the call fills.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        assert_eq!(
+            unsafe { libc::statvfs(path.as_ptr(), &mut st) },
+            0,
+            "statvfs"
+        );
+        st.f_bavail as u64 * st.f_frsize as u64
     }
 
     /// Grows the file `filler` until the volume has at most `leave` bytes free (0: full).
@@ -500,15 +499,32 @@ impl OnSmallVolume {
         f.sync_all().ok();
     }
 
+    /// Runs in the database, counted inside the server's mount namespace: SQLite resolves
+    /// the symbolic link /proc/<pid>/root to `/` and would open the host's path instead.
     fn runs_stored(&self) -> i64 {
-        let c = rusqlite::Connection::open_with_flags(
-            self.inside("cxwatch.db"),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-        )
-        .unwrap();
-        c.busy_timeout(Duration::from_secs(10)).unwrap();
-        c.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))
-            .unwrap()
+        let pid = self.child.id().to_string();
+        let mut args = vec!["--target", pid.as_str()];
+        if !is_root() {
+            args.push("--user");
+        }
+        args.push("--mount");
+        let out = Command::new("nsenter")
+            .args(args)
+            .args([
+                "python3",
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], timeout=10); \
+                 print(c.execute('SELECT count(*) FROM test_runs').fetchone()[0])",
+            ])
+            .arg(self.data_dir.join("cxwatch.db"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "counting runs: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
     }
 }
 
