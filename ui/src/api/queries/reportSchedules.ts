@@ -23,6 +23,9 @@ export function useReportSchedule(id: number, enabled: boolean) {
         .get("/reports/{id}/schedule", { signal, path: { id } })
         .then((answer) => answer as unknown as ReportSchedule | null),
     enabled: enabled && id > 0,
+    // The dialog mounts this at each opening and starts its form from the answer: asked
+    // every time, also within the cache's 30 s after a save.
+    refetchOnMount: "always",
   });
 }
 

@@ -3,7 +3,7 @@
 // distribution list, in English or French; its next and last delivery; 'Send now' mails a copy
 // to oneself. Administrators with read-write access change it; read-write callers send a copy.
 import { useLingui } from "@lingui/react/macro";
-import { useId, useMemo, useState } from "react";
+import { useId, useState } from "react";
 import { ApiError } from "../../api";
 import { useContactGroups } from "../../api/queries/alertSettings";
 import {
@@ -64,11 +64,7 @@ export function ScheduleDialog(props: {
   onClose: () => void;
 }) {
   const { t } = useLingui();
-  const id = props.target?.reportId ?? 0;
-  const schedule = useReportSchedule(id, !!props.target);
   const name = props.target?.name ?? "";
-  // A new time each time it opens (props.target changes).
-  const openedAt = useMemo(() => Date.now(), [props.target]);
   return (
     <Modal
       open={!!props.target}
@@ -76,19 +72,30 @@ export function ScheduleDialog(props: {
       title={props.target ? t`Schedule of ${name}` : ""}
       testId="schedule-dialog"
     >
-      {/* Data fetched since the dialog opened: the form starts from it (a cached one may be stale). */}
-      {props.target && schedule.isSuccess && schedule.dataUpdatedAt >= openedAt ? (
-        <ScheduleForm
-          key={id}
-          reportId={id}
-          saved={schedule.data ?? null}
-          canEdit={props.canEdit}
-          onClose={props.onClose}
-        />
-      ) : (
-        <p aria-busy="true">{t`Loading…`}</p>
-      )}
+      {props.target ? (
+        <ScheduleLoader reportId={props.target.reportId} canEdit={props.canEdit} onClose={props.onClose} />
+      ) : null}
     </Modal>
+  );
+}
+
+/**
+ * Mounted at each opening: the schedule is asked again then, and the form starts from that
+ * answer, never from a cached one that may be stale (a save a moment ago, another user's).
+ */
+function ScheduleLoader(props: { reportId: number; canEdit: boolean; onClose: () => void }) {
+  const { t } = useLingui();
+  const schedule = useReportSchedule(props.reportId, true);
+  return schedule.isSuccess && schedule.isFetchedAfterMount ? (
+    <ScheduleForm
+      key={props.reportId}
+      reportId={props.reportId}
+      saved={schedule.data ?? null}
+      canEdit={props.canEdit}
+      onClose={props.onClose}
+    />
+  ) : (
+    <p aria-busy="true">{t`Loading…`}</p>
   );
 }
 
