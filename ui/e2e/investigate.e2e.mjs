@@ -14,9 +14,11 @@ import {
   chooseLanguage,
   closePage,
   dateAt,
+  dayBefore,
   newPage,
   screenshot,
   signIn,
+  siteDayIsYoung,
   siteTime,
   siteTimeZone,
   sleep,
@@ -69,14 +71,14 @@ async function waitForIncidents(server, token, spikeDay) {
   throw new Error(`the demo's incidents did not arrive (${last})`);
 }
 
-/** A failing run of today with a failing step that has audio, and its detail. */
-async function failingRun(server, token, today) {
+/** A failing run of `day` with a failing step that has audio, and its detail. */
+async function failingRun(server, token, day) {
   const groups = (await apiRequest(server, "GET", "trs/v1/groups", { token })).json?.data ?? [];
   for (const g of groups.filter((x) => x.channel === "voice")) {
     const runs = await apiRequest(
       server,
       "GET",
-      `trs/v1/groups/${g.id}/runs?startDate=${today}&status=failure&pageSize=20`,
+      `trs/v1/groups/${g.id}/runs?startDate=${day}&status=failure&pageSize=20`,
       { token },
     );
     for (const r of runs.json?.data?.content ?? []) {
@@ -102,12 +104,14 @@ export default async function investigate({ server, browser, users, test }) {
   const zone = await siteTimeZone(server);
   const today = dateAt(zone);
   const spikeDay = daysBefore(today, 2);
+  // In the site's first hour the demo has no failing run today yet: the day before's.
+  const runDay = siteDayIsYoung(zone) ? dayBefore(today) : today;
   const figures = [];
 
   // Item 1: the run detail opens on what went wrong.
   let found = null;
   for (let i = 0; i < 120 && !found; i++) {
-    found = await failingRun(server, token, today);
+    found = await failingRun(server, token, runDay);
     if (!found) await sleep(1000);
   }
   for (const lang of ["en", "fr"]) {
@@ -269,7 +273,14 @@ export default async function investigate({ server, browser, users, test }) {
           const [, date, hour] = /^day-heat-(\d{4}-\d\d-\d\d)-(\d+)$/.exec(cellId) ?? [];
           assert(date === spikeDay, `the spike's day is ${spikeDay} (${date})`);
           assert(Number(hour) >= 13 && Number(hour) <= 17, `the spike's hour is 13 to 17 (${hour})`);
-          assert((await spikeCell.locator("xpath=..").getAttribute("data-level")) === "3", "far above the usual");
+          // Well or far above the usual (the demo's spike is 3 to 5.5 times slower, so its
+          // count against the median hour depends on the dates), and no cell is more unusual.
+          const spikeLevel = Number(await spikeCell.locator("xpath=..").getAttribute("data-level"));
+          const dayLevels = await page.$$eval("[data-testid=day-heat-map] td.heat-cell", (l) =>
+            l.map((c) => Number(c.getAttribute("data-level"))),
+          );
+          assert(spikeLevel >= 2, `well above the usual (level ${spikeLevel})`);
+          assert(Math.max(...dayLevels) === spikeLevel, `no cell above the spike's (${Math.max(...dayLevels)})`);
           // Colours by the count against the usual: not every hour of the heat map is red.
           const levels = await page.$$eval("[data-testid=heat-map] td.heat-cell", (l) =>
             l.map((c) => Number(c.getAttribute("data-level"))),
@@ -374,29 +385,35 @@ export default async function investigate({ server, browser, users, test }) {
         }
         return null;
       })();
-      assert(bar, "a failing manual run today whose failing step has audio");
-      await measure(
-        "dashboard -> a failing step's audio",
-        [
-          () =>
-            page.locator(`[data-testid=group-row][data-group-id="${bar.group.id}"] [data-testid=group-chart]`).click(),
+      // The dashboard opens on today at the site: in the first hour of its day there is no
+      // failing run on it yet, and this path is measured at other hours only.
+      if (runDay === today) assert(bar, "a failing manual run today whose failing step has audio");
+      else console.log("       (the site's day is young: no failing run today, the audio path is not measured)");
+      if (bar && runDay === today)
+        await measure(
+          "dashboard -> a failing step's audio",
+          [
+            () =>
+              page
+                .locator(`[data-testid=group-row][data-group-id="${bar.group.id}"] [data-testid=group-chart]`)
+                .click(),
+            async () => {
+              const seg = page.locator(
+                `[data-testid=chart-modal] .dataset-units.dataset-2 [data-point-index="${bar.hour}"]`,
+              );
+              await seg.waitFor({ state: "attached" });
+              await seg.click({ force: true });
+            },
+            async () => {
+              const link = page.locator(`[data-testid=run-link][href="/report/run/${bar.runId}"]`);
+              await link.waitFor();
+              await link.click();
+            },
+          ],
           async () => {
-            const seg = page.locator(
-              `[data-testid=chart-modal] .dataset-units.dataset-2 [data-point-index="${bar.hour}"]`,
-            );
-            await seg.waitFor({ state: "attached" });
-            await seg.click({ force: true });
+            await page.waitForSelector("[data-testid=focus-step][data-kind=failing] [data-testid=focus-player]");
           },
-          async () => {
-            const link = page.locator(`[data-testid=run-link][href="/report/run/${bar.runId}"]`);
-            await link.waitFor();
-            await link.click();
-          },
-        ],
-        async () => {
-          await page.waitForSelector("[data-testid=focus-step][data-kind=failing] [data-testid=focus-player]");
-        },
-      );
+        );
       // The worst MOS call: Reports, the MOS report, its worst call.
       await measure(
         "dashboard -> the worst MOS call",

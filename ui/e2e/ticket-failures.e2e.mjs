@@ -209,8 +209,14 @@ export default async function ticketFailures({ browser, server: plain, users, te
           const compact = await page.getByTestId("waiting-tickets").textContent();
           assert(compact.includes(T.title) && compact.includes(REFUSAL), `the form says why (${compact})`);
           await page.getByTestId("waiting-link").waitFor();
-          const summary = await page.getByTestId("ticket-summary").textContent();
-          assert(summary.includes(T.notAccount), `the assignee is not a Jira account (${summary})`);
+          // Said once Jira's people have loaded.
+          const summary = page.getByTestId("ticket-summary");
+          await summary
+            .filter({ hasText: T.notAccount })
+            .waitFor({ timeout: 15000 })
+            .catch(() => {});
+          const said = await summary.textContent();
+          assert(said.includes(T.notAccount), `the assignee is not a Jira account (${said})`);
           await screenshot(page, `ticket-failures-form-${tag}`, { fullPage: viewport === "desktop" });
           await checkA11y(page, `alert setting with a refused ticket (${tag})`);
 
