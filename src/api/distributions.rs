@@ -11,6 +11,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
+use super::dependents::{named, Dependent};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode, Listing};
 use super::guard::Auth;
@@ -113,33 +114,21 @@ impl From<DomainDistribution> for Distribution {
     }
 }
 
-/// Something that uses a distribution list, by id and name.
-#[derive(Debug, Object)]
-pub struct DistributionUser {
-    pub id: i64,
-    pub name: String,
-}
-
 /// What uses a distribution list (cxwatch's addition): while any does, deleting it is
 /// refused (409 naming them). The list screen asks this before it confirms a delete.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct DistributionDependents {
     /// Alert settings that send to it (their contact group): `id` is the setting's.
-    pub alert_settings: Vec<DistributionUser>,
+    pub alert_settings: Vec<Dependent>,
     /// Alert settings that escalate to it.
-    pub escalations: Vec<DistributionUser>,
+    pub escalations: Vec<Dependent>,
     /// Reports whose schedule mails it: `id` is the report's.
-    pub report_schedules: Vec<DistributionUser>,
+    pub report_schedules: Vec<Dependent>,
 }
 
 impl From<dist::DistributionUses> for DistributionDependents {
     fn from(u: dist::DistributionUses) -> Self {
-        let named = |v: Vec<(i64, String)>| {
-            v.into_iter()
-                .map(|(id, name)| DistributionUser { id, name })
-                .collect()
-        };
         DistributionDependents {
             alert_settings: named(u.alert_settings),
             escalations: named(u.escalations),

@@ -8,6 +8,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{Object, OpenApi};
 
+use super::dependents::{named, Dependent};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Page};
 use super::guard::Auth;
@@ -455,38 +456,25 @@ impl GroupsApi {
     }
 }
 
-/// Something that uses a group, by id and name (a maintenance window's name is its reason,
-/// which may be empty).
-#[derive(Debug, Object)]
-pub struct GroupUser {
-    pub id: i64,
-    pub name: String,
-}
-
 /// What uses a test case group (cxwatch's addition): deleting it is refused (409 naming
 /// them) unless the cascade is asked.
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct GroupDependents {
     /// Alert settings that watch it: deleted with it.
-    pub alert_settings: Vec<GroupUser>,
+    pub alert_settings: Vec<Dependent>,
     /// How many open alerts those settings have: closed when they go (the history stays).
     pub open_alerts: i64,
     /// Reports of it (and their schedules): deleted with it.
-    pub reports: Vec<GroupUser>,
+    pub reports: Vec<Dependent>,
     /// Users it is assigned to (by username): it is taken from their groups.
-    pub users: Vec<GroupUser>,
+    pub users: Vec<Dependent>,
     /// Maintenance windows not ended that cover it: it is taken from them.
-    pub maintenance_windows: Vec<GroupUser>,
+    pub maintenance_windows: Vec<Dependent>,
 }
 
 impl From<GroupUses> for GroupDependents {
     fn from(u: GroupUses) -> Self {
-        let named = |v: Vec<(i64, String)>| {
-            v.into_iter()
-                .map(|(id, name)| GroupUser { id, name })
-                .collect()
-        };
         GroupDependents {
             alert_settings: named(u.alert_settings),
             open_alerts: u.open_alerts,

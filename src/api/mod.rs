@@ -10,6 +10,7 @@ pub mod audit;
 pub mod auth;
 pub mod auto_tickets;
 pub mod catalog;
+pub mod dependents;
 pub mod distributions;
 pub mod envelope;
 pub mod files;

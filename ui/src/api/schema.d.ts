@@ -2232,6 +2232,16 @@ export interface components {
             type: number;
         };
         /**
+         * Dependent
+         * @description Something that uses what is being deleted, by id and name (a maintenance window's name is
+         *     its reason, which may be empty).
+         */
+        Dependent: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+        };
+        /**
          * Distribution
          * @description A distribution list (spec §3): `label`, `type` and `email` repeat the contacts' labels,
          *     type names and addresses or numbers, row by row, for the list's columns.
@@ -2255,11 +2265,11 @@ export interface components {
          */
         DistributionDependents: {
             /** @description Alert settings that send to it (their contact group): `id` is the setting's. */
-            alertSettings: components["schemas"]["DistributionUser"][];
+            alertSettings: components["schemas"]["Dependent"][];
             /** @description Alert settings that escalate to it. */
-            escalations: components["schemas"]["DistributionUser"][];
+            escalations: components["schemas"]["Dependent"][];
             /** @description Reports whose schedule mails it: `id` is the report's. */
-            reportSchedules: components["schemas"]["DistributionUser"][];
+            reportSchedules: components["schemas"]["Dependent"][];
         };
         /**
          * DistributionSave
@@ -2290,15 +2300,6 @@ export interface components {
             /** Format: int64 */
             id: number;
             /** @description `Email`, `SMS`, `Voice`, `Webhook`, `Microsoft Teams`, `Slack` or `Mattermost`. */
-            name: string;
-        };
-        /**
-         * DistributionUser
-         * @description Something that uses a distribution list, by id and name.
-         */
-        DistributionUser: {
-            /** Format: int64 */
-            id: number;
             name: string;
         };
         /**
@@ -3239,18 +3240,18 @@ export interface components {
          */
         GroupDependents: {
             /** @description Alert settings that watch it: deleted with it. */
-            alertSettings: components["schemas"]["GroupUser"][];
+            alertSettings: components["schemas"]["Dependent"][];
             /** @description Maintenance windows not ended that cover it: it is taken from them. */
-            maintenanceWindows: components["schemas"]["GroupUser"][];
+            maintenanceWindows: components["schemas"]["Dependent"][];
             /**
              * Format: int64
              * @description How many open alerts those settings have: closed when they go (the history stays).
              */
             openAlerts: number;
             /** @description Reports of it (and their schedules): deleted with it. */
-            reports: components["schemas"]["GroupUser"][];
+            reports: components["schemas"]["Dependent"][];
             /** @description Users it is assigned to (by username): it is taken from their groups. */
-            users: components["schemas"]["GroupUser"][];
+            users: components["schemas"]["Dependent"][];
         };
         /**
          * GroupDetail
@@ -3462,16 +3463,6 @@ export interface components {
             name: string;
             /** @description At least one existing test case of the channel. */
             testCases: components["schemas"]["CaseIdItem"][];
-        };
-        /**
-         * GroupUser
-         * @description Something that uses a group, by id and name (a maintenance window's name is its reason,
-         *     which may be empty).
-         */
-        GroupUser: {
-            /** Format: int64 */
-            id: number;
-            name: string;
         };
         /**
          * Handover
