@@ -35,8 +35,6 @@ fail() {
   exit 1
 }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-CARGO_DEB_VERSION=3.8.0
-RUST_AUDIT_INFO_VERSION=0.5.4
 CLEAN_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # The binary packaged: a release build by default; CXWATCH_DEB_PROFILE=dev packages the binary
 # the tests' build already made (scripts/test.sh: one build for the tests, the package and the
@@ -52,13 +50,8 @@ if [ "${1:-}" != --installed ]; then
   started=$SECONDS
   say "tools"
   scripts/prereqs.sh deb
-  if ! cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
-    cargo install cargo-deb --locked --version "$CARGO_DEB_VERSION"
-  fi
-  # cargo-auditable's reader of the dependency list in a binary.
-  if ! command -v rust-audit-info >/dev/null; then
-    cargo install rust-audit-info --locked --version "$RUST_AUDIT_INFO_VERSION"
-  fi
+  # cargo-deb, and cargo-auditable's reader of the dependency list in a binary.
+  scripts/cargo-tools.sh cargo-deb rust-audit-info
 
   if [ "$PROFILE" = release ]; then
     say "release build"
@@ -90,7 +83,7 @@ if [ "${1:-}" != --installed ]; then
   [ -z "$gcc" ] || [ "$(printf '%s\nGCC_12.0.0\n' "$gcc" | sort -V | tail -1)" = GCC_12.0.0 ] ||
     fail "the binary needs $gcc from libgcc_s"
 
-  say "packages (cargo-deb $CARGO_DEB_VERSION)"
+  say "packages ($(cargo deb --version))"
   t=$SECONDS
   out=target/debian/deb-test
   rm -rf "$out"

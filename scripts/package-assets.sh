@@ -14,7 +14,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${CXWATCH_BIN:-target/release/cxwatch}
-CARGO_CYCLONEDX_VERSION=0.5.9
 CYCLONEDX_NPM_VERSION=6.0.1
 [ -x "$BIN" ] || { echo "package-assets: $BIN is missing (cargo build --release first)" >&2; exit 1; }
 out=target/package
@@ -26,9 +25,7 @@ gzip -9n "$out"/man/*.1
 "$BIN" completions zsh >"$out/_cxwatch"
 "$BIN" completions fish >"$out/cxwatch.fish"
 
-if ! cargo cyclonedx --version 2>/dev/null | grep -qF "$CARGO_CYCLONEDX_VERSION"; then
-  cargo install cargo-cyclonedx --locked --version "$CARGO_CYCLONEDX_VERSION"
-fi
+scripts/cargo-tools.sh cargo-cyclonedx
 # It writes cxwatch.cdx.json beside Cargo.toml: moved at once. Dated as the commit, so that
 # the same commit gives the same file; cxwatch's own licence is no SPDX term.
 SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s) \
