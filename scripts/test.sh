@@ -33,7 +33,6 @@ PINNED_INSTANTS=(
   2026-03-08T06:59:00Z # 01:59 EST: a minute before the clocks spring forward to 03:00 EDT
   2026-11-01T05:59:00Z # 01:59 EDT: a minute before the clocks fall back to 01:00 EST
 )
-CARGO_DENY_VERSION=0.20.2
 step() { printf '\n==> %s (at %d s)\n' "$*" "$SECONDS"; }
 
 step "Tools"
@@ -47,23 +46,22 @@ fi
 if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
   (cd ui && npm ci --no-audit --no-fund)
 fi
+# cargo-deny, cargo-deb, rust-audit-info and cargo-cyclonedx, built from crates.io where
+# missing: minutes of CPU on a fresh machine, at the lowest priority beside the lints and
+# tests (whose waits leave a core idle), ready by the steps that use them.
+mkdir -p target
+nice -n 19 scripts/cargo-tools.sh >target/cargo-tools.log 2>&1 &
+cargo_tools=$!
 
 step "Formatting, lints, type check"
 cargo fmt --check
 (cd ui && npm run --silent lint && npm run --silent typecheck)
-cargo clippy --all-targets --locked -- -D warnings
-
-# The crates the binary is built from (deny.toml; dev-dependencies left out): licences on the
-# allowed list, no banned crate (OpenSSL, native-tls, ring: one TLS stack), no crate in two
-# versions unless listed. Offline once the crates are fetched; advisories are not checked
-# here (their database comes from GitHub: docs/supply-chain.md).
-step "Licences, banned and duplicate crates (cargo-deny)"
-if ! cargo deny --version 2>/dev/null | grep -qF "$CARGO_DENY_VERSION"; then
-  cargo install cargo-deny --locked --version "$CARGO_DENY_VERSION"
-fi
-# The crates of every target it checks, not only this machine's, fetched first.
-cargo fetch --locked
-cargo deny --locked --offline check licenses bans sources
+# Clippy checks every target in a build directory of its own (a second cargo on target/
+# would wait for the tests' builds), at the lowest priority: it runs while the tests below
+# wait on servers and sockets, and its verdict is read after the browser tests.
+CARGO_TARGET_DIR=target/clippy nice -n 19 cargo clippy --all-targets --locked -- -D warnings \
+  >target/clippy.log 2>&1 &
+clippy=$!
 
 step "UI unit tests"
 (cd ui && npm test --silent)
@@ -117,6 +115,16 @@ drop_test_databases
 TEST_POSTGRES_URL="$PG_SERVER" cargo nextest run --locked --no-fail-fast
 drop_test_databases
 
+# The crates the binary is built from (deny.toml; dev-dependencies left out): licences on the
+# allowed list, no banned crate (OpenSSL, native-tls, ring: one TLS stack), no crate in two
+# versions unless listed. Offline once the crates are fetched; advisories are not checked
+# here (their database comes from GitHub: docs/supply-chain.md).
+step "Licences, banned and duplicate crates (cargo-deny)"
+wait "$cargo_tools" || { cat target/cargo-tools.log; exit 1; }
+# The crates of every target it checks, not only this machine's, fetched first.
+cargo fetch --locked
+cargo deny --locked --offline check licenses bans sources
+
 step "UI API types match the server's OpenAPI document"
 (cd ui && CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent check:api)
 
@@ -135,6 +143,11 @@ fi
 # `scripts/deb-test.sh` alone packages a release build.
 step "Debian package"
 CXWATCH_DEB_PROFILE=dev scripts/deb-test.sh
+# The same package on a fresh Debian 12 (a bare bookworm root: its dependencies from the
+# mirror, no warning on install, the system user, the man pages, the SBOMs, HTTPS 200). It
+# waits on the mirror and dpkg more than on the CPU, so it runs beside the browser tests.
+scripts/bare-root-test.sh --deb target/debian/deb-test/current.deb >target/bare-root.log 2>&1 &
+bare_root=$!
 
 # Every browser test on a pinned clock: CXWATCH_TEST_NOW starts the clock of ui/e2e/lib.mjs
 # (testNow()), of the server it starts (`[clock] start`) and of every page it opens
@@ -156,3 +169,11 @@ for at in "${PINNED_INSTANTS[@]}"; do
     npm run --silent e2e "${CLOCK_E2E_FILES[@]}") || clock_failed=1
 done
 [ "$clock_failed" = 0 ]
+
+step "The package on a fresh Debian 12 (started after the package step)"
+wait "$bare_root" || { cat target/bare-root.log; exit 1; }
+grep -E '^(dpkg -i|GET |bare-root-test: deb)' target/bare-root.log
+
+step "Lints (clippy, started with the formatting check)"
+wait "$clippy" || { cat target/clippy.log; exit 1; }
+tail -n 1 target/clippy.log
