@@ -3,6 +3,7 @@ import { transformAsync } from "@babel/core";
 import linguiMacro from "@lingui/babel-plugin-lingui-macro";
 import { lingui } from "@lingui/vite-plugin";
 import { defineConfig, type Plugin } from "vite";
+import { firstScreenBudget } from "./firstScreen";
 
 const MACRO_IMPORT = /from\s+["']@lingui\/(core|react)\/macro["']/;
 
@@ -32,7 +33,7 @@ function linguiMacros(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [linguiMacros(), lingui()],
+  plugins: [linguiMacros(), lingui(), firstScreenBudget()],
   resolve: {
     alias: [
       { find: /^react$/, replacement: "preact/compat" },

@@ -3,7 +3,8 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "react";
 import { DISABLED_COLOR } from "./colors";
-import { PlainDonut, type TooltipContent } from "./frappe";
+import type { PlainDonut, TooltipContent } from "./frappe";
+import { loadFrappe } from "./loadFrappe";
 import "./charts.css";
 
 export interface DonutSlice {
@@ -30,17 +31,23 @@ export function DonutChart({ slices, height, tooltip, children }: DonutChartProp
   useEffect(() => {
     const el = box.current;
     if (!el || empty) return;
-    const c = new PlainDonut(el, {
-      type: "donut",
-      animate: 0,
-      height,
-      strokeWidth: 20,
-      colors: slices.map((s) => s.color),
-      data: { labels: slices.map((s) => s.label), datasets: [{ values: slices.map((s) => s.value) }] },
-      tooltip: (i) => tip.current(i),
+    let gone = false;
+    let c: PlainDonut | null = null;
+    void loadFrappe().then((frappe) => {
+      if (gone) return;
+      c = new frappe.PlainDonut(el, {
+        type: "donut",
+        animate: 0,
+        height,
+        strokeWidth: 20,
+        colors: slices.map((s) => s.color),
+        data: { labels: slices.map((s) => s.label), datasets: [{ values: slices.map((s) => s.value) }] },
+        tooltip: (i) => tip.current(i),
+      });
     });
     return () => {
-      c.destroy();
+      gone = true;
+      c?.destroy();
       el.innerHTML = "";
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps

@@ -7,7 +7,8 @@
 // three lines in its own column, with its second line (a segment's test case) beneath; on a
 // chart too narrow for that, the bars are numbered and a key below names each one.
 import { useEffect, useRef, useState } from "react";
-import { StackedHourlyBars, type TooltipContent } from "./frappe";
+import type { StackedHourlyBars, TooltipContent } from "./frappe";
+import { loadFrappe } from "./loadFrappe";
 import "./charts.css";
 
 export interface HourlySeries {
@@ -145,20 +146,24 @@ export function HourlyStackedBarChart(props: HourlyStackedBarChartProps) {
   useEffect(() => {
     const el = box.current;
     if (!visible || !el) return;
-    const c = new StackedHourlyBars(el, {
-      data,
-      colors,
-      type: props.line ? "line" : "bar",
-      yTicks: props.yTicks,
-      height: props.height,
-      axisOptions: { xIsSeries: 1, xAxisMode: "tick", yAxisMode: "span" },
-      tooltip: (i) => tooltip.current(i),
-      yMax: props.yMax,
+    let gone = false;
+    void loadFrappe().then((frappe) => {
+      if (gone) return;
+      chart.current = new frappe.StackedHourlyBars(el, {
+        data,
+        colors,
+        type: props.line ? "line" : "bar",
+        yTicks: props.yTicks,
+        height: props.height,
+        axisOptions: { xIsSeries: 1, xAxisMode: "tick", yAxisMode: "span" },
+        tooltip: (i) => tooltip.current(i),
+        yMax: props.yMax,
+      });
+      el.dataset.drawn = "true";
     });
-    chart.current = c;
-    el.dataset.drawn = "true";
     return () => {
-      c.destroy();
+      gone = true;
+      chart.current?.destroy();
       chart.current = null;
       delete el.dataset.drawn;
     };

@@ -2,7 +2,7 @@
 // case groups with their 24-hour charts. It follows new runs every 30 s (spec §2 'Dashboard').
 import { useLingui } from "@lingui/react/macro";
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { recentQuery } from "../../api/queries/groups";
 import { useIsMobile } from "../../lib/media";
 import { siteToday, zonedParts } from "../../lib/siteTime";
@@ -41,9 +41,12 @@ import { firstFutureHour, headlineScope } from "./scope";
 import { STRIP_MINUTES } from "./strip";
 import { unlockTone } from "./tone";
 import { LIVE, useDashboard } from "./useDashboard";
-import { WallBoard } from "./WallBoard";
 import { RefreshedAgo, useWallMode } from "./WallMode";
 import "./Dashboard.css";
+
+// Wall mode is a room's screen, not an operator's: its chunk loads when it is turned on, so
+// the first screen does not carry it.
+const WallBoard = lazy(() => import("./WallBoard").then((m) => ({ default: m.WallBoard })));
 
 /** Spec §9: the sticky top bar appears once the page is scrolled this far. */
 export const STICKY_AT_PX = 200;
@@ -253,19 +256,21 @@ export function DashboardPage() {
   if (wall) {
     // A room's screen: the tiles of the chosen groups, fitted to the screen (WallBoard.tsx).
     return (
-      <WallBoard
-        rows={sorted}
-        counts={counts}
-        recent={recent.data?.groups}
-        window={current}
-        ready={s.ready}
-        lastRefreshed={s.lastRefreshed}
-        maintenanceLeftOut={s.maintenanceLeftOut}
-        cxwatch={cxwatch}
-        sound={sound}
-        onSound={(on) => setWall(true, on)}
-        onLeave={() => setWall(false)}
-      />
+      <Suspense fallback={null}>
+        <WallBoard
+          rows={sorted}
+          counts={counts}
+          recent={recent.data?.groups}
+          window={current}
+          ready={s.ready}
+          lastRefreshed={s.lastRefreshed}
+          maintenanceLeftOut={s.maintenanceLeftOut}
+          cxwatch={cxwatch}
+          sound={sound}
+          onSound={(on) => setWall(true, on)}
+          onLeave={() => setWall(false)}
+        />
+      </Suspense>
     );
   }
 

@@ -7,9 +7,8 @@ import { useMaintenanceNow } from "../../api/queries/maintenance";
 import type { MaintenanceWindow } from "../../api/types";
 import { formatSiteTime } from "../../lib/siteTime";
 import { useSiteTimeZone } from "../../lib/tenant";
-import { covers, windowPath } from "./ListPage";
 import { useWindowReason } from "./parts";
-import { onePerTarget } from "./rules";
+import { covers, onePerTarget, windowPath } from "./rules";
 import "./Maintenance.css";
 
 export function MaintenanceBanner({ enabled = true }: { enabled?: boolean }) {

@@ -15,18 +15,13 @@ import { useSiteTimeZone } from "../../lib/tenant";
 import { ListScreen, useListScreen } from "../shared/ListScreen";
 import { pagingOf } from "../shared/listParams";
 import { useWindowReason, WindowState, WindowWhen } from "./parts";
+import { covers, windowPath } from "./rules";
 import "./Maintenance.css";
 
 export const MAINTENANCE_PATH = "/settings/maintenance";
-export const windowPath = (id: number) => `/settings/maintenance/${id}`;
 
 function paramsOf(search: string) {
   return pagingOf(new URLSearchParams(search));
-}
-
-/** What a window covers: its groups, then its single test cases. */
-export function covers(w: MaintenanceWindow): string {
-  return [...w.testCaseGroups.map((g) => g.name), ...w.testCases.map((c) => c.name)].join(", ");
 }
 
 function useColumns(): Column<MaintenanceWindow>[] {

@@ -6,6 +6,14 @@ import type { MaintenanceWindow, MaintenanceWindowSave } from "../../api/types";
 import { emptyWeek, fromRanges, toRanges, type Week } from "../../lib/schedule";
 import { zonedParts } from "../../lib/siteTime";
 
+/** A window's page (its edit form; 0: a new one). */
+export const windowPath = (id: number) => `/settings/maintenance/${id}`;
+
+/** What a window covers: its groups, then its single test cases. */
+export function covers(w: MaintenanceWindow): string {
+  return [...w.testCaseGroups.map((g) => g.name), ...w.testCases.map((c) => c.name)].join(", ");
+}
+
 /** `YYYY-MM-DDTHH:mm` (an `<input type="datetime-local">`'s value) of instant `d` in `zone`. */
 export function toSiteLocal(d: Date, zone: string): string {
   const p = zonedParts(d, zone);
