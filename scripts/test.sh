@@ -154,8 +154,11 @@ bare_root=$!
 # (Playwright's clock), all running on from there, so that no browser test reads the hour this
 # runs at. The instant is the riskiest: a minute into the site's day, when "today" at the site
 # is one minute old in the demo, the dashboard and the tests.
+# Two runners side by side (E2E_RUNNERS, ui/e2e/run.mjs), each with its own server and
+# browser, take the files from one queue: the suite mostly waits on pages and servers.
 step "Browser end-to-end tests"
-(cd ui && CXWATCH_TEST_NOW="$CLOCK_E2E_INSTANT" CXWATCH_BIN="$PWD/../target/debug/cxwatch" npm run --silent e2e)
+(cd ui && E2E_RUNNERS=2 CXWATCH_TEST_NOW="$CLOCK_E2E_INSTANT" CXWATCH_BIN="$PWD/../target/debug/cxwatch" \
+  npm run --silent e2e)
 
 # The browser tests that read the date, the time or "today" at the site (E2E_ONLY picks them
 # by name in their files), again at every other pinned instant, one after the other: about

@@ -16,6 +16,7 @@ import {
   screenshot,
   signIn,
   waitForDemoData,
+  waitForDemoHistory,
 } from "./lib.mjs";
 
 const CASES = [
@@ -113,6 +114,7 @@ export default async function alertSettings({ server, browser, users: accounts, 
   const web = groups.find((g) => g.name === WEB_GROUP);
 
   await test("alert settings: the demo has settings on its groups, with their contact groups", async () => {
+    await waitForDemoHistory(server);
     let all = [];
     for (let i = 0; i < 120 && !all.length; i++) {
       const r = await apiRequest(server, "GET", "alerts/settings?pageSize=100", { token });

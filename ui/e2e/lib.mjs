@@ -330,6 +330,18 @@ export async function waitForOutput(server, pattern, timeoutMs) {
   return true;
 }
 
+/**
+ * Waits (at most `timeoutMs`) until the demo server has loaded its whole history: it prints
+ * 'demo: generated …', then adds its alert settings and runs the engine over the history. The
+ * files that read those call it first, since with two runners (E2E_RUNNERS) a file may start
+ * while the history is still loading, newest day first.
+ */
+export async function waitForDemoHistory(server, timeoutMs = 600000) {
+  if (!(await waitForOutput(server, /demo: generated \d+ runs/, timeoutMs))) {
+    throw new Error(`the demo's history did not load within ${timeoutMs} ms`);
+  }
+}
+
 /** Creates a user with the CLI (password on stdin). role: admin | user; access: read-write | read-only. */
 export function addUser(server, { username, password, role = "admin", access = "read-write" }) {
   server.cli(["user", "add", "--username", username, "--role", role, "--access", access], `${password}\n`);

@@ -13,6 +13,7 @@ import {
   screenshot,
   signIn,
   waitForDemoData,
+  waitForDemoHistory,
 } from "./lib.mjs";
 
 const CASES = [
@@ -77,6 +78,8 @@ async function searchFor(page, text, count) {
 export default async function reports({ server, browser, users: accounts, test }) {
   const { admin, user } = accounts;
   const { groups } = await waitForDemoData(server, admin);
+  // The reports read up to 30 days back: the whole history, not only today's runs.
+  await waitForDemoHistory(server);
   const token = await apiToken(server, admin);
   const banking = groups.find((g) => g.name === BANKING);
 

@@ -212,10 +212,10 @@ export default async function reviewDetails({ server, browser, users, test }) {
             .evaluateAll((trs) => trs.map((tr) => [tr.cells[0].textContent.trim(), tr.cells[1].textContent.trim()]));
           const shown = rows.slice(0, 10);
           assert(shown.length > 1, "bars to label");
-          const bars = await page
-            .locator(".cx-chart .dataset-0 rect, .cx-chart .dataset-1 rect, .cx-chart .dataset-2 rect")
-            .count();
-          assert(bars > 0, "the chart is drawn");
+          // The chart classes load with the first chart: its bars follow the names.
+          const bar = page.locator(".cx-chart .dataset-0 rect, .cx-chart .dataset-1 rect, .cx-chart .dataset-2 rect");
+          await bar.first().waitFor({ state: "attached" });
+          assert((await bar.count()) > 0, "the chart is drawn");
           const titles = await page.getByTestId("chart-bar-label").evaluateAll((ls) => ls.map((l) => l.title));
           assertEqual(
             titles,

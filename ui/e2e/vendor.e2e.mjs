@@ -22,6 +22,7 @@ import {
   sleep,
   startServer,
   waitForDemoData,
+  waitForDemoHistory,
 } from "./lib.mjs";
 import { startVendorStandin } from "./vendor-standin.mjs";
 
@@ -336,6 +337,7 @@ export default async function vendor({ server, browser, users, test }) {
     // would rightly be empty): those of the latency, MOS and segment reports and one with runs.
     const adminToken = await apiToken(server, admin);
     // The demo adds its alert settings and events after the history: wait for them too.
+    await waitForDemoHistory(server);
     for (let waited = 0; ; waited += 500) {
       const [settings, events] = await Promise.all([
         request(server, "GET", "alerts/settings?pageNo=0&pageSize=1", { token: adminToken }),
@@ -472,8 +474,9 @@ export default async function vendor({ server, browser, users, test }) {
               await charts.first().waitFor({ timeout: 10000 });
               for (let i = 0; !bar && i < Math.min(await charts.count(), 6); i++) {
                 await charts.nth(i).click({ timeout: 10000 });
-                // Bars of an empty hour have no size: wait for the bars to exist, not to show.
-                await page.waitForSelector("[data-testid=chart-modal] [data-point-index]", {
+                // Bars of an empty hour have no size: wait for the chart to be drawn (its
+                // classes load with the first chart) and its bars to exist, not to show.
+                await page.waitForSelector("[data-testid=chart-modal] [data-drawn=true] [data-point-index]", {
                   state: "attached",
                   timeout: 10000,
                 });
