@@ -7,7 +7,8 @@
 #                `dpkg -i` prints no warning; the system user (uid below 1000, home
 #                /var/lib/cxwatch, shell nologin), the man pages every page names, the SBOMs
 #                under /usr/share/doc/cxwatch/; the binary started as the unit would start it
-#                answers its console over HTTPS with 200.
+#                answers its console over HTTPS with 200; the unit has WatchdogSec=, and its
+#                ExecReload= (SIGHUP) makes the server serve a replaced certificate.
 #   --prereqs    scripts/prereqs.sh installs what the test command needs and after it
 #                `python3 -m venv`, psql, openssl, chromium, lintian, systemd-analyze... run; a
 #                second run finds nothing missing.
@@ -92,13 +93,30 @@ if [ "${1:-}" = --inside ]; then
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.2
       done
-      kill -TERM "$pid" 2>/dev/null || true
-      wait "$pid" || true
       [ "$code" = 200 ] || {
+        kill -TERM "$pid" 2>/dev/null || true
         cat /tmp/serve.log
         fail "no console at https://127.0.0.1:$port/ (HTTP $code)"
       }
       echo "GET https://127.0.0.1:$port/: 200, $((SECONDS - t)) s after the start"
+      # The unit's watchdog and reload: a certificate replaced in the state directory is
+      # served after the unit's ExecReload= (SIGHUP), without a restart.
+      unit=/usr/lib/systemd/system/cxwatch.service
+      grep -q '^WatchdogSec=[1-9]' "$unit" || fail "the unit has no WatchdogSec="
+      reload=$(sed -n 's/^ExecReload=//p' "$unit")
+      [ "$reload" = '/bin/kill -HUP $MAINPID' ] || fail "the unit's ExecReload= is '$reload', not SIGHUP"
+      subject() { curl -vsk -o /dev/null "https://127.0.0.1:$port/" 2>&1 | sed -n 's/^\*  *subject: *//p'; }
+      install -o cxwatch -g cxwatch -m 600 reload.key /var/lib/cxwatch/tls/self-signed.key
+      install -o cxwatch -g cxwatch -m 644 reload.crt /var/lib/cxwatch/tls/self-signed.crt
+      # $pid is runuser's; the unit's main pid is the server's own (no procps here).
+      main=$(grep -lx cxwatch /proc/[0-9]*/comm | head -1 | cut -d/ -f3)
+      [ -n "$main" ] || fail "no cxwatch process"
+      ${reload//\$MAINPID/$main}
+      for _ in $(seq 50); do subject | grep -q 'CN *= *bare-root-reload' && break; sleep 0.2; done
+      subject | grep -q 'CN *= *bare-root-reload' || fail "after the reload the old certificate is served: $(subject)"
+      echo "reload (SIGHUP): the new certificate served ($(subject)); WatchdogSec= in the unit"
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" || true
       ;;
     prereqs)
       say "bare root: $(cat /etc/debian_version), $(dpkg-query -W -f='${Package}\n' | wc -l) packages"
@@ -189,7 +207,13 @@ for part in "${parts[@]}"; do
   tar -xf "$TAR" -C "$ROOT"
   mkdir -p "$ROOT/root/cx"
   cp "$SELF" "$HERE/prereqs.sh" "$ROOT/root/cx/"
-  [ "$part" != deb ] || cp "$DEB" "$ROOT/root/cx/cxwatch.deb"
+  if [ "$part" = deb ]; then
+    cp "$DEB" "$ROOT/root/cx/cxwatch.deb"
+    # The certificate the reload check puts in place (made here: the bare root has no openssl).
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 365 \
+      -subj /CN=bare-root-reload -addext subjectAltName=DNS:localhost \
+      -keyout "$ROOT/root/cx/reload.key" -out "$ROOT/root/cx/reload.crt" 2>/dev/null || fail "openssl req"
+  fi
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
   mount -t proc proc "$ROOT/proc"
   mount --bind /dev "$ROOT/dev"
