@@ -123,7 +123,7 @@ export default async function readonlyAdmin({ server, browser, users: accounts, 
         });
         const otherId = other.json.data.content[0].id;
         await page.goto(`/users/${otherId}`);
-        await page.waitForSelector("[data-testid=read-only-note]");
+        await page.waitForSelector("[data-testid=user-form][aria-busy=false] [data-testid=read-only-note]");
         for (const id of ["form-save", "change-password"]) {
           assertEqual(await count(page, `[data-testid=${id}]`), 0, `another user's form: ${id}`);
         }
@@ -134,7 +134,7 @@ export default async function readonlyAdmin({ server, browser, users: accounts, 
 
         // One's own profile: Access Type cannot change (so nothing says 'updated'); the password can.
         await page.goto(`/users/${myId}`);
-        await page.waitForSelector("[data-testid=read-only-note]");
+        await page.waitForSelector("[data-testid=user-form][aria-busy=false] [data-testid=read-only-note]");
         assert(await page.locator("[data-testid=input-accessType]").evaluate((e) => e.disabled), "access type fixed");
         assertEqual(await count(page, "[data-testid=form-save]"), 0, "own profile: Save");
         assertEqual(await count(page, "[data-testid=change-password]"), 1, "own profile: Change Password");

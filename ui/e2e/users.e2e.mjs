@@ -150,6 +150,7 @@ export default async function users({ server, browser, users: accounts, test }) 
         await signIn(page, who);
         const me = await page.evaluate(() => JSON.parse(localStorage.getItem("user")));
         await page.goto(`${server.url}/users/${me.id}`);
+        await page.waitForSelector("[data-testid=user-form][aria-busy=false]");
         await page.click("[data-testid=change-password]");
         await page.waitForSelector("[data-testid=password-dialog]");
         // Confirm differs from new: refused beside the field.
@@ -186,6 +187,7 @@ export default async function users({ server, browser, users: accounts, test }) 
         await chooseLanguage(page, lang);
         await signIn(page, admin);
         await page.goto(`${server.url}/users/${id}`);
+        await page.waitForSelector("[data-testid=user-form][aria-busy=false]");
         await page.click("[data-testid=change-password]");
         await page.waitForSelector("[data-testid=password-dialog]");
         assert((await page.locator("[data-testid=input-oldPassword]").count()) === 0, "no current password asked");

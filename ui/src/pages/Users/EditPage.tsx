@@ -323,7 +323,8 @@ function UserForm({
           noSave={!show.save}
           onCancel={admin ? () => navigate(ROUTES.adminSettings) : undefined}
         >
-          {show.changePassword || show.resetPassword ? (
+          {/* Offered once the form shows whose password it is. */}
+          {!loading && (show.changePassword || show.resetPassword) ? (
             <button
               type="button"
               class="button secondary"
