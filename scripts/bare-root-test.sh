@@ -8,7 +8,10 @@
 #                /var/lib/cxwatch, shell nologin), the man pages every page names, the SBOMs
 #                under /usr/share/doc/cxwatch/; the binary started as the unit would start it
 #                answers its console over HTTPS with 200; the unit has WatchdogSec=, and its
-#                ExecReload= (SIGHUP) makes the server serve a replaced certificate.
+#                ExecReload= (SIGHUP) makes the server serve a replaced certificate. Prints
+#                the time from `dpkg -i` to the console's first HTTPS 200.
+#   --man-db     with --deb: man-db is installed first, as on a server installed with
+#                Debian's standard utilities, so that dpkg -i runs its trigger.
 #   --prereqs    scripts/prereqs.sh installs what the test command needs and after it
 #                `python3 -m venv`, psql, openssl, chromium, lintian, systemd-analyze... run; a
 #                second run finds nothing missing.
@@ -25,6 +28,8 @@ fail() {
   exit 1
 }
 say() { printf '\n== %s (at %d s)\n' "$*" "$SECONDS"; }
+# Seconds since $1 (an $EPOCHREALTIME), to the millisecond.
+elapsed() { awk -v now="$EPOCHREALTIME" -v t="$1" 'BEGIN { printf "%.3f", now - t }'; }
 
 # ---- Inside the bare root (chroot), as root. ------------------------------------------------
 if [ "${1:-}" = --inside ]; then
@@ -49,13 +54,18 @@ if [ "${1:-}" = --inside ]; then
         fail "apt-get satisfy $depends"
       }
       echo "dependencies installed in $((SECONDS - t)) s: $(grep -c '^Setting up' /tmp/satisfy.log) packages"
-      t=$SECONDS
+      if [ "${2:-}" = man-db ]; then
+        apt-get install -y -qq man-db >/dev/null
+        echo "man-db installed: its trigger indexes the package's pages during dpkg -i"
+      fi
+      t=$EPOCHREALTIME
       dpkg -i "$DEB" >/tmp/install.log 2>&1 || {
         cat /tmp/install.log
         fail "dpkg -i"
       }
       cat /tmp/install.log
-      echo "dpkg -i: $((SECONDS - t)) s"
+      dpkg_s=$(elapsed "$t")
+      echo "dpkg -i: $dpkg_s s"
       ! grep -qi 'warn' /tmp/install.log || fail "the install printed a warning: $(grep -i warn /tmp/install.log)"
       echo "no warning on install"
       IFS=: read -r _ _ uid gid _ home shell < <(getent passwd cxwatch) || fail "no cxwatch user"
@@ -82,23 +92,25 @@ if [ "${1:-}" = --inside ]; then
       apt-get install -y -qq curl >/dev/null
       install -d -m 0750 -o cxwatch -g cxwatch /var/lib/cxwatch
       port=$((20000 + RANDOM % 20000))
-      t=$SECONDS
+      t=$EPOCHREALTIME
       runuser -u cxwatch -- env -i PATH="$PATH" CXWATCH_SERVER__LISTEN="127.0.0.1:$port" \
         /usr/bin/cxwatch --config /etc/cxwatch/config.toml serve >/tmp/serve.log 2>&1 &
       pid=$!
       code=000
-      for _ in $(seq 300); do
+      for _ in $(seq 1200); do
         code=$(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$port/" || true)
         [ "$code" = 200 ] && break
         kill -0 "$pid" 2>/dev/null || break
-        sleep 0.2
+        sleep 0.05
       done
       [ "$code" = 200 ] || {
         kill -TERM "$pid" 2>/dev/null || true
         cat /tmp/serve.log
         fail "no console at https://127.0.0.1:$port/ (HTTP $code)"
       }
-      echo "GET https://127.0.0.1:$port/: 200, $((SECONDS - t)) s after the start"
+      start_s=$(elapsed "$t")
+      echo "GET https://127.0.0.1:$port/: 200, $start_s s after the start"
+      echo "dpkg -i to HTTPS 200: $(awk -v a="$dpkg_s" -v b="$start_s" 'BEGIN { printf "%.3f", a + b }') s (dpkg -i $dpkg_s s, then the start $start_s s)"
       # The unit's watchdog and reload: a certificate replaced in the state directory is
       # served after the unit's ExecReload= (SIGHUP), without a restart.
       unit=/usr/lib/systemd/system/cxwatch.service
@@ -108,8 +120,12 @@ if [ "${1:-}" = --inside ]; then
       subject() { curl -vsk -o /dev/null "https://127.0.0.1:$port/" 2>&1 | sed -n 's/^\*  *subject: *//p'; }
       install -o cxwatch -g cxwatch -m 600 reload.key /var/lib/cxwatch/tls/self-signed.key
       install -o cxwatch -g cxwatch -m 644 reload.crt /var/lib/cxwatch/tls/self-signed.crt
-      # $pid is runuser's; the unit's main pid is the server's own (no procps here).
-      main=$(grep -lx cxwatch /proc/[0-9]*/comm | head -1 | cut -d/ -f3)
+      # The unit's main pid is the server's own: runuser's child (runuser forks to close
+      # its PAM session after), or $pid itself if it did not. Not any process named
+      # cxwatch: this /proc shows the host's too (a test server beside this). pgrep: the
+      # package depends on procps.
+      main=$pid
+      [ "$(cat "/proc/$pid/comm")" = cxwatch ] || main=$(pgrep -P "$pid" -x cxwatch | head -1)
       [ -n "$main" ] || fail "no cxwatch process"
       ${reload//\$MAINPID/$main}
       for _ in $(seq 50); do subject | grep -q 'CN *= *bare-root-reload' && break; sleep 0.2; done
@@ -148,6 +164,7 @@ fi
 ARGS=("$@")
 parts=()
 DEB=
+MAN_DB=
 while [ $# -gt 0 ]; do
   case "$1" in
     --deb)
@@ -157,6 +174,10 @@ while [ $# -gt 0 ]; do
       ;;
     --prereqs)
       parts+=(prereqs)
+      shift
+      ;;
+    --man-db)
+      MAN_DB=man-db
       shift
       ;;
     *) fail "unknown option $1" ;;
@@ -218,7 +239,7 @@ for part in "${parts[@]}"; do
   mount -t proc proc "$ROOT/proc"
   mount --bind /dev "$ROOT/dev"
   code=0
-  chroot "$ROOT" /bin/bash /root/cx/"$(basename "$SELF")" --inside "$part" || code=$?
+  chroot "$ROOT" /bin/bash /root/cx/"$(basename "$SELF")" --inside "$part" ${MAN_DB:+"$MAN_DB"} || code=$?
   cleanup
   [ "$code" = 0 ] || fail "the $part part in the bare root (exit $code)"
   echo "bare-root-test: $part: ok in $((SECONDS - started)) s (a fresh copy of the root, removed after)"
