@@ -534,6 +534,10 @@ impl<T: Type, const MAX: usize> Type for AtLeastOne<T, MAX> {
     ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
         Box::new(self.0.iter().filter_map(Type::as_raw_value))
     }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl<T: ParseFromJSON, const MAX: usize> ParseFromJSON for AtLeastOne<T, MAX> {
@@ -585,7 +589,7 @@ mod tests {
     #[test]
     fn at_least_one_documents_its_bounds_and_reads_any_list() {
         let empty = AtLeastOne::<i64, 3>::parse_from_json(Some(Value::Array(vec![]))).unwrap();
-        assert!(empty.is_empty());
+        assert!(empty.0.is_empty() && Type::is_empty(&empty));
         assert!(AtLeastOne::<i64>::parse_from_json(Some(Value::Bool(true))).is_err());
         let MetaSchemaRef::Inline(schema) = AtLeastOne::<i64, 3>::schema_ref() else {
             panic!("an inline schema");
