@@ -3671,8 +3671,11 @@ export interface components {
             channel: components["schemas"]["Channel"];
             /** @description 1 to 200 characters, something besides white space, no NUL character. */
             clientEndPoint: string;
-            /** @description Default none. */
-            componentStatus?: components["schemas"]["IngestComponent"][];
+            /**
+             * @description Default none.
+             * @default []
+             */
+            componentStatus: components["schemas"]["IngestComponent"][];
             /**
              * Format: date-time
              * @description Time of the application's last run, RFC 3339.
