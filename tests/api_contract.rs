@@ -869,6 +869,10 @@ async fn names_are_strings_and_empty_choices_are_refused() {
             "/api/trs/v1/groups/7/metric?startDate=2026-03-08&level=",
             "level",
         ),
+        // A NUL character is in no stored text (PostgreSQL's text cannot hold one).
+        ("/api/audit?action=create%00", "action"),
+        ("/api/users?search=a%00", "search"),
+        ("/api/trs/v1/groups/page?search=a%00", "search"),
     ] {
         let (status, answer) = app.call(Method::GET, path, token, None).await;
         assert_eq!(status, 400, "{path}: {answer}");

@@ -14,7 +14,9 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{AtLeastOne, IntChoices, IntOf, Label, Name, Required, Text, TextRule};
+use super::lenient::{
+    AtLeastOne, Filter, IntChoices, IntOf, Label, Name, Required, Text, TextRule,
+};
 use super::params;
 use super::AppState;
 use crate::domain::alert_setting::{
@@ -322,7 +324,7 @@ impl AlertSettingsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Part of the label, the group's or the contact group's name, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
         /// or `active` (default `name,asc`).
         sort: Query<Option<Text<params::AlertSettingSort>>>,
@@ -348,7 +350,7 @@ impl AlertSettingsApi {
         let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let page = list.page;
         let filter = AlertSettingFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             sort,
         };
         let settings = state

@@ -15,7 +15,7 @@ use super::dependents::{named, Dependent};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode, Listing};
 use super::guard::Auth;
-use super::lenient::{AtLeastOne, IntChoices, IntOf, Name, NotBlankUpTo, Required, Text};
+use super::lenient::{AtLeastOne, Filter, IntChoices, IntOf, Name, NotBlankUpTo, Required, Text};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -396,7 +396,7 @@ impl DistributionsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Part of the list label, a contact label, address or number, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
         /// Microsoft Teams, 32 Slack, 64 Mattermost.
         #[oai(name = "type")]
@@ -436,7 +436,7 @@ impl DistributionsApi {
         let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let page = list.page;
         let filter = DistributionFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             kind,
             sort,
         };

@@ -147,6 +147,8 @@ pub struct Search;
 
 impl TextRule for Search {
     const NAME: &'static str = "string(group search)";
+    /// No NUL character: no name holds one (PostgreSQL's text cannot).
+    const PATTERN: Option<&'static str> = Some(r"^[^\x00]*$");
     const MAX_LENGTH: Option<usize> = Some(catalog::MAX_NAME);
 }
 
@@ -376,6 +378,9 @@ impl GroupsApi {
                 Rule::Invalid,
                 format!("search is longer than {} characters.", catalog::MAX_NAME),
             );
+        }
+        if search.0.as_ref().is_some_and(|s| s.contains('\0')) {
+            p.push("search", Rule::Invalid, "search holds a NUL character.");
         }
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;

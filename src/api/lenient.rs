@@ -490,6 +490,60 @@ impl<C: IntChoices> ToJSON for IntOf<C> {
     }
 }
 
+/// A free-text filter of a list (`search`, `action`, …): any text but a NUL character,
+/// which no stored text holds (PostgreSQL's text cannot), refused as the parameter's
+/// problem (400 naming it) rather than failing in the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter(pub String);
+
+impl Filter {
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl Deref for Filter {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Type for Filter {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = String;
+    type RawElementValueType = String;
+
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("string(filter)")
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            pattern: Some(r"^[^\x00]*$".to_string()),
+            ..MetaSchema::new("string")
+        }))
+    }
+
+    fn as_raw_value(&self) -> Option<&String> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a String> + 'a> {
+        Box::new(std::iter::once(&self.0))
+    }
+}
+
+impl ParseFromParameter for Filter {
+    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        if value.contains('\0') {
+            return Err(ParseError::custom("holds a NUL character"));
+        }
+        Ok(Filter(value.to_string()))
+    }
+}
+
 /// A list of at least one item and at most `MAX` (`minItems`, `maxItems`), read as any
 /// list: the handler names an empty or too long one in `fields`.
 #[derive(Debug, Clone, PartialEq, Eq)]

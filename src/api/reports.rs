@@ -15,7 +15,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{IntChoices, IntOf, IsoDate, Name, OneOf, Required, Text, TextRule};
+use super::lenient::{Filter, IntChoices, IntOf, IsoDate, Name, OneOf, Required, Text, TextRule};
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
@@ -446,13 +446,13 @@ impl ReportsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// The id, or part of the name, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// Comma-separated report type ids.
         #[oai(name = "reportType")]
         report_type: Query<Option<Text<ReportTypeList>>>,
         /// Comma-separated group names (whole names, without case).
         #[oai(name = "groupName")]
-        group_name: Query<Option<String>>,
+        group_name: Query<Option<Filter>>,
         /// Reports whose range (today's, for a named timeframe) starts on or after this
         /// date, `YYYY-MM-DD`.
         #[oai(name = "startDate")]
@@ -502,10 +502,11 @@ impl ReportsApi {
         let page = list.page;
         let today = today(&state);
         let filter = ReportFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             types,
             group_names: group_name
                 .0
+                .map(Filter::into_string)
                 .unwrap_or_default()
                 .split(',')
                 .map(|s| s.trim().to_string())

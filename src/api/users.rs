@@ -13,7 +13,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{AtLeastOne, Email, Name, OneOf, Password, Required, Text};
+use super::lenient::{AtLeastOne, Email, Filter, Name, OneOf, Password, Required, Text};
 use super::params;
 use super::AppState;
 use crate::auth::password::{hash_password, verify_password};
@@ -287,7 +287,7 @@ impl UsersApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Part of the first name, last name or username, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// Only this permission level.
         role: Query<Option<OneOf<Role>>>,
         /// `field,direction`: field `id`, `firstName`, `lastName`, `username` or
@@ -326,7 +326,7 @@ impl UsersApi {
         let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let page = list.page;
         let filter = UserFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             role,
             sort,
         };
