@@ -3,9 +3,9 @@
 # (target/debug/cxwatch, built by the Rust tests): every operation, a bounded number of
 # examples, with a console token and an ingest API key. Fails on any 5xx, any response that
 # violates the document, any undocumented status, and any schema-valid request refused
-# with 400, 415 or 422 (scripts/fuzz.toml: the checks, and the operations where the server
-# applies a rule the document does not state). Twice, each on a fresh server on a free
-# loopback port (plain HTTP, a throw-away data directory):
+# with 400, 415 or 422: every check on every operation (scripts/fuzz.toml), the rules the
+# document cannot state told to the fuzzer by scripts/fuzz_hooks.py. Twice, each on a fresh
+# server on a free loopback port (plain HTTP, a throw-away data directory):
 #  - an empty database (the answers with no data, ids that do not exist);
 #  - a seeded one: the demo's history (`serve --demo --demo-seed --demo-days`: 2 days of runs,
 #    reports, alerts, recordings), so that answers carry what real data carries
@@ -84,24 +84,27 @@ TOML
   exit 1
 }
 
-# An administrator and an ingest key for the fuzzer; sets TOKEN and KEY.
+# An administrator and an ingest key for the fuzzer; sets TOKEN, KEY and CALLER_ID (the
+# administrator's user id: the hooks keep the fuzzer from deleting or demoting itself).
 caller() {
-  local password='fuzz-password-1'
+  local password='fuzz-password-1' signed_in
   printf '%s\n' "$password" | "${CX[@]}" user add --username fuzz@example.com --role admin \
     --access read-write --first-name Fuzz --last-name Er >/dev/null
   KEY=$("${CX[@]}" apikey add --name fuzz 2>/dev/null)
-  TOKEN=$(curl -fsS "http://127.0.0.1:$PORT/api/auth/signin" -H 'Content-Type: application/json' \
-    -d "{\"username\":\"fuzz@example.com\",\"password\":\"$password\"}" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["accessToken"])')
+  signed_in=$(curl -fsS "http://127.0.0.1:$PORT/api/auth/signin" -H 'Content-Type: application/json' \
+    -d "{\"username\":\"fuzz@example.com\",\"password\":\"$password\"}")
+  TOKEN=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["accessToken"])' <<<"$signed_in")
+  CALLER_ID=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["id"])' <<<"$signed_in")
 }
 
-# Checks: in scripts/fuzz.toml, with the operations where positive_data_acceptance is off.
+# Checks: in scripts/fuzz.toml. FUZZ_CALLER_ID: the hooks keep the fuzzer's own account.
 # One worker: with two, hypothesis's lambda-source cache is not thread-safe and now and
 # then aborts an operation with "AST constructor recursion depth mismatch".
 # Run from target/: schemathesis keeps its example database in ./.schemathesis.
-# scripts/fuzz_hooks.py: how to send a recording's body; scripts/fuzz.toml: the checks.
+# scripts/fuzz_hooks.py: the rules the document cannot state, how to send a recording.
 st() {
-  (cd target && PYTHONPATH=../scripts SCHEMATHESIS_HOOKS=fuzz_hooks "fuzz-venv/bin/schemathesis" \
+  (cd target && PYTHONPATH=../scripts SCHEMATHESIS_HOOKS=fuzz_hooks FUZZ_CALLER_ID="$CALLER_ID" \
+    "fuzz-venv/bin/schemathesis" \
     --config-file ../scripts/fuzz.toml run "http://127.0.0.1:$PORT/api/openapi.json" \
     --url "http://127.0.0.1:$PORT/api" \
     --max-examples "$EXAMPLES" \

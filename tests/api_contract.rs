@@ -537,7 +537,10 @@ fn save_bodies_declare_their_required_fields() {
         r.sort();
         r
     };
-    assert_eq!(required("UserSave"), ["firstName", "lastName", "username"]);
+    assert_eq!(
+        required("UserSave"),
+        ["accessType", "firstName", "lastName", "roles", "username"]
+    );
     assert_eq!(required("PasswordChange"), ["newPassword"]);
     assert_eq!(required("SignInRequest"), ["password", "username"]);
     assert_eq!(
@@ -552,10 +555,16 @@ fn save_bodies_declare_their_required_fields() {
             "emailSubject",
             "failureToAlert",
             "name",
+            "schedule",
             "smsPrefix",
             "testCaseGroupId",
             "voiceMessage"
         ]
+    );
+    assert_eq!(required("MaintenanceWindowSave"), ["kind", "reason"]);
+    assert_eq!(
+        required("ScheduleSave"),
+        ["distributionID", "frequency", "time"]
     );
     assert_eq!(required("DistributionSave"), ["contacts", "name"]);
     assert_eq!(required("ContactSave"), ["info", "name", "type"]);
@@ -759,6 +768,55 @@ fn single_value_rules_are_stated() {
     assert!(prop("ScheduleSave", "frequency")
         .to_string()
         .contains("Frequency"));
+    assert_eq!(prop("UserSave", "username")["maxLength"], 254);
+    assert!(prop("UserSave", "username")["pattern"]
+        .as_str()
+        .unwrap()
+        .contains('@'));
+    assert_eq!(prop("UserSave", "password")["minLength"], 12);
+    assert_eq!(prop("PasswordChange", "newPassword")["maxLength"], 128);
+    assert_eq!(prop("UserSave", "roles")["minItems"], 1);
+    assert_eq!(prop("GroupSave", "testCases")["minItems"], 1);
+    assert_eq!(prop("DistributionSave", "contacts")["minItems"], 1);
+    assert_eq!(prop("DistributionSave", "contacts")["maxItems"], 200);
+    assert_eq!(
+        prop("ContactSave", "type")["enum"],
+        serde_json::json!([1, 2, 4, 8, 16, 32, 64])
+    );
+    assert_eq!(
+        prop("ReportSave", "reportTypeID")["enum"],
+        serde_json::json!([1, 2, 5, 6, 7])
+    );
+    assert_eq!(prop("ReportSave", "testCaseGroupID")["minimum"], 1.0);
+    assert_eq!(prop("ReportSave", "timeframeBegin")["format"], "date");
+    assert_eq!(
+        prop("AlertSettingSave", "failureToAlert")["enum"],
+        serde_json::json!([1, 2, 3, 5, 10])
+    );
+    assert_eq!(
+        prop("AlertSettingSave", "escalationDelayMin")["maximum"],
+        10080.0
+    );
+    assert_eq!(prop("ScheduleSlot", "dayOfWeek")["maximum"], 7.0);
+    assert!(prop("ScheduleSlot", "endTimeSlot")["pattern"]
+        .as_str()
+        .unwrap()
+        .contains("24:00"));
+    assert_eq!(prop("ScheduleSave", "dayOfMonth")["maximum"], 31.0);
+    assert_eq!(prop("MaintenanceWindowSave", "reason")["maxLength"], 500);
+    assert_eq!(
+        prop("MaintenanceWindowSave", "endTime")["format"],
+        "date-time"
+    );
+    assert_eq!(prop("AlertChange", "comment")["maxLength"], 4000);
+    assert!(prop("AlertChange", "jiraTicket")["pattern"].is_string());
+    // Bodies read with unknown fields refused say so.
+    for schema in ["RunBatchBody", "HealthBatchBody", "IngestClientApp"] {
+        assert_eq!(
+            doc["components"]["schemas"][schema]["additionalProperties"], false,
+            "{schema}"
+        );
+    }
     // A report without a schedule answers `data: null`, and the document says so.
     assert!(prop("MaybeSchedule", "data")
         .to_string()
@@ -811,6 +869,10 @@ async fn names_are_strings_and_empty_choices_are_refused() {
             "/api/trs/v1/groups/7/metric?startDate=2026-03-08&level=",
             "level",
         ),
+        // A NUL character is in no stored text (PostgreSQL's text cannot hold one).
+        ("/api/audit?action=create%00", "action"),
+        ("/api/users?search=a%00", "search"),
+        ("/api/trs/v1/groups/page?search=a%00", "search"),
     ] {
         let (status, answer) = app.call(Method::GET, path, token, None).await;
         assert_eq!(status, 400, "{path}: {answer}");

@@ -14,7 +14,9 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{Required, Text};
+use super::lenient::{
+    AtLeastOne, Filter, IntChoices, IntOf, Label, Name, Required, Text, TextRule,
+};
 use super::params;
 use super::AppState;
 use crate::domain::alert_setting::{
@@ -37,11 +39,54 @@ const SETTING_PAGE_SIZE: u32 = 10;
 #[oai(rename_all = "camelCase")]
 pub struct ScheduleSlot {
     /// 1 Monday .. 7 Sunday (ISO 8601).
-    pub day_of_week: i64,
-    /// `HH:mm` on the half hour, `00:00` to `23:30` (a start of `24:00` is the time error).
-    pub start_time_slot: String,
+    pub day_of_week: params::Ranged<1, 7>,
+    /// `HH:mm` on the half hour, `00:00` to `23:30` (a start of `24:00` is the time error);
+    /// before the end.
+    pub start_time_slot: Text<SlotStart>,
     /// `HH:mm` on the half hour, exclusive; `24:00` (or `00:00`) is the end of the day.
-    pub end_time_slot: String,
+    pub end_time_slot: Text<SlotEnd>,
+}
+
+impl ScheduleSlot {
+    pub fn of(r: SlotRange) -> Self {
+        ScheduleSlot {
+            day_of_week: params::Ranged(r.day_of_week.into()),
+            start_time_slot: Text::new(r.start),
+            end_time_slot: Text::new(r.end),
+        }
+    }
+
+    pub fn range(&self) -> SlotRange {
+        SlotRange {
+            day_of_week: u8::try_from(self.day_of_week.0).unwrap_or(0),
+            start: self.start_time_slot.as_str().to_string(),
+            end: self.end_time_slot.as_str().to_string(),
+        }
+    }
+}
+
+/// The start of a half hour range: `00:00` to `23:30`.
+pub struct SlotStart;
+
+impl TextRule for SlotStart {
+    const NAME: &'static str = "string(half hour)";
+    const PATTERN: Option<&'static str> = Some("^([01][0-9]|2[0-3]):(00|30)$");
+}
+
+/// The end of a half hour range: `00:00` to `24:00` (`00:00` and `24:00`: the day's end).
+pub struct SlotEnd;
+
+impl TextRule for SlotEnd {
+    const NAME: &'static str = "string(half hour end)";
+    const PATTERN: Option<&'static str> = Some("^(([01][0-9]|2[0-3]):(00|30)|24:00)$");
+}
+
+/// `failureToAlert`: how many failing runs in a row raise an alert.
+pub struct FailureChoices;
+
+impl IntChoices for FailureChoices {
+    const NAME: &'static str = "integer(failures in a row)";
+    const VALUES: &'static [i64] = &[1, 2, 3, 5, 10];
 }
 
 /// An alert setting (spec §3 'Alert setting').
@@ -114,16 +159,7 @@ impl From<DomainSetting> for AlertSetting {
             failure_to_alert: s.failure_to_alert.into(),
             notify_on_recovery: s.notify_on_recovery,
             alert_status: s.statuses,
-            schedule: s
-                .week
-                .ranges()
-                .into_iter()
-                .map(|r| ScheduleSlot {
-                    day_of_week: r.day_of_week.into(),
-                    start_time_slot: r.start,
-                    end_time_slot: r.end,
-                })
-                .collect(),
+            schedule: s.week.ranges().into_iter().map(ScheduleSlot::of).collect(),
             jira_assignee: s.jira_assignee,
             jira_project: s.jira_project,
             jira_username: s.jira_username,
@@ -149,21 +185,25 @@ pub struct AlertSettingSave {
     /// Ignored on create; on update absent or the id of the path.
     #[oai(nullable)]
     pub id: Option<i64>,
-    pub name: Required<String>,
+    /// 1 to 200 characters, no control or text-direction characters.
+    pub name: Required<Text<Name<{ alert_setting::NAME_MAX }>>>,
     /// Default true.
     #[oai(nullable)]
     pub active: Option<bool>,
-    pub test_case_group_id: Required<i64>,
+    pub test_case_group_id: Required<params::Id>,
     /// Ignored (follows testCaseGroupId).
     #[oai(nullable)]
     pub test_case_group_name: Option<String>,
-    pub distribution_id: Required<i64>,
+    pub distribution_id: Required<params::Id>,
     /// Ignored (follows distributionId).
     #[oai(nullable)]
     pub distribution_name: Option<String>,
-    pub email_subject: Required<String>,
-    pub voice_message: Required<String>,
-    pub sms_prefix: Required<String>,
+    /// 1 to 200 characters, no control or text-direction characters.
+    pub email_subject: Required<Text<Name<{ alert_setting::NAME_MAX }>>>,
+    /// 1 to 1000 characters, no control or text-direction characters.
+    pub voice_message: Required<Text<Name<{ alert_setting::VOICE_MAX }>>>,
+    /// 1 to 60 characters, no control or text-direction characters.
+    pub sms_prefix: Required<Text<Name<{ alert_setting::SMS_PREFIX_MAX }>>>,
     /// Kept for voice groups only. Default false.
     #[oai(nullable)]
     pub attach_recording: Option<bool>,
@@ -171,52 +211,48 @@ pub struct AlertSettingSave {
     #[oai(nullable)]
     pub attach_jira_ticket: Option<bool>,
     /// 1, 2, 3, 5 or 10.
-    pub failure_to_alert: Required<i64>,
+    pub failure_to_alert: Required<IntOf<FailureChoices>>,
     /// Default false.
     #[oai(nullable)]
     pub notify_on_recovery: Option<bool>,
     /// Status codes: failure or warning statuses that support the group's channel (at
     /// least one).
-    pub alert_status: Required<Vec<String>>,
+    pub alert_status: Required<AtLeastOne<String>>,
     /// Ranges of selected half hours; overlapping ranges merge. At least one half hour
     /// (without one, 'at least one half hour of the schedule is required').
+    pub schedule: Required<AtLeastOne<ScheduleSlot>>,
+    /// At most 200 characters; blank is none.
     #[oai(nullable)]
-    pub schedule: Option<Vec<ScheduleSlot>>,
+    pub jira_assignee: Option<Text<Label<{ alert_setting::NAME_MAX }>>>,
     #[oai(nullable)]
-    pub jira_assignee: Option<String>,
+    pub jira_project: Option<Text<Label<{ alert_setting::NAME_MAX }>>>,
     #[oai(nullable)]
-    pub jira_project: Option<String>,
-    #[oai(nullable)]
-    pub jira_username: Option<String>,
+    pub jira_username: Option<Text<Label<{ alert_setting::NAME_MAX }>>>,
     /// The escalation's distribution list; with `escalationDelayMin`, or neither.
     #[oai(nullable)]
-    pub escalation_distribution_id: Option<i64>,
+    pub escalation_distribution_id: Option<params::Id>,
     /// Minutes, 1 to 10080.
     #[oai(nullable)]
-    pub escalation_delay_min: Option<i64>,
+    pub escalation_delay_min: Option<params::Ranged<1, { alert_setting::ESCALATION_DELAY_MAX }>>,
 }
 
 impl AlertSettingSave {
     fn draft(&self, p: &mut Problems) -> Option<alert_setting::AlertSettingDraft> {
-        let statuses = self.alert_status.0.clone().unwrap_or_default();
+        let statuses = self.alert_status.0.clone().map(|l| l.0).unwrap_or_default();
         let schedule: Vec<SlotRange> = self
             .schedule
             .iter()
-            .flatten()
-            .map(|s| SlotRange {
-                day_of_week: u8::try_from(s.day_of_week).unwrap_or(0),
-                start: s.start_time_slot.clone(),
-                end: s.end_time_slot.clone(),
-            })
+            .flat_map(|l| l.iter())
+            .map(ScheduleSlot::range)
             .collect();
         alert_setting::check_alert_setting(
             p,
             &AlertSettingInput {
                 name: self.name.as_deref(),
                 active: self.active,
-                group_id: *self.test_case_group_id,
-                distribution_id: *self.distribution_id,
-                failure_to_alert: *self.failure_to_alert,
+                group_id: self.test_case_group_id.map(|g| g.0),
+                distribution_id: self.distribution_id.map(|d| d.0),
+                failure_to_alert: self.failure_to_alert.map(|f| f.0),
                 email_subject: self.email_subject.as_deref(),
                 voice_message: self.voice_message.as_deref(),
                 sms_prefix: self.sms_prefix.as_deref(),
@@ -228,8 +264,8 @@ impl AlertSettingSave {
                 jira_assignee: self.jira_assignee.as_deref(),
                 jira_project: self.jira_project.as_deref(),
                 jira_username: self.jira_username.as_deref(),
-                escalation_distribution_id: self.escalation_distribution_id,
-                escalation_delay_min: self.escalation_delay_min,
+                escalation_distribution_id: self.escalation_distribution_id.map(|d| d.0),
+                escalation_delay_min: self.escalation_delay_min.map(|d| d.0),
             },
         )
     }
@@ -288,7 +324,7 @@ impl AlertSettingsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Part of the label, the group's or the contact group's name, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// `field,direction`: field `id`, `name`, `testCaseGroupName`, `distributionName`
         /// or `active` (default `name,asc`).
         sort: Query<Option<Text<params::AlertSettingSort>>>,
@@ -314,7 +350,7 @@ impl AlertSettingsApi {
         let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let page = list.page;
         let filter = AlertSettingFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             sort,
         };
         let settings = state
@@ -453,5 +489,19 @@ impl AlertSettingsApi {
                 .map(|(id, name)| ContactGroup { id, name })
                 .collect(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_failure_counts_are_the_domain_ones() {
+        let domain: Vec<i64> = alert_setting::FAILURE_CHOICES
+            .iter()
+            .map(|c| i64::from(*c))
+            .collect();
+        assert_eq!(FailureChoices::VALUES, domain.as_slice());
     }
 }

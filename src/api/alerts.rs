@@ -12,7 +12,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::{IntChoices, IntOf, OneOf, Required, Text};
+use super::lenient::{IntChoices, IntOf, OneOf, Required, Text, TextRule, UpTo};
 use super::notifications::Notification;
 use super::params;
 use super::runs::RunItem;
@@ -695,11 +695,11 @@ impl AlertsApi {
 pub struct AlertChange {
     /// A comment on the event, at most 4000 characters; an empty text removes it.
     #[oai(nullable)]
-    pub comment: Option<String>,
+    pub comment: Option<Text<UpTo<MAX_COMMENT>>>,
     /// The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
-    /// event with another ticket already is a conflict (409).
+    /// event with another ticket already is a conflict (409). Give it or `comment`.
     #[oai(nullable)]
-    pub jira_ticket: Option<String>,
+    pub jira_ticket: Option<Text<IssueKey>>,
 }
 
 /// How long `POST alerts/{id}/mute` mutes an alert: until `until`.
@@ -771,6 +771,14 @@ pub(super) fn mute_target(kind: Option<MuteTargetKind>) -> MuteTarget {
     }
 }
 
+/// `jiraTicket`: an issue key ([`is_issue_key`]), or empty.
+pub struct IssueKey;
+
+impl TextRule for IssueKey {
+    const NAME: &'static str = "string(issue key)";
+    const PATTERN: Option<&'static str> = Some("^([A-Za-z][A-Za-z0-9_]{0,49}-[0-9]{1,18})?$");
+}
+
 /// Whether `key` looks like an issue key: a project key (a letter, then letters, digits or
 /// `_`), a dash and a number.
 fn is_issue_key(key: &str) -> bool {
@@ -809,6 +817,7 @@ impl AlertUpdateApi {
         } = body.0;
         let comment = comment.map(|c| c.trim().to_string());
         let ticket = jira_ticket
+            .map(Text::into_string)
             .map(|k| k.trim().to_string())
             .filter(|k| !k.is_empty());
         let mut p = Problems::default();

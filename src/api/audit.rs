@@ -9,7 +9,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::Text;
+use super::lenient::{Filter, Text};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -103,12 +103,12 @@ impl AuditApi {
         #[oai(name = "userId")]
         user_id: Query<Option<i64>>,
         /// Only this kind: `user`, `group`, `api_key`, `session`, …
-        kind: Query<Option<String>>,
+        kind: Query<Option<Filter>>,
         /// Only this action: `create`, `update`, `delete`, `sign_in`, …
-        action: Query<Option<String>>,
+        action: Query<Option<Filter>>,
         /// Text found, without case, in the username, address, kind, action, target or the
         /// values before or after (cxwatch's site page).
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// From this time on (RFC 3339, inclusive).
         from: Query<Option<params::Instant>>,
         /// Before this time (RFC 3339, exclusive).
@@ -124,9 +124,12 @@ impl AuditApi {
         );
         let filter = AuditFilter {
             user_id: user_id.0,
-            kind: kind.0.filter(|k| !k.is_empty()),
-            action: action.0.filter(|a| !a.is_empty()),
-            search: search.0.filter(|s| !s.trim().is_empty()),
+            kind: kind.0.map(Filter::into_string).filter(|k| !k.is_empty()),
+            action: action.0.map(Filter::into_string).filter(|a| !a.is_empty()),
+            search: search
+                .0
+                .map(Filter::into_string)
+                .filter(|s| !s.trim().is_empty()),
             from: instant("from", from.0.map(Text::into_string), &mut p),
             to: instant("to", to.0.map(Text::into_string), &mut p),
         };

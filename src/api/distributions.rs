@@ -15,7 +15,7 @@ use super::dependents::{named, Dependent};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, ErrorCode, Listing};
 use super::guard::Auth;
-use super::lenient::{IntChoices, IntOf, Required, Text};
+use super::lenient::{AtLeastOne, Filter, IntChoices, IntOf, Name, NotBlankUpTo, Required, Text};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -140,14 +140,15 @@ impl From<dist::DistributionUses> for DistributionDependents {
 /// A row as a client sends it.
 #[derive(Debug, Object)]
 pub struct ContactSave {
-    pub name: Required<String>,
+    /// The row's label: 1 to 100 characters, no control or text-direction characters.
+    pub name: Required<Text<Name<{ dist::LABEL_MAX }>>>,
     /// The contact type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16 Microsoft Teams, 32 Slack,
     /// 64 Mattermost.
     #[oai(rename = "type")]
-    pub kind: Required<i64>,
+    pub kind: Required<IntOf<ContactTypeIds>>,
     /// An e-mail address (Email), an E.164 number (SMS, Voice) or the incoming webhook's
     /// URL (`https://…`; Webhook, Microsoft Teams, Slack, Mattermost).
-    pub info: Required<String>,
+    pub info: Required<Text<NotBlankUpTo<{ dist::URL_MAX }>>>,
 }
 
 /// Body of `POST distributions` and `PUT distributions/{id}`.
@@ -156,10 +157,10 @@ pub struct DistributionSave {
     /// Ignored on create; on update absent or the id of the path.
     #[oai(nullable)]
     pub id: Option<i64>,
-    /// The list's label.
-    pub name: Required<String>,
-    /// At least one row.
-    pub contacts: Required<Vec<ContactSave>>,
+    /// The list's label: 1 to 100 characters, no control or text-direction characters.
+    pub name: Required<Text<Name<{ dist::LABEL_MAX }>>>,
+    /// 1 to 200 rows.
+    pub contacts: Required<AtLeastOne<ContactSave, { dist::CONTACTS_MAX }>>,
 }
 
 impl DistributionSave {
@@ -167,10 +168,10 @@ impl DistributionSave {
         let rows: Vec<ContactInput> = self
             .contacts
             .iter()
-            .flatten()
+            .flat_map(|l| l.iter())
             .map(|c| ContactInput {
                 name: c.name.as_deref(),
-                kind: *c.kind,
+                kind: c.kind.map(|k| k.0),
                 info: c.info.as_deref(),
             })
             .collect();
@@ -395,7 +396,7 @@ impl DistributionsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Part of the list label, a contact label, address or number, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// Only lists with a contact of this type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16
         /// Microsoft Teams, 32 Slack, 64 Mattermost.
         #[oai(name = "type")]
@@ -435,7 +436,7 @@ impl DistributionsApi {
         let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let page = list.page;
         let filter = DistributionFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             kind,
             sort,
         };

@@ -6,13 +6,15 @@
 use poem::web::Data;
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
-use poem_openapi::{Object, OpenApi};
+use poem_openapi::registry::{MetaMediaType, MetaRequest, Registry};
+use poem_openapi::types::Type;
+use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions, Object, OpenApi, Union};
 
 use super::dependents::{named, Dependent};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::{Name, OneOf, Required, Text, TextRule};
+use super::lenient::{AtLeastOne, Name, OneOf, Required, Text, TextRule};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -93,12 +95,70 @@ fn delete_ids(query: Option<&str>, body: &[u8]) -> Result<Vec<i64>, ApiError> {
     Ok(ids)
 }
 
+/// The ids of a list delete as a body documents them: `[1, 2]` or `{"ids": [1, 2]}`.
+#[derive(Debug, Union)]
+#[oai(one_of)]
+pub enum DeleteIds {
+    List(AtLeastOne<params::Id, MAX_DELETE_IDS>),
+    Object(DeleteIdsObject),
+}
+
+/// `{"ids": [1, 2]}`.
+#[derive(Debug, Object)]
+pub struct DeleteIdsObject {
+    pub ids: AtLeastOne<params::Id, MAX_DELETE_IDS>,
+}
+
+/// The optional JSON body of a list delete, documented as [`DeleteIds`] and read raw, so
+/// that [`delete_ids`] names what is wrong with it (field `ids`).
+pub struct DeleteBody(pub poem::Body);
+
+impl<'a> ApiExtractor<'a> for DeleteBody {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::RequestObject];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn register(registry: &mut Registry) {
+        DeleteIds::register(registry);
+    }
+
+    fn request_meta() -> Option<MetaRequest> {
+        Some(MetaRequest {
+            description: None,
+            content: vec![MetaMediaType {
+                content_type: "application/json",
+                schema: DeleteIds::schema_ref(),
+            }],
+            required: false,
+        })
+    }
+
+    async fn from_request(
+        _request: &'a poem::Request,
+        body: &mut poem::RequestBody,
+        _param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        Ok(DeleteBody(body.take()?))
+    }
+}
+
 /// `search` of the groups' page: at most a name's length.
 pub struct Search;
 
 impl TextRule for Search {
     const NAME: &'static str = "string(group search)";
+    /// No NUL character: no name holds one (PostgreSQL's text cannot).
+    const PATTERN: Option<&'static str> = Some(r"^[^\x00]*$");
     const MAX_LENGTH: Option<usize> = Some(catalog::MAX_NAME);
+}
+
+/// `ids` of a list delete: group ids (1 or more), separated by commas.
+pub struct GroupIds;
+
+impl TextRule for GroupIds {
+    const NAME: &'static str = "string(group ids)";
+    const PATTERN: Option<&'static str> =
+        Some("^ *(0*[1-9][0-9]{0,17} *)?(, *(0*[1-9][0-9]{0,17} *)?)*$");
 }
 
 /// `sort` of the groups' page.
@@ -199,7 +259,7 @@ pub struct GroupSave {
     pub name: Required<Text<Name<{ catalog::MAX_NAME }>>>,
     pub channel: Required<OneOf<Channel>>,
     /// At least one existing test case of the channel.
-    pub test_cases: Required<Vec<CaseIdItem>>,
+    pub test_cases: Required<AtLeastOne<CaseIdItem>>,
 }
 
 impl GroupSave {
@@ -231,7 +291,12 @@ impl GroupSave {
                 ch
             }
         };
-        let test_case_ids: Vec<i64> = self.test_cases.iter().flatten().map(|c| c.id).collect();
+        let test_case_ids: Vec<i64> = self
+            .test_cases
+            .iter()
+            .flat_map(|l| l.iter())
+            .map(|c| c.id)
+            .collect();
         if test_case_ids.is_empty() {
             p.push(
                 "testCases",
@@ -313,6 +378,9 @@ impl GroupsApi {
                 Rule::Invalid,
                 format!("search is longer than {} characters.", catalog::MAX_NAME),
             );
+        }
+        if search.0.as_ref().is_some_and(|s| s.contains('\0')) {
+            p.push("search", Rule::Invalid, "search holds a NUL character.");
         }
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
@@ -414,15 +482,16 @@ impl GroupsApi {
         auth: Auth,
         state: Data<&AppState>,
         /// Comma-separated group ids (or give them as a JSON array body).
-        ids: Query<Option<String>>,
+        ids: Query<Option<Text<GroupIds>>>,
         /// `true`: delete the groups' alert settings and reports too, and take the groups
         /// from their users and maintenance windows (`GET groups/{id}/dependents`).
         cascade: Query<Option<bool>>,
-        body: poem::Body,
+        body: DeleteBody,
     ) -> Answer<Json<Envelope<bool>>, { BAD_REQUEST | FORBIDDEN | NOT_FOUND | CONFLICT | INTERNAL }>
     {
         auth.require(Need::AdminWrite)?;
         let body = body
+            .0
             .into_vec()
             .await
             .map_err(|_| ApiError::bad_request("The body could not be read."))?;

@@ -21,8 +21,11 @@ use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions, Object, 
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope};
 use super::guard::IngestKey;
+use super::lenient::{DateTimeRule, Text, TextRule};
 use super::AppState;
 use crate::domain::ingest::{limits, parse_run_str, HealthBatch, IngestRun};
+use crate::domain::run::Channel;
+use crate::store::health::MAX_TEXT;
 use crate::store::recordings;
 
 pub struct IngestApi;
@@ -123,13 +126,76 @@ pub struct RunBatchBody {
     pub runs: Vec<serde_json::Value>,
 }
 
-/// Body of `POST health` as documented (spec §3 'Client application').
+/// Body of `POST health` as documented (spec §3 'Client application'); read as
+/// [`HealthBatch`], which refuses unknown fields (the document closes these objects:
+/// `super::CLOSED_SCHEMAS`).
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct HealthBatchBody {
-    /// Snapshots `{clientEndPoint, channel, lastRun, appStatus, telcoStatus, agentStatus,
-    /// componentStatus}`.
-    pub client_apps: Vec<serde_json::Value>,
+    /// A snapshot per client application.
+    pub client_apps: Vec<IngestClientApp>,
+}
+
+/// A client application's snapshot as documented ([`crate::domain::ingest::ClientAppHealth`]).
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct IngestClientApp {
+    /// 1 to 200 characters, something besides white space, no NUL character.
+    pub client_end_point: Text<HealthName>,
+    pub channel: Channel,
+    /// Time of the application's last run, RFC 3339.
+    pub last_run: Text<DateTimeRule>,
+    pub app_status: IngestComponentState,
+    pub telco_status: IngestComponentState,
+    pub agent_status: IngestComponentState,
+    /// Default none.
+    #[oai(default)]
+    pub component_status: Vec<IngestComponent>,
+}
+
+/// A part of a client application and its state.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct IngestComponentState {
+    pub enabled: bool,
+    /// `TRS_PASS` is pass; any other value of an enabled component is a failure. At most 200
+    /// characters, no NUL character.
+    pub status: Text<HealthStatus>,
+}
+
+/// A component of a client application.
+#[derive(Debug, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct IngestComponent {
+    /// 1 to 200 characters, something besides white space, no NUL character.
+    pub name: Text<HealthName>,
+    pub has_component: bool,
+    pub enabled: bool,
+    /// This component's own status (`TRS_PASS` is pass), at most 200 characters, no NUL
+    /// character; without it the component shares the application's `appStatus`.
+    #[oai(nullable)]
+    pub status: Option<Text<HealthStatus>>,
+}
+
+/// A name in a health snapshot ([`crate::store::health::problem`]): something besides white
+/// space, no NUL character (PostgreSQL's text holds none), at most 200 characters.
+pub struct HealthName;
+
+impl TextRule for HealthName {
+    const NAME: &'static str = "string(health name)";
+    const PATTERN: Option<&'static str> = Some(
+        r"^[^\x00]*[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\x00][^\x00]*$",
+    );
+    const MAX_LENGTH: Option<usize> = Some(MAX_TEXT);
+}
+
+/// A status in a health snapshot: no NUL character, at most 200 characters.
+pub struct HealthStatus;
+
+impl TextRule for HealthStatus {
+    const NAME: &'static str = "string(health status)";
+    const PATTERN: Option<&'static str> = Some(r"^[^\x00]*$");
+    const MAX_LENGTH: Option<usize> = Some(MAX_TEXT);
 }
 
 fn too_large(what: &str, limit: usize) -> ApiError {

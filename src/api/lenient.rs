@@ -325,6 +325,71 @@ impl<const N: usize> TextRule for UpTo<N> {
     const MAX_LENGTH: Option<usize> = Some(N);
 }
 
+/// A character no name may hold: control and text-direction characters
+/// ([`crate::domain::rules::is_forbidden_char`]).
+macro_rules! forbidden {
+    () => {
+        r"\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    };
+}
+
+/// White space as Rust's `char::is_whitespace` reads it.
+macro_rules! space {
+    () => {
+        r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+    };
+}
+
+/// A text that may be blank or left out, at most `N` characters, none of them a control or
+/// text-direction character (an optional label: a blank one is read as none).
+pub struct Label<const N: usize>;
+
+impl<const N: usize> TextRule for Label<N> {
+    const NAME: &'static str = "string(label)";
+    const PATTERN: Option<&'static str> = Some(concat!("^[^", forbidden!(), "]*$"));
+    const MAX_LENGTH: Option<usize> = Some(N);
+}
+
+/// An e-mail address ([`crate::domain::rules::check_email`]): `name@domain`, one `@`, no
+/// white space, the domain neither starting nor ending with a dot, at most 254 characters.
+pub struct Email;
+
+impl TextRule for Email {
+    const NAME: &'static str = "string(email)";
+    const PATTERN: Option<&'static str> = Some(concat!(
+        "^[^@",
+        space!(),
+        forbidden!(),
+        "]+@[^@.",
+        space!(),
+        forbidden!(),
+        "]([^@",
+        space!(),
+        forbidden!(),
+        "]*[^@.",
+        space!(),
+        forbidden!(),
+        "])?$"
+    ));
+    const MAX_LENGTH: Option<usize> = Some(254);
+}
+
+/// A new password's length and characters ([`crate::domain::user::check_password`]): 12 to
+/// 128 characters, something besides white space, no control characters. That it is not
+/// easy to guess (rule `weak`) is the server's reading, which no schema states.
+pub struct Password;
+
+impl TextRule for Password {
+    const NAME: &'static str = "string(password)";
+    const PATTERN: Option<&'static str> = Some(concat!(
+        r"^[^\x00-\x1f\x7f-\x9f]*[^",
+        space!(),
+        r"\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+    ));
+    const MIN_LENGTH: Option<usize> = Some(crate::domain::user::PASSWORD_MIN);
+    const MAX_LENGTH: Option<usize> = Some(crate::domain::user::PASSWORD_MAX);
+}
+
 /// A local date `YYYY-MM-DD`.
 pub struct IsoDate;
 
@@ -425,6 +490,124 @@ impl<C: IntChoices> ToJSON for IntOf<C> {
     }
 }
 
+/// A free-text filter of a list (`search`, `action`, …): any text but a NUL character,
+/// which no stored text holds (PostgreSQL's text cannot), refused as the parameter's
+/// problem (400 naming it) rather than failing in the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter(pub String);
+
+impl Filter {
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl Deref for Filter {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Type for Filter {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = String;
+    type RawElementValueType = String;
+
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("string(filter)")
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            pattern: Some(r"^[^\x00]*$".to_string()),
+            ..MetaSchema::new("string")
+        }))
+    }
+
+    fn as_raw_value(&self) -> Option<&String> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a String> + 'a> {
+        Box::new(std::iter::once(&self.0))
+    }
+}
+
+impl ParseFromParameter for Filter {
+    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        if value.contains('\0') {
+            return Err(ParseError::custom("holds a NUL character"));
+        }
+        Ok(Filter(value.to_string()))
+    }
+}
+
+/// A list of at least one item and at most `MAX` (`minItems`, `maxItems`), read as any
+/// list: the handler names an empty or too long one in `fields`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AtLeastOne<T, const MAX: usize = { usize::MAX }>(pub Vec<T>);
+
+impl<T, const MAX: usize> Deref for AtLeastOne<T, MAX> {
+    type Target = Vec<T>;
+
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T: Type, const MAX: usize> Type for AtLeastOne<T, MAX> {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Vec<T>;
+    type RawElementValueType = T::RawValueType;
+
+    fn name() -> Cow<'static, str> {
+        format!("list_{}(non-empty)", T::name()).into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            items: Some(Box::new(T::schema_ref())),
+            min_items: Some(1),
+            max_items: (MAX != usize::MAX).then_some(MAX),
+            ..MetaSchema::new("array")
+        }))
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+
+    fn as_raw_value(&self) -> Option<&Vec<T>> {
+        Some(&self.0)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.0.iter().filter_map(Type::as_raw_value))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T: ParseFromJSON, const MAX: usize> ParseFromJSON for AtLeastOne<T, MAX> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        Vec::<T>::parse_from_json(value)
+            .map(AtLeastOne)
+            .map_err(ParseError::propagate)
+    }
+}
+
+impl<T: ToJSON, const MAX: usize> ToJSON for AtLeastOne<T, MAX> {
+    fn to_json(&self) -> Option<Value> {
+        self.0.to_json()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,6 +638,21 @@ mod tests {
         assert_eq!(format!("{v:?}"), "\"ROLE_X\"");
         assert!(OneOf::<Role>::parse_from_json(Some(Value::Bool(true))).is_err());
         assert_eq!(OneOf::<Role>::schema_ref(), Role::schema_ref());
+    }
+
+    #[test]
+    fn at_least_one_documents_its_bounds_and_reads_any_list() {
+        let empty = AtLeastOne::<i64, 3>::parse_from_json(Some(Value::Array(vec![]))).unwrap();
+        assert!(empty.0.is_empty() && Type::is_empty(&empty));
+        assert!(AtLeastOne::<i64>::parse_from_json(Some(Value::Bool(true))).is_err());
+        let MetaSchemaRef::Inline(schema) = AtLeastOne::<i64, 3>::schema_ref() else {
+            panic!("an inline schema");
+        };
+        assert_eq!((schema.min_items, schema.max_items), (Some(1), Some(3)));
+        let MetaSchemaRef::Inline(schema) = AtLeastOne::<i64>::schema_ref() else {
+            panic!("an inline schema");
+        };
+        assert_eq!(schema.max_items, None);
     }
 }
 

@@ -16,6 +16,7 @@ use super::alert_settings::ScheduleSlot;
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
+use super::lenient::{DateTimeRule, Name, Required, Text};
 use super::params;
 use super::users::GroupRef;
 use super::AppState;
@@ -128,15 +129,7 @@ impl MaintenanceWindow {
             end_time: w.end_ms.map(ms_time),
             ended_time: w.ended_ms.map(ms_time),
             schedule: if w.weekly {
-                w.week
-                    .ranges()
-                    .into_iter()
-                    .map(|r| ScheduleSlot {
-                        day_of_week: r.day_of_week.into(),
-                        start_time_slot: r.start,
-                        end_time_slot: r.end,
-                    })
-                    .collect()
+                w.week.ranges().into_iter().map(ScheduleSlot::of).collect()
             } else {
                 Vec::new()
             },
@@ -166,18 +159,15 @@ impl MaintenanceWindow {
 #[derive(Debug, Object)]
 #[oai(rename_all = "camelCase")]
 pub struct MaintenanceWindowSave {
-    /// Why (at most 500 characters); required.
-    #[oai(nullable)]
-    pub reason: Option<String>,
-    /// Required.
-    #[oai(nullable)]
-    pub kind: Option<WindowKind>,
+    /// Why: 1 to 500 characters, no control or text-direction characters.
+    pub reason: Required<Text<Name<MAX_REASON>>>,
+    pub kind: Required<WindowKind>,
     /// Once: the start, RFC 3339; weekly: from when (default now).
     #[oai(nullable)]
-    pub start_time: Option<String>,
-    /// Once: the end (after the start, at most 31 days later).
+    pub start_time: Option<Text<DateTimeRule>>,
+    /// Once: the end (after the start and now, at most 31 days after the start).
     #[oai(nullable)]
-    pub end_time: Option<String>,
+    pub end_time: Option<Text<DateTimeRule>>,
     /// Weekly: the half hours covered (at least one).
     #[oai(nullable)]
     pub schedule: Option<Vec<ScheduleSlot>>,
@@ -206,7 +196,7 @@ fn parse_time(p: &mut Problems, field: &str, v: Option<&str>) -> Option<i64> {
 impl MaintenanceWindowSave {
     fn draft(&self, p: &mut Problems, now: i64) -> Option<WindowDraft> {
         let reason = p.text("reason", self.reason.as_deref(), MAX_REASON);
-        let kind = self.kind;
+        let kind = *self.kind;
         if kind.is_none() {
             p.push("kind", Rule::Required, "kind is required: once or weekly.");
         }
@@ -235,11 +225,7 @@ impl MaintenanceWindowSave {
                     .schedule
                     .iter()
                     .flatten()
-                    .map(|s| SlotRange {
-                        day_of_week: u8::try_from(s.day_of_week).unwrap_or(0),
-                        start: s.start_time_slot.clone(),
-                        end: s.end_time_slot.clone(),
-                    })
+                    .map(ScheduleSlot::range)
                     .collect();
                 match Week::from_ranges(&ranges) {
                     Ok(w) if w.is_empty() => p.push(

@@ -139,6 +139,17 @@ pub fn service() -> OpenApiService<impl poem_openapi::OpenApi, ()> {
     .server("/api")
 }
 
+/// The bodies read with serde's `deny_unknown_fields` (an engine's typo is refused, not
+/// dropped): the document says so with `additionalProperties: false`, which poem-openapi does
+/// not write.
+const CLOSED_SCHEMAS: &[&str] = &[
+    "RunBatchBody",
+    "HealthBatchBody",
+    "IngestClientApp",
+    "IngestComponentState",
+    "IngestComponent",
+];
+
 /// The OpenAPI document as JSON (`cxwatch openapi`, `/api/openapi.json`).
 pub fn openapi_json() -> String {
     static DOC: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -146,20 +157,48 @@ pub fn openapi_json() -> String {
         let mut doc: serde_json::Value =
             serde_json::from_str(&service().spec()).expect("poem-openapi writes JSON");
         if let Some(schemas) = doc["components"]["schemas"].as_object_mut() {
+            for name in CLOSED_SCHEMAS {
+                if let Some(schema) = schemas.get_mut(*name).and_then(|s| s.as_object_mut()) {
+                    schema.insert("additionalProperties".into(), false.into());
+                }
+            }
             for (name, schema) in schemas.iter_mut() {
                 // poem-openapi gives every union `type: object`; a `Listing` is an array or
-                // a page (`oneOf`), and its array form is no object.
-                if name.starts_with("Listing_") {
+                // a page (`oneOf`), a list delete's `DeleteIds` an array or an object, and
+                // their array forms are no object.
+                if name.starts_with("Listing_") || name == "DeleteIds" {
                     if let Some(schema) = schema.as_object_mut() {
                         schema.remove("type");
                     }
                 }
             }
         }
+        close_forms(&mut doc);
         add_shape_errors(&mut doc);
         serde_json::to_string_pretty(&doc).expect("a JSON value serialises")
     })
     .clone()
+}
+
+/// A multipart form (a ticket's `data` and `file`) is its named parts: the document closes
+/// each form's schema (`additionalProperties: false`), since a part of another name is not
+/// read, and one whose name the multipart parser cannot read refuses the whole body.
+fn close_forms(doc: &mut serde_json::Value) {
+    let Some(paths) = doc["paths"].as_object_mut() else {
+        return;
+    };
+    for op in paths
+        .values_mut()
+        .filter_map(|p| p.as_object_mut())
+        .flat_map(|p| p.values_mut())
+    {
+        let form = op
+            .pointer_mut("/requestBody/content/multipart~1form-data/schema")
+            .and_then(|s| s.as_object_mut());
+        if let Some(schema) = form.filter(|s| s.contains_key("properties")) {
+            schema.insert("additionalProperties".into(), false.into());
+        }
+    }
 }
 
 /// Adds to each operation the error answers its shape gives, whatever its handler does

@@ -11,7 +11,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, Envelope, Page};
 use super::guard::Auth;
-use super::lenient::OneOf;
+use super::lenient::{Filter, OneOf};
 use super::params;
 use super::AppState;
 use crate::domain::caller::Need;
@@ -139,7 +139,7 @@ impl NotificationsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Only those of this cause (`testContact`, `alert:{id}`).
-        cause: Query<Option<String>>,
+        cause: Query<Option<Filter>>,
         /// Only those in this state.
         #[oai(name = "state")]
         only: Query<Option<OneOf<NotificationState>>>,
@@ -165,7 +165,7 @@ impl NotificationsApi {
         p.check()?;
         let page = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let filter = NotificationFilter {
-            cause: cause.0.filter(|c| !c.is_empty()),
+            cause: cause.0.map(Filter::into_string).filter(|c| !c.is_empty()),
             state: st,
         };
         Ok(Page::ok(

@@ -446,6 +446,27 @@ impl<const MIN: i64, const MAX: i64> poem_openapi::types::ParseFromParameter for
     }
 }
 
+/// In a body too: any integer parses (a JSON string or boolean is refused), the handler
+/// checks the range.
+impl<const MIN: i64, const MAX: i64> poem_openapi::types::ParseFromJSON for Ranged<MIN, MAX> {
+    fn parse_from_json(value: Option<serde_json::Value>) -> poem_openapi::types::ParseResult<Self> {
+        <i64 as poem_openapi::types::ParseFromJSON>::parse_from_json(value)
+            .map(Ranged)
+            .map_err(poem_openapi::types::ParseError::propagate)
+    }
+}
+
+impl<const MIN: i64, const MAX: i64> poem_openapi::types::ToJSON for Ranged<MIN, MAX> {
+    fn to_json(&self) -> Option<serde_json::Value> {
+        Some(serde_json::Value::from(self.0))
+    }
+}
+
+/// The id of something a body refers to: 1 or more. The document's upper bound is the
+/// largest integer a JSON number holds exactly in JavaScript (the console's): no id gets
+/// near it, and `i64::MAX` written as a JSON number would round above what an id may be.
+pub type Id = Ranged<1, { (1 << 53) - 1 }>;
+
 /// `pageNo`: 0 to [`MAX_PAGE_NO`].
 pub type PageNo = Ranged<0, { MAX_PAGE_NO as i64 }>;
 /// `pageSize`: 1 to [`MAX_PAGE_SIZE`].

@@ -109,14 +109,15 @@ pub struct ScheduleSave {
     pub frequency: Required<OneOf<Frequency>>,
     /// `HH:MM`, the site's local time.
     pub time: Required<Text<TimeOfDay>>,
-    /// 1 (Monday) to 7 (Sunday), for weekly.
+    /// 1 (Monday) to 7 (Sunday), required for weekly.
     #[oai(nullable)]
-    pub day_of_week: Option<i64>,
-    /// 1 to 31, for monthly.
+    pub day_of_week: Option<params::Ranged<1, 7>>,
+    /// 1 to 31, required for monthly.
     #[oai(nullable)]
-    pub day_of_month: Option<i64>,
+    pub day_of_month: Option<params::Ranged<1, 31>>,
+    /// A distribution list.
     #[oai(rename = "distributionID")]
-    pub distribution_id: Required<i64>,
+    pub distribution_id: Required<params::Id>,
     /// `en` (default) or `fr`.
     #[oai(nullable)]
     pub language: Option<OneOf<Language>>,
@@ -213,9 +214,9 @@ impl ReportSchedulesApi {
             &ScheduleInput {
                 frequency: b.frequency.as_deref(),
                 time: b.time.as_deref(),
-                day_of_week: b.day_of_week,
-                day_of_month: b.day_of_month,
-                distribution_id: *b.distribution_id,
+                day_of_week: b.day_of_week.map(|d| d.0),
+                day_of_month: b.day_of_month.map(|d| d.0),
+                distribution_id: b.distribution_id.map(|d| d.0),
                 language: b.language.as_deref(),
                 active: b.active,
             },

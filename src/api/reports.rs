@@ -15,7 +15,7 @@ use poem_openapi::{ApiResponse, Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{IntChoices, IntOf, OneOf, Required, Text, TextRule};
+use super::lenient::{Filter, IntChoices, IntOf, IsoDate, Name, OneOf, Required, Text, TextRule};
 use super::params;
 use super::runs::RunItem;
 use super::AppState;
@@ -110,20 +110,23 @@ pub struct ReportSave {
     /// Ignored on create; on update absent or the id of the path.
     #[oai(nullable)]
     pub id: Option<i64>,
-    pub name: Required<String>,
+    /// 1 to 200 characters, no control or text-direction characters.
+    pub name: Required<Text<Name<{ report::NAME_MAX }>>>,
     /// Ignored (the name is the description).
     #[oai(nullable)]
     pub description: Option<String>,
     /// Ignored (follows reportTypeID).
     #[oai(nullable)]
     pub report_type_name: Option<String>,
+    /// A report type (`reports/types`).
     #[oai(rename = "reportTypeID")]
-    pub report_type_id: Required<i64>,
+    pub report_type_id: Required<IntOf<ReportTypeIds>>,
     /// Ignored (follows testCaseGroupID).
     #[oai(nullable)]
     pub test_case_group_name: Option<String>,
+    /// A test case group of the caller's.
     #[oai(rename = "testCaseGroupID")]
-    pub test_case_group_id: Required<i64>,
+    pub test_case_group_id: Required<params::Id>,
     /// Default `Custom`.
     #[oai(nullable)]
     pub timeframe_name: Option<OneOf<Timeframe>>,
@@ -132,16 +135,17 @@ pub struct ReportSave {
     pub run_type: Option<OneOf<RunType>>,
     /// Custom only: `YYYY-MM-DD`; required for Custom.
     #[oai(nullable)]
-    pub timeframe_begin: Option<String>,
+    pub timeframe_begin: Option<Text<IsoDate>>,
     /// Custom only: `YYYY-MM-DD`; empty means the begin date.
     #[oai(nullable)]
-    pub timeframe_end: Option<String>,
-    /// Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
+    pub timeframe_end: Option<Text<IsoDate>>,
+    /// Type 6: warning threshold, 1 to 600000 ms (a latency bucket's uppperBound), below
+    /// the failure threshold; otherwise ignored (the console sends 0).
     #[oai(nullable)]
-    pub latency_warn: Option<i64>,
-    /// Type 6: failure threshold, ms; otherwise ignored.
+    pub latency_warn: Option<params::Ranged<0, 600_000>>,
+    /// Type 6: failure threshold, 1 to 600000 ms; otherwise ignored (0).
     #[oai(nullable)]
-    pub latency_fail: Option<i64>,
+    pub latency_fail: Option<params::Ranged<0, 600_000>>,
 }
 
 impl ReportSave {
@@ -150,14 +154,14 @@ impl ReportSave {
             p,
             &ReportInput {
                 name: self.name.as_deref(),
-                report_type: *self.report_type_id,
-                group_id: *self.test_case_group_id,
+                report_type: self.report_type_id.map(|t| t.0),
+                group_id: self.test_case_group_id.map(|g| g.0),
                 timeframe: self.timeframe_name.as_deref(),
                 begin: self.timeframe_begin.as_deref(),
                 end: self.timeframe_end.as_deref(),
                 run_type: self.run_type.as_deref(),
-                latency_warn: self.latency_warn,
-                latency_fail: self.latency_fail,
+                latency_warn: self.latency_warn.map(|v| v.0),
+                latency_fail: self.latency_fail.map(|v| v.0),
             },
             params::MAX_RANGE_DAYS,
         )
@@ -352,6 +356,14 @@ async fn found(state: &AppState, caller: &Caller, id: i64) -> ApiResult<DomainRe
     params::visible(v, format_args!("Report {id}"))
 }
 
+/// `reportTypeID` of a report saved: the ids of [`ReportType::ALL`].
+pub struct ReportTypeIds;
+
+impl IntChoices for ReportTypeIds {
+    const NAME: &'static str = "integer(report type)";
+    const VALUES: &'static [i64] = &[1, 2, 5, 6, 7];
+}
+
 /// `latencyThres`: a latency bucket id, or -1 for any.
 pub struct LatencyBucketIds;
 
@@ -434,13 +446,13 @@ impl ReportsApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// The id, or part of the name, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// Comma-separated report type ids.
         #[oai(name = "reportType")]
         report_type: Query<Option<Text<ReportTypeList>>>,
         /// Comma-separated group names (whole names, without case).
         #[oai(name = "groupName")]
-        group_name: Query<Option<String>>,
+        group_name: Query<Option<Filter>>,
         /// Reports whose range (today's, for a named timeframe) starts on or after this
         /// date, `YYYY-MM-DD`.
         #[oai(name = "startDate")]
@@ -490,10 +502,11 @@ impl ReportsApi {
         let page = list.page;
         let today = today(&state);
         let filter = ReportFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             types,
             group_names: group_name
                 .0
+                .map(Filter::into_string)
                 .unwrap_or_default()
                 .split(',')
                 .map(|s| s.trim().to_string())
@@ -844,6 +857,13 @@ impl ReportsApi {
 mod tests {
     use super::*;
     use crate::domain::report_csv::hour_start;
+
+    #[test]
+    fn the_documented_report_types_are_the_domain_ones() {
+        let mut ids: Vec<i64> = ReportType::ALL.iter().map(|t| t.id()).collect();
+        ids.sort_unstable();
+        assert_eq!(ReportTypeIds::VALUES, ids.as_slice());
+    }
 
     #[test]
     fn csv_quotes_and_percentages() {

@@ -13,7 +13,7 @@ use poem_openapi::{Object, OpenApi};
 use super::envelope::fails::*;
 use super::envelope::{Answer, ApiError, ApiResult, Envelope, Listing};
 use super::guard::Auth;
-use super::lenient::{OneOf, Required, Text};
+use super::lenient::{AtLeastOne, Email, Filter, Name, OneOf, Password, Required, Text};
 use super::params;
 use super::AppState;
 use crate::auth::password::{hash_password, verify_password};
@@ -99,18 +99,19 @@ pub struct UserSave {
     /// Ignored on create; on update absent or the id of the path.
     #[oai(nullable)]
     pub id: Option<i64>,
-    pub username: Required<String>,
-    pub first_name: Required<String>,
-    pub last_name: Required<String>,
+    /// An e-mail address, at most 254 characters.
+    pub username: Required<Text<Email>>,
+    /// 1 to 100 characters, no control or text-direction characters.
+    pub first_name: Required<Text<Name<{ user::NAME_MAX }>>>,
+    /// 1 to 100 characters, no control or text-direction characters.
+    pub last_name: Required<Text<Name<{ user::NAME_MAX }>>>,
     /// First role `ROLE_ADMIN` or `ROLE_USER`: required from an administrator with
     /// read-write access; on your own profile, absent or your current role, else 400
-    /// `forbidden`.
-    #[oai(nullable)]
-    pub roles: Option<Vec<OneOf<Role>>>,
+    /// `forbidden` (the document marks it required, as the console always sends it).
+    pub roles: Required<AtLeastOne<OneOf<Role>>>,
     /// Required from an administrator with read-write access; on your own profile, absent or
-    /// your current access type, else 400 `forbidden`.
-    #[oai(nullable)]
-    pub access_type: Option<OneOf<AccessType>>,
+    /// your current access type, else 400 `forbidden` (marked required, as `roles`).
+    pub access_type: Required<OneOf<AccessType>>,
     /// Groups of a ROLE_USER (administrators only; on your own profile, absent or your
     /// current groups, else 400 `forbidden`).
     #[oai(nullable)]
@@ -118,7 +119,7 @@ pub struct UserSave {
     /// Required on create (ignored on update): 12 to 128 characters, not easy to guess
     /// (rule `weak`).
     #[oai(nullable)]
-    pub password: Option<String>,
+    pub password: Option<Text<Password>>,
     /// Allow kiosk sessions (administrators only; on your own profile, absent or your
     /// current setting, else 400 `forbidden`). Absent: unchanged on update, not allowed on
     /// create. Forbidding ends the user's kiosk sessions.
@@ -132,7 +133,7 @@ pub struct UserSave {
 pub struct PasswordChange {
     /// 12 to 128 characters, not easy to guess (rule `weak`: a common password, a pattern,
     /// the username or names).
-    pub new_password: Required<String>,
+    pub new_password: Required<Text<Password>>,
     /// Your current password: required when you change your own.
     #[oai(nullable)]
     pub old_password: Option<String>,
@@ -286,7 +287,7 @@ impl UsersApi {
         #[oai(name = "pageSize")]
         page_size: Query<Option<params::PageSize>>,
         /// Part of the first name, last name or username, without case.
-        search: Query<Option<String>>,
+        search: Query<Option<Filter>>,
         /// Only this permission level.
         role: Query<Option<OneOf<Role>>>,
         /// `field,direction`: field `id`, `firstName`, `lastName`, `username` or
@@ -325,7 +326,7 @@ impl UsersApi {
         let list = page.ok_or_else(|| ApiError::bad_request("Bad paging."))?;
         let page = list.page;
         let filter = UserFilter {
-            search: search.0,
+            search: search.0.map(Filter::into_string),
             role,
             sort,
         };
@@ -376,7 +377,7 @@ impl UsersApi {
         };
         let id = state
             .store
-            .create_user(&draft, &hash(password).await?)
+            .create_user(&draft, &hash(password.into_string()).await?)
             .await?;
         if body.0.kiosk == Some(true) {
             state.store.set_kiosk(id, true).await?;

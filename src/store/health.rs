@@ -165,11 +165,16 @@ pub fn serves(app: &str, end_point: &str) -> bool {
 /// Longest endpoint name, status text or component name accepted.
 pub const MAX_TEXT: usize = 200;
 
-/// Why a snapshot is refused, or `None` when it is fine.
+/// Why a snapshot is refused, or `None` when it is fine. A NUL character is refused in
+/// every text: PostgreSQL's text cannot hold one, and both backends answer alike.
 pub fn problem(app: &ClientAppHealth) -> Option<String> {
     let too_long = |s: &str| s.chars().count() > MAX_TEXT;
+    let nul = |s: &str| s.contains('\0');
     if app.client_end_point.trim().is_empty() {
         return Some("clientEndPoint is empty".into());
+    }
+    if nul(&app.client_end_point) {
+        return Some("clientEndPoint holds a NUL character".into());
     }
     if too_long(&app.client_end_point) {
         return Some(format!(
@@ -186,6 +191,9 @@ pub fn problem(app: &ClientAppHealth) -> Option<String> {
                 "{name}.status is longer than {MAX_TEXT} characters"
             ));
         }
+        if nul(&s.status) {
+            return Some(format!("{name}.status holds a NUL character"));
+        }
     }
     for (i, c) in app.component_status.iter().enumerate() {
         if c.name.trim().is_empty() || too_long(&c.name) {
@@ -197,6 +205,9 @@ pub fn problem(app: &ClientAppHealth) -> Option<String> {
             return Some(format!(
                 "componentStatus[{i}].status is longer than {MAX_TEXT} characters"
             ));
+        }
+        if nul(&c.name) || c.status.as_deref().is_some_and(nul) {
+            return Some(format!("componentStatus[{i}] holds a NUL character"));
         }
     }
     None
@@ -400,6 +411,10 @@ mod tests {
         bad.client_end_point = " ".into();
         let err = store.put_health(vec![bad]).await.unwrap_err();
         assert!(err.to_string().contains("clientApps[0]"), "{err}");
+        let mut nul = snapshot("nul", "voice", "2026-11-20T10:00:00Z", "TRS_PASS");
+        nul.agent_status.status = "TRS\0FAIL".into();
+        let err = store.put_health(vec![nul]).await.unwrap_err();
+        assert!(err.to_string().contains("agentStatus.status"), "{err}");
         user
     }
 

@@ -1693,7 +1693,7 @@ export interface components {
             comment?: string | null;
             /**
              * @description The key of the event's issue-tracker ticket (`OPS-123`), once it was created. An
-             *     event with another ticket already is a conflict (409).
+             *     event with another ticket already is a conflict (409). Give it or `comment`.
              */
             jiraTicket?: string | null;
         };
@@ -1940,6 +1940,7 @@ export interface components {
             distributionId: number;
             /** @description Ignored (follows distributionId). */
             distributionName?: string | null;
+            /** @description 1 to 200 characters, no control or text-direction characters. */
             emailSubject: string;
             /**
              * Format: int64
@@ -1954,16 +1955,19 @@ export interface components {
             /**
              * Format: int64
              * @description 1, 2, 3, 5 or 10.
+             * @enum {integer}
              */
-            failureToAlert: number;
+            failureToAlert: 1 | 2 | 3 | 5 | 10;
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
             id?: number | null;
+            /** @description At most 200 characters; blank is none. */
             jiraAssignee?: string | null;
             jiraProject?: string | null;
             jiraUsername?: string | null;
+            /** @description 1 to 200 characters, no control or text-direction characters. */
             name: string;
             /** @description Default false. */
             notifyOnRecovery?: boolean | null;
@@ -1971,12 +1975,14 @@ export interface components {
              * @description Ranges of selected half hours; overlapping ranges merge. At least one half hour
              *     (without one, 'at least one half hour of the schedule is required').
              */
-            schedule?: components["schemas"]["ScheduleSlot"][] | null;
+            schedule: components["schemas"]["ScheduleSlot"][];
+            /** @description 1 to 60 characters, no control or text-direction characters. */
             smsPrefix: string;
             /** Format: int64 */
             testCaseGroupId: number;
             /** @description Ignored (follows testCaseGroupId). */
             testCaseGroupName?: string | null;
+            /** @description 1 to 1000 characters, no control or text-direction characters. */
             voiceMessage: string;
         };
         /**
@@ -2223,13 +2229,24 @@ export interface components {
              *     URL (`https://…`; Webhook, Microsoft Teams, Slack, Mattermost).
              */
             info: string;
+            /** @description The row's label: 1 to 100 characters, no control or text-direction characters. */
             name: string;
             /**
              * Format: int64
              * @description The contact type: 1 Email, 2 SMS, 4 Voice, 8 Webhook, 16 Microsoft Teams, 32 Slack,
              *     64 Mattermost.
+             * @enum {integer}
              */
-            type: number;
+            type: 1 | 2 | 4 | 8 | 16 | 32 | 64;
+        };
+        /** @description The ids of a list delete as a body documents them: `[1, 2]` or `{"ids": [1, 2]}`. */
+        DeleteIds: number[] | components["schemas"]["DeleteIdsObject"];
+        /**
+         * DeleteIdsObject
+         * @description `{"ids": [1, 2]}`.
+         */
+        DeleteIdsObject: {
+            ids: number[];
         };
         /**
          * Dependent
@@ -2276,14 +2293,14 @@ export interface components {
          * @description Body of `POST distributions` and `PUT distributions/{id}`.
          */
         DistributionSave: {
-            /** @description At least one row. */
+            /** @description 1 to 200 rows. */
             contacts: components["schemas"]["ContactSave"][];
             /**
              * Format: int64
              * @description Ignored on create; on update absent or the id of the path.
              */
             id?: number | null;
-            /** @description The list's label. */
+            /** @description The list's label: 1 to 100 characters, no control or text-direction characters. */
             name: string;
         };
         /**
@@ -3511,14 +3528,13 @@ export interface components {
         HandoverSince: "given" | "previousSignIn" | "default";
         /**
          * HealthBatchBody
-         * @description Body of `POST health` as documented (spec §3 'Client application').
+         * @description Body of `POST health` as documented (spec §3 'Client application'); read as
+         *     [`HealthBatch`], which refuses unknown fields (the document closes these objects:
+         *     `super::CLOSED_SCHEMAS`).
          */
         HealthBatchBody: {
-            /**
-             * @description Snapshots `{clientEndPoint, channel, lastRun, appStatus, telcoStatus, agentStatus,
-             *     componentStatus}`.
-             */
-            clientApps: unknown[];
+            /** @description A snapshot per client application. */
+            clientApps: components["schemas"]["IngestClientApp"][];
         };
         /**
          * HealthResult
@@ -3645,6 +3661,55 @@ export interface components {
          * @enum {string}
          */
         IncidentTitleKind: "entryPoint" | "group";
+        /**
+         * IngestClientApp
+         * @description A client application's snapshot as documented ([`crate::domain::ingest::ClientAppHealth`]).
+         */
+        IngestClientApp: {
+            agentStatus: components["schemas"]["IngestComponentState"];
+            appStatus: components["schemas"]["IngestComponentState"];
+            channel: components["schemas"]["Channel"];
+            /** @description 1 to 200 characters, something besides white space, no NUL character. */
+            clientEndPoint: string;
+            /**
+             * @description Default none.
+             * @default []
+             */
+            componentStatus: components["schemas"]["IngestComponent"][];
+            /**
+             * Format: date-time
+             * @description Time of the application's last run, RFC 3339.
+             */
+            lastRun: string;
+            telcoStatus: components["schemas"]["IngestComponentState"];
+        };
+        /**
+         * IngestComponent
+         * @description A component of a client application.
+         */
+        IngestComponent: {
+            enabled: boolean;
+            hasComponent: boolean;
+            /** @description 1 to 200 characters, something besides white space, no NUL character. */
+            name: string;
+            /**
+             * @description This component's own status (`TRS_PASS` is pass), at most 200 characters, no NUL
+             *     character; without it the component shares the application's `appStatus`.
+             */
+            status?: string | null;
+        };
+        /**
+         * IngestComponentState
+         * @description A part of a client application and its state.
+         */
+        IngestComponentState: {
+            enabled: boolean;
+            /**
+             * @description `TRS_PASS` is pass; any other value of an enabled component is a failure. At most 200
+             *     characters, no NUL character.
+             */
+            status: string;
+        };
         /**
          * IngestResult
          * @description What happened to a batch.
@@ -3997,15 +4062,20 @@ export interface components {
          * @description A window as a client saves it.
          */
         MaintenanceWindowSave: {
-            /** @description Once: the end (after the start, at most 31 days later). */
+            /**
+             * Format: date-time
+             * @description Once: the end (after the start and now, at most 31 days after the start).
+             */
             endTime?: string | null;
-            /** @description Required. */
-            kind?: (components["schemas"]["WindowKind"] & unknown) | null;
-            /** @description Why (at most 500 characters); required. */
-            reason?: string | null;
+            kind: components["schemas"]["WindowKind"];
+            /** @description Why: 1 to 500 characters, no control or text-direction characters. */
+            reason: string;
             /** @description Weekly: the half hours covered (at least one). */
             schedule?: components["schemas"]["ScheduleSlot"][] | null;
-            /** @description Once: the start, RFC 3339; weekly: from when (default now). */
+            /**
+             * Format: date-time
+             * @description Once: the start, RFC 3339; weekly: from when (default now).
+             */
             startTime?: string | null;
             /** @description Covered groups (names ignored); with testCases, at least one in all. */
             testCaseGroups?: components["schemas"]["GroupRef"][] | null;
@@ -4366,28 +4436,43 @@ export interface components {
             id?: number | null;
             /**
              * Format: int64
-             * @description Type 6: failure threshold, ms; otherwise ignored.
+             * @description Type 6: failure threshold, 1 to 600000 ms; otherwise ignored (0).
              */
             latencyFail?: number | null;
             /**
              * Format: int64
-             * @description Type 6: warning threshold, ms (a latency bucket's uppperBound); otherwise ignored.
+             * @description Type 6: warning threshold, 1 to 600000 ms (a latency bucket's uppperBound), below
+             *     the failure threshold; otherwise ignored (the console sends 0).
              */
             latencyWarn?: number | null;
+            /** @description 1 to 200 characters, no control or text-direction characters. */
             name: string;
-            /** Format: int64 */
-            reportTypeID: number;
+            /**
+             * Format: int64
+             * @description A report type (`reports/types`).
+             * @enum {integer}
+             */
+            reportTypeID: 1 | 2 | 5 | 6 | 7;
             /** @description Ignored (follows reportTypeID). */
             reportTypeName?: string | null;
             /** @description Default `Manual`. */
             runType?: (components["schemas"]["RunType"] & unknown) | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description A test case group of the caller's.
+             */
             testCaseGroupID: number;
             /** @description Ignored (follows testCaseGroupID). */
             testCaseGroupName?: string | null;
-            /** @description Custom only: `YYYY-MM-DD`; required for Custom. */
+            /**
+             * Format: date
+             * @description Custom only: `YYYY-MM-DD`; required for Custom.
+             */
             timeframeBegin?: string | null;
-            /** @description Custom only: `YYYY-MM-DD`; empty means the begin date. */
+            /**
+             * Format: date
+             * @description Custom only: `YYYY-MM-DD`; empty means the begin date.
+             */
             timeframeEnd?: string | null;
             /** @description Default `Custom`. */
             timeframeName?: (components["schemas"]["Timeframe"] & unknown) | null;
@@ -4582,15 +4667,18 @@ export interface components {
             active?: boolean | null;
             /**
              * Format: int64
-             * @description 1 to 31, for monthly.
+             * @description 1 to 31, required for monthly.
              */
             dayOfMonth?: number | null;
             /**
              * Format: int64
-             * @description 1 (Monday) to 7 (Sunday), for weekly.
+             * @description 1 (Monday) to 7 (Sunday), required for weekly.
              */
             dayOfWeek?: number | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description A distribution list.
+             */
             distributionID: number;
             /** @description `daily`, `weekly` or `monthly`. */
             frequency: components["schemas"]["Frequency"] & unknown;
@@ -4611,7 +4699,10 @@ export interface components {
             dayOfWeek: number;
             /** @description `HH:mm` on the half hour, exclusive; `24:00` (or `00:00`) is the end of the day. */
             endTimeSlot: string;
-            /** @description `HH:mm` on the half hour, `00:00` to `23:30` (a start of `24:00` is the time error). */
+            /**
+             * @description `HH:mm` on the half hour, `00:00` to `23:30` (a start of `24:00` is the time error);
+             *     before the end.
+             */
             startTimeSlot: string;
         };
         /** SegmentItem */
@@ -4909,9 +5000,10 @@ export interface components {
         UserSave: {
             /**
              * @description Required from an administrator with read-write access; on your own profile, absent or
-             *     your current access type, else 400 `forbidden`.
+             *     your current access type, else 400 `forbidden` (marked required, as `roles`).
              */
-            accessType?: (components["schemas"]["AccessType"] & unknown) | null;
+            accessType: components["schemas"]["AccessType"] & unknown;
+            /** @description 1 to 100 characters, no control or text-direction characters. */
             firstName: string;
             /**
              * Format: int64
@@ -4924,6 +5016,7 @@ export interface components {
              *     create. Forbidding ends the user's kiosk sessions.
              */
             kiosk?: boolean | null;
+            /** @description 1 to 100 characters, no control or text-direction characters. */
             lastName: string;
             /**
              * @description Required on create (ignored on update): 12 to 128 characters, not easy to guess
@@ -4933,14 +5026,15 @@ export interface components {
             /**
              * @description First role `ROLE_ADMIN` or `ROLE_USER`: required from an administrator with
              *     read-write access; on your own profile, absent or your current role, else 400
-             *     `forbidden`.
+             *     `forbidden` (the document marks it required, as the console always sends it).
              */
-            roles?: components["schemas"]["Role"][] | null;
+            roles: components["schemas"]["Role"][];
             /**
              * @description Groups of a ROLE_USER (administrators only; on your own profile, absent or your
              *     current groups, else 400 `forbidden`).
              */
             testCaseGroups?: components["schemas"]["GroupRef"][] | null;
+            /** @description An e-mail address, at most 254 characters. */
             username: string;
         };
         /**
@@ -12662,7 +12756,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeleteIds"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -12716,6 +12814,24 @@ export interface operations {
              *     the call needs (a mail server, an SMS or voice gateway) is not configured.
              */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than this operation accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body's Content-Type is not one this operation accepts. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -41,14 +41,20 @@ describe("typedClient", () => {
     const { client, fetch } = answering(200, { code: "OK", data: { id: 7 }, messages: [] });
     const user = await client.put("/users/{id}", {
       path: { id: 7 },
-      body: { username: "a@b.c", firstName: "A", lastName: "B" },
+      body: { username: "a@b.c", firstName: "A", lastName: "B", roles: ["ROLE_USER"], accessType: "read-only" },
       quiet: true,
     });
     expect(user.id).toBe(7);
     const [url, init] = fetch.mock.calls[0];
     expect(url).toBe("https://vendor.example/api/users/7");
     expect(init?.method).toBe("PUT");
-    expect(JSON.parse(String(init?.body))).toEqual({ username: "a@b.c", firstName: "A", lastName: "B" });
+    expect(JSON.parse(String(init?.body))).toEqual({
+      username: "a@b.c",
+      firstName: "A",
+      lastName: "B",
+      roles: ["ROLE_USER"],
+      accessType: "read-only",
+    });
 
     await client.get("/users", { query: { pageNo: 0, pageSize: 10, role: "ROLE_USER" } });
     expect(fetch.mock.calls[1][0]).toBe("https://vendor.example/api/users?pageNo=0&pageSize=10&role=ROLE_USER");

@@ -7,7 +7,7 @@ import { session } from "../../lib/session";
 import { useStore } from "../../lib/store";
 import { hasCxwatchApi, useApiFlavor } from "../../lib/tenant";
 import { client } from "../index";
-import type { AutoTicket, IssueData, IssueKey, JiraSettings, JiraUser, WaitingAutoTicket } from "../types";
+import type { AutoTicket, IssueData, IssueKey, JiraSettings, JiraUser, ReportSave, WaitingAutoTicket } from "../types";
 
 export const jiraKeys = {
   all: ["jira"] as const,
@@ -111,7 +111,7 @@ export async function keepTicketKey(target: { reportId?: number; alertId?: numbe
     const id = target.reportId;
     const report = await client.get("/reports/{id}", { path: { id } });
     // The report as it was read (a vendor's may carry fields of its own), with the ticket.
-    const body = { ...(report as object), id, jiraTicket: key } as typeof report;
+    const body = { ...(report as object), id, jiraTicket: key } as unknown as ReportSave;
     await client.put("/reports/{id}", { path: { id }, body });
   } else if (target.alertId !== undefined) {
     await client.put("/alerts/{id}", { path: { id: target.alertId }, body: { jiraTicket: key } });

@@ -173,7 +173,8 @@ export function toSave(
     active: v.active,
     testCaseGroupId: v.groupId,
     distributionId: v.distributionId,
-    failureToAlert: v.failureToAlert,
+    // One of FAILURE_CHOICES: validate() refuses any other before a save.
+    failureToAlert: v.failureToAlert as AlertSettingSave["failureToAlert"],
     emailSubject: v.emailSubject.trim(),
     voiceMessage: v.voiceMessage.trim(),
     smsPrefix: v.smsPrefix.trim(),

@@ -1,6 +1,6 @@
 // The distribution list form's rules (spec §5 'Distribution list'), pure: what is checked, in
 // which order, which input a row gets, when a row may be deleted, and what is sent.
-import type { Distribution, DistributionSave } from "../../api/types";
+import type { ContactSave, Distribution, DistributionSave } from "../../api/types";
 
 export const EMAIL = 1 as const;
 export const SMS = 2 as const;
@@ -129,7 +129,8 @@ export function toSave(v: DistributionFormValues): DistributionSave {
     name: v.name.trim(),
     contacts: v.contacts.map((c) => ({
       name: c.name.trim(),
-      type: c.type,
+      // A row without a type is refused by validate() before a save.
+      type: c.type as ContactSave["type"],
       info: c.type === EMAIL || isWebhook(c.type) ? c.info.trim() : compactNumber(c.info),
     })),
   };

@@ -1,7 +1,7 @@
 // The report screens' rules (spec §2, §5, §9), pure: the form's validation order, what is
 // saved, the default custom range, report percentages, the heat map's colour, bar charts
 // paged by 10 and the drill-down routes of the route table.
-import type { RunType, Timeframe } from "../../api/types";
+import type { ReportSave, RunType, Timeframe } from "../../api/types";
 import { fixed } from "../../lib/numbers";
 
 /** Report type ids (spec §9); any other id is test case performance. */
@@ -108,7 +108,7 @@ export interface ReportSaveBody {
   name: string;
   description: string;
   reportTypeName: string;
-  reportTypeID: number;
+  reportTypeID: ReportSave["reportTypeID"];
   testCaseGroupName: string;
   testCaseGroupID: number;
   timeframeName: Timeframe;
@@ -127,7 +127,8 @@ export function toSave(v: ReportFormValues, typeName: string, groupName: string)
     name: v.name.trim(),
     description: v.name.trim(),
     reportTypeName: typeName,
-    reportTypeID: v.typeId ?? 0,
+    // One of `reports/types`: validate() refuses a form without one before a save.
+    reportTypeID: (v.typeId ?? 0) as ReportSave["reportTypeID"],
     testCaseGroupName: groupName,
     testCaseGroupID: v.groupId ?? 0,
     // One of `reports/timeframes`' names.
