@@ -210,6 +210,17 @@ async fn bad_items_are_rejected_with_index_and_reason() {
         ),
         (json!("not an object"), "invalid type"),
         (with("b17", &|r| r["mosCqIn"] = json!("4.2")), "mosCqIn"),
+        // PostgreSQL's text holds no NUL: refused by name on both databases, not a 500.
+        (
+            with("b18", &|r| r["testCase"]["name"] = json!("Cards\u{0}Lost")),
+            "testCase.name holds a NUL character",
+        ),
+        (
+            with("b19", &|r| {
+                r["segments"][1]["segmentName"] = json!("IVR\u{0}")
+            }),
+            "segments[1].segmentName holds a NUL character",
+        ),
     ];
     let mut batch = vec![good("ok-first")];
     batch.extend(cases.iter().map(|(r, _)| r.clone()));

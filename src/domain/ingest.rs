@@ -366,6 +366,13 @@ pub fn parse_run_str(item: &str) -> Result<IngestRun, String> {
             });
         }
     };
+    // JSON writes a NUL character only as this escape: the item is walked only when the
+    // text holds it.
+    if item.contains("\\u0000") {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(item) {
+            refuse_nul(&value, &mut String::new())?;
+        }
+    }
     run.validate()?;
     Ok(run)
 }
@@ -374,8 +381,40 @@ pub fn parse_run_str(item: &str) -> Result<IngestRun, String> {
 /// (e.g. `segments[0].steps[1].testResult.status: unknown variant ...`), then validates it.
 pub fn parse_run(item: &serde_json::Value) -> Result<IngestRun, String> {
     let run: IngestRun = serde_path_to_error::deserialize(item).map_err(with_path)?;
+    refuse_nul(item, &mut String::new())?;
     run.validate()?;
     Ok(run)
+}
+
+/// Refuses a string holding a NUL character, naming its field: no name or text of a run
+/// needs one, and PostgreSQL's text cannot store it (the whole batch would fail, and be
+/// sent again, on every retry).
+fn refuse_nul(v: &serde_json::Value, path: &mut String) -> Result<(), String> {
+    use serde_json::Value;
+    match v {
+        Value::String(s) if s.contains('\0') => {
+            let field = if path.is_empty() { "the item" } else { path };
+            Err(format!("{field} holds a NUL character"))
+        }
+        Value::Array(items) => items.iter().enumerate().try_for_each(|(i, item)| {
+            let len = path.len();
+            path.push_str(&format!("[{i}]"));
+            let r = refuse_nul(item, path);
+            path.truncate(len);
+            r
+        }),
+        Value::Object(fields) => fields.iter().try_for_each(|(k, item)| {
+            let len = path.len();
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(k);
+            let r = refuse_nul(item, path);
+            path.truncate(len);
+            r
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// True for a well-formed recording id: the SHA-256 of its bytes, 64 lowercase hex digits.
