@@ -521,9 +521,12 @@ impl Sqlite {
         migrate(&mut writer, &path)?;
         let checkpointer = {
             let (path, options) = (path.clone(), options);
-            sqlite::checkpoint::Checkpointer::start(&writer, move || {
-                connect(&path, &options, 1024)
-            })?
+            let volume = space::Space::new(data_dir, 0);
+            sqlite::checkpoint::Checkpointer::start(
+                &writer,
+                move || connect(&path, &options, 1024),
+                move || volume.reading().ok().map(|r| r.free),
+            )?
         };
         Ok(Sqlite {
             inner: Arc::new(Inner {
@@ -596,10 +599,9 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     // wal_autocheckpoint: an ingest batch dirties a few pages per run spread over the tables
     // (one hot leaf per test case in the run index and the rollups). Checkpointing every ~1000
-    // WAL pages (SQLite's default) copies them after nearly every batch; every 4,096 pages
-    // (16 MiB) a checkpoint writes each hot page once for a few batches while the WAL stays
-    // small enough to fold into the database on a nearly full volume. The writer's
-    // connection checkpoints on a thread of its own instead (`sqlite/checkpoint.rs`).
+    // WAL pages (SQLite's default) copies them after nearly every batch. The writer's
+    // connection checkpoints on a thread of its own instead, less often while the volume has
+    // room (`sqlite/checkpoint.rs`); the others, which write little, at its tight bound.
     // journal_size_limit: the WAL file is cut back to that size when it starts over.
     // WAL: readers never block the writer. synchronous=NORMAL in WAL mode loses nothing
     // when the process is killed; only a power cut may drop the last commits. FULL (the
@@ -617,7 +619,7 @@ fn connect(path: &Path, options: &StoreOptions, cache_kib: i64) -> StoreResult<C
          PRAGMA cache_size = -{cache_kib};
          PRAGMA wal_autocheckpoint = {autocheckpoint};
          PRAGMA journal_size_limit = {wal_limit};",
-        autocheckpoint = sqlite::checkpoint::CHECKPOINT_PAGES,
+        autocheckpoint = sqlite::checkpoint::TIGHT.background,
         wal_limit = sqlite::checkpoint::WAL_SIZE_LIMIT,
     ))?;
     Ok(conn)
