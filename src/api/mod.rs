@@ -180,18 +180,21 @@ pub fn openapi_json() -> String {
     .clone()
 }
 
+/// Every operation of the document (each method of each path).
+fn operations_mut(doc: &mut serde_json::Value) -> impl Iterator<Item = &mut serde_json::Value> {
+    doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(|p| p.as_object_mut())
+        .flat_map(|p| p.values_mut())
+}
+
 /// A multipart form (a ticket's `data` and `file`) is its named parts: the document closes
 /// each form's schema (`additionalProperties: false`), since a part of another name is not
 /// read, and one whose name the multipart parser cannot read refuses the whole body.
 fn close_forms(doc: &mut serde_json::Value) {
-    let Some(paths) = doc["paths"].as_object_mut() else {
-        return;
-    };
-    for op in paths
-        .values_mut()
-        .filter_map(|p| p.as_object_mut())
-        .flat_map(|p| p.values_mut())
-    {
+    for op in operations_mut(doc) {
         let form = op
             .pointer_mut("/requestBody/content/multipart~1form-data/schema")
             .and_then(|s| s.as_object_mut());
@@ -214,14 +217,7 @@ fn add_shape_errors(doc: &mut serde_json::Value) {
         .iter()
         .filter_map(|r| Some((r.status?, serde_json::to_value(r).ok()?)))
         .collect();
-    let Some(paths) = doc["paths"].as_object_mut() else {
-        return;
-    };
-    for op in paths
-        .values_mut()
-        .filter_map(|p| p.as_object_mut())
-        .flat_map(|p| p.values_mut())
-    {
+    for op in operations_mut(doc) {
         let guarded = op["security"].as_array().is_some_and(|s| !s.is_empty());
         let body = op.get("requestBody").is_some();
         let params = op["parameters"].as_array().is_some_and(|p| !p.is_empty());
