@@ -8,8 +8,9 @@
 //!   is freed, without a restart.
 //! - A read-only command on a mistyped data directory fails and makes no database.
 //!
-//! The outage lasts `CXWATCH_OUTAGE_SECS` seconds (3 unless set; docs/benchmarks.md runs it
-//! for 30) and the statuses seen are printed.
+//! The outage lasts `TEST_OUTAGE_SECS` seconds (3 unless set; docs/benchmarks.md runs it
+//! for 30; not a `CXWATCH_` name, which the server would refuse as an unknown config key)
+//! and the statuses seen are printed.
 
 use crate::common;
 use crate::harness_trs::run;
@@ -206,7 +207,7 @@ fn a_database_outage_answers_503_with_retry_after_and_never_401() {
         return;
     };
     let outage = Duration::from_secs(
-        std::env::var("CXWATCH_OUTAGE_SECS")
+        std::env::var("TEST_OUTAGE_SECS")
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(3),
