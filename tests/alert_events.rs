@@ -365,6 +365,80 @@ async fn late_runs_and_inactive_settings() {
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
 }
 
+/// The engine keeps a (setting, test case) row only while it departs from rest, and what a
+/// missing row means holds across a restart and another instance: late runs stay late, the
+/// backfill still knows the setting was evaluated, and a change another writer makes is
+/// seen at the next batch.
+#[tokio::test]
+async fn a_setting_at_rest_has_no_row_and_loses_nothing() {
+    let app = App::new();
+    let a = admin(&app).await;
+    let key = app.api_key("engine").await;
+    let rows = || app.ints("SELECT count(*) FROM alert_state");
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let list = list_of(&app).await;
+    let s = setting(&app, g, list, 2, &[7], false).await;
+    ingest_ok(&app, &key, &[run("p1", 1, &at(10), "pass")]).await;
+    assert_eq!(rows().await, [Some(0)]);
+    assert_eq!(
+        app.ints("SELECT setting_id FROM alert_setting_evaluated")
+            .await,
+        [Some(s)]
+    );
+
+    // Another instance on the same database, with nothing in memory (as after a restart).
+    let other = Store::connect(
+        &cxwatch::config::StoreConfig {
+            url: app.pg_url.clone().unwrap_or_default(),
+            ..Default::default()
+        },
+        app.data_dir(),
+    )
+    .await
+    .unwrap();
+    let tz = chrono_tz::America::Toronto;
+    let parse = |v: Value| cxwatch::domain::ingest::parse_run_str(&v.to_string()).unwrap();
+    // A failure older than the clock is late for the setting at rest: had it counted, the
+    // next failure would open an event (threshold 2).
+    other
+        .ingest_runs(tz, vec![parse(run("late", 1, &at(5), "fail"))])
+        .await
+        .unwrap();
+    ingest_ok(&app, &key, &[run("f1", 1, &at(20), "fail")]).await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 0);
+    assert_eq!(rows().await, [Some(1)], "a counted failure has its row");
+    // A pass brings it back to rest: the row goes.
+    other
+        .ingest_runs(tz, vec![parse(run("p2", 1, &at(30), "pass"))])
+        .await
+        .unwrap();
+    assert_eq!(rows().await, [Some(0)]);
+    // Evaluated, though without a row: the backfill refuses it.
+    let again = other.backfill_alerts(tz, vec![s], 0).await;
+    assert!(
+        matches!(again, Err(cxwatch::store::StoreError::Conflict(_))),
+        "{again:?}"
+    );
+    // A change written straight to the database (no instance told): both see it at their
+    // next batch. Threshold 1: a single failure opens.
+    app.exec(&format!(
+        "UPDATE alert_settings SET failure_to_alert = 1 WHERE id = {s}"
+    ))
+    .await;
+    other
+        .ingest_runs(tz, vec![parse(run("f3", 1, &at(40), "fail"))])
+        .await
+        .unwrap();
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
+    // The group loses its test case: neither instance evaluates it any more.
+    app.exec(&format!("DELETE FROM group_cases WHERE group_id = {g}"))
+        .await;
+    ingest_ok(&app, &key, &[run("p4", 1, &at(45), "pass")]).await;
+    let page = events(&app, &a.token, "").await;
+    assert_eq!(page["content"][0]["open"], true, "{page}");
+}
+
 /// `kill -9` of the real binary between two batches: the engine's count is in the
 /// database, so the second batch opens the event; re-sending both opens no second one.
 #[test]

@@ -71,6 +71,31 @@ pub struct CaseState {
     pub last_run_ms: Option<i64>,
 }
 
+impl CaseState {
+    /// What a (setting, test case) with no stored state is. The store keeps a row only
+    /// where the state departs from this, so most of a site's pairs have none:
+    ///
+    /// - a setting the engine has evaluated runs for (`evaluated`) is *at rest* at its test
+    ///   case's `clock` (the time of the last run evaluated for the test case): nothing
+    ///   counted, nothing pending, no open event, and a run older than the clock is late for
+    ///   it as it is for the test case's other settings. That holds for a test case it never
+    ///   saw a run of too (one added to its group since).
+    /// - a setting never evaluated (new, or the backfill's, which is only for those) is
+    ///   fresh: no run is late for it yet.
+    pub fn unstored(evaluated: bool, clock: Option<i64>) -> CaseState {
+        CaseState {
+            last_run_ms: if evaluated { clock } else { None },
+            ..CaseState::default()
+        }
+    }
+
+    /// Whether this state is what no row means for an evaluated setting at `clock`, so that
+    /// it needs no row.
+    pub fn at_rest(&self, clock: Option<i64>) -> bool {
+        *self == CaseState::unstored(true, clock)
+    }
+}
+
 /// One stored run as the engine sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunFact {
@@ -1224,5 +1249,56 @@ mod life_tests {
             .text
             .contains("Acknowledge: https://c.example/alert/7?acknowledge=1"));
         assert!(!alert_message(&f, true).text.contains("Acknowledge"));
+    }
+}
+
+#[cfg(test)]
+mod unstored_tests {
+    use super::*;
+    use chrono_tz::America::Toronto;
+
+    fn rule() -> Rule {
+        Rule {
+            setting_id: 1,
+            active: true,
+            failure_to_alert: 2,
+            statuses: vec![7],
+            week: Week::all(),
+        }
+    }
+
+    #[test]
+    fn an_evaluated_setting_without_a_row_is_at_rest_at_the_clock() {
+        let s = CaseState::unstored(true, Some(1_000));
+        assert!(s.at_rest(Some(1_000)));
+        assert!(!s.at_rest(Some(2_000)));
+        assert_eq!((s.count, s.open_event), (0, None));
+        assert!(s.pending.is_empty());
+        // A run older than the clock is late for it, one newer is counted.
+        let late = RunFact::new(1, 999, 7, Toronto);
+        assert_eq!(step(&rule(), &s, &late).1, Action::Late);
+        let (next, action) = step(&rule(), &s, &RunFact::new(2, 1_001, 7, Toronto));
+        assert_eq!(action, Action::None);
+        assert!(
+            !next.at_rest(Some(1_001)),
+            "a counted failure needs its row"
+        );
+        // A pass after it brings it back to rest: its row can go.
+        let (next, _) = step(&rule(), &next, &RunFact::new(3, 1_002, 3, Toronto));
+        assert!(next.at_rest(Some(1_002)));
+    }
+
+    #[test]
+    fn a_setting_never_evaluated_is_fresh_whatever_the_clock() {
+        let s = CaseState::unstored(false, Some(1_000));
+        assert_eq!(s, CaseState::default());
+        // The backfill's runs are all older than the clock: none is late.
+        let (_, action) = step(&rule(), &s, &RunFact::new(1, 10, 7, Toronto));
+        assert_eq!(action, Action::None);
+        // Without a clock (no run of the test case evaluated yet) both meanings agree.
+        assert_eq!(
+            CaseState::unstored(true, None),
+            CaseState::unstored(false, None)
+        );
     }
 }

@@ -244,16 +244,13 @@ async fn fill(c: &impl Exec, items: &mut [AlertSetting]) -> StoreResult<()> {
 }
 
 /// How a read locks the setting's row on PostgreSQL: not at all, for an update (`FOR NO
-/// KEY UPDATE`: the engine's `FOR KEY SHARE` of ingest goes on meanwhile), for a delete
-/// (`FOR UPDATE`), or against a delete (`FOR KEY SHARE`: the engine's, so that a setting
-/// deleted meanwhile waits until its state rows are written). SQLite's one writer needs
-/// none.
+/// KEY UPDATE`: the engine's `FOR KEY SHARE` of ingest, `alerts::hold_settings`, goes on
+/// meanwhile), or for a delete (`FOR UPDATE`). SQLite's one writer needs none.
 #[derive(Clone, Copy)]
 pub(crate) enum Lock {
     None,
     Update,
     Delete,
-    KeyShare,
 }
 
 impl Lock {
@@ -262,7 +259,6 @@ impl Lock {
             Lock::None => "",
             Lock::Update => " FOR NO KEY UPDATE OF a",
             Lock::Delete => " FOR UPDATE OF a",
-            Lock::KeyShare => " FOR KEY SHARE OF a",
         })
     }
 }

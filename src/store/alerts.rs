@@ -269,15 +269,10 @@ impl SettingRow {
     }
 }
 
-/// The settings `ids` that still exist, as the engine reads them (through the one reader
-/// of a setting, `alert_settings::settings_by_id`), each locked (`FOR KEY SHARE` on
-/// PostgreSQL) until the transaction ends: a setting deleted meanwhile waits, so its state
-/// rows can be written. Both backends' engines load them here.
-pub(super) async fn engine_settings(
-    c: &impl Exec,
-    ids: &[i64],
-) -> StoreResult<HashMap<i64, SettingRow>> {
-    let rows = settings_by_id(c, ids, Lock::KeyShare).await?;
+/// The settings `ids` that exist, as the engine reads them (through the one reader of a
+/// setting, `alert_settings::settings_by_id`).
+async fn engine_settings(c: &impl Exec, ids: &[i64]) -> StoreResult<HashMap<i64, SettingRow>> {
+    let rows = settings_by_id(c, ids, Lock::None).await?;
     let found: Vec<i64> = rows.iter().map(|s| s.id).collect();
     let mut statuses = status_ids_of(c, &found).await?;
     let mut weeks = weeks_of(c, &found).await?;
@@ -289,6 +284,157 @@ pub(super) async fn engine_settings(
             (s.id, SettingRow::of(s, counted))
         })
         .collect())
+}
+
+/// What the engine reads of the settings, for every test case at once. Both backends' engines
+/// keep it between batches ([`ViewCache`]) for as long as `engine_generation` (migration
+/// 0037) has not moved: its triggers move it at every change of the settings, their
+/// statuses and weeks, and the groups' test cases, whichever instance makes it.
+pub(super) struct EngineView {
+    generation: i64,
+    /// The active settings of each test case's groups, in id order.
+    of_case: HashMap<i64, Vec<i64>>,
+    pub settings: HashMap<i64, SettingRow>,
+    /// The settings the engine has evaluated runs for (`alert_setting_evaluated`): a test
+    /// case without their row is at rest ([`alerting::CaseState::unstored`]).
+    pub evaluated: std::collections::HashSet<i64>,
+}
+
+impl EngineView {
+    async fn load(c: &impl Exec, generation: i64) -> StoreResult<EngineView> {
+        let mut of_case: HashMap<i64, Vec<i64>> = HashMap::new();
+        for r in c
+            .query(
+                "SELECT gc.test_case_id, s.id FROM alert_settings s
+                   JOIN group_cases gc ON gc.group_id = s.group_id
+                  WHERE s.active = TRUE ORDER BY gc.test_case_id, s.id",
+                &[],
+            )
+            .await?
+        {
+            of_case
+                .entry(r.col("test_case_id")?)
+                .or_default()
+                .push(r.col("id")?);
+        }
+        let mut ids: Vec<i64> = of_case.values().flatten().copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(EngineView {
+            generation,
+            of_case,
+            settings: engine_settings(c, &ids).await?,
+            evaluated: c
+                .column("SELECT setting_id FROM alert_setting_evaluated", &[])
+                .await?
+                .into_iter()
+                .collect(),
+        })
+    }
+
+    /// The settings to evaluate for each test case of the batch (`only` those, when
+    /// given), in id order; test cases without one are left out.
+    pub fn settings_of(
+        &self,
+        by_case: &[(i64, Vec<RunFact>)],
+        only: Option<&[i64]>,
+    ) -> HashMap<i64, Vec<i64>> {
+        by_case
+            .iter()
+            .filter_map(|(case, _)| {
+                let mut ids = self.of_case.get(case)?.clone();
+                ids.retain(|sid| only.is_none_or(|o| o.contains(sid)));
+                (!ids.is_empty()).then_some((*case, ids))
+            })
+            .collect()
+    }
+
+    /// The settings of `settings_of` the engine evaluates for the first time.
+    pub fn first_evaluated(&self, settings_of: &HashMap<i64, Vec<i64>>) -> Vec<i64> {
+        let mut ids: Vec<i64> = settings_of
+            .values()
+            .flatten()
+            .filter(|sid| !self.evaluated.contains(sid))
+            .copied()
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+}
+
+/// The engine's [`EngineView`] between batches (a store holds one; clones share it).
+#[derive(Clone, Default)]
+pub(crate) struct ViewCache(std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<EngineView>>>>);
+
+impl ViewCache {
+    /// The view at the database's generation: the one held, or read again when the
+    /// generation moved (one small read a batch otherwise).
+    pub(super) async fn view(&self, c: &impl Exec) -> StoreResult<std::sync::Arc<EngineView>> {
+        let generation: i64 = c.scalar("SELECT n FROM engine_generation", &[]).await?;
+        let held = self.lock().clone();
+        if let Some(v) = held.filter(|v| v.generation == generation) {
+            return Ok(v);
+        }
+        let v = std::sync::Arc::new(EngineView::load(c, generation).await?);
+        *self.lock() = Some(v.clone());
+        Ok(v)
+    }
+
+    /// Drops the view held: the next batch reads it again.
+    pub(super) fn forget(&self) {
+        *self.lock() = None;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<std::sync::Arc<EngineView>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Records that the engine evaluated runs for `ids` (those that still exist); moves the
+/// generation, so every instance reads the view again.
+pub(super) async fn mark_evaluated(c: &impl Exec, ids: &[i64]) -> StoreResult<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let (list, params) = id_list(ids);
+    let sql = format!(
+        "INSERT INTO alert_setting_evaluated (setting_id)
+         SELECT id FROM alert_settings WHERE id IN ({list}) ON CONFLICT DO NOTHING"
+    );
+    c.execute(&sql, &params).await?;
+    Ok(())
+}
+
+/// Whether any of the settings `ids` was evaluated already (the backfill is only for new
+/// ones).
+pub(super) async fn any_evaluated(c: &impl Exec, ids: &[i64]) -> StoreResult<bool> {
+    if ids.is_empty() {
+        return Ok(false);
+    }
+    let (list, params) = id_list(ids);
+    let sql = format!("SELECT count(*) FROM alert_setting_evaluated WHERE setting_id IN ({list})");
+    Ok(c.scalar::<i64>(&sql, &params).await? > 0)
+}
+
+/// On PostgreSQL, locks the settings `ids` (`FOR KEY SHARE`) until the transaction ends, so
+/// that none is deleted under the rows about to name it; false when one is gone already
+/// (the view was read before its delete: plan again). SQLite's one writer needs no lock.
+pub(super) async fn hold_settings(c: &impl Exec, ids: &[i64]) -> StoreResult<bool> {
+    if !c.postgres() || ids.is_empty() {
+        return Ok(true);
+    }
+    let (list, params) = id_list(ids);
+    let sql = format!("SELECT id FROM alert_settings WHERE id IN ({list}) FOR KEY SHARE");
+    Ok(c.column::<i64>(&sql, &params).await?.len() == ids.len())
+}
+
+/// The placeholders of `ids` for `IN (…)`, and their parameters.
+fn id_list(ids: &[i64]) -> (String, Vec<&dyn super::sql::Param>) {
+    (
+        super::sql::placeholders(1, ids.len()),
+        ids.iter().map(|id| id as _).collect(),
+    )
 }
 
 /// The outbox key prefix of an event's notifications (a key is queued once).
@@ -374,13 +520,15 @@ impl StoredState {
 /// What the engine has stored of one test case: its clock and its state rows by setting
 /// (every setting's, active or not).
 ///
-/// A batch used to write a state row for every (setting, test case) of its runs, only to move
-/// `last_run_ms` (thousands of rows a batch with several settings a test case). The
-/// time the states of a test case share is kept once, in the test case's clock; a row whose
-/// `last_run_ms` is NULL is at the clock. [`CaseRows::settle`] says which rows a batch must
-/// write: the clock, the rows whose count, runs or event changed, and the rows whose time
-/// leaves the clock (a setting that skipped the newest run, or was not evaluated: inactive,
-/// no longer on the test case's group, or left out of a backfill).
+/// The time the states of a test case share is kept once, in the test case's clock; a row
+/// whose `last_run_ms` is NULL is at the clock. A state at rest there (nothing counted,
+/// nothing pending, no event) has no row at all: what a missing row means is
+/// [`alerting::CaseState::unstored`]'s to say. So a batch of passes writes the clock and
+/// nothing else, and reads only the rows of the test cases that are counting or alerting.
+/// [`CaseRows::settle`] says which rows a batch must write or delete: the clock, the rows
+/// whose count, runs or event changed, the rows back at rest (deleted), and the rows whose
+/// time leaves the clock (a setting that skipped the newest run, or was not evaluated:
+/// inactive, no longer on the test case's group, or left out of a backfill).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct CaseRows {
     pub clock: Option<i64>,
@@ -394,13 +542,16 @@ pub(super) struct Settled {
     pub clock: Option<i64>,
     /// The state rows to write, by setting.
     pub rows: Vec<(i64, StoredState)>,
+    /// The settings whose rows go: back at rest, what no row means.
+    pub deletes: Vec<i64>,
 }
 
 impl CaseRows {
-    /// The engine's state of (`setting`, this test case): fresh when it has no row.
-    pub fn state(&self, setting: i64) -> alerting::CaseState {
+    /// The engine's state of (`setting`, this test case): its row's, else what no row means
+    /// ([`alerting::CaseState::unstored`]; `evaluated`: the setting was evaluated before).
+    pub fn state(&self, setting: i64, evaluated: bool) -> alerting::CaseState {
         match self.rows.get(&setting) {
-            None => alerting::CaseState::default(),
+            None => alerting::CaseState::unstored(evaluated, self.clock),
             Some(s) => alerting::CaseState {
                 count: s.count,
                 pending: s.pending.clone(),
@@ -422,13 +573,17 @@ impl CaseRows {
         };
         let mut out = Settled {
             clock: (clock != self.clock).then_some(clock).flatten(),
-            rows: Vec::new(),
+            ..Settled::default()
         };
         let mut seen = std::collections::HashSet::new();
         for (setting, s) in evaluated {
             seen.insert(*setting);
-            if s.last_run_ms.is_none() && !self.rows.contains_key(setting) {
-                // Nothing evaluated yet: still fresh, no row.
+            let row = self.rows.get(setting);
+            if s.at_rest(clock) || (s.last_run_ms.is_none() && row.is_none()) {
+                // What no row means (or nothing evaluated yet): the row, if any, goes.
+                if row.is_some() {
+                    out.deletes.push(*setting);
+                }
                 continue;
             }
             let stored = StoredState {
@@ -437,7 +592,7 @@ impl CaseRows {
                 open_event: s.open_event,
                 last_run_ms: s.last_run_ms.filter(|t| Some(*t) != clock),
             };
-            if self.rows.get(setting) != Some(&stored) {
+            if row != Some(&stored) {
                 out.rows.push((*setting, stored));
             }
         }
@@ -456,6 +611,7 @@ impl CaseRows {
             }
         }
         out.rows.sort_by_key(|(s, _)| *s);
+        out.deletes.sort_unstable();
         out
     }
 }
@@ -529,6 +685,26 @@ impl Plan {
     }
 
     /// Every (event, run) to add: the openings' (their ids resolved) and the joins.
+    /// The settings the plan's writes name (events, their notifications and ticket jobs,
+    /// state rows) and the settings `first` evaluated for the first time, without repeats.
+    pub fn settings_named(&self, first: &[i64]) -> Vec<i64> {
+        let mut ids: Vec<i64> = self
+            .opens
+            .iter()
+            .map(|o| o.setting)
+            .chain(self.notices.iter().map(|n| n.setting))
+            .chain(
+                self.settled
+                    .iter()
+                    .flat_map(|(_, s)| s.rows.iter().map(|(sid, _)| *sid)),
+            )
+            .chain(first.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     pub fn event_runs(&self, ids: &[i64]) -> Vec<(i64, i64)> {
         let opened = self
             .opens
@@ -542,12 +718,14 @@ impl Plan {
 /// Runs the rules over a batch (`by_case`, from [`facts_by_case`]): each test case's runs
 /// against the settings `settings_of` gives it (only those of `only`, when given; a setting
 /// missing from `settings` was deleted meanwhile and is not evaluated), from the state
-/// `stored` holds. Events open and close at `clock`'s time.
+/// `stored` holds (a missing row as [`alerting::CaseState::unstored`] says, the settings of
+/// `evaluated_before` evaluated before). Events open and close at `clock`'s time.
 pub(super) fn plan(
     by_case: &[(i64, Vec<RunFact>)],
     settings_of: &std::collections::HashMap<i64, Vec<i64>>,
     settings: &std::collections::HashMap<i64, SettingRow>,
     mut stored: std::collections::HashMap<i64, CaseRows>,
+    evaluated_before: &std::collections::HashSet<i64>,
     only: Option<&[i64]>,
     clock: Clock,
 ) -> Plan {
@@ -565,7 +743,8 @@ pub(super) fn plan(
             let Some(setting) = settings.get(sid) else {
                 continue;
             };
-            let mut state = rows.state(*sid);
+            // The backfill's settings were never evaluated: fresh without a row.
+            let mut state = rows.state(*sid, only.is_none() && evaluated_before.contains(sid));
             for fact in facts {
                 let (mut next, action) = alerting::step(&setting.rule, &state, fact);
                 let at = || match clock {
@@ -643,22 +822,20 @@ mod clock_tests {
 
     #[test]
     fn a_batch_that_changes_only_times_writes_only_the_clock() {
-        let mut rows = CaseRows {
+        let rows = CaseRows {
             clock: Some(100),
             ..Default::default()
         };
-        for s in 1..=10 {
-            rows.rows.insert(s, row(0, None));
-        }
-        // Every setting evaluated a pass at 200: all still at the clock.
-        assert_eq!(rows.state(3), st(0, Some(100)));
+        // Ten evaluated settings without rows: at rest at the clock.
+        assert_eq!(rows.state(3, true), st(0, Some(100)));
+        // Every setting evaluated a pass at 200: all still at rest, at the new clock.
         let evaluated: Vec<(i64, CaseState)> = (1..=10).map(|s| (s, st(0, Some(200)))).collect();
         let out = rows.settle(&evaluated, true);
         assert_eq!(
             out,
             Settled {
                 clock: Some(200),
-                rows: vec![]
+                ..Default::default()
             }
         );
     }
@@ -669,17 +846,17 @@ mod clock_tests {
             clock: Some(100),
             ..Default::default()
         };
-        rows.rows.insert(1, row(0, None));
-        rows.rows.insert(2, row(0, None));
-        rows.rows.insert(3, row(0, None)); // inactive now: not evaluated
+        rows.rows.insert(3, row(1, None)); // inactive now: not evaluated
         rows.rows.insert(4, row(2, Some(50))); // behind the clock
+        rows.rows.insert(7, row(1, None)); // a count the batch resets
         let out = rows.settle(
             &[
                 (1, st(1, Some(200))), // counted a failure
                 (2, st(0, Some(100))), // skipped the run (outside its schedule)
                 (4, st(2, Some(50))),  // unchanged, keeps its own time
                 (5, st(0, None)),      // new setting, every run skipped: stays fresh
-                (6, st(0, Some(200))), // new setting, evaluated: a row at the clock
+                (6, st(0, Some(200))), // new setting, evaluated: at rest, no row
+                (7, st(0, Some(200))), // back at rest: its row goes
             ],
             true,
         );
@@ -689,38 +866,50 @@ mod clock_tests {
             vec![
                 (1, row(1, None)),
                 (2, row(0, Some(100))),
-                (3, row(0, Some(100))),
-                (6, row(0, None)),
+                (3, row(1, Some(100))),
             ]
         );
+        assert_eq!(out.deletes, vec![7]);
         // Read back, every setting has the time it had.
         let mut after = rows.clone();
         after.clock = out.clock;
         for (s, r) in out.rows {
             after.rows.insert(s, r);
         }
-        assert_eq!(after.state(1), st(1, Some(200)));
-        assert_eq!(after.state(2), st(0, Some(100)));
-        assert_eq!(after.state(3), st(0, Some(100)));
-        assert_eq!(after.state(4), st(2, Some(50)));
-        assert_eq!(after.state(5), CaseState::default());
-        assert_eq!(after.state(6), st(0, Some(200)));
+        for s in out.deletes {
+            after.rows.remove(&s);
+        }
+        assert_eq!(after.state(1, true), st(1, Some(200)));
+        assert_eq!(after.state(2, true), st(0, Some(100)));
+        assert_eq!(after.state(3, true), st(1, Some(100)));
+        assert_eq!(after.state(4, true), st(2, Some(50)));
+        assert_eq!(after.state(5, false), CaseState::default());
+        assert_eq!(after.state(6, true), st(0, Some(200)));
+        assert_eq!(after.state(7, true), st(0, Some(200)));
     }
 
     #[test]
     fn a_backfill_never_moves_the_clock() {
-        let mut rows = CaseRows {
+        let rows = CaseRows {
             clock: Some(100),
             ..Default::default()
         };
-        rows.rows.insert(1, row(0, None));
-        let out = rows.settle(&[(7, st(1, Some(40))), (8, st(0, Some(100)))], false);
+        // The backfill's settings are fresh without a row: its runs are older than the clock.
+        assert_eq!(rows.state(7, false), CaseState::default());
+        let out = rows.settle(
+            &[
+                (7, st(1, Some(40))),
+                (8, st(0, Some(40))),
+                (9, st(0, Some(100))),
+            ],
+            false,
+        );
         assert_eq!(out.clock, None);
-        assert_eq!(out.rows, vec![(7, row(1, Some(40))), (8, row(0, None))]);
+        assert_eq!(out.rows, vec![(7, row(1, Some(40))), (8, row(0, Some(40)))]);
         // A first batch on a test case without a clock.
         let fresh = CaseRows::default();
         let out = fresh.settle(&[(1, st(0, Some(10))), (2, st(1, Some(10)))], true);
         assert_eq!(out.clock, Some(10));
-        assert_eq!(out.rows, vec![(1, row(0, None)), (2, row(1, None))]);
+        assert_eq!(out.rows, vec![(2, row(1, None))]);
     }
 }

@@ -486,6 +486,8 @@ struct Inner {
     readers: Mutex<Vec<Connection>>,
     /// How the alert engine works (`AlertEventStore::configure_alerts`).
     alerting: std::sync::RwLock<alerts::AlertOptions>,
+    /// The engine's settings between batches.
+    engine_view: alerts::ViewCache,
 }
 
 impl Sqlite {
@@ -536,6 +538,7 @@ impl Sqlite {
                 _checkpointer: checkpointer,
                 readers: Mutex::new(Vec::new()),
                 alerting: Default::default(),
+                engine_view: Default::default(),
             }),
         })
     }

@@ -40,8 +40,9 @@ use crate::domain::notify::{Attachment, NewNotification};
 use crate::domain::run::{RunStatus, RunType};
 use crate::store::alert_events::AlertEngine;
 use crate::store::alerts::{
-    addressed, engine_settings, facts_by_case, plan, AlertOptions, CaseRows, Clock, EngineOutcome,
-    Evaluated, Notice, Plan, SettingRow, Settled, StoredState,
+    addressed, any_evaluated, facts_by_case, hold_settings, mark_evaluated, plan, AlertOptions,
+    CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled, StoredState,
+    ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -64,12 +65,31 @@ pub(crate) async fn evaluate(
     tx: &super::Tx<'_>,
     tz: Tz,
     options: &AlertOptions,
+    view: &ViewCache,
     runs: &[Evaluated],
 ) -> StoreResult<EngineOutcome> {
-    evaluate_with(tx, tz, options, runs, None, Clock::Now).await
+    evaluate_with(tx, tz, options, view, runs, None, Clock::Now).await
 }
 
-/// What the engine has stored of these test cases: their clocks and all their state rows.
+/// Takes [`ENGINE_LOCK`] and checks the transaction is READ COMMITTED (each statement after
+/// the lock then sees what the previous holder committed).
+async fn lock_engine(tx: &impl GenericClient) -> StoreResult<()> {
+    let isolation: String = tx
+        .query_one(
+            "SELECT current_setting('transaction_isolation') FROM pg_advisory_xact_lock($1)",
+            &[&ENGINE_LOCK],
+        )
+        .await?
+        .get(0);
+    if isolation != "read committed" {
+        return Err(StoreError::Invalid(format!(
+            "the alert engine needs a READ COMMITTED transaction, not {isolation}"
+        )));
+    }
+    Ok(())
+}
+
+/// What the engine has stored of these test cases: their clocks and their state rows.
 async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashMap<i64, CaseRows>> {
     let mut out: HashMap<i64, CaseRows> = HashMap::new();
     let stmt = tx
@@ -110,10 +130,15 @@ async fn save_cases(tx: &impl GenericClient, settled: &[(i64, Settled)]) -> Stor
     let mut pendings = Vec::new();
     let mut opens = Vec::new();
     let mut lasts = Vec::new();
+    let (mut gone_cases, mut gone_settings) = (Vec::new(), Vec::new());
     for (case, out) in settled {
         if let Some(clock) = out.clock {
             clock_cases.push(*case);
             clocks.push(clock);
+        }
+        for setting in &out.deletes {
+            gone_cases.push(*case);
+            gone_settings.push(*setting);
         }
         for (setting, s) in &out.rows {
             settings.push(*setting);
@@ -133,6 +158,15 @@ async fn save_cases(tx: &impl GenericClient, settled: &[(i64, Settled)]) -> Stor
             )
             .await?;
         tx.execute(&stmt, &[&clock_cases, &clocks]).await?;
+    }
+    if !gone_cases.is_empty() {
+        let stmt = tx
+            .prepare_cached(
+                "DELETE FROM alert_state s USING unnest($1::BIGINT[], $2::BIGINT[]) AS u(c, st)
+                  WHERE s.test_case_id = u.c AND s.setting_id = u.st",
+            )
+            .await?;
+        tx.execute(&stmt, &[&gone_cases, &gone_settings]).await?;
     }
     if settings.is_empty() {
         return Ok(());
@@ -172,10 +206,12 @@ async fn join_runs(tx: &impl GenericClient, joins: Vec<(i64, i64)>) -> StoreResu
 }
 
 /// [`evaluate`] for the settings `only` (all when `None`), events timed by `clock`.
+#[allow(clippy::too_many_arguments)]
 async fn evaluate_with(
     tx: &impl GenericClient,
     tz: Tz,
     options: &AlertOptions,
+    view: &ViewCache,
     runs: &[Evaluated],
     only: Option<&[i64]>,
     clock: Clock,
@@ -184,56 +220,51 @@ async fn evaluate_with(
         return Ok(EngineOutcome::default());
     }
     let by_case = facts_by_case(runs, tz);
-    let cases: Vec<i64> = by_case.iter().map(|(c, _)| *c).collect();
-    // The active settings of each test case's groups, by id (one query for the batch).
-    let stmt = tx
-        .prepare_cached(
-            "SELECT gc.test_case_id, s.id FROM alert_settings s
-               JOIN group_cases gc ON gc.group_id = s.group_id
-              WHERE gc.test_case_id = ANY($1) AND s.active ORDER BY gc.test_case_id, s.id",
-        )
-        .await?;
-    let mut settings_of: HashMap<i64, Vec<i64>> = HashMap::new();
-    for r in tx.query(&stmt, &[&cases]).await? {
-        let sid: i64 = r.get("id");
-        if only.is_some_and(|o| !o.contains(&sid)) {
+    let mut locked = false;
+    let (held, mut plan) = loop {
+        let held = view.view(&Pg(tx)).await?;
+        let settings_of = held.settings_of(&by_case, only);
+        if settings_of.is_empty() {
+            return Ok(EngineOutcome::default());
+        }
+        if !locked {
+            // From here on the engine reads and writes its state: one transaction at a time.
+            lock_engine(tx).await?;
+            locked = true;
+        }
+        let case_ids: Vec<i64> = settings_of.keys().copied().collect();
+        let stored = load_cases(tx, &case_ids).await?;
+        let plan = plan(
+            &by_case,
+            &settings_of,
+            &held.settings,
+            stored,
+            &held.evaluated,
+            only,
+            clock,
+        );
+        let first = if only.is_none() {
+            held.first_evaluated(&settings_of)
+        } else {
+            Vec::new()
+        };
+        // The view may be older than a setting's delete: what the plan names is held, or
+        // the batch is planned again on a view read afresh.
+        if !hold_settings(&Pg(tx), &plan.settings_named(&first)).await? {
+            view.forget();
             continue;
         }
-        settings_of
-            .entry(r.get("test_case_id"))
-            .or_default()
-            .push(sid);
-    }
-    if settings_of.is_empty() {
-        return Ok(EngineOutcome::default());
-    }
-    // From here on the engine reads and writes its state: one transaction at a time.
-    let isolation: String = tx
-        .query_one(
-            "SELECT current_setting('transaction_isolation') FROM pg_advisory_xact_lock($1)",
-            &[&ENGINE_LOCK],
-        )
-        .await?
-        .get(0);
-    if isolation != "read committed" {
-        return Err(StoreError::Invalid(format!(
-            "the alert engine needs a READ COMMITTED transaction, not {isolation}"
-        )));
-    }
-    let mut ids: Vec<i64> = settings_of.values().flatten().copied().collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let settings = engine_settings(&Pg(tx), &ids).await?;
-    let case_ids: Vec<i64> = settings_of.keys().copied().collect();
-    let stored = load_cases(tx, &case_ids).await?;
-    let mut plan = plan(&by_case, &settings_of, &settings, stored, only, clock);
-    let ids = open_events(tx, &settings, &mut plan).await?;
+        mark_evaluated(&Pg(tx), &first).await?;
+        break (held, plan);
+    };
+    let settings = &held.settings;
+    let ids = open_events(tx, settings, &mut plan).await?;
     join_runs(tx, plan.event_runs(&ids)).await?;
     close_events(tx, &plan.closes).await?;
     // Each new event joins an incident or starts one (domain/incident.rs), under the
     // engine's lock.
     let notes = crate::store::incidents::assign_in(&Pg(tx), &ids, now_ms()).await?;
-    let queued = notify(tx, tz, options, &settings, &plan.notices, &notes).await?;
+    let queued = notify(tx, tz, options, settings, &plan.notices, &notes).await?;
     save_cases(tx, &plan.settled).await?;
     Ok(EngineOutcome {
         opened: plan.opens.len(),
@@ -635,18 +666,12 @@ impl AlertEngine for Postgres {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ENGINE_LOCK])
                 .await?;
             if after.1 == i64::MAX {
-                let fresh: i64 = tx
-                    .query_one(
-                        "SELECT count(*) FROM alert_state WHERE setting_id = ANY($1)",
-                        &[&ids],
-                    )
-                    .await?
-                    .get(0);
-                if fresh > 0 {
+                if any_evaluated(&Pg(&tx), &ids).await? {
                     return Err(StoreError::Conflict(
                         "these alert settings have evaluated runs already".into(),
                     ));
                 }
+                mark_evaluated(&Pg(&tx), &ids).await?;
             }
             let runs: Vec<Evaluated> = tx
                 .query(
@@ -675,6 +700,7 @@ impl AlertEngine for Postgres {
                 &tx,
                 tz,
                 &options,
+                &self.engine_view,
                 &runs,
                 Some(ids.as_slice()),
                 Clock::RunTime,

@@ -56,6 +56,8 @@ pub struct Postgres {
     pub(crate) data_dir: PathBuf,
     /// How the alert engine works (`AlertEventStore::configure_alerts`).
     pub(crate) alerting: std::sync::RwLock<super::alerts::AlertOptions>,
+    /// The engine's settings between batches.
+    pub(crate) engine_view: super::alerts::ViewCache,
     /// The database's name and server, for messages (never the password).
     pub(crate) describe: String,
     /// How to open a connection of its own, outside the pool (a lease's).
@@ -97,6 +99,7 @@ impl Postgres {
             pool,
             data_dir: data_dir.to_path_buf(),
             alerting: Default::default(),
+            engine_view: Default::default(),
             describe,
             pg_config: pg,
             tls,

@@ -64,7 +64,7 @@ impl RunStore for Postgres {
         // The alert engine, in the same transaction: each stored run is evaluated once.
         // Runs a maintenance window covers are marked and left out.
         let kept = crate::store::maintenance::mark_in(&Pg(&tx), tz, &out.evaluated).await?;
-        out.alerts = super::alerts::evaluate(&tx, tz, &options, &kept).await?;
+        out.alerts = super::alerts::evaluate(&tx, tz, &options, &self.engine_view, &kept).await?;
         out.evaluated.clear();
         tx.commit().await?;
         Ok(out)

@@ -15,8 +15,8 @@ use crate::domain::notify::Attachment;
 use crate::domain::run::RunStatus;
 use crate::store::alert_events::{event_runs, AlertEngine};
 use crate::store::alerts::{
-    addressed, engine_settings, facts_by_case, plan, AlertOptions, CaseRows, Clock, EngineOutcome,
-    Evaluated, Notice, Opening, SettingRow, Settled, StoredState,
+    addressed, any_evaluated, facts_by_case, mark_evaluated, plan, AlertOptions, CaseRows, Clock,
+    EngineOutcome, Evaluated, Notice, Opening, SettingRow, Settled, StoredState, ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -51,20 +51,16 @@ impl AlertEngine for Sqlite {
         let mut after = (from_ms - 1, i64::MAX);
         loop {
             let (ids, options, data_dir) = (ids.clone(), options.clone(), data_dir.clone());
+            let view = self.inner.engine_view.clone();
             let (out, last) = self
                 .write(move |tx| {
-                    let fresh: i64 = tx.query_row(
-                        &format!(
-                            "SELECT count(*) FROM alert_state WHERE setting_id IN ({})",
-                            ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-                        ),
-                        [],
-                        |r| r.get(0),
-                    )?;
-                    if fresh > 0 && after.1 == i64::MAX {
-                        return Err(StoreError::Conflict(
-                            "these alert settings have evaluated runs already".into(),
-                        ));
+                    if after.1 == i64::MAX {
+                        if sql::finish(any_evaluated(&Lite(tx), &ids))? {
+                            return Err(StoreError::Conflict(
+                                "these alert settings have evaluated runs already".into(),
+                            ));
+                        }
+                        sql::finish(mark_evaluated(&Lite(tx), &ids))?;
                     }
                     let runs = tx
                         .prepare_cached(
@@ -91,6 +87,7 @@ impl AlertEngine for Sqlite {
                         tz,
                         &data_dir,
                         &options,
+                        &view,
                         &runs,
                         Some(ids.as_slice()),
                         Clock::RunTime,
@@ -109,26 +106,8 @@ impl AlertEngine for Sqlite {
     }
 }
 
-/// The active settings of each of `cases` (a JSON array), by test case, in id order.
-fn settings_of_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, Vec<i64>>> {
-    let mut out: HashMap<i64, Vec<i64>> = HashMap::new();
-    let mut stmt = tx.prepare_cached(
-        "SELECT gc.test_case_id, s.id FROM alert_settings s
-           JOIN group_cases gc ON gc.group_id = s.group_id
-          WHERE gc.test_case_id IN (SELECT value FROM json_each(?1)) AND s.active = 1
-          ORDER BY gc.test_case_id, s.id",
-    )?;
-    let mut rows = stmt.query([cases])?;
-    while let Some(r) = rows.next()? {
-        out.entry(r.get("test_case_id")?)
-            .or_default()
-            .push(r.get("id")?);
-    }
-    Ok(out)
-}
-
-/// What the engine has stored of `cases` (a JSON array): their clocks and all their state
-/// rows (one statement each for the batch).
+/// What the engine has stored of `cases` (a JSON array): their clocks and their state rows
+/// (one statement each for the batch).
 fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, CaseRows>> {
     let mut out: HashMap<i64, CaseRows> = HashMap::new();
     let mut stmt = tx.prepare_cached(
@@ -168,6 +147,14 @@ fn save_case(tx: &Transaction, case: i64, out: &Settled) -> StoreResult<()> {
         )?
         .execute(params![case, clock])?;
     }
+    if !out.deletes.is_empty() {
+        let mut delete = tx.prepare_cached(
+            "DELETE FROM alert_state WHERE test_case_id = ?1 AND setting_id = ?2",
+        )?;
+        for setting in &out.deletes {
+            delete.execute(params![case, setting])?;
+        }
+    }
     if out.rows.is_empty() {
         return Ok(());
     }
@@ -198,17 +185,20 @@ pub(super) fn evaluate(
     tz: Tz,
     data_dir: &Path,
     options: &AlertOptions,
+    view: &ViewCache,
     runs: &[Evaluated],
 ) -> StoreResult<EngineOutcome> {
-    evaluate_with(tx, tz, data_dir, options, runs, None, Clock::Now)
+    evaluate_with(tx, tz, data_dir, options, view, runs, None, Clock::Now)
 }
 
 /// [`evaluate`] for the settings `only` (all when `None`), events timed by `clock`.
+#[allow(clippy::too_many_arguments)]
 fn evaluate_with(
     tx: &Transaction,
     tz: Tz,
     data_dir: &Path,
     options: &AlertOptions,
+    view: &ViewCache,
     runs: &[Evaluated],
     only: Option<&[i64]>,
     clock: Clock,
@@ -217,25 +207,36 @@ fn evaluate_with(
         return Ok(EngineOutcome::default());
     }
     let by_case = facts_by_case(runs, tz);
-    let cases = format!(
-        "[{}]",
-        by_case
-            .iter()
-            .map(|(c, _)| c.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    let settings_of = settings_of_cases(tx, &cases)?;
+    let view = sql::finish(view.view(&Lite(tx)))?;
+    let settings_of = view.settings_of(&by_case, only);
     if settings_of.is_empty() {
         return Ok(EngineOutcome::default());
     }
+    let cases = format!(
+        "[{}]",
+        settings_of
+            .keys()
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     let stored = load_cases(tx, &cases)?;
-    let mut ids: Vec<i64> = settings_of.values().flatten().copied().collect();
-    ids.retain(|sid| only.is_none_or(|o| o.contains(sid)));
-    ids.sort_unstable();
-    ids.dedup();
-    let settings = sql::finish(engine_settings(&Lite(tx), &ids))?;
-    let mut plan = plan(&by_case, &settings_of, &settings, stored, only, clock);
+    let settings = &view.settings;
+    let mut plan = plan(
+        &by_case,
+        &settings_of,
+        settings,
+        stored,
+        &view.evaluated,
+        only,
+        clock,
+    );
+    if only.is_none() {
+        sql::finish(mark_evaluated(
+            &Lite(tx),
+            &view.first_evaluated(&settings_of),
+        ))?;
+    }
     let mut ids = Vec::with_capacity(plan.opens.len());
     for o in &plan.opens {
         ids.push(open_event(tx, &settings[&o.setting], o)?);

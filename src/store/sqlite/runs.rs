@@ -36,6 +36,7 @@ impl RunStore for Sqlite {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        let view = self.inner.engine_view.clone();
         self.write(move |tx| {
             let mut out = ingest(tx, tz, &runs)?;
             // The alert engine, in the same transaction: each stored run is evaluated once.
@@ -45,7 +46,7 @@ impl RunStore for Sqlite {
                 tz,
                 &out.evaluated,
             ))?;
-            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &kept)?;
+            out.alerts = super::alerts::evaluate(tx, tz, &data_dir, &options, &view, &kept)?;
             out.evaluated.clear();
             Ok(out)
         })
