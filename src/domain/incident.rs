@@ -53,7 +53,9 @@ pub struct Member {
     pub closed_ms: Option<i64>,
 }
 
-/// An incident an event may join: its id and its events.
+/// An incident an event may join: its id and its events. A member may stand for several
+/// events of the same causes (the first opening among them, and the last close or none
+/// while one is open): grouping reads no more of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
     pub id: i64,

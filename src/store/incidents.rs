@@ -59,14 +59,25 @@ pub(crate) async fn assign_in(
         ));
     }
     let from = new.iter().map(|(_, m)| m.alert_ms).min().unwrap_or(0) - incident::WINDOW_MS;
+    // Grouping reads of an incident only its causes, when it began and when it resolved:
+    // its events are read as one member per cause (their first opening, and their last
+    // close or none while one is open), with how many they are, not one by one; a storm's
+    // incident holds thousands.
     let mut candidates: Vec<Candidate> = Vec::new();
+    let mut events_of: HashMap<i64, usize> = HashMap::new();
     for r in c
         .query(
-            "SELECT e.incident_id, e.group_id, tc.ivr_id, e.alert_ms, e.closed_ms
+            "SELECT e.incident_id, e.group_id, tc.ivr_id, min(e.alert_ms) AS alert_ms,
+                    CASE WHEN count(e.closed_ms) = count(*) THEN max(e.closed_ms) END AS closed_ms,
+                    count(*) AS events
                FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
               WHERE e.incident_id IN (SELECT incident_id FROM alert_events
-                     WHERE incident_id IS NOT NULL AND (open = TRUE OR closed_ms >= $1))
-              ORDER BY e.incident_id, e.alert_ms, e.id",
+                                       WHERE closed_ms IS NULL AND incident_id IS NOT NULL
+                                      UNION
+                                      SELECT incident_id FROM alert_events
+                                       WHERE closed_ms >= $1 AND incident_id IS NOT NULL)
+              GROUP BY e.incident_id, e.group_id, tc.ivr_id
+              ORDER BY e.incident_id",
             &[&from],
         )
         .await?
@@ -77,6 +88,7 @@ pub(crate) async fn assign_in(
             alert_ms: r.col("alert_ms")?,
             closed_ms: r.col("closed_ms")?,
         };
+        *events_of.entry(id).or_default() += r.col::<i64>("events")?.max(0) as usize;
         match candidates.last_mut() {
             Some(last) if last.id == id => last.members.push(m),
             _ => candidates.push(Candidate {
@@ -90,6 +102,8 @@ pub(crate) async fn assign_in(
             Some(i) => {
                 let cand = &mut candidates[i];
                 cand.members.push(m.clone());
+                let events = events_of.entry(cand.id).or_default();
+                *events += 1;
                 // The backfill opens events out of time order: the first failure may move.
                 c.execute(
                     "UPDATE incidents SET first_ms = $2 WHERE id = $1 AND first_ms > $2",
@@ -99,7 +113,7 @@ pub(crate) async fn assign_in(
                 Note {
                     incident_id: cand.id,
                     joined: true,
-                    alerts: cand.members.len(),
+                    alerts: *events,
                     first_ms: cand.first_ms(),
                 }
             }
@@ -111,6 +125,7 @@ pub(crate) async fn assign_in(
                     )
                     .await?;
                 let first_ms = m.alert_ms;
+                events_of.insert(id, 1);
                 candidates.push(Candidate {
                     id,
                     members: vec![m],
