@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # What a first `cxwatch serve --demo` costs: the time to load its history (as the demo prints
 # it) and the server's peak resident memory (VmHWM) once the history is loaded and the alert
-# engine has run over it, then its VmRSS at rest. Fails on nothing but set-up.
-# Usage: scripts/bench-demo-load.sh [path/to/cxwatch] [days]   (default target/release/cxwatch, 30)
+# engine has run over it, then its VmRSS at rest. With CLIENTS set, then CLIENTS console
+# clients at once for 20 s of reads (dashboard, hourly table, runs, alerts), the peak during
+# them and the VmRSS 40 s after: what the server hands back after a peak. Fails on nothing
+# but set-up.
+# Usage: [CLIENTS=200] scripts/bench-demo-load.sh [path/to/cxwatch] [days]
+#        (default target/release/cxwatch, 30 days)
 set -euo pipefail
 BIN=${1:-target/release/cxwatch}
 DAYS=${2:-30}
@@ -22,3 +26,28 @@ sleep 5
 rest=$(kib VmRSS)
 echo "$loaded"
 echo "peak VmHWM $((peak / 1024)) MiB ($peak KiB); VmRSS 5 s later $((rest / 1024)) MiB"
+
+[ -n "${CLIENTS:-}" ] || exit 0
+URL=https://127.0.0.1:$PORT
+echo 'bench-password-123' | "$BIN" --data-dir "$DIR" user add --username load@x.test --role admin --access read-write >/dev/null 2>&1
+TOKEN=$(curl -sk "$URL/api/auth/signin" -H 'content-type: application/json' \
+  -d '{"username":"load@x.test","password":"bench-password-123"}' | sed 's/.*"accessToken":"\([^"]*\)".*/\1/')
+today=$(date -u +%F); month=$(date -u -d '30 days ago' +%F)
+for i in $(seq 400); do
+  for path in "trs/v1/groups" "trs/v1/groups/recent?minutes=60" \
+      "trs/v1/groups/hourly?startDate=$month&endDate=$today" \
+      "trs/v1/groups/$((i % 8 + 1))/runs?startDate=$today" "alerts/events"; do
+    echo "url = \"$URL/api/$path\""
+    echo "output = /dev/null"
+  done
+done >"$DIR/urls"
+before=$(kib VmRSS)
+echo 5 >/proc/$SERVER/clear_refs   # VmHWM from here on: the clients' peak alone
+t0=$SECONDS
+while [ $((SECONDS - t0)) -lt 20 ]; do
+  curl -sk --no-progress-meter --parallel --parallel-max "$CLIENTS" -H "Authorization: Bearer $TOKEN" -K "$DIR/urls"
+done
+peak=$(kib VmHWM)
+sleep 40
+rest=$(kib VmRSS)
+echo "$CLIENTS clients for 20 s: VmRSS before $((before / 1024)) MiB, peak VmHWM $((peak / 1024)) MiB, VmRSS 40 s later $((rest / 1024)) MiB"

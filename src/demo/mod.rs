@@ -427,8 +427,8 @@ async fn start_held(
                     l.elapsed.as_secs_f64(),
                     demo.state.seed
                 );
-                // Loading built a day of runs at a time: give that memory back.
-                crate::server::trim_heap();
+                // The history filled the readers' caches: hand them back.
+                demo.store.release_memory();
                 // The alert settings, and the engine over the history (before the live feed:
                 // the engine evaluates each test case's runs in time order).
                 let (s, tz) = (demo.store.clone(), demo.tz);

@@ -255,6 +255,7 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
         .store
         .clone()
         .map(|store| tokio::spawn(audit_retention(store, config.audit.retention_days)));
+    let release = opts.store.clone();
     let app = app_with(config.clone(), opts.store, telemetry.clone())?;
     let shutdown = shutdown_signal()?;
     let reload = reload_signal()?;
@@ -297,13 +298,15 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
             interval,
         )));
     }
-    tasks.push(tokio::spawn(async {
-        let mut every = tokio::time::interval(TRIM_EVERY);
-        loop {
-            every.tick().await;
-            trim_heap();
-        }
-    }));
+    if let Some(store) = release {
+        tasks.push(tokio::spawn(async move {
+            let mut every = tokio::time::interval(RELEASE_EVERY);
+            loop {
+                every.tick().await;
+                store.release_memory();
+            }
+        }));
+    }
     let server_tls = tls.as_ref().map(|t| t.server_config());
     conn::run(listener, server_tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
     for task in tasks {
@@ -336,34 +339,8 @@ async fn audit_retention(store: Store, days: u32) {
     }
 }
 
-/// Glibc heap arenas at most (`M_ARENA_MAX`, default 8 per core). Memory freed in one
-/// arena is only reused by the threads that land on it and each arena keeps its own
-/// high-water mark, so tokio's many threads held 100 MiB more at rest than the data
-/// needed; two arenas for the whole process keep it low (docs/benchmarks.md: demo at rest
-/// 38 MiB instead of 120 MiB). Call first in `main`, before threads start. A no-op on
-/// other C libraries.
-pub fn limit_heap_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-    }
-}
-
-/// How often freed heap memory is handed back to the OS ([`trim_heap`]).
-const TRIM_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// Hands freed heap memory back to the OS. glibc keeps what a burst of work freed (an
-/// ingest batch, a 30-day metric, the demo's history) in its per-thread arenas, so without
-/// this a server at rest keeps the resident size of its busiest moment (docs/benchmarks.md).
-/// Takes a few milliseconds; a no-op on other C libraries.
-pub fn trim_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks and releases the allocator's free lists.
-    unsafe {
-        libc::malloc_trim(0);
-    }
-}
+/// How often the store's idle caches are handed back ([`crate::store::OpsStore::release_memory`]).
+const RELEASE_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Resolves on SIGTERM or SIGINT. The handlers are installed at once, so a signal that
 /// arrives while the server starts is not lost.

@@ -93,7 +93,10 @@ static MIGRATIONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/src/store/mi
 
 /// File name of the database inside the data directory.
 pub const DB_FILE: &str = "cxwatch.db";
-/// Reader connections kept open at most.
+/// Reads running at once at most, and reader connections kept open. A burst of requests
+/// beyond it waits for a reader instead of opening connections of its own: each new one
+/// paid its schema and a page cache, two hundred clients took 300 MiB for reads that the
+/// cores run a few at a time anyway.
 const MAX_IDLE_READERS: usize = 8;
 
 /// How the SQLite connections are set up: `[store]` of the config.
@@ -484,6 +487,8 @@ struct Inner {
     /// dropped after the connection whose hook points into it.
     _checkpointer: Box<sqlite::checkpoint::Checkpointer>,
     readers: Mutex<Vec<Connection>>,
+    /// One permit a read running ([`MAX_IDLE_READERS`]).
+    reading: Arc<tokio::sync::Semaphore>,
     /// How the alert engine works (`AlertEventStore::configure_alerts`).
     alerting: std::sync::RwLock<alerts::AlertOptions>,
     /// The engine's settings between batches.
@@ -537,6 +542,7 @@ impl Sqlite {
                 writer: Mutex::new(writer),
                 _checkpointer: checkpointer,
                 readers: Mutex::new(Vec::new()),
+                reading: Arc::new(tokio::sync::Semaphore::new(MAX_IDLE_READERS)),
                 alerting: Default::default(),
                 engine_view: Default::default(),
             }),
@@ -549,10 +555,15 @@ impl Sqlite {
         T: Send + 'static,
         F: FnOnce(&Connection) -> StoreResult<T> + Send + 'static,
     {
+        let permit = (self.inner.reading.clone().acquire_owned().await)
+            .map_err(|e| StoreError::Task(e.to_string()))?;
         let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || inner.with_reader(f))
-            .await
-            .map_err(|e| StoreError::Task(e.to_string()))?
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            inner.with_reader(f)
+        })
+        .await
+        .map_err(|e| StoreError::Task(e.to_string()))?
     }
 
     /// Runs `f` inside one write transaction, committed when `f` returns `Ok`.
@@ -571,6 +582,21 @@ impl Sqlite {
 }
 
 impl Inner {
+    /// Empties the idle readers' page caches (`PRAGMA shrink_memory`): the pages stay in
+    /// the kernel's cache, a later read takes them from there.
+    fn release_memory(&self) {
+        for c in self
+            .readers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            if let Err(e) = c.execute_batch("PRAGMA shrink_memory") {
+                tracing::warn!(error = %e, "store: a reader's cache could not be released");
+            }
+        }
+    }
+
     fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> StoreResult<T>) -> StoreResult<T> {
         let conn = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let conn = match conn {

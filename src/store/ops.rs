@@ -34,6 +34,11 @@ pub trait OpsStore {
 
     /// The notification outbox: waiting and failed notifications.
     async fn outbox_figures(&self) -> StoreResult<OutboxFigures>;
+
+    /// Hands back what the idle connections cache (SQLite's readers' page caches, full
+    /// after a burst of reads); the server calls it every 30 s. PostgreSQL's caches are the
+    /// database server's.
+    fn release_memory(&self);
 }
 
 #[async_trait]
@@ -49,6 +54,12 @@ impl<S: SqlStore + super::AlertEventStore + super::OutboxStore> OpsStore for S {
             depth: counts.queued,
             failed: counts.failed,
         })
+    }
+
+    fn release_memory(&self) {
+        if let Db::Sqlite(s) = self.db() {
+            s.inner.release_memory();
+        }
     }
 
     async fn database_size(&self) -> StoreResult<i64> {
