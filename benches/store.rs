@@ -17,9 +17,11 @@
 //! cargo bench --bench store -- build --db DIR --runs N       make a database of N runs over a year
 //! cargo bench --bench store -- query --db DIR                metric latencies, bytes per run
 //! cargo bench --bench store -- serve --db DIR                HTTP latencies and the server's memory
-//! cargo bench --bench store -- proxy [--connections 16]       requests/s straight to a cxwatch and
-//!                                                             through a cxwatch in proxy mode,
-//!                                                             side by side, and the CPU of each
+//! cargo bench --bench store -- proxy [--connections 16] [--nginx /usr/sbin/nginx]
+//!                                                             requests/s straight to a cxwatch and
+//!                                                             through a cxwatch in proxy mode
+//!                                                             (and nginx), side by side, and the
+//!                                                             CPU of each
 //! ```
 //!
 //! cargo bench --bench store -- compare --pg URL [--runs N]  SQLite and PostgreSQL side by
@@ -204,6 +206,7 @@ fn main() {
             num("--connections", 16) as usize,
             num("--secs", 3),
             num("--rounds", 3),
+            opt("--nginx"),
         ),
         _ => {
             eprintln!(
@@ -1218,8 +1221,13 @@ fn admin_token(dir: &Path) -> String {
         .unwrap();
     let token = format!("bench-{}", rand::random::<u64>());
     c.execute(
-        "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at) VALUES (?1, ?2, 0, 0, 4102444800)",
-        rusqlite::params![cxwatch::store::auth::hash_secret(&token), uid],
+        "INSERT INTO tokens (token_hash, user_id, remember, created_at, expires_at, last_used_at)
+         VALUES (?1, ?2, 0, 0, 4102444800, ?3)",
+        rusqlite::params![
+            cxwatch::store::auth::hash_secret(&token),
+            uid,
+            chrono::Utc::now().timestamp()
+        ],
     )
     .unwrap();
     token
@@ -1761,7 +1769,7 @@ fn alerts_http(clients: usize, rounds: usize, per_turn: usize, quiet: bool) {
 /// proxy mode in front of it, alternated `rounds` times `secs` seconds each; with the CPU
 /// each process spent per request. Plain HTTP on 127.0.0.1 both hops: what is measured is
 /// the proxy's forwarding, not TLS.
-fn proxy(conns: usize, secs: u64, rounds: u64) {
+fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
     assert!(
         !tls(),
         "proxy: plain HTTP only (the load generator speaks HTTP/1.1)"
@@ -1784,6 +1792,8 @@ fn proxy(conns: usize, secs: u64, rounds: u64) {
         ),
     );
     let path = "/api/trs/v1/groups";
+    // `--nginx BIN`: the same two hops through nginx beside, the anchor a proxy is held to.
+    let nginx = nginx.map(|bin| Nginx::start(&bin, &upstream.base));
     let (up_pid, px_pid) = (upstream.child.id(), proxied.child.id());
     let cpu = |pid: u32| proc_cpu(&format!("/proc/{pid}/stat"));
     println!(
@@ -1808,6 +1818,10 @@ fn proxy(conns: usize, secs: u64, rounds: u64) {
         conns,
         Duration::from_millis(500),
     );
+    if let Some(n) = &nginx {
+        load(&n.base, path, &token, conns, Duration::from_millis(500));
+    }
+    let (mut by_nginx, mut nginx_cpu) = (Vec::new(), Vec::new());
     let (mut direct, mut through, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let (mut up_direct, mut up_proxied, mut px_cpu) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
@@ -1841,6 +1855,23 @@ fn proxy(conns: usize, secs: u64, rounds: u64) {
             up_proxied[round as usize],
             px_cpu[round as usize]
         );
+        if let Some(ng) = &nginx {
+            let c0 = ng.cpu();
+            let (n, wall) = load(&ng.base, path, &token, conns, Duration::from_secs(secs));
+            let r = n as f64 / wall;
+            nginx_cpu.push((ng.cpu() - c0) * 1e6 / n as f64);
+            by_nginx.push(r);
+            println!(
+                "round {}: nginx {r:.0} req/s, ratio {:.2} of direct; cxwatch/nginx: \
+                 throughput {:.2}, proxy CPU per request {:.2} ({:.0} µs against {:.0} µs)",
+                round + 1,
+                r / d,
+                p / r,
+                px_cpu[round as usize] / nginx_cpu[round as usize],
+                px_cpu[round as usize],
+                nginx_cpu[round as usize]
+            );
+        }
         direct.push(d);
         through.push(p);
         ratios.push(p / d);
@@ -1853,16 +1884,101 @@ fn proxy(conns: usize, secs: u64, rounds: u64) {
         "median: direct {:.0} req/s, proxied {:.0} req/s, ratio {:.2}; CPU per request: upstream \
          {:.0} µs, proxy {:.0} µs",
         median(direct),
-        median(through),
+        median(through.clone()),
         median(ratios),
         median(up_proxied),
-        median(px_cpu)
+        median(px_cpu.clone())
     );
+    if !by_nginx.is_empty() {
+        let ratio = |a: &[f64], b: &[f64]| median(a.iter().zip(b).map(|(x, y)| x / y).collect());
+        println!(
+            "median: nginx {:.0} req/s, CPU per request {:.0} µs; cxwatch/nginx per round: \
+             throughput {:.2}, proxy CPU per request {:.2}",
+            median(by_nginx.clone()),
+            median(nginx_cpu.clone()),
+            ratio(&through, &by_nginx),
+            ratio(&px_cpu, &nginx_cpu)
+        );
+    }
     println!(
         "proxy memory: VmRSS {}, VmHWM {}",
         vm(px_pid, "VmRSS"),
         vm(px_pid, "VmHWM")
     );
+}
+
+/// nginx as a reverse proxy to `upstream` (plain HTTP both hops, as the bench's cxwatch
+/// proxy), one worker per core, keep-alive connections to the upstream, no access log.
+struct Nginx {
+    child: std::process::Child,
+    base: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Nginx {
+    fn start(bin: &str, upstream: &str) -> Nginx {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let up = upstream.trim_start_matches("http://");
+        let d = dir.path().display();
+        std::fs::write(
+            dir.path().join("nginx.conf"),
+            format!(
+                "daemon off;\nworker_processes auto;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+                 events {{ worker_connections 1024; }}\n\
+                 http {{\n  access_log off;\n  client_body_temp_path {d};\n  proxy_temp_path {d};\n\
+                   upstream cx {{ server {up}; keepalive 64; }}\n\
+                   server {{\n    listen 127.0.0.1:{port};\n    location / {{\n\
+                       proxy_pass http://cx;\n      proxy_http_version 1.1;\n\
+                       proxy_set_header Connection \"\";\n      proxy_set_header Host $host;\n\
+                       proxy_set_header X-Forwarded-For $remote_addr;\n    }}\n  }}\n}}\n"
+            ),
+        )
+        .unwrap();
+        let child = Command::new(bin)
+            .arg("-p")
+            .arg(dir.path())
+            .arg("-c")
+            .arg(dir.path().join("nginx.conf"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let base = format!("http://127.0.0.1:{port}");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Nginx {
+            child,
+            base,
+            _dir: dir,
+        }
+    }
+
+    /// CPU seconds of the master and its workers.
+    fn cpu(&self) -> f64 {
+        let master = self.child.id();
+        let children = std::fs::read_to_string(format!("/proc/{master}/task/{master}/children"))
+            .unwrap_or_default();
+        std::iter::once(master)
+            .chain(children.split_whitespace().filter_map(|p| p.parse().ok()))
+            .map(|p: u32| proc_cpu(&format!("/proc/{p}/stat")))
+            .sum()
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// `conns` HTTP/1.1 connections to `base`, each sending `GET path` as soon as the last
