@@ -1138,12 +1138,17 @@ fn start_server_with(dir: &Path, extra: &str) -> Served {
     start_server_full(dir, None, extra)
 }
 
-fn start_server_full(dir: &Path, pg: Option<&str>, extra: &str) -> Served {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+/// A port free on 127.0.0.1 now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
-        .port();
+        .port()
+}
+
+fn start_server_full(dir: &Path, pg: Option<&str>, extra: &str) -> Served {
+    let port = free_port();
     let config = dir.join("bench-config.toml");
     std::fs::write(
         &config,
@@ -1918,11 +1923,7 @@ struct Nginx {
 impl Nginx {
     fn start(bin: &str, upstream: &str) -> Nginx {
         let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let up = upstream.trim_start_matches("http://");
         let d = dir.path().display();
         std::fs::write(
