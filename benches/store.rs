@@ -1933,7 +1933,7 @@ impl Nginx {
                  events {{ worker_connections 1024; }}\n\
                  http {{\n  access_log off;\n  client_body_temp_path {d};\n  proxy_temp_path {d};\n\
                    upstream cx {{ server {up}; keepalive 64; }}\n\
-                   server {{\n    listen 127.0.0.1:{port};\n    location / {{\n\
+                   server {{\n    listen 127.0.0.1:{port};\n    keepalive_requests 1000000;\n    location / {{\n\
                        proxy_pass http://cx;\n      proxy_http_version 1.1;\n\
                        proxy_set_header Connection \"\";\n      proxy_set_header Host $host;\n\
                        proxy_set_header X-Forwarded-For $remote_addr;\n    }}\n  }}\n}}\n"
