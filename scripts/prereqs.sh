@@ -44,6 +44,7 @@ missing() {
   all && want chromium has chromium                   # the browser tests (/usr/bin/chromium)
   all && want gcc has cc                              # crates that compile C (SQLite, aws-lc)
   all && want libc6-dev test -e /usr/include/stdio.h
+  all && want make has make                           # jemalloc's build (tikv-jemalloc-sys)
   want binutils has readelf                           # deb-test.sh: readelf, objdump, objcopy, strings
   want systemd has systemd-analyze                    # deb-test.sh: the unit verified and rated
   want procps has ps                                  # deb-test.sh: who the service runs as
