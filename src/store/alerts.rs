@@ -406,15 +406,20 @@ pub(super) async fn mark_evaluated(c: &impl Exec, ids: &[i64]) -> StoreResult<()
     Ok(())
 }
 
-/// Whether any of the settings `ids` was evaluated already (the backfill is only for new
-/// ones).
-pub(super) async fn any_evaluated(c: &impl Exec, ids: &[i64]) -> StoreResult<bool> {
+/// Claims the settings `ids` for a backfill, which is only for settings never evaluated: a
+/// conflict when one was, else they are marked evaluated from here on.
+pub(super) async fn claim_for_backfill(c: &impl Exec, ids: &[i64]) -> StoreResult<()> {
     if ids.is_empty() {
-        return Ok(false);
+        return Ok(());
     }
     let (list, params) = id_list(ids);
     let sql = format!("SELECT count(*) FROM alert_setting_evaluated WHERE setting_id IN ({list})");
-    Ok(c.scalar::<i64>(&sql, &params).await? > 0)
+    if c.scalar::<i64>(&sql, &params).await? > 0 {
+        return Err(super::StoreError::Conflict(
+            "these alert settings have evaluated runs already".into(),
+        ));
+    }
+    mark_evaluated(c, ids).await
 }
 
 /// On PostgreSQL, locks the settings `ids` (`FOR KEY SHARE`) until the transaction ends, so

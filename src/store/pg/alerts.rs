@@ -40,9 +40,9 @@ use crate::domain::notify::{Attachment, NewNotification};
 use crate::domain::run::{RunStatus, RunType};
 use crate::store::alert_events::AlertEngine;
 use crate::store::alerts::{
-    addressed, any_evaluated, facts_by_case, hold_settings, mark_evaluated, plan, AlertOptions,
-    CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled, StoredState,
-    ViewCache,
+    addressed, claim_for_backfill, facts_by_case, hold_settings, mark_evaluated, plan,
+    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
+    StoredState, ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -666,12 +666,7 @@ impl AlertEngine for Postgres {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&ENGINE_LOCK])
                 .await?;
             if after.1 == i64::MAX {
-                if any_evaluated(&Pg(&tx), &ids).await? {
-                    return Err(StoreError::Conflict(
-                        "these alert settings have evaluated runs already".into(),
-                    ));
-                }
-                mark_evaluated(&Pg(&tx), &ids).await?;
+                claim_for_backfill(&Pg(&tx), &ids).await?;
             }
             let runs: Vec<Evaluated> = tx
                 .query(

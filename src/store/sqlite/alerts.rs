@@ -15,14 +15,14 @@ use crate::domain::notify::Attachment;
 use crate::domain::run::RunStatus;
 use crate::store::alert_events::{event_runs, AlertEngine};
 use crate::store::alerts::{
-    addressed, any_evaluated, facts_by_case, mark_evaluated, plan, AlertOptions, CaseRows, Clock,
-    EngineOutcome, Evaluated, Notice, Opening, SettingRow, Settled, StoredState, ViewCache,
+    addressed, claim_for_backfill, facts_by_case, mark_evaluated, plan, AlertOptions, CaseRows,
+    Clock, EngineOutcome, Evaluated, Notice, Opening, SettingRow, Settled, StoredState, ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
 use crate::store::outbox::enqueue_in;
 use crate::store::sql::{self, Lite};
-use crate::store::{Sqlite, StoreError, StoreResult};
+use crate::store::{Sqlite, StoreResult};
 
 #[async_trait]
 impl AlertEngine for Sqlite {
@@ -55,12 +55,7 @@ impl AlertEngine for Sqlite {
             let (out, last) = self
                 .write(move |tx| {
                     if after.1 == i64::MAX {
-                        if sql::finish(any_evaluated(&Lite(tx), &ids))? {
-                            return Err(StoreError::Conflict(
-                                "these alert settings have evaluated runs already".into(),
-                            ));
-                        }
-                        sql::finish(mark_evaluated(&Lite(tx), &ids))?;
+                        sql::finish(claim_for_backfill(&Lite(tx), &ids))?;
                     }
                     let runs = tx
                         .prepare_cached(
