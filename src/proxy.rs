@@ -18,15 +18,24 @@
 //! - Upstream unreachable, or answering a status outside 100–599: 502 `BAD_GATEWAY`; no
 //!   answer within `proxy.timeout_secs`: 504 `GATEWAY_TIMEOUT`. The detail goes to the log.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::TryStreamExt;
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use poem::http::header::{self, HeaderMap, HeaderName, HeaderValue};
-use poem::http::{Method, StatusCode, Version};
+use poem::http::{Method, StatusCode, Uri, Version};
 use poem::{Body, Endpoint, Request, Response};
-use reqwest::Url;
+use url::Url;
 
 use crate::api::envelope::json_error;
 use crate::config::{Config, TenantConfig};
@@ -44,8 +53,14 @@ pub struct Proxy {
 struct Upstream {
     name: String,
     base: Url,
-    client: reqwest::Client,
+    client: Client,
 }
+
+/// What travels through the proxy both ways, as poem's bodies are.
+type ProxyBody = BoxBody<Bytes, std::io::Error>;
+/// hyper's pooling HTTP/1.1 client, plain or over rustls: the upstream hop with nothing
+/// between the two connections but the rules above.
+type Client = hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, ProxyBody>;
 
 impl Proxy {
     /// One HTTP client per tenant, with the tenant's certificate settings.
@@ -87,14 +102,14 @@ impl Upstream {
             .ok_or_else(|| anyhow::anyhow!("{}: proxy mode needs an upstream", key("upstream")))?;
         let base = Url::parse(base).map_err(|e| anyhow::anyhow!("{}: {e}", key("upstream")))?;
         let section = format!("tenants[{i}]");
-        let builder = if tenant.upstream_insecure {
+        let tls = if tenant.upstream_insecure {
             tracing::warn!(
                 tenant = %tenant.name,
                 "tenants[{i}].upstream_insecure = true: the upstream's certificate is not checked"
             );
-            reqwest::Client::builder().danger_accept_invalid_certs(true)
+            crate::trust::any_certificate_config()
         } else {
-            crate::trust::reqwest_builder(Roots {
+            crate::trust::client_config(Roots {
                 section: &section,
                 trust_key: "upstream_trust",
                 trust: tenant.upstream_trust,
@@ -103,14 +118,21 @@ impl Upstream {
             })
             .map_err(anyhow::Error::msg)?
         };
-        let client = builder
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .connect_timeout(timeout)
-            .read_timeout(timeout)
+        let mut tcp = HttpConnector::new();
+        tcp.enforce_http(false);
+        tcp.set_nodelay(true);
+        tcp.set_connect_timeout(Some(timeout));
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(tcp);
+        // No redirect is followed and no proxy of the environment used: hyper's client does
+        // neither.
+        let client = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))
-            .build()
-            .map_err(|e| anyhow::anyhow!("tenant '{}': HTTP client: {e}", tenant.name))?;
+            .pool_timer(TokioTimer::new())
+            .build(connector);
         Ok(Upstream {
             name: tenant.name.clone(),
             base,
@@ -155,22 +177,28 @@ impl Endpoint for Proxy {
         let client_ip = req.remote_addr().as_socket_addr().map(|a| a.ip());
         let headers = forward_request_headers(req.headers(), client_ip, &host, self.proto);
         let method = req.method().clone();
-        let mut outgoing = upstream
-            .client
-            .request(method.clone(), url.clone())
-            .headers(headers);
-        if has_body(&req) {
-            let body = req.take_body().into_bytes_stream();
-            outgoing = outgoing.body(reqwest::Body::wrap_stream(body));
-        }
+        let body: ProxyBody = if has_body(&req) {
+            req.take_body().into()
+        } else {
+            Empty::new().map_err(|never| match never {}).boxed()
+        };
+        let Ok(uri) = url.as_str().parse::<Uri>() else {
+            return Ok(json_error(
+                StatusCode::BAD_REQUEST,
+                "The request path is not forwarded: it makes no valid upstream address.",
+            ));
+        };
+        let mut outgoing = hyper::Request::new(body);
+        *outgoing.method_mut() = method.clone();
+        *outgoing.uri_mut() = uri;
+        *outgoing.headers_mut() = headers;
         let started = std::time::Instant::now();
-        let result = tokio::time::timeout(self.timeout, outgoing.send()).await;
+        let result = tokio::time::timeout(self.timeout, upstream.client.request(outgoing)).await;
         let resp = match result {
             Ok(Ok(resp)) => resp,
-            Ok(Err(e)) if e.is_timeout() => return Ok(self.timed_out(upstream, &url)),
+            Ok(Err(e)) if timed_out_error(&e) => return Ok(self.timed_out(upstream, &url)),
             Ok(Err(e)) => {
-                // reqwest's message would name the whole URL, query included.
-                let e = e.without_url();
+                // The chain names the cause, never the address (its query may hold ids).
                 tracing::warn!(tenant = %upstream.name, path = %url.path(), error = %error_chain(&e),
                     "proxy: upstream unreachable");
                 return Ok(json_error(
@@ -191,8 +219,9 @@ impl Endpoint for Proxy {
                 &format!("The upstream service answered with status {status}, which is not an HTTP status."),
             ));
         }
-        let mut out = Response::builder().status(resp.status()).finish();
-        *out.headers_mut() = filter_response_headers(resp.headers());
+        let (parts, body) = resp.into_parts();
+        let mut out = Response::builder().status(parts.status).finish();
+        *out.headers_mut() = filter_response_headers(&parts.headers);
         // As in embedded mode: the upstream's answers hold the site's data and tokens; none
         // is kept by a cache unless the upstream says how.
         out.headers_mut()
@@ -201,11 +230,82 @@ impl Endpoint for Proxy {
         if method == Method::HEAD {
             return Ok(out);
         }
-        out.set_body(Body::from_bytes_stream(
-            resp.bytes_stream().map_err(std::io::Error::other),
+        out.set_body(Body::from(
+            ReadTimeout {
+                inner: body,
+                limit: self.timeout,
+                sleep: None,
+            }
+            .boxed(),
         ));
         Ok(out)
     }
+}
+
+/// The upstream's answer body, ended in an error when nothing comes for `limit`: a stalled
+/// upstream does not hold the client's connection for ever.
+struct ReadTimeout {
+    inner: Incoming,
+    limit: Duration,
+    /// Armed only while a read waits.
+    sleep: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl hyper::body::Body for ReadTimeout {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.inner).poll_frame(cx) {
+            Poll::Ready(frame) => {
+                if let Some(sleep) = &mut this.sleep {
+                    sleep
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + this.limit);
+                }
+                Poll::Ready(frame.map(|f| f.map_err(std::io::Error::other)))
+            }
+            Poll::Pending => {
+                let limit = this.limit;
+                let sleep = this
+                    .sleep
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+                match sleep.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Some(Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the upstream stopped sending its answer",
+                    )))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Whether the client's error is a time-out (of the connection, here).
+fn timed_out_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(e);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::TimedOut {
+                return true;
+            }
+        }
+        next = e.source();
+    }
+    false
 }
 
 impl Proxy {

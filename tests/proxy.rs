@@ -268,6 +268,7 @@ fn resolving_client() -> reqwest::blocking::Client {
         "insecure.test",
         "nobody.test",
         "slow.test",
+        "stall.test",
     ] {
         b = b.resolve(host, local);
     }
@@ -669,6 +670,52 @@ fn slow_upstream_gives_504_after_the_timeout() {
     assert!(message.contains("within 1 s"), "{message}");
     // Not answered before the timeout (a time-out can only be proven by waiting).
     assert!(started.elapsed() >= Duration::from_millis(900));
+}
+
+#[test]
+fn an_answer_that_stalls_ends_after_the_timeout() {
+    // An upstream that sends the head and part of the body, then nothing, keeping the
+    // connection open.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for mut stream in listener.incoming().flatten() {
+            let mut head = Vec::new();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            while !head.ends_with(b"\r\n\r\n") {
+                let mut line = Vec::new();
+                if reader.read_until(b'\n', &mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                head.extend_from_slice(&line);
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nthe first part",
+            );
+            held.push(stream);
+        }
+    });
+    let proxy = start(Opts {
+        toml: format!(
+            "[api]\nmode = \"proxy\"\n[proxy]\ntimeout_secs = 1\n\
+             [[tenants]]\nname = \"stall\"\nhosts = [\"stall.test\"]\nupstream = \"http://127.0.0.1:{port}\"\n"
+        ),
+        ..Opts::default()
+    });
+    let c = resolving_client();
+    let started = std::time::Instant::now();
+    let mut resp = c
+        .get(at(&proxy, "stall.test", "/api/trs/v1/groups"))
+        .send()
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut got = Vec::new();
+    let read = resp.read_to_end(&mut got);
+    assert!(read.is_err(), "the body ended as if whole: {got:?}");
+    assert!(got.len() < 100, "{got:?}");
+    // Ended by the proxy's time-out, not the client's.
+    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 #[test]
