@@ -17,6 +17,7 @@
 //! - Logs name the path only, never the query (it may hold one-time ids).
 //! - Upstream unreachable, or answering a status outside 100–599: 502 `BAD_GATEWAY`; no
 //!   answer within `proxy.timeout_secs`: 504 `GATEWAY_TIMEOUT`. The detail goes to the log.
+//!   An answer body that stops coming for as long is cut there (its status is already sent).
 
 use std::future::Future;
 use std::net::IpAddr;
