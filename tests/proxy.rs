@@ -649,16 +649,21 @@ fn the_log_of_a_failed_forward_names_the_path_not_the_query() {
     );
 }
 
-#[test]
-fn slow_upstream_gives_504_after_the_timeout() {
-    let silent = silent_server();
-    let proxy = start(Opts {
+/// A proxy with `proxy.timeout_secs = 1` and one tenant, `NAME.test`, whose upstream is
+/// plain HTTP on 127.0.0.1:`port`.
+fn proxy_of_one_second(name: &str, port: u16) -> Server {
+    start(Opts {
         toml: format!(
             "[api]\nmode = \"proxy\"\n[proxy]\ntimeout_secs = 1\n\
-             [[tenants]]\nname = \"slow\"\nhosts = [\"slow.test\"]\nupstream = \"http://127.0.0.1:{silent}\"\n"
+             [[tenants]]\nname = \"{name}\"\nhosts = [\"{name}.test\"]\nupstream = \"http://127.0.0.1:{port}\"\n"
         ),
         ..Opts::default()
-    });
+    })
+}
+
+#[test]
+fn slow_upstream_gives_504_after_the_timeout() {
+    let proxy = proxy_of_one_second("slow", silent_server());
     let c = resolving_client();
     let started = std::time::Instant::now();
     let resp = c
@@ -696,13 +701,7 @@ fn an_answer_that_stalls_ends_after_the_timeout() {
             held.push(stream);
         }
     });
-    let proxy = start(Opts {
-        toml: format!(
-            "[api]\nmode = \"proxy\"\n[proxy]\ntimeout_secs = 1\n\
-             [[tenants]]\nname = \"stall\"\nhosts = [\"stall.test\"]\nupstream = \"http://127.0.0.1:{port}\"\n"
-        ),
-        ..Opts::default()
-    });
+    let proxy = proxy_of_one_second("stall", port);
     let c = resolving_client();
     let started = std::time::Instant::now();
     let mut resp = c
