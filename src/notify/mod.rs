@@ -358,6 +358,7 @@ impl jobs::Queue for Sender {
     /// for a destination whose slots are all taken.
     async fn claim(&self, now_ms: i64) -> StoreResult<Vec<Claimed>> {
         let s = &self.shared;
+        s.fail_unsendable(now_ms).await?;
         loop {
             let freed = s.freed.notified();
             if s.slots.available_permits() > 0 {
@@ -447,6 +448,39 @@ impl Shared {
             .max(c.voice.timeout_secs * 2)
             .max(c.webhook.timeout_secs * 2);
         (longest as i64 + 30) * 1000
+    }
+
+    /// Fails at once, in one statement, the due rows of the channels without a server: each
+    /// would otherwise take a slot, a lease and a commit of its own only to fail the same
+    /// way, and in a storm keep the slots from the channels that reach someone.
+    async fn fail_unsendable(&self, now_ms: i64) -> StoreResult<()> {
+        let unsendable: Vec<(ContactType, String)> = self
+            .notifier
+            .inner
+            .configured
+            .iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(kind, _)| (*kind, not_configured(*kind)))
+            .collect();
+        let code = ReasonCode::NotConfigured.as_stored();
+        let failed = self
+            .store
+            .fail_unsendable(now_ms, &unsendable, &code)
+            .await?;
+        let mut by_channel: HashMap<ContactType, usize> = HashMap::new();
+        for (id, kind) in failed {
+            *by_channel.entry(kind).or_default() += 1;
+            let _ = self.notifier.inner.outcomes.send(Outcome {
+                id,
+                failure: Some(not_configured(kind)),
+                code: Some(code.clone()),
+                will_retry: false,
+            });
+        }
+        for (kind, count) in by_channel {
+            tracing::warn!(channel = kind.name(), count, code = %code, "notifications not delivered: {}", not_configured(kind));
+        }
+        Ok(())
     }
 
     /// The destinations whose slots are all taken.

@@ -152,6 +152,16 @@ pub trait OutboxStore {
         limit: u32,
         busy: &[String],
     ) -> StoreResult<Vec<Claimed>>;
+    /// Fails for good, in one statement, every due notification (not leased) of a channel
+    /// in `unsendable`, each with its channel's reason and `code`, its attempt counted: a
+    /// channel without a server needs no slot, no lease and no commit a notification.
+    /// Returns the ids failed, with their channel.
+    async fn fail_unsendable(
+        &self,
+        now_ms: i64,
+        unsendable: &[(ContactType, String)],
+        code: &str,
+    ) -> StoreResult<Vec<(i64, ContactType)>>;
     /// Gives leased notifications back unattempted (their destination turned out busy):
     /// due again at once, their attempt not counted.
     async fn unclaim(&self, ids: Vec<i64>) -> StoreResult<()>;
@@ -395,6 +405,49 @@ impl<S: SqlStore> OutboxStore for S {
                     dest,
                 })
                 .collect())
+        })
+    }
+
+    async fn fail_unsendable(
+        &self,
+        now_ms: i64,
+        unsendable: &[(ContactType, String)],
+        code: &str,
+    ) -> StoreResult<Vec<(i64, ContactType)>> {
+        if unsendable.is_empty() {
+            return Ok(Vec::new());
+        }
+        let channels: Vec<i64> = unsendable.iter().map(|(k, _)| k.id()).collect();
+        let reasons: Vec<String> = unsendable.iter().map(|(_, r)| r.clone()).collect();
+        let code = code.to_string();
+        sql::write!(self, |c| {
+            // $3, $5, … the channels, $4, $6, … their reasons.
+            let when: String = (0..channels.len())
+                .map(|i| format!(" WHEN ${} THEN ${}", 3 + 2 * i, 4 + 2 * i))
+                .collect();
+            let list: Vec<String> = (0..channels.len())
+                .map(|i| format!("${}", 3 + 2 * i))
+                .collect();
+            let sql = format!(
+                "UPDATE outbox SET state = 'failed', attempts = attempts + 1, lease_ms = NULL,
+                        reason = CASE channel{when} END, reason_code = $2
+                  WHERE state = 'queued' AND next_ms <= $1
+                    AND (lease_ms IS NULL OR lease_ms <= $1) AND channel IN ({})
+                 RETURNING id, channel",
+                list.join(", ")
+            );
+            let mut params: Vec<&dyn sql::Param> = vec![&now_ms, &code];
+            for (channel, reason) in channels.iter().zip(&reasons) {
+                params.push(channel);
+                params.push(reason);
+            }
+            let mut failed = Vec::new();
+            for r in c.query(&sql, &params).await? {
+                if let Some(kind) = ContactType::of_id(r.col("channel")?) {
+                    failed.push((r.col("id")?, kind));
+                }
+            }
+            Ok(failed)
         })
     }
 
@@ -680,6 +733,96 @@ mod tests {
         assert_eq!(page.total, 1);
         assert_eq!(page.items[0].id, ids[0]);
         several_outcomes_in_one_statement(&*a).await;
+    }
+
+    #[tokio::test]
+    async fn unsendable_channels_fail_in_one_statement_on_sqlite() {
+        let dir = tempfile::tempdir().unwrap();
+        let store =
+            crate::store::Sqlite::open(dir.path(), crate::store::StoreOptions::default()).unwrap();
+        unsendable_channels_fail_in_one_statement(&store).await;
+    }
+
+    #[tokio::test]
+    async fn unsendable_channels_fail_in_one_statement_on_postgres() {
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        unsendable_channels_fail_in_one_statement(&connect(&url, dir.path()).await).await;
+    }
+
+    /// The rows of the channels without a server fail for good, each with its channel's
+    /// reason, their attempt counted; a row of another channel, one leased by a sender and
+    /// one not due yet are left queued.
+    async fn unsendable_channels_fail_in_one_statement(store: &impl OutboxStore) {
+        let of = |key: &str, channel| NewNotification {
+            channel,
+            ..note(key, vec![])
+        };
+        let ids = store
+            .enqueue(vec![
+                of("sms", ContactType::Sms),
+                of("teams", ContactType::Teams),
+                of("mail", ContactType::Email),
+                of("sms-leased", ContactType::Sms),
+                of("sms-later", ContactType::Sms),
+            ])
+            .await
+            .unwrap();
+        let now = now_ms();
+        // The leased row: another sender's, until its lease ends.
+        let leased = store.claim_due(now, 60_000, 4, &[]).await.unwrap();
+        assert_eq!(leased.len(), 4);
+        store.unclaim(ids[..3].to_vec()).await.unwrap();
+        store
+            .record_outcomes(vec![Recorded::Failed {
+                id: ids[4],
+                reason: "busy".into(),
+                code: "timeout".into(),
+                retry_at_ms: Some(now + 60_000),
+            }])
+            .await
+            .unwrap();
+        let unsendable = [
+            (ContactType::Sms, "no gateway, l'SMS \"non\"".to_string()),
+            (ContactType::Teams, "no webhooks".to_string()),
+        ];
+        let mut failed = store
+            .fail_unsendable(now, &unsendable, "not_configured")
+            .await
+            .unwrap();
+        failed.sort_by_key(|(id, _)| *id);
+        assert_eq!(
+            failed,
+            vec![(ids[0], ContactType::Sms), (ids[1], ContactType::Teams)]
+        );
+        let got = |i: usize| store.notification(ids[i]);
+        let sms = got(0).await.unwrap().unwrap();
+        assert_eq!(
+            (sms.state, sms.attempts, sms.reason.as_deref()),
+            (NotificationState::Failed, 1, Some(unsendable[0].1.as_str()))
+        );
+        assert_eq!(sms.reason_code.as_deref(), Some("not_configured"));
+        let teams = got(1).await.unwrap().unwrap();
+        assert_eq!(teams.reason.as_deref(), Some("no webhooks"));
+        for i in [2, 3, 4] {
+            assert_eq!(
+                got(i).await.unwrap().unwrap().state,
+                NotificationState::Queued
+            );
+        }
+        // Nothing else to fail: a second call finds nothing.
+        assert!(store
+            .fail_unsendable(now, &unsendable, "not_configured")
+            .await
+            .unwrap()
+            .is_empty());
+        assert!(store
+            .fail_unsendable(now, &[], "not_configured")
+            .await
+            .unwrap()
+            .is_empty());
     }
 
     #[tokio::test]
