@@ -9,7 +9,7 @@
 //! each of its open events through the events' own code (`AlertLifeStore::acknowledge_alert`,
 //! `MaintenanceStore::mute_alert`), each in its transaction, as a user would one by one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use async_trait::async_trait;
 
@@ -97,19 +97,19 @@ pub(crate) async fn assign_in(
             }),
         }
     }
+    // The incidents whose first failure moves earlier, written after the loop.
+    let mut earliest: BTreeMap<i64, i64> = BTreeMap::new();
     for (event, m) in new {
         let note = match incident::assign(&candidates, &m) {
             Some(i) => {
                 let cand = &mut candidates[i];
+                // The backfill opens events out of time order: the first failure may move.
+                if m.alert_ms < cand.first_ms() {
+                    earliest.insert(cand.id, m.alert_ms);
+                }
                 cand.members.push(m.clone());
                 let events = events_of.entry(cand.id).or_default();
                 *events += 1;
-                // The backfill opens events out of time order: the first failure may move.
-                c.execute(
-                    "UPDATE incidents SET first_ms = $2 WHERE id = $1 AND first_ms > $2",
-                    &[&cand.id, &m.alert_ms],
-                )
-                .await?;
                 Note {
                     incident_id: cand.id,
                     joined: true,
@@ -138,13 +138,39 @@ pub(crate) async fn assign_in(
                 }
             }
         };
-        c.execute(
-            "UPDATE alert_events SET incident_id = $1 WHERE id = $2",
-            &[&note.incident_id, &event],
-        )
-        .await?;
         notes.insert(event, note);
     }
+    for (id, first_ms) in earliest {
+        c.execute(
+            "UPDATE incidents SET first_ms = $2 WHERE id = $1 AND first_ms > $2",
+            &[&id, &first_ms],
+        )
+        .await?;
+    }
+    // The events' incidents in one statement, not one an event: $1, $3, … the events,
+    // $2, $4, … their incidents.
+    let pairs: Vec<(i64, i64)> = notes.iter().map(|(e, n)| (*e, n.incident_id)).collect();
+    if pairs.is_empty() {
+        return Ok(notes);
+    }
+    let when: String = (0..pairs.len())
+        .map(|i| format!(" WHEN ${} THEN CAST(${} AS BIGINT)", 2 * i + 1, 2 * i + 2))
+        .collect();
+    let ids: Vec<String> = (0..pairs.len())
+        .map(|i| format!("${}", 2 * i + 1))
+        .collect();
+    let params: Vec<&dyn sql::Param> = pairs
+        .iter()
+        .flat_map(|(e, i)| [e as &dyn sql::Param, i as &dyn sql::Param])
+        .collect();
+    c.execute(
+        &format!(
+            "UPDATE alert_events SET incident_id = CASE id{when} END WHERE id IN ({})",
+            ids.join(", ")
+        ),
+        &params,
+    )
+    .await?;
     Ok(notes)
 }
 
