@@ -501,3 +501,61 @@ fn kill_9_between_batches_loses_no_event() {
     );
     assert_eq!((events, runs, queued), (1, 2, 3));
 }
+
+/// A backfilled event that opened before its incident's first failure joins the incident and
+/// moves that first failure earlier; every event the backfill opens names its incident.
+#[tokio::test]
+async fn a_backfilled_event_moves_its_incidents_first_failure() {
+    let app = App::new();
+    let key = app.api_key("engine").await;
+    // Failures before any setting: case 1 at 15:10, case 3 at 15:05.
+    ingest_ok(
+        &app,
+        &key,
+        &[run("f1", 1, &at(10), "fail"), run("f3", 3, &at(5), "fail")],
+    )
+    .await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let list = list_of(&app).await;
+    let tz = chrono_tz::America::Toronto;
+    let ms = |min| {
+        chrono::DateTime::parse_from_rfc3339(&at(min))
+            .unwrap()
+            .timestamp_millis()
+    };
+    let firsts = || app.ints("SELECT first_ms FROM incidents ORDER BY id");
+    let first = setting(&app, g, list, 1, &[7], false).await;
+    app.store.backfill_alerts(tz, vec![first], 0).await.unwrap();
+    assert_eq!(firsts().await, [Some(ms(10))]);
+    // Case 3 joins the group; a second setting's backfill opens its failure at 15:05, inside
+    // the incident's window before its first failure.
+    app.exec(&format!(
+        "INSERT INTO group_cases (group_id, test_case_id) VALUES ({g}, 3)"
+    ))
+    .await;
+    let second = app
+        .store
+        .create_alert_setting(
+            Scope::All,
+            &AlertSettingDraft {
+                name: "Billing down, second list".into(),
+                ..draft(g, list, 1, &[7], false)
+            },
+        )
+        .await
+        .unwrap();
+    app.store
+        .backfill_alerts(tz, vec![second], 0)
+        .await
+        .unwrap();
+    assert_eq!(firsts().await, [Some(ms(5))], "one incident, begun earlier");
+    assert_eq!(
+        app.ints("SELECT count(*) FROM alert_events").await,
+        [Some(3)]
+    );
+    assert_eq!(
+        app.ints("SELECT count(*) FROM alert_events WHERE incident_id IS NULL")
+            .await,
+        [Some(0)]
+    );
+}
