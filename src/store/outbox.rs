@@ -417,8 +417,10 @@ impl<S: SqlStore> OutboxStore for S {
         if unsendable.is_empty() {
             return Ok(Vec::new());
         }
-        let channels: Vec<i64> = unsendable.iter().map(|(k, _)| k.id()).collect();
-        let reasons: Vec<String> = unsendable.iter().map(|(_, r)| r.clone()).collect();
+        let channels: Vec<(i64, String)> = unsendable
+            .iter()
+            .map(|(k, r)| (k.id(), r.clone()))
+            .collect();
         let code = code.to_string();
         sql::write!(self, |c| {
             // $3, $5, … the channels, $4, $6, … their reasons.
@@ -437,7 +439,7 @@ impl<S: SqlStore> OutboxStore for S {
                 list.join(", ")
             );
             let mut params: Vec<&dyn sql::Param> = vec![&now_ms, &code];
-            for (channel, reason) in channels.iter().zip(&reasons) {
+            for (channel, reason) in &channels {
                 params.push(channel);
                 params.push(reason);
             }
