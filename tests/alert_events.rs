@@ -365,16 +365,27 @@ async fn late_runs_and_inactive_settings() {
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
 }
 
-/// The engine keeps a (setting, test case) row only while it departs from rest, and what a
+/// The engine keeps a (setting, test case)'s state only while it departs from rest, and what a
 /// missing row means holds across a restart and another instance: late runs stay late, the
 /// backfill still knows the setting was evaluated, and a change another writer makes is
 /// seen at the next batch.
 #[tokio::test]
-async fn a_setting_at_rest_has_no_row_and_loses_nothing() {
+async fn a_setting_at_rest_stores_nothing_and_loses_nothing() {
     let app = App::new();
     let a = admin(&app).await;
     let key = app.api_key("engine").await;
-    let rows = || app.ints("SELECT count(*) FROM alert_state");
+    // The states stored, across the test cases' rows.
+    let rows = || async {
+        let texts = app.texts("SELECT states FROM alert_memory").await;
+        let n = (texts.iter().flatten())
+            .map(|t| {
+                serde_json::from_str::<serde_json::Map<_, _>>(t)
+                    .unwrap()
+                    .len()
+            })
+            .sum::<usize>();
+        [Some(n as i64)]
+    };
     ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
     let g = group(&app, "Billing", "voice", &[1]).await;
     let list = list_of(&app).await;
@@ -407,8 +418,8 @@ async fn a_setting_at_rest_has_no_row_and_loses_nothing() {
         .unwrap();
     ingest_ok(&app, &key, &[run("f1", 1, &at(20), "fail")]).await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 0);
-    assert_eq!(rows().await, [Some(1)], "a counted failure has its row");
-    // A pass brings it back to rest: the row goes.
+    assert_eq!(rows().await, [Some(1)], "a counted failure has its state");
+    // A pass brings it back to rest: the state goes.
     other
         .ingest_runs(tz, vec![parse(run("p2", 1, &at(30), "pass"))])
         .await
@@ -437,6 +448,12 @@ async fn a_setting_at_rest_has_no_row_and_loses_nothing() {
     ingest_ok(&app, &key, &[run("p4", 1, &at(45), "pass")]).await;
     let page = events(&app, &a.token, "").await;
     assert_eq!(page["content"][0]["open"], true, "{page}");
+    // The setting's state (its open event) stays with the test case until the setting goes:
+    // its delete, however made, takes the state with it.
+    assert_eq!(rows().await, [Some(1)]);
+    app.exec(&format!("DELETE FROM alert_settings WHERE id = {s}"))
+        .await;
+    assert_eq!(rows().await, [Some(0)]);
 }
 
 /// `kill -9` of the real binary between two batches: the engine's count is in the

@@ -497,8 +497,8 @@ fn site_time(tz: Tz, t: DateTime<Utc>) -> String {
     t.with_timezone(&tz).format("%Y/%m/%d %H:%M:%S").to_string()
 }
 
-/// A row of `alert_state` as stored (migration 0017): `last_run_ms` `None` means the
-/// (setting, test case) is at its test case's clock (`alert_clock`).
+/// The engine's state of one (setting, test case) as stored: `last_run_ms` `None` means the
+/// (setting, test case) is at its test case's clock.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct StoredState {
     pub count: u32,
@@ -507,33 +507,24 @@ pub(super) struct StoredState {
     pub last_run_ms: Option<i64>,
 }
 
-impl StoredState {
-    /// `pending` as the column keeps it: run ids, comma-separated, oldest first.
-    pub fn pending_text(&self) -> String {
-        self.pending
-            .iter()
-            .map(i64::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    }
+/// One state in `alert_memory.states`: `[count, [pending run ids, oldest first], open
+/// event or null, last run time or null]`.
+type PackedState = (u32, Vec<i64>, Option<i64>, Option<i64>);
 
-    pub fn parse_pending(text: &str) -> Vec<i64> {
-        text.split(',').filter_map(|p| p.parse().ok()).collect()
-    }
-}
-
-/// What the engine has stored of one test case: its clock and its state rows by setting
-/// (every setting's, active or not).
+/// What the engine has stored of one test case, its row of `alert_memory` (migration
+/// 0038): its clock and its states by setting (every setting's, active or not).
 ///
-/// The time the states of a test case share is kept once, in the test case's clock; a row
-/// whose `last_run_ms` is NULL is at the clock. A state at rest there (nothing counted,
-/// nothing pending, no event) has no row at all: what a missing row means is
-/// [`alerting::CaseState::unstored`]'s to say. So a batch of passes writes the clock and
-/// nothing else, and reads only the rows of the test cases that are counting or alerting.
-/// [`CaseRows::settle`] says which rows a batch must write or delete: the clock, the rows
-/// whose count, runs or event changed, the rows back at rest (deleted), and the rows whose
-/// time leaves the clock (a setting that skipped the newest run, or was not evaluated:
-/// inactive, no longer on the test case's group, or left out of a backfill).
+/// The time the states of a test case share is kept once, in the test case's clock; a state
+/// whose `last_run_ms` is `None` is at the clock. A state at rest there (nothing counted,
+/// nothing pending, no event) is not stored at all: what a missing one means is
+/// [`alerting::CaseState::unstored`]'s to say. The states are kept in the test case's row
+/// (`states`, JSON: [`CaseRows::states_text`]) rather than a row each, so a batch reads and
+/// writes one row per test case, whatever its runs did: a failure that starts a count and
+/// the pass that ends it no longer insert and delete rows and their index entries.
+/// [`CaseRows::settle`] says what a batch changes: the clock, the states whose count, runs
+/// or event changed, the states back at rest (removed), and the states whose time leaves
+/// the clock (a setting that skipped the newest run, or was not evaluated: inactive, no
+/// longer on the test case's group, or left out of a backfill).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct CaseRows {
     pub clock: Option<i64>,
@@ -545,13 +536,64 @@ pub(super) struct CaseRows {
 pub(super) struct Settled {
     /// The test case's new clock, when it moves.
     pub clock: Option<i64>,
-    /// The state rows to write, by setting.
+    /// The states to write, by setting.
     pub rows: Vec<(i64, StoredState)>,
-    /// The settings whose rows go: back at rest, what no row means.
+    /// The settings whose states go: back at rest, what no stored state means.
     pub deletes: Vec<i64>,
 }
 
 impl CaseRows {
+    /// `states` as the column keeps it: a JSON object by setting id of [`PackedState`],
+    /// in the order of the settings' ids. The delete of a setting removes its key in SQL
+    /// (the migration's triggers), so the format is one both backends' JSON functions read.
+    pub fn states_text(&self) -> String {
+        let packed: std::collections::BTreeMap<i64, PackedState> = (self.rows.iter())
+            .map(|(id, s)| {
+                let p = (s.count, s.pending.clone(), s.open_event, s.last_run_ms);
+                (*id, p)
+            })
+            .collect();
+        serde_json::to_string(&packed).unwrap_or_else(|_| "{}".into())
+    }
+
+    /// A test case's row as stored: its clock and its `states` ([`Self::states_text`]).
+    pub fn parse(case: i64, clock: Option<i64>, states: &str) -> StoreResult<CaseRows> {
+        let packed: HashMap<i64, PackedState> = serde_json::from_str(states).map_err(|e| {
+            super::StoreError::Invalid(format!(
+                "the alert engine's stored state of test case {case} is unreadable ({e}): \
+                 alert_memory.states must be a JSON object of [count, [run ids], event, time]"
+            ))
+        })?;
+        let rows = (packed.into_iter())
+            .map(|(id, (count, pending, open_event, last_run_ms))| {
+                let s = StoredState {
+                    count,
+                    pending,
+                    open_event,
+                    last_run_ms,
+                };
+                (id, s)
+            })
+            .collect();
+        Ok(CaseRows { clock, rows })
+    }
+
+    /// The test case's memory after the writes `out` asked for; `None` when they change
+    /// nothing (nothing to write).
+    pub fn after(mut self, out: &Settled) -> Option<CaseRows> {
+        if out.clock.is_none() && out.rows.is_empty() && out.deletes.is_empty() {
+            return None;
+        }
+        self.clock = out.clock.or(self.clock);
+        for setting in &out.deletes {
+            self.rows.remove(setting);
+        }
+        for (setting, s) in &out.rows {
+            self.rows.insert(*setting, s.clone());
+        }
+        Some(self)
+    }
+
     /// The engine's state of (`setting`, this test case): its row's, else what no row means
     /// ([`alerting::CaseState::unstored`]; `evaluated`: the setting was evaluated before).
     pub fn state(&self, setting: i64, evaluated: bool) -> alerting::CaseState {
@@ -637,8 +679,8 @@ pub(super) struct Plan {
     pub closes: Vec<(i64, i64)>,
     /// The notifications to queue, in the order the rules asked for them.
     pub notices: Vec<Notice>,
-    /// The clocks and state rows to write, by test case.
-    pub settled: Vec<(i64, Settled)>,
+    /// What each test case's memory was before the batch, and what the batch changes.
+    pub settled: Vec<(i64, CaseRows, Settled)>,
 }
 
 /// An event to open.
@@ -682,7 +724,7 @@ impl Plan {
         for n in &mut self.notices {
             n.event = id(n.event);
         }
-        for (_, settled) in &mut self.settled {
+        for (_, _, settled) in &mut self.settled {
             for (_, s) in &mut settled.rows {
                 s.open_event = s.open_event.map(id);
             }
@@ -701,7 +743,7 @@ impl Plan {
             .chain(
                 self.settled
                     .iter()
-                    .flat_map(|(_, s)| s.rows.iter().map(|(sid, _)| *sid)),
+                    .flat_map(|(_, _, s)| s.rows.iter().map(|(sid, _)| *sid)),
             )
             .chain(first.iter().copied())
             .collect();
@@ -796,10 +838,10 @@ pub(super) fn plan(
             }
             evaluated.push((*sid, state));
         }
-        // A setting of the batch's list deleted meanwhile was not evaluated: its rows go
+        // A setting of the batch's list deleted meanwhile was not evaluated: its state goes
         // with it, so the clock still moves only when every setting was.
-        plan.settled
-            .push((*case, rows.settle(&evaluated, only.is_none())));
+        let out = rows.settle(&evaluated, only.is_none());
+        plan.settled.push((*case, rows, out));
     }
     plan
 }
@@ -891,6 +933,43 @@ mod clock_tests {
         assert_eq!(after.state(5, false), CaseState::default());
         assert_eq!(after.state(6, true), st(0, Some(200)));
         assert_eq!(after.state(7, true), st(0, Some(200)));
+    }
+
+    #[test]
+    fn a_test_cases_memory_reads_back_as_written() {
+        let mut rows = CaseRows {
+            clock: Some(100),
+            ..Default::default()
+        };
+        let counting = StoredState {
+            count: 3,
+            pending: vec![7, 9],
+            ..Default::default()
+        };
+        rows.rows.insert(12, counting);
+        let alerting = StoredState {
+            count: 1,
+            open_event: Some(55),
+            last_run_ms: Some(90),
+            ..Default::default()
+        };
+        rows.rows.insert(4, alerting.clone());
+        let text = rows.states_text();
+        assert_eq!(text, r#"{"4":[1,[],55,90],"12":[3,[7,9],null,null]}"#);
+        assert_eq!(CaseRows::parse(1, Some(100), &text).unwrap(), rows);
+        // As PostgreSQL's jsonb prints it after a setting's delete rewrote the row.
+        let jsonb = r#"{"4": [1, [], 55, 90], "12": [3, [7, 9], null, null]}"#;
+        assert_eq!(CaseRows::parse(1, Some(100), jsonb).unwrap(), rows);
+        let bad = CaseRows::parse(31, None, "[1]").unwrap_err().to_string();
+        assert!(bad.contains("test case 31"), "{bad}");
+
+        // A pass at 200: setting 12 back at rest goes, 4 keeps its own time.
+        let out = rows.settle(&[(12, st(0, Some(200)))], true);
+        let after = rows.clone().after(&out).unwrap();
+        assert_eq!(after.clock, Some(200));
+        assert_eq!(after.rows.into_iter().collect::<Vec<_>>(), [(4, alerting)]);
+        // A batch that changes nothing writes nothing.
+        assert_eq!(rows.after(&Settled::default()), None);
     }
 
     #[test]

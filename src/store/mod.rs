@@ -1038,4 +1038,112 @@ mod migration_tests {
         drop(client);
         let _ = task.await;
     }
+
+    /// Migration 0038 on a database whose engine stored state rows and clocks: each test
+    /// case's row holds its clock and its states, read back as they were; then a setting's
+    /// delete takes its states from every row. SQLite always; PostgreSQL with
+    /// `TEST_POSTGRES_URL`.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn migration_0038_packs_the_engines_state_by_test_case() {
+        use crate::store::alerts::CaseRows;
+        const BEFORE: &str = "INSERT INTO test_case_groups (id, name, channel, created_at, updated_at)
+                 VALUES (1, 'Claims', 'voice', 0, 0);
+             INSERT INTO distribution_lists (id, name, modified_at) VALUES (1, 'On call', 0);
+             INSERT INTO alert_settings (id, name, group_id, distribution_id, email_subject,
+                    voice_message, sms_prefix, failure_to_alert, modified_at)
+                 VALUES (4, 'a', 1, 1, '', '', '', 2, 0), (12, 'b', 1, 1, '', '', '', 2, 0);
+             INSERT INTO alert_clock (test_case_id, last_ms) VALUES (1, 100), (2, 200);
+             INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
+                 VALUES (4, 1, 1, '', 55, 90), (12, 1, 3, '7,9', NULL, NULL),
+                        (12, 3, 1, '8', NULL, 40);";
+        // A test case's clock, and its states as (setting, count, pending, event, time).
+        type Memory = (
+            Option<i64>,
+            Vec<(i64, u32, Vec<i64>, Option<i64>, Option<i64>)>,
+        );
+        let want = |case: i64| -> Memory {
+            match case {
+                1 => (
+                    Some(100),
+                    vec![
+                        (4, 1, vec![], Some(55), Some(90)),
+                        (12, 3, vec![7, 9], None, None),
+                    ],
+                ),
+                2 => (Some(200), vec![]),
+                _ => (None, vec![(12, 1, vec![8], None, Some(40))]),
+            }
+        };
+        let read = |rows: Vec<(i64, Option<i64>, String)>| {
+            for (case, clock, states) in &rows {
+                let memory = CaseRows::parse(*case, *clock, states).unwrap();
+                let mut got: Vec<_> = (memory.rows.into_iter())
+                    .map(|(s, st)| (s, st.count, st.pending, st.open_event, st.last_run_ms))
+                    .collect();
+                got.sort();
+                assert_eq!(
+                    (memory.clock, got),
+                    want(*case),
+                    "test case {case}: {states}"
+                );
+            }
+            rows.iter().map(|(case, _, _)| *case).collect::<Vec<_>>()
+        };
+        const GONE: &str = "DELETE FROM alert_settings WHERE id = 12";
+
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        let all = crate::store::migrations();
+        for m in all.iter().filter(|m| m.version < 38) {
+            conn.execute_batch(m.sql).unwrap();
+        }
+        conn.execute_batch(BEFORE).unwrap();
+        let m38 = all.iter().find(|m| m.version == 38).unwrap();
+        conn.execute_batch(m38.sql).unwrap();
+        let memory = |conn: &rusqlite::Connection| -> Vec<(i64, Option<i64>, String)> {
+            conn.prepare("SELECT test_case_id, clock_ms, states FROM alert_memory ORDER BY 1")
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(read(memory(&conn)), [1, 2, 3]);
+        conn.execute_batch(GONE).unwrap();
+        let after: Vec<String> = memory(&conn).into_iter().map(|r| r.2).collect();
+        assert_eq!(after, [r#"{"4":[1,[],55,90]}"#, "{}", "{}"]);
+
+        let Some(url) = crate::store::pg::testdb::fresh().await else {
+            return;
+        };
+        let (client, task) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let task = tokio::spawn(task);
+        let all = crate::store::pg::migrations();
+        for m in all.iter().filter(|m| m.version < 38) {
+            client.batch_execute(m.sql).await.unwrap();
+        }
+        client.batch_execute(BEFORE).await.unwrap();
+        let m38 = all.iter().find(|m| m.version == 38).unwrap();
+        client.batch_execute(m38.sql).await.unwrap();
+        let memory = || async {
+            let rows = client
+                .query(
+                    "SELECT test_case_id, clock_ms, states FROM alert_memory ORDER BY 1",
+                    &[],
+                )
+                .await
+                .unwrap();
+            rows.iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2)))
+                .collect::<Vec<(i64, Option<i64>, String)>>()
+        };
+        assert_eq!(read(memory().await), [1, 2, 3]);
+        client.batch_execute(GONE).await.unwrap();
+        let after: Vec<String> = memory().await.into_iter().map(|r| r.2).collect();
+        assert_eq!(after, [r#"{"4": [1, [], 55, 90]}"#, "{}", "{}"]);
+        drop(client);
+        let _ = task.await;
+    }
 }

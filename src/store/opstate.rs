@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 
+use super::alerts::CaseRows;
 use super::sql::{self, Exec, SqlStore};
 use super::StoreResult;
 use crate::domain::caller::Scope;
@@ -183,13 +184,8 @@ impl<S: SqlStore> OpStateStore for S {
             for r in c
                 .query(
                     &format!(
-                        "SELECT s.group_id, s.id, s.failure_to_alert,
-                                COALESCE(max(st.count), 0) AS count
-                           FROM alert_settings s
-                           LEFT JOIN alert_state st
-                             ON st.setting_id = s.id AND st.open_event IS NULL
-                          WHERE s.active = TRUE AND s.group_id IN ({list})
-                          GROUP BY s.group_id, s.id, s.failure_to_alert"
+                        "SELECT group_id, id, failure_to_alert FROM alert_settings
+                          WHERE active = TRUE AND group_id IN ({list})"
                     ),
                     &by_id,
                 )
@@ -199,8 +195,33 @@ impl<S: SqlStore> OpStateStore for S {
                     f.settings.push(SettingCount {
                         setting_id: r.col("id")?,
                         threshold: r.col("failure_to_alert")?,
-                        count: r.col("count")?,
+                        count: 0,
                     });
+                }
+            }
+            for r in c
+                .query(
+                    &format!(
+                        "SELECT gc.group_id, m.test_case_id, m.states
+                           FROM alert_memory m
+                           JOIN group_cases gc ON gc.test_case_id = m.test_case_id
+                          WHERE gc.group_id IN ({list}) AND m.states <> '{{}}'"
+                    ),
+                    &by_id,
+                )
+                .await?
+            {
+                let Some(f) = out.get_mut(&r.col::<i64>("group_id")?) else {
+                    continue;
+                };
+                let states: String = r.col("states")?;
+                let memory = CaseRows::parse(r.col("test_case_id")?, None, &states)?;
+                for s in &mut f.settings {
+                    if let Some(st) = memory.rows.get(&s.setting_id) {
+                        if st.open_event.is_none() {
+                            s.count = s.count.max(i64::from(st.count));
+                        }
+                    }
                 }
             }
             Ok(out)

@@ -9,11 +9,11 @@
 //! The rules run over the whole batch first ([`plan`], shared with SQLite); what they decide is
 //! then written in a few multi-row statements (`unnest`): the events (their ids taken from
 //! the table's sequence beforehand), their runs, the closings, the notifications and the
-//! state rows. Written event by event it was about ten round trips an event, the engine's
+//! test cases' memory. Written event by event it was about ten round trips an event, the engine's
 //! main cost here (`docs/benchmarks.md` has the engine's on/off figures).
 //!
 //! **Several instances on one database.** The engine reads, changes and writes back
-//! `alert_state`; two transactions doing that at once for the same (setting, test case)
+//! `alert_memory`; two transactions doing that at once for the same test case
 //! would lose one's runs or open two events. So the engine runs under the transaction-
 //! scoped advisory lock [`ENGINE_LOCK`] (`SELECT pg_advisory_xact_lock(..)`), which
 //! [`evaluate`] takes in the ingest transaction before it reads any state: exactly one
@@ -24,6 +24,12 @@
 //! it at the batch's start, so taking it again here is immediate) and the backfill takes it
 //! too. The transaction must be READ COMMITTED (the default; [`evaluate`] checks): each
 //! statement after the lock then sees what the previous holder committed.
+//!
+//! A setting's delete does not take the lock: its trigger removes the setting's states from
+//! the test cases' rows, and one of those rows a batch read before the delete committed is
+//! written back whole, the deleted setting's state with it. That state is never read again
+//! (no setting gets a deleted one's id here), and the setting's events and notifications
+//! are held off by [`hold_settings`] as before.
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
@@ -42,7 +48,7 @@ use crate::store::alert_events::AlertEngine;
 use crate::store::alerts::{
     addressed, claim_for_backfill, facts_by_case, hold_settings, mark_evaluated, plan,
     AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
-    StoredState, ViewCache,
+    ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -89,103 +95,47 @@ async fn lock_engine(tx: &impl GenericClient) -> StoreResult<()> {
     Ok(())
 }
 
-/// What the engine has stored of these test cases: their clocks and their state rows.
+/// What the engine has stored of these test cases: their rows of `alert_memory`.
 async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashMap<i64, CaseRows>> {
-    let mut out: HashMap<i64, CaseRows> = HashMap::new();
     let stmt = tx
         .prepare_cached(
-            "SELECT test_case_id, last_ms FROM alert_clock WHERE test_case_id = ANY($1)",
+            "SELECT test_case_id, clock_ms, states FROM alert_memory
+              WHERE test_case_id = ANY($1)",
         )
         .await?;
+    let mut out = HashMap::new();
     for r in tx.query(&stmt, &[&cases]).await? {
-        out.entry(r.get("test_case_id")).or_default().clock = Some(r.get("last_ms"));
-    }
-    let stmt = tx
-        .prepare_cached(
-            "SELECT test_case_id, setting_id, count, pending, open_event, last_run_ms
-               FROM alert_state WHERE test_case_id = ANY($1)",
-        )
-        .await?;
-    for r in tx.query(&stmt, &[&cases]).await? {
-        out.entry(r.get("test_case_id")).or_default().rows.insert(
-            r.get("setting_id"),
-            StoredState {
-                count: r.get::<_, i64>("count").clamp(0, i64::from(u32::MAX)) as u32,
-                pending: StoredState::parse_pending(r.get("pending")),
-                open_event: r.get("open_event"),
-                last_run_ms: r.get("last_run_ms"),
-            },
-        );
+        let case: i64 = r.get(0);
+        out.insert(case, CaseRows::parse(case, r.get(1), r.get(2))?);
     }
     Ok(out)
 }
 
-/// Writes what [`CaseRows::settle`] asked for each test case: one upsert of the clocks, one
-/// of the state rows.
-async fn save_cases(tx: &impl GenericClient, settled: &[(i64, Settled)]) -> StoreResult<()> {
-    let (mut clock_cases, mut clocks) = (Vec::new(), Vec::new());
-    let mut settings = Vec::new();
-    let mut cases = Vec::new();
-    let mut counts = Vec::new();
-    let mut pendings = Vec::new();
-    let mut opens = Vec::new();
-    let mut lasts = Vec::new();
-    let (mut gone_cases, mut gone_settings) = (Vec::new(), Vec::new());
-    for (case, out) in settled {
-        if let Some(clock) = out.clock {
-            clock_cases.push(*case);
-            clocks.push(clock);
-        }
-        for setting in &out.deletes {
-            gone_cases.push(*case);
-            gone_settings.push(*setting);
-        }
-        for (setting, s) in &out.rows {
-            settings.push(*setting);
-            cases.push(*case);
-            counts.push(i64::from(s.count));
-            pendings.push(s.pending_text());
-            opens.push(s.open_event);
-            lasts.push(s.last_run_ms);
+/// Writes the memory of each test case the batch changed, in one upsert.
+async fn save_cases(
+    tx: &impl GenericClient,
+    settled: Vec<(i64, CaseRows, Settled)>,
+) -> StoreResult<()> {
+    let (mut cases, mut clocks, mut states) = (Vec::new(), Vec::new(), Vec::new());
+    for (case, before, out) in settled {
+        if let Some(after) = before.after(&out) {
+            cases.push(case);
+            clocks.push(after.clock);
+            states.push(after.states_text());
         }
     }
-    if !clocks.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO alert_clock (test_case_id, last_ms)
-                 SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[])
-                 ON CONFLICT (test_case_id) DO UPDATE SET last_ms = excluded.last_ms",
-            )
-            .await?;
-        tx.execute(&stmt, &[&clock_cases, &clocks]).await?;
-    }
-    if !gone_cases.is_empty() {
-        let stmt = tx
-            .prepare_cached(
-                "DELETE FROM alert_state s USING unnest($1::BIGINT[], $2::BIGINT[]) AS u(c, st)
-                  WHERE s.test_case_id = u.c AND s.setting_id = u.st",
-            )
-            .await?;
-        tx.execute(&stmt, &[&gone_cases, &gone_settings]).await?;
-    }
-    if settings.is_empty() {
+    if cases.is_empty() {
         return Ok(());
     }
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
-             SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::TEXT[],
-                                  $5::BIGINT[], $6::BIGINT[])
-             ON CONFLICT (test_case_id, setting_id) DO UPDATE SET count = excluded.count,
-                    pending = excluded.pending, open_event = excluded.open_event,
-                    last_run_ms = excluded.last_run_ms",
+            "INSERT INTO alert_memory (test_case_id, clock_ms, states)
+             SELECT * FROM unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[])
+             ON CONFLICT (test_case_id) DO UPDATE SET clock_ms = excluded.clock_ms,
+                    states = excluded.states",
         )
         .await?;
-    tx.execute(
-        &stmt,
-        &[&settings, &cases, &counts, &pendings, &opens, &lasts],
-    )
-    .await?;
+    tx.execute(&stmt, &[&cases, &clocks, &states]).await?;
     Ok(())
 }
 
@@ -265,7 +215,7 @@ async fn evaluate_with(
     // engine's lock.
     let notes = crate::store::incidents::assign_in(&Pg(tx), &ids, now_ms()).await?;
     let queued = notify(tx, tz, options, settings, &plan.notices, &notes).await?;
-    save_cases(tx, &plan.settled).await?;
+    save_cases(tx, plan.settled).await?;
     Ok(EngineOutcome {
         opened: plan.opens.len(),
         closed: plan.closes.len(),

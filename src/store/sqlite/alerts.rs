@@ -16,7 +16,7 @@ use crate::domain::run::RunStatus;
 use crate::store::alert_events::{event_runs, AlertEngine};
 use crate::store::alerts::{
     addressed, claim_for_backfill, facts_by_case, mark_evaluated, plan, AlertOptions, CaseRows,
-    Clock, EngineOutcome, Evaluated, Notice, Opening, SettingRow, Settled, StoredState, ViewCache,
+    Clock, EngineOutcome, Evaluated, Notice, Opening, SettingRow, Settled, ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -101,75 +101,33 @@ impl AlertEngine for Sqlite {
     }
 }
 
-/// What the engine has stored of `cases` (a JSON array): their clocks and their state rows
-/// (one statement each for the batch).
+/// What the engine has stored of `cases` (a JSON array): their rows of `alert_memory`.
 fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, CaseRows>> {
     let mut out: HashMap<i64, CaseRows> = HashMap::new();
     let mut stmt = tx.prepare_cached(
-        "SELECT test_case_id, last_ms FROM alert_clock
+        "SELECT test_case_id, clock_ms, states FROM alert_memory
           WHERE test_case_id IN (SELECT value FROM json_each(?1))",
     )?;
     let mut rows = stmt.query([cases])?;
     while let Some(r) = rows.next()? {
-        out.entry(r.get("test_case_id")?).or_default().clock = Some(r.get("last_ms")?);
-    }
-    let mut stmt = tx.prepare_cached(
-        "SELECT test_case_id, setting_id, count, pending, open_event, last_run_ms FROM alert_state
-          WHERE test_case_id IN (SELECT value FROM json_each(?1))",
-    )?;
-    let mut rows = stmt.query([cases])?;
-    while let Some(r) = rows.next()? {
-        let pending: String = r.get("pending")?;
-        out.entry(r.get("test_case_id")?).or_default().rows.insert(
-            r.get("setting_id")?,
-            StoredState {
-                count: r.get::<_, i64>("count")?.max(0) as u32,
-                pending: StoredState::parse_pending(&pending),
-                open_event: r.get("open_event")?,
-                last_run_ms: r.get("last_run_ms")?,
-            },
-        );
+        let case: i64 = r.get(0)?;
+        let states: String = r.get(2)?;
+        out.insert(case, CaseRows::parse(case, r.get(1)?, &states)?);
     }
     Ok(out)
 }
 
-/// Writes what [`CaseRows::settle`] asks for test case `case`.
-fn save_case(tx: &Transaction, case: i64, out: &Settled) -> StoreResult<()> {
-    if let Some(clock) = out.clock {
-        tx.prepare_cached(
-            "INSERT INTO alert_clock (test_case_id, last_ms) VALUES (?1, ?2)
-             ON CONFLICT (test_case_id) DO UPDATE SET last_ms = excluded.last_ms",
-        )?
-        .execute(params![case, clock])?;
-    }
-    if !out.deletes.is_empty() {
-        let mut delete = tx.prepare_cached(
-            "DELETE FROM alert_state WHERE test_case_id = ?1 AND setting_id = ?2",
-        )?;
-        for setting in &out.deletes {
-            delete.execute(params![case, setting])?;
-        }
-    }
-    if out.rows.is_empty() {
+/// Writes test case `case`'s memory after the batch, when the batch changed it.
+fn save_case(tx: &Transaction, case: i64, before: CaseRows, out: &Settled) -> StoreResult<()> {
+    let Some(after) = before.after(out) else {
         return Ok(());
-    }
-    let mut upsert = tx.prepare_cached(
-        "INSERT INTO alert_state (setting_id, test_case_id, count, pending, open_event, last_run_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT (test_case_id, setting_id) DO UPDATE SET count = excluded.count,
-                pending = excluded.pending, open_event = excluded.open_event,
-                last_run_ms = excluded.last_run_ms",
-    )?;
-    for (setting, s) in &out.rows {
-        upsert.execute(params![
-            setting,
-            case,
-            s.count,
-            s.pending_text(),
-            s.open_event,
-            s.last_run_ms
-        ])?;
-    }
+    };
+    tx.prepare_cached(
+        "INSERT INTO alert_memory (test_case_id, clock_ms, states) VALUES (?1, ?2, ?3)
+         ON CONFLICT (test_case_id) DO UPDATE SET clock_ms = excluded.clock_ms,
+                states = excluded.states",
+    )?
+    .execute(params![case, after.clock, after.states_text()])?;
     Ok(())
 }
 
@@ -265,8 +223,8 @@ fn evaluate_with(
             }
         }
     }
-    for (case, settled) in &plan.settled {
-        save_case(tx, *case, settled)?;
+    for (case, before, settled) in plan.settled {
+        save_case(tx, case, before, &settled)?;
     }
     Ok(EngineOutcome {
         opened: plan.opens.len(),
