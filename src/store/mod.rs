@@ -966,6 +966,45 @@ mod tests {
 /// Migrations run on raw connections (only this file, `sql.rs` and `copy.rs` name the drivers).
 #[cfg(test)]
 mod migration_tests {
+    /// An SQLite database migrated up to `version`, with `seed` run just before it.
+    fn sqlite_through(version: i64, seed: &str) -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        for m in crate::store::migrations() {
+            if m.version == version {
+                conn.execute_batch(seed).unwrap();
+            }
+            if m.version <= version {
+                conn.execute_batch(m.sql).unwrap();
+            }
+        }
+        conn
+    }
+
+    /// The same on a fresh PostgreSQL database (`None` without `TEST_POSTGRES_URL`), with
+    /// the connection's task.
+    async fn postgres_through(
+        version: i64,
+        seed: &str,
+    ) -> Option<(tokio_postgres::Client, tokio::task::JoinHandle<()>)> {
+        let url = crate::store::pg::testdb::fresh().await?;
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        let task = tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        for m in crate::store::pg::migrations() {
+            if m.version == version {
+                client.batch_execute(seed).await.unwrap();
+            }
+            if m.version <= version {
+                client.batch_execute(m.sql).await.unwrap();
+            }
+        }
+        Some((client, task))
+    }
+
     /// Migration 0022 on a database that holds twins already (made before it): nothing is
     /// deleted, the later twins are renamed 'name (id)' (again when that name was taken),
     /// and the unique index is built. SQLite always; PostgreSQL with `TEST_POSTGRES_URL`.
@@ -984,14 +1023,7 @@ mod migration_tests {
         ];
         let want_lists = vec!["On call".to_string(), "on call (2)".into()];
 
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let all = crate::store::migrations();
-        for m in all.iter().filter(|m| m.version < 22) {
-            conn.execute_batch(m.sql).unwrap();
-        }
-        conn.execute_batch(TWINS).unwrap();
-        let m22 = all.iter().find(|m| m.version == 22).unwrap();
-        conn.execute_batch(m22.sql).unwrap();
+        let conn = sqlite_through(22, TWINS);
         let names = |table: &str| -> Vec<String> {
             conn.prepare(&format!("SELECT name FROM {table} ORDER BY id"))
                 .unwrap()
@@ -1008,20 +1040,9 @@ mod migration_tests {
             )
             .is_err());
 
-        let Some(url) = crate::store::pg::testdb::fresh().await else {
+        let Some((client, task)) = postgres_through(22, TWINS).await else {
             return;
         };
-        let (client, task) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        let task = tokio::spawn(task);
-        let all = crate::store::pg::migrations();
-        for m in all.iter().filter(|m| m.version < 22) {
-            client.batch_execute(m.sql).await.unwrap();
-        }
-        client.batch_execute(TWINS).await.unwrap();
-        let m22 = all.iter().find(|m| m.version == 22).unwrap();
-        client.batch_execute(m22.sql).await.unwrap();
         for (table, want) in [
             ("test_case_groups", &want_groups),
             ("distribution_lists", &want_lists),
@@ -1091,15 +1112,7 @@ mod migration_tests {
         };
         const GONE: &str = "DELETE FROM alert_settings WHERE id = 12";
 
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
-        let all = crate::store::migrations();
-        for m in all.iter().filter(|m| m.version < 38) {
-            conn.execute_batch(m.sql).unwrap();
-        }
-        conn.execute_batch(BEFORE).unwrap();
-        let m38 = all.iter().find(|m| m.version == 38).unwrap();
-        conn.execute_batch(m38.sql).unwrap();
+        let conn = sqlite_through(38, BEFORE);
         let memory = |conn: &rusqlite::Connection| -> Vec<(i64, Option<i64>, String)> {
             conn.prepare("SELECT test_case_id, clock_ms, states FROM alert_memory ORDER BY 1")
                 .unwrap()
@@ -1113,20 +1126,9 @@ mod migration_tests {
         let after: Vec<String> = memory(&conn).into_iter().map(|r| r.2).collect();
         assert_eq!(after, [r#"{"4":[1,[],55,90]}"#, "{}", "{}"]);
 
-        let Some(url) = crate::store::pg::testdb::fresh().await else {
+        let Some((client, task)) = postgres_through(38, BEFORE).await else {
             return;
         };
-        let (client, task) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        let task = tokio::spawn(task);
-        let all = crate::store::pg::migrations();
-        for m in all.iter().filter(|m| m.version < 38) {
-            client.batch_execute(m.sql).await.unwrap();
-        }
-        client.batch_execute(BEFORE).await.unwrap();
-        let m38 = all.iter().find(|m| m.version == 38).unwrap();
-        client.batch_execute(m38.sql).await.unwrap();
         let memory = || async {
             let rows = client
                 .query(
