@@ -456,6 +456,44 @@ async fn a_setting_at_rest_stores_nothing_and_loses_nothing() {
     assert_eq!(rows().await, [Some(0)]);
 }
 
+/// Two instances ingesting runs of one test case in turn each start from what the other
+/// wrote: a count the other instance ended is not counted on, nor one it started lost.
+#[tokio::test]
+async fn two_instances_take_turns_on_one_test_case() {
+    let app = App::new();
+    let a = admin(&app).await;
+    let key = app.api_key("engine").await;
+    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(&app, "Billing", "voice", &[1]).await;
+    let list = list_of(&app).await;
+    setting(&app, g, list, 2, &[7], false).await;
+    let other = Store::connect(
+        &cxwatch::config::StoreConfig {
+            url: app.pg_url.clone().unwrap_or_default(),
+            ..Default::default()
+        },
+        app.data_dir(),
+    )
+    .await
+    .unwrap();
+    let tz = chrono_tz::America::Toronto;
+    let parse = |v: Value| cxwatch::domain::ingest::parse_run_str(&v.to_string()).unwrap();
+    // Threshold 2: fail, pass (on the other instance), fail must not open.
+    ingest_ok(&app, &key, &[run("f1", 1, &at(10), "fail")]).await;
+    other
+        .ingest_runs(tz, vec![parse(run("p2", 1, &at(20), "pass"))])
+        .await
+        .unwrap();
+    ingest_ok(&app, &key, &[run("f3", 1, &at(30), "fail")]).await;
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 0);
+    // And the other way round: its memory (count 0) is behind this instance's count.
+    other
+        .ingest_runs(tz, vec![parse(run("f4", 1, &at(40), "fail"))])
+        .await
+        .unwrap();
+    assert_eq!(events(&app, &a.token, "").await["totalElements"], 1);
+}
+
 /// `kill -9` of the real binary between two batches: the engine's count is in the
 /// database, so the second batch opens the event; re-sending both opens no second one.
 #[test]
