@@ -365,6 +365,20 @@ async fn late_runs_and_inactive_settings() {
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
 }
 
+/// Another instance on the app's database, with nothing in memory (as after a restart).
+async fn other_instance(app: &App) -> Store {
+    let config = cxwatch::config::StoreConfig {
+        url: app.pg_url.clone().unwrap_or_default(),
+        ..Default::default()
+    };
+    Store::connect(&config, app.data_dir()).await.unwrap()
+}
+
+/// A run for `Store::ingest_runs`, as an engine posts it.
+fn parse(v: Value) -> cxwatch::domain::ingest::IngestRun {
+    cxwatch::domain::ingest::parse_run_str(&v.to_string()).unwrap()
+}
+
 /// The engine keeps a (setting, test case)'s state only while it departs from rest, and what a
 /// missing row means holds across a restart and another instance: late runs stay late, the
 /// backfill still knows the setting was evaluated, and a change another writer makes is
@@ -399,17 +413,8 @@ async fn a_setting_at_rest_stores_nothing_and_loses_nothing() {
     );
 
     // Another instance on the same database, with nothing in memory (as after a restart).
-    let other = Store::connect(
-        &cxwatch::config::StoreConfig {
-            url: app.pg_url.clone().unwrap_or_default(),
-            ..Default::default()
-        },
-        app.data_dir(),
-    )
-    .await
-    .unwrap();
+    let other = other_instance(&app).await;
     let tz = chrono_tz::America::Toronto;
-    let parse = |v: Value| cxwatch::domain::ingest::parse_run_str(&v.to_string()).unwrap();
     // A failure older than the clock is late for the setting at rest: had it counted, the
     // next failure would open an event (threshold 2).
     other
@@ -467,17 +472,8 @@ async fn two_instances_take_turns_on_one_test_case() {
     let g = group(&app, "Billing", "voice", &[1]).await;
     let list = list_of(&app).await;
     setting(&app, g, list, 2, &[7], false).await;
-    let other = Store::connect(
-        &cxwatch::config::StoreConfig {
-            url: app.pg_url.clone().unwrap_or_default(),
-            ..Default::default()
-        },
-        app.data_dir(),
-    )
-    .await
-    .unwrap();
+    let other = other_instance(&app).await;
     let tz = chrono_tz::America::Toronto;
-    let parse = |v: Value| cxwatch::domain::ingest::parse_run_str(&v.to_string()).unwrap();
     // Threshold 2: fail, pass (on the other instance), fail must not open.
     ingest_ok(&app, &key, &[run("f1", 1, &at(10), "fail")]).await;
     other
