@@ -322,12 +322,7 @@ async fn failing_runs_open_an_event_that_a_pass_closes() {
 #[tokio::test]
 async fn late_runs_and_inactive_settings() {
     let app = App::new();
-    let a = admin(&app).await;
-    let key = app.api_key("engine").await;
-    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
-    let g = group(&app, "Billing", "voice", &[1]).await;
-    let list = list_of(&app).await;
-    let s = setting(&app, g, list, 2, &[7], false).await;
+    let (a, key, s) = billing_setting(&app).await;
     // Out of order within a batch: evaluated in run-time order (fail, fail opens).
     ingest_ok(
         &app,
@@ -363,6 +358,18 @@ async fn late_runs_and_inactive_settings() {
     .await;
     ingest_ok(&app, &key, &[run("f6", 1, &at(55), "fail")]).await;
     assert_eq!(events(&app, &a.token, "").await["totalElements"], 2);
+}
+
+/// An admin, an engine's key, and a first pass of test case 1, then its group 'Billing'
+/// and a setting of it (threshold 2, FAIL) to a list: (admin, key, setting).
+async fn billing_setting(app: &App) -> (harness::Who, String, i64) {
+    let a = admin(app).await;
+    let key = app.api_key("engine").await;
+    ingest_ok(app, &key, &[run("p0", 1, &at(0), "pass")]).await;
+    let g = group(app, "Billing", "voice", &[1]).await;
+    let list = list_of(app).await;
+    let s = setting(app, g, list, 2, &[7], false).await;
+    (a, key, s)
 }
 
 /// Another instance on the app's database, with nothing in memory (as after a restart).
@@ -466,12 +473,7 @@ async fn a_setting_at_rest_stores_nothing_and_loses_nothing() {
 #[tokio::test]
 async fn two_instances_take_turns_on_one_test_case() {
     let app = App::new();
-    let a = admin(&app).await;
-    let key = app.api_key("engine").await;
-    ingest_ok(&app, &key, &[run("p0", 1, &at(0), "pass")]).await;
-    let g = group(&app, "Billing", "voice", &[1]).await;
-    let list = list_of(&app).await;
-    setting(&app, g, list, 2, &[7], false).await;
+    let (a, key, ..) = billing_setting(&app).await;
     let other = other_instance(&app).await;
     let tz = chrono_tz::America::Toronto;
     // Threshold 2: fail, pass (on the other instance), fail must not open.
