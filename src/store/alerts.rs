@@ -498,8 +498,10 @@ fn site_time(tz: Tz, t: DateTime<Utc>) -> String {
 }
 
 /// The engine's state of one (setting, test case) as stored: `last_run_ms` `None` means the
-/// (setting, test case) is at its test case's clock.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// (setting, test case) is at its test case's clock. In `alert_memory.states` it is a
+/// [`PackedState`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "PackedState", into = "PackedState")]
 pub(super) struct StoredState {
     pub count: u32,
     pub pending: Vec<i64>,
@@ -510,6 +512,23 @@ pub(super) struct StoredState {
 /// One state in `alert_memory.states`: `[count, [pending run ids, oldest first], open
 /// event or null, last run time or null]`.
 type PackedState = (u32, Vec<i64>, Option<i64>, Option<i64>);
+
+impl From<PackedState> for StoredState {
+    fn from((count, pending, open_event, last_run_ms): PackedState) -> Self {
+        StoredState {
+            count,
+            pending,
+            open_event,
+            last_run_ms,
+        }
+    }
+}
+
+impl From<StoredState> for PackedState {
+    fn from(s: StoredState) -> Self {
+        (s.count, s.pending, s.open_event, s.last_run_ms)
+    }
+}
 
 /// What the engine has stored of one test case, its row of `alert_memory` (migration
 /// 0038): its clock and its states by setting (every setting's, active or not).
@@ -547,34 +566,18 @@ impl CaseRows {
     /// in the order of the settings' ids. The delete of a setting removes its key in SQL
     /// (the migration's triggers), so the format is one both backends' JSON functions read.
     pub fn states_text(&self) -> String {
-        let packed: std::collections::BTreeMap<i64, PackedState> = (self.rows.iter())
-            .map(|(id, s)| {
-                let p = (s.count, s.pending.clone(), s.open_event, s.last_run_ms);
-                (*id, p)
-            })
-            .collect();
-        serde_json::to_string(&packed).unwrap_or_else(|_| "{}".into())
+        let by_id: std::collections::BTreeMap<_, _> = self.rows.iter().collect();
+        serde_json::to_string(&by_id).unwrap_or_else(|_| "{}".into())
     }
 
     /// A test case's row as stored: its clock and its `states` ([`Self::states_text`]).
     pub fn parse(case: i64, clock: Option<i64>, states: &str) -> StoreResult<CaseRows> {
-        let packed: HashMap<i64, PackedState> = serde_json::from_str(states).map_err(|e| {
+        let rows = serde_json::from_str(states).map_err(|e| {
             super::StoreError::Invalid(format!(
                 "the alert engine's stored state of test case {case} is unreadable ({e}): \
                  alert_memory.states must be a JSON object of [count, [run ids], event, time]"
             ))
         })?;
-        let rows = (packed.into_iter())
-            .map(|(id, (count, pending, open_event, last_run_ms))| {
-                let s = StoredState {
-                    count,
-                    pending,
-                    open_event,
-                    last_run_ms,
-                };
-                (id, s)
-            })
-            .collect();
         Ok(CaseRows { clock, rows })
     }
 
