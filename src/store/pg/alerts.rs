@@ -26,8 +26,9 @@
 //! statement after the lock then sees what the previous holder committed.
 //!
 //! A setting's delete does not take the lock: its trigger removes the setting's states from
-//! the test cases' rows, and one of those rows a batch read before the delete committed is
-//! written back whole, the deleted setting's state with it. That state is never read again
+//! the test cases' rows, and one of those rows a batch read before the delete committed and
+//! changes the states of is written back whole, the deleted setting's state with it (a row
+//! whose clock alone moves has that one column updated). That state is never read again
 //! (no setting gets a deleted one's id here), and the setting's events and notifications
 //! are held off by [`hold_settings`] as before.
 use std::collections::hash_map::Entry;
@@ -111,18 +112,33 @@ async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashM
     Ok(out)
 }
 
-/// Writes the memory of each test case the batch changed, in one upsert.
+/// Writes the memory of each test case the batch changed: the clocks that alone moved in one
+/// update, the rest in one upsert.
 async fn save_cases(
     tx: &impl GenericClient,
     settled: Vec<(i64, CaseRows, Settled)>,
 ) -> StoreResult<()> {
     let (mut cases, mut clocks, mut states) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut moved, mut to) = (Vec::new(), Vec::new());
     for (case, before, out) in settled {
-        if let Some(after) = before.after(&out) {
+        if let Some(clock) = before.clock_only(&out) {
+            moved.push(case);
+            to.push(clock);
+        } else if let Some(after) = before.after(&out) {
             cases.push(case);
             clocks.push(after.clock);
             states.push(after.states_text());
         }
+    }
+    if !moved.is_empty() {
+        let stmt = tx
+            .prepare_cached(
+                "UPDATE alert_memory m SET clock_ms = v.clock_ms
+                   FROM unnest($1::BIGINT[], $2::BIGINT[]) AS v (test_case_id, clock_ms)
+                  WHERE m.test_case_id = v.test_case_id",
+            )
+            .await?;
+        tx.execute(&stmt, &[&moved, &to]).await?;
     }
     if cases.is_empty() {
         return Ok(());

@@ -119,6 +119,11 @@ fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<HashMap<i64, CaseRow
 
 /// Writes test case `case`'s memory after the batch, when the batch changed it.
 fn save_case(tx: &Transaction, case: i64, before: CaseRows, out: &Settled) -> StoreResult<()> {
+    if let Some(clock) = before.clock_only(out) {
+        tx.prepare_cached("UPDATE alert_memory SET clock_ms = ?2 WHERE test_case_id = ?1")?
+            .execute(params![case, clock])?;
+        return Ok(());
+    }
     let Some(after) = before.after(out) else {
         return Ok(());
     };
