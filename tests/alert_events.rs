@@ -107,6 +107,13 @@ fn at(min: u32) -> String {
     format!("2026-11-23T15:{min:02}:00Z")
 }
 
+/// [`at`] in ms, as the engine stores times.
+fn at_ms(min: u32) -> i64 {
+    chrono::DateTime::parse_from_rfc3339(&at(min))
+        .unwrap()
+        .timestamp_millis()
+}
+
 async fn events(app: &App, token: &str, query: &str) -> Value {
     let (s, b) = get(app, token, &format!("/api/alerts/events{query}")).await;
     assert_eq!(s, 200, "{b}");
@@ -412,7 +419,13 @@ async fn a_setting_at_rest_stores_nothing_and_loses_nothing() {
     let list = list_of(&app).await;
     let s = setting(&app, g, list, 2, &[7], false).await;
     ingest_ok(&app, &key, &[run("p1", 1, &at(10), "pass")]).await;
+    // A batch that leaves the states at rest moves only the stored clock.
+    ingest_ok(&app, &key, &[run("p1b", 1, &at(15), "pass")]).await;
     assert_eq!(rows().await, [Some(0)]);
+    assert_eq!(
+        app.ints("SELECT clock_ms FROM alert_memory").await,
+        [Some(at_ms(15))]
+    );
     assert_eq!(
         app.ints("SELECT setting_id FROM alert_setting_evaluated")
             .await,
@@ -422,10 +435,10 @@ async fn a_setting_at_rest_stores_nothing_and_loses_nothing() {
     // Another instance on the same database, with nothing in memory (as after a restart).
     let other = other_instance(&app).await;
     let tz = chrono_tz::America::Toronto;
-    // A failure older than the clock is late for the setting at rest: had it counted, the
-    // next failure would open an event (threshold 2).
+    // A failure older than the clock (p1b's, not p1's) is late for the setting at rest: had
+    // it counted, the next failure would open an event (threshold 2).
     other
-        .ingest_runs(tz, vec![parse(run("late", 1, &at(5), "fail"))])
+        .ingest_runs(tz, vec![parse(run("late", 1, &at(12), "fail"))])
         .await
         .unwrap();
     ingest_ok(&app, &key, &[run("f1", 1, &at(20), "fail")]).await;

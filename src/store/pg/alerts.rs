@@ -48,8 +48,8 @@ use crate::domain::run::{RunStatus, RunType};
 use crate::store::alert_events::AlertEngine;
 use crate::store::alerts::{
     addressed, claim_for_backfill, facts_by_case, hold_settings, mark_evaluated, plan,
-    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, Notice, Plan, SettingRow, Settled,
-    ViewCache,
+    AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, IdMap, Notice, Plan, SettingRow,
+    Settled, ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -97,14 +97,14 @@ async fn lock_engine(tx: &impl GenericClient) -> StoreResult<()> {
 }
 
 /// What the engine has stored of these test cases: their rows of `alert_memory`.
-async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<HashMap<i64, CaseRows>> {
+async fn load_cases(tx: &impl GenericClient, cases: &[i64]) -> StoreResult<IdMap<CaseRows>> {
     let stmt = tx
         .prepare_cached(
             "SELECT test_case_id, clock_ms, states FROM alert_memory
               WHERE test_case_id = ANY($1)",
         )
         .await?;
-    let mut out = HashMap::new();
+    let mut out = IdMap::default();
     for r in tx.query(&stmt, &[&cases]).await? {
         let case: i64 = r.get(0);
         out.insert(case, CaseRows::parse(case, r.get(1), r.get(2))?);
@@ -244,7 +244,7 @@ async fn evaluate_with(
 /// the openings.
 async fn open_events(
     tx: &impl GenericClient,
-    settings: &HashMap<i64, SettingRow>,
+    settings: &IdMap<SettingRow>,
     plan: &mut Plan,
 ) -> StoreResult<Vec<i64>> {
     if plan.opens.is_empty() {
@@ -367,7 +367,7 @@ async fn notify(
     tx: &impl GenericClient,
     tz: Tz,
     options: &AlertOptions,
-    settings: &HashMap<i64, SettingRow>,
+    settings: &IdMap<SettingRow>,
     notices: &[Notice],
     notes: &HashMap<i64, crate::domain::incident::Note>,
 ) -> StoreResult<usize> {
