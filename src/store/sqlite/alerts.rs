@@ -117,28 +117,23 @@ fn load_cases(tx: &Transaction, cases: &str) -> StoreResult<IdMap<CaseRows>> {
     Ok(out)
 }
 
-/// Writes the memory of each test case the batch changed: the clocks that alone moved in one
-/// statement (most test cases of a quiet day), the rest row by row.
+/// Writes the memory of each test case the batch changed: the clock alone where nothing else
+/// moved (most test cases of a quiet day), else the row. Both statements are prepared once a
+/// batch, not looked up in the connection's cache for every test case.
 fn save_cases(tx: &Transaction, settled: Vec<(i64, CaseRows, Settled)>) -> StoreResult<()> {
-    let mut clocks = Vec::new();
+    let mut clock =
+        tx.prepare_cached("UPDATE alert_memory SET clock_ms = ?2 WHERE test_case_id = ?1")?;
     let mut upsert = tx.prepare_cached(
         "INSERT INTO alert_memory (test_case_id, clock_ms, states) VALUES (?1, ?2, ?3)
          ON CONFLICT (test_case_id) DO UPDATE SET clock_ms = excluded.clock_ms,
                 states = excluded.states",
     )?;
     for (case, before, out) in settled {
-        if let Some(clock) = before.clock_only(&out) {
-            clocks.push([case, clock]);
+        if let Some(moved) = before.clock_only(&out) {
+            clock.execute(params![case, moved])?;
         } else if let Some(after) = before.after(&out) {
             upsert.execute(params![case, after.clock, after.states_text()])?;
         }
-    }
-    if !clocks.is_empty() {
-        tx.prepare_cached(
-            "UPDATE alert_memory SET clock_ms = j.value ->> 1 FROM json_each(?1) AS j
-              WHERE alert_memory.test_case_id = j.value ->> 0",
-        )?
-        .execute([serde_json::to_string(&clocks).unwrap_or_default()])?;
     }
     Ok(())
 }
