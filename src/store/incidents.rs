@@ -9,7 +9,7 @@
 //! each of its open events through the events' own code (`AlertLifeStore::acknowledge_alert`,
 //! `MaintenanceStore::mute_alert`), each in its transaction, as a user would one by one.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use async_trait::async_trait;
 
@@ -25,6 +25,11 @@ use crate::domain::page::{Page, PageRequest};
 /// Gives each of the new events `events` (their ids) an incident, in the order they opened:
 /// it joins the one [`incident::assign`] picks among the incidents still open or closed
 /// within the window, or starts one. Returns what each event's notification says of it.
+///
+/// An incident is read as its tally (migration 0039: how many events, how many open, the
+/// last close, its causes), not from its events: a storm's incident holds thousands, and
+/// every batch that opens one would read them all. The tally moves here as events join, and
+/// in [`closing_in`] as they close.
 pub(crate) async fn assign_in(
     c: &impl Exec,
     events: &[i64],
@@ -59,63 +64,55 @@ pub(crate) async fn assign_in(
         ));
     }
     let from = new.iter().map(|(_, m)| m.alert_ms).min().unwrap_or(0) - incident::WINDOW_MS;
-    // Grouping reads of an incident only its causes, when it began and when it resolved:
-    // its events are read as one member per cause (their first opening, and their last
-    // close or none while one is open), with how many they are, not one by one; a storm's
-    // incident holds thousands.
+    // Each candidate is one member standing for all its events: its causes, its first
+    // opening, and its last close or none while one is open.
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut events_of: HashMap<i64, usize> = HashMap::new();
     for r in c
         .query(
-            "SELECT e.incident_id, e.group_id, tc.ivr_id, min(e.alert_ms) AS alert_ms,
-                    CASE WHEN count(e.closed_ms) = count(*) THEN max(e.closed_ms) END AS closed_ms,
-                    count(*) AS events
-               FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-              WHERE e.incident_id IN (SELECT incident_id FROM alert_events
-                                       WHERE closed_ms IS NULL AND incident_id IS NOT NULL
-                                      UNION
-                                      SELECT incident_id FROM alert_events
-                                       WHERE closed_ms >= $1 AND incident_id IS NOT NULL)
-              GROUP BY e.incident_id, e.group_id, tc.ivr_id
-              ORDER BY e.incident_id",
+            "SELECT i.id, i.first_ms, i.events, i.open_events, i.last_closed_ms, k.kind,
+                    k.cause_id
+               FROM incidents i JOIN incident_causes k ON k.incident_id = i.id
+              WHERE i.id IN (SELECT id FROM incidents WHERE open_events > 0
+                             UNION
+                             SELECT id FROM incidents WHERE last_closed_ms >= $1)
+              ORDER BY i.id, k.kind, k.cause_id",
             &[&from],
         )
         .await?
     {
-        let id: i64 = r.col("incident_id")?;
-        let m = Member {
-            causes: incident::causes(r.col("group_id")?, r.col("ivr_id")?),
-            alert_ms: r.col("alert_ms")?,
-            closed_ms: r.col("closed_ms")?,
+        let id: i64 = r.col("id")?;
+        let cause = match r.col::<i64>("kind")? {
+            0 => incident::Cause::Group(r.col("cause_id")?),
+            _ => incident::Cause::Entry(r.col("cause_id")?),
         };
-        *events_of.entry(id).or_default() += r.col::<i64>("events")?.max(0) as usize;
         match candidates.last_mut() {
-            Some(last) if last.id == id => last.members.push(m),
-            _ => candidates.push(Candidate {
-                id,
-                members: vec![m],
-            }),
+            Some(last) if last.id == id => last.members[0].causes.push(cause),
+            _ => {
+                let open: i64 = r.col("open_events")?;
+                events_of.insert(id, r.col::<i64>("events")?.max(0) as usize);
+                candidates.push(Candidate {
+                    id,
+                    members: vec![Member {
+                        causes: vec![cause],
+                        alert_ms: r.col("first_ms")?,
+                        closed_ms: if open > 0 {
+                            None
+                        } else {
+                            r.col("last_closed_ms")?
+                        },
+                    }],
+                })
+            }
         }
     }
-    // The incidents whose first failure moves earlier, written after the loop.
-    let mut earliest: BTreeMap<i64, i64> = BTreeMap::new();
+    let mut tallies: BTreeMap<i64, Tally> = BTreeMap::new();
     for (event, m) in new {
-        let note = match incident::assign(&candidates, &m) {
+        let (id, joined, first_ms) = match incident::assign(&candidates, &m) {
             Some(i) => {
                 let cand = &mut candidates[i];
-                // The backfill opens events out of time order: the first failure may move.
-                if m.alert_ms < cand.first_ms() {
-                    earliest.insert(cand.id, m.alert_ms);
-                }
                 cand.members.push(m.clone());
-                let events = events_of.entry(cand.id).or_default();
-                *events += 1;
-                Note {
-                    incident_id: cand.id,
-                    joined: true,
-                    alerts: *events,
-                    first_ms: cand.first_ms(),
-                }
+                (cand.id, true, cand.first_ms())
             }
             None => {
                 let id: i64 = c
@@ -124,35 +121,70 @@ pub(crate) async fn assign_in(
                         &[&m.alert_ms, &now_ms],
                     )
                     .await?;
-                let first_ms = m.alert_ms;
-                events_of.insert(id, 1);
                 candidates.push(Candidate {
                     id,
-                    members: vec![m],
+                    members: vec![m.clone()],
                 });
-                Note {
-                    incident_id: id,
-                    joined: false,
-                    alerts: 1,
-                    first_ms,
-                }
+                (id, false, m.alert_ms)
             }
         };
-        notes.insert(event, note);
+        let tally = tallies.entry(id).or_default();
+        tally.add(&m);
+        let events = events_of.entry(id).or_default();
+        *events += 1;
+        notes.insert(
+            event,
+            Note {
+                incident_id: id,
+                joined,
+                alerts: *events,
+                first_ms,
+            },
+        );
     }
-    for (id, first_ms) in earliest {
+    for (id, t) in &tallies {
+        // The backfill opens events out of time order: the first failure may move earlier.
         c.execute(
-            "UPDATE incidents SET first_ms = $2 WHERE id = $1 AND first_ms > $2",
-            &[&id, &first_ms],
+            "UPDATE incidents SET events = events + $2, open_events = open_events + $3,
+                    first_ms = CASE WHEN first_ms > $4 THEN $4 ELSE first_ms END,
+                    last_closed_ms = CASE WHEN CAST($5 AS BIGINT) IS NULL THEN last_closed_ms
+                                          WHEN last_closed_ms >= $5 THEN last_closed_ms
+                                          ELSE $5 END
+              WHERE id = $1",
+            &[id, &t.events, &t.open, &t.first_ms, &t.last_closed_ms],
+        )
+        .await?;
+    }
+    let causes: Vec<(i64, i64, i64)> = tallies
+        .iter()
+        .flat_map(|(id, t)| {
+            t.causes.iter().map(move |c| match c {
+                incident::Cause::Group(g) => (*id, 0, *g),
+                incident::Cause::Entry(e) => (*id, 1, *e),
+            })
+        })
+        .collect();
+    if !causes.is_empty() {
+        let rows: Vec<String> = (0..causes.len())
+            .map(|i| format!("(${}, ${}, ${})", 3 * i + 1, 3 * i + 2, 3 * i + 3))
+            .collect();
+        let params: Vec<&dyn sql::Param> = causes
+            .iter()
+            .flat_map(|(i, k, id)| [i as &dyn sql::Param, k, id])
+            .collect();
+        c.execute(
+            &format!(
+                "INSERT INTO incident_causes (incident_id, kind, cause_id) VALUES {}
+                 ON CONFLICT DO NOTHING",
+                rows.join(", ")
+            ),
+            &params,
         )
         .await?;
     }
     // The events' incidents in one statement, not one an event: $1, $3, … the events,
     // $2, $4, … their incidents.
     let pairs: Vec<(i64, i64)> = notes.iter().map(|(e, n)| (*e, n.incident_id)).collect();
-    if pairs.is_empty() {
-        return Ok(notes);
-    }
     let when: String = (0..pairs.len())
         .map(|i| format!(" WHEN ${} THEN CAST(${} AS BIGINT)", 2 * i + 1, 2 * i + 2))
         .collect();
@@ -172,6 +204,78 @@ pub(crate) async fn assign_in(
     )
     .await?;
     Ok(notes)
+}
+
+/// What a batch adds to an incident's tally.
+#[derive(Default)]
+struct Tally {
+    events: i64,
+    open: i64,
+    first_ms: i64,
+    last_closed_ms: Option<i64>,
+    causes: BTreeSet<incident::Cause>,
+}
+
+impl Tally {
+    fn add(&mut self, m: &Member) {
+        self.first_ms = if self.events == 0 {
+            m.alert_ms
+        } else {
+            self.first_ms.min(m.alert_ms)
+        };
+        self.events += 1;
+        match m.closed_ms {
+            None => self.open += 1,
+            Some(at) => self.last_closed_ms = self.last_closed_ms.max(Some(at)),
+        }
+        self.causes.extend(m.causes.iter().copied());
+    }
+}
+
+/// Moves the tallies of the incidents of events `closes` (`(event, closed_ms)`) that the
+/// engine is about to close: called before its close, which leaves an event closed already,
+/// so that only the events still open count. An event without an incident yet (opened in
+/// this batch) is counted when [`assign_in`] reads it closed.
+pub(crate) async fn closing_in(c: &impl Exec, closes: &[(i64, i64)]) -> StoreResult<()> {
+    if closes.is_empty() {
+        return Ok(());
+    }
+    let mut at: HashMap<i64, i64> = HashMap::with_capacity(closes.len());
+    for (event, ms) in closes {
+        at.entry(*event).or_insert(*ms);
+    }
+    let ids: Vec<i64> = at.keys().copied().collect();
+    let params: Vec<&dyn sql::Param> = ids.iter().map(|i| i as &dyn sql::Param).collect();
+    let rows = c
+        .query(
+            &format!(
+                "SELECT id, incident_id FROM alert_events
+                  WHERE id IN ({}) AND open = TRUE AND incident_id IS NOT NULL",
+                sql::placeholders(1, ids.len())
+            ),
+            &params,
+        )
+        .await?;
+    let mut by_incident: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for r in rows {
+        let ms = at.get(&r.col::<i64>("id")?).copied().unwrap_or_default();
+        let e = by_incident
+            .entry(r.col("incident_id")?)
+            .or_insert((0, i64::MIN));
+        e.0 += 1;
+        e.1 = e.1.max(ms);
+    }
+    for (id, (n, last)) in by_incident {
+        c.execute(
+            "UPDATE incidents SET open_events = open_events - $2,
+                    last_closed_ms = CASE WHEN last_closed_ms >= $3 THEN last_closed_ms
+                                          ELSE $3 END
+              WHERE id = $1",
+            &[&id, &n, &last],
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// One event of an incident.

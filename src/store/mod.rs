@@ -1148,4 +1148,78 @@ mod migration_tests {
         drop(client);
         let _ = task.await;
     }
+
+    /// Migration 0039 on a database with incidents: each incident's tally and causes are
+    /// read from its events; an event without an incident counts nowhere. SQLite always;
+    /// PostgreSQL with `TEST_POSTGRES_URL`.
+    #[tokio::test(flavor = "multi_thread")]
+    async fn migration_0039_tallies_the_incidents_from_their_events() {
+        const BEFORE: &str = "INSERT INTO ivr_apps (id, name, channel)
+                 VALUES (10, 'Main', 'voice'), (11, 'Claims', 'voice');
+             INSERT INTO test_cases (id, name, channel, ivr_id, updated_at)
+                 VALUES (1, 'a', 'voice', 10, 0), (2, 'b', 'voice', 11, 0);
+             INSERT INTO incidents (id, first_ms, created_ms) VALUES (1, 100, 100), (2, 500, 500);
+             INSERT INTO alert_events (id, setting_id, setting_name, group_id, group_name,
+                    test_case_id, distribution_id, distribution_name, status_id, alert_ms,
+                    open, closed_ms, incident_id)
+                 VALUES (1, 1, 's', 5, 'g', 1, 1, 'd', 7, 100, FALSE, 300, 1),
+                        (2, 1, 's', 6, 'g', 2, 1, 'd', 7, 150, FALSE, 400, 1),
+                        (3, 1, 's', 5, 'g', 1, 1, 'd', 7, 500, TRUE, NULL, 2),
+                        (4, 1, 's', 5, 'g', 1, 1, 'd', 7, 600, FALSE, 700, 2),
+                        (5, 1, 's', 7, 'g', 2, 1, 'd', 7, 50, TRUE, NULL, NULL);";
+        const TALLY: &str =
+            "SELECT id, events, open_events, last_closed_ms FROM incidents ORDER BY id";
+        const CAUSES: &str =
+            "SELECT incident_id, kind, cause_id FROM incident_causes ORDER BY 1, 2, 3";
+        let want_tally: Vec<(i64, i64, i64, Option<i64>)> =
+            vec![(1, 2, 0, Some(400)), (2, 2, 1, Some(700))];
+        let want_causes: Vec<(i64, i64, i64)> = vec![
+            (1, 0, 5),
+            (1, 0, 6),
+            (1, 1, 10),
+            (1, 1, 11),
+            (2, 0, 5),
+            (2, 1, 10),
+        ];
+
+        let conn = sqlite_through(39, BEFORE);
+        let tally: Vec<(i64, i64, i64, Option<i64>)> = conn
+            .prepare(TALLY)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(tally, want_tally);
+        let causes: Vec<(i64, i64, i64)> = conn
+            .prepare(CAUSES)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(causes, want_causes);
+
+        let Some((client, task)) = postgres_through(39, BEFORE).await else {
+            return;
+        };
+        let tally: Vec<(i64, i64, i64, Option<i64>)> = client
+            .query(TALLY, &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+            .collect();
+        assert_eq!(tally, want_tally);
+        let causes: Vec<(i64, i64, i64)> = client
+            .query(CAUSES, &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| (r.get(0), i64::from(r.get::<_, i16>(1)), r.get(2)))
+            .collect();
+        assert_eq!(causes, want_causes);
+        drop(client);
+        let _ = task.await;
+    }
 }

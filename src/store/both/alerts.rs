@@ -185,6 +185,94 @@ async fn picture(store: &(impl AlertEventStore + AutoTicketStore + OutboxStore))
     out
 }
 
+/// Each incident's tally and causes as kept (migration 0039), then as its events say; the
+/// two must agree.
+pub(crate) async fn tallies(store: &impl crate::store::sql::SqlStore) -> (String, String) {
+    read_tallies(store).await.unwrap()
+}
+
+async fn read_tallies(
+    store: &impl crate::store::sql::SqlStore,
+) -> crate::store::StoreResult<(String, String)> {
+    use crate::store::sql::Exec;
+    crate::store::sql::read!(store, |c| {
+        let mut kept = String::new();
+        for r in c
+            .query(
+                "SELECT id, first_ms, events, open_events, last_closed_ms FROM incidents
+                  ORDER BY id",
+                &[],
+            )
+            .await?
+        {
+            kept += &format!(
+                "{} first {} events {} open {} closed {:?}\n",
+                r.col::<i64>("id")?,
+                r.col::<i64>("first_ms")?,
+                r.col::<i64>("events")?,
+                r.col::<i64>("open_events")?,
+                r.col::<Option<i64>>("last_closed_ms")?
+            );
+        }
+        for r in c
+            .query(
+                "SELECT incident_id, kind, cause_id FROM incident_causes ORDER BY 1, 2, 3",
+                &[],
+            )
+            .await?
+        {
+            kept += &format!(
+                "{} cause {} {}\n",
+                r.col::<i64>("incident_id")?,
+                r.col::<i64>("kind")?,
+                r.col::<i64>("cause_id")?
+            );
+        }
+        let mut derived = String::new();
+        for r in c
+            .query(
+                "SELECT incident_id, min(alert_ms) AS first_ms, count(*) AS events,
+                        count(*) - count(closed_ms) AS open_events,
+                        max(closed_ms) AS last_closed_ms
+                   FROM alert_events WHERE incident_id IS NOT NULL
+                  GROUP BY incident_id ORDER BY incident_id",
+                &[],
+            )
+            .await?
+        {
+            derived += &format!(
+                "{} first {} events {} open {} closed {:?}\n",
+                r.col::<i64>("incident_id")?,
+                r.col::<i64>("first_ms")?,
+                r.col::<i64>("events")?,
+                r.col::<i64>("open_events")?,
+                r.col::<Option<i64>>("last_closed_ms")?
+            );
+        }
+        for r in c
+            .query(
+                "SELECT DISTINCT incident_id, 0 AS kind, group_id AS cause_id FROM alert_events
+                  WHERE incident_id IS NOT NULL
+                 UNION
+                 SELECT DISTINCT e.incident_id, 1, tc.ivr_id
+                   FROM alert_events e JOIN test_cases tc ON tc.id = e.test_case_id
+                  WHERE e.incident_id IS NOT NULL AND tc.ivr_id IS NOT NULL
+                  ORDER BY 1, 2, 3",
+                &[],
+            )
+            .await?
+        {
+            derived += &format!(
+                "{} cause {} {}\n",
+                r.col::<i64>("incident_id")?,
+                r.col::<i64>("kind")?,
+                r.col::<i64>("cause_id")?
+            );
+        }
+        Ok((kept, derived))
+    })
+}
+
 #[tokio::test]
 async fn the_engine_answers_as_sqlite_s_over_random_batches() {
     let Some(url) = crate::store::pg::testdb::fresh().await else {
@@ -217,6 +305,11 @@ async fn the_engine_answers_as_sqlite_s_over_random_batches() {
     assert!(opened > 5, "the batches open events: {opened}");
     let (p, l) = (picture(&pg).await, picture(&lite).await);
     assert_eq!(p, l);
+    // Each backend's tallies against its events (the times are each ingest's own).
+    for (kept, derived) in [tallies(&pg).await, tallies(&lite).await] {
+        assert!(kept.contains("closed Some"), "an event closed:\n{kept}");
+        assert_eq!(kept, derived);
+    }
 }
 
 #[tokio::test]
@@ -240,6 +333,10 @@ async fn the_backfill_answers_as_sqlite_s() {
     assert_eq!(a, b);
     assert!(a.opened > 3, "{a:?}");
     assert_eq!(picture(&pg).await, picture(&lite).await);
+    for (kept, derived) in [tallies(&pg).await, tallies(&lite).await] {
+        assert!(kept.contains("cause 1 10"), "{kept}");
+        assert_eq!(kept, derived);
+    }
     // Run times: the events' times too.
     let times = |p: Page<AlertEvent>| {
         p.items

@@ -226,6 +226,8 @@ async fn evaluate_with(
     let settings = &held.settings;
     let ids = open_events(tx, settings, &mut plan).await?;
     join_runs(tx, plan.event_runs(&ids)).await?;
+    // The incidents' tallies first: the close leaves an event closed already.
+    crate::store::incidents::closing_in(&Pg(tx), &plan.closes).await?;
     close_events(tx, &plan.closes).await?;
     // Each new event joins an incident or starts one (domain/incident.rs), under the
     // engine's lock.

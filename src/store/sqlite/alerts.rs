@@ -208,6 +208,8 @@ fn evaluate_with(
     for (event, run) in plan.event_runs(&ids) {
         join.execute(params![event, run])?;
     }
+    // The incidents' tallies first: the close leaves an event closed already.
+    sql::finish(crate::store::incidents::closing_in(&Lite(tx), &plan.closes))?;
     let mut close = tx.prepare_cached(
         "UPDATE alert_events SET open = 0, closed_ms = ?2 WHERE id = ?1 AND open = 1",
     )?;
