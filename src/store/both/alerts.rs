@@ -188,24 +188,39 @@ async fn picture(store: &(impl AlertEventStore + AutoTicketStore + OutboxStore))
 /// Each incident's tally and causes as kept (migration 0039), then as its events say; the
 /// two must agree.
 pub(crate) async fn tallies(store: &impl crate::store::sql::SqlStore) -> (String, String) {
-    read_tallies(store).await.unwrap()
+    const KEPT: [&str; 2] = [
+        "SELECT id, first_ms, events, open_events, last_closed_ms FROM incidents ORDER BY id",
+        "SELECT incident_id, kind, cause_id FROM incident_causes ORDER BY 1, 2, 3",
+    ];
+    const FROM_EVENTS: [&str; 2] = [
+        "SELECT incident_id AS id, min(alert_ms) AS first_ms, count(*) AS events,
+                count(*) - count(closed_ms) AS open_events, max(closed_ms) AS last_closed_ms
+           FROM alert_events WHERE incident_id IS NOT NULL
+          GROUP BY incident_id ORDER BY incident_id",
+        "SELECT DISTINCT incident_id, 0 AS kind, group_id AS cause_id FROM alert_events
+          WHERE incident_id IS NOT NULL
+         UNION
+         SELECT DISTINCT e.incident_id, 1, tc.ivr_id
+           FROM alert_events e JOIN test_cases tc ON tc.id = e.test_case_id
+          WHERE e.incident_id IS NOT NULL AND tc.ivr_id IS NOT NULL
+          ORDER BY 1, 2, 3",
+    ];
+    (
+        dump(store, KEPT).await.unwrap(),
+        dump(store, FROM_EVENTS).await.unwrap(),
+    )
 }
 
-async fn read_tallies(
+/// The rows of a tally query and a causes query, one line each.
+async fn dump(
     store: &impl crate::store::sql::SqlStore,
-) -> crate::store::StoreResult<(String, String)> {
+    [tally, causes]: [&'static str; 2],
+) -> crate::store::StoreResult<String> {
     use crate::store::sql::Exec;
     crate::store::sql::read!(store, |c| {
-        let mut kept = String::new();
-        for r in c
-            .query(
-                "SELECT id, first_ms, events, open_events, last_closed_ms FROM incidents
-                  ORDER BY id",
-                &[],
-            )
-            .await?
-        {
-            kept += &format!(
+        let mut out = String::new();
+        for r in c.query(tally, &[]).await? {
+            out += &format!(
                 "{} first {} events {} open {} closed {:?}\n",
                 r.col::<i64>("id")?,
                 r.col::<i64>("first_ms")?,
@@ -214,62 +229,15 @@ async fn read_tallies(
                 r.col::<Option<i64>>("last_closed_ms")?
             );
         }
-        for r in c
-            .query(
-                "SELECT incident_id, kind, cause_id FROM incident_causes ORDER BY 1, 2, 3",
-                &[],
-            )
-            .await?
-        {
-            kept += &format!(
+        for r in c.query(causes, &[]).await? {
+            out += &format!(
                 "{} cause {} {}\n",
                 r.col::<i64>("incident_id")?,
                 r.col::<i64>("kind")?,
                 r.col::<i64>("cause_id")?
             );
         }
-        let mut derived = String::new();
-        for r in c
-            .query(
-                "SELECT incident_id, min(alert_ms) AS first_ms, count(*) AS events,
-                        count(*) - count(closed_ms) AS open_events,
-                        max(closed_ms) AS last_closed_ms
-                   FROM alert_events WHERE incident_id IS NOT NULL
-                  GROUP BY incident_id ORDER BY incident_id",
-                &[],
-            )
-            .await?
-        {
-            derived += &format!(
-                "{} first {} events {} open {} closed {:?}\n",
-                r.col::<i64>("incident_id")?,
-                r.col::<i64>("first_ms")?,
-                r.col::<i64>("events")?,
-                r.col::<i64>("open_events")?,
-                r.col::<Option<i64>>("last_closed_ms")?
-            );
-        }
-        for r in c
-            .query(
-                "SELECT DISTINCT incident_id, 0 AS kind, group_id AS cause_id FROM alert_events
-                  WHERE incident_id IS NOT NULL
-                 UNION
-                 SELECT DISTINCT e.incident_id, 1, tc.ivr_id
-                   FROM alert_events e JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE e.incident_id IS NOT NULL AND tc.ivr_id IS NOT NULL
-                  ORDER BY 1, 2, 3",
-                &[],
-            )
-            .await?
-        {
-            derived += &format!(
-                "{} cause {} {}\n",
-                r.col::<i64>("incident_id")?,
-                r.col::<i64>("kind")?,
-                r.col::<i64>("cause_id")?
-            );
-        }
-        Ok((kept, derived))
+        Ok(out)
     })
 }
 
