@@ -67,7 +67,7 @@ pub(crate) async fn assign_in(
     // Each candidate is one member standing for all its events: its causes, its first
     // opening, and its last close or none while one is open.
     let mut candidates: Vec<Candidate> = Vec::new();
-    let mut events_of: HashMap<i64, usize> = HashMap::new();
+    let mut stored_events: HashMap<i64, usize> = HashMap::new();
     for r in c
         .query(
             "SELECT i.id, i.first_ms, i.events, i.open_events, i.last_closed_ms, k.kind,
@@ -90,7 +90,7 @@ pub(crate) async fn assign_in(
             Some(last) if last.id == id => last.members[0].causes.push(cause),
             _ => {
                 let open: i64 = r.col("open_events")?;
-                events_of.insert(id, r.col::<i64>("events")?.max(0) as usize);
+                stored_events.insert(id, r.col::<i64>("events")?.max(0) as usize);
                 candidates.push(Candidate {
                     id,
                     members: vec![Member {
@@ -130,30 +130,20 @@ pub(crate) async fn assign_in(
         };
         let tally = tallies.entry(id).or_default();
         tally.add(&m);
-        let events = events_of.entry(id).or_default();
-        *events += 1;
+        let stored = stored_events.get(&id).copied().unwrap_or(0);
         notes.insert(
             event,
             Note {
                 incident_id: id,
                 joined,
-                alerts: *events,
+                alerts: stored + tally.events as usize,
                 first_ms,
             },
         );
     }
     for (id, t) in &tallies {
         // The backfill opens events out of time order: the first failure may move earlier.
-        c.execute(
-            "UPDATE incidents SET events = events + $2, open_events = open_events + $3,
-                    first_ms = CASE WHEN first_ms > $4 THEN $4 ELSE first_ms END,
-                    last_closed_ms = CASE WHEN CAST($5 AS BIGINT) IS NULL THEN last_closed_ms
-                                          WHEN last_closed_ms >= $5 THEN last_closed_ms
-                                          ELSE $5 END
-              WHERE id = $1",
-            &[id, &t.events, &t.open, &t.first_ms, &t.last_closed_ms],
-        )
-        .await?;
+        move_tally(c, *id, t.events, t.open, Some(t.first_ms), t.last_closed_ms).await?;
     }
     let causes: Vec<(i64, i64, i64)> = tallies
         .iter()
@@ -266,15 +256,31 @@ pub(crate) async fn closing_in(c: &impl Exec, closes: &[(i64, i64)]) -> StoreRes
         e.1 = e.1.max(ms);
     }
     for (id, (n, last)) in by_incident {
-        c.execute(
-            "UPDATE incidents SET open_events = open_events - $2,
-                    last_closed_ms = CASE WHEN last_closed_ms >= $3 THEN last_closed_ms
-                                          ELSE $3 END
-              WHERE id = $1",
-            &[&id, &n, &last],
-        )
-        .await?;
+        move_tally(c, id, 0, -n, None, Some(last)).await?;
     }
+    Ok(())
+}
+
+/// Moves incident `id`'s tally: `events` more events, `open` more open ones (fewer when
+/// negative), its first opening no later than `first_ms` and its last close no earlier than
+/// `last_closed_ms` (`None`: as they are).
+async fn move_tally(
+    c: &impl Exec,
+    id: i64,
+    events: i64,
+    open: i64,
+    first_ms: Option<i64>,
+    last_closed_ms: Option<i64>,
+) -> StoreResult<()> {
+    c.execute(
+        "UPDATE incidents SET events = events + $2, open_events = open_events + $3,
+                first_ms = CASE WHEN first_ms > $4 THEN $4 ELSE first_ms END,
+                last_closed_ms = CASE WHEN last_closed_ms >= $5 THEN last_closed_ms
+                                      ELSE coalesce($5, last_closed_ms) END
+          WHERE id = $1",
+        &[&id, &events, &open, &first_ms, &last_closed_ms],
+    )
+    .await?;
     Ok(())
 }
 
