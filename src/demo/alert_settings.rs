@@ -1,6 +1,8 @@
 //! The demo site's alert settings, made once on its groups with the lists
 //! `distributions.rs` makes: the engine fires them from the history and the live feed.
 
+use std::collections::HashSet;
+
 use super::{group_ids, DemoError};
 use crate::domain::alert_setting::{
     AlertSettingDraft, AlertSettingFilter, AlertSettingSortField, Escalation,
@@ -111,8 +113,8 @@ fn defs() -> Vec<Def> {
     ]
 }
 
-/// Adds the demo settings through the settings resource when the site has none (blocking;
-/// the groups and lists exist) and returns their ids: empty when there were settings.
+/// Adds through the settings resource the demo settings the site has none of by that name
+/// (blocking; the groups and lists exist) and returns their ids.
 pub fn ensure(store: &Store) -> Result<Vec<i64>, DemoError> {
     let filter = AlertSettingFilter {
         search: None,
@@ -121,18 +123,22 @@ pub fn ensure(store: &Store) -> Result<Vec<i64>, DemoError> {
             descending: false,
         },
     };
-    let existing = Store::block_on(store.list_alert_settings(
+    let existing: HashSet<String> = Store::block_on(store.list_alert_settings(
         Scope::All,
-        PageRequest { no: 0, size: 1 },
+        PageRequest {
+            no: 0,
+            size: u32::MAX,
+        },
         &filter,
-    ))?;
-    if existing.total > 0 {
-        return Ok(Vec::new());
-    }
+    ))?
+    .items
+    .into_iter()
+    .map(|s| s.name)
+    .collect();
     let mut ids = Vec::new();
     let groups = group_ids(store)?;
     let lists = Store::block_on(store.contact_groups(Scope::All))?;
-    for d in defs() {
+    for d in defs().into_iter().filter(|d| !existing.contains(d.name)) {
         let group = groups.get(d.group).copied();
         let list = lists.iter().find(|(_, n)| n == d.list).map(|(id, _)| *id);
         let (Some(group_id), Some(distribution_id)) = (group, list) else {
