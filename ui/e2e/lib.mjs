@@ -474,6 +474,10 @@ export function createRunner() {
       const passed = results.filter((r) => r.ok).length;
       const failed = results.length - passed;
       console.log(`\n${passed} passed, ${failed} failed${only ? `, ${skipped} skipped (E2E_ONLY)` : ""}`);
+      // Named again at the end: a CI log is often read from its tail only.
+      for (const r of results.filter((r) => !r.ok)) {
+        console.log(`  FAIL ${r.name}: ${String(r.error?.message ?? r.error).split("\n")[0]}`);
+      }
       return failed;
     },
   };
