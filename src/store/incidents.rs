@@ -141,10 +141,12 @@ pub(crate) async fn assign_in(
             },
         );
     }
-    for (id, t) in &tallies {
-        // The backfill opens events out of time order: the first failure may move earlier.
-        move_tally(c, *id, t.events, t.open, Some(t.first_ms), t.last_closed_ms).await?;
-    }
+    // The backfill opens events out of time order: the first failure may move earlier.
+    let moves: Vec<TallyMove> = tallies
+        .iter()
+        .map(|(id, t)| (*id, t.events, t.open, Some(t.first_ms), t.last_closed_ms))
+        .collect();
+    move_tallies(c, &moves).await?;
     let causes: Vec<(i64, i64, i64)> = tallies
         .iter()
         .flat_map(|(id, t)| {
@@ -172,27 +174,25 @@ pub(crate) async fn assign_in(
         )
         .await?;
     }
-    // The events' incidents in one statement, not one an event: $1, $3, … the events,
-    // $2, $4, … their incidents.
+    // The events' incidents, a statement for many: $1, $3, … the events, $2, $4, … their
+    // incidents.
     let pairs: Vec<(i64, i64)> = notes.iter().map(|(e, n)| (*e, n.incident_id)).collect();
-    let when: String = (0..pairs.len())
-        .map(|i| format!(" WHEN ${} THEN CAST(${} AS BIGINT)", 2 * i + 1, 2 * i + 2))
-        .collect();
-    let ids: Vec<String> = (0..pairs.len())
-        .map(|i| format!("${}", 2 * i + 1))
-        .collect();
-    let params: Vec<&dyn sql::Param> = pairs
-        .iter()
-        .flat_map(|(e, i)| [e as &dyn sql::Param, i as &dyn sql::Param])
-        .collect();
-    c.execute(
-        &format!(
-            "UPDATE alert_events SET incident_id = CASE id{when} END WHERE id IN ({})",
-            ids.join(", ")
-        ),
-        &params,
-    )
-    .await?;
+    for chunk in pairs.chunks(ROWS_A_STATEMENT) {
+        let params: Vec<&dyn sql::Param> = chunk
+            .iter()
+            .flat_map(|(e, i)| [e as &dyn sql::Param, i as &dyn sql::Param])
+            .collect();
+        c.execute(
+            &format!(
+                "WITH v(event_id, incident) AS (VALUES {})
+                 UPDATE alert_events SET incident_id = v.incident FROM v
+                  WHERE alert_events.id = v.event_id",
+                sql::bigint_rows(1, chunk.len(), 2)
+            ),
+            &params,
+        )
+        .await?;
+    }
     Ok(notes)
 }
 
@@ -255,32 +255,47 @@ pub(crate) async fn closing_in(c: &impl Exec, closes: &[(i64, i64)]) -> StoreRes
         e.0 += 1;
         e.1 = e.1.max(ms);
     }
-    for (id, (n, last)) in by_incident {
-        move_tally(c, id, 0, -n, None, Some(last)).await?;
-    }
-    Ok(())
+    let moves: Vec<TallyMove> = by_incident
+        .into_iter()
+        .map(|(id, (n, last))| (id, 0, -n, None, Some(last)))
+        .collect();
+    move_tallies(c, &moves).await
 }
 
-/// Moves incident `id`'s tally: `events` more events, `open` more open ones (fewer when
-/// negative), its first opening no later than `first_ms` and its last close no earlier than
-/// `last_closed_ms` (`None`: as they are).
-async fn move_tally(
-    c: &impl Exec,
-    id: i64,
-    events: i64,
-    open: i64,
-    first_ms: Option<i64>,
-    last_closed_ms: Option<i64>,
-) -> StoreResult<()> {
-    c.execute(
-        "UPDATE incidents SET events = events + $2, open_events = open_events + $3,
-                first_ms = CASE WHEN first_ms > $4 THEN $4 ELSE first_ms END,
-                last_closed_ms = CASE WHEN last_closed_ms >= $5 THEN last_closed_ms
-                                      ELSE coalesce($5, last_closed_ms) END
-          WHERE id = $1",
-        &[&id, &events, &open, &first_ms, &last_closed_ms],
-    )
-    .await?;
+/// Rows an `UPDATE … FROM (VALUES …)` takes at most, well within both backends' limits on
+/// parameters (SQLite's 32,766; 65,535 on PostgreSQL) at five a row.
+const ROWS_A_STATEMENT: usize = 1000;
+
+/// An incident's tally moved: `(incident, events more, open events more (fewer when
+/// negative), its first opening no later than, its last close no earlier than)`, the last
+/// two `None` to leave them as they are.
+type TallyMove = (i64, i64, i64, Option<i64>, Option<i64>);
+
+/// Moves the tallies `moves`, a statement for many incidents rather than one each: a
+/// storm's batch moves dozens.
+async fn move_tallies(c: &impl Exec, moves: &[TallyMove]) -> StoreResult<()> {
+    for chunk in moves.chunks(ROWS_A_STATEMENT) {
+        let params: Vec<&dyn sql::Param> = chunk
+            .iter()
+            .flat_map(|(id, n, open, first, last)| [id as &dyn sql::Param, n, open, first, last])
+            .collect();
+        c.execute(
+            &format!(
+                "WITH v(incident, added, opened, first_at, closed_at) AS (VALUES {})
+                 UPDATE incidents SET events = events + v.added,
+                        open_events = open_events + v.opened,
+                        first_ms = CASE WHEN first_ms > v.first_at THEN v.first_at
+                                        ELSE first_ms END,
+                        last_closed_ms = CASE WHEN last_closed_ms >= v.closed_at
+                                              THEN last_closed_ms
+                                              ELSE coalesce(v.closed_at, last_closed_ms) END
+                   FROM v WHERE incidents.id = v.incident",
+                sql::bigint_rows(1, chunk.len(), 5)
+            ),
+            &params,
+        )
+        .await?;
+    }
     Ok(())
 }
 
