@@ -22,22 +22,16 @@ use crate::domain::incident::{self, AlertState, Candidate, Member, Mute, Note, S
 use crate::domain::opstate::MuteTarget;
 use crate::domain::page::{Page, PageRequest};
 
-/// Gives each of the new events `events` (their ids) an incident, in the order they opened:
-/// it joins the one [`incident::assign`] picks among the incidents still open or closed
-/// within the window, or starts one. Returns what each event's notification says of it.
-///
-/// An incident is read as its tally (migration 0039: how many events, how many open, the
-/// last close, its causes), not from its events: a storm's incident holds thousands, and
-/// every batch that opens one would read them all. The tally moves here as events join, and
-/// in [`closing_in`] as they close.
+/// Gives each of the new events `events` (their ids, stored already) an incident, in the
+/// order they opened: [`assign_members`] with the events as stored, then each event's
+/// incident set. Returns what each event's notification says of it.
 pub(crate) async fn assign_in(
     c: &impl Exec,
     events: &[i64],
     now_ms: i64,
 ) -> StoreResult<HashMap<i64, Note>> {
-    let mut notes = HashMap::new();
     if events.is_empty() {
-        return Ok(notes);
+        return Ok(HashMap::new());
     }
     let params: Vec<&dyn sql::Param> = events.iter().map(|i| i as &dyn sql::Param).collect();
     let rows = c
@@ -45,7 +39,7 @@ pub(crate) async fn assign_in(
             &format!(
                 "SELECT e.id, e.group_id, tc.ivr_id, e.alert_ms, e.closed_ms
                    FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
-                  WHERE e.id IN ({}) ORDER BY e.alert_ms, e.id",
+                  WHERE e.id IN ({})",
                 sql::placeholders(1, events.len())
             ),
             &params,
@@ -53,9 +47,8 @@ pub(crate) async fn assign_in(
         .await?;
     let mut new = Vec::with_capacity(rows.len());
     for r in rows {
-        let id: i64 = r.col("id")?;
         new.push((
-            id,
+            r.col("id")?,
             Member {
                 causes: incident::causes(r.col("group_id")?, r.col("ivr_id")?),
                 alert_ms: r.col("alert_ms")?,
@@ -63,6 +56,49 @@ pub(crate) async fn assign_in(
             },
         ));
     }
+    let notes = assign_members(c, new, now_ms).await?;
+    // The events' incidents, a statement for many: $1, $3, … the events, $2, $4, … their
+    // incidents.
+    let pairs: Vec<(i64, i64)> = notes.iter().map(|(e, n)| (*e, n.incident_id)).collect();
+    for chunk in pairs.chunks(ROWS_A_STATEMENT) {
+        let params: Vec<&dyn sql::Param> = chunk
+            .iter()
+            .flat_map(|(e, i)| [e as &dyn sql::Param, i as &dyn sql::Param])
+            .collect();
+        c.execute(
+            &format!(
+                "WITH v(event_id, incident) AS (VALUES {})
+                 UPDATE alert_events SET incident_id = v.incident FROM v
+                  WHERE alert_events.id = v.event_id",
+                sql::bigint_rows(1, chunk.len(), 2)
+            ),
+            &params,
+        )
+        .await?;
+    }
+    Ok(notes)
+}
+
+/// Gives each new event of `new` (its id and what grouping reads of it) an incident, in the
+/// order they opened (then by id): it joins the one [`incident::assign`] picks among the incidents
+/// still open or closed within the window, or starts one. Returns what each event's
+/// notification says of it; the caller records each event's incident, with the event (as
+/// PostgreSQL's engine inserts its events) or after it ([`assign_in`]).
+///
+/// An incident is read as its tally (migration 0039: how many events, how many open, the
+/// last close, its causes), not from its events: a storm's incident holds thousands, and
+/// every batch that opens one would read them all. The tally moves here as events join, and
+/// in [`closing_in`] as they close.
+pub(crate) async fn assign_members(
+    c: &impl Exec,
+    mut new: Vec<(i64, Member)>,
+    now_ms: i64,
+) -> StoreResult<HashMap<i64, Note>> {
+    let mut notes = HashMap::new();
+    if new.is_empty() {
+        return Ok(notes);
+    }
+    new.sort_by_key(|(id, m)| (m.alert_ms, *id));
     let from = new.iter().map(|(_, m)| m.alert_ms).min().unwrap_or(0) - incident::WINDOW_MS;
     // Each candidate is one member standing for all its events: its causes, its first
     // opening, and its last close or none while one is open.
@@ -169,25 +205,6 @@ pub(crate) async fn assign_in(
                 "INSERT INTO incident_causes (incident_id, kind, cause_id) VALUES {}
                  ON CONFLICT DO NOTHING",
                 rows.join(", ")
-            ),
-            &params,
-        )
-        .await?;
-    }
-    // The events' incidents, a statement for many: $1, $3, … the events, $2, $4, … their
-    // incidents.
-    let pairs: Vec<(i64, i64)> = notes.iter().map(|(e, n)| (*e, n.incident_id)).collect();
-    for chunk in pairs.chunks(ROWS_A_STATEMENT) {
-        let params: Vec<&dyn sql::Param> = chunk
-            .iter()
-            .flat_map(|(e, i)| [e as &dyn sql::Param, i as &dyn sql::Param])
-            .collect();
-        c.execute(
-            &format!(
-                "WITH v(event_id, incident) AS (VALUES {})
-                 UPDATE alert_events SET incident_id = v.incident FROM v
-                  WHERE alert_events.id = v.event_id",
-                sql::bigint_rows(1, chunk.len(), 2)
             ),
             &params,
         )

@@ -43,6 +43,7 @@ use super::Postgres;
 use crate::clock::now_ms;
 use crate::domain::alerting;
 use crate::domain::distribution::Distribution;
+use crate::domain::incident::{self, Member, Note};
 use crate::domain::notify::{Attachment, NewNotification};
 use crate::domain::run::{RunStatus, RunType};
 use crate::store::alert_events::AlertEngine;
@@ -224,14 +225,19 @@ async fn evaluate_with(
         break (held, plan);
     };
     let settings = &held.settings;
-    let ids = open_events(tx, settings, &mut plan).await?;
-    join_runs(tx, plan.event_runs(&ids)).await?;
-    // The incidents' tallies first: the close leaves an event closed already.
+    let ids = event_ids(tx, plan.opens.len()).await?;
+    plan.resolve(&ids);
+    // The incidents' tallies first: the close leaves an event closed already. The batch's
+    // new events are not stored yet: they are counted as they join.
     crate::store::incidents::closing_in(&Pg(tx), &plan.closes).await?;
-    close_events(tx, &plan.closes).await?;
     // Each new event joins an incident or starts one (domain/incident.rs), under the
-    // engine's lock.
-    let notes = crate::store::incidents::assign_in(&Pg(tx), &ids, now_ms()).await?;
+    // engine's lock, and is inserted with it (closed already when the batch closes it):
+    // a row written once.
+    let members = members(tx, settings, &plan, &ids).await?;
+    let notes = crate::store::incidents::assign_members(&Pg(tx), members.clone(), now_ms()).await?;
+    open_events(tx, settings, &plan, &members, &notes).await?;
+    join_runs(tx, plan.event_runs(&ids)).await?;
+    close_events(tx, &plan.closes).await?;
     let queued = notify(tx, tz, options, settings, &plan.notices, &notes).await?;
     save_cases(tx, plan.settled).await?;
     Ok(EngineOutcome {
@@ -241,16 +247,84 @@ async fn evaluate_with(
     })
 }
 
-/// Inserts the plan's events (one statement, their ids taken from the table's sequence
-/// first) and puts their ids in place of the placeholders; returns the ids, in the order of
-/// the openings.
+/// The ids of `n` new events, taken from the table's sequence (ascending).
+async fn event_ids(tx: &impl GenericClient, n: usize) -> StoreResult<Vec<i64>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let stmt = tx
+        .prepare_cached(
+            "SELECT nextval(pg_get_serial_sequence('alert_events', 'id'))
+               FROM generate_series(1, $1::BIGINT)",
+        )
+        .await?;
+    let mut ids: Vec<i64> = tx
+        .query(&stmt, &[&(n as i64)])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// What grouping reads of the plan's new events (`ids`, in the order of the openings):
+/// their causes, opening and close in the batch, in that order.
+async fn members(
+    tx: &impl GenericClient,
+    settings: &IdMap<SettingRow>,
+    plan: &Plan,
+    ids: &[i64],
+) -> StoreResult<Vec<(i64, Member)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let cases: Vec<i64> = plan.opens.iter().map(|o| o.case).collect();
+    let mut entry: HashMap<i64, Option<i64>> = HashMap::new();
+    for r in tx
+        .query(
+            "SELECT id, ivr_id FROM test_cases WHERE id = ANY($1)",
+            &[&cases],
+        )
+        .await?
+    {
+        entry.insert(r.get("id"), r.get("ivr_id"));
+    }
+    let mut closed: HashMap<i64, i64> = HashMap::new();
+    for (event, ms) in &plan.closes {
+        closed.entry(*event).or_insert(*ms);
+    }
+    Ok(plan
+        .opens
+        .iter()
+        .zip(ids)
+        .map(|(o, id)| {
+            let group = settings[&o.setting].group_id;
+            let ivr = entry.get(&o.case).copied().flatten();
+            (
+                *id,
+                Member {
+                    causes: incident::causes(group, ivr),
+                    alert_ms: o.alert_ms,
+                    closed_ms: closed.get(id).copied(),
+                },
+            )
+        })
+        .collect())
+}
+
+/// Inserts the plan's events (one statement), `members` their ids (in the order of the
+/// openings) and what grouping read of them, each with its incident from `notes`, and
+/// closed already when the batch closes it.
 async fn open_events(
     tx: &impl GenericClient,
     settings: &IdMap<SettingRow>,
-    plan: &mut Plan,
-) -> StoreResult<Vec<i64>> {
+    plan: &Plan,
+    members: &[(i64, Member)],
+    notes: &HashMap<i64, Note>,
+) -> StoreResult<()> {
     if plan.opens.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     // An event's status is its first run's; the first run is rarely outside the batch.
     let outside: Vec<i64> = plan.opens.iter().filter_map(|o| o.status_of).collect();
@@ -273,23 +347,12 @@ async fn open_events(
             }
         }
     }
-    let stmt = tx
-        .prepare_cached(
-            "SELECT nextval(pg_get_serial_sequence('alert_events', 'id'))
-               FROM generate_series(1, $1::BIGINT)",
-        )
-        .await?;
-    let mut ids: Vec<i64> = tx
-        .query(&stmt, &[&(plan.opens.len() as i64)])
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    ids.sort_unstable();
     let (mut setting_ids, mut names, mut groups, mut cases) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut lists, mut statuses, mut times) = (Vec::new(), Vec::new(), Vec::new());
-    for o in &plan.opens {
+    let (mut incidents, mut closes) = (Vec::new(), Vec::new());
+    let ids: Vec<i64> = members.iter().map(|(id, _)| *id).collect();
+    for (o, (id, m)) in plan.opens.iter().zip(members) {
         let s = &settings[&o.setting];
         setting_ids.push(o.setting);
         names.push(s.name.as_str());
@@ -302,18 +365,22 @@ async fn open_events(
                 .unwrap_or(o.status_id),
         );
         times.push(o.alert_ms);
+        incidents.push(notes.get(id).map(|n| n.incident_id));
+        closes.push(m.closed_ms);
     }
     let stmt = tx
         .prepare_cached(
             "INSERT INTO alert_events (id, setting_id, setting_name, group_id, group_name,
-                    test_case_id, distribution_id, distribution_name, status_id, alert_ms)
+                    test_case_id, distribution_id, distribution_name, status_id, alert_ms,
+                    incident_id, open, closed_ms)
              SELECT u.id, u.setting_id, u.setting_name, u.group_id, coalesce(g.name, ''),
                     u.test_case_id, u.distribution_id, coalesce(d.name, ''), u.status_id,
-                    u.alert_ms
+                    u.alert_ms, u.incident_id, u.closed_ms IS NULL, u.closed_ms
                FROM unnest($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::BIGINT[], $5::BIGINT[],
-                           $6::BIGINT[], $7::BIGINT[], $8::BIGINT[])
+                           $6::BIGINT[], $7::BIGINT[], $8::BIGINT[], $9::BIGINT[],
+                           $10::BIGINT[])
                     AS u(id, setting_id, setting_name, group_id, test_case_id,
-                         distribution_id, status_id, alert_ms)
+                         distribution_id, status_id, alert_ms, incident_id, closed_ms)
                LEFT JOIN test_case_groups g ON g.id = u.group_id
                LEFT JOIN distribution_lists d ON d.id = u.distribution_id",
         )
@@ -329,11 +396,12 @@ async fn open_events(
             &lists,
             &statuses,
             &times,
+            &incidents,
+            &closes,
         ],
     )
     .await?;
-    plan.resolve(&ids);
-    Ok(ids)
+    Ok(())
 }
 
 /// Closes events (`(event, closed_ms)`), one statement; an event closed already is left.
