@@ -460,7 +460,7 @@ pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
 }
 
 /// Notice `n`'s message `msg` told to the contacts of its list: with its incident named
-/// (`note`, from [`super::incidents::assign_in`]), and an opening that joined an incident
+/// (`note`, from [`super::incidents::assign_members`]), and an opening that joined an incident
 /// sent only to the contacts that are not paged again (`domain::incident::pages_joined`:
 /// e-mail, chat and webhooks, not SMS nor voice). Both backends' engines address through it.
 pub(super) fn addressed(

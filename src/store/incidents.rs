@@ -1,10 +1,11 @@
 //! Incidents (`docs/alerting.md` 'Incidents'; rules in `domain/incident.rs`), for both
 //! backends on `store/sql.rs`.
 //!
-//! The engine of each backend calls [`assign_in`] in its ingest (or backfill) transaction,
-//! after it opened and closed the batch's events and before it queues their notifications:
-//! each new event joins an incident or starts one there, so the notifications, the list and
-//! every instance agree. PostgreSQL's engine holds its advisory lock then; SQLite has one
+//! The engine of each backend calls [`assign_members`] in its ingest (or backfill)
+//! transaction before it queues the batch's notifications (SQLite's through [`assign_in`],
+//! once it has inserted the events; PostgreSQL's before it inserts them): each new event
+//! joins an incident or starts one there, so the notifications, the list and every instance
+//! agree. PostgreSQL's engine holds its advisory lock then; SQLite has one
 //! writer. An incident's state is read from its events: acknowledging or muting it acts on
 //! each of its open events through the events' own code (`AlertLifeStore::acknowledge_alert`,
 //! `MaintenanceStore::mute_alert`), each in its transaction, as a user would one by one.
@@ -242,7 +243,7 @@ impl Tally {
 /// Moves the tallies of the incidents of events `closes` (`(event, closed_ms)`) that the
 /// engine is about to close: called before its close, which leaves an event closed already,
 /// so that only the events still open count. An event without an incident yet (opened in
-/// this batch) is counted when [`assign_in`] reads it closed.
+/// this batch) is counted closed as it joins ([`assign_members`]).
 pub(crate) async fn closing_in(c: &impl Exec, closes: &[(i64, i64)]) -> StoreResult<()> {
     if closes.is_empty() {
         return Ok(());
