@@ -81,10 +81,10 @@ pub(crate) async fn assign_in(
 }
 
 /// Gives each new event of `new` (its id and what grouping reads of it) an incident, in the
-/// order they opened (then by id): it joins the one [`incident::assign`] picks among the incidents
-/// still open or closed within the window, or starts one. Returns what each event's
-/// notification says of it; the caller records each event's incident, with the event (as
-/// PostgreSQL's engine inserts its events) or after it ([`assign_in`]).
+/// order they opened (then by id): it joins the one [`incident::assign`] picks among the
+/// incidents still open or closed within the window, or starts one. Returns what each
+/// event's notification says of it; the caller records each event's incident, with the
+/// event (as PostgreSQL's engine inserts its events) or after it ([`assign_in`]).
 ///
 /// An incident is read as its tally (migration 0039: how many events, how many open, the
 /// last close, its causes), not from its events: a storm's incident holds thousands, and
