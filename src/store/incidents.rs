@@ -57,7 +57,7 @@ pub(crate) async fn assign_in(
             },
         ));
     }
-    let notes = assign_members(c, new, now_ms).await?;
+    let notes = assign_members(c, &new, now_ms).await?;
     // The events' incidents, a statement for many: $1, $3, … the events, $2, $4, … their
     // incidents.
     let pairs: Vec<(i64, i64)> = notes.iter().map(|(e, n)| (*e, n.incident_id)).collect();
@@ -71,7 +71,7 @@ pub(crate) async fn assign_in(
                 "WITH v(event_id, incident) AS (VALUES {})
                  UPDATE alert_events SET incident_id = v.incident FROM v
                   WHERE alert_events.id = v.event_id",
-                sql::bigint_rows(1, chunk.len(), 2)
+                sql::bigint_rows(chunk.len(), 2)
             ),
             &params,
         )
@@ -92,15 +92,16 @@ pub(crate) async fn assign_in(
 /// in [`closing_in`] as they close.
 pub(crate) async fn assign_members(
     c: &impl Exec,
-    mut new: Vec<(i64, Member)>,
+    new: &[(i64, Member)],
     now_ms: i64,
 ) -> StoreResult<HashMap<i64, Note>> {
     let mut notes = HashMap::new();
-    if new.is_empty() {
-        return Ok(notes);
-    }
+    let mut new: Vec<&(i64, Member)> = new.iter().collect();
     new.sort_by_key(|(id, m)| (m.alert_ms, *id));
-    let from = new.iter().map(|(_, m)| m.alert_ms).min().unwrap_or(0) - incident::WINDOW_MS;
+    let Some((_, oldest)) = new.first() else {
+        return Ok(notes);
+    };
+    let from = oldest.alert_ms - incident::WINDOW_MS;
     // Each candidate is one member standing for all its events: its causes, its first
     // opening, and its last close or none while one is open.
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -145,7 +146,7 @@ pub(crate) async fn assign_members(
     }
     let mut tallies: BTreeMap<i64, Tally> = BTreeMap::new();
     for (event, m) in new {
-        let (id, joined, first_ms) = match incident::assign(&candidates, &m) {
+        let (id, joined, first_ms) = match incident::assign(&candidates, m) {
             Some(i) => {
                 let cand = &mut candidates[i];
                 cand.members.push(m.clone());
@@ -166,10 +167,10 @@ pub(crate) async fn assign_members(
             }
         };
         let tally = tallies.entry(id).or_default();
-        tally.add(&m);
+        tally.add(m);
         let stored = stored_events.get(&id).copied().unwrap_or(0);
         notes.insert(
-            event,
+            *event,
             Note {
                 incident_id: id,
                 joined,
@@ -308,7 +309,7 @@ async fn move_tallies(c: &impl Exec, moves: &[TallyMove]) -> StoreResult<()> {
                                               THEN last_closed_ms
                                               ELSE coalesce(v.closed_at, last_closed_ms) END
                    FROM v WHERE incidents.id = v.incident",
-                sql::bigint_rows(1, chunk.len(), 5)
+                sql::bigint_rows(chunk.len(), 5)
             ),
             &params,
         )

@@ -683,14 +683,14 @@ pub fn placeholders(from: usize, n: usize) -> String {
         .join(", ")
 }
 
-/// `(CAST($from AS BIGINT), …), (…)`: `rows` rows of `width` placeholders each, numbered on
-/// from `$from`, for a `WITH v(…) AS (VALUES …)` table that an `UPDATE … FROM v` joins, so
-/// that a statement moves many rows by their own values on both backends.
-pub fn bigint_rows(from: usize, rows: usize, width: usize) -> String {
+/// `(CAST($1 AS BIGINT), …), (…)`: `rows` rows of `width` placeholders each, for a
+/// `WITH v(…) AS (VALUES …)` table that an `UPDATE … FROM v` joins, so that a statement
+/// moves many rows by their own values on both backends.
+pub fn bigint_rows(rows: usize, width: usize) -> String {
     (0..rows)
         .map(|r| {
             let cells: Vec<String> = (0..width)
-                .map(|c| format!("CAST(${} AS BIGINT)", from + r * width + c))
+                .map(|c| format!("CAST(${} AS BIGINT)", 1 + r * width + c))
                 .collect();
             format!("({})", cells.join(", "))
         })

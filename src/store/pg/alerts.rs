@@ -234,7 +234,7 @@ async fn evaluate_with(
     // engine's lock, and is inserted with it (closed already when the batch closes it):
     // a row written once.
     let members = members(tx, settings, &plan, &ids).await?;
-    let notes = crate::store::incidents::assign_members(&Pg(tx), members.clone(), now_ms()).await?;
+    let notes = crate::store::incidents::assign_members(&Pg(tx), &members, now_ms()).await?;
     open_events(tx, settings, &plan, &members, &notes).await?;
     join_runs(tx, plan.event_runs(&ids)).await?;
     close_events(tx, &plan.closes).await?;
