@@ -1,9 +1,9 @@
 //! Incidents (`docs/alerting.md` 'Incidents'): alerts that open close together and share a
 //! cause (one IVR application behind several groups) are one incident, kept by the engine
 //! in the transaction that opens them; a later alert's notification says it joined and pages
-//! nobody (e-mail only); acknowledging or muting the incident acts on each of its open
-//! alerts; one part recovering leaves it open until the last. On either backend
-//! (`TEST_POSTGRES_URL`).
+//! nobody (e-mail only), nor does its recovery; acknowledging or muting the incident acts on
+//! each of its open alerts; one part recovering leaves it open until the last. On either
+//! backend (`TEST_POSTGRES_URL`).
 
 use crate::harness;
 use crate::harness_trs;
@@ -22,6 +22,10 @@ fn at(min: u32) -> String {
 }
 
 async fn setting(app: &App, name: &str, group: i64, list: i64) -> i64 {
+    setting_with(app, name, group, list, false).await
+}
+
+async fn setting_with(app: &App, name: &str, group: i64, list: i64, recovery: bool) -> i64 {
     app.store
         .create_alert_setting(
             Scope::All,
@@ -34,6 +38,7 @@ async fn setting(app: &App, name: &str, group: i64, list: i64) -> i64 {
                 voice_message: format!("{name} is failing"),
                 sms_prefix: "[CX]".into(),
                 failure_to_alert: 1,
+                notify_on_recovery: recovery,
                 statuses: vec!["FAIL".into()],
                 week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
                 ..Default::default()
@@ -45,14 +50,19 @@ async fn setting(app: &App, name: &str, group: i64, list: i64) -> i64 {
 
 /// The channels (1 e-mail, 2 SMS) and texts queued for alert `id`'s opening.
 async fn queued(app: &App, id: i64) -> Vec<(i64, String)> {
+    queued_for(app, &format!("alert:{id}")).await
+}
+
+/// The channels and texts queued for `cause`.
+async fn queued_for(app: &App, cause: &str) -> Vec<(i64, String)> {
     let channels = app
         .texts(&format!(
-            "SELECT CAST(channel AS TEXT) FROM outbox WHERE cause = 'alert:{id}' ORDER BY id"
+            "SELECT CAST(channel AS TEXT) FROM outbox WHERE cause = '{cause}' ORDER BY id"
         ))
         .await;
     let texts = app
         .texts(&format!(
-            "SELECT body_text FROM outbox WHERE cause = 'alert:{id}' ORDER BY id"
+            "SELECT body_text FROM outbox WHERE cause = '{cause}' ORDER BY id"
         ))
         .await;
     channels
@@ -292,4 +302,76 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
             .0,
         400
     );
+}
+
+/// A joined alert's recovery pages nobody, as its alert did not: the recovery of the alert
+/// that started the incident goes to e-mail and SMS, a joined one's to e-mail only, whether
+/// they recover in one batch or in two, and whether an alert opens and recovers in one.
+#[tokio::test]
+async fn a_joined_alert_s_recovery_pages_nobody() {
+    let app = App::new();
+    let key = app.api_key("engine").await;
+    // Cases 1, 3 and 5 enter by IVR 11 (harness_trs::run).
+    ingest_ok(
+        &app,
+        &key,
+        &[1, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
+    )
+    .await;
+    let list = app
+        .store
+        .create_distribution(&DistributionDraft {
+            name: "On call".into(),
+            contacts: vec![
+                Contact {
+                    name: "Mail".into(),
+                    kind: ContactType::Email,
+                    info: "ops@example.com".into(),
+                },
+                Contact {
+                    name: "Pager".into(),
+                    kind: ContactType::Sms,
+                    info: "+15145550100".into(),
+                },
+            ],
+        })
+        .await
+        .unwrap();
+    for (name, case) in [("Cards", 1), ("Loans", 3), ("After hours", 5)] {
+        let g = group(&app, name, "voice", &[case]).await;
+        setting_with(&app, name, g, list, true).await;
+    }
+    ingest_ok(&app, &key, &[run("f1", 1, &at(1), "fail")]).await;
+    ingest_ok(&app, &key, &[run("f3", 3, &at(2), "fail")]).await;
+    // Case 5 fails and passes again in one batch: it joins and recovers at once.
+    ingest_ok(
+        &app,
+        &key,
+        &[run("f5", 5, &at(3), "fail"), run("q5", 5, &at(4), "pass")],
+    )
+    .await;
+    let a = admin(&app).await;
+    let (_, page) = get(&app, &a.token, "/api/alerts/events?pageSize=50").await;
+    let [first, joined, flash] = ["Case 001", "Case 003", "Case 005"]
+        .map(|c| alert_of(&page, c)["alertId"].as_i64().unwrap());
+    let channels = |q: Vec<(i64, String)>| q.into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+    assert_eq!(channels(queued(&app, joined).await), vec![1]);
+    assert_eq!(
+        channels(queued_for(&app, &format!("recovery:{flash}")).await),
+        vec![1]
+    );
+    // The first recovers before the one that joined: its recovery pages, the other's not.
+    ingest_ok(&app, &key, &[run("r1", 1, &at(5), "pass")]).await;
+    ingest_ok(&app, &key, &[run("r3", 3, &at(6), "pass")]).await;
+    for (id, case, want) in [
+        (first, "Case 001", vec![1, 2]),
+        (joined, "Case 003", vec![1]),
+    ] {
+        let q = queued_for(&app, &format!("recovery:{id}")).await;
+        assert_eq!(channels(q.clone()), want, "{q:?}");
+        assert!(
+            q[0].1.starts_with(&format!("Recovered: test case {case}")),
+            "{q:?}"
+        );
+    }
 }

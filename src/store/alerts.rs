@@ -460,23 +460,28 @@ pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
 }
 
 /// Notice `n`'s message `msg` told to the contacts of its list: with its incident named
-/// (`note`, from [`super::incidents::assign_members`]), and an opening that joined an incident
-/// sent only to the contacts that are not paged again (`domain::incident::pages_joined`:
-/// e-mail, chat and webhooks, not SMS nor voice). Both backends' engines address through it.
+/// (`note`, from [`super::incidents::assign_members`]), and sent only to the contacts that
+/// are not paged again (`domain::incident::pages_joined`: e-mail, chat and webhooks, not SMS
+/// nor voice) when the event joined an incident: its opening as `note` says, its recovery
+/// as `recovered_joined` says (the stored incident's `first_event` is another event's; false
+/// when unknown). Both backends' engines address through it.
 pub(super) fn addressed(
     contacts: &[crate::domain::distribution::Contact],
     msg: crate::domain::notify::Message,
     facts: &AlertFacts,
     n: &Notice,
     note: Option<&crate::domain::incident::Note>,
+    recovered_joined: bool,
 ) -> Vec<crate::domain::notify::NewNotification> {
     let prefix = notification_prefix(n.event, n.recovery);
-    let Some(note) = note.filter(|_| !n.recovery) else {
-        return crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
+    let note = note.filter(|_| !n.recovery);
+    let joined = note.map_or(recovered_joined && n.recovery, |x| x.joined);
+    let msg = match note {
+        Some(note) => alerting::with_incident(msg, facts, note),
+        None => msg,
     };
-    let msg = alerting::with_incident(msg, facts, note);
     let mut out = crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
-    if note.joined {
+    if joined {
         out.retain(|x| crate::domain::incident::pages_joined(x.channel));
     }
     out

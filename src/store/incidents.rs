@@ -155,8 +155,9 @@ pub(crate) async fn assign_members(
             None => {
                 let id: i64 = c
                     .scalar(
-                        "INSERT INTO incidents (first_ms, created_ms) VALUES ($1, $2) RETURNING id",
-                        &[&m.alert_ms, &now_ms],
+                        "INSERT INTO incidents (first_ms, created_ms, first_event)
+                         VALUES ($1, $2, $3) RETURNING id",
+                        &[&m.alert_ms, &now_ms, event],
                     )
                     .await?;
                 candidates.push(Candidate {

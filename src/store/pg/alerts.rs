@@ -427,6 +427,8 @@ struct EventHead {
     group: String,
     case_name: String,
     channel: String,
+    /// It joined an incident another event started (`incidents.first_event`).
+    joined: bool,
 }
 
 /// Queues the plan's notifications and, for each new event of a setting with attach
@@ -452,8 +454,10 @@ async fn notify(
     // Planned at each call, as `EVENT_RUNS`: `alert_events` grows.
     for r in tx
         .query(
-            "SELECT e.id, e.status_id, e.group_name, tc.name AS case_name, tc.channel
+            "SELECT e.id, e.status_id, e.group_name, tc.name AS case_name, tc.channel,
+                    coalesce(i.first_event <> e.id, FALSE) AS joined
                FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
+                    LEFT JOIN incidents i ON i.id = e.incident_id
               WHERE e.id = ANY($1)",
             &[&events],
         )
@@ -466,6 +470,7 @@ async fn notify(
                 group: r.get("group_name"),
                 case_name: r.get::<_, Option<String>>("case_name").unwrap_or_default(),
                 channel: r.get::<_, Option<String>>("channel").unwrap_or_default(),
+                joined: r.get("joined"),
             },
         );
     }
@@ -527,6 +532,7 @@ async fn notify(
                 &facts,
                 n,
                 notes.get(&n.event),
+                head.joined,
             ));
         }
     }

@@ -296,15 +296,19 @@ fn notify(
     n: &Notice,
     note: Option<&crate::domain::incident::Note>,
 ) -> StoreResult<usize> {
-    let (case_id, status_id, group_name): (i64, i64, String) = tx
+    let (case_id, status_id, group_name, joined): (i64, i64, String, bool) = tx
         .prepare_cached(
-            "SELECT test_case_id, status_id, group_name FROM alert_events WHERE id = ?1",
+            "SELECT e.test_case_id, e.status_id, e.group_name,
+                    coalesce(i.first_event <> e.id, 0) AS joined
+               FROM alert_events e LEFT JOIN incidents i ON i.id = e.incident_id
+              WHERE e.id = ?1",
         )?
         .query_row([n.event], |r| {
             Ok((
                 r.get("test_case_id")?,
                 r.get("status_id")?,
                 r.get("group_name")?,
+                r.get("joined")?,
             ))
         })?;
     let (case_name, channel): (String, String) = tx
@@ -337,7 +341,7 @@ fn notify(
     let Some(list) = sql::finish(distribution_by_id(&Lite(tx), s.distribution_id))? else {
         return Ok(0);
     };
-    let queue = addressed(&list.contacts, msg, &facts, n, note);
+    let queue = addressed(&list.contacts, msg, &facts, n, note, joined);
     for x in &queue {
         sql::finish(enqueue_in(&Lite(tx), x, now_ms()))?;
     }
