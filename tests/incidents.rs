@@ -354,23 +354,42 @@ async fn a_joined_alert_s_recovery_pages_nobody() {
     let (_, page) = get(&app, &a.token, "/api/alerts/events?pageSize=50").await;
     let [first, joined, flash] = ["Case 001", "Case 003", "Case 005"]
         .map(|c| alert_of(&page, c)["alertId"].as_i64().unwrap());
-    let channels = |q: Vec<(i64, String)>| q.into_iter().map(|(c, _)| c).collect::<Vec<_>>();
-    assert_eq!(channels(queued(&app, joined).await), vec![1]);
-    assert_eq!(
-        channels(queued_for(&app, &format!("recovery:{flash}")).await),
-        vec![1]
+    let incident = alert_of(&page, "Case 001")["incidentId"].as_i64().unwrap();
+    let channels = |q: &[(i64, String)]| q.iter().map(|(c, _)| *c).collect::<Vec<_>>();
+    assert_eq!(channels(&queued(&app, joined).await), vec![1]);
+    let q = queued_for(&app, &format!("recovery:{flash}")).await;
+    assert_eq!(channels(&q), vec![1]);
+    assert!(
+        q[0].1.starts_with(&format!(
+            "Incident {incident} is still open: 2 alerts not recovered.\nRecovered: test case \
+             Case 005"
+        )),
+        "{q:?}"
     );
-    // The first recovers before the one that joined: its recovery pages, the other's not.
+    // The first recovers before the one that joined: its recovery pages, saying the incident
+    // is not over; the other's pages nobody, and says the incident is resolved.
     ingest_ok(&app, &key, &[run("r1", 1, &at(5), "pass")]).await;
     ingest_ok(&app, &key, &[run("r3", 3, &at(6), "pass")]).await;
-    for (id, case, want) in [
-        (first, "Case 001", vec![1, 2]),
-        (joined, "Case 003", vec![1]),
+    for (id, case, want, head) in [
+        (
+            first,
+            "Case 001",
+            vec![1, 2],
+            "is still open: 1 alert not recovered.",
+        ),
+        (
+            joined,
+            "Case 003",
+            vec![1],
+            "is resolved: all its alerts recovered.",
+        ),
     ] {
         let q = queued_for(&app, &format!("recovery:{id}")).await;
-        assert_eq!(channels(q.clone()), want, "{q:?}");
+        assert_eq!(channels(&q), want, "{q:?}");
         assert!(
-            q[0].1.starts_with(&format!("Recovered: test case {case}")),
+            q[0].1.starts_with(&format!(
+                "Incident {incident} {head}\nRecovered: test case {case}"
+            )),
             "{q:?}"
         );
     }

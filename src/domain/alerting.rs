@@ -379,6 +379,52 @@ pub fn with_incident(
     msg
 }
 
+/// An event's recovery message `msg` (from [`alert_message`]) told with where its incident
+/// stands once the batch is written: `open` of its alerts not recovered yet (one part passing
+/// again is not the outage's end, and the reader must not take it for the all-clear), or none,
+/// the incident resolved by it.
+pub fn recovered_in_incident(
+    mut msg: super::notify::Message,
+    f: &AlertFacts,
+    id: i64,
+    open: i64,
+) -> super::notify::Message {
+    let (head, short, voice) = if open > 0 {
+        (
+            format!(
+                "Incident {id} is still open: {open} alert{} not recovered.",
+                if open == 1 { "" } else { "s" }
+            ),
+            format!("incident {id}: {open} still open"),
+            format!("Incident {id} is still open."),
+        )
+    } else {
+        (
+            format!("Incident {id} is resolved: all its alerts recovered."),
+            format!("incident {id} resolved"),
+            format!("Incident {id} is resolved."),
+        )
+    };
+    msg.subject = format!("{} ({short})", msg.subject);
+    msg.text = format!("{head}\n{}", msg.text);
+    msg.html = msg
+        .html
+        .map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
+    msg.sms_text = format!("{}; {short}", msg.sms_text);
+    msg.voice_message = format!("{} {voice}", msg.voice_message);
+    let link = incident_link(&f.public_url, id);
+    if !link.is_empty() {
+        msg.text.push_str(&format!("Incident {id}: {link}\n"));
+        msg.html = msg.html.map(|h| {
+            format!(
+                "{h}<p>Incident {id}: <a href=\"{0}\">{0}</a></p>",
+                esc(&link)
+            )
+        });
+    }
+    msg
+}
+
 /// The alert details' address that offers to acknowledge the event (the alert mail's link;
 /// the console asks the reader to sign in first, then to confirm).
 pub fn acknowledge_link(link: &str) -> String {

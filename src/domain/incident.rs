@@ -456,4 +456,48 @@ mod tests {
             .contains("Incident 7: https://cx.example/incident/7"));
         assert_eq!(first.voice_message, "Cards are down");
     }
+
+    #[test]
+    fn a_recovery_says_whether_its_incident_is_still_open() {
+        use crate::domain::alerting::{alert_message, recovered_in_incident, AlertFacts};
+        let f = AlertFacts {
+            event_id: 41,
+            setting_name: "Cards down".into(),
+            email_subject: "Cards down".into(),
+            test_case: "Report Lost Card".into(),
+            group: "Cards".into(),
+            public_url: "https://cx.example".into(),
+            ..Default::default()
+        };
+        let open = recovered_in_incident(alert_message(&f, true), &f, 7, 2);
+        assert_eq!(
+            open.subject,
+            "Recovered: Cards down (incident 7: 2 still open)"
+        );
+        assert!(open
+            .text
+            .starts_with("Incident 7 is still open: 2 alerts not recovered.\nRecovered: "));
+        assert!(open
+            .text
+            .contains("Incident 7: https://cx.example/incident/7"));
+        assert_eq!(
+            open.sms_text,
+            "RECOVERED Report Lost Card (Cards); incident 7: 2 still open"
+        );
+        assert!(open.voice_message.ends_with(" Incident 7 is still open."));
+        let one = recovered_in_incident(alert_message(&f, true), &f, 7, 1);
+        assert!(one
+            .text
+            .starts_with("Incident 7 is still open: 1 alert not"));
+        let last = recovered_in_incident(alert_message(&f, true), &f, 7, 0);
+        assert_eq!(last.subject, "Recovered: Cards down (incident 7 resolved)");
+        assert!(last
+            .text
+            .starts_with("Incident 7 is resolved: all its alerts recovered."));
+        assert!(last.sms_text.ends_with("; incident 7 resolved"));
+        assert!(last
+            .html
+            .unwrap()
+            .starts_with("<p><strong>Incident 7 is resolved"));
+    }
 }

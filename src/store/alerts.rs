@@ -459,26 +459,40 @@ pub(super) fn notification_prefix(event: i64, recovery: bool) -> String {
     }
 }
 
-/// Notice `n`'s message `msg` told to the contacts of its list: with its incident named
-/// (`note`, from [`super::incidents::assign_members`]), and sent only to the contacts that
-/// are not paged again (`domain::incident::pages_joined`: e-mail, chat and webhooks, not SMS
-/// nor voice) when the event joined an incident: its opening as `note` says, its recovery
-/// as `recovered_joined` says (the stored incident's `first_event` is another event's; false
-/// when unknown). Both backends' engines address through it.
+/// Where a notified event's incident stands once the batch is written, as read beside the
+/// event (`incidents`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Standing {
+    pub incident_id: i64,
+    /// The event joined the incident another event started (`incidents.first_event`; false
+    /// when that is not known).
+    pub joined: bool,
+    /// Its events still open.
+    pub open: i64,
+}
+
+/// Notice `n`'s message `msg` told to the contacts of its list, with its incident: an
+/// opening names it (`note`, from [`super::incidents::assign_members`]), a recovery says
+/// whether it is still open (`standing`). Either is sent only to the contacts that are not
+/// paged again (`domain::incident::pages_joined`: e-mail, chat and webhooks, not SMS nor
+/// voice) when the event joined its incident: a recovery goes where its alert went. Both
+/// backends' engines address through it.
 pub(super) fn addressed(
     contacts: &[crate::domain::distribution::Contact],
     msg: crate::domain::notify::Message,
     facts: &AlertFacts,
     n: &Notice,
     note: Option<&crate::domain::incident::Note>,
-    recovered_joined: bool,
+    standing: Option<Standing>,
 ) -> Vec<crate::domain::notify::NewNotification> {
     let prefix = notification_prefix(n.event, n.recovery);
-    let note = note.filter(|_| !n.recovery);
-    let joined = note.map_or(recovered_joined && n.recovery, |x| x.joined);
-    let msg = match note {
-        Some(note) => alerting::with_incident(msg, facts, note),
-        None => msg,
+    let (msg, joined) = match (n.recovery, note, standing) {
+        (false, Some(note), _) => (alerting::with_incident(msg, facts, note), note.joined),
+        (true, _, Some(s)) => (
+            alerting::recovered_in_incident(msg, facts, s.incident_id, s.open),
+            s.joined,
+        ),
+        _ => (msg, false),
     };
     let mut out = crate::domain::notify::address(contacts, &msg, &prefix, &prefix);
     if joined {

@@ -50,7 +50,7 @@ use crate::store::alert_events::AlertEngine;
 use crate::store::alerts::{
     addressed, claim_for_backfill, facts_by_case, hold_settings, mark_evaluated, plan,
     AlertOptions, CaseRows, Clock, EngineOutcome, Evaluated, IdMap, Notice, Plan, SettingRow,
-    Settled, ViewCache,
+    Settled, Standing, ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -427,8 +427,7 @@ struct EventHead {
     group: String,
     case_name: String,
     channel: String,
-    /// It joined an incident another event started (`incidents.first_event`).
-    joined: bool,
+    standing: Option<Standing>,
 }
 
 /// Queues the plan's notifications and, for each new event of a setting with attach
@@ -455,7 +454,8 @@ async fn notify(
     for r in tx
         .query(
             "SELECT e.id, e.status_id, e.group_name, tc.name AS case_name, tc.channel,
-                    coalesce(i.first_event <> e.id, FALSE) AS joined
+                    e.incident_id, coalesce(i.first_event <> e.id, FALSE) AS joined,
+                    i.open_events
                FROM alert_events e LEFT JOIN test_cases tc ON tc.id = e.test_case_id
                     LEFT JOIN incidents i ON i.id = e.incident_id
               WHERE e.id = ANY($1)",
@@ -470,7 +470,13 @@ async fn notify(
                 group: r.get("group_name"),
                 case_name: r.get::<_, Option<String>>("case_name").unwrap_or_default(),
                 channel: r.get::<_, Option<String>>("channel").unwrap_or_default(),
-                joined: r.get("joined"),
+                standing: r
+                    .get::<_, Option<i64>>("incident_id")
+                    .map(|incident_id| Standing {
+                        incident_id,
+                        joined: r.get("joined"),
+                        open: r.get::<_, Option<i64>>("open_events").unwrap_or(0),
+                    }),
             },
         );
     }
@@ -532,7 +538,7 @@ async fn notify(
                 &facts,
                 n,
                 notes.get(&n.event),
-                head.joined,
+                head.standing,
             ));
         }
     }

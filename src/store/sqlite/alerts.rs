@@ -16,7 +16,8 @@ use crate::domain::run::RunStatus;
 use crate::store::alert_events::{event_runs, AlertEngine};
 use crate::store::alerts::{
     addressed, claim_for_backfill, facts_by_case, mark_evaluated, plan, AlertOptions, CaseRows,
-    Clock, EngineOutcome, Evaluated, IdMap, Notice, Opening, SettingRow, Settled, ViewCache,
+    Clock, EngineOutcome, Evaluated, IdMap, Notice, Opening, SettingRow, Settled, Standing,
+    ViewCache,
 };
 use crate::store::catalog::status_texts;
 use crate::store::distributions::distribution_by_id;
@@ -296,19 +297,27 @@ fn notify(
     n: &Notice,
     note: Option<&crate::domain::incident::Note>,
 ) -> StoreResult<usize> {
-    let (case_id, status_id, group_name, joined): (i64, i64, String, bool) = tx
+    let (case_id, status_id, group_name, standing): (i64, i64, String, Option<Standing>) = tx
         .prepare_cached(
-            "SELECT e.test_case_id, e.status_id, e.group_name,
-                    coalesce(i.first_event <> e.id, 0) AS joined
+            "SELECT e.test_case_id, e.status_id, e.group_name, e.incident_id,
+                    coalesce(i.first_event <> e.id, 0) AS joined, i.open_events
                FROM alert_events e LEFT JOIN incidents i ON i.id = e.incident_id
               WHERE e.id = ?1",
         )?
         .query_row([n.event], |r| {
+            let standing = match r.get::<_, Option<i64>>("incident_id")? {
+                Some(incident_id) => Some(Standing {
+                    incident_id,
+                    joined: r.get("joined")?,
+                    open: r.get::<_, Option<i64>>("open_events")?.unwrap_or(0),
+                }),
+                None => None,
+            };
             Ok((
                 r.get("test_case_id")?,
                 r.get("status_id")?,
                 r.get("group_name")?,
-                r.get("joined")?,
+                standing,
             ))
         })?;
     let (case_name, channel): (String, String) = tx
@@ -341,7 +350,7 @@ fn notify(
     let Some(list) = sql::finish(distribution_by_id(&Lite(tx), s.distribution_id))? else {
         return Ok(0);
     };
-    let queue = addressed(&list.contacts, msg, &facts, n, note, joined);
+    let queue = addressed(&list.contacts, msg, &facts, n, note, standing);
     for x in &queue {
         sql::finish(enqueue_in(&Lite(tx), x, now_ms()))?;
     }
