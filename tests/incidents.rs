@@ -77,6 +77,28 @@ async fn queued_for(app: &App, cause: &str) -> Vec<(i64, String)> {
         .collect()
 }
 
+/// A list of one e-mail and one SMS contact.
+async fn on_call(app: &App) -> i64 {
+    app.store
+        .create_distribution(&DistributionDraft {
+            name: "On call".into(),
+            contacts: vec![
+                Contact {
+                    name: "Mail".into(),
+                    kind: ContactType::Email,
+                    info: "ops@example.com".into(),
+                },
+                Contact {
+                    name: "Pager".into(),
+                    kind: ContactType::Sms,
+                    info: "+15145550100".into(),
+                },
+            ],
+        })
+        .await
+        .unwrap()
+}
+
 fn alert_of(page: &Value, case: &str) -> Value {
     page["data"]["content"]
         .as_array()
@@ -105,25 +127,7 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
     let g3 = group(&app, "Loans", "voice", &[3]).await;
     let g5 = group(&app, "After hours", "voice", &[5]).await;
     let g2 = group(&app, "Sales", "voice", &[2]).await;
-    let list = app
-        .store
-        .create_distribution(&DistributionDraft {
-            name: "On call".into(),
-            contacts: vec![
-                Contact {
-                    name: "Mail".into(),
-                    kind: ContactType::Email,
-                    info: "ops@example.com".into(),
-                },
-                Contact {
-                    name: "Pager".into(),
-                    kind: ContactType::Sms,
-                    info: "+15145550100".into(),
-                },
-            ],
-        })
-        .await
-        .unwrap();
+    let list = on_call(&app).await;
     for (name, g) in [
         ("Cards", g1),
         ("Loans", g3),
@@ -318,25 +322,7 @@ async fn a_joined_alert_s_recovery_pages_nobody() {
         &[1, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
     )
     .await;
-    let list = app
-        .store
-        .create_distribution(&DistributionDraft {
-            name: "On call".into(),
-            contacts: vec![
-                Contact {
-                    name: "Mail".into(),
-                    kind: ContactType::Email,
-                    info: "ops@example.com".into(),
-                },
-                Contact {
-                    name: "Pager".into(),
-                    kind: ContactType::Sms,
-                    info: "+15145550100".into(),
-                },
-            ],
-        })
-        .await
-        .unwrap();
+    let list = on_call(&app).await;
     for (name, case) in [("Cards", 1), ("Loans", 3), ("After hours", 5)] {
         let g = group(&app, name, "voice", &[case]).await;
         setting_with(&app, name, g, list, true).await;

@@ -350,7 +350,6 @@ pub fn with_incident(
     note: &super::incident::Note,
 ) -> super::notify::Message {
     let id = note.incident_id;
-    let link = incident_link(&f.public_url, id);
     if note.joined {
         let head = format!(
             "Alert {} joined incident {id} ({} alerts): not a new outage.",
@@ -367,16 +366,7 @@ pub fn with_incident(
             f.test_case
         );
     }
-    if !link.is_empty() {
-        msg.text.push_str(&format!("Incident {id}: {link}\n"));
-        msg.html = msg.html.map(|h| {
-            format!(
-                "{h}<p>Incident {id}: <a href=\"{0}\">{0}</a></p>",
-                esc(&link)
-            )
-        });
-    }
-    msg
+    linked(msg, f, id)
 }
 
 /// An event's recovery message `msg` (from [`alert_message`]) told with where its incident
@@ -412,6 +402,12 @@ pub fn recovered_in_incident(
         .map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
     msg.sms_text = format!("{}; {short}", msg.sms_text);
     msg.voice_message = format!("{} {voice}", msg.voice_message);
+    linked(msg, f, id)
+}
+
+/// `msg` with its incident's page linked at the end of its text and HTML (none without a
+/// public URL).
+fn linked(mut msg: super::notify::Message, f: &AlertFacts, id: i64) -> super::notify::Message {
     let link = incident_link(&f.public_url, id);
     if !link.is_empty() {
         msg.text.push_str(&format!("Incident {id}: {link}\n"));
