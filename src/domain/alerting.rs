@@ -356,10 +356,7 @@ pub fn with_incident(
             f.event_id, note.alerts
         );
         msg.subject = format!("[Incident {id}] joined: {}", msg.subject);
-        msg.text = format!("{head}\n{}", msg.text);
-        msg.html = msg
-            .html
-            .map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
+        msg = led(msg, &head);
         msg.sms_text = format!("Joined incident {id}: {}", msg.sms_text);
         msg.voice_message = format!(
             "Alert for test case {} joined incident {id}, already reported.",
@@ -396,13 +393,19 @@ pub fn recovered_in_incident(
         )
     };
     msg.subject = format!("{} ({short})", msg.subject);
-    msg.text = format!("{head}\n{}", msg.text);
-    msg.html = msg
-        .html
-        .map(|h| format!("<p><strong>{}</strong></p>{h}", esc(&head)));
+    msg = led(msg, &head);
     msg.sms_text = format!("{}; {short}", msg.sms_text);
     msg.voice_message = format!("{} {voice}", msg.voice_message);
     linked(msg, f, id)
+}
+
+/// `msg`'s text and HTML led by `head`, in bold in the HTML.
+fn led(mut msg: super::notify::Message, head: &str) -> super::notify::Message {
+    msg.text = format!("{head}\n{}", msg.text);
+    msg.html = msg
+        .html
+        .map(|h| format!("<p><strong>{}</strong></p>{h}", esc(head)));
+    msg
 }
 
 /// `msg` with its incident's page linked at the end of its text and HTML (none without a
