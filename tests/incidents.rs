@@ -8,7 +8,7 @@
 use crate::harness;
 use crate::harness_trs;
 
-use cxwatch::domain::alert_setting::AlertSettingDraft;
+use cxwatch::domain::alert_setting::{AlertSettingDraft, Escalation};
 use cxwatch::domain::caller::{AccessType, Role, Scope};
 use cxwatch::domain::distribution::{Contact, ContactType, DistributionDraft};
 use cxwatch::domain::schedule::Week;
@@ -22,28 +22,33 @@ fn at(min: u32) -> String {
 }
 
 async fn setting(app: &App, name: &str, group: i64, list: i64) -> i64 {
-    setting_with(app, name, group, list, false).await
+    setting_with(app, name, group, list, |_| {}).await
 }
 
-async fn setting_with(app: &App, name: &str, group: i64, list: i64, recovery: bool) -> i64 {
+/// A setting opening at the first failure, every slot of the week, as `change` leaves it.
+async fn setting_with(
+    app: &App,
+    name: &str,
+    group: i64,
+    list: i64,
+    change: impl FnOnce(&mut AlertSettingDraft),
+) -> i64 {
+    let mut draft = AlertSettingDraft {
+        name: name.into(),
+        active: true,
+        group_id: group,
+        distribution_id: list,
+        email_subject: format!("{name} failing"),
+        voice_message: format!("{name} is failing"),
+        sms_prefix: "[CX]".into(),
+        failure_to_alert: 1,
+        statuses: vec!["FAIL".into()],
+        week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
+        ..Default::default()
+    };
+    change(&mut draft);
     app.store
-        .create_alert_setting(
-            Scope::All,
-            &AlertSettingDraft {
-                name: name.into(),
-                active: true,
-                group_id: group,
-                distribution_id: list,
-                email_subject: format!("{name} failing"),
-                voice_message: format!("{name} is failing"),
-                sms_prefix: "[CX]".into(),
-                failure_to_alert: 1,
-                notify_on_recovery: recovery,
-                statuses: vec!["FAIL".into()],
-                week: Week::from_masks((1..=7).map(|d| (d, (1u64 << 48) - 1))),
-                ..Default::default()
-            },
-        )
+        .create_alert_setting(Scope::All, &draft)
         .await
         .unwrap()
 }
@@ -78,10 +83,10 @@ async fn queued_for(app: &App, cause: &str) -> Vec<(i64, String)> {
 }
 
 /// A list of one e-mail and one SMS contact.
-async fn on_call(app: &App) -> i64 {
+async fn on_call(app: &App, name: &str) -> i64 {
     app.store
         .create_distribution(&DistributionDraft {
-            name: "On call".into(),
+            name: name.into(),
             contacts: vec![
                 Contact {
                     name: "Mail".into(),
@@ -127,7 +132,7 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
     let g3 = group(&app, "Loans", "voice", &[3]).await;
     let g5 = group(&app, "After hours", "voice", &[5]).await;
     let g2 = group(&app, "Sales", "voice", &[2]).await;
-    let list = on_call(&app).await;
+    let list = on_call(&app, "On call").await;
     for (name, g) in [
         ("Cards", g1),
         ("Loans", g3),
@@ -322,10 +327,10 @@ async fn a_joined_alert_s_recovery_pages_nobody() {
         &[1, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
     )
     .await;
-    let list = on_call(&app).await;
+    let list = on_call(&app, "On call").await;
     for (name, case) in [("Cards", 1), ("Loans", 3), ("After hours", 5)] {
         let g = group(&app, name, "voice", &[case]).await;
-        setting_with(&app, name, g, list, true).await;
+        setting_with(&app, name, g, list, |d| d.notify_on_recovery = true).await;
     }
     ingest_ok(&app, &key, &[run("f1", 1, &at(1), "fail")]).await;
     ingest_ok(&app, &key, &[run("f3", 3, &at(2), "fail")]).await;
@@ -378,5 +383,77 @@ async fn a_joined_alert_s_recovery_pages_nobody() {
             )),
             "{q:?}"
         );
+    }
+}
+
+/// An incident's escalation pages the second list once: its first alert escalated goes to
+/// the list's e-mail and SMS, the others (in the same pass or a later one) to e-mail only.
+/// An alert of no incident's own pages as before.
+#[tokio::test]
+async fn an_incident_s_escalation_pages_once() {
+    let app = App::new();
+    let key = app.api_key("engine").await;
+    // Cases 1, 3 and 5 enter by IVR 11, case 2 by IVR 10 (harness_trs::run).
+    ingest_ok(
+        &app,
+        &key,
+        &[1, 2, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
+    )
+    .await;
+    let list = on_call(&app, "On call").await;
+    let managers = on_call(&app, "Managers").await;
+    for (name, case) in [("Cards", 1), ("Loans", 3), ("After hours", 5), ("Sales", 2)] {
+        let g = group(&app, name, "voice", &[case]).await;
+        setting_with(&app, name, g, list, |d| {
+            d.escalation = Some(Escalation {
+                distribution_id: managers,
+                delay_min: 1,
+            })
+        })
+        .await;
+    }
+    ingest_ok(
+        &app,
+        &key,
+        &[
+            run("f1", 1, &at(1), "fail"),
+            run("f3", 3, &at(1), "fail"),
+            run("f2", 2, &at(1), "fail"),
+        ],
+    )
+    .await;
+    ingest_ok(&app, &key, &[run("f5", 5, &at(3), "fail")]).await;
+    let a = admin(&app).await;
+    let (_, page) = get(&app, &a.token, "/api/alerts/events?pageSize=50").await;
+    let [cards, loans, sales, late] = ["Case 001", "Case 003", "Case 002", "Case 005"]
+        .map(|c| alert_of(&page, c)["alertId"].as_i64().unwrap());
+    let tz = chrono_tz::America::Toronto;
+    let url = String::new();
+    let due = app.store.next_escalation_ms().await.unwrap().unwrap();
+    // Cards, Loans (one incident) and Sales (another) are due; After hours two minutes later.
+    assert_eq!(
+        app.store
+            .escalate_due(tz, url.clone(), due, 100)
+            .await
+            .unwrap(),
+        5
+    );
+    assert_eq!(
+        app.store
+            .escalate_due(tz, url.clone(), due + 120_000, 100)
+            .await
+            .unwrap(),
+        1
+    );
+    let channels = |q: Vec<(i64, String)>| q.into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+    let first = cards.min(loans);
+    for (id, want) in [
+        (first, vec![1, 2]),
+        (cards.max(loans), vec![1]),
+        (late, vec![1]),
+        (sales, vec![1, 2]),
+    ] {
+        let q = queued_for(&app, &format!("escalation:{id}")).await;
+        assert_eq!(channels(q), want, "escalation of alert {id}");
     }
 }

@@ -19,7 +19,7 @@ use chrono_tz::Tz;
 
 use super::alert_settings::{settings_by_id, Lock};
 use super::audit;
-use super::outbox::{enqueue_list_in, notifications_of_causes};
+use super::outbox::{enqueue_kinds_in, enqueue_list_in, notifications_of_causes};
 use super::sql::{self, Exec, Row, SqlStore};
 use super::{StoreError, StoreResult};
 use crate::domain::alert_setting::AlertSetting;
@@ -140,7 +140,8 @@ async fn event_seen(c: &impl Exec, scope: Scope, id: i64) -> StoreResult<Visibil
 
 /// What an escalation's message says of event `e` (with its test case `tc`), each column
 /// by the name [`escalation_facts`] reads.
-const ESCALATED: &str = "e.id, e.alert_ms, e.setting_id, e.setting_name, e.group_name,
+const ESCALATED: &str =
+    "e.id, e.alert_ms, e.setting_id, e.setting_name, e.group_name, e.incident_id,
         coalesce(tc.name, '') AS test_case, e.distribution_name
    FROM alert_events e
    LEFT JOIN test_cases tc ON tc.id = e.test_case_id";
@@ -451,9 +452,28 @@ impl<S: SqlStore> AlertLifeStore for S {
                 let msg = alerting::escalation_message(&facts, tz);
                 let list = escalation.distribution_id;
                 let prefix = alerting::escalation_prefix(id);
-                queued += enqueue_list_in(c, list, &msg, &prefix, &prefix, now_ms)
-                    .await?
-                    .len();
+                // An incident's escalation to a list pages it once, at its first event
+                // escalated there (earlier in this loop included): the others go to the
+                // record only, as its joined alerts do.
+                let paged_already = match r.col::<Option<i64>>("incident_id")? {
+                    None => false,
+                    Some(incident) => {
+                        c.scalar::<bool>(
+                            "SELECT EXISTS (
+                                 SELECT 1 FROM alert_events o
+                                   JOIN alert_settings os ON os.id = o.setting_id
+                                  WHERE o.incident_id = $1 AND o.escalated_ms IS NOT NULL
+                                    AND os.escalation_distribution_id = $2)",
+                            &[&incident, &list],
+                        )
+                        .await?
+                    }
+                };
+                queued += enqueue_kinds_in(c, list, &msg, &prefix, &prefix, now_ms, |kind| {
+                    !paged_already || crate::domain::incident::pages_joined(kind)
+                })
+                .await?
+                .len();
                 c.execute(
                     "UPDATE alert_events SET escalated_ms = $2 WHERE id = $1",
                     &[&id, &now_ms],

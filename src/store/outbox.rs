@@ -256,6 +256,20 @@ pub(crate) async fn enqueue_list_in(
     cause: &str,
     now_ms: i64,
 ) -> StoreResult<Vec<i64>> {
+    enqueue_kinds_in(c, list_id, msg, key_prefix, cause, now_ms, |_| true).await
+}
+
+/// As [`enqueue_list_in`], to the list's contacts of the kinds `keep` keeps (each keeps
+/// its row's key).
+pub(crate) async fn enqueue_kinds_in(
+    c: &impl Exec,
+    list_id: i64,
+    msg: &Message,
+    key_prefix: &str,
+    cause: &str,
+    now_ms: i64,
+    keep: impl Fn(ContactType) -> bool,
+) -> StoreResult<Vec<i64>> {
     let Some(list) = distribution_by_id(c, list_id).await? else {
         return Err(StoreError::NotFound(format!(
             "Distribution list {list_id} does not exist."
@@ -263,7 +277,9 @@ pub(crate) async fn enqueue_list_in(
     };
     let mut ids = Vec::with_capacity(list.contacts.len());
     for n in address(&list.contacts, msg, key_prefix, cause) {
-        ids.push(enqueue_in(c, &n, now_ms).await?);
+        if keep(n.channel) {
+            ids.push(enqueue_in(c, &n, now_ms).await?);
+        }
     }
     Ok(ids)
 }
