@@ -1,9 +1,10 @@
 //! Incidents (`docs/alerting.md` 'Incidents'): alerts that open close together and share a
 //! cause (one IVR application behind several groups) are one incident, kept by the engine
 //! in the transaction that opens them; a later alert's notification says it joined and pages
-//! nobody (e-mail only), nor does its recovery; acknowledging or muting the incident acts on
-//! each of its open alerts; one part recovering leaves it open until the last. On either
-//! backend (`TEST_POSTGRES_URL`).
+//! nobody (e-mail only), nor does its recovery, which says whether the incident is still open;
+//! its escalation pages a list once; acknowledging or muting the incident acts on each of its
+//! open alerts; one part recovering leaves it open until the last. On either backend
+//! (`TEST_POSTGRES_URL`).
 
 use crate::harness;
 use crate::harness_trs;
