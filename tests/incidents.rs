@@ -22,17 +22,13 @@ fn at(min: u32) -> String {
     format!("2026-11-23T03:{min:02}:00Z")
 }
 
-async fn setting(app: &App, name: &str, group: i64, list: i64) -> i64 {
-    setting_with(app, name, group, list, |_| {}).await
-}
-
 /// A setting opening at the first failure, every slot of the week, as `change` leaves it.
 async fn setting_with(
     app: &App,
     name: &str,
     group: i64,
     list: i64,
-    change: impl FnOnce(&mut AlertSettingDraft),
+    change: impl Fn(&mut AlertSettingDraft),
 ) -> i64 {
     let mut draft = AlertSettingDraft {
         name: name.into(),
@@ -115,37 +111,37 @@ fn alert_of(page: &Value, case: &str) -> Value {
         .unwrap_or_else(|| panic!("no alert of {case} in {page}"))
 }
 
-#[tokio::test]
-async fn one_ivr_outage_behind_three_groups_is_one_incident() {
-    let app = App::with_config(|c| {
-        c.notify.public_url = "https://console.cxwatch.test".into();
-    });
-    let a = admin(&app).await;
-    let key = app.api_key("engine").await;
-    // Cases 1, 3 and 5 enter by IVR 11, case 2 by IVR 10 (harness_trs::run).
+/// The four test cases' passing runs, then a group and a setting telling `list` (changed by
+/// `change`) for each: Cards (case 1), Loans (3) and After hours (5) enter by IVR 11, Sales
+/// (2) by IVR 10 (harness_trs::run). Their groups' ids in that order.
+async fn four_groups(
+    app: &App,
+    key: &str,
+    list: i64,
+    change: impl Fn(&mut AlertSettingDraft),
+) -> [i64; 4] {
     ingest_ok(
-        &app,
-        &key,
-        &[1, 2, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
+        app,
+        key,
+        &[1, 3, 5, 2].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
     )
     .await;
-    let g1 = group(&app, "Cards", "voice", &[1]).await;
-    let g3 = group(&app, "Loans", "voice", &[3]).await;
-    let g5 = group(&app, "After hours", "voice", &[5]).await;
-    let g2 = group(&app, "Sales", "voice", &[2]).await;
-    let list = on_call(&app, "On call").await;
-    for (name, g) in [
-        ("Cards", g1),
-        ("Loans", g3),
-        ("After hours", g5),
-        ("Sales", g2),
-    ] {
-        setting(&app, name, g, list).await;
+    let mut ids = [0; 4];
+    for (i, (name, case)) in [("Cards", 1), ("Loans", 3), ("After hours", 5), ("Sales", 2)]
+        .into_iter()
+        .enumerate()
+    {
+        ids[i] = group(app, name, "voice", &[case]).await;
+        setting_with(app, name, ids[i], list, &change).await;
     }
-    // Cards and Loans fail in one batch, Sales (another IVR) too; After hours a batch later.
+    ids
+}
+
+/// Cards, Loans and Sales fail in one batch; After hours a batch later.
+async fn four_fail(app: &App, key: &str) {
     ingest_ok(
-        &app,
-        &key,
+        app,
+        key,
         &[
             run("f1", 1, &at(1), "fail"),
             run("f3", 3, &at(1), "fail"),
@@ -153,7 +149,19 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
         ],
     )
     .await;
-    ingest_ok(&app, &key, &[run("f5", 5, &at(6), "fail")]).await;
+    ingest_ok(app, key, &[run("f5", 5, &at(6), "fail")]).await;
+}
+
+#[tokio::test]
+async fn one_ivr_outage_behind_three_groups_is_one_incident() {
+    let app = App::with_config(|c| {
+        c.notify.public_url = "https://console.cxwatch.test".into();
+    });
+    let a = admin(&app).await;
+    let key = app.api_key("engine").await;
+    let list = on_call(&app, "On call").await;
+    let [g1, _, _, g2] = four_groups(&app, &key, list, |_| {}).await;
+    four_fail(&app, &key).await;
 
     let (_, page) = get(&app, &a.token, "/api/alerts/events?pageSize=50").await;
     let cards = alert_of(&page, "Case 001");
@@ -321,18 +329,8 @@ async fn one_ivr_outage_behind_three_groups_is_one_incident() {
 async fn a_joined_alert_s_recovery_pages_nobody() {
     let app = App::new();
     let key = app.api_key("engine").await;
-    // Cases 1, 3 and 5 enter by IVR 11 (harness_trs::run).
-    ingest_ok(
-        &app,
-        &key,
-        &[1, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
-    )
-    .await;
     let list = on_call(&app, "On call").await;
-    for (name, case) in [("Cards", 1), ("Loans", 3), ("After hours", 5)] {
-        let g = group(&app, name, "voice", &[case]).await;
-        setting_with(&app, name, g, list, |d| d.notify_on_recovery = true).await;
-    }
+    four_groups(&app, &key, list, |d| d.notify_on_recovery = true).await;
     ingest_ok(&app, &key, &[run("f1", 1, &at(1), "fail")]).await;
     ingest_ok(&app, &key, &[run("f3", 3, &at(2), "fail")]).await;
     // Case 5 fails and passes again in one batch: it joins and recovers at once.
@@ -394,36 +392,16 @@ async fn a_joined_alert_s_recovery_pages_nobody() {
 async fn an_incident_s_escalation_pages_once() {
     let app = App::new();
     let key = app.api_key("engine").await;
-    // Cases 1, 3 and 5 enter by IVR 11, case 2 by IVR 10 (harness_trs::run).
-    ingest_ok(
-        &app,
-        &key,
-        &[1, 2, 3, 5].map(|c| run(&format!("p{c}"), c, &at(0), "pass")),
-    )
-    .await;
     let list = on_call(&app, "On call").await;
     let managers = on_call(&app, "Managers").await;
-    for (name, case) in [("Cards", 1), ("Loans", 3), ("After hours", 5), ("Sales", 2)] {
-        let g = group(&app, name, "voice", &[case]).await;
-        setting_with(&app, name, g, list, |d| {
-            d.escalation = Some(Escalation {
-                distribution_id: managers,
-                delay_min: 1,
-            })
+    four_groups(&app, &key, list, |d| {
+        d.escalation = Some(Escalation {
+            distribution_id: managers,
+            delay_min: 1,
         })
-        .await;
-    }
-    ingest_ok(
-        &app,
-        &key,
-        &[
-            run("f1", 1, &at(1), "fail"),
-            run("f3", 3, &at(1), "fail"),
-            run("f2", 2, &at(1), "fail"),
-        ],
-    )
+    })
     .await;
-    ingest_ok(&app, &key, &[run("f5", 5, &at(3), "fail")]).await;
+    four_fail(&app, &key).await;
     let a = admin(&app).await;
     let (_, page) = get(&app, &a.token, "/api/alerts/events?pageSize=50").await;
     let [cards, loans, sales, late] = ["Case 001", "Case 003", "Case 002", "Case 005"]
@@ -431,7 +409,8 @@ async fn an_incident_s_escalation_pages_once() {
     let tz = chrono_tz::America::Toronto;
     let url = String::new();
     let due = app.store.next_escalation_ms().await.unwrap().unwrap();
-    // Cards, Loans (one incident) and Sales (another) are due; After hours two minutes later.
+    // Cards, Loans (one incident) and Sales (another) are due; After hours, opened a batch
+    // later, in a later pass.
     assert_eq!(
         app.store
             .escalate_due(tz, url.clone(), due, 100)
