@@ -77,8 +77,12 @@ pub fn negotiate(headers: &HeaderMap, offered: &[Coding]) -> Option<Coding> {
 
 /// A JSON answer with a body, not already encoded.
 pub fn compressible(resp: &Response) -> bool {
-    let json = resp
-        .headers()
+    compressible_head(resp.status().as_u16(), resp.headers())
+}
+
+/// [`compressible`] from an answer's status and headers.
+pub fn compressible_head(status: u16, headers: &HeaderMap) -> bool {
+    let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(|ct| {
@@ -86,33 +90,36 @@ pub fn compressible(resp: &Response) -> bool {
             ct.starts_with("application/json") || ct.starts_with("application/problem+json")
         })
         .unwrap_or(false);
-    json && !resp.headers().contains_key(header::CONTENT_ENCODING)
-        && resp.status().as_u16() != 204
-        && resp.status().as_u16() != 304
+    json && !headers.contains_key(header::CONTENT_ENCODING) && status != 204 && status != 304
+}
+
+/// `json` in gzip.
+pub fn gzip(json: &[u8]) -> std::io::Result<Vec<u8>> {
+    // The fastest level: JSON compresses well at any level, and the CPU is the server's.
+    let mut gz = flate2::write::GzEncoder::new(
+        Vec::with_capacity(json.len() / 4 + 64),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(json)?;
+    gz.finish()
 }
 
 /// The `around` function for `/api`.
 pub async fn json_answers<E: Endpoint>(ep: Arc<E>, req: Request) -> Result<Response> {
-    let gzip = negotiate(req.headers(), &[Coding::Gzip]).is_some();
+    let takes_gzip = negotiate(req.headers(), &[Coding::Gzip]).is_some();
     let mut resp = ep.call(req).await?.into_response();
     if !compressible(&resp) {
         return Ok(resp);
     }
     resp.headers_mut()
         .append(header::VARY, HeaderValue::from_static("accept-encoding"));
-    if !gzip {
+    if !takes_gzip {
         return Ok(resp);
     }
     let (mut parts, body) = resp.into_parts();
     let json = body.into_bytes().await?;
-    // The fastest level: JSON compresses well at any level, and the CPU is the server's.
-    let mut gz = flate2::write::GzEncoder::new(
-        Vec::with_capacity(json.len() / 4 + 64),
-        flate2::Compression::fast(),
-    );
     // Writing into memory fails only when memory does.
-    let written = gz.write_all(&json).and_then(|()| gz.finish());
-    let bytes = written.map_err(|e| {
+    let bytes = gzip(&json).map_err(|e| {
         poem::Error::from_string(e.to_string(), poem::http::StatusCode::INTERNAL_SERVER_ERROR)
     })?;
     parts.headers.remove(header::CONTENT_LENGTH);

@@ -5,7 +5,7 @@
 //! `/api/docs` (Swagger UI, which inlines its script and styles) gets a relaxed policy on
 //! that path only; it still loads nothing from another origin.
 
-use poem::http::{header, HeaderValue};
+use poem::http::{header, HeaderMap, HeaderValue};
 use poem::{Endpoint, IntoResponse, Middleware, Request, Response};
 
 /// The policy of the console and of every response but the API docs.
@@ -43,12 +43,50 @@ impl<E: Endpoint> Middleware<E> for SecurityHeaders {
     fn transform(&self, inner: E) -> Self::Output {
         SecurityHeadersEndpoint {
             inner,
-            hsts: self.tls.then_some(if self.include_subdomains {
-                HSTS_SUBDOMAINS
-            } else {
-                HSTS
-            }),
+            hsts: self.hsts(),
         }
+    }
+}
+
+/// Sets the headers on an answer to a request for a [`is_docs_path`] path or not; `hsts`
+/// under TLS only (the proxied HTTP/1.1 answers of `super::h1` get them here too).
+pub fn secure(h: &mut HeaderMap, docs: bool, hsts: Option<&'static str>) {
+    let csp = if docs { DOCS_CSP } else { CSP };
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        "cross-origin-opener-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    if let Some(hsts) = hsts {
+        h.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(hsts),
+        );
+    } else {
+        h.remove(header::STRICT_TRANSPORT_SECURITY);
+    }
+}
+
+impl SecurityHeaders {
+    /// The `Strict-Transport-Security` value, under TLS only.
+    pub fn hsts(&self) -> Option<&'static str> {
+        self.tls.then_some(if self.include_subdomains {
+            HSTS_SUBDOMAINS
+        } else {
+            HSTS
+        })
     }
 }
 
@@ -67,33 +105,7 @@ impl<E: Endpoint> Endpoint for SecurityHeadersEndpoint<E> {
             Ok(r) => r.into_response(),
             Err(e) => e.into_response(),
         };
-        let h = resp.headers_mut();
-        let csp = if docs { DOCS_CSP } else { CSP };
-        h.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(csp),
-        );
-        h.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
-        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-        h.insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
-        h.insert(
-            "cross-origin-opener-policy",
-            HeaderValue::from_static("same-origin"),
-        );
-        if let Some(hsts) = self.hsts {
-            h.insert(
-                header::STRICT_TRANSPORT_SECURITY,
-                HeaderValue::from_static(hsts),
-            );
-        } else {
-            h.remove(header::STRICT_TRANSPORT_SECURITY);
-        }
+        secure(resp.headers_mut(), docs, self.hsts);
         Ok(resp)
     }
 }
