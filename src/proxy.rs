@@ -18,6 +18,11 @@
 //! - Upstream unreachable, or answering a status outside 100–599: 502 `BAD_GATEWAY`; no
 //!   answer within `proxy.timeout_secs`: 504 `GATEWAY_TIMEOUT`. The detail goes to the log.
 //!   An answer body that stops coming for as long is cut there (its status is already sent).
+//!
+//! Proxy mode's HTTP/1.1 connections are served first by `server::h1`, below hyper and poem,
+//! which calls the same rules ([`Proxy::target`], [`Proxy::forward_headers`],
+//! [`answer_headers`] and the errors) over a connection of its own ([`Upstream::connect`]);
+//! this module's endpoint answers whatever that path hands to poem.
 
 use std::future::Future;
 use std::net::IpAddr;
@@ -36,6 +41,9 @@ use hyper_util::rt::{TokioExecutor, TokioTimer};
 use poem::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use poem::http::{Method, StatusCode, Uri, Version};
 use poem::{Body, Endpoint, Request, Response};
+use rustls::pki_types::ServerName;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpStream;
 use url::Url;
 
 use crate::api::envelope::json_error;
@@ -51,11 +59,27 @@ pub struct Proxy {
     proto: &'static str,
 }
 
-struct Upstream {
+pub struct Upstream {
     name: String,
     base: Url,
     client: Client,
+    dial: Dial,
 }
+
+/// How to open a connection of one's own to the upstream (the HTTP/1.1 path below hyper,
+/// `server::h1`): the same address, certificate checks and time-out as hyper's client.
+struct Dial {
+    host: String,
+    port: u16,
+    /// `Host` as hyper's client sends it: the port only when not the scheme's own.
+    authority: String,
+    tls: Option<(tokio_rustls::TlsConnector, ServerName<'static>)>,
+    timeout: Duration,
+}
+
+/// A connection to an upstream, plain or over rustls.
+pub trait UpstreamIo: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> UpstreamIo for T {}
 
 /// What travels through the proxy both ways, as poem's bodies are.
 type ProxyBody = BoxBody<Bytes, std::io::Error>;
@@ -119,6 +143,8 @@ impl Upstream {
             })
             .map_err(anyhow::Error::msg)?
         };
+        let dial = Dial::new(&base, &tls, timeout)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", key("upstream")))?;
         let mut tcp = HttpConnector::new();
         tcp.enforce_http(false);
         tcp.set_nodelay(true);
@@ -138,96 +164,256 @@ impl Upstream {
             name: tenant.name.clone(),
             base,
             client,
+            dial,
         })
     }
+
+    /// The tenant's name, for logs.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `Host` for requests to this upstream.
+    pub fn authority(&self) -> &str {
+        &self.dial.authority
+    }
+
+    /// A new connection to the upstream (TCP, then TLS for `https`), within the proxy's
+    /// time-out.
+    pub async fn connect(&self) -> std::io::Result<Box<dyn UpstreamIo>> {
+        let d = &self.dial;
+        let timed_out =
+            || std::io::Error::new(std::io::ErrorKind::TimedOut, "connection timed out");
+        let tcp = tokio::time::timeout(d.timeout, TcpStream::connect((d.host.as_str(), d.port)))
+            .await
+            .map_err(|_| timed_out())??;
+        tcp.set_nodelay(true)?;
+        let Some((tls, name)) = &d.tls else {
+            return Ok(Box::new(tcp));
+        };
+        let tls = tokio::time::timeout(d.timeout, tls.connect(name.clone(), tcp))
+            .await
+            .map_err(|_| timed_out())??;
+        Ok(Box::new(tls))
+    }
+}
+
+impl Dial {
+    fn new(base: &Url, tls: &rustls::ClientConfig, timeout: Duration) -> Result<Dial, String> {
+        let host = match base.host() {
+            Some(url::Host::Domain(d)) => d.to_string(),
+            Some(url::Host::Ipv4(ip)) => ip.to_string(),
+            Some(url::Host::Ipv6(ip)) => ip.to_string(),
+            None => return Err("the address names no host".into()),
+        };
+        let port = base
+            .port_or_known_default()
+            .ok_or("the address names no port")?;
+        let authority = match (base.host_str(), base.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            (None, _) => unreachable!("a host was found above"),
+        };
+        let tls = match base.scheme() {
+            "https" => {
+                let mut config = tls.clone();
+                config.alpn_protocols = vec![b"http/1.1".to_vec()];
+                let name = ServerName::try_from(host.clone()).map_err(|e| e.to_string())?;
+                Some((tokio_rustls::TlsConnector::from(Arc::new(config)), name))
+            }
+            "http" => None,
+            other => return Err(format!("the scheme '{other}' is neither http nor https")),
+        };
+        Ok(Dial {
+            host,
+            port,
+            authority,
+            tls,
+            timeout,
+        })
+    }
+}
+
+/// Where a proxied request goes, once its host and path are accepted.
+pub struct Target<'a> {
+    pub upstream: &'a Upstream,
+    pub url: Url,
+    /// The host the client named (for the forwarding headers).
+    pub host: String,
+}
+
+/// Why a request is not forwarded: its answer, in the envelope.
+pub struct Refusal {
+    status: StatusCode,
+    message: std::borrow::Cow<'static, str>,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: impl Into<std::borrow::Cow<'static, str>>) -> Refusal {
+        Refusal {
+            status,
+            message: message.into(),
+        }
+    }
+
+    pub fn into_response(self) -> Response {
+        json_error(self.status, &self.message)
+    }
+}
+
+impl Proxy {
+    /// The upstream and address of a request (`authority`: that of an absolute-form or
+    /// HTTP/2 request), or the answer that refuses it: nothing is forwarded then. `log`:
+    /// say why in the log (the HTTP/1.1 path below hyper hands a refused request to this
+    /// module's endpoint, which says it).
+    pub fn target(
+        &self,
+        headers: &HeaderMap,
+        authority: Option<&str>,
+        path_and_query: &str,
+        log: bool,
+    ) -> Result<Target<'_>, Refusal> {
+        if let Err(msg) = check_host_header(headers) {
+            return Err(Refusal::new(StatusCode::BAD_REQUEST, msg));
+        }
+        let path = path_and_query.split('?').next().unwrap_or_default();
+        let Some(host) = request_host(authority, headers) else {
+            return Err(Refusal::new(
+                StatusCode::NOT_FOUND,
+                "The request names no host, so no tenant can be chosen.",
+            ));
+        };
+        let Some(upstream) = self.upstream_for(&host) else {
+            if log {
+                tracing::info!(%host, path, "proxy: no tenant for host");
+            }
+            return Err(Refusal::new(
+                StatusCode::NOT_FOUND,
+                format!("No tenant is configured for host '{}'.", strip_host(&host)),
+            ));
+        };
+        let refused = |reason| {
+            if log {
+                tracing::info!(tenant = %upstream.name, path, reason, "proxy: path refused");
+            }
+            Refusal::new(StatusCode::BAD_REQUEST, reason)
+        };
+        let url = upstream_url(&upstream.base, path_and_query).map_err(refused)?;
+        if url.as_str().parse::<Uri>().is_err() {
+            return Err(refused(
+                "The request path is not forwarded: it makes no valid upstream address.",
+            ));
+        }
+        Ok(Target {
+            upstream,
+            url,
+            host,
+        })
+    }
+
+    /// The headers sent upstream for a request from `client_ip` to `target`.
+    pub fn forward_headers(
+        &self,
+        incoming: &HeaderMap,
+        client_ip: Option<IpAddr>,
+        target: &Target<'_>,
+    ) -> HeaderMap {
+        forward_request_headers(incoming, client_ip, &target.host, self.proto)
+    }
+
+    /// The answer when the upstream cannot be reached (`error` goes to the log).
+    pub fn unreachable(&self, target: &Target<'_>, error: &dyn std::error::Error) -> Response {
+        // The chain names the cause, never the address (its query may hold ids).
+        tracing::warn!(tenant = %target.upstream.name, path = %target.url.path(),
+            error = %error_chain(error), "proxy: upstream unreachable");
+        json_error(
+            StatusCode::BAD_GATEWAY,
+            "The upstream service could not be reached; the cause is in the console's log.",
+        )
+    }
+
+    /// The answer when the upstream's status is not an HTTP status (outside 100–599).
+    pub fn not_a_status(&self, target: &Target<'_>, status: u16) -> Response {
+        tracing::warn!(tenant = %target.upstream.name, path = %target.url.path(), status,
+            "proxy: the upstream answered a status that is not an HTTP status");
+        json_error(
+            StatusCode::BAD_GATEWAY,
+            &format!(
+                "The upstream service answered with status {status}, which is not an HTTP status."
+            ),
+        )
+    }
+
+    /// The answer when the upstream sends no answer within `proxy.timeout_secs`.
+    pub fn timed_out(&self, target: &Target<'_>) -> Response {
+        tracing::warn!(tenant = %target.upstream.name, path = %target.url.path(),
+            timeout_secs = self.timeout.as_secs(), "proxy: upstream timed out");
+        json_error(
+            StatusCode::GATEWAY_TIMEOUT,
+            &format!(
+                "The upstream service did not answer within {} s.",
+                self.timeout.as_secs()
+            ),
+        )
+    }
+
+    /// `proxy.timeout_secs`: for the answer's head, and for each wait within its body.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+/// The headers of the upstream's answer as the client gets them: without the hop-by-hop
+/// ones, cookies and CORS grants, and kept by no cache unless the upstream says how (as in
+/// embedded mode: the answers hold the site's data and tokens).
+pub fn answer_headers(upstream: &HeaderMap) -> HeaderMap {
+    let mut out = filter_response_headers(upstream);
+    out.entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-store"));
+    out
 }
 
 impl Endpoint for Proxy {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        if let Err(msg) = check_host_header(&req) {
-            return Ok(json_error(StatusCode::BAD_REQUEST, msg));
-        }
-        let Some(host) = request_host(&req) else {
-            return Ok(json_error(
-                StatusCode::NOT_FOUND,
-                "The request names no host, so no tenant can be chosen.",
-            ));
-        };
-        let Some(upstream) = self.upstream_for(&host) else {
-            tracing::info!(%host, path = %req.original_uri().path(), "proxy: no tenant for host");
-            return Ok(json_error(
-                StatusCode::NOT_FOUND,
-                &format!("No tenant is configured for host '{}'.", strip_host(&host)),
-            ));
-        };
-        let pq = req
-            .original_uri()
-            .path_and_query()
-            .map_or("/", |pq| pq.as_str())
-            .to_string();
-        let url = match upstream_url(&upstream.base, &pq) {
-            Ok(url) => url,
-            Err(reason) => {
-                tracing::info!(tenant = %upstream.name, path = %req.original_uri().path(), reason,
-                    "proxy: path refused");
-                return Ok(json_error(StatusCode::BAD_REQUEST, reason));
-            }
+        let uri = req.original_uri();
+        let pq = uri.path_and_query().map_or("/", |pq| pq.as_str());
+        let target = match self.target(req.headers(), uri.authority().map(|a| a.as_str()), pq, true)
+        {
+            Ok(target) => target,
+            Err(refusal) => return Ok(refusal.into_response()),
         };
         let client_ip = req.remote_addr().as_socket_addr().map(|a| a.ip());
-        let headers = forward_request_headers(req.headers(), client_ip, &host, self.proto);
+        let headers = self.forward_headers(req.headers(), client_ip, &target);
         let method = req.method().clone();
         let body: ProxyBody = if has_body(&req) {
             req.take_body().into()
         } else {
             Empty::new().map_err(|never| match never {}).boxed()
         };
-        let Ok(uri) = url.as_str().parse::<Uri>() else {
-            return Ok(json_error(
-                StatusCode::BAD_REQUEST,
-                "The request path is not forwarded: it makes no valid upstream address.",
-            ));
-        };
         let mut outgoing = hyper::Request::new(body);
         *outgoing.method_mut() = method.clone();
-        *outgoing.uri_mut() = uri;
+        *outgoing.uri_mut() = target.url.as_str().parse().expect("checked by target");
         *outgoing.headers_mut() = headers;
         let started = std::time::Instant::now();
-        let result = tokio::time::timeout(self.timeout, upstream.client.request(outgoing)).await;
+        let result =
+            tokio::time::timeout(self.timeout, target.upstream.client.request(outgoing)).await;
         let resp = match result {
             Ok(Ok(resp)) => resp,
-            Ok(Err(e)) if timed_out_error(&e) => return Ok(self.timed_out(upstream, &url)),
-            Ok(Err(e)) => {
-                // The chain names the cause, never the address (its query may hold ids).
-                tracing::warn!(tenant = %upstream.name, path = %url.path(), error = %error_chain(&e),
-                    "proxy: upstream unreachable");
-                return Ok(json_error(
-                    StatusCode::BAD_GATEWAY,
-                    "The upstream service could not be reached; the cause is in the console's log.",
-                ));
-            }
-            Err(_) => return Ok(self.timed_out(upstream, &url)),
+            Ok(Err(e)) if timed_out_error(&e) => return Ok(self.timed_out(&target)),
+            Ok(Err(e)) => return Ok(self.unreachable(&target, &e)),
+            Err(_) => return Ok(self.timed_out(&target)),
         };
         let status = resp.status().as_u16();
-        tracing::debug!(tenant = %upstream.name, %method, path = %url.path(),
+        tracing::debug!(tenant = %target.upstream.name, %method, path = %target.url.path(),
             status, ms = started.elapsed().as_millis() as u64, "proxied");
         if !(100..=599).contains(&status) {
-            tracing::warn!(tenant = %upstream.name, path = %url.path(), status,
-                "proxy: the upstream answered a status that is not an HTTP status");
-            return Ok(json_error(
-                StatusCode::BAD_GATEWAY,
-                &format!("The upstream service answered with status {status}, which is not an HTTP status."),
-            ));
+            return Ok(self.not_a_status(&target, status));
         }
         let (parts, body) = resp.into_parts();
         let mut out = Response::builder().status(parts.status).finish();
-        *out.headers_mut() = filter_response_headers(&parts.headers);
-        // As in embedded mode: the upstream's answers hold the site's data and tokens; none
-        // is kept by a cache unless the upstream says how.
-        out.headers_mut()
-            .entry(header::CACHE_CONTROL)
-            .or_insert(HeaderValue::from_static("no-store"));
+        *out.headers_mut() = answer_headers(&parts.headers);
         if method == Method::HEAD {
             return Ok(out);
         }
@@ -309,20 +495,6 @@ fn timed_out_error(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-impl Proxy {
-    fn timed_out(&self, upstream: &Upstream, url: &Url) -> Response {
-        tracing::warn!(tenant = %upstream.name, path = %url.path(), timeout_secs = self.timeout.as_secs(),
-            "proxy: upstream timed out");
-        json_error(
-            StatusCode::GATEWAY_TIMEOUT,
-            &format!(
-                "The upstream service did not answer within {} s.",
-                self.timeout.as_secs()
-            ),
-        )
-    }
-}
-
 fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut source = e.source();
@@ -336,19 +508,19 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 
 /// The host the request was made to: the authority of an absolute-form or HTTP/2 request,
 /// else the `Host` header. Only used to pick a configured tenant, never to connect.
-pub fn request_host(req: &Request) -> Option<String> {
-    if let Some(authority) = req.original_uri().authority() {
-        return Some(authority.as_str().to_string());
+pub fn request_host(authority: Option<&str>, headers: &HeaderMap) -> Option<String> {
+    if let Some(authority) = authority {
+        return Some(authority.to_string());
     }
-    let host = req.headers().get(header::HOST)?.to_str().ok()?.trim();
+    let host = headers.get(header::HOST)?.to_str().ok()?.trim();
     (!host.is_empty()).then(|| host.to_string())
 }
 
 /// One `Host` header at most, and its port (if any) a number.
-pub fn check_host_header(req: &Request) -> Result<(), &'static str> {
-    let mut hosts = req.headers().get_all(header::HOST).iter();
+pub fn check_host_header(headers: &HeaderMap) -> Result<(), &'static str> {
+    let mut hosts = headers.get_all(header::HOST).iter();
     let (Some(host), None) = (hosts.next(), hosts.next()) else {
-        return match req.headers().contains_key(header::HOST) {
+        return match headers.contains_key(header::HOST) {
             true => Err("The request has more than one Host header."),
             false => Ok(()),
         };
@@ -626,7 +798,7 @@ mod tests {
             for h in hosts {
                 b = b.header(header::HOST, *h);
             }
-            check_host_header(&b.finish())
+            check_host_header(b.finish().headers())
         };
         assert!(check(&["a.test"]).is_ok());
         assert!(check(&["a.test:8443"]).is_ok());

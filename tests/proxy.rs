@@ -1087,3 +1087,212 @@ fn no_probe_path_reaches_the_upstream_outside_api() {
         PROBES.iter().filter(|p| p.forwarded).count()
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// The HTTP/1.1 path below hyper (`server::h1`): keep-alive on both sides, the answers'
+// framings, gzip, and the hand-over to hyper of what it does not serve.
+
+/// An upstream that reads HTTP/1.1 requests (heads and `Content-Length` bodies) on each
+/// connection and answers each with `answer(target)`: the bytes to send, and whether to
+/// close the connection after them. Records (connection number, request head).
+struct Scripted {
+    port: u16,
+    seen: Arc<Mutex<Vec<(usize, String)>>>,
+}
+
+impl Scripted {
+    fn start(answer: fn(&str) -> (Vec<u8>, bool)) -> Scripted {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let seen2 = seen.clone();
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().flatten().enumerate() {
+                let seen = seen2.clone();
+                std::thread::spawn(move || {
+                    let mut out = stream.try_clone().unwrap();
+                    let mut reader = BufReader::new(stream);
+                    loop {
+                        let mut head = String::new();
+                        while !head.ends_with("\r\n\r\n") {
+                            if reader.read_line(&mut head).unwrap_or(0) == 0 {
+                                return;
+                            }
+                        }
+                        let len = head
+                            .lines()
+                            .find_map(|l| {
+                                let (k, v) = l.split_once(':')?;
+                                k.eq_ignore_ascii_case("content-length")
+                                    .then(|| v.trim().parse::<usize>().ok())?
+                            })
+                            .unwrap_or(0);
+                        let mut body = vec![0u8; len];
+                        reader.read_exact(&mut body).unwrap();
+                        let target = head.split(' ').nth(1).unwrap_or("").to_string();
+                        seen.lock().unwrap().push((n, head));
+                        let (bytes, close) = answer(&target);
+                        out.write_all(&bytes).unwrap();
+                        if close {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Scripted { port, seen }
+    }
+
+    fn seen(&self) -> Vec<(usize, String)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// A plain-HTTP proxy whose tenant `127.0.0.1` is the upstream on `port`.
+fn plain_proxy_to(port: u16) -> Server {
+    start(Opts {
+        plain_http: true,
+        toml: format!(
+            "[api]\nmode = \"proxy\"\n[[tenants]]\nname = \"local\"\nhosts = [\"127.0.0.1\"]\n\
+             upstream = \"http://127.0.0.1:{port}\"\n"
+        ),
+        ..Opts::default()
+    })
+}
+
+fn text_answer(body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+#[test]
+fn keep_alive_requests_share_an_upstream_connection_and_the_rest_goes_to_hyper() {
+    let upstream = Scripted::start(|target| (text_answer(&format!("answer to {target}")), false));
+    let proxy = plain_proxy_to(upstream.port);
+    // Two requests sent at once (pipelined), then one the path does not serve: the UI's
+    // health check, answered by hyper and poem on the same connection.
+    let answer = raw_request(
+        proxy.port,
+        "GET /api/a HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Forwarded-For: 6.6.6.6\r\n\r\n\
+         POST /api/b?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello\
+         GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    let a = answer.find("answer to /api/a").expect(&answer);
+    let b = answer.find("answer to /api/b?x=1").expect(&answer);
+    let ok = answer.rfind("\r\n\r\nok").expect(&answer);
+    assert!(a < b && b < ok, "{answer}");
+    assert_eq!(answer.matches("HTTP/1.1 200 OK\r\n").count(), 3, "{answer}");
+    assert_eq!(
+        answer.matches("content-security-policy: ").count(),
+        3,
+        "{answer}"
+    );
+    assert_eq!(
+        answer.matches("cache-control: no-store").count(),
+        2,
+        "{answer}"
+    );
+    let seen = upstream.seen();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(
+        seen[0].0, seen[1].0,
+        "a second upstream connection: {seen:?}"
+    );
+    assert!(seen[0].1.starts_with("GET /api/a HTTP/1.1\r\n"), "{seen:?}");
+    assert!(
+        seen[0].1.contains("x-forwarded-for: 127.0.0.1\r\n"),
+        "{seen:?}"
+    );
+    assert!(!seen[0].1.contains("6.6.6.6"), "{seen:?}");
+    assert!(
+        seen[1].1.starts_with("POST /api/b?x=1 HTTP/1.1\r\n"),
+        "{seen:?}"
+    );
+    assert!(seen[1].1.contains("content-length: 5\r\n"), "{seen:?}");
+}
+
+#[test]
+fn chunked_and_close_delimited_answers_arrive_whole_and_json_in_gzip() {
+    let upstream = Scripted::start(|target| match target {
+        "/api/chunked" => (
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n\
+              5;ext=1\r\nhello\r\n7\r\n, world\r\n0\r\nX-Trailer: dropped\r\n\r\n"
+                .to_vec(),
+            false,
+        ),
+        "/api/until-closed" => (
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end".to_vec(),
+            true,
+        ),
+        _ => {
+            let json = format!("{{\"items\":[{}]}}", vec!["\"a row\""; 200].join(","));
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                json.len()
+            );
+            ([head.into_bytes(), json.into_bytes()].concat(), false)
+        }
+    });
+    let proxy = plain_proxy_to(upstream.port);
+    let c = reqwest::blocking::Client::new();
+    let url = |p: &str| format!("http://127.0.0.1:{}{p}", proxy.port);
+    for _ in 0..2 {
+        let resp = c.get(url("/api/chunked")).send().unwrap();
+        assert_eq!(resp.status(), 200);
+        assert_eq!(header(&resp, "x-trailer"), "");
+        assert_eq!(resp.text().unwrap(), "hello, world");
+        let resp = c.get(url("/api/until-closed")).send().unwrap();
+        assert_eq!(resp.status(), 200);
+        assert_eq!(header(&resp, "transfer-encoding"), "chunked");
+        assert_eq!(resp.text().unwrap(), "until the end");
+    }
+    let plain = c.get(url("/api/json")).send().unwrap();
+    assert_eq!(header(&plain, "vary"), "accept-encoding");
+    assert_eq!(header(&plain, "content-encoding"), "");
+    let plain = plain.bytes().unwrap();
+    let zipped = c
+        .get(url("/api/json"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .unwrap();
+    assert_eq!(header(&zipped, "content-encoding"), "gzip");
+    let zipped = zipped.bytes().unwrap();
+    assert!(zipped.len() < plain.len() / 4, "{} bytes", zipped.len());
+    let mut unzipped = Vec::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .read_to_end(&mut unzipped)
+        .unwrap();
+    assert_eq!(unzipped, plain);
+    let head = c.head(url("/api/json")).send().unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.bytes().unwrap().len(), 0);
+}
+
+#[test]
+fn an_upstream_connection_closed_while_idle_is_opened_again() {
+    // Closes after each answer without saying so, as an upstream's idle time-out does.
+    let upstream = Scripted::start(|target| (text_answer(target), true));
+    let proxy = plain_proxy_to(upstream.port);
+    let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut reader = BufReader::new(s.try_clone().unwrap());
+    for n in 0..3 {
+        s.write_all(format!("GET /api/n{n} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").as_bytes())
+            .unwrap();
+        let mut head = String::new();
+        while !head.ends_with("\r\n\r\n") {
+            assert!(reader.read_line(&mut head).unwrap() > 0, "closed: {head}");
+        }
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
+        let mut body = vec![0u8; format!("/api/n{n}").len()];
+        reader.read_exact(&mut body).unwrap();
+        assert_eq!(body, format!("/api/n{n}").as_bytes());
+        // The upstream's close reaches the proxy before the next request.
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let conns: std::collections::BTreeSet<_> = upstream.seen().iter().map(|s| s.0).collect();
+    assert_eq!(conns.len(), 3);
+}

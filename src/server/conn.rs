@@ -34,6 +34,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
 
+use super::h1::{H1Proxy, Served};
 use crate::config::ServerConfig;
 
 /// Most header lines hyper parses in an HTTP/1.1 request (its default is 100, which
@@ -80,7 +81,7 @@ struct Entry {
 
 /// What a connection is doing: requests in progress, requests seen, and since when it has
 /// been without a request (ms since `epoch`).
-struct Activity {
+pub(super) struct Activity {
     epoch: Instant,
     busy: AtomicUsize,
     requests: AtomicU64,
@@ -99,7 +100,7 @@ impl Activity {
     fn now_ms(&self) -> u64 {
         self.epoch.elapsed().as_millis() as u64
     }
-    fn begin(self: &Arc<Self>) -> Busy {
+    pub(super) fn begin(self: &Arc<Self>) -> Busy {
         self.busy.fetch_add(1, Ordering::AcqRel);
         self.requests.fetch_add(1, Ordering::AcqRel);
         Busy(self.clone())
@@ -118,7 +119,7 @@ impl Activity {
 }
 
 /// A request in progress; dropped when its handler returns or the client goes away.
-struct Busy(Arc<Activity>);
+pub(super) struct Busy(Arc<Activity>);
 
 impl Drop for Busy {
     fn drop(&mut self) {
@@ -174,10 +175,12 @@ fn lock(conns: &Mutex<Conns>) -> std::sync::MutexGuard<'_, Conns> {
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then gives open requests `grace`.
+/// `h1`: proxy mode's HTTP/1.1 path, which sees each HTTP/1.1 connection first.
 pub async fn run(
     listener: TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
     app: BoxEndpoint<'static>,
+    h1: Option<Arc<H1Proxy>>,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
     grace: Duration,
@@ -227,6 +230,7 @@ pub async fn run(
         };
         let conn = Connection {
             app: app.clone(),
+            h1: h1.clone(),
             tls: tls.clone(),
             local,
             remote,
@@ -255,6 +259,7 @@ pub async fn run(
 
 struct Connection {
     app: Arc<BoxEndpoint<'static>>,
+    h1: Option<Arc<H1Proxy>>,
     tls: Option<tokio_rustls::TlsAcceptor>,
     local: SocketAddr,
     remote: SocketAddr,
@@ -269,13 +274,18 @@ impl Connection {
             tracing::debug!(error = %e, "cannot set TCP_NODELAY");
         }
         let Some(tls) = self.tls.clone() else {
-            return self.serve_http(tcp, Scheme::HTTP, None).await;
+            return self.serve_h1_first(tcp, Scheme::HTTP, None).await;
         };
         let handshake = tokio::time::timeout(self.limits.tls_handshake_timeout, tls.accept(tcp));
         match handshake.await {
             Ok(Ok(stream)) => {
                 let h2 = stream.get_ref().1.alpn_protocol() == Some(b"h2");
-                self.serve_http(stream, Scheme::HTTPS, Some(h2)).await
+                if h2 {
+                    self.serve_http(stream, Scheme::HTTPS, Some(true)).await
+                } else {
+                    self.serve_h1_first(stream, Scheme::HTTPS, Some(false))
+                        .await
+                }
             }
             Ok(Err(e)) => {
                 tracing::debug!(remote = %self.remote, error = %e, "TLS handshake failed")
@@ -283,6 +293,23 @@ impl Connection {
             Err(_) => {
                 tracing::debug!(remote = %self.remote, "TLS handshake timed out: connection closed")
             }
+        }
+    }
+
+    /// A connection that may be HTTP/1.1: proxy mode's HTTP/1.1 path first, then hyper for
+    /// what that path hands over.
+    async fn serve_h1_first<Io>(mut self, io: Io, scheme: Scheme, h2: Option<bool>)
+    where
+        Io: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        let Some(h1) = self.h1.clone() else {
+            return self.serve_http(io, scheme, h2).await;
+        };
+        let served = h1
+            .serve(io, self.remote, self.limits, &self.activity, &mut self.stop)
+            .await;
+        if let Served::Elsewhere(io) = served {
+            self.serve_http(io, scheme, h2).await
         }
     }
 

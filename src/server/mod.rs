@@ -14,6 +14,7 @@
 pub mod assets;
 pub mod compress;
 pub mod conn;
+pub mod h1;
 pub mod headers;
 pub mod limits;
 pub mod metrics;
@@ -85,6 +86,18 @@ pub fn app_with(
     store: Option<Store>,
     telemetry: Arc<Telemetry>,
 ) -> anyhow::Result<poem::endpoint::BoxEndpoint<'static>> {
+    Ok(app_parts(config, store, telemetry)?.0)
+}
+
+/// [`app_with`], and in proxy mode the proxy it forwards with (for [`h1`]).
+fn app_parts(
+    config: Arc<Config>,
+    store: Option<Store>,
+    telemetry: Arc<Telemetry>,
+) -> anyhow::Result<(
+    poem::endpoint::BoxEndpoint<'static>,
+    Option<Arc<crate::proxy::Proxy>>,
+)> {
     // The in-process tests build the app without the command line: the clock is set here too.
     if let Some(start) = config.clock_start() {
         crate::clock::pin(Some(start));
@@ -125,9 +138,14 @@ pub fn app_with(
         (ApiMode::Embedded, None) => anyhow::bail!("embedded mode needs the store"),
         (ApiMode::Proxy, _) => None,
     };
-    let api = match &state {
-        Some(state) => crate::api::boxed(state.clone()),
-        None => crate::proxy::Proxy::new(config.clone())?.boxed(),
+    let proxy = match &state {
+        Some(_) => None,
+        None => Some(Arc::new(crate::proxy::Proxy::new(config.clone())?)),
+    };
+    let api = match (&state, &proxy) {
+        (Some(state), _) => crate::api::boxed(state.clone()),
+        (None, Some(proxy)) => proxy.clone().boxed(),
+        (None, None) => unreachable!("proxy mode has its proxy"),
     };
     let route = Route::new()
         .at(
@@ -161,7 +179,7 @@ pub fn app_with(
             include_subdomains: config.server.hsts_include_subdomains,
         })
         .around(move |ep, req| metrics::count(telemetry.clone(), ep, req));
-    Ok(route.boxed())
+    Ok((route.boxed(), proxy))
 }
 
 /// `/api` with its body limits and compression, and (`server.cors_origins` set) CORS for
@@ -256,7 +274,19 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
         .clone()
         .map(|store| tokio::spawn(audit_retention(store, config.audit.retention_days)));
     let release = opts.store.clone();
-    let app = app_with(config.clone(), opts.store, telemetry.clone())?;
+    let (app, proxy) = app_parts(config.clone(), opts.store, telemetry.clone())?;
+    let security = headers::SecurityHeaders {
+        tls: !config.server.plain_http,
+        include_subdomains: config.server.hsts_include_subdomains,
+    };
+    let h1 = proxy.map(|proxy| {
+        Arc::new(h1::H1Proxy::new(
+            proxy,
+            telemetry.clone(),
+            security.hsts(),
+            config.server.cors_origins.clone(),
+        ))
+    });
     let shutdown = shutdown_signal()?;
     let reload = reload_signal()?;
     let mut limits = conn::Limits::from_config(&config.server);
@@ -308,7 +338,16 @@ pub async fn serve(config: Arc<Config>, opts: ServeOptions) -> anyhow::Result<()
         }));
     }
     let server_tls = tls.as_ref().map(|t| t.server_config());
-    conn::run(listener, server_tls, app, limits, shutdown, SHUTDOWN_GRACE).await?;
+    conn::run(
+        listener,
+        server_tls,
+        app,
+        h1,
+        limits,
+        shutdown,
+        SHUTDOWN_GRACE,
+    )
+    .await?;
     for task in tasks {
         task.abort();
     }
