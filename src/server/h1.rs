@@ -95,6 +95,17 @@ struct Open<'a> {
     buf: Vec<u8>,
 }
 
+impl Open<'_> {
+    /// Reads what comes into `buf` within `limit`: how much (0 at the end), `None` on an
+    /// error or when nothing came.
+    async fn read(&mut self, timer: &mut Timer, limit: Duration) -> Option<usize> {
+        timer
+            .within(limit, read_more(&mut *self.io, &mut self.buf))
+            .await?
+            .ok()
+    }
+}
+
 /// An answer's head.
 struct Answer {
     status: u16,
@@ -366,15 +377,14 @@ impl H1Proxy {
         let mut out = Vec::with_capacity(1024);
         let sent = match framing {
             Framing::Length(n) if compressible && req.gzip && n <= GZIP_MAX => {
-                let mut body = std::mem::take(&mut up.buf);
-                if read_to(&mut *up.io, &mut body, n as usize, timer, limit)
-                    .await
-                    .is_err()
-                {
-                    *open = None;
-                    return false;
+                while up.buf.len() < n as usize {
+                    if !matches!(up.read(timer, limit).await, Some(1..)) {
+                        *open = None;
+                        return false;
+                    }
                 }
-                up.buf = body.split_off(n as usize);
+                let rest = up.buf.split_off(n as usize);
+                let body = std::mem::replace(&mut up.buf, rest);
                 let Ok(gz) = compress::gzip(&body) else {
                     *open = None;
                     return false;
@@ -386,9 +396,7 @@ impl H1Proxy {
                 h.insert(header::CONTENT_LENGTH, HeaderValue::from(gz.len()));
                 head(&mut out, answer.status, &h, false, req.close);
                 self.count(req, answer.status, started);
-                if req.method != Method::HEAD {
-                    out.extend_from_slice(&gz);
-                }
+                out.extend_from_slice(&gz);
                 io.write_all(&out).await.is_ok()
             }
             Framing::Empty | Framing::Length(_) => {
@@ -638,25 +646,6 @@ async fn read_more<R: AsyncRead + Unpin + ?Sized>(
     r.read_buf(buf).await
 }
 
-/// Reads until `buf` holds `n` bytes, each wait within `limit`.
-async fn read_to(
-    r: &mut dyn UpstreamIo,
-    buf: &mut Vec<u8>,
-    n: usize,
-    timer: &mut Timer,
-    limit: Duration,
-) -> io::Result<()> {
-    while buf.len() < n {
-        match timer.within(limit, read_more(r, buf)).await {
-            Some(Ok(0)) => return Err(io::ErrorKind::UnexpectedEof.into()),
-            Some(Ok(_)) => {}
-            Some(Err(e)) => return Err(e),
-            None => return Err(io::ErrorKind::TimedOut.into()),
-        }
-    }
-    Ok(())
-}
-
 /// Sends `out` (the head) and a body of `n` bytes from the upstream as they come; whether
 /// all of it was sent.
 async fn copy_length<Io: AsyncWrite + Unpin>(
@@ -680,12 +669,8 @@ async fn copy_length<Io: AsyncWrite + Unpin>(
             return true;
         }
         out.clear();
-        match timer
-            .within(limit, read_more(&mut *up.io, &mut up.buf))
-            .await
-        {
-            Some(Ok(n)) if n > 0 => {}
-            _ => return false,
+        if !matches!(up.read(timer, limit).await, Some(1..)) {
+            return false;
         }
     }
 }
@@ -730,15 +715,10 @@ async fn copy_chunks<Io: AsyncWrite + Unpin>(
             return true;
         }
         out.clear();
-        match timer
-            .within(limit, read_more(&mut *up.io, &mut up.buf))
-            .await
-        {
-            Some(Ok(n)) if n > 0 => {}
+        match up.read(timer, limit).await {
+            Some(1..) => {}
             // A close-delimited body ends when the upstream closes.
-            Some(Ok(_)) if !chunked => {
-                return io.write_all(b"0\r\n\r\n").await.is_ok();
-            }
+            Some(0) if !chunked => return io.write_all(b"0\r\n\r\n").await.is_ok(),
             _ => return false,
         }
     }
