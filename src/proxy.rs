@@ -238,6 +238,8 @@ impl Dial {
 pub struct Target<'a> {
     pub upstream: &'a Upstream,
     pub url: Url,
+    /// `url` as hyper's client takes it.
+    pub uri: Uri,
     /// The host the client named (for the forwarding headers).
     pub host: String,
 }
@@ -299,14 +301,15 @@ impl Proxy {
             Refusal::new(StatusCode::BAD_REQUEST, reason)
         };
         let url = upstream_url(&upstream.base, path_and_query).map_err(refused)?;
-        if url.as_str().parse::<Uri>().is_err() {
+        let Ok(uri) = url.as_str().parse::<Uri>() else {
             return Err(refused(
                 "The request path is not forwarded: it makes no valid upstream address.",
             ));
-        }
+        };
         Ok(Target {
             upstream,
             url,
+            uri,
             host,
         })
     }
@@ -394,7 +397,7 @@ impl Endpoint for Proxy {
         };
         let mut outgoing = hyper::Request::new(body);
         *outgoing.method_mut() = method.clone();
-        *outgoing.uri_mut() = target.url.as_str().parse().expect("checked by target");
+        *outgoing.uri_mut() = target.uri.clone();
         *outgoing.headers_mut() = headers;
         let started = std::time::Instant::now();
         let result =

@@ -186,7 +186,7 @@ impl H1Proxy {
                 limits.idle_timeout
             };
             let mut deadline = Instant::now() + wait;
-            let (req, head_len) = loop {
+            let (mut req, head_len) = loop {
                 if !buf.is_empty() {
                     match self.parse(&buf, remote) {
                         Ok(None) if buf.len() <= MAX_HEAD => {}
@@ -209,7 +209,6 @@ impl H1Proxy {
             };
             first = false;
             let _busy = activity.begin();
-            let mut req = req;
             let end = head_len + req.body_len;
             while buf.len() < end {
                 let read = client_timer.within(limits.idle_timeout, read_more(&mut io, &mut buf));
