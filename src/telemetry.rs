@@ -39,14 +39,14 @@ struct OutcomeLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RouteLabels {
-    method: String,
-    route: String,
+    method: &'static str,
+    route: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    method: String,
-    route: String,
+    method: &'static str,
+    route: &'static str,
     status: u16,
 }
 
@@ -249,20 +249,17 @@ impl Telemetry {
 
     /// Counts an answered HTTP request. `route` is a template (`/api/users/{id}`) or a fixed
     /// word, never the raw path.
-    pub fn request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+    pub fn request(&self, method: &str, route: &'static str, status: u16, seconds: f64) {
         let method = bounded_method(method);
         self.requests
             .get_or_create(&RequestLabels {
-                method: method.clone(),
-                route: route.to_string(),
+                method,
+                route,
                 status,
             })
             .inc();
         self.latency
-            .get_or_create(&RouteLabels {
-                method,
-                route: route.to_string(),
-            })
+            .get_or_create(&RouteLabels { method, route })
             .observe(seconds);
     }
 
@@ -309,11 +306,11 @@ impl Telemetry {
 }
 
 /// The method as a label: the standard ones, anything else "other".
-fn bounded_method(method: &str) -> String {
-    match method {
-        "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS" => method.to_string(),
-        _ => "other".to_string(),
-    }
+fn bounded_method(method: &str) -> &'static str {
+    ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+        .into_iter()
+        .find(|m| *m == method)
+        .unwrap_or("other")
 }
 
 /// The content type of the OpenMetrics text.

@@ -388,50 +388,98 @@ async fn actor_of(
 }
 
 pub fn allowed_methods(path: &str) -> Option<String> {
-    matching_path(path).map(|(_, methods)| methods.clone())
+    matching_path(path).map(|t| t.methods.clone())
 }
 
 /// The OpenAPI path template a request path under `/api` matches (`/api/users/{id}`), for
 /// metric labels that never carry raw paths or ids; `None` for a path it does not have.
-pub fn route_template(path: &str) -> Option<String> {
-    matching_path(path).map(|(template, _)| format!("/api{}", template.join("/")))
+pub fn route_template(path: &str) -> Option<&'static str> {
+    matching_path(path).map(|t| t.label.as_str())
 }
 
-/// The template (as segments) and methods of the OpenAPI path a request path matches.
-fn matching_path(path: &str) -> Option<&'static (Vec<String>, String)> {
-    static PATHS: std::sync::OnceLock<Vec<(Vec<String>, String)>> = std::sync::OnceLock::new();
-    let paths = PATHS.get_or_init(|| {
+/// An OpenAPI path: its segments, its label (`/api` and the template) and its methods.
+struct Template {
+    segments: Vec<String>,
+    label: String,
+    methods: String,
+}
+
+/// The OpenAPI paths, read once: those without a parameter by their path, the others by
+/// their number of segments.
+struct Templates {
+    literal: rustc_hash::FxHashMap<String, usize>,
+    by_len: Vec<Vec<usize>>,
+    all: Vec<Template>,
+}
+
+impl Templates {
+    fn read() -> Templates {
         let doc: serde_json::Value = serde_json::from_str(&openapi_json()).unwrap_or_default();
-        let mut out = Vec::new();
-        if let Some(paths) = doc.get("paths").and_then(|p| p.as_object()) {
-            for (template, ops) in paths {
-                let methods: Vec<String> = ops
-                    .as_object()
-                    .map(|o| o.keys().map(|m| m.to_ascii_uppercase()).collect())
-                    .unwrap_or_default();
-                let segments = template.split('/').map(str::to_string).collect();
-                out.push((segments, methods.join(", ")));
+        let mut t = Templates {
+            literal: Default::default(),
+            by_len: Vec::new(),
+            all: Vec::new(),
+        };
+        for (template, ops) in doc
+            .get("paths")
+            .and_then(|p| p.as_object())
+            .into_iter()
+            .flatten()
+        {
+            let methods: Vec<String> = ops
+                .as_object()
+                .map(|o| o.keys().map(|m| m.to_ascii_uppercase()).collect())
+                .unwrap_or_default();
+            let segments: Vec<String> = template.split('/').map(str::to_string).collect();
+            let i = t.all.len();
+            if segments.iter().any(|s| is_param(s)) {
+                if t.by_len.len() <= segments.len() {
+                    t.by_len.resize(segments.len() + 1, Vec::new());
+                }
+                t.by_len[segments.len()].push(i);
+            } else {
+                t.literal.insert(template.clone(), i);
             }
+            t.all.push(Template {
+                segments,
+                label: format!("/api{template}"),
+                methods: methods.join(", "),
+            });
         }
-        out
-    });
+        t
+    }
+}
+
+fn is_param(segment: &str) -> bool {
+    segment.starts_with('{') && segment.ends_with('}')
+}
+
+/// The OpenAPI path a request path matches.
+fn matching_path(path: &str) -> Option<&'static Template> {
+    static PATHS: std::sync::OnceLock<Templates> = std::sync::OnceLock::new();
+    let paths = PATHS.get_or_init(Templates::read);
     let path = path
         .strip_prefix("/api")
         .filter(|p| p.starts_with('/'))
         .unwrap_or(path);
+    // A literal segment wins over a parameter (`/groups/channels` over `/groups/{id}`), so
+    // a template without parameters first.
+    if let Some(&i) = paths.literal.get(path) {
+        return paths.all.get(i);
+    }
     let segments: Vec<&str> = path.split('/').collect();
-    let param = |t: &String| t.starts_with('{') && t.ends_with('}');
-    // A literal segment wins over a parameter (`/groups/channels` over `/groups/{id}`).
     paths
+        .by_len
+        .get(segments.len())?
         .iter()
-        .filter(|(template, _)| {
-            template.len() == segments.len()
-                && template
-                    .iter()
-                    .zip(&segments)
-                    .all(|(t, s)| t == s || param(t))
+        .map(|&i| &paths.all[i])
+        .filter(|t| {
+            t.segments
+                .iter()
+                .zip(&segments)
+                .all(|(t, s)| t == s || is_param(t))
         })
-        .min_by_key(|(template, _)| template.iter().filter(|t| param(t)).count())
+        .min_by_key(|t| t.segments.iter().filter(|s| is_param(s)).count())
 }
 
 /// A failure outside a handler's own answer, in the envelope: 401 'Access is denied!' for a

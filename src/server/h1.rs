@@ -528,7 +528,7 @@ impl H1Proxy {
     fn count(&self, req: &Forward<'_>, status: u16, started: Instant) {
         self.telemetry.request(
             req.method.as_str(),
-            &metrics::route_label(&req.path),
+            metrics::route_label(&req.path),
             status,
             started.elapsed().as_secs_f64(),
         );

@@ -86,13 +86,15 @@ async fn separate(req: &Request, scrape: Data<&Scrape>) -> Response {
 }
 
 /// The label of a request path: an `/api` route template, a fixed path, or `ui`.
-pub fn route_label(path: &str) -> String {
+pub fn route_label(path: &str) -> &'static str {
     if path == "/api" || path.starts_with("/api/") {
-        return crate::api::route_template(path).unwrap_or_else(|| "/api/other".into());
+        return crate::api::route_template(path).unwrap_or("/api/other");
     }
     match path {
-        "/healthz" | "/metrics" | "/tenant-config" => path.into(),
-        _ => "ui".into(),
+        "/healthz" => "/healthz",
+        "/metrics" => "/metrics",
+        "/tenant-config" => "/tenant-config",
+        _ => "ui",
     }
 }
 
@@ -103,7 +105,7 @@ pub async fn count<E: Endpoint>(
     req: Request,
 ) -> poem::Result<Response> {
     let started = Instant::now();
-    let method = req.method().as_str().to_string();
+    let method = req.method().clone();
     let route = route_label(req.uri().path());
     let answer = ep.call(req).await.map(IntoResponse::into_response);
     let status = match &answer {
@@ -111,8 +113,8 @@ pub async fn count<E: Endpoint>(
         Err(e) => e.status(),
     };
     telemetry.request(
-        &method,
-        &route,
+        method.as_str(),
+        route,
         status.as_u16(),
         started.elapsed().as_secs_f64(),
     );
