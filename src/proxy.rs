@@ -24,6 +24,7 @@
 //! [`answer_headers`] and the errors) over a connection of its own ([`Upstream::connect`]);
 //! this module's endpoint answers whatever that path hands to poem.
 
+use std::fmt::Write;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::Pin;
@@ -589,10 +590,20 @@ pub fn check_path(path: &str) -> Result<(), &'static str> {
     if !(path.starts_with("/api/") || path == "/api") {
         return Err("The request path is not forwarded: only /api paths are.");
     }
-    // Each segment decoded once, as nginx and servlet containers do.
-    let mut segments: Vec<Vec<u8>> = vec![Vec::new()];
+    // Each segment decoded once, as nginx and servlet containers do: its length and whether
+    // it is all dots, checked when it ends. A character's refusal comes before a segment's.
+    let (mut len, mut dots) = (0usize, true);
+    let mut segment_refused = None;
+    let segment = |len: usize, dots: bool, last: bool| {
+        match (len, dots) {
+        (0, _) if !last => Some("The request path is not forwarded: it holds an empty segment ('//'), which servers merge or read as a host."),
+        (1.., true) => Some("The request path is not forwarded: it holds a dot segment ('.' or '..', also encoded as %2E)."),
+        _ => None,
+    }
+    };
     let bytes = path.as_bytes();
-    let mut i = 0;
+    // Past the leading '/': the first segment is the one after it.
+    let mut i = 1;
     while i < bytes.len() {
         let b = bytes[i];
         let decoded = if b == b'%' {
@@ -614,7 +625,8 @@ pub fn check_path(path: &str) -> Result<(), &'static str> {
         } else {
             i += 1;
             if b == b'/' {
-                segments.push(Vec::new());
+                segment_refused = segment_refused.or(segment(len, dots, false));
+                (len, dots) = (0, true);
                 continue;
             }
             if !b.is_ascii() {
@@ -631,21 +643,13 @@ pub fn check_path(path: &str) -> Result<(), &'static str> {
             0..=0x20 | 0x7f => return Err("The request path is not forwarded: it holds a space or a control character."),
             _ => {}
         }
-        segments
-            .last_mut()
-            .expect("one segment at least")
-            .push(decoded);
+        len += 1;
+        dots &= decoded == b'.';
     }
-    let last = segments.len() - 1;
-    for (n, seg) in segments.iter().enumerate().skip(1) {
-        if seg.is_empty() && n != last {
-            return Err("The request path is not forwarded: it holds an empty segment ('//'), which servers merge or read as a host.");
-        }
-        if !seg.is_empty() && seg.iter().all(|&c| c == b'.') {
-            return Err("The request path is not forwarded: it holds a dot segment ('.' or '..', also encoded as %2E).");
-        }
+    match segment_refused.or(segment(len, dots, true)) {
+        Some(why) => Err(why),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// RFC 3986 `pchar` outside escapes: unreserved, sub-delims, `:` and `@`.
@@ -667,7 +671,8 @@ pub fn upstream_url(base: &Url, path_and_query: &str) -> Result<Url, &'static st
     }
     let mut url = base.clone();
     let prefix = base.path().trim_end_matches('/');
-    url.set_path(&format!("{prefix}{path}"));
+    let full = [prefix, path].concat();
+    url.set_path(&full);
     url.set_query(query);
     url.set_fragment(None);
     let same_origin = url.scheme() == base.scheme()
@@ -677,9 +682,11 @@ pub fn upstream_url(base: &Url, path_and_query: &str) -> Result<Url, &'static st
         && url.password() == base.password();
     // After the URL library's normalising, still under the base and /api, and what
     // check_path saw.
-    let api = format!("{prefix}/api");
-    let under_base = url.path() == api || url.path().starts_with(&format!("{api}/"));
-    let unchanged = url.path() == format!("{prefix}{path}");
+    let under_base = url
+        .path()
+        .strip_prefix(prefix)
+        .is_some_and(|p| p == "/api" || p.starts_with("/api/"));
+    let unchanged = url.path() == full;
     if same_origin && under_base && unchanged {
         Ok(url)
     } else {
@@ -749,25 +756,26 @@ pub fn forward_request_headers(
     }
     let proto = if proto == "http" { "http" } else { "https" };
     // RFC 7239: an IPv6 address in brackets and quoted; a host with a port quoted.
-    let mut forwarded = Vec::with_capacity(3);
+    let mut forwarded = String::with_capacity(64 + host.len());
     if let Some(ip) = client_ip {
-        if let Ok(v) = HeaderValue::from_str(&ip.to_string()) {
+        forwarded.push_str(if ip.is_ipv6() { "for=\"[" } else { "for=" });
+        let at = forwarded.len();
+        let _ = write!(forwarded, "{ip}");
+        if let Ok(v) = HeaderValue::from_str(&forwarded[at..]) {
             out.insert(xff, v);
         }
-        forwarded.push(match ip {
-            IpAddr::V4(ip) => format!("for={ip}"),
-            IpAddr::V6(ip) => format!("for=\"[{ip}]\""),
-        });
+        forwarded.push_str(if ip.is_ipv6() { "]\";" } else { ";" });
     }
     out.insert(xfp, HeaderValue::from_static(proto));
     if let Ok(v) = HeaderValue::from_str(host) {
         out.insert(xfh, v);
         if !host.contains(['"', '\\']) {
-            forwarded.push(format!("host=\"{host}\""));
+            let _ = write!(forwarded, "host=\"{host}\";");
         }
     }
-    forwarded.push(format!("proto={proto}"));
-    if let Ok(v) = HeaderValue::from_str(&forwarded.join(";")) {
+    forwarded.push_str("proto=");
+    forwarded.push_str(proto);
+    if let Ok(v) = HeaderValue::from_str(&forwarded) {
         out.insert(header::FORWARDED, v);
     }
     out
