@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, SystemTime};
 
+use bytes::{Buf, Bytes};
 use poem::http::header::{self, HeaderMap, HeaderName, HeaderValue};
 use poem::http::{Method, StatusCode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
@@ -239,7 +240,7 @@ impl H1Proxy {
         let mut lines = [httparse::EMPTY_HEADER; MAX_LINES];
         let mut req = httparse::Request::new(&mut lines);
         match req.parse(buf) {
-            Ok(httparse::Status::Complete(n)) => match self.plan(&req, remote) {
+            Ok(httparse::Status::Complete(n)) => match self.plan(&req, &buf[..n], remote) {
                 Some(forward) => Ok(Some((forward, n))),
                 None => Err(()),
             },
@@ -249,7 +250,12 @@ impl H1Proxy {
     }
 
     /// The request to forward, if this path serves it (see the module's comment).
-    fn plan(&self, req: &httparse::Request<'_, '_>, remote: SocketAddr) -> Option<Forward<'_>> {
+    fn plan(
+        &self,
+        req: &httparse::Request<'_, '_>,
+        head: &[u8],
+        remote: SocketAddr,
+    ) -> Option<Forward<'_>> {
         if req.version != Some(1) {
             return None;
         }
@@ -266,13 +272,12 @@ impl H1Proxy {
         if !request_target.starts_with("/api/") || request_target.len() > limits::MAX_URI {
             return None;
         }
-        let mut headers = HeaderMap::with_capacity(req.headers.len());
-        let mut size = 0;
-        for h in req.headers.iter() {
-            size += h.name.len() + h.value.len();
-            let name = HeaderName::from_bytes(h.name.as_bytes()).ok()?;
-            headers.append(name, HeaderValue::from_bytes(h.value).ok()?);
-        }
+        let size: usize = req
+            .headers
+            .iter()
+            .map(|h| h.name.len() + h.value.len())
+            .sum();
+        let headers = header_map(head, req.headers)?;
         if size > limits::MAX_HEADER_BYTES
             || [header::TRANSFER_ENCODING, header::UPGRADE, header::EXPECT]
                 .iter()
@@ -444,7 +449,9 @@ impl H1Proxy {
                 let mut lines = [httparse::EMPTY_HEADER; MAX_LINES];
                 let mut resp = httparse::Response::new(&mut lines);
                 match resp.parse(&up.buf) {
-                    Ok(httparse::Status::Complete(n)) => Some((n, answer(&resp, &req.method)?)),
+                    Ok(httparse::Status::Complete(n)) => {
+                        Some((n, answer(&resp, &up.buf[..n], &req.method)?))
+                    }
                     Ok(httparse::Status::Partial) if up.buf.len() <= MAX_HEAD => None,
                     Ok(httparse::Status::Partial) => {
                         return Err(bad_answer("answer head too large"))
@@ -549,20 +556,17 @@ fn decimal(v: &[u8]) -> Option<u64> {
 }
 
 /// An answer's head as this path takes it, or why not.
-fn answer(resp: &httparse::Response<'_, '_>, method: &Method) -> Result<Answer, Failure> {
+fn answer(
+    resp: &httparse::Response<'_, '_>,
+    head: &[u8],
+    method: &Method,
+) -> Result<Answer, Failure> {
     let status = resp.code.unwrap_or(0);
     if !(100..=599).contains(&status) {
         return Err(Failure::NotAStatus(status));
     }
-    let mut headers = HeaderMap::with_capacity(resp.headers.len());
-    for h in resp.headers.iter() {
-        let name = HeaderName::from_bytes(h.name.as_bytes());
-        let value = HeaderValue::from_bytes(h.value);
-        let (Ok(name), Ok(value)) = (name, value) else {
-            return Err(bad_answer("invalid answer header"));
-        };
-        headers.append(name, value);
-    }
+    let headers =
+        header_map(head, resp.headers).ok_or_else(|| bad_answer("invalid answer header"))?;
     let tokens = |name: HeaderName| {
         headers
             .get_all(name)
@@ -607,6 +611,25 @@ fn answer(resp: &httparse::Response<'_, '_>, method: &Method) -> Result<Answer, 
     })
 }
 
+/// The header lines httparse read from `head` as a map whose values share one copy of the
+/// head: one allocation a head rather than one a line. `None` if a name or value is not one.
+fn header_map(head: &[u8], lines: &[httparse::Header<'_>]) -> Option<HeaderMap> {
+    let shared = Bytes::copy_from_slice(head);
+    let mut map = HeaderMap::with_capacity(lines.len());
+    for h in lines {
+        // httparse's values are slices of the head it parsed.
+        let at = (h.value.as_ptr() as usize).checked_sub(head.as_ptr() as usize)?;
+        let end = at + h.value.len();
+        if end > shared.len() {
+            return None;
+        }
+        let value = shared.slice(at..end);
+        let name = HeaderName::from_bytes(h.name.as_bytes()).ok()?;
+        map.append(name, HeaderValue::from_maybe_shared(value).ok()?);
+    }
+    Some(map)
+}
+
 /// A status line and headers (`chunked`: the body is sent chunked; `close`: the connection
 /// closes after it).
 fn head(out: &mut Vec<u8>, status: u16, h: &HeaderMap, chunked: bool, close: bool) {
@@ -614,7 +637,16 @@ fn head(out: &mut Vec<u8>, status: u16, h: &HeaderMap, chunked: bool, close: boo
         .ok()
         .and_then(|s| s.canonical_reason())
         .unwrap_or("");
-    let _ = write!(out, "HTTP/1.1 {status} {reason}\r\n");
+    out.extend_from_slice(b"HTTP/1.1 ");
+    // A status is three digits: checked on the upstream's, and a `StatusCode`'s.
+    out.extend_from_slice(&[
+        b'0' + (status / 100 % 10) as u8,
+        b'0' + (status / 10 % 10) as u8,
+        b'0' + (status % 10) as u8,
+    ]);
+    out.push(b' ');
+    out.extend_from_slice(reason.as_bytes());
+    out.extend_from_slice(b"\r\n");
     write_headers(out, h);
     if chunked {
         out.extend_from_slice(b"transfer-encoding: chunked\r\n");
@@ -658,12 +690,13 @@ async fn copy_length<Io: AsyncWrite + Unpin>(
     let mut left = n;
     loop {
         let take = (left as usize).min(up.buf.len());
-        out.extend_from_slice(&up.buf[..take]);
-        up.buf.drain(..take);
-        left -= take as u64;
-        if io.write_all(&out).await.is_err() {
+        // The head and the body as they are, in one vectored write.
+        let mut both = Buf::chain(out.as_slice(), &up.buf[..take]);
+        if io.write_all_buf(&mut both).await.is_err() {
             return false;
         }
+        up.buf.drain(..take);
+        left -= take as u64;
         if left == 0 {
             return true;
         }
