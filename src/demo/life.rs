@@ -36,15 +36,7 @@ pub fn ensure_window(store: &Store, tz: Tz, history_from_ms: i64) -> Result<(), 
     let Some(&group) = group_ids(store)?.get(WEEKLY_GROUP) else {
         return Ok(());
     };
-    let ranges: Vec<SlotRange> = [2, 4]
-        .into_iter()
-        .map(|day| SlotRange {
-            day_of_week: day,
-            start: "01:00".into(),
-            end: "03:00".into(),
-        })
-        .collect();
-    let week = Week::from_ranges(&ranges).map_err(|e| DemoError::Rejected(e.to_string()))?;
+    let week = release_week()?;
     Store::block_on(store.create_window(
         Scope::All,
         tz,
@@ -64,11 +56,39 @@ pub fn ensure_window(store: &Store, tz: Tz, history_from_ms: i64) -> Result<(), 
     Ok(())
 }
 
+/// The weekly window's half hours: Tuesdays and Thursdays 01:00 to 03:00 site time.
+fn release_week() -> Result<Week, DemoError> {
+    let ranges: Vec<SlotRange> = [2, 4]
+        .into_iter()
+        .map(|day| SlotRange {
+            day_of_week: day,
+            start: "01:00".into(),
+            end: "03:00".into(),
+        })
+        .collect();
+    Week::from_ranges(&ranges).map_err(|e| DemoError::Rejected(e.to_string()))
+}
+
+/// The test cases the weekly window covers now: their runs count under it, so a mute made on
+/// one of them now would show none.
+fn released_now(tz: Tz) -> Vec<i64> {
+    let local = crate::clock::now().with_timezone(&tz).naive_local();
+    if !release_week().is_ok_and(|w| w.covers(local)) {
+        return Vec::new();
+    }
+    super::catalog::catalog()
+        .groups
+        .into_iter()
+        .find(|g| g.name == WEEKLY_GROUP)
+        .map(|g| g.cases)
+        .unwrap_or_default()
+}
+
 /// After the engine ran over the history: the outage incident's first alert (without an
 /// incident of several alerts, the newest event) is acknowledged with comments, the newest
 /// other event escalated to the telecom provider 15 minutes after it opened, and the test
-/// case of the incident's second alert (else of the oldest event) muted 20 minutes ago for 4
-/// hours. Blocking.
+/// case of the incident's second alert (else of the oldest event; not one the weekly window
+/// covers at that moment) muted 20 minutes ago for 4 hours. Blocking.
 pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoError> {
     let events = Store::block_on(store.list_alert_events(
         Scope::All,
@@ -156,10 +176,14 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
     // made 20 minutes ago for 4 hours. Its runs since then are marked as it is made, so the
     // dashboard's 'Last 15 min' strip says at once that its group has runs in maintenance
     // (the case runs every 15 minutes).
-    let muted = match outage.and_then(|i| i.alerts.get(1)) {
-        Some(a) => Some((a.id, a.test_case_id)),
-        None => events.last().map(|e| (e.id, e.test_case_id)),
-    };
+    // Not a case the weekly window covers at this moment: the next of the outage's alerts,
+    // else the next oldest event.
+    let released = released_now(tz);
+    let muted = outage
+        .iter()
+        .flat_map(|i| i.alerts.iter().skip(1).map(|a| (a.id, a.test_case_id)))
+        .chain(events.iter().rev().map(|e| (e.id, e.test_case_id)))
+        .find(|(id, case)| *id != acked && !released.contains(case));
     if let Some((muted_id, muted_case)) = muted {
         let made = now_ms() - 20 * 60_000;
         // As a mute made from the alert: no reason of its own (the console words it in the
