@@ -1244,10 +1244,13 @@ impl Config {
 
     /// The tenant whose host names include `host` (port ignored, case-insensitive).
     pub fn tenant_for_host(&self, host: &str) -> Option<&TenantConfig> {
-        let host = normalize_host(strip_port(host));
-        self.tenants
-            .iter()
-            .find(|t| t.hosts.iter().any(|h| normalize_host(h) == host))
+        // As `normalize_host` on both sides, without allocating.
+        let host = strip_port(host).trim_end_matches('.');
+        self.tenants.iter().find(|t| {
+            t.hosts
+                .iter()
+                .any(|h| h.trim_end_matches('.').eq_ignore_ascii_case(host))
+        })
     }
 
     /// The Jira of the tenant `host` belongs to (its `[tenants.jira]`), else `[jira]`;

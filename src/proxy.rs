@@ -318,7 +318,7 @@ impl Proxy {
     /// The headers sent upstream for a request from `client_ip` to `target`.
     pub fn forward_headers(
         &self,
-        incoming: &HeaderMap,
+        incoming: HeaderMap,
         client_ip: Option<IpAddr>,
         target: &Target<'_>,
     ) -> HeaderMap {
@@ -370,7 +370,7 @@ impl Proxy {
 /// The headers of the upstream's answer as the client gets them: without the hop-by-hop
 /// ones, cookies and CORS grants, and kept by no cache unless the upstream says how (as in
 /// embedded mode: the answers hold the site's data and tokens).
-pub fn answer_headers(upstream: &HeaderMap) -> HeaderMap {
+pub fn answer_headers(upstream: HeaderMap) -> HeaderMap {
     let mut out = filter_response_headers(upstream);
     out.entry(header::CACHE_CONTROL)
         .or_insert(HeaderValue::from_static("no-store"));
@@ -389,9 +389,10 @@ impl Endpoint for Proxy {
             Err(refusal) => return Ok(refusal.into_response()),
         };
         let client_ip = req.remote_addr().as_socket_addr().map(|a| a.ip());
-        let headers = self.forward_headers(req.headers(), client_ip, &target);
+        let body_follows = has_body(&req);
+        let headers = self.forward_headers(std::mem::take(req.headers_mut()), client_ip, &target);
         let method = req.method().clone();
-        let body: ProxyBody = if has_body(&req) {
+        let body: ProxyBody = if body_follows {
             req.take_body().into()
         } else {
             Empty::new().map_err(|never| match never {}).boxed()
@@ -417,7 +418,7 @@ impl Endpoint for Proxy {
         }
         let (parts, body) = resp.into_parts();
         let mut out = Response::builder().status(parts.status).finish();
-        *out.headers_mut() = answer_headers(&parts.headers);
+        *out.headers_mut() = answer_headers(parts.headers);
         if method == Method::HEAD {
             return Ok(out);
         }
@@ -731,29 +732,19 @@ fn connection_tokens(headers: &HeaderMap) -> Vec<String> {
 /// proxy saw: the client's own values (and `X-Real-IP`) are dropped, since any client can
 /// send them.
 pub fn forward_request_headers(
-    incoming: &HeaderMap,
+    mut out: HeaderMap,
     client_ip: Option<IpAddr>,
     host: &str,
     proto: &str,
 ) -> HeaderMap {
-    let named = connection_tokens(incoming);
     let xff = HeaderName::from_static("x-forwarded-for");
     let xfp = HeaderName::from_static("x-forwarded-proto");
     let xfh = HeaderName::from_static("x-forwarded-host");
-    let mut out = HeaderMap::with_capacity(incoming.len() + 4);
-    for (name, value) in incoming {
-        if is_hop_by_hop(name, &named)
-            || name == header::HOST
-            || name == header::FORWARDED
-            || name == xff
-            || name == xfp
-            || name == xfh
-            || name.as_str() == "x-real-ip"
-        {
-            continue;
-        }
-        out.append(name.clone(), value.clone());
+    for name in [&header::HOST, &header::FORWARDED, &xff, &xfp, &xfh] {
+        out.remove(name);
     }
+    out.remove("x-real-ip");
+    drop_hop_by_hop(&mut out, |_| false);
     let proto = if proto == "http" { "http" } else { "https" };
     // RFC 7239: an IPv6 address in brackets and quoted; a host with a port quoted.
     let mut forwarded = String::with_capacity(64 + host.len());
@@ -782,20 +773,29 @@ pub fn forward_request_headers(
 }
 
 /// The upstream's answer headers without the hop-by-hop ones.
-pub fn filter_response_headers(upstream: &HeaderMap) -> HeaderMap {
-    let named = connection_tokens(upstream);
-    let mut out = HeaderMap::with_capacity(upstream.len());
-    for (name, value) in upstream {
-        // The console is same-origin and uses bearer tokens: an upstream's cookies and CORS
-        // grants have no business in it.
-        let cross_origin = name == header::SET_COOKIE
+pub fn filter_response_headers(mut upstream: HeaderMap) -> HeaderMap {
+    // The console is same-origin and uses bearer tokens: an upstream's cookies and CORS
+    // grants have no business in it.
+    drop_hop_by_hop(&mut upstream, |name| {
+        name == header::SET_COOKIE
             || name.as_str() == "set-cookie2"
-            || name.as_str().starts_with("access-control-");
-        if !is_hop_by_hop(name, &named) && !cross_origin {
-            out.append(name.clone(), value.clone());
-        }
+            || name.as_str().starts_with("access-control-")
+    });
+    upstream
+}
+
+/// Removes the hop-by-hop headers of `h`, and those `also` names. The map is changed in
+/// place: most heads have nothing to remove.
+fn drop_hop_by_hop(h: &mut HeaderMap, also: impl Fn(&HeaderName) -> bool) {
+    let named = connection_tokens(h);
+    let dropped: Vec<HeaderName> = h
+        .keys()
+        .filter(|name| is_hop_by_hop(name, &named) || also(name))
+        .cloned()
+        .collect();
+    for name in dropped {
+        h.remove(name);
     }
-    out
 }
 
 #[cfg(test)]
@@ -825,7 +825,7 @@ mod tests {
 
     #[test]
     fn upstream_cookies_and_cors_grants_are_dropped() {
-        let out = filter_response_headers(&map(&[
+        let out = filter_response_headers(map(&[
             ("set-cookie", "sid=1"),
             ("access-control-allow-origin", "*"),
             ("access-control-allow-credentials", "true"),
@@ -865,7 +865,7 @@ mod tests {
             ("content-type", "application/json"),
             ("content-length", "12"),
         ]);
-        let out = forward_request_headers(&incoming, None, "console.test:8443", "https");
+        let out = forward_request_headers(incoming.clone(), None, "console.test:8443", "https");
         for gone in [
             "host",
             "connection",
@@ -899,7 +899,7 @@ mod tests {
             ("set-cookie", "a=1"),
             ("set-cookie", "b=2"),
         ]);
-        let out = filter_response_headers(&upstream);
+        let out = filter_response_headers(upstream.clone());
         // Set-Cookie is dropped too (see `upstream_cookies_and_cors_grants_are_dropped`).
         assert_eq!(out.len(), 1, "{out:?}");
         assert_eq!(out.get_all("set-cookie").iter().count(), 0);
@@ -909,7 +909,7 @@ mod tests {
     fn forwarded_headers_are_set_and_extended() {
         let ip: IpAddr = "192.0.2.7".parse().unwrap();
         let out = forward_request_headers(
-            &map(&[
+            map(&[
                 ("x-forwarded-proto", "gopher"),
                 ("x-forwarded-host", "evil.test"),
             ]),
@@ -928,7 +928,7 @@ mod tests {
 
         // What the client says about earlier hops is replaced, not extended.
         let out = forward_request_headers(
-            &map(&[
+            map(&[
                 ("x-forwarded-for", "203.0.113.1"),
                 ("x-forwarded-for", "10.0.0.2"),
                 ("forwarded", "for=203.0.113.1;host=evil.test"),
@@ -947,7 +947,7 @@ mod tests {
         );
         assert!(!out.contains_key("x-real-ip"));
         let v6 = forward_request_headers(
-            &HeaderMap::new(),
+            HeaderMap::new(),
             Some("2001:db8::1".parse().unwrap()),
             "c.test",
             "https",
@@ -957,7 +957,7 @@ mod tests {
             "for=\"[2001:db8::1]\";host=\"c.test\";proto=https"
         );
         let none = forward_request_headers(
-            &map(&[("x-forwarded-for", "203.0.113.1")]),
+            map(&[("x-forwarded-for", "203.0.113.1")]),
             None,
             "c.test",
             "https",

@@ -314,9 +314,10 @@ impl H1Proxy {
             .proxy
             .target(&headers, None, request_target, false)
             .ok()?;
+        let gzip = compress::negotiate(&headers, &[Coding::Gzip]).is_some();
         let forwarded = self
             .proxy
-            .forward_headers(&headers, Some(remote.ip()), &target);
+            .forward_headers(headers, Some(remote.ip()), &target);
         let mut bytes = Vec::with_capacity(512 + body_len as usize);
         bytes.extend_from_slice(method.as_str().as_bytes());
         bytes.push(b' ');
@@ -328,7 +329,7 @@ impl H1Proxy {
         bytes.extend_from_slice(b"\r\n");
         Some(Forward {
             path: request_target[..path_len(request_target)].to_string(),
-            gzip: compress::negotiate(&headers, &[Coding::Gzip]).is_some(),
+            gzip,
             method,
             target,
             bytes,
@@ -351,7 +352,7 @@ impl H1Proxy {
         let started = Instant::now();
         let limit = self.proxy.timeout();
         let exchanged = timer.within(limit, self.exchange(req, open)).await;
-        let answer = match exchanged {
+        let mut answer = match exchanged {
             Some(Ok(answer)) => answer,
             failed => {
                 *open = None;
@@ -371,7 +372,7 @@ impl H1Proxy {
         let up = open
             .as_mut()
             .expect("the exchange leaves the connection open");
-        let mut h = crate::proxy::answer_headers(&answer.headers);
+        let mut h = crate::proxy::answer_headers(std::mem::take(&mut answer.headers));
         let framing = answer.framing;
         if framing == Framing::Chunked {
             // The chunked framing wins over a length (RFC 9112, 6.3).
@@ -1019,8 +1020,10 @@ mod tests {
     fn answer_of(head: &str, method: Method) -> Result<Answer, Failure> {
         let mut lines = [httparse::EMPTY_HEADER; MAX_LINES];
         let mut resp = httparse::Response::new(&mut lines);
-        resp.parse(head.as_bytes()).unwrap();
-        answer(&resp, &method)
+        let httparse::Status::Complete(n) = resp.parse(head.as_bytes()).unwrap() else {
+            panic!("a partial head: {head:?}");
+        };
+        answer(&resp, &head.as_bytes()[..n], &method)
     }
 
     #[test]
