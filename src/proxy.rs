@@ -595,13 +595,6 @@ pub fn check_path(path: &str) -> Result<(), &'static str> {
     // it is all dots, checked when it ends. A character's refusal comes before a segment's.
     let (mut len, mut dots) = (0usize, true);
     let mut segment_refused = None;
-    let segment = |len: usize, dots: bool, last: bool| {
-        match (len, dots) {
-        (0, _) if !last => Some("The request path is not forwarded: it holds an empty segment ('//'), which servers merge or read as a host."),
-        (1.., true) => Some("The request path is not forwarded: it holds a dot segment ('.' or '..', also encoded as %2E)."),
-        _ => None,
-    }
-    };
     let bytes = path.as_bytes();
     // Past the leading '/': the first segment is the one after it.
     let mut i = 1;
@@ -626,7 +619,7 @@ pub fn check_path(path: &str) -> Result<(), &'static str> {
         } else {
             i += 1;
             if b == b'/' {
-                segment_refused = segment_refused.or(segment(len, dots, false));
+                segment_refused = segment_refused.or(segment_refusal(len, dots, false));
                 (len, dots) = (0, true);
                 continue;
             }
@@ -647,9 +640,19 @@ pub fn check_path(path: &str) -> Result<(), &'static str> {
         len += 1;
         dots &= decoded == b'.';
     }
-    match segment_refused.or(segment(len, dots, true)) {
+    match segment_refused.or(segment_refusal(len, dots, true)) {
         Some(why) => Err(why),
         None => Ok(()),
+    }
+}
+
+/// Why a decoded segment of `len` bytes (`dots`: all of them dots) is not forwarded; only the
+/// last may be empty.
+fn segment_refusal(len: usize, dots: bool, last: bool) -> Option<&'static str> {
+    match (len, dots) {
+        (0, _) if !last => Some("The request path is not forwarded: it holds an empty segment ('//'), which servers merge or read as a host."),
+        (1.., true) => Some("The request path is not forwarded: it holds a dot segment ('.' or '..', also encoded as %2E)."),
+        _ => None,
     }
 }
 
