@@ -43,13 +43,20 @@ export function MultiSelect<V extends string | number>(props: MultiSelectProps<V
     if (!open) return;
     // The open list comes fully into view, above a phone's footer menu (its scroll-margin).
     root.current?.querySelector(".ms-panel")?.scrollIntoView?.({ block: "nearest" });
+    // The listeners go when the effect is cleaned up, which Preact does after the next paint:
+    // until then, a list already closed must not take the next Escape (the dialog's own).
+    let listening = true;
     const onDown = (e: Event) => {
-      if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
+      if (listening && root.current && !root.current.contains(e.target as Node)) {
+        listening = false;
+        setOpen(false);
+      }
     };
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") {
+      if (listening && e.key === "Escape") {
         // Escape closes the list only: not the dialog the list is in (a <dialog> closes on an
         // Escape whose default is not prevented), which would lose the dialog's choices.
+        listening = false;
         e.preventDefault();
         setOpen(false);
         button.current?.focus();
