@@ -1244,13 +1244,10 @@ impl Config {
 
     /// The tenant whose host names include `host` (port ignored, case-insensitive).
     pub fn tenant_for_host(&self, host: &str) -> Option<&TenantConfig> {
-        // As `normalize_host` on both sides, without allocating.
-        let host = strip_port(host).trim_end_matches('.');
-        self.tenants.iter().find(|t| {
-            t.hosts
-                .iter()
-                .any(|h| h.trim_end_matches('.').eq_ignore_ascii_case(host))
-        })
+        let host = strip_port(host);
+        self.tenants
+            .iter()
+            .find(|t| t.hosts.iter().any(|h| same_host(h, host)))
     }
 
     /// The Jira of the tenant `host` belongs to (its `[tenants.jira]`), else `[jira]`;
@@ -1292,6 +1289,12 @@ pub fn strip_port(host: &str) -> &str {
 /// Lower case, without a trailing dot.
 fn normalize_host(host: &str) -> String {
     host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// Whether two host names are one once normalised ([`normalize_host`]), without allocating.
+fn same_host(a: &str, b: &str) -> bool {
+    a.trim_end_matches('.')
+        .eq_ignore_ascii_case(b.trim_end_matches('.'))
 }
 
 fn valid_host(h: &str) -> bool {
