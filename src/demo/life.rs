@@ -69,11 +69,17 @@ fn release_week() -> Result<Week, DemoError> {
     Week::from_ranges(&ranges).map_err(|e| DemoError::Rejected(e.to_string()))
 }
 
-/// The test cases the weekly window covers now: their runs count under it, so a mute made on
-/// one of them now would show none.
-fn released_now(tz: Tz) -> Vec<i64> {
-    let local = crate::clock::now().with_timezone(&tz).naive_local();
-    if !release_week().is_ok_and(|w| w.covers(local)) {
+/// The test cases the weekly window covers at some moment from `from_ms` to now: their runs in
+/// that span count under it, so a mute made on one of them at `from_ms` could show none. The
+/// window is made of half hours and the span is shorter than one, so its two ends tell.
+fn released_since(tz: Tz, from_ms: i64) -> Vec<i64> {
+    let covered = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms).is_some_and(|at| {
+            let local = at.with_timezone(&tz).naive_local();
+            release_week().is_ok_and(|w| w.covers(local))
+        })
+    };
+    if !covered(from_ms) && !covered(now_ms()) {
         return Vec::new();
     }
     super::catalog::catalog()
@@ -88,7 +94,7 @@ fn released_now(tz: Tz) -> Vec<i64> {
 /// incident of several alerts, the newest event) is acknowledged with comments, the newest
 /// other event escalated to the telecom provider 15 minutes after it opened, and the test
 /// case of the incident's second alert (else of the oldest event; not one the weekly window
-/// covers at that moment) muted 20 minutes ago for 4 hours. Blocking.
+/// covered in the last 20 minutes) muted 20 minutes ago for 4 hours. Blocking.
 pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoError> {
     let events = Store::block_on(store.list_alert_events(
         Scope::All,
@@ -176,16 +182,16 @@ pub fn ensure_life(store: &Store, tz: Tz, public_url: &str) -> Result<(), DemoEr
     // made 20 minutes ago for 4 hours. Its runs since then are marked as it is made, so the
     // dashboard's 'Last 15 min' strip says at once that its group has runs in maintenance
     // (the case runs every 15 minutes).
-    // Not a case the weekly window covers at this moment: the next of the outage's alerts,
-    // else the next oldest event.
-    let released = released_now(tz);
+    // Not a case the weekly window covered since then: the next of the outage's alerts, else
+    // the next oldest event.
+    let made = now_ms() - 20 * 60_000;
+    let released = released_since(tz, made);
     let muted = outage
         .iter()
         .flat_map(|i| i.alerts.iter().skip(1).map(|a| (a.id, a.test_case_id)))
         .chain(events.iter().rev().map(|e| (e.id, e.test_case_id)))
         .find(|(id, case)| *id != acked && !released.contains(case));
     if let Some((muted_id, muted_case)) = muted {
-        let made = now_ms() - 20 * 60_000;
         // As a mute made from the alert: no reason of its own (the console words it in the
         // reader's language from the alert and its test case).
         Store::block_on(store.create_window(
