@@ -94,10 +94,10 @@ for at in "${PINNED_INSTANTS[@]}"; do
 done
 echo "-- CXWATCH_TEST_NOW=2026-12-31T04:59:00Z (demo)"
 wait "$clock_demo" || { cat target/clock-demo.log; clock_failed=1; }
-# And inside its weekly release window (Tuesday 01:40 in Toronto), where the demo's ad-hoc
-# mute must fall on a case the window does not cover.
-echo "-- CXWATCH_TEST_NOW=2026-12-01T06:40:00Z (demo)"
-CXWATCH_TEST_NOW=2026-12-01T06:40:00Z cargo nextest run --locked --no-fail-fast --status-level fail \
+# And just after its weekly release window (Tuesday 03:08 in Toronto), where the demo's
+# ad-hoc mute, made 20 minutes before, must fall on a case the window did not cover then.
+echo "-- CXWATCH_TEST_NOW=2026-12-01T08:08:00Z (demo)"
+CXWATCH_TEST_NOW=2026-12-01T08:08:00Z cargo nextest run --locked --no-fail-fast --status-level fail \
   --final-status-level fail -E "$CLOCK_DEMO_TEST" || clock_failed=1
 [ "$clock_failed" = 0 ]
 
