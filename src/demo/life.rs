@@ -73,11 +73,12 @@ fn release_week() -> Result<Week, DemoError> {
 /// that span count under it, so a mute made on one of them at `from_ms` could show none. The
 /// window is made of half hours and the span is shorter than one, so its two ends tell.
 fn released_since(tz: Tz, from_ms: i64) -> Vec<i64> {
+    let Ok(week) = release_week() else {
+        return Vec::new();
+    };
     let covered = |ms: i64| {
-        chrono::DateTime::from_timestamp_millis(ms).is_some_and(|at| {
-            let local = at.with_timezone(&tz).naive_local();
-            release_week().is_ok_and(|w| w.covers(local))
-        })
+        chrono::DateTime::from_timestamp_millis(ms)
+            .is_some_and(|at| week.covers(at.with_timezone(&tz).naive_local()))
     };
     if !covered(from_ms) && !covered(now_ms()) {
         return Vec::new();
