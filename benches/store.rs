@@ -20,8 +20,8 @@
 //! cargo bench --bench store -- proxy [--connections 16] [--nginx /usr/sbin/nginx]
 //!                                                             requests/s straight to a cxwatch and
 //!                                                             through a cxwatch in proxy mode
-//!                                                             (and nginx), side by side, and the
-//!                                                             CPU of each
+//!                                                             (and nginx), side by side, the
+//!                                                             CPU of each and the host's steal
 //! ```
 //!
 //! cargo bench --bench store -- compare --pg URL [--runs N]  SQLite and PostgreSQL side by
@@ -1665,10 +1665,11 @@ fn alerts_http(clients: usize, rounds: usize, per_turn: usize, quiet: bool) {
             serde_json::to_string(&serde_json::json!({ "runs": b })).unwrap()
         })
         .collect();
-    let mut ratios = Vec::new();
+    let (mut ratios, mut quiet_ratios) = (Vec::new(), Vec::new());
     let (mut on_turns, mut off_turns) = (Vec::new(), Vec::new());
     for round in 0..=rounds {
         let slice = &bodies[round * per_turn..(round + 1) * per_turn];
+        let s0 = cpu_ticks();
         let (a, b) = if round % 2 == 0 {
             (turn(&on, slice, clients), turn(&off, slice, clients))
         } else {
@@ -1678,17 +1679,22 @@ fn alerts_http(clients: usize, rounds: usize, per_turn: usize, quiet: bool) {
         if round == 0 {
             continue; // warm-up
         }
+        let steal = stolen_since(s0);
         println!(
             "round {round}: on {:>6.0} runs/s (cxwatch {:>5.1} ms, PostgreSQL {:>5.1} ms CPU a batch) | \
-             off {:>6.0} runs/s ({:>5.1} ms, {:>5.1} ms) | on/off {:.2}",
+             off {:>6.0} runs/s ({:>5.1} ms, {:>5.1} ms) | on/off {:.2} | steal {:.0} %",
             a.runs_per_s,
             a.cxwatch_cpu_ms_per_batch,
             a.postgres_cpu_ms_per_batch,
             b.runs_per_s,
             b.cxwatch_cpu_ms_per_batch,
             b.postgres_cpu_ms_per_batch,
-            a.runs_per_s / b.runs_per_s
+            a.runs_per_s / b.runs_per_s,
+            steal * 100.0
         );
+        if steal < QUIET_STEAL {
+            quiet_ratios.push(a.runs_per_s / b.runs_per_s);
+        }
         ratios.push(a.runs_per_s / b.runs_per_s);
         on_turns.push(a);
         off_turns.push(b);
@@ -1715,6 +1721,19 @@ fn alerts_http(clients: usize, rounds: usize, per_turn: usize, quiet: bool) {
         sorted[sorted.len() - 1],
         sorted.len()
     );
+    if quiet_ratios.is_empty() {
+        println!(
+            "no round had under {:.0} % steal: the host's load is in every figure above",
+            QUIET_STEAL * 100.0
+        );
+    } else {
+        println!(
+            "on/off over the {} rounds with under {:.0} % steal: median {:.2}",
+            quiet_ratios.len(),
+            QUIET_STEAL * 100.0,
+            median(quiet_ratios)
+        );
+    }
     // What the engine did: the server stopped, the store read directly.
     let AlertServer {
         served: off_served,
@@ -1829,6 +1848,8 @@ fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
     let (mut by_nginx, mut nginx_cpu) = (Vec::new(), Vec::new());
     let (mut direct, mut through, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let (mut up_direct, mut up_proxied, mut px_cpu) = (Vec::new(), Vec::new(), Vec::new());
+    // Per round: whether both the proxy's and nginx's windows were left alone by the host.
+    let mut quiet = Vec::new();
     for round in 0..rounds {
         let c0 = cpu(up_pid);
         let (n, wall) = load(
@@ -1840,7 +1861,7 @@ fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
         );
         let d = n as f64 / wall;
         up_direct.push((cpu(up_pid) - c0) * 1e6 / n as f64);
-        let (c0, p0) = (cpu(up_pid), cpu(px_pid));
+        let (c0, p0, s0) = (cpu(up_pid), cpu(px_pid), cpu_ticks());
         let (n, wall) = load(
             &proxied.base,
             path,
@@ -1851,30 +1872,36 @@ fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
         let p = n as f64 / wall;
         up_proxied.push((cpu(up_pid) - c0) * 1e6 / n as f64);
         px_cpu.push((cpu(px_pid) - p0) * 1e6 / n as f64);
+        let px_steal = stolen_since(s0);
         println!(
             "round {}: direct {d:.0} req/s, proxied {p:.0} req/s, ratio {:.2}; CPU per request: \
-             upstream {:.0} µs (direct) / {:.0} µs (proxied), proxy {:.0} µs",
+             upstream {:.0} µs (direct) / {:.0} µs (proxied), proxy {:.0} µs; steal {:.0} %",
             round + 1,
             p / d,
             up_direct[round as usize],
             up_proxied[round as usize],
-            px_cpu[round as usize]
+            px_cpu[round as usize],
+            px_steal * 100.0
         );
         if let Some(ng) = &nginx {
-            let c0 = ng.cpu();
+            let (c0, s0) = (ng.cpu(), cpu_ticks());
             let (n, wall) = load(&ng.base, path, &token, conns, Duration::from_secs(secs));
             let r = n as f64 / wall;
             nginx_cpu.push((ng.cpu() - c0) * 1e6 / n as f64);
             by_nginx.push(r);
+            let ng_steal = stolen_since(s0);
+            quiet.push(px_steal < QUIET_STEAL && ng_steal < QUIET_STEAL);
             println!(
                 "round {}: nginx {r:.0} req/s, ratio {:.2} of direct; cxwatch/nginx: \
-                 throughput {:.2}, proxy CPU per request {:.2} ({:.0} µs against {:.0} µs)",
+                 throughput {:.2}, proxy CPU per request {:.2} ({:.0} µs against {:.0} µs); \
+                 steal {:.0} %",
                 round + 1,
                 r / d,
                 p / r,
                 px_cpu[round as usize] / nginx_cpu[round as usize],
                 px_cpu[round as usize],
-                nginx_cpu[round as usize]
+                nginx_cpu[round as usize],
+                ng_steal * 100.0
             );
         }
         direct.push(d);
@@ -1904,6 +1931,29 @@ fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
             ratio(&through, &by_nginx),
             ratio(&px_cpu, &nginx_cpu)
         );
+        let pick = |v: &[f64]| -> Vec<f64> {
+            v.iter()
+                .zip(&quiet)
+                .filter(|(_, q)| **q)
+                .map(|(x, _)| *x)
+                .collect()
+        };
+        let n = quiet.iter().filter(|q| **q).count();
+        if n > 0 {
+            println!(
+                "median of the {n} of {rounds} rounds with under {:.0} % steal in both windows: \
+                 cxwatch/nginx throughput {:.2}, proxy CPU per request {:.2}",
+                QUIET_STEAL * 100.0,
+                ratio(&pick(&through), &pick(&by_nginx)),
+                ratio(&pick(&px_cpu), &pick(&nginx_cpu))
+            );
+        } else {
+            println!(
+                "no round had under {:.0} % steal in both windows: the host's load is in every \
+                 figure above",
+                QUIET_STEAL * 100.0
+            );
+        }
     }
     println!(
         "proxy memory: VmRSS {}, VmHWM {}",
@@ -1911,6 +1961,38 @@ fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
         vm(px_pid, "VmHWM")
     );
 }
+
+/// The machine's CPU time (all cores, in ticks) and the part of it the hypervisor gave to
+/// other guests (`steal`), from `/proc/stat`.
+fn cpu_ticks() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let f: Vec<f64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    (f.iter().sum(), f.get(7).copied().unwrap_or(0.0))
+}
+
+/// The share of the machine's time stolen by the hypervisor since `from` (a [`cpu_ticks`]).
+/// A guest kernel without steal-time accounting charges that time to whichever task was
+/// running, so a window with much of it inflates a process's CPU by the host's load.
+fn stolen_since(from: (f64, f64)) -> f64 {
+    let now = cpu_ticks();
+    let total = now.0 - from.0;
+    if total > 0.0 {
+        (now.1 - from.1) / total
+    } else {
+        0.0
+    }
+}
+
+/// Rounds whose windows lost less than this share to steal count in the quiet median.
+const QUIET_STEAL: f64 = 0.03;
 
 /// nginx as a reverse proxy to `upstream` (plain HTTP both hops, as the bench's cxwatch
 /// proxy), one worker per core, keep-alive connections to the upstream, no access log.
