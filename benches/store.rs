@@ -1722,10 +1722,7 @@ fn alerts_http(clients: usize, rounds: usize, per_turn: usize, quiet: bool) {
         sorted.len()
     );
     if quiet_ratios.is_empty() {
-        println!(
-            "no round had under {:.0} % steal: the host's load is in every figure above",
-            QUIET_STEAL * 100.0
-        );
+        no_quiet_round();
     } else {
         println!(
             "on/off over the {} rounds with under {:.0} % steal: median {:.2}",
@@ -1948,11 +1945,7 @@ fn proxy(conns: usize, secs: u64, rounds: u64, nginx: Option<String>) {
                 ratio(&pick(&px_cpu), &pick(&nginx_cpu))
             );
         } else {
-            println!(
-                "no round had under {:.0} % steal in both windows: the host's load is in every \
-                 figure above",
-                QUIET_STEAL * 100.0
-            );
+            no_quiet_round();
         }
     }
     println!(
@@ -1993,6 +1986,13 @@ fn stolen_since(from: (f64, f64)) -> f64 {
 
 /// Rounds whose windows lost less than this share to steal count in the quiet median.
 const QUIET_STEAL: f64 = 0.03;
+
+fn no_quiet_round() {
+    println!(
+        "no round had under {:.0} % steal: the host's load is in every figure above",
+        QUIET_STEAL * 100.0
+    );
+}
 
 /// nginx as a reverse proxy to `upstream` (plain HTTP both hops, as the bench's cxwatch
 /// proxy), one worker per core, keep-alive connections to the upstream, no access log.
